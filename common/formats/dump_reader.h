@@ -1,0 +1,36 @@
+// Reading the header of any raw dump file (GE binary or npy) without loading its payloads.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "common/base/result.h"
+#include "common/formats/tensor_desc.h"
+
+namespace msit {
+
+// Header lengths above this are rejected as corrupt: real DumpData headers are a few KB.
+inline constexpr uint64_t kMaxGeHeaderBytes = 64ull << 20;
+
+// Parses the GE dump at fd (big-dump 2.0 layout, else legacy whole-file protobuf).
+// Checks 8 + H + sum(sizes) <= file size ("complete"); a larger declared size is an error
+// whose stage is "incomplete" so that the watcher can wait for the writer.
+Result<RawDumpFile> read_ge_dump_header(int fd, const std::string& path, const FileIdentity& id);
+
+// Parses an .npy header (v1/v2/v3). Object and string arrays are an "unsupported" error.
+Result<RawDumpFile> read_npy_header(int fd, const std::string& path, const FileIdentity& id);
+
+// Chooses the reader from the file's own magic bytes (npy magic, else GE).
+Result<RawDumpFile> read_dump_header(int fd, const std::string& path, const FileIdentity& id);
+
+// Pure in-memory variants used by fuzzers and tests. `file_size` is the whole file's size;
+// `prefix` holds at least the header bytes (or the whole file).
+Result<RawDumpFile> parse_ge_dump_prefix(std::span<const std::byte> prefix, uint64_t file_size,
+                                         const std::string& path);
+Result<RawDumpFile> parse_npy_prefix(std::span<const std::byte> prefix, uint64_t file_size,
+                                     const std::string& path);
+
+// True when an error means "not complete yet" (the writer may still be appending).
+bool is_incomplete_error(const Error& e);
+
+}  // namespace msit

@@ -1,0 +1,87 @@
+// Temp-write, fsync, rename, fsync-dir: the only way summaries reach their final name.
+#include "common/io/atomic_write.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <vector>
+
+#include "common/base/unique_fd.h"
+
+namespace msit {
+
+std::string parent_dir(const std::string& path) {
+  auto pos = path.find_last_of('/');
+  if (pos == std::string::npos) return ".";
+  if (pos == 0) return "/";
+  return path.substr(0, pos);
+}
+
+std::string base_name(const std::string& path) {
+  auto pos = path.find_last_of('/');
+  return pos == std::string::npos ? path : path.substr(pos + 1);
+}
+
+bool is_temp_name(std::string_view file_name) { return file_name.starts_with(kTempPrefix); }
+
+Result<std::string> write_temp_synced(const std::string& final_path, std::string_view data) {
+  std::string dir = parent_dir(final_path);
+  std::string templ = dir + "/" + std::string(kTempPrefix) + base_name(final_path) + ".XXXXXX";
+  // NAME_MAX is 255: keep the temp name short enough even for long op names.
+  if (base_name(templ).size() > 255) templ = dir + "/" + std::string(kTempPrefix) + "XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  UniqueFd fd(::mkostemp(buf.data(), O_CLOEXEC));
+  std::string temp(buf.data());
+  if (!fd.valid()) return make_sys_error(final_path, "write", "cannot create temp file in " + dir, errno);
+  ::fchmod(fd.get(), 0644);
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd.get(), data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::unlink(temp.c_str());
+      return make_sys_error(final_path, "write", "writing temp file " + temp + " failed", err);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd.get()) != 0) {
+    int err = errno;
+    ::unlink(temp.c_str());
+    return make_sys_error(final_path, "fsync", "fsync of temp file failed", err);
+  }
+  if (::close(fd.release()) != 0) {
+    int err = errno;
+    ::unlink(temp.c_str());
+    return make_sys_error(final_path, "write", "close of temp file failed", err);
+  }
+  return temp;
+}
+
+Status rename_into_place(const std::string& temp_path, const std::string& final_path) {
+  if (::rename(temp_path.c_str(), final_path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(temp_path.c_str());
+    return make_sys_error(final_path, "rename", "rename from " + temp_path + " failed", err);
+  }
+  return ok_status();
+}
+
+Status fsync_dir(const std::string& dir) {
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) return make_sys_error(dir, "fsync-dir", "cannot open directory", errno);
+  if (::fsync(fd.get()) != 0) return make_sys_error(dir, "fsync-dir", "fsync of directory failed", errno);
+  return ok_status();
+}
+
+Status atomic_write_file(const std::string& final_path, std::string_view data) {
+  MSIT_ASSIGN_OR_RETURN(std::string temp, write_temp_synced(final_path, data));
+  MSIT_TRY(rename_into_place(temp, final_path));
+  return fsync_dir(parent_dir(final_path));
+}
+
+}  // namespace msit

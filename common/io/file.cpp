@@ -1,0 +1,100 @@
+// Safe opens, identity and chunked reads for dump files.
+#include "common/io/file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace msit {
+namespace {
+
+FileIdentity from_stat(const struct stat& st) {
+  FileIdentity id;
+  id.dev = st.st_dev;
+  id.ino = st.st_ino;
+  id.size = static_cast<uint64_t>(st.st_size);
+  id.mtime_ns = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+  id.ctime_ns = int64_t{st.st_ctim.tv_sec} * 1'000'000'000 + st.st_ctim.tv_nsec;
+  return id;
+}
+
+}  // namespace
+
+Result<FileIdentity> identity_of(int fd, const std::string& path) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return make_sys_error(path, "stat", "fstat failed", errno);
+  return from_stat(st);
+}
+
+Result<FileIdentity> identity_at_path(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return make_sys_error(path, "stat", "lstat failed", errno);
+  return from_stat(st);
+}
+
+Result<UniqueFd> open_regular_nofollow(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (!fd.valid()) {
+    int err = errno;
+    if (err == ELOOP) return make_error(path, "open", "is a symbolic link; links are never followed");
+    return make_sys_error(path, "open", "cannot open for reading", err);
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return make_sys_error(path, "open", "fstat failed", errno);
+  if (!S_ISREG(st.st_mode)) return make_error(path, "open", "not a regular file");
+  // O_NONBLOCK only guarded against FIFOs at open time; reads should block normally.
+  int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags >= 0) ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
+
+Status pread_exact(int fd, std::span<std::byte> buf, uint64_t offset, const std::string& path,
+                   const char* stage) {
+  size_t done = 0;
+  while (done < buf.size()) {
+    ssize_t n = ::pread(fd, buf.data() + done, buf.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return make_sys_error(path, stage, "read failed", errno);
+    }
+    if (n == 0) {
+      return make_error(path, stage,
+                        "short read: file ended at byte " + std::to_string(offset + done) +
+                            ", expected " + std::to_string(offset + buf.size()) +
+                            " (truncated or still being written?)");
+    }
+    done += static_cast<size_t>(n);
+  }
+  return ok_status();
+}
+
+ChunkReader::ChunkReader(int fd, std::string path, uint64_t offset, uint64_t length,
+                         size_t chunk_bytes)
+    : fd_(fd), path_(std::move(path)), pos_(offset), end_(offset + length),
+      buf_(std::min<uint64_t>(chunk_bytes, length)) {
+  ::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length), POSIX_FADV_SEQUENTIAL);
+}
+
+Result<std::span<const std::byte>> ChunkReader::next() {
+  if (pos_ >= end_) return std::span<const std::byte>();
+  size_t n = static_cast<size_t>(std::min<uint64_t>(buf_.size(), end_ - pos_));
+  MSIT_TRY(pread_exact(fd_, std::span<std::byte>(buf_.data(), n), pos_, path_, "payload"));
+  pos_ += n;
+  return std::span<const std::byte>(buf_.data(), n);
+}
+
+Result<std::string> read_small_file(const std::string& path, size_t max_bytes) {
+  MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_regular_nofollow(path));
+  MSIT_ASSIGN_OR_RETURN(FileIdentity id, identity_of(fd.get(), path));
+  if (id.size > max_bytes) {
+    return make_error(path, "read", "file is " + std::to_string(id.size) + " bytes, larger than the " +
+                                        std::to_string(max_bytes) + "-byte limit for this kind of file");
+  }
+  std::string out(id.size, '\0');
+  MSIT_TRY(pread_exact(fd.get(), std::as_writable_bytes(std::span<char>(out)), 0, path, "read"));
+  return out;
+}
+
+}  // namespace msit

@@ -1,0 +1,65 @@
+// compact_file(): the one path from a raw dump file to a durable summary, shared by the
+// `compact` command and the watch daemon.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/base/result.h"
+#include "common/stats/tensor_stats.h"
+#include "common/summary/summary.h"
+
+namespace msit {
+
+enum class SummaryFormat : uint8_t { kRich, kMsit };
+enum class RawAction : uint8_t { kDelete, kKeep };
+
+struct CompactOptions {
+  SummaryFormat format = SummaryFormat::kRich;
+  RawAction raw = RawAction::kDelete;
+  bool dry_run = false;             // read and reduce, write and delete nothing
+  StatsOptions stats;
+};
+
+enum class CompactResultKind : uint8_t {
+  kCompacted,        // summary written (and raw removed unless kept)
+  kVerifiedExisting, // a valid summary already existed; raw removed after verification
+  kDryRun,           // would have compacted
+};
+
+struct CompactOutcome {
+  CompactResultKind kind = CompactResultKind::kCompacted;
+  std::string raw_path;
+  std::string summary_path;
+  uint64_t raw_bytes = 0;           // size of the raw file
+  uint64_t summary_bytes = 0;       // size of what replaces it
+  bool raw_removed = false;
+};
+
+// Reads and reduces a raw file (no writes). Used by compact, inspect and compare.
+Result<FileSummary> summarize_raw_file(const std::string& path, const StatsOptions& opts);
+
+// Name of the summary that replaces raw file `path` in the given format.
+std::string summary_path_for(const std::string& raw_path, SummaryFormat format);
+
+// The whole job for one file: open (no symlinks), identity, completeness, reduce, write temp,
+// fsync, rename, fsync dir, re-check identity, unlink. Any failure leaves the raw file.
+Result<CompactOutcome> compact_file(const std::string& path, const CompactOptions& opts);
+
+// Batched form for high file rates: prepare each (summary durable under a temp name), then
+// publish all at once with one fsync per directory before any raw file is removed.
+struct PreparedSummary {
+  std::string raw_path;
+  std::string summary_path;
+  std::string temp_path;            // empty when an existing summary was verified
+  FileIdentity raw_identity;
+  uint64_t summary_bytes = 0;
+  bool dry_run = false;
+  RawAction raw = RawAction::kDelete;
+};
+Result<PreparedSummary> prepare_summary(const std::string& path, const CompactOptions& opts);
+// Returns one result per prepared entry, in order.
+std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummary> batch);
+
+}  // namespace msit

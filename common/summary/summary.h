@@ -1,0 +1,56 @@
+// The summary model (summary.md, version 1) and its JSON form.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/base/result.h"
+#include "common/formats/tensor_desc.h"
+#include "common/stats/tensor_stats.h"
+
+namespace msit {
+
+inline constexpr std::string_view kSummarySchema = "msit-compact/summary";
+inline constexpr int kSummaryVersion = 1;
+
+struct OpInfo {
+  std::string type, name, task_id, stream_id, timestamp;
+  std::string dump_op_name;  // from the GE header when present
+};
+
+struct TensorSummary {
+  std::string role;                 // "input" | "output"
+  uint32_t index = 0;
+  std::optional<uint32_t> sub_index;
+  std::string dtype;                // numpy-style name
+  std::vector<uint64_t> shape;
+  std::string format;               // "ND", "FRACTAL_NZ", ...
+  std::vector<uint64_t> original_shape;
+  uint64_t count = 0;
+  bool padding_included = false;
+  bool stats_available = true;      // false for complex/packed/opaque dtypes
+  std::string note;                 // why stats or sketch are missing, when they are
+  TensorStats stats;
+  std::string xxh3_64;              // 16 lowercase hex digits
+};
+
+struct FileSummary {
+  std::string source_name;
+  std::string source_kind;          // "ge_bin" | "npy"
+  uint64_t source_size = 0;
+  int64_t source_mtime_ns = 0;
+  std::optional<OpInfo> op;
+  std::vector<TensorSummary> tensors;
+  std::string created_by;
+};
+
+std::string summary_to_json(const FileSummary& s);
+// Strict on the keys summary.md requires, tolerant of unknown keys. `path` names errors.
+Result<FileSummary> summary_from_json(std::string_view text, const std::string& path);
+Result<FileSummary> read_summary_file(const std::string& path);
+
+std::string created_by_string();  // "msit-compact <version>"
+
+}  // namespace msit

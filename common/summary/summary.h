@@ -36,6 +36,14 @@ struct TensorSummary {
   std::string xxh3_64;              // 16 lowercase hex digits
 };
 
+// Blocks of a GE file that are not tensors (buffers, workspaces): kept as size + hash.
+struct ExtraBlock {
+  std::string role;                 // "buffer" | "workspace"
+  uint32_t index = 0;
+  uint64_t size_bytes = 0;
+  std::string xxh3_64;
+};
+
 struct FileSummary {
   std::string source_name;
   std::string source_kind;          // "ge_bin" | "npy"
@@ -43,6 +51,7 @@ struct FileSummary {
   int64_t source_mtime_ns = 0;
   std::optional<OpInfo> op;
   std::vector<TensorSummary> tensors;
+  std::vector<ExtraBlock> extra_blocks;
   std::string created_by;
 };
 

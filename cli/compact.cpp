@@ -1,0 +1,130 @@
+// `msit-compact compact DIR...`: one-shot compaction with progress and a final report.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/human.h"
+#include "common/summary/compact_run.h"
+
+namespace msit::cli {
+namespace {
+
+struct CompactArgs {
+  std::vector<std::string> dirs;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::string format = "rich";
+  bool keep_raw = false;
+  bool dry_run = false;
+  bool json = false;
+  uint32_t sketch_width = kDefaultSketchWidth;
+};
+
+// Throttled to 10 Hz and only on a terminal, so logs and pipes stay clean.
+class ProgressLine {
+ public:
+  ProgressLine() : enabled_(::isatty(STDERR_FILENO) != 0) {}
+  void update(const CompactProgress& p) {
+    if (!enabled_) return;
+    auto now = std::chrono::steady_clock::now();
+    if (p.done != p.total && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    std::fprintf(stderr, "\r[compact] %zu/%zu files, %s -> %s, %zu failed   ", p.done, p.total,
+                 human_bytes(p.bytes_before).c_str(), human_bytes(p.bytes_after).c_str(), p.failed);
+    shown_ = true;
+  }
+  ~ProgressLine() {
+    if (shown_) std::fputc('\n', stderr);
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+nlohmann::json report_json(const CompactReport& r) {
+  nlohmann::json j;
+  j["candidates"] = r.candidates;
+  j["compacted"] = r.compacted;
+  j["verified_existing"] = r.verified;
+  j["dry_run"] = r.dry_run;
+  j["raw_removed"] = r.raw_removed;
+  j["temp_removed"] = r.temp_removed;
+  j["bytes_before"] = r.bytes_before;
+  j["bytes_after"] = r.bytes_after;
+  j["failures"] = nlohmann::json::array();
+  for (const auto& f : r.failures) j["failures"].push_back({{"path", f.path}, {"reason", f.reason}});
+  j["unrecognised"] = r.unrecognised;
+  j["symlinks_skipped"] = r.symlinks;
+  return j;
+}
+
+void print_report(const CompactReport& r, bool dry_run) {
+  std::printf("%s %zu of %zu dump files (%zu new summaries, %zu verified existing), raw removed: %zu\n",
+              dry_run ? "would compact" : "compacted", r.compacted + r.verified + r.dry_run, r.candidates,
+              r.compacted, r.verified, r.raw_removed);
+  std::printf("bytes before: %s, after: %s", human_bytes(r.bytes_before).c_str(), human_bytes(r.bytes_after).c_str());
+  if (r.bytes_after > 0) std::printf(" (%.0fx smaller)", double(r.bytes_before) / double(r.bytes_after));
+  std::printf("\n");
+  if (r.temp_removed) std::printf("removed %zu stale temp files of an interrupted run\n", r.temp_removed);
+  for (const auto& s : r.symlinks) std::printf("skipped symlink (never followed): %s\n", s.c_str());
+  for (const auto& u : r.unrecognised) std::printf("not recognised, left alone: %s\n", u.c_str());
+  for (const auto& f : r.failures) std::fprintf(stderr, "FAILED: %s\n", f.reason.c_str());
+  if (!r.failures.empty()) std::fprintf(stderr, "%zu files failed and were left in place\n", r.failures.size());
+}
+
+void check_roots(const std::vector<std::string>& dirs) {
+  for (const auto& d : dirs) {
+    struct stat st {};
+    if (::stat(d.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      throw CLI::ValidationError(d + ": not a directory");
+  }
+}
+
+int run(const CompactArgs& a) {
+  check_roots(a.dirs);
+  CompactRunOptions opts;
+  opts.jobs = a.jobs;
+  opts.file.format = a.format == "msit" ? SummaryFormat::kMsit : SummaryFormat::kRich;
+  opts.file.raw = a.keep_raw ? RawAction::kKeep : RawAction::kDelete;
+  opts.file.dry_run = a.dry_run;
+  opts.file.stats.sketch_width = a.sketch_width;
+  CompactReport report;
+  {
+    ProgressLine progress;
+    report = run_compact(a.dirs, opts, [&progress](const CompactProgress& p) { progress.update(p); });
+  }
+  if (a.json) std::printf("%s\n", report_json(report).dump(2).c_str());
+  else print_report(report, a.dry_run);
+  return report.failures.empty() ? kExitOk : kExitFailures;
+}
+
+}  // namespace
+
+CLI::App* register_compact(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<CompactArgs>();
+  CLI::App* cmd = app.add_subcommand("compact", "Summarise every finished dump file under DIR once, then remove the raw data");
+  cmd->add_option("dirs", args->dirs, "Dump trees (msit_ge_dump, msit_fx_dump, data_dump, or their parent)")->required();
+  cmd->add_option("-j,--jobs", args->jobs, "Parallel workers")->check(CLI::Range(1u, 1024u));
+  cmd->add_option("--summary-format", args->format, "rich (.summary.json) or msit (_min_max.npy/.npz)")
+      ->check(CLI::IsMember({"rich", "msit"}));
+  cmd->add_flag("--keep-raw", args->keep_raw, "Write summaries but keep the raw files");
+  cmd->add_flag("--dry-run", args->dry_run, "Read and report only; write and delete nothing");
+  cmd->add_flag("--json", args->json, "Print the report as JSON");
+  cmd->add_option("--sketch-width", args->sketch_width, "Sketch buckets (power of two)")
+      ->check([](const std::string& s) {
+        unsigned long v = std::stoul(s);
+        return (v >= 2 && v <= 65536 && (v & (v - 1)) == 0) ? std::string() : std::string("must be a power of two in [2, 65536]");
+      });
+  cmd->callback([args, &exit_code] { exit_code = run(*args); });
+  return cmd;
+}
+
+}  // namespace msit::cli

@@ -1,0 +1,153 @@
+// `msit-compact inspect FILE`: what a raw dump, a summary or a `_min_max` file holds.
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/human.h"
+#include "common/formats/dump_name.h"
+#include "common/formats/dump_reader.h"
+#include "common/formats/min_max.h"
+#include "common/io/atomic_write.h"
+#include "common/layout/logical_stream.h"
+#include "common/summary/compact.h"
+
+namespace msit::cli {
+namespace {
+
+struct InspectArgs {
+  std::string file;
+  bool json = false;
+};
+
+std::string opt_num(const std::optional<double>& v) { return v ? number_string(*v) : "-"; }
+
+void print_stats(const TensorSummary& t) {
+  const TensorStats& s = t.stats;
+  if (!t.stats_available) {
+    std::printf("      no statistics (%s); xxh3_64 %s\n", t.note.c_str(), t.xxh3_64.c_str());
+    return;
+  }
+  std::printf("      min %s  max %s  mean %s  std %s  l2norm %s  abs_max %s\n", opt_num(s.min).c_str(),
+              opt_num(s.max).c_str(), opt_num(s.mean).c_str(), opt_num(s.std).c_str(),
+              number_string(s.l2norm).c_str(), opt_num(s.abs_max).c_str());
+  std::printf("      nan %llu  +inf %llu  -inf %llu  zero %llu  xxh3_64 %s", (unsigned long long)s.nan_count,
+              (unsigned long long)s.posinf_count, (unsigned long long)s.neginf_count,
+              (unsigned long long)s.zero_count, t.xxh3_64.c_str());
+  if (s.values) std::printf("  values: %zu stored exactly", s.values->size());
+  if (s.sketch) std::printf("  sketch: width %u", s.sketch->width);
+  std::printf("\n");
+  if (t.padding_included) std::printf("      NOTE: padding included (%s)\n", t.note.c_str());
+}
+
+void print_tensor_header(const TensorSummary& t) {
+  std::printf("  %s %u%s: %s %s shape %s original %s, %llu elements\n", t.role.c_str(), t.index,
+              t.sub_index ? ("." + std::to_string(*t.sub_index)).c_str() : "", t.dtype.c_str(),
+              t.format.c_str(), shape_string(t.shape).c_str(), shape_string(t.original_shape).c_str(),
+              (unsigned long long)t.count);
+}
+
+void print_summary(const FileSummary& s, const char* what) {
+  std::printf("%s of %s (%s, %s, mtime_ns %lld), %s\n", what, s.source_name.c_str(), s.source_kind.c_str(),
+              human_bytes(s.source_size).c_str(), (long long)s.source_mtime_ns, s.created_by.c_str());
+  if (s.op) {
+    std::printf("  op %s (type %s, task %s, stream %s, timestamp %s)%s%s\n", s.op->name.c_str(), s.op->type.c_str(),
+                s.op->task_id.c_str(), s.op->stream_id.c_str(), s.op->timestamp.c_str(),
+                s.op->dump_op_name.empty() ? "" : ", header op_name ", s.op->dump_op_name.c_str());
+  }
+  for (const auto& t : s.tensors) {
+    print_tensor_header(t);
+    print_stats(t);
+  }
+  for (const auto& b : s.extra_blocks)
+    std::printf("  %s %u: %s, xxh3_64 %s\n", b.role.c_str(), b.index, human_bytes(b.size_bytes).c_str(), b.xxh3_64.c_str());
+}
+
+void print_layout(const RawDumpFile& raw) {
+  for (const auto& t : raw.tensors) {
+    if (t.role != Role::kInput && t.role != Role::kOutput) continue;
+    auto plan = plan_layout(t, raw.path);
+    if (!plan.ok()) {
+      std::printf("  %s %u: %s\n", std::string(role_name(t.role)).c_str(), t.index, plan.error().to_string().c_str());
+      continue;
+    }
+    double pad = plan->stored_count ? 1.0 - double(plan->element_count) / double(plan->stored_count) : 0.0;
+    std::printf("  %s %u: %s stored %s (%llu elements, %llu payload bytes at offset %llu) -> logical %s (%llu), padding %.1f%%%s%s\n",
+                std::string(role_name(t.role)).c_str(), t.index, ge_format_name(t.ge_format).c_str(),
+                shape_string(t.shape).c_str(), (unsigned long long)plan->stored_count,
+                (unsigned long long)t.payload_size, (unsigned long long)t.payload_offset,
+                shape_string(plan->logical_shape).c_str(), (unsigned long long)plan->element_count,
+                100.0 * (plan->logical_order_known ? pad : 0.0), plan->note.empty() ? "" : "; ", plan->note.c_str());
+  }
+}
+
+int inspect_raw(const InspectArgs& a) {
+  auto fd = open_regular_nofollow(a.file);
+  if (!fd.ok()) throw std::runtime_error(fd.error().to_string());
+  auto id = identity_of(fd->get(), a.file);
+  if (!id.ok()) throw std::runtime_error(id.error().to_string());
+  auto raw = read_dump_header(fd->get(), a.file, *id);
+  if (!raw.ok()) throw std::runtime_error(raw.error().to_string());
+  auto summary = summarize_raw_file(a.file, StatsOptions{});
+  if (!summary.ok()) throw std::runtime_error(summary.error().to_string());
+  if (a.json) {
+    std::printf("%s", summary_to_json(*summary).c_str());
+    return kExitOk;
+  }
+  std::printf("%s: %s dump, %s", a.file.c_str(), std::string(file_kind_name(raw->kind)).c_str(),
+              human_bytes(raw->identity.size).c_str());
+  if (raw->kind == FileKind::kGeBin)
+    std::printf(", header version \"%s\"%s", raw->version.c_str(), raw->legacy_whole_protobuf ? " (legacy whole-file protobuf)" : "");
+  std::printf("\n");
+  for (const auto& w : raw->warnings) std::printf("  warning: %s\n", w.c_str());
+  std::printf("layout:\n");
+  print_layout(*raw);
+  print_summary(*summary, "statistics");
+  return kExitOk;
+}
+
+int inspect_min_max(const InspectArgs& a, NameKind kind) {
+  auto print_rows = [](const char* what, const MinMaxRows& r) {
+    std::printf("  %s (%s): %zu rows\n", what, std::string(dtype_name(r.dtype)).c_str(), r.rows.size());
+    for (size_t i = 0; i < r.rows.size(); ++i)
+      std::printf("    %zu: min %s max %s\n", i, number_string(r.rows[i][0]).c_str(), number_string(r.rows[i][1]).c_str());
+  };
+  std::printf("%s: old converter [min, max] file\n", a.file.c_str());
+  if (kind == NameKind::kMinMaxNpy) {
+    auto r = read_min_max_npy(a.file);
+    if (!r.ok()) throw std::runtime_error(r.error().to_string());
+    print_rows("tensor", *r);
+  } else {
+    auto r = read_min_max_npz(a.file);
+    if (!r.ok()) throw std::runtime_error(r.error().to_string());
+    print_rows("inputs", r->first);
+    print_rows("outputs", r->second);
+  }
+  return kExitOk;
+}
+
+int run(const InspectArgs& a) {
+  NameKind kind = classify_name(base_name(a.file)).kind;
+  if (kind == NameKind::kSummary) {
+    auto s = read_summary_file(a.file);
+    if (!s.ok()) throw std::runtime_error(s.error().to_string());
+    if (a.json) std::printf("%s", summary_to_json(*s).c_str());
+    else print_summary(*s, "summary");
+    return kExitOk;
+  }
+  if (kind == NameKind::kMinMaxNpy || kind == NameKind::kMinMaxNpz) return inspect_min_max(a, kind);
+  return inspect_raw(a);
+}
+
+}  // namespace
+
+CLI::App* register_inspect(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<InspectArgs>();
+  CLI::App* cmd = app.add_subcommand("inspect", "Show what a raw dump, summary or _min_max file holds");
+  cmd->add_option("file", args->file, "A GE dump, .npy, .summary.json, _min_max.npy or _min_max.npz file")->required();
+  cmd->add_flag("--json", args->json, "Print as JSON (a raw file is shown as the summary it would get)");
+  cmd->callback([args, &exit_code] { exit_code = run(*args); });
+  return cmd;
+}
+
+}  // namespace msit::cli

@@ -1,0 +1,148 @@
+// Reads one raw dump file and reduces every tensor to its summary entry, streaming.
+#include <xxhash.h>
+
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "common/formats/dump_name.h"
+#include "common/formats/dump_reader.h"
+#include "common/io/atomic_write.h"
+#include "common/layout/logical_stream.h"
+#include "common/summary/compact.h"
+#include "common/summary/summarize_internal.h"
+
+namespace msit {
+namespace {
+
+// Elements handed to the reducer per batch: 256 KiB of float32, fits in L2.
+constexpr size_t kBatchBytes = 256u << 10;
+
+class Xxh3 {
+ public:
+  Xxh3() : st_(XXH3_createState()) { XXH3_64bits_reset(st_); }
+  ~Xxh3() { XXH3_freeState(st_); }
+  Xxh3(const Xxh3&) = delete;
+  Xxh3& operator=(const Xxh3&) = delete;
+  void update(std::span<const std::byte> b) { XXH3_64bits_update(st_, b.data(), b.size()); }
+  std::string hex() const {
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(XXH3_64bits_digest(st_)));
+    return buf;
+  }
+
+ private:
+  XXH3_state_t* st_;
+};
+
+// Hashes a block without interpreting it (unsupported dtypes, buffers, workspaces).
+Result<std::string> hash_block(int fd, const std::string& path, uint64_t offset, uint64_t size) {
+  Xxh3 h;
+  ChunkReader reader(fd, path, offset, size);
+  while (true) {
+    MSIT_ASSIGN_OR_RETURN(auto chunk, reader.next());
+    if (chunk.empty()) break;
+    h.update(chunk);
+  }
+  return h.hex();
+}
+
+TensorSummary describe(const TensorDesc& t) {
+  TensorSummary ts;
+  ts.role = std::string(role_name(t.role));
+  ts.index = t.index;
+  ts.sub_index = t.sub_index;
+  ts.dtype = std::string(dtype_name(t.dtype));
+  ts.shape = t.shape;
+  ts.format = ge_format_name(t.ge_format);
+  ts.original_shape = t.original_shape.empty() ? t.shape : t.original_shape;
+  return ts;
+}
+
+Status reduce_tensor(int fd, const std::string& path, const TensorDesc& t, const LayoutPlan& plan,
+                     const StatsOptions& opts, TensorSummary& ts) {
+  MSIT_ASSIGN_OR_RETURN(auto reader, LogicalReader::open(fd, path, t, plan));
+  Xxh3 hash;
+  reader->set_raw_observer([&hash](std::span<const std::byte> b) { hash.update(b); });
+  auto reducer = TensorReducer::create(t.dtype, plan.element_count, opts, plan.logical_order_known);
+  size_t elem_bytes = dtype_info(t.dtype).bits / 8;
+  std::vector<std::byte> batch(kBatchBytes);
+  size_t max_elems = batch.size() / elem_bytes;
+  while (true) {
+    MSIT_ASSIGN_OR_RETURN(size_t n, reader->read(batch.data(), max_elems));
+    if (n == 0) break;
+    reducer->update(batch.data(), n);
+  }
+  ts.stats = reducer->finish();
+  ts.xxh3_64 = hash.hex();
+  return ok_status();
+}
+
+Result<TensorSummary> summarize_tensor(int fd, const std::string& path, const TensorDesc& t,
+                                       const StatsOptions& opts) {
+  TensorSummary ts = describe(t);
+  if (!reducer_supports(t.dtype)) {
+    ts.stats_available = false;
+    ts.count = t.logical_count();
+    ts.note = "no statistics for dtype " + ts.dtype + " (metadata and hash only)";
+    MSIT_ASSIGN_OR_RETURN(ts.xxh3_64, hash_block(fd, path, t.payload_offset, t.payload_size));
+    return ts;
+  }
+  MSIT_ASSIGN_OR_RETURN(LayoutPlan plan, plan_layout(t, path));
+  ts.count = plan.element_count;
+  ts.padding_included = !plan.logical_order_known;
+  ts.note = plan.note;
+  MSIT_TRY(reduce_tensor(fd, path, t, plan, opts, ts));
+  return ts;
+}
+
+void fill_op_info(const RawDumpFile& raw, FileSummary& s) {
+  if (raw.kind != FileKind::kGeBin) return;
+  OpInfo op;
+  if (auto name = parse_ge_dump_name(base_name(raw.path))) {
+    op.type = name->op_type;
+    op.name = name->op_name;
+    op.task_id = name->task_id;
+    op.stream_id = name->stream_id;
+    op.timestamp = name->timestamp;
+  }
+  op.dump_op_name = raw.dump_op_name;
+  s.op = std::move(op);
+}
+
+}  // namespace
+
+Result<FileSummary> summarize_open_file(int fd, const RawDumpFile& raw, const StatsOptions& opts) {
+  FileSummary s;
+  s.source_name = base_name(raw.path);
+  s.source_kind = std::string(file_kind_name(raw.kind));
+  s.source_size = raw.identity.size;
+  s.source_mtime_ns = raw.identity.mtime_ns;
+  s.created_by = created_by_string();
+  fill_op_info(raw, s);
+  for (const TensorDesc& t : raw.tensors) {
+    if (t.role == Role::kInput || t.role == Role::kOutput) {
+      MSIT_ASSIGN_OR_RETURN(TensorSummary ts, summarize_tensor(fd, raw.path, t, opts));
+      s.tensors.push_back(std::move(ts));
+    } else {
+      MSIT_ASSIGN_OR_RETURN(std::string h, hash_block(fd, raw.path, t.payload_offset, t.payload_size));
+      s.extra_blocks.push_back({std::string(role_name(t.role)), t.index, t.payload_size, std::move(h)});
+    }
+  }
+  return s;
+}
+
+Result<OpenedRaw> open_raw(const std::string& path) {
+  OpenedRaw o;
+  MSIT_ASSIGN_OR_RETURN(o.fd, open_regular_nofollow(path));
+  MSIT_ASSIGN_OR_RETURN(o.identity, identity_of(o.fd.get(), path));
+  MSIT_ASSIGN_OR_RETURN(o.header, read_dump_header(o.fd.get(), path, o.identity));
+  return o;
+}
+
+Result<FileSummary> summarize_raw_file(const std::string& path, const StatsOptions& opts) {
+  MSIT_ASSIGN_OR_RETURN(OpenedRaw raw, open_raw(path));
+  return summarize_open_file(raw.fd.get(), raw.header, opts);
+}
+
+}  // namespace msit

@@ -1,0 +1,20 @@
+// Shared between summarize.cpp and compact.cpp: an opened raw file and its reduction.
+#pragma once
+
+#include "common/base/unique_fd.h"
+#include "common/formats/tensor_desc.h"
+#include "common/summary/summary.h"
+
+namespace msit {
+
+struct OpenedRaw {
+  UniqueFd fd;
+  FileIdentity identity;
+  RawDumpFile header;
+};
+
+// Opens without following links and parses the header (completeness checked there).
+Result<OpenedRaw> open_raw(const std::string& path);
+Result<FileSummary> summarize_open_file(int fd, const RawDumpFile& raw, const StatsOptions& opts);
+
+}  // namespace msit

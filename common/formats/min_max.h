@@ -1,0 +1,28 @@
+// The old Python converter's `_min_max` files (formats.md 6.8): reading and writing.
+#pragma once
+
+#include <array>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/base/result.h"
+#include "common/dtype/dtype.h"
+
+namespace msit {
+
+struct MinMaxRows {
+  DType dtype = DType::kFloat64;
+  std::vector<std::array<double, 2>> rows;  // [min, max] per tensor
+};
+
+Result<MinMaxRows> read_min_max_npy(const std::string& path);
+// (inputs, outputs)
+Result<std::pair<MinMaxRows, MinMaxRows>> read_min_max_npz(const std::string& path);
+
+// Exactly the bytes numpy writes for the same arrays.
+std::string encode_min_max_npy(DType dtype, double min, double max);
+std::string encode_min_max_npz(const MinMaxRows& inputs, const MinMaxRows& outputs);
+
+}  // namespace msit

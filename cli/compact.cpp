@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
@@ -119,10 +120,15 @@ CLI::App* register_compact(CLI::App& app, int& exit_code) {
   cmd->add_flag("--dry-run", args->dry_run, "Read and report only; write and delete nothing");
   cmd->add_flag("--json", args->json, "Print the report as JSON");
   cmd->add_option("--sketch-width", args->sketch_width, "Sketch buckets (power of two)")
-      ->check([](const std::string& s) {
-        unsigned long v = std::stoul(s);
-        return (v >= 2 && v <= 65536 && (v & (v - 1)) == 0) ? std::string() : std::string("must be a power of two in [2, 65536]");
-      });
+      ->check(CLI::Range(2u, 65536u))
+      ->check(CLI::Validator(
+          [](std::string& s) {
+            unsigned v = 0;
+            auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+            bool ok = ec == std::errc() && end == s.data() + s.size() && (v & (v - 1)) == 0;
+            return ok ? std::string() : std::string("must be a power of two");
+          },
+          "POWER_OF_TWO"));
   cmd->callback([args, &exit_code] { exit_code = run(*args); });
   return cmd;
 }

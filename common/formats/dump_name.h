@@ -54,6 +54,10 @@ struct NameInfo {
 NameInfo classify_name(std::string_view file_name);
 std::optional<GeDumpName> parse_ge_dump_name(std::string_view file_name);
 std::optional<FxDumpName> parse_fx_dump_name(std::string_view file_name);
+// adump "dump stream" names carry a dump number before the task id, which the 5-field rule
+// reads as a last ".N" of the op name (as msit does). This gives the op name without it, or
+// nullopt when the op name does not end in ".<digits>".
+std::optional<std::string> strip_dump_number(std::string_view op_name);
 
 // Suffix added to a raw file's name for its rich summary.
 inline constexpr std::string_view kSummarySuffix = ".summary.json";

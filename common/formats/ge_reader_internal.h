@@ -1,0 +1,63 @@
+// Shared pieces of the GE dump readers (big-dump layout and legacy whole-file protobuf):
+// a bounded random-access byte source and the conversion of header messages to TensorDesc.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "common/base/result.h"
+#include "common/formats/tensor_desc.h"
+#include "dump_data.pb.h"
+
+namespace msit::ge_internal {
+
+// Random access to a file's bytes: either a file descriptor or an in-memory prefix.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads exactly out.size() bytes at off, or fails (stage "header").
+  virtual Status read(uint64_t off, std::span<std::byte> out) = 0;
+};
+
+class MemorySource final : public ByteSource {
+ public:
+  MemorySource(std::span<const std::byte> bytes, std::string path)
+      : bytes_(bytes), path_(std::move(path)) {}
+  Status read(uint64_t off, std::span<std::byte> out) override;
+
+ private:
+  std::span<const std::byte> bytes_;
+  std::string path_;
+};
+
+class FdSource final : public ByteSource {
+ public:
+  FdSource(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  Status read(uint64_t off, std::span<std::byte> out) override;
+
+ private:
+  int fd_;
+  std::string path_;
+};
+
+// Header messages -> descriptors. Payload offset/size are filled in by the caller.
+TensorDesc desc_from_input(const dumpdata::OpInput& in, uint32_t index);
+TensorDesc desc_from_output(const dumpdata::OpOutput& out, uint32_t index);
+// Buffers and workspaces are raw byte blocks: uint8 of shape [size].
+TensorDesc desc_raw_block(Role role, uint32_t index, uint64_t size);
+
+// The oldest schema put workspaces in field 7 (now `attr`): true when the entries of field 7
+// look like workspaces (see docs/formats-notes.md).
+bool attrs_are_legacy_spaces(const dumpdata::DumpData& d);
+
+// Whole file = one DumpData with the payloads embedded in `data` fields (pre-2.0 dumps).
+// Never loads payloads: records the file offset and length of each `data` field.
+Result<RawDumpFile> parse_legacy_whole_protobuf(ByteSource& src, uint64_t file_size,
+                                                const std::string& path);
+
+// Big-dump layout first, then the legacy layout (formats.md 1.2).
+Result<RawDumpFile> parse_ge(ByteSource& src, uint64_t file_size, const std::string& path);
+
+}  // namespace msit::ge_internal

@@ -1,0 +1,88 @@
+// Gathers C0-interleaved layouts into logical order: NC1HWC0 / NC1HWC0_C04 (logical NCHW) and
+// NDC1HWC0 (logical NCDHW). Each (n, c1) unit is D slabs of H*W*C0 elements; the C0 lanes are
+// de-interleaved into channel planes and the padded lanes (c >= C) are skipped.
+#include <algorithm>
+
+#include "common/layout/reader_base.h"
+
+namespace msit::layout {
+namespace {
+
+class ChannelReader final : public StagedReader {
+ public:
+  ChannelReader(int fd, std::string path, uint64_t offset, LayoutMap m)
+      : StagedReader(fd, std::move(path), offset, std::move(m)) {
+    const ChannelGeom& g = m_.channel;
+    const uint64_t window = g.units_per_window * g.d * g.hw * g.c0;
+    buf_.resize(static_cast<size_t>(window * m_.elem_bytes));
+    stage_.resize(buf_.size());
+  }
+
+ protected:
+  Status fill() override;
+
+ private:
+  // Returns the number of logical elements written.
+  template <size_t ES> size_t gather(uint64_t first_unit, uint64_t units, std::byte* out) const;
+
+  std::vector<std::byte> buf_;
+  uint64_t unit_ = 0;  // next (n, c1) unit, flattened n*C1 + c1
+};
+
+Status ChannelReader::fill() {
+  const ChannelGeom& g = m_.channel;
+  const uint64_t es = m_.elem_bytes;
+  const uint64_t slab = g.hw * g.c0;
+  uint64_t units = std::min(g.units_per_window, g.n * g.c1 - unit_);
+  if (g.d == 1) {
+    // Units are consecutive in storage: one sequential pread (hashed inline).
+    MSIT_TRY(read_payload(unit_ * slab * es, buf_.data(), static_cast<size_t>(units * slab * es)));
+  } else {
+    const uint64_t n = unit_ / g.c1, c1 = unit_ % g.c1;
+    units = std::min(units, g.c1 - c1);
+    for (uint64_t d = 0; d < g.d; ++d) {
+      MSIT_TRY(read_payload(((n * g.d + d) * g.c1 + c1) * slab * es,
+                            buf_.data() + d * units * slab * es,
+                            static_cast<size_t>(units * slab * es)));
+    }
+  }
+  switch (es) {
+    case 1: stage_len_ = gather<1>(unit_, units, stage_.data()); break;
+    case 2: stage_len_ = gather<2>(unit_, units, stage_.data()); break;
+    case 4: stage_len_ = gather<4>(unit_, units, stage_.data()); break;
+    case 8: stage_len_ = gather<8>(unit_, units, stage_.data()); break;
+    case 16: stage_len_ = gather<16>(unit_, units, stage_.data()); break;
+    default: return make_error(path_, "layout", "unsupported element size");
+  }
+  unit_ += units;
+  return ok_status();
+}
+
+// buf holds, for each d, `units` consecutive slabs [hw][c0]; out gets [c0 < valid][d][hw].
+template <size_t ES>
+size_t ChannelReader::gather(uint64_t first_unit, uint64_t units, std::byte* out) const {
+  const ChannelGeom& g = m_.channel;
+  const uint64_t slab = g.hw * g.c0;
+  const uint64_t lane_stride = g.c0 * ES;
+  std::byte* const out0 = out;
+  for (uint64_t u = 0; u < units; ++u) {
+    const uint64_t c1 = (first_unit + u) % g.c1;
+    const uint64_t valid = std::min(g.c0, g.c - c1 * g.c0);
+    for (uint64_t c0 = 0; c0 < valid; ++c0) {
+      for (uint64_t d = 0; d < g.d; ++d) {
+        const std::byte* src = buf_.data() + ((d * units + u) * slab + c0) * ES;
+        for (uint64_t hw = 0; hw < g.hw; ++hw, out += ES) copy_elem<ES>(out, src + hw * lane_stride);
+      }
+    }
+  }
+  return static_cast<size_t>((out - out0) / ES);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LogicalReader>> make_channel_reader(int fd, const std::string& path,
+                                                           uint64_t offset, LayoutMap m) {
+  return std::unique_ptr<LogicalReader>(new ChannelReader(fd, path, offset, std::move(m)));
+}
+
+}  // namespace msit::layout

@@ -1,0 +1,122 @@
+// Shared reader plumbing: stored-order observer bookkeeping, byte swapping, staging, and the
+// plain (stored order == logical order) reader, which preads straight into the caller's buffer.
+#include "common/layout/reader_base.h"
+
+#include <algorithm>
+
+#include "common/io/file.h"
+
+namespace msit::layout {
+
+Status ReaderBase::read_payload(uint64_t rel, std::byte* dst, size_t n) {
+  MSIT_TRY(pread_exact(fd_, std::span<std::byte>(dst, n), base_ + rel, path_, "payload"));
+  if (raw_observer_ && rel <= observed_ && rel + n > observed_) {
+    const size_t skip = static_cast<size_t>(observed_ - rel);
+    raw_observer_(std::span<const std::byte>(dst + skip, n - skip));
+    observed_ = rel + n;
+  }
+  return ok_status();
+}
+
+Status ReaderBase::finish_observer() {
+  if (finished_) return ok_status();
+  finished_ = true;
+  if (!raw_observer_ || observed_ >= m_.payload_size) return ok_status();
+  const uint64_t left = m_.payload_size - observed_;
+  std::vector<std::byte> buf(static_cast<size_t>(std::min<uint64_t>(m_.opts.chunk_bytes, left)));
+  while (observed_ < m_.payload_size) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(buf.size(), m_.payload_size - observed_));
+    MSIT_TRY(read_payload(observed_, buf.data(), n));
+  }
+  return ok_status();
+}
+
+void ReaderBase::swap_elements(std::byte* p, size_t n_elements) const {
+  const size_t u = m_.swap_unit;
+  if (u == 0) return;
+  const size_t n = n_elements * (m_.elem_bytes / u);
+  for (size_t i = 0; i < n; ++i, p += u) std::reverse(p, p + u);
+}
+
+Result<size_t> StagedReader::read(std::byte* out, size_t max_elements) {
+  const size_t es = m_.elem_bytes;
+  while (true) {
+    if (stage_pos_ < stage_len_) {
+      const size_t n = std::min(max_elements, stage_len_ - stage_pos_);
+      std::memcpy(out, stage_.data() + stage_pos_ * es, n * es);
+      stage_pos_ += n;
+      return n;
+    }
+    if (produced_ >= m_.element_count || max_elements == 0) {
+      if (produced_ >= m_.element_count) MSIT_TRY(finish_observer());
+      return size_t{0};
+    }
+    stage_pos_ = stage_len_ = 0;
+    MSIT_TRY(fill());
+    if (stage_len_ == 0) return make_error(path_, "layout", "internal: empty gather window");
+    produced_ += stage_len_;
+    swap_elements(stage_.data(), stage_len_);
+    if (produced_ >= m_.element_count) MSIT_TRY(finish_observer());
+  }
+}
+
+namespace {
+
+// Stored order is the delivered order: pread straight into `out`, in chunk-bounded pieces.
+class PlainReader final : public ReaderBase {
+ public:
+  using ReaderBase::ReaderBase;
+
+  Result<size_t> read(std::byte* out, size_t max_elements) override {
+    const uint64_t es = m_.elem_bytes;
+    if (delivered_ >= m_.element_count) {
+      MSIT_TRY(finish_observer());
+      return size_t{0};
+    }
+    const uint64_t chunk_elems = std::max<uint64_t>(m_.opts.chunk_bytes / es, 1);
+    const size_t n = static_cast<size_t>(
+        std::min<uint64_t>({max_elements, m_.element_count - delivered_, chunk_elems}));
+    if (n == 0) return size_t{0};
+    MSIT_TRY(read_payload(delivered_ * es, out, n * es));
+    swap_elements(out, n);
+    delivered_ += n;
+    if (delivered_ >= m_.element_count) MSIT_TRY(finish_observer());
+    return n;
+  }
+
+ private:
+  uint64_t delivered_ = 0;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<LogicalReader>> make_plain_reader(int fd, const std::string& path,
+                                                         uint64_t offset, LayoutMap m) {
+  return std::unique_ptr<LogicalReader>(new PlainReader(fd, path, offset, std::move(m)));
+}
+
+Result<std::unique_ptr<LogicalReader>> open_reader_with(int fd, const std::string& path,
+                                                        const TensorDesc& t,
+                                                        const LayoutOptions& opts) {
+  MSIT_ASSIGN_OR_RETURN(LayoutMap m, build_layout_map(t, path, opts));
+  switch (m.kind) {
+    case MapKind::kPanel: return make_panel_reader(fd, path, t.payload_offset, std::move(m));
+    case MapKind::kChannel: return make_channel_reader(fd, path, t.payload_offset, std::move(m));
+    case MapKind::kNone:
+    case MapKind::kPlain: break;
+  }
+  return make_plain_reader(fd, path, t.payload_offset, std::move(m));
+}
+
+}  // namespace msit::layout
+
+namespace msit {
+
+// The plan argument is re-derived from t (same inputs, same answer); it documents intent.
+Result<std::unique_ptr<LogicalReader>> LogicalReader::open(int fd, const std::string& path,
+                                                           const TensorDesc& t,
+                                                           const LayoutPlan& /*plan*/) {
+  return layout::open_reader_with(fd, path, t, layout::LayoutOptions{});
+}
+
+}  // namespace msit

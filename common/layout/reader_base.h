@@ -1,0 +1,62 @@
+// Internal to common/layout: what every LogicalReader shares — bounded preads of the payload,
+// the raw observer fed strictly in stored order, byte swapping, and draining a staging buffer.
+#pragma once
+
+#include <cstring>
+#include <vector>
+
+#include "common/layout/layout_map.h"
+
+namespace msit::layout {
+
+class ReaderBase : public LogicalReader {
+ public:
+  ReaderBase(int fd, std::string path, uint64_t payload_offset, LayoutMap m)
+      : fd_(fd), path_(std::move(path)), base_(payload_offset), m_(std::move(m)) {}
+
+ protected:
+  // Reads [rel, rel+n) of the payload. When it continues the bytes observed so far it is
+  // hashed on the spot, so a reader whose reads happen to be sequential needs no extra pass.
+  Status read_payload(uint64_t rel, std::byte* dst, size_t n);
+  // Feeds the observer everything not yet seen (reordering formats, surplus); runs once.
+  Status finish_observer();
+  void swap_elements(std::byte* p, size_t n_elements) const;
+
+  int fd_;
+  std::string path_;
+  uint64_t base_;
+  LayoutMap m_;
+  uint64_t observed_ = 0;  // payload bytes already handed to the observer, in order
+  bool finished_ = false;
+};
+
+// Readers that gather a window of logical elements into stage_ and hand it out.
+class StagedReader : public ReaderBase {
+ public:
+  using ReaderBase::ReaderBase;
+  Result<size_t> read(std::byte* out, size_t max_elements) final;
+
+ protected:
+  // Appends the next window of logical elements to stage_ (stage_len_ elements).
+  virtual Status fill() = 0;
+
+  std::vector<std::byte> stage_;
+  size_t stage_len_ = 0;
+  size_t stage_pos_ = 0;
+  uint64_t produced_ = 0;
+};
+
+Result<std::unique_ptr<LogicalReader>> make_plain_reader(int fd, const std::string& path,
+                                                         uint64_t offset, LayoutMap m);
+Result<std::unique_ptr<LogicalReader>> make_panel_reader(int fd, const std::string& path,
+                                                         uint64_t offset, LayoutMap m);
+Result<std::unique_ptr<LogicalReader>> make_channel_reader(int fd, const std::string& path,
+                                                           uint64_t offset, LayoutMap m);
+
+// Copies one element of ES bytes; the fixed size lets the compiler emit a single move.
+template <size_t ES>
+inline void copy_elem(std::byte* dst, const std::byte* src) {
+  std::memcpy(dst, src, ES);
+}
+
+}  // namespace msit::layout

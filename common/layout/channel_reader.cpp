@@ -13,7 +13,8 @@ class ChannelReader final : public StagedReader {
   ChannelReader(int fd, std::string path, uint64_t offset, LayoutMap m)
       : StagedReader(fd, std::move(path), offset, std::move(m)) {
     const ChannelGeom& g = m_.channel;
-    const uint64_t window = g.units_per_window * g.d * g.hw * g.c0;
+    const uint64_t window =
+        g.strip ? g.hw_per_strip * g.c0 : g.units_per_window * g.d * g.hw * g.c0;
     buf_.resize(static_cast<size_t>(window * m_.elem_bytes));
     stage_.resize(buf_.size());
   }
@@ -22,15 +23,40 @@ class ChannelReader final : public StagedReader {
   Status fill() override;
 
  private:
+  Status fill_strip();
   // Returns the number of logical elements written.
   template <size_t ES> size_t gather(uint64_t first_unit, uint64_t units, std::byte* out) const;
 
   std::vector<std::byte> buf_;
   uint64_t unit_ = 0;  // next (n, c1) unit, flattened n*C1 + c1
+  uint64_t lane_ = 0, d_ = 0, hw_ = 0;  // strip mode position inside the unit
 };
+
+// One strip: positions [hw_, hw_+m) of lane lane_ in slab (n, d_, c1), stride C0 in storage.
+Status ChannelReader::fill_strip() {
+  const ChannelGeom& g = m_.channel;
+  const uint64_t es = m_.elem_bytes;
+  const uint64_t n = unit_ / g.c1, c1 = unit_ % g.c1;
+  const uint64_t m = std::min(g.hw_per_strip, g.hw - hw_);
+  const uint64_t slab = ((n * g.d + d_) * g.c1 + c1) * g.hw * g.c0;
+  MSIT_TRY(read_payload((slab + hw_ * g.c0) * es, buf_.data(), static_cast<size_t>(m * g.c0 * es)));
+  const std::byte* src = buf_.data() + lane_ * es;
+  std::byte* out = stage_.data();
+  for (uint64_t i = 0; i < m; ++i, out += es) std::memcpy(out, src + i * g.c0 * es, es);
+  stage_len_ = static_cast<size_t>(m);
+  if ((hw_ += m) < g.hw) return ok_status();
+  hw_ = 0;
+  if (++d_ < g.d) return ok_status();
+  d_ = 0;
+  if (++lane_ < std::min(g.c0, g.c - c1 * g.c0)) return ok_status();
+  lane_ = 0;
+  ++unit_;
+  return ok_status();
+}
 
 Status ChannelReader::fill() {
   const ChannelGeom& g = m_.channel;
+  if (g.strip) return fill_strip();
   const uint64_t es = m_.elem_bytes;
   const uint64_t slab = g.hw * g.c0;
   uint64_t units = std::min(g.units_per_window, g.n * g.c1 - unit_);

@@ -140,8 +140,8 @@ bool map_device_format(const TensorDesc& t, LayoutMap& m, std::string& why) {
     return true;
   }
   if (m.kind == MapKind::kPanel ? size_panel_window(m) : size_channel_window(m)) return true;
-  why = "one logical row/channel block exceeds the " +
-        std::to_string(m.opts.max_window_bytes >> 20) + " MiB layout window";
+  why = "one logical row exceeds the " + std::to_string(m.opts.max_window_bytes) +
+        "-byte layout window";
   return false;
 }
 
@@ -191,7 +191,9 @@ bool size_channel_window(LayoutMap& m) {
       return true;
     }
   }
-  return false;
+  g.strip = true;
+  g.hw_per_strip = std::clamp<uint64_t>(m.opts.window_bytes / (m.elem_bytes * g.c0), 1, g.hw);
+  return true;
 }
 
 }  // namespace msit::layout

@@ -51,6 +51,10 @@ struct PanelGeom {
 struct ChannelGeom {
   uint64_t n = 0, c = 0, c1 = 0, c0 = 0, d = 1, hw = 1;
   uint64_t units_per_window = 0;     // (n, c1) units per window
+  // A unit larger than max_window_bytes is read lane by lane in strips of hw_per_strip
+  // positions: bounded memory, but each slab is read once per valid lane (up to C0 times).
+  bool strip = false;
+  uint64_t hw_per_strip = 0;
 };
 
 struct LayoutMap {

@@ -199,7 +199,20 @@ std::vector<layout::LayoutOptions> option_sets() {
   small.chunk_bytes = 64;
   small.window_bytes = 1024;
   small.max_window_bytes = 8192;
-  return {layout::LayoutOptions{}, small, tiny};
+  layout::LayoutOptions mid;  // partial covering windows for the Fortran cases
+  mid.chunk_bytes = 100;
+  mid.window_bytes = 550;
+  mid.max_window_bytes = 600;
+  return {layout::LayoutOptions{}, small, tiny, mid};
+}
+
+layout::LayoutMap map_of(int format, size_t es, const Dims& dev, const Dims& orig,
+                         const layout::LayoutOptions& opts, bool fortran = false) {
+  TensorDesc t = desc(es, format, dev, orig, numel(dev) * es);
+  t.fortran_order = fortran;
+  auto m = layout::build_layout_map(t, "x", opts);
+  EXPECT_TRUE(m.ok());
+  return m.ok() ? *m : layout::LayoutMap{};
 }
 
 // Packs with `pack`, reads back under every option set, compares values and observed bytes.
@@ -328,6 +341,39 @@ TEST(LayoutDevice, FractalNzMatchesMsaccucmpTransposition) {
   });
 }
 
+// The window strategies are chosen by a cost model; make sure the shapes above reach each one.
+TEST(LayoutDevice, EveryWindowStrategyIsExercised) {
+  const auto sets = option_sets();
+  const auto& small = sets[1];
+  const auto& mid = sets[3];
+  auto nz = map_of(ge_format::kFractalNZ, 2, {4, 7, 16, 16}, {100, 50}, small);
+  EXPECT_EQ(nz.kind, layout::MapKind::kPanel);
+  EXPECT_FALSE(nz.panel.covering);
+  EXPECT_EQ(nz.panel.rows_per_window, 8u);
+  auto whole = map_of(ge_format::kFractalNZ, 2, {2, 2, 2, 1, 16, 16}, {2, 2, 5, 18}, sets[0]);
+  EXPECT_TRUE(whole.panel.covering);
+  EXPECT_EQ(whole.panel.rows_per_window, 5u);
+  EXPECT_GT(whole.panel.window_elems, whole.panel.batch_stride);  // several batches per pread
+  auto fortran = map_of(ge_format::kND, 1, {33, 17}, {33, 17}, mid, true);
+  EXPECT_TRUE(fortran.panel.covering);
+  EXPECT_LT(fortran.panel.rows_per_window, 33u);
+  auto ch = map_of(ge_format::kNC1HWC0, 2, {3, 3, 2, 7, 16}, {3, 33, 2, 7}, small);
+  EXPECT_EQ(ch.kind, layout::MapKind::kChannel);
+  EXPECT_EQ(ch.channel.units_per_window, 2u);
+  auto strip = map_of(ge_format::kNDC1HWC0, 2, {2, 4, 3, 1, 7, 16}, {2, 33, 4, 1, 7}, mid);
+  EXPECT_TRUE(strip.channel.strip);
+  EXPECT_EQ(strip.channel.hw_per_strip, 7u);
+  auto strip2 = map_of(ge_format::kNC1HWC0, 2, {2, 2, 9, 30, 16}, {2, 20, 9, 30}, mid);
+  EXPECT_TRUE(strip2.channel.strip);
+  EXPECT_EQ(strip2.channel.hw_per_strip, 17u);
+}
+
+TEST(LayoutDevice, NzLargerThanOneWindow) {
+  check_format(ge_format::kFractalNZ, {100, 50}, 2, [&](const Bytes& b, Dims& dev) {
+    return pack_nz(b, {100, 50}, 16, 16, 2, garbage(2), dev);
+  });
+}
+
 TEST(LayoutDevice, Nc1hwc0AndC04) {
   for (const Dims& orig : {Dims{1, 1, 1, 1}, Dims{2, 3, 4, 5}, Dims{1, 17, 3, 3}, Dims{3, 33, 2, 7},
                            Dims{2, 16, 5, 1}}) {
@@ -340,6 +386,15 @@ TEST(LayoutDevice, Nc1hwc0AndC04) {
       }, 8);
     }
   }
+}
+
+TEST(LayoutDevice, ChannelSlabsLargerThanTheWindowAreReadInStrips) {
+  check_format(ge_format::kNC1HWC0, {2, 20, 9, 30}, 2, [&](const Bytes& b, Dims& dev) {
+    return pack_nc1hwc0(b, {2, 20, 9, 30}, 16, 2, garbage(2), dev);
+  });
+  check_format(ge_format::kNDC1HWC0, {2, 33, 4, 1, 7}, 2, [&](const Bytes& b, Dims& dev) {
+    return pack_ndc1hwc0(b, {2, 33, 4, 1, 7}, 16, 2, garbage(2), dev);
+  });
 }
 
 TEST(LayoutDevice, Ndc1hwc0) {

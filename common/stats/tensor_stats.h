@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "common/dtype/decode.h"
 #include "common/dtype/dtype.h"
 
 namespace msit {
@@ -17,6 +18,7 @@ inline constexpr uint64_t kDefaultSketchSeed = 0x6d7369742d636d70ull;
 struct StatsOptions {
   uint32_t sketch_width = kDefaultSketchWidth;  // power of two
   uint64_t sketch_seed = kDefaultSketchSeed;
+  HiFloat8Reading hifloat8_reading = HiFloat8Reading::kMsprobe;  // UNVERIFIED, see decode.h
 };
 
 struct Sketch {
@@ -44,8 +46,14 @@ struct TensorStats {
 class TensorReducer {
  public:
   // with_sketch=false when the logical order is unknown (padding included).
+  // Returns nullptr when !reducer_supports(dtype).
   static std::unique_ptr<TensorReducer> create(DType dtype, uint64_t expected_count,
                                                const StatsOptions& opts, bool with_sketch = true);
+  // The scalar reference implementation (same contract, one element at a time), for tests
+  // and benchmarks.
+  static std::unique_ptr<TensorReducer> create_reference(DType dtype, uint64_t expected_count,
+                                                         const StatsOptions& opts,
+                                                         bool with_sketch = true);
   virtual ~TensorReducer() = default;
   // `bytes` holds a whole number of elements; they continue the logical index sequence.
   virtual void update(const std::byte* bytes, size_t n_elements) = 0;

@@ -1,0 +1,189 @@
+// `watch` (the daemon in the foreground) and `status` (a running daemon's counters).
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "daemon/config.h"
+#include "daemon/service.h"
+
+namespace msit::cli {
+namespace {
+
+namespace d = msit::daemon;
+
+struct WatchArgs {
+  std::vector<std::string> dirs;
+  std::string config;
+  std::string summary_format;
+  uint32_t settle_ms = 0, jobs = 0, rescan_s = 0;
+  bool keep_raw = false, verbose = false;
+  std::string json_status;
+  CLI::Option *settle_opt = nullptr, *jobs_opt = nullptr, *rescan_opt = nullptr,
+              *format_opt = nullptr, *keep_opt = nullptr, *verbose_opt = nullptr,
+              *json_opt = nullptr;
+};
+
+// Absolute, without trailing slashes; a root given as a symlink is resolved once, explicitly
+// (inside the tree nothing is ever followed).
+std::string normalize_root(std::string dir, d::Logger& log) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (!dir.empty() && dir.front() != '/') {
+    char cwd[PATH_MAX];
+    if (::getcwd(cwd, sizeof cwd) != nullptr) dir = std::string(cwd) + "/" + dir;
+  }
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    char real[PATH_MAX];
+    if (::realpath(dir.c_str(), real) != nullptr) {
+      log.info(dir + ": root is a symlink; watching its target " + real);
+      return real;
+    }
+  }
+  return dir;
+}
+
+d::SettingOverrides overrides_of(const WatchArgs& a) {
+  d::SettingOverrides o;
+  o.dirs = a.dirs;
+  if (a.settle_opt->count()) o.settle_ms = a.settle_ms;
+  if (a.jobs_opt->count()) o.jobs = a.jobs;
+  if (a.rescan_opt->count()) o.rescan_interval_s = a.rescan_s;
+  if (a.format_opt->count()) o.format = a.summary_format == "msit" ? SummaryFormat::kMsit : SummaryFormat::kRich;
+  if (a.keep_opt->count()) o.keep_raw = a.keep_raw;
+  if (a.verbose_opt->count()) o.verbose = a.verbose;
+  if (a.json_opt->count()) o.json_status = a.json_status;
+  return o;
+}
+
+int run_watch(const WatchArgs& a) {
+  d::Logger log(d::Logger::stderr_is_journal());
+  d::SettingOverrides o = overrides_of(a);
+  auto load = [&a, o, &log]() -> Result<d::WatchSettings> {
+    Result<d::WatchSettings> s = d::load_settings(a.config, o);
+    if (s.ok())
+      for (auto& dir : s->dirs) dir = normalize_root(dir, log);
+    return s;
+  };
+  Result<d::WatchSettings> s = load();
+  if (!s.ok()) {
+    log.error(s.error().to_string());
+    return kExitConfig;
+  }
+  return d::run_watch_service(*s, load, log);
+}
+
+}  // namespace
+
+CLI::App* register_watch(CLI::App& app, int& exit_code) {
+  auto a = std::make_shared<WatchArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "watch", "Compact dump files as soon as they are complete, while the model is still dumping (runs until SIGTERM/Ctrl-C)");
+  cmd->add_option("dirs", a->dirs, "Dump roots or their parents; they may not exist yet");
+  a->settle_opt = cmd->add_option("--settle-ms", a->settle_ms, "Quiet time after a file's last event before it is claimed (default 200)")
+                      ->check(CLI::Range(0u, 600000u));
+  a->jobs_opt = cmd->add_option("-j,--jobs", a->jobs, "Worker threads (default: number of cores)")
+                    ->check(CLI::Range(1u, 1024u));
+  a->format_opt = cmd->add_option("--summary-format", a->summary_format, "rich (.summary.json) or msit (_min_max.npy/.npz)")
+                      ->check(CLI::IsMember({"rich", "msit"}));
+  a->keep_opt = cmd->add_flag("--keep-raw", a->keep_raw, "Write summaries but keep the raw files");
+  a->rescan_opt = cmd->add_option("--rescan-interval-s", a->rescan_s, "Full rescan period, the safety net for lost events (default 30)")
+                      ->check(CLI::Range(1u, 86400u));
+  cmd->add_option("--config", a->config, "Config file of `key = value` lines (command-line options win); re-read on SIGHUP");
+  a->json_opt = cmd->add_option("--json-status", a->json_status, "Write counters to this JSON file every second (atomically)");
+  a->verbose_opt = cmd->add_flag("-v,--verbose", a->verbose, "Debug log lines");
+  cmd->callback([a, &exit_code] { exit_code = run_watch(*a); });
+  return cmd;
+}
+
+namespace {
+
+std::vector<std::string> default_status_files() {
+  std::vector<std::string> out;
+  const std::string base = "/run/msit-compact";
+  if (DIR* dir = ::opendir(base.c_str())) {
+    while (struct dirent* de = ::readdir(dir)) {
+      std::string n = de->d_name;
+      if (n == "." || n == "..") continue;
+      std::string f = base + "/" + n + "/status.json";
+      if (::access(f.c_str(), R_OK) == 0) out.push_back(f);
+    }
+    ::closedir(dir);
+  }
+  return out;
+}
+
+int print_status(const std::string& file, bool as_json) {
+  std::ifstream in(file);
+  if (!in) {
+    std::fprintf(stderr, "msit-compact status: %s: open: cannot read status file (is `watch --json-status` running?)\n", file.c_str());
+    return kExitBadInput;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    std::fprintf(stderr, "msit-compact status: %s: parse: not a status JSON file\n", file.c_str());
+    return kExitBadInput;
+  }
+  int pid = j.value("pid", 0);
+  bool alive = pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+  std::string state = j.value("state", std::string("unknown"));
+  if (state == "running" && !alive) state = "not running (stale status file)";
+  if (as_json) {
+    j["alive"] = alive;
+    std::printf("%s\n", j.dump(2).c_str());
+    return kExitOk;
+  }
+  auto u = [&j](const char* k) { return static_cast<unsigned long long>(j.value(k, uint64_t{0})); };
+  std::printf("%s: pid %d, %s\n", file.c_str(), pid, state.c_str());
+  std::printf("  files compacted     %llu (+%llu verified existing summaries)\n", u("files_compacted"), u("verified_existing"));
+  std::printf("  bytes freed         %llu (raw %llu, summaries %llu)\n", u("bytes_freed"), u("raw_bytes"), u("summary_bytes"));
+  std::printf("  pending             %llu (in flight %llu)\n", u("pending"), u("in_flight"));
+  std::printf("  errors              %llu (files %llu, never completed %llu)\n", u("errors"), u("files_failed"), u("incomplete_given_up"));
+  std::printf("  watches             %llu (unwatched dirs %llu, missing roots %llu)\n", u("watches"), u("unwatched_dirs"), u("missing_roots"));
+  if (j.contains("latency_ms") && j["latency_ms"].is_object()) {
+    const auto& l = j["latency_ms"];
+    std::printf("  close->deleted      p50 %.0f ms, p99 %.0f ms, max %.0f ms over %llu files\n",
+                l.value("p50", 0.0), l.value("p99", 0.0), l.value("max", 0.0),
+                static_cast<unsigned long long>(l.value("count", uint64_t{0})));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+CLI::App* register_status(CLI::App& app, int& exit_code) {
+  auto file = std::make_shared<std::string>();
+  auto as_json = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand("status", "Print a running watch daemon's counters (from its --json-status file)");
+  cmd->add_option("--json-status", *file, "Status file (default: every /run/msit-compact/*/status.json)");
+  cmd->add_flag("--json", *as_json, "Print the status as JSON");
+  cmd->callback([file, as_json, &exit_code] {
+    std::vector<std::string> files = file->empty() ? default_status_files() : std::vector<std::string>{*file};
+    if (files.empty()) {
+      std::fprintf(stderr, "msit-compact status: no status file found under /run/msit-compact/; pass --json-status FILE\n");
+      exit_code = kExitFailures;
+      return;
+    }
+    exit_code = kExitOk;
+    for (const auto& f : files) {
+      int rc = print_status(f, *as_json);
+      if (rc != kExitOk) exit_code = rc;
+    }
+  });
+  return cmd;
+}
+
+}  // namespace msit::cli

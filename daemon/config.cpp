@@ -1,0 +1,130 @@
+// Watch settings and the config file that sets them: `key = value` lines, `#` comments.
+#include "daemon/config.h"
+
+#include <charconv>
+
+#include <cerrno>
+#include <cstdio>
+
+namespace msit::daemon {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+std::optional<uint32_t> parse_u32(std::string_view v) {
+  uint32_t out = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p != v.data() + v.size()) return std::nullopt;
+  return out;
+}
+
+std::optional<bool> parse_bool(std::string_view v) {
+  if (v == "true" || v == "yes" || v == "1" || v == "on") return true;
+  if (v == "false" || v == "no" || v == "0" || v == "off") return false;
+  return std::nullopt;
+}
+
+Status apply_key(std::string_view key, std::string_view value, WatchSettings& s,
+                 const std::string& where) {
+  auto bad = [&](const char* what) {
+    return make_error(where, "config", "`" + std::string(key) + " = " + std::string(value) +
+                                           "`: " + what);
+  };
+  if (key == "dir") {
+    if (value.empty()) return bad("empty directory");
+    s.dirs.emplace_back(value);
+  } else if (key == "settle_ms" || key == "jobs" || key == "rescan_interval_s") {
+    auto n = parse_u32(value);
+    if (!n) return bad("expected a non-negative integer");
+    if (key == "settle_ms") s.settle_ms = *n;
+    else if (key == "jobs") s.jobs = *n;
+    else s.rescan_interval_s = *n;
+  } else if (key == "summary_format") {
+    auto f = parse_summary_format(value);
+    if (!f.ok()) return bad("expected rich or msit");
+    s.format = *f;
+  } else if (key == "keep_raw" || key == "verbose") {
+    auto b = parse_bool(value);
+    if (!b) return bad("expected true or false");
+    (key == "keep_raw" ? s.keep_raw : s.verbose) = *b;
+  } else if (key == "json_status") {
+    s.json_status = std::string(value);
+  } else {
+    return bad("unknown key (known: dir, settle_ms, jobs, summary_format, keep_raw, "
+               "rescan_interval_s, json_status, verbose)");
+  }
+  return ok_status();
+}
+
+// Config files may be symlinks (managed by configuration tools), unlike dump files.
+Result<std::string> read_config_file(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "re");
+  if (f == nullptr) return make_sys_error(path, "config", "cannot open config file", errno);
+  std::string text;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && text.size() < (1u << 20)) text.append(buf, n);
+  bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) return make_error(path, "config", "read error");
+  return text;
+}
+
+}  // namespace
+
+Result<SummaryFormat> parse_summary_format(std::string_view v) {
+  if (v == "rich") return SummaryFormat::kRich;
+  if (v == "msit") return SummaryFormat::kMsit;
+  return make_error("", "config", "summary format must be rich or msit, not " + std::string(v));
+}
+
+std::string_view summary_format_name(SummaryFormat f) {
+  return f == SummaryFormat::kMsit ? "msit" : "rich";
+}
+
+Status apply_config_text(std::string_view text, const std::string& path, WatchSettings& s) {
+  size_t line_no = 0;
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    ++line_no;
+    line = trim(line);
+    if (line.empty() || line.front() == '#') continue;
+    std::string where = path + ":" + std::to_string(line_no);
+    size_t eq = line.find('=');
+    if (eq == std::string_view::npos)
+      return make_error(where, "config", "expected `key = value`, got `" + std::string(line) + "`");
+    MSIT_TRY(apply_key(trim(line.substr(0, eq)), trim(line.substr(eq + 1)), s, where));
+  }
+  return ok_status();
+}
+
+Result<WatchSettings> load_settings(const std::string& config_path, const SettingOverrides& o) {
+  WatchSettings s;
+  if (!config_path.empty()) {
+    MSIT_ASSIGN_OR_RETURN(std::string text, read_config_file(config_path));
+    MSIT_TRY(apply_config_text(text, config_path, s));
+  }
+  if (!o.dirs.empty()) s.dirs = o.dirs;  // directories on the command line replace the file's
+  if (o.settle_ms) s.settle_ms = *o.settle_ms;
+  if (o.jobs) s.jobs = *o.jobs;
+  if (o.rescan_interval_s) s.rescan_interval_s = *o.rescan_interval_s;
+  if (o.format) s.format = *o.format;
+  if (o.keep_raw) s.keep_raw = *o.keep_raw;
+  if (o.verbose) s.verbose = *o.verbose;
+  if (o.json_status) s.json_status = *o.json_status;
+  if (s.dirs.empty())
+    return make_error(config_path, "config", "no directory to watch (give DIR or `dir = PATH`)");
+  if (s.rescan_interval_s == 0)
+    return make_error(config_path, "config", "rescan_interval_s must be at least 1");
+  if (s.settle_ms > 600'000) return make_error(config_path, "config", "settle_ms above 600000");
+  if (s.jobs > 1024) return make_error(config_path, "config", "jobs above 1024");
+  return s;
+}
+
+}  // namespace msit::daemon

@@ -1,0 +1,43 @@
+// Watch settings and the config file that sets them: `key = value` lines, `#` comments.
+// Command-line options win over the file; SIGHUP re-reads the file.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/base/result.h"
+#include "common/summary/compact.h"
+
+namespace msit::daemon {
+
+struct WatchSettings {
+  std::vector<std::string> dirs;
+  uint32_t settle_ms = 200;
+  uint32_t jobs = 0;                 // 0: number of cores
+  SummaryFormat format = SummaryFormat::kRich;
+  bool keep_raw = false;
+  uint32_t rescan_interval_s = 30;
+  std::string json_status;           // empty: none
+  bool verbose = false;
+};
+
+// Values given on the command line; unset ones come from the config file or the defaults.
+struct SettingOverrides {
+  std::vector<std::string> dirs;
+  std::optional<uint32_t> settle_ms, jobs, rescan_interval_s;
+  std::optional<SummaryFormat> format;
+  std::optional<bool> keep_raw, verbose;
+  std::optional<std::string> json_status;
+};
+
+// Applies the text of a config file. Errors name "path:line" and the offending key.
+Status apply_config_text(std::string_view text, const std::string& path, WatchSettings& s);
+// Defaults, then the file (when config_path is not empty), then the overrides; validated.
+Result<WatchSettings> load_settings(const std::string& config_path, const SettingOverrides& o);
+Result<SummaryFormat> parse_summary_format(std::string_view v);
+std::string_view summary_format_name(SummaryFormat f);
+
+}  // namespace msit::daemon

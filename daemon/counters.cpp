@@ -1,0 +1,84 @@
+// What the daemon reports: counters, close-to-deletion latency, STATUS= text and status JSON.
+#include "daemon/counters.h"
+
+#include <cstdio>
+#include <ctime>
+
+#include <nlohmann/json.hpp>
+
+namespace msit::daemon {
+
+void LatencyHistogram::add(int64_t ns) {
+  if (ns < 0) ns = 0;
+  size_t b = static_cast<size_t>(ns / 1000000);
+  ++buckets_[b < kBuckets ? b : kBuckets];
+  ++count_;
+  if (ns > max_ns_) max_ns_ = ns;
+}
+
+double LatencyHistogram::percentile_ms(double p) const {
+  if (count_ == 0) return 0;
+  uint64_t rank = static_cast<uint64_t>(p / 100.0 * static_cast<double>(count_ - 1)) + 1;
+  uint64_t seen = 0;
+  for (size_t b = 0; b < kBuckets; ++b) {
+    seen += buckets_[b];
+    if (seen >= rank) return static_cast<double>(b + 1);  // upper edge of the bucket
+  }
+  return max_ms();
+}
+
+std::string human_bytes(uint64_t n) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}
+
+std::string Counters::status_line() const {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "compacted %llu files, freed %s, pending %llu, in flight %llu, errors %llu",
+                static_cast<unsigned long long>(files_compacted + verified_existing),
+                human_bytes(bytes_freed).c_str(), static_cast<unsigned long long>(pending),
+                static_cast<unsigned long long>(in_flight),
+                static_cast<unsigned long long>(errors));
+  return buf;
+}
+
+std::string Counters::to_json(int pid, const std::string& state) const {
+  nlohmann::json j;
+  j["schema"] = "msit-compact/watch-status";
+  j["version"] = 1;
+  j["pid"] = pid;
+  j["state"] = state;
+  j["updated_unix_s"] = static_cast<int64_t>(std::time(nullptr));
+  j["files_compacted"] = files_compacted;
+  j["verified_existing"] = verified_existing;
+  j["raw_bytes"] = raw_bytes;
+  j["summary_bytes"] = summary_bytes;
+  j["bytes_freed"] = bytes_freed;
+  j["pending"] = pending;
+  j["in_flight"] = in_flight;
+  j["errors"] = errors;
+  j["files_failed"] = files_failed;
+  j["incomplete_given_up"] = incomplete_given_up;
+  j["temp_cleaned"] = temp_cleaned;
+  j["rescans"] = rescans;
+  j["overflows"] = overflows;
+  j["watches"] = watches;
+  j["unwatched_dirs"] = unwatched_dirs;
+  j["missing_roots"] = missing_roots;
+  j["latency_ms"] = {{"count", latency.count()},
+                     {"p50", latency.percentile_ms(50)},
+                     {"p99", latency.percentile_ms(99)},
+                     {"max", latency.max_ms()}};
+  return j.dump(2) + "\n";
+}
+
+}  // namespace msit::daemon

@@ -1,0 +1,52 @@
+// What the daemon reports: counters, close-to-deletion latency, STATUS= text and status JSON.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace msit::daemon {
+
+// Latency histogram with 1 ms buckets up to 10 s, and exact max.
+class LatencyHistogram {
+ public:
+  void add(int64_t ns);
+  uint64_t count() const { return count_; }
+  double percentile_ms(double p) const;  // 0 when empty
+  double max_ms() const { return static_cast<double>(max_ns_) / 1e6; }
+
+ private:
+  static constexpr size_t kBuckets = 10000;
+  std::array<uint32_t, kBuckets + 1> buckets_{};
+  uint64_t count_ = 0;
+  int64_t max_ns_ = 0;
+};
+
+struct Counters {
+  uint64_t files_compacted = 0;      // summaries published by us
+  uint64_t verified_existing = 0;    // raw removed after its existing summary was verified
+  uint64_t raw_bytes = 0;            // size of raw files replaced
+  uint64_t summary_bytes = 0;
+  uint64_t bytes_freed = 0;          // raw bytes removed minus summary bytes written
+  uint64_t errors = 0;               // failed attempts (each is retried or reported)
+  uint64_t files_failed = 0;         // distinct files that failed at least once
+  uint64_t incomplete_given_up = 0;  // never completed: reported once, left alone
+  uint64_t temp_cleaned = 0;         // stale temp files of an earlier run removed
+  uint64_t rescans = 0;
+  uint64_t overflows = 0;
+  uint64_t pending = 0;
+  uint64_t in_flight = 0;
+  uint64_t watches = 0;
+  uint64_t unwatched_dirs = 0;
+  uint64_t missing_roots = 0;
+  LatencyHistogram latency;          // close event -> raw deleted
+
+  // "compacted 12 files, freed 1.2 GiB, pending 3, in flight 2, errors 0"
+  std::string status_line() const;
+  // Status file content; `extra` members (pid, roots, ...) are added by the service.
+  std::string to_json(int pid, const std::string& state) const;
+};
+
+std::string human_bytes(uint64_t n);
+
+}  // namespace msit::daemon

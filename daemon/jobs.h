@@ -1,0 +1,90 @@
+// The seams between the watcher's decisions and the outside world: clock, file probe,
+// compactor and job sink. Real implementations live in probe.cpp / real_compactor.cpp;
+// unit tests pass fakes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/base/result.h"
+#include "common/io/file.h"
+
+namespace msit::daemon {
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual int64_t now_ns() const = 0;  // monotonic; callable from any thread
+};
+// CLOCK_MONOTONIC.
+Clock& steady_clock();
+
+// Whether another process holds the file open for writing.
+enum class WriterState : uint8_t { kNone, kBusy, kUnknown /* leases unavailable */ };
+
+struct ProbeResult {
+  bool exists = false;
+  bool regular = false;
+  FileIdentity identity;
+  WriterState writer = WriterState::kUnknown;
+};
+
+class FileProbe {
+ public:
+  virtual ~FileProbe() = default;
+  virtual ProbeResult probe(const std::string& path) = 0;
+};
+// lstat + F_SETLEASE read-lease probe (released at once).
+FileProbe& lease_probe();
+
+struct Job {
+  std::string path;
+  FileIdentity seen;     // identity when claimed
+  int64_t event_ns = 0;  // close/rename event time, 0 when found by a scan
+};
+
+enum class JobStatus : uint8_t {
+  kDone,        // summary durable (and raw removed unless kept)
+  kIncomplete,  // the header declares more bytes than the file has: writer not done
+  kGone,        // the file vanished before it was read
+  kFailed,      // read/write error; `transient` says whether retrying may help
+  kCancelled,   // not started because the daemon is stopping
+};
+
+struct JobResult {
+  std::string path;
+  JobStatus status = JobStatus::kDone;
+  Error error;
+  bool transient = false;
+  bool verified_existing = false;  // a valid summary already existed
+  bool raw_removed = false;
+  uint64_t raw_bytes = 0;
+  uint64_t summary_bytes = 0;
+  FileIdentity seen;
+  int64_t event_ns = 0;
+  int64_t done_ns = 0;
+};
+
+class Compactor {
+ public:
+  virtual ~Compactor() = default;
+  // Compacts a batch; one result per job, any order. Called on worker threads.
+  virtual std::vector<JobResult> run_batch(const std::vector<Job>& jobs) = 0;
+};
+
+class JobSink {
+ public:
+  virtual ~JobSink() = default;
+  virtual void submit(Job job) = 0;
+};
+
+// Which names are raw dumps, and (with --keep-raw) which raw files already have a summary.
+struct CandidatePolicy {
+  std::function<bool(std::string_view name)> is_candidate_name;
+  std::function<bool(const std::string& path)> already_done;  // may be empty
+};
+
+}  // namespace msit::daemon

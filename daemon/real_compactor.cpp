@@ -1,0 +1,92 @@
+// The production compactor and candidate policy: batches through prepare_summary() and
+// publish_summaries(), so a burst of small files shares its directory fsyncs.
+#include "daemon/real_compactor.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+
+#include "common/formats/dump_name.h"
+#include "common/formats/dump_reader.h"
+
+namespace msit::daemon {
+
+bool is_transient_error(const Error& e) {
+  if (e.sys_errno != 0) return true;
+  // Stages of the write/publish path fail for reasons outside the file (space, identity
+  // changed by a writer, directory fsync): the raw file stays and a later attempt may pass.
+  return e.stage == "write" || e.stage == "fsync" || e.stage == "rename" ||
+         e.stage == "fsync-dir" || e.stage == "unlink" || e.stage == "open";
+}
+
+static JobResult failed(const Job& j, Error e) {
+  JobResult r;
+  r.path = j.path;
+  r.seen = j.seen;
+  r.event_ns = j.event_ns;
+  if (is_incomplete_error(e)) {
+    r.status = JobStatus::kIncomplete;
+  } else if (e.sys_errno == ENOENT && (e.stage == "open" || e.stage == "stat")) {
+    r.status = JobStatus::kGone;
+  } else {
+    r.status = JobStatus::kFailed;
+    r.transient = is_transient_error(e);
+  }
+  r.error = std::move(e);
+  return r;
+}
+
+std::vector<JobResult> EngineCompactor::run_batch(const std::vector<Job>& jobs) {
+  CompactOptions opts = options();
+  std::vector<JobResult> out;
+  std::vector<PreparedSummary> prepared;
+  std::vector<size_t> owner;  // prepared[i] belongs to jobs[owner[i]]
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    Result<PreparedSummary> p = prepare_summary(jobs[i].path, opts);
+    if (!p.ok()) {
+      out.push_back(failed(jobs[i], p.take_error()));
+      continue;
+    }
+    prepared.push_back(std::move(p).value());
+    owner.push_back(i);
+  }
+  if (prepared.empty()) return out;
+  std::vector<Result<CompactOutcome>> published = publish_summaries(std::move(prepared));
+  for (size_t k = 0; k < published.size(); ++k) {
+    const Job& j = jobs[owner[k]];
+    if (!published[k].ok()) {
+      out.push_back(failed(j, published[k].take_error()));
+      continue;
+    }
+    const CompactOutcome& o = published[k].value();
+    JobResult r;
+    r.path = j.path;
+    r.seen = j.seen;
+    r.event_ns = j.event_ns;
+    r.status = JobStatus::kDone;
+    r.verified_existing = o.kind == CompactResultKind::kVerifiedExisting;
+    r.raw_removed = o.raw_removed;
+    r.raw_bytes = o.raw_bytes;
+    r.summary_bytes = o.summary_bytes;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+CandidatePolicy engine_policy(SummaryFormat format, bool keep_raw) {
+  CandidatePolicy p;
+  p.is_candidate_name = [](std::string_view name) {
+    NameKind k = classify_name(name).kind;
+    return k == NameKind::kGeDump || k == NameKind::kFxNpy || k == NameKind::kOtherNpy;
+  };
+  if (keep_raw) {
+    // Rescans would otherwise re-read every kept raw file; an event still re-checks it.
+    p.already_done = [format](const std::string& path) {
+      struct stat st {};
+      return ::lstat(summary_path_for(path, format).c_str(), &st) == 0;
+    };
+  }
+  return p;
+}
+
+}  // namespace msit::daemon

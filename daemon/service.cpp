@@ -1,0 +1,216 @@
+// The running daemon: libuv loop (inotify poll, timers, signals, worker wake-ups), sd_notify,
+// status file and log lines around one Watcher.
+#include "daemon/service.h"
+
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include <csignal>
+#include <memory>
+#include <thread>
+
+#include "common/io/atomic_write.h"
+#include "daemon/real_compactor.h"
+#include "daemon/watcher.h"
+#include "daemon/work_queue.h"
+
+namespace msit::daemon {
+namespace {
+
+constexpr size_t kBatchMax = 32;
+constexpr uint64_t kBatchBytesMax = 64ull << 20;
+constexpr int64_t kStatusLogEveryNs = 30'000'000'000;
+
+WatcherOptions watcher_options(const WatchSettings& s, unsigned jobs) {
+  WatcherOptions o;
+  o.settle_ns = int64_t{s.settle_ms} * 1'000'000;
+  o.rescan_interval_ns = int64_t{s.rescan_interval_s} * 1'000'000'000;
+  o.backoff_cap_ns = std::min<int64_t>(30'000'000'000, o.rescan_interval_ns);
+  o.max_in_flight = size_t{jobs} * kBatchMax;
+  return o;
+}
+
+CompactOptions compact_options(const WatchSettings& s) {
+  CompactOptions c;
+  c.format = s.format;
+  c.raw = s.keep_raw ? RawAction::kKeep : RawAction::kDelete;
+  return c;
+}
+
+class Service {
+ public:
+  Service(const WatchSettings& s, const ReloadFn& reload, Logger& log, EventSource& source)
+      : settings_(s), reload_(reload), log_(log), source_(source),
+        jobs_(s.jobs != 0 ? s.jobs : std::max(1u, std::thread::hardware_concurrency())),
+        compactor_(compact_options(s)) {}
+
+  int run();
+
+ private:
+  template <class H>
+  static Service* self(H* h) { return static_cast<Service*>(h->data); }
+  void start_handles();
+  void on_status_timer();
+  void publish_status(const char* state);
+  void reload();
+  void begin_stop(int signum);
+
+  WatchSettings settings_;
+  ReloadFn reload_;
+  Logger& log_;
+  EventSource& source_;
+  unsigned jobs_;
+  EngineCompactor compactor_;
+  uv_loop_t loop_{};
+  uv_poll_t poll_{};
+  uv_timer_t tick_{}, status_{}, watchdog_{};
+  uv_async_t wake_{};
+  uv_signal_t sigterm_{}, sigint_{}, sighup_{};
+  std::unique_ptr<WorkerPool> pool_;
+  std::unique_ptr<Watcher> watcher_;
+  bool stopping_ = false;
+  int64_t last_log_ns_ = 0;
+  std::string last_logged_;
+};
+
+void Service::publish_status(const char* state) {
+  const Counters& c = watcher_->counters();
+  std::string line = c.status_line();
+  sd_notifyf(0, "STATUS=%s", line.c_str());
+  if (!settings_.json_status.empty()) {
+    Status st = atomic_write_file(settings_.json_status, c.to_json(static_cast<int>(::getpid()), state));
+    if (!st.ok() && !stopping_) log_.warning(st.error().to_string());
+  }
+}
+
+void Service::on_status_timer() {
+  publish_status("running");
+  int64_t now = steady_clock().now_ns();
+  std::string line = watcher_->counters().status_line();
+  if (line != last_logged_ && now - last_log_ns_ >= kStatusLogEveryNs) {
+    log_.info(line);
+    last_logged_ = line;
+    last_log_ns_ = now;
+  }
+}
+
+void Service::reload() {
+  Result<WatchSettings> s = reload_();
+  if (!s.ok()) {
+    log_.error(s.error().to_string() + "; keeping the current settings");
+    return;
+  }
+  if (s->dirs != settings_.dirs || s->jobs != settings_.jobs)
+    log_.warning("config: changes to dir and jobs take effect after a restart");
+  s->dirs = settings_.dirs;
+  s->jobs = settings_.jobs;
+  settings_ = *s;
+  watcher_->set_options(watcher_options(settings_, jobs_));
+  compactor_.set_options(compact_options(settings_));
+  log_.set_verbose(settings_.verbose);
+  log_.info("config reloaded: settle " + std::to_string(settings_.settle_ms) + " ms, rescan every " +
+            std::to_string(settings_.rescan_interval_s) + " s, format " +
+            std::string(summary_format_name(settings_.format)) +
+            (settings_.keep_raw ? ", raw files kept" : ""));
+}
+
+void Service::begin_stop(int signum) {
+  if (stopping_) return;
+  stopping_ = true;
+  sd_notify(0, "STOPPING=1");
+  log_.info(std::string("received ") + (signum == SIGINT ? "SIGINT" : "SIGTERM") +
+            ": finishing files in flight, then exiting");
+  watcher_->stop_claiming();
+  uv_poll_stop(&poll_);
+  uv_timer_stop(&tick_);
+  uv_timer_stop(&status_);
+  // Blocks the loop only while the running batches finish; queued jobs come back cancelled.
+  pool_->shutdown();
+  watcher_->on_results(pool_->take_results());
+  publish_status("stopped");
+  log_.info("stopped: " + watcher_->counters().status_line());
+  auto close = [](uv_handle_t* h) {
+    if (!uv_is_closing(h)) uv_close(h, nullptr);
+  };
+  for (uv_handle_t* h : {reinterpret_cast<uv_handle_t*>(&poll_), reinterpret_cast<uv_handle_t*>(&tick_),
+                         reinterpret_cast<uv_handle_t*>(&status_), reinterpret_cast<uv_handle_t*>(&watchdog_),
+                         reinterpret_cast<uv_handle_t*>(&wake_), reinterpret_cast<uv_handle_t*>(&sigterm_),
+                         reinterpret_cast<uv_handle_t*>(&sigint_), reinterpret_cast<uv_handle_t*>(&sighup_)})
+    close(h);
+}
+
+void Service::start_handles() {
+  uv_poll_init(&loop_, &poll_, source_.poll_fd());
+  poll_.data = this;
+  uv_poll_start(&poll_, UV_READABLE, [](uv_poll_t* h, int, int) { self(h)->watcher_->on_events(); });
+
+  uint64_t tick_ms = std::clamp<uint64_t>(settings_.settle_ms / 4, 5, 50);
+  uv_timer_init(&loop_, &tick_);
+  tick_.data = this;
+  uv_timer_start(&tick_, [](uv_timer_t* h) { self(h)->watcher_->on_tick(); }, tick_ms, tick_ms);
+
+  uv_timer_init(&loop_, &status_);
+  status_.data = this;
+  uv_timer_start(&status_, [](uv_timer_t* h) { self(h)->on_status_timer(); }, 1000, 1000);
+
+  uv_timer_init(&loop_, &watchdog_);
+  watchdog_.data = this;
+  uint64_t wd_usec = 0;
+  if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec > 0) {
+    uint64_t every_ms = std::max<uint64_t>(1, wd_usec / 2000);  // half of WATCHDOG_USEC
+    uv_timer_start(&watchdog_, [](uv_timer_t*) { sd_notify(0, "WATCHDOG=1"); }, every_ms, every_ms);
+  }
+
+  for (auto [sig, h] : {std::pair{SIGTERM, &sigterm_}, std::pair{SIGINT, &sigint_}, std::pair{SIGHUP, &sighup_}}) {
+    uv_signal_init(&loop_, h);
+    h->data = this;
+    uv_signal_start(h, [](uv_signal_t* s, int signum) {
+      if (signum == SIGHUP) self(s)->reload();
+      else self(s)->begin_stop(signum);
+    }, sig);
+  }
+}
+
+int Service::run() {
+  uv_loop_init(&loop_);
+  uv_async_init(&loop_, &wake_, [](uv_async_t* h) {
+    Service* s = self(h);
+    if (!s->stopping_) s->watcher_->on_results(s->pool_->take_results());
+  });
+  wake_.data = this;
+  pool_ = std::make_unique<WorkerPool>(jobs_, kBatchMax, compactor_, steady_clock(),
+                                       [this] { uv_async_send(&wake_); }, kBatchBytesMax);
+  watcher_ = std::make_unique<Watcher>(watcher_options(settings_, jobs_), settings_.dirs, source_,
+                                       steady_clock(), lease_probe(), *pool_, log_,
+                                       engine_policy(settings_.format, settings_.keep_raw));
+  log_.info("watching " + std::to_string(settings_.dirs.size()) + " root(s) with " +
+            std::to_string(jobs_) + " worker(s), settle " + std::to_string(settings_.settle_ms) + " ms");
+  watcher_->start();
+  start_handles();
+  publish_status("running");
+  sd_notify(0, "READY=1");  // after the first scan: every existing file is known
+  log_.info("start-up scan done: " + watcher_->counters().status_line());
+  uv_run(&loop_, UV_RUN_DEFAULT);
+  uv_loop_close(&loop_);
+  return 0;
+}
+
+}  // namespace
+
+int run_watch_service(const WatchSettings& settings, const ReloadFn& reload, Logger& log) {
+  // A writer opening a file while the probe holds its read lease makes the kernel send SIGIO,
+  // whose default action would kill the daemon.
+  std::signal(SIGIO, SIG_IGN);
+  std::signal(SIGPIPE, SIG_IGN);
+  log.set_verbose(settings.verbose);
+  Result<std::unique_ptr<EventSource>> source = make_inotify_source();
+  if (!source.ok()) {
+    log.error(source.error().to_string());
+    return 1;
+  }
+  Service service(settings, reload, log, **source);
+  return service.run();
+}
+
+}  // namespace msit::daemon

@@ -1,0 +1,233 @@
+// The watcher's decisions, free of libuv: which files are candidates, when a candidate has
+// settled (quiet, no writer, complete), what is handed to the workers, and what a result means.
+#include "daemon/watcher.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <ctime>
+
+namespace msit::daemon {
+
+static int64_t wall_now_ns() {
+  struct timespec ts {};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+Watcher::Watcher(WatcherOptions opts, std::vector<std::string> roots, EventSource& source,
+                 Clock& clock, FileProbe& probe, JobSink& sink, Logger& log,
+                 CandidatePolicy policy)
+    : opts_(opts), clock_(clock), probe_(probe), sink_(sink), log_(log),
+      policy_(std::move(policy)),
+      tree_(source, log, std::move(roots),
+            TreeHooks{[this](const std::string& p, bool ev) { on_candidate(p, ev); },
+                      [this](const std::string& p) { on_temp_file(p); },
+                      policy_.is_candidate_name}),
+      source_(source), start_wall_ns_(wall_now_ns()) {}
+
+void Watcher::start() {
+  tree_.scan_all();
+  tree_.poll_roots();  // logs the roots that are not there yet
+  int64_t now = clock_.now_ns();
+  next_rescan_ns_ = now + opts_.rescan_interval_ns;
+  next_root_poll_ns_ = now + opts_.root_poll_ns;
+  next_unwatched_ns_ = now + opts_.unwatched_rescan_ns;
+  dispatch();
+}
+
+void Watcher::on_events() {
+  events_.clear();
+  Status st = source_.read_events(events_);
+  if (!st.ok()) log_.error(st.error().to_string());
+  for (const FsEvent& e : events_) tree_.handle(e);
+  counters_.overflows = tree_.overflows();
+}
+
+void Watcher::on_tick() {
+  int64_t now = clock_.now_ns();
+  if (now >= next_rescan_ns_) {
+    tree_.scan_all();
+    ++counters_.rescans;
+    next_rescan_ns_ = now + opts_.rescan_interval_ns;
+  }
+  if (now >= next_root_poll_ns_) {
+    tree_.poll_roots();
+    next_root_poll_ns_ = now + opts_.root_poll_ns;
+  }
+  if (now >= next_unwatched_ns_) {
+    if (tree_.unwatched_count() > 0) tree_.rescan_unwatched();
+    next_unwatched_ns_ = now + opts_.unwatched_rescan_ns;
+  }
+  dispatch();
+}
+
+void Watcher::on_candidate(const std::string& path, bool from_event) {
+  int64_t now = clock_.now_ns();
+  if (from_event) {
+    abandoned_.erase(path);
+  } else if (auto a = abandoned_.find(path); a != abandoned_.end()) {
+    Result<FileIdentity> id = identity_at_path(path);
+    if (id.ok() && id->same_content_as(a->second)) return;  // unchanged: still left alone
+    abandoned_.erase(a);
+  }
+  auto it = pending_.find(path);
+  if (it == pending_.end()) {
+    if (!from_event && policy_.already_done && policy_.already_done(path)) return;
+    Pending p;
+    // Files found by a scan have usually been there a while; the probe still checks them.
+    p.due_ns = from_event ? now + opts_.settle_ns : now;
+    p.event_ns = from_event ? now : 0;
+    pending_.emplace(path, p);
+    return;
+  }
+  if (!from_event) return;
+  Pending& p = it->second;
+  p.due_ns = now + opts_.settle_ns;  // writer activity: settle again, from the start
+  p.event_ns = now;
+  p.attempts = 0;
+  if (p.in_flight) p.dirty = true;
+}
+
+void Watcher::on_temp_file(const std::string& path) {
+  // Only temp files older than this process are stale: newer ones are being written by us.
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  int64_t mtime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  if (mtime >= start_wall_ns_) return;
+  if (::unlink(path.c_str()) == 0) {
+    ++counters_.temp_cleaned;
+    log_.info(path + ": removed a stale temp file of an earlier run");
+  }
+}
+
+void Watcher::rearm(Pending& p, int64_t now) {
+  uint32_t shift = p.attempts < 20 ? p.attempts : 20;
+  int64_t delay = opts_.settle_ns << shift;
+  if (delay > opts_.backoff_cap_ns || delay <= 0) delay = opts_.backoff_cap_ns;
+  if (delay < opts_.settle_ns) delay = opts_.settle_ns;
+  p.due_ns = now + delay;
+}
+
+void Watcher::dispatch() {
+  if (stopping_ || in_flight_ >= opts_.max_in_flight) return;
+  int64_t now = clock_.now_ns();
+  // Oldest first, so that under load the files that have waited longest are freed first.
+  due_.clear();
+  for (auto it = pending_.begin(); it != pending_.end(); ++it)
+    if (!it->second.in_flight && it->second.due_ns <= now) due_.emplace_back(it->second.due_ns, it);
+  std::sort(due_.begin(), due_.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [due, it] : due_) {
+    if (in_flight_ >= opts_.max_in_flight) break;
+    if (!try_claim(it->first, it->second, now)) pending_.erase(it);
+  }
+  due_.clear();
+}
+
+bool Watcher::try_claim(const std::string& path, Pending& p, int64_t now) {
+  ProbeResult pr = probe_.probe(path);
+  if (!pr.exists || !pr.regular) return false;  // gone, or replaced by a symlink/dir
+  if (pr.writer == WriterState::kBusy) {
+    rearm(p, now);  // a writer still has it open; not counted towards "never completes"
+    return true;
+  }
+  if (pr.writer == WriterState::kUnknown) {
+    // No leases here: require size and mtime unchanged over a whole settle period.
+    if (!p.has_obs || !p.obs.same_content_as(pr.identity)) {
+      p.has_obs = true;
+      p.obs = pr.identity;
+      p.obs_ns = now;
+      p.due_ns = now + opts_.settle_ns;
+      return true;
+    }
+    if (now - p.obs_ns < opts_.settle_ns) {
+      p.due_ns = p.obs_ns + opts_.settle_ns;
+      return true;
+    }
+  }
+  p.in_flight = true;
+  p.dirty = false;
+  ++in_flight_;
+  sink_.submit(Job{path, pr.identity, p.event_ns});
+  return true;
+}
+
+void Watcher::on_results(std::vector<JobResult> results) {
+  for (JobResult& r : results) handle_result(r);
+  dispatch();
+}
+
+void Watcher::abandon(Map::iterator it, const FileIdentity& id) {
+  abandoned_[it->first] = id;
+  pending_.erase(it);
+}
+
+void Watcher::handle_result(JobResult& r) {
+  auto it = pending_.find(r.path);
+  if (it == pending_.end() || !it->second.in_flight) return;
+  Pending& p = it->second;
+  p.in_flight = false;
+  --in_flight_;
+  int64_t now = clock_.now_ns();
+  switch (r.status) {
+    case JobStatus::kDone:
+      if (r.verified_existing) ++counters_.verified_existing;
+      else ++counters_.files_compacted;
+      counters_.raw_bytes += r.raw_bytes;
+      counters_.summary_bytes += r.summary_bytes;
+      if (r.raw_removed && r.raw_bytes > r.summary_bytes)
+        counters_.bytes_freed += r.raw_bytes - r.summary_bytes;
+      if (r.raw_removed && r.event_ns > 0) counters_.latency.add(r.done_ns - r.event_ns);
+      if (p.error_logged) log_.info(r.path + ": compacted after earlier failures");
+      break;
+    case JobStatus::kGone:
+    case JobStatus::kCancelled:
+      if (r.status == JobStatus::kCancelled) return;  // stays pending
+      break;
+    case JobStatus::kIncomplete:
+      if (++p.attempts >= opts_.incomplete_attempts) {
+        ++counters_.incomplete_given_up;
+        log_.warning(r.error.to_string() + "; the file never completed: leaving it alone "
+                     "until it changes");
+        abandon(it, r.seen);
+        return;
+      }
+      rearm(p, now);
+      return;
+    case JobStatus::kFailed:
+      ++counters_.errors;
+      if (!p.error_logged) {
+        p.error_logged = true;
+        ++counters_.files_failed;
+        log_.error(r.error.to_string() + (r.transient ? "; raw file kept, will retry"
+                                                      : "; raw file kept, left alone"));
+      }
+      if (!r.transient) {
+        abandon(it, r.seen);
+        return;
+      }
+      ++p.attempts;
+      rearm(p, now);
+      return;
+  }
+  if (p.dirty) {
+    p.dirty = false;
+    p.due_ns = now + opts_.settle_ns;  // rewritten meanwhile: look again
+    return;
+  }
+  pending_.erase(it);
+}
+
+const Counters& Watcher::counters() {
+  counters_.pending = pending();
+  counters_.in_flight = in_flight_;
+  counters_.watches = tree_.watch_count();
+  counters_.unwatched_dirs = tree_.unwatched_count();
+  counters_.missing_roots = tree_.missing_roots();
+  counters_.overflows = tree_.overflows();
+  return counters_;
+}
+
+}  // namespace msit::daemon

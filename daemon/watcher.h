@@ -1,0 +1,96 @@
+// The watcher's decisions, free of libuv: which files are candidates, when a candidate has
+// settled (quiet, no writer, complete), what is handed to the workers, and what a result means.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "daemon/counters.h"
+#include "daemon/event_source.h"
+#include "daemon/jobs.h"
+#include "daemon/log.h"
+#include "daemon/watch_tree.h"
+
+namespace msit::daemon {
+
+struct WatcherOptions {
+  int64_t settle_ns = 200'000'000;          // quiet time after the last event
+  int64_t rescan_interval_ns = 30'000'000'000;
+  int64_t backoff_cap_ns = 30'000'000'000;  // longest wait between two attempts
+  uint32_t incomplete_attempts = 8;         // "never completes" after this many re-arms
+  size_t max_in_flight = 64;                // jobs handed to workers and not yet returned
+  int64_t root_poll_ns = 250'000'000;       // missing roots
+  int64_t unwatched_rescan_ns = 2'000'000'000;
+};
+
+class Watcher {
+ public:
+  Watcher(WatcherOptions opts, std::vector<std::string> roots, EventSource& source, Clock& clock,
+          FileProbe& probe, JobSink& sink, Logger& log, CandidatePolicy policy);
+
+  // The start-up scan (also removes stale temp files of an earlier run).
+  void start();
+  // Drains the event source.
+  void on_events();
+  // Periodic: rescans, missing roots, dispatch of settled candidates.
+  void on_tick();
+  void on_results(std::vector<JobResult> results);
+  // SIGTERM: nothing new is handed to the workers.
+  void stop_claiming() { stopping_ = true; }
+  void set_options(const WatcherOptions& o) { opts_ = o; }
+
+  size_t pending() const { return pending_.size() - in_flight_; }
+  size_t in_flight() const { return in_flight_; }
+  // Counters with the gauges (pending, watches, ...) refreshed.
+  const Counters& counters();
+  WatchTree& tree() { return tree_; }
+
+ private:
+  struct Pending {
+    int64_t due_ns = 0;
+    int64_t event_ns = 0;     // last close/rename event, for latency
+    uint32_t attempts = 0;
+    bool in_flight = false;
+    bool dirty = false;       // an event arrived while in flight
+    bool has_obs = false;     // lease-less fallback: last size/mtime and when it was seen
+    bool error_logged = false;
+    FileIdentity obs;
+    int64_t obs_ns = 0;
+  };
+  using Map = std::unordered_map<std::string, Pending>;
+
+  void on_candidate(const std::string& path, bool from_event);
+  void on_temp_file(const std::string& path);
+  void dispatch();
+  // Returns false when the entry must be erased.
+  bool try_claim(const std::string& path, Pending& p, int64_t now);
+  void rearm(Pending& p, int64_t now);
+  void handle_result(JobResult& r);
+  void abandon(Map::iterator it, const FileIdentity& id);
+
+  WatcherOptions opts_;
+  Clock& clock_;
+  FileProbe& probe_;
+  JobSink& sink_;
+  Logger& log_;
+  CandidatePolicy policy_;
+  WatchTree tree_;
+  EventSource& source_;
+  Map pending_;
+  std::unordered_map<std::string, FileIdentity> abandoned_;
+  size_t in_flight_ = 0;
+  bool stopping_ = false;
+  int64_t start_wall_ns_ = 0;
+  int64_t next_rescan_ns_ = 0;
+  int64_t next_root_poll_ns_ = 0;
+  int64_t next_unwatched_ns_ = 0;
+  Counters counters_;
+  std::vector<FsEvent> events_;
+  std::vector<std::pair<int64_t, Map::iterator>> due_;
+};
+
+}  // namespace msit::daemon

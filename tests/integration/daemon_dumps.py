@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Writes small valid GE dump files (and npy files) for the watch-daemon tests.
+
+A GE dump is: uint64 LE header length H, a DumpData protobuf of H bytes (one fp16 input and
+one fp16 output, formats.md 1.3), then the payloads. Used as a module or as a command:
+  daemon_dumps.py burst DIR N          N files spread over DIR/{0..9}/ as fast as possible
+  daemon_dumps.py slow PATH SECONDS    one file written in pieces over SECONDS (fd kept open)
+  daemon_dumps.py pieces PATH SECONDS  same, but reopening and closing for every piece
+  daemon_dumps.py rename PATH          written under a temp name, then renamed into place
+  daemon_dumps.py one PATH [ELEMS]     one file
+  daemon_dumps.py check DIR            every .summary.json parses; prints counts as JSON
+"""
+import json
+import os
+import struct
+import sys
+import time
+
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _field(num, wire, payload):
+    key = _varint((num << 3) | wire)
+    if wire == 2:
+        return key + _varint(len(payload)) + payload
+    return key + payload
+
+
+def _shape(dims):
+    packed = b"".join(_varint(d) for d in dims)
+    return _field(1, 2, packed)
+
+
+def _tensor(size, dims, shape_field, size_field, orig_field):
+    # data_type=DT_FLOAT16 (proto 2), format=ND (2)
+    return (_field(1, 0, _varint(2)) + _field(2, 0, _varint(2)) +
+            _field(shape_field, 2, _shape(dims)) + _field(size_field, 0, _varint(size)) +
+            _field(orig_field, 2, _shape(dims)))
+
+
+def ge_dump_bytes(elems=6, seed=0):
+    size = elems * 2
+    header = (_field(1, 2, b"2.0") + _field(2, 0, _varint(1706596912161941)) +
+              _field(3, 2, _tensor(size, [elems], 3, 6, 7)) +   # OpOutput: shape 3, size 6, orig 7
+              _field(4, 2, _tensor(size, [elems], 3, 5, 6)) +   # OpInput: shape 3, size 5, orig 6
+              _field(6, 2, b"Add_op"))
+    vals = [((seed + i) % 7) * 0.5 for i in range(elems)]
+    payload = struct.pack("<%de" % elems, *vals)
+    return struct.pack("<Q", len(header)) + header + payload + payload
+
+
+def ge_name(i, op="Add"):
+    return "%s.%s_%d.%d.6.17065969121%05d" % (op, op, i, i, i % 100000)
+
+
+def npy_bytes(elems=6):
+    hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % elems
+    hdr = hdr + " " * (63 - (10 + len(hdr)) % 64) + "\n"
+    return (b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode() +
+            struct.pack("<%df" % elems, *[float(i) for i in range(elems)]))
+
+
+def write_file(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def burst(root, n):
+    dirs = [os.path.join(root, str(d)) for d in range(10)]
+    for d in dirs:
+        os.makedirs(d, exist_ok=True)
+    data = ge_dump_bytes()
+    for i in range(n):
+        write_file(os.path.join(dirs[i % 10], ge_name(i)), data)
+
+
+def slow(path, seconds, reopen):
+    data = ge_dump_bytes(elems=2048)
+    pieces = 20
+    step = (len(data) + pieces - 1) // pieces
+    if reopen:
+        open(path, "wb").close()
+        for k in range(pieces):
+            with open(path, "ab") as f:
+                f.write(data[k * step:(k + 1) * step])
+            time.sleep(seconds / pieces)
+        return
+    with open(path, "wb") as f:
+        for k in range(pieces):
+            f.write(data[k * step:(k + 1) * step])
+            f.flush()
+            time.sleep(seconds / pieces)
+
+
+def check(root):
+    summaries = raws = temps = bad = 0
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            p = os.path.join(dirpath, name)
+            if name.startswith(".msit-tmp."):
+                temps += 1
+            elif name.endswith(".summary.json"):
+                summaries += 1
+                try:
+                    with open(p) as f:
+                        j = json.load(f)
+                    if j.get("schema") != "msit-compact/summary" or not j.get("tensors"):
+                        bad += 1
+                except (ValueError, OSError):
+                    bad += 1
+            elif not os.path.islink(p):
+                raws += 1
+    print(json.dumps({"summaries": summaries, "raws": raws, "temps": temps, "bad": bad}))
+
+
+def main(argv):
+    cmd = argv[1]
+    if cmd == "burst":
+        burst(argv[2], int(argv[3]))
+    elif cmd in ("slow", "pieces"):
+        slow(argv[2], float(argv[3]), cmd == "pieces")
+    elif cmd == "rename":
+        d, n = os.path.split(argv[2])
+        tmp = os.path.join(d, "." + n + ".partial")
+        write_file(tmp, ge_dump_bytes(elems=1024))
+        os.rename(tmp, argv[2])
+    elif cmd == "one":
+        write_file(argv[2], ge_dump_bytes(elems=int(argv[3]) if len(argv) > 3 else 6))
+    elif cmd == "npy":
+        write_file(argv[2], npy_bytes())
+    elif cmd == "check":
+        check(argv[2])
+    else:
+        sys.exit("unknown command " + cmd)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,186 @@
+// compact_file() and its batched form: the raw file goes only after a durable, matching summary.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "common/io/atomic_write.h"
+#include "common/summary/compact.h"
+#include "common/summary/compact_run.h"
+
+namespace fs = std::filesystem;
+
+namespace msit {
+namespace {
+
+// A float32 .npy file (v1 header) of the given values.
+std::string npy_bytes(const std::vector<float>& v) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(v.size()) + ",), }";
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  uint16_t len = static_cast<uint16_t>(header.size());
+  out.append(reinterpret_cast<const char*>(&len), 2);
+  out += header;
+  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+  return out;
+}
+
+class CompactTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/msit-compact-test.XXXXXX";
+    dir_ = ::mkdtemp(tmpl);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& bytes) {
+    std::string p = dir_ + "/" + name;
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }
+  static std::string read(const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  std::string dir_;
+  const std::string fx_name_ = "add_1-aten.add.Tensor.OUTPUT.0.20250101000000000000.npy";
+};
+
+TEST_F(CompactTest, WritesSummaryThenRemovesRaw) {
+  std::string raw = write(fx_name_, npy_bytes({1.0f, -2.0f, 3.5f, 0.0f}));
+  auto r = compact_file(raw, CompactOptions{});
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->kind, CompactResultKind::kCompacted);
+  EXPECT_TRUE(r->raw_removed);
+  EXPECT_FALSE(fs::exists(raw));
+  auto s = read_summary_file(raw + ".summary.json");
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  ASSERT_EQ(s->tensors.size(), 1u);
+  EXPECT_EQ(*s->tensors[0].stats.min, -2.0);
+  EXPECT_EQ(*s->tensors[0].stats.max, 3.5);
+  EXPECT_EQ(s->tensors[0].stats.zero_count, 1u);
+  EXPECT_EQ(s->tensors[0].role, "output");
+  for (const auto& e : fs::directory_iterator(dir_)) EXPECT_FALSE(is_temp_name(e.path().filename().string()));
+}
+
+TEST_F(CompactTest, KeepRawAndDryRun) {
+  std::string raw = write(fx_name_, npy_bytes({1.0f, 2.0f}));
+  CompactOptions dry;
+  dry.dry_run = true;
+  auto r = compact_file(raw, dry);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->kind, CompactResultKind::kDryRun);
+  EXPECT_TRUE(fs::exists(raw));
+  EXPECT_FALSE(fs::exists(raw + ".summary.json"));
+
+  CompactOptions keep;
+  keep.raw = RawAction::kKeep;
+  r = compact_file(raw, keep);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(fs::exists(raw));
+  EXPECT_TRUE(fs::exists(raw + ".summary.json"));
+  // A second run finds the summary up to date and keeps everything as is.
+  r = compact_file(raw, keep);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->kind, CompactResultKind::kVerifiedExisting);
+  // Deleting mode verifies the existing summary by hash, then removes the raw file.
+  r = compact_file(raw, CompactOptions{});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->kind, CompactResultKind::kVerifiedExisting);
+  EXPECT_FALSE(fs::exists(raw));
+}
+
+TEST_F(CompactTest, RawChangedAfterReadIsKept) {
+  std::string raw = write(fx_name_, npy_bytes({1.0f, 2.0f}));
+  auto p = prepare_summary(raw, CompactOptions{});
+  ASSERT_TRUE(p.ok());
+  std::string changed = npy_bytes({5.0f, 6.0f, 7.0f});
+  write(fx_name_, changed);  // the writer rewrote it in between
+  std::vector<PreparedSummary> batch{std::move(p).value()};
+  auto results = publish_summaries(std::move(batch));
+  ASSERT_FALSE(results[0].ok());
+  EXPECT_NE(results[0].error().to_string().find("changed"), std::string::npos);
+  EXPECT_EQ(read(raw), changed);
+}
+
+TEST_F(CompactTest, CorruptAndTruncatedFilesAreNeverDeleted) {
+  std::string good = npy_bytes({1.0f, 2.0f, 3.0f});
+  std::string truncated = write("t-aten.x.OUTPUT.0.20250101000000000000.npy", good.substr(0, good.size() - 3));
+  std::string garbage = write("Add.Add_2.44.6.1706596912161941", std::string("\x05\0\0\0\0\0\0\0garbage!!", 17));
+  std::string empty = write("Mul.Mul_1.45.6.1706596912161942", "");
+  for (const auto& p : {truncated, garbage, empty}) {
+    std::string before = read(p);
+    auto r = compact_file(p, CompactOptions{});
+    ASSERT_FALSE(r.ok()) << p;
+    EXPECT_NE(r.error().to_string().find(p), std::string::npos) << r.error().to_string();
+    EXPECT_EQ(read(p), before);
+    EXPECT_FALSE(fs::exists(p + ".summary.json"));
+  }
+}
+
+TEST_F(CompactTest, SymlinksAreNotFollowed) {
+  std::string target = write(fx_name_, npy_bytes({1.0f}));
+  std::string link = dir_ + "/link-aten.x.OUTPUT.0.20250101000000000000.npy";
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  auto r = compact_file(link, CompactOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().to_string().find("symbolic link"), std::string::npos);
+  EXPECT_TRUE(fs::exists(target));
+  EXPECT_TRUE(fs::is_symlink(link));
+}
+
+TEST_F(CompactTest, FailedRenameKeepsRaw) {
+  std::string raw = write(fx_name_, npy_bytes({1.0f, 2.0f}));
+  fs::create_directory(raw + ".summary.json");  // rename onto a directory fails
+  fs::create_directory(raw + ".summary.json/x");
+  auto r = compact_file(raw, CompactOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(fs::exists(raw));
+  for (const auto& e : fs::directory_iterator(dir_)) EXPECT_FALSE(is_temp_name(e.path().filename().string()));
+}
+
+TEST_F(CompactTest, MsitFormatWritesMinMaxNpy) {
+  std::string raw = write(fx_name_, npy_bytes({1.0f, -4.0f, 2.0f}));
+  CompactOptions opts;
+  opts.format = SummaryFormat::kMsit;
+  auto r = compact_file(raw, opts);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  std::string mm = dir_ + "/add_1-aten.add.Tensor.OUTPUT.0.20250101000000000000_min_max.npy";
+  EXPECT_EQ(r->summary_path, mm);
+  EXPECT_TRUE(fs::exists(mm));
+  EXPECT_FALSE(fs::exists(raw));
+}
+
+TEST_F(CompactTest, RunCompactCountsEverythingAndCleansTemps) {
+  write(fx_name_, npy_bytes({1.0f, 2.0f}));
+  write("b-aten.mul.Tensor.INPUT.0.20250101000000000000.npy", npy_bytes({3.0f}));
+  write(".msit-tmp.stale.summary.json.abc123", "{partial");
+  write("notes.bin.weird", "hello");
+  write("dynamo_original_graph_1_rank_0_pid_1_ts_1.txt", "op {}");
+  fs::create_directory(dir_ + "/sub");
+  ASSERT_EQ(::symlink("/etc", (dir_ + "/sub/outside").c_str()), 0);
+  CompactRunOptions opts;
+  opts.jobs = 2;
+  CompactReport rep = run_compact({dir_}, opts, nullptr);
+  EXPECT_EQ(rep.candidates, 2u);
+  EXPECT_EQ(rep.compacted, 2u);
+  EXPECT_EQ(rep.raw_removed, 2u);
+  EXPECT_EQ(rep.temp_removed, 1u);
+  EXPECT_EQ(rep.failures.size(), 0u);
+  EXPECT_EQ(rep.symlinks.size(), 1u);
+  EXPECT_EQ(rep.unrecognised.size(), 1u);
+  // Idempotent: nothing left to do.
+  CompactReport again = run_compact({dir_}, opts, nullptr);
+  EXPECT_EQ(again.candidates, 0u);
+}
+
+}  // namespace
+}  // namespace msit

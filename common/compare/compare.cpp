@@ -1,0 +1,220 @@
+// The compare pipeline as a list of steps: mode, ranks, index, graphs, match, evaluate.
+#include "common/compare/compare.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <thread>
+
+#include "common/compare/dump_index.h"
+#include "common/compare/file_cache.h"
+#include "common/compare/matching.h"
+#include "common/formats/graph_text.h"
+
+namespace msit {
+namespace {
+
+void parallel_for(size_t n, unsigned jobs, const std::function<void(size_t)>& fn) {
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < n; i = next++) fn(i);
+  };
+  unsigned t = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(std::max<size_t>(n, 1))));
+  std::vector<std::thread> pool;
+  for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
+}
+
+std::string list_ids(const std::vector<int64_t>& ids) {
+  std::string s = "[";
+  for (size_t i = 0; i < ids.size(); ++i) s += (i ? ", " : "") + std::to_string(ids[i]);
+  return s + "]";
+}
+
+Result<CompareMode> detect_mode(const std::string& my, const std::string& golden, std::vector<std::string>& warnings) {
+  // msit: torchair mode iff my tree has graph text; golden is GE iff it has graph text too.
+  bool my_graph = !find_graph_files(my, std::nullopt).empty();
+  bool golden_graph = !find_graph_files(golden, std::nullopt).empty();
+  if (my_graph) return golden_graph ? CompareMode::kGeGe : CompareMode::kGeFx;
+  bool my_fx = tree_has_fx_files(my), golden_fx = tree_has_fx_files(golden);
+  if (my_fx && golden_fx) return CompareMode::kFxFx;
+  if (!my_fx && !golden_fx) {
+    warnings.push_back(my + ": no dynamo_original_graph_*.txt found; comparing GE ops of the same name only");
+    return CompareMode::kGeGe;
+  }
+  if (my_fx) {
+    return make_error(my, "mode", "this is an FX dump but the golden tree is not; pass the GE dump (with its "
+                                  "dynamo_original_graph_*.txt) as --my-path and the FX dump as --golden-path");
+  }
+  return make_error(my, "mode", "no GE graph text (dynamo_original_graph_*.txt) found; GE vs FX compare needs the "
+                                "graph dumped next to the GE dump (torchair graph_dump type txt)");
+}
+
+struct RankJob {
+  std::optional<int64_t> rank;
+  std::string my_root, golden_root;
+  bool golden_rank_layout = false;
+};
+
+Result<std::vector<RankJob>> plan_ranks(const std::string& my, const std::string& golden, const CompareOptions& o,
+                                        std::vector<std::string>& warnings) {
+  auto my_ranks = find_rank_dirs(my);
+  if (my_ranks.empty()) {
+    if (o.rank) warnings.push_back(my + ": no worldsize*_global_rank* directories; --rank ignored");
+    return std::vector<RankJob>{RankJob{std::nullopt, my, golden, false}};
+  }
+  auto golden_ranks = find_rank_dirs(golden);
+  std::vector<int64_t> mine, gold, common;
+  for (auto& [r, _] : my_ranks) mine.push_back(r);
+  for (auto& [r, _] : golden_ranks) gold.push_back(r);
+  for (int64_t r : mine) {
+    if (golden_ranks.count(r) && (!o.rank || *o.rank == r)) common.push_back(r);
+  }
+  if (common.empty()) {
+    std::string what = o.rank ? "rank " + std::to_string(*o.rank) + " is not in both trees" : "no common rank";
+    return make_error(my, "ranks", what + ": my ranks " + list_ids(mine) + ", golden ranks " + list_ids(gold));
+  }
+  std::vector<RankJob> jobs;
+  for (int64_t r : common) jobs.push_back(RankJob{r, my_ranks[r], golden_ranks[r], true});
+  return jobs;
+}
+
+Result<std::vector<GraphDef>> load_graphs(const std::vector<std::string>& files) {
+  std::vector<GraphDef> out;
+  for (const auto& f : files) {
+    MSIT_ASSIGN_OR_RETURN(GraphDef g, read_graph_text_file(f));
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+void preload(const DumpTree& t, FileCache& cache, unsigned jobs) {
+  std::vector<const SourceFile*> files;
+  for (const auto& g : t.groups) {
+    for (const auto& [tok, tf] : g.tokens) {
+      for (const auto& [op, f] : tf.ge_ops) files.push_back(&f);
+    }
+  }
+  parallel_for(files.size(), jobs, [&](size_t i) { (void)cache.get(*files[i]); });
+}
+
+std::vector<int64_t> token_ids(const DumpTree& t) {
+  std::vector<int64_t> v;
+  for (const auto& g : t.groups) {
+    for (const auto& [tok, _] : g.tokens) v.push_back(tok);
+  }
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+struct RankWork {
+  RankReport report;
+  std::vector<PairSpec> pairs;
+  DumpTree my, golden;  // pairs point into these
+};
+
+Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& job, const CompareOptions& o,
+                  FileCache& cache, RankWork& w, std::vector<std::string>& warnings) {
+  bool fx_mine = mode == CompareMode::kFxFx;
+  bool fx_golden = mode != CompareMode::kGeGe;
+  std::vector<GraphDef> graphs;
+  if (mode != CompareMode::kFxFx) {
+    auto files = find_graph_files(top_my, job.rank);
+    if (files.empty() && job.rank) files = find_graph_files(top_my, std::nullopt);  // old names carry no rank
+    w.report.graph_files = files;
+    MSIT_ASSIGN_OR_RETURN(graphs, load_graphs(files));
+  }
+  MSIT_ASSIGN_OR_RETURN(w.my, fx_mine ? index_fx_tree(job.my_root, job.rank.has_value())
+                                      : index_ge_tree(job.my_root, job.rank.has_value()));
+  MSIT_ASSIGN_OR_RETURN(w.golden, fx_golden ? index_fx_tree(job.golden_root, job.golden_rank_layout)
+                                            : index_ge_tree(job.golden_root, job.golden_rank_layout));
+  warnings.insert(warnings.end(), w.my.warnings.begin(), w.my.warnings.end());
+  warnings.insert(warnings.end(), w.golden.warnings.begin(), w.golden.warnings.end());
+  preload(w.my, cache, o.jobs);
+  preload(w.golden, cache, o.jobs);
+  GraphDef empty;
+  size_t n = std::min(w.my.groups.size(), w.golden.groups.size());
+  if (!graphs.empty()) {
+    if (graphs.size() != w.my.groups.size() || graphs.size() != w.golden.groups.size()) {
+      warnings.push_back(job.my_root + ": " + std::to_string(graphs.size()) + " graph files, " +
+                         std::to_string(w.my.groups.size()) + " my dump groups, " + std::to_string(w.golden.groups.size()) +
+                         " golden dump groups; pairing the first " + std::to_string(std::min(n, graphs.size())) + " by index");
+    }
+    n = std::min(n, graphs.size());
+  }
+  MatchResult mr;
+  MatchContext ctx;
+  ctx.counts = [&](const SourceFile& f) { return cache.counts(f); };
+  for (size_t i = 0; i < n; ++i) {
+    ctx.graph = graphs.empty() ? &empty : &graphs[i];
+    ctx.graph_path = graphs.empty() ? "" : w.report.graph_files[i];
+    ctx.group = i;
+    size_t begin = mr.pairs.size();
+    if (mode == CompareMode::kGeFx) match_ge_fx(ctx, w.my.groups[i], w.golden.groups[i], mr);
+    else if (mode == CompareMode::kGeGe) match_ge_ge(ctx, w.my.groups[i], w.golden.groups[i], mr);
+    else match_fx_fx(ctx, w.my.groups[i], w.golden.groups[i], mr);
+    if (mode != CompareMode::kFxFx) sort_rows_msit(mr.pairs, begin, mr.pairs.size());
+  }
+  warnings.insert(warnings.end(), mr.warnings.begin(), mr.warnings.end());
+  w.report.ops_without_rows = mr.ops_without_rows;
+  w.pairs = std::move(mr.pairs);
+  if (w.pairs.empty()) {
+    auto mine = token_ids(w.my), gold = token_ids(w.golden);
+    std::string where = job.rank ? " (rank " + std::to_string(*job.rank) + ")" : "";
+    return make_error(job.my_root, "match", "nothing to compare" + where + ": my token ids " + list_ids(mine) +
+                                                ", golden token ids " + list_ids(gold) +
+                                                (n == 0 ? ", and no dump group could be paired" : ""));
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+std::string_view compare_mode_name(CompareMode m) {
+  switch (m) {
+    case CompareMode::kGeFx: return "GE vs FX";
+    case CompareMode::kGeGe: return "GE vs GE";
+    case CompareMode::kFxFx: return "FX vs FX";
+  }
+  return "?";
+}
+
+Result<CompareResult> run_compare(const std::string& my_in, const std::string& golden_in, const CompareOptions& o) {
+  std::string my = absolute_path(my_in), golden = absolute_path(golden_in);
+  std::error_code ec;
+  for (const auto* p : {&my, &golden}) {
+    if (!std::filesystem::is_directory(*p, ec)) return make_error(*p, "open", "not a directory");
+  }
+  CompareResult res;
+  std::string base = std::filesystem::path(my).filename().string();
+  if (base.rfind("msprobe", 0) == 0) res.report_prefix = "msprobe_cmp_report";
+  MSIT_ASSIGN_OR_RETURN(res.mode, detect_mode(my, golden, res.warnings));
+  MSIT_ASSIGN_OR_RETURN(auto jobs, plan_ranks(my, golden, o, res.warnings));
+  FileCache cache;
+  std::vector<RankWork> work(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    work[i].report.rank = jobs[i].rank;
+    MSIT_TRY(match_rank(res.mode, my, jobs[i], o, cache, work[i], res.warnings));
+  }
+  // Every pair of every rank through one pool: ranks run in parallel with each other.
+  std::vector<std::pair<size_t, size_t>> all;
+  for (size_t i = 0; i < work.size(); ++i) {
+    work[i].report.rows.resize(work[i].pairs.size());
+    for (size_t k = 0; k < work[i].pairs.size(); ++k) all.emplace_back(i, k);
+  }
+  parallel_for(all.size(), o.jobs, [&](size_t j) {
+    auto [i, k] = all[j];
+    ReportRow r = evaluate_pair(work[i].pairs[k], cache, o.eval);
+    r.rank = work[i].report.rank.value_or(-1);
+    std::string drop = msit_drop_reason(r);
+    if (!drop.empty()) r.note = r.note.empty() ? drop : r.note + "; " + drop;
+    work[i].report.rows[k] = std::move(r);
+  });
+  for (auto& w : work) res.ranks.push_back(std::move(w.report));
+  return res;
+}
+
+}  // namespace msit

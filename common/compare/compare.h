@@ -1,0 +1,42 @@
+// compare: detect the mode and ranks like msit, index both trees, match, evaluate every pair
+// (in parallel) and return the report model. No terminal, no files written here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/base/result.h"
+#include "common/compare/evaluate.h"
+#include "common/report/report_row.h"
+
+namespace msit {
+
+enum class CompareMode : uint8_t { kGeFx, kGeGe, kFxFx };
+std::string_view compare_mode_name(CompareMode m);  // "GE vs FX", ...
+
+struct CompareOptions {
+  std::optional<int64_t> rank;  // only this rank (rank layouts)
+  unsigned jobs = 2;            // worker threads evaluating pairs (all ranks share them)
+  EvalOptions eval;
+};
+
+struct RankReport {
+  std::optional<int64_t> rank;        // set for worldsize*_global_rank* layouts
+  std::vector<ReportRow> rows;        // report order: graph groups in order, each in msit order
+  std::vector<std::string> graph_files;
+  uint64_t ops_without_rows = 0;      // GE ops with no FX counterpart (intermediate ops)
+};
+
+struct CompareResult {
+  CompareMode mode = CompareMode::kGeFx;
+  std::string report_prefix = "msit_cmp_report";  // msprobe_cmp_report for msprobe_* trees
+  std::vector<RankReport> ranks;
+  std::vector<std::string> warnings;
+};
+
+Result<CompareResult> run_compare(const std::string& my_path, const std::string& golden_path,
+                                  const CompareOptions& opts);
+
+}  // namespace msit

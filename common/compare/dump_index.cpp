@@ -1,0 +1,425 @@
+// Walks dump trees once and reproduces msit's token / group / rank detection (formats.md 4.3, 5).
+#include "common/compare/dump_index.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <functional>
+#include <system_error>
+
+namespace fs = std::filesystem;
+
+namespace msit {
+namespace {
+
+struct DirEntry {
+  std::string name;
+  bool is_dir = false;
+  bool is_file = false;
+  uint64_t size = 0;
+};
+
+// Sorted listing; symlinks are neither dirs nor files here, so they are never followed.
+std::vector<DirEntry> list_dir(const std::string& dir) {
+  std::vector<DirEntry> out;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    DirEntry e;
+    e.name = it->path().filename().string();
+    std::error_code sec;
+    auto st = it->symlink_status(sec);
+    if (sec) continue;
+    e.is_dir = fs::is_directory(st);
+    e.is_file = fs::is_regular_file(st);
+    if (e.is_file) {
+      std::error_code zec;
+      e.size = it->file_size(zec);
+    }
+    out.push_back(std::move(e));
+  }
+  std::sort(out.begin(), out.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+  return out;
+}
+
+std::string join(const std::string& dir, const std::string& name) {
+  if (dir.empty() || dir.back() == '/') return dir + name;
+  return dir + "/" + name;
+}
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+int64_t digits_or(std::string_view s, int64_t fallback) {
+  if (!all_digits(s) || s.size() > 18) return fallback;
+  return std::stoll(std::string(s));
+}
+
+bool ends_with(std::string_view s, std::string_view suf) {
+  return s.size() >= suf.size() && s.substr(s.size() - suf.size()) == suf;
+}
+
+std::string base_of(const std::string& p) {
+  size_t slash = p.find_last_of('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+// Pre-order walk in sorted order (os.walk top-down with sorted names); visit returns false to stop.
+void walk(const std::string& dir, int depth,
+          const std::function<bool(const std::string&, const std::vector<DirEntry>&)>& visit, bool* stop) {
+  if (*stop || depth > 64) return;
+  auto entries = list_dir(dir);
+  if (!visit(dir, entries)) { *stop = true; return; }
+  for (const auto& e : entries) {
+    if (e.is_dir) walk(join(dir, e.name), depth + 1, visit, stop);
+    if (*stop) return;
+  }
+}
+
+SourceFile make_source(const std::string& dir, const DirEntry& e, const std::string& raw_name, SourceKind k) {
+  SourceFile f;
+  f.path = join(dir, e.name);
+  f.raw_name = raw_name;
+  f.raw_path = join(dir, raw_name);
+  f.kind = k;
+  f.size = e.size;
+  return f;
+}
+
+// One source per raw file: a raw file beats its summary, which beats a _min_max file.
+std::vector<SourceFile> sources_in(const std::string& dir, const std::vector<DirEntry>& entries) {
+  std::map<std::string, SourceFile> best;
+  for (const auto& e : entries) {
+    if (!e.is_file) continue;
+    auto raw = raw_name_of(e.name);
+    if (!raw) continue;
+    SourceFile f = make_source(dir, e, raw->first, raw->second);
+    auto it = best.find(f.raw_path);
+    if (it == best.end() || static_cast<int>(f.kind) < static_cast<int>(it->second.kind)) best[f.raw_path] = f;
+  }
+  std::vector<SourceFile> out;
+  out.reserve(best.size());
+  for (auto& [k, v] : best) out.push_back(std::move(v));
+  return out;  // sorted by raw_path
+}
+
+void add_ge_files(TokenFiles& tok, std::vector<SourceFile> files, std::vector<std::string>& warnings) {
+  std::sort(files.begin(), files.end(), [](const SourceFile& a, const SourceFile& b) { return a.raw_path < b.raw_path; });
+  for (auto& f : files) {
+    auto ext_pos = f.raw_name.find_last_of('.');
+    std::string ext = ext_pos == std::string::npos ? "" : f.raw_name.substr(ext_pos);
+    if (ext == ".txt" || ext == ".npy" || ext == ".bin" || ext == ".csv") continue;  // msit skips these
+    auto op = msit_ge_op_name(f.raw_name);
+    if (!op) {
+      warnings.push_back(f.path + ": not a GE dump name (needs at least 5 dot-separated parts); skipped");
+      continue;
+    }
+    auto it = std::find_if(tok.ge_ops.begin(), tok.ge_ops.end(), [&](const auto& p) { return p.first == *op; });
+    if (it == tok.ge_ops.end()) {
+      tok.ge_ops.emplace_back(*op, std::move(f));
+      continue;
+    }
+    const SourceFile& kept = f.size > it->second.size ? f : it->second;
+    warnings.push_back("duplicated op name " + *op + ": " + it->second.raw_name + ", " + f.raw_name +
+                       "; keeping the larger file " + kept.raw_name);
+    if (f.size > it->second.size) it->second = std::move(f);
+  }
+}
+
+void add_fx_files(TokenFiles& tok, const std::vector<SourceFile>& files) {
+  for (const auto& f : files) {
+    if (!ends_with(f.raw_name, ".npy")) continue;
+    bool is_input = false;
+    std::string key = msit_fx_node_key(f.raw_name, &is_input);
+    auto& node = tok.fx_nodes[key];
+    (is_input ? node.inputs : node.outputs).push_back(f);
+  }
+}
+
+// msit judge_single_or_multi_device: > 1 sub-dir, or one 14-digit time dir holding > 1 sub-dir.
+bool is_multi_device(const std::string& root) {
+  auto entries = list_dir(root);
+  size_t dirs = std::count_if(entries.begin(), entries.end(), [](const DirEntry& e) { return e.is_dir; });
+  if (dirs > 1) return true;
+  for (const auto& e : entries) {
+    if (e.is_dir && e.name.size() == 14 && all_digits(e.name)) {
+      auto inner = list_dir(join(root, e.name));
+      return std::count_if(inner.begin(), inner.end(), [](const DirEntry& x) { return x.is_dir; }) > 1;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string_view source_kind_name(SourceKind k) {
+  switch (k) {
+    case SourceKind::kRaw: return "raw";
+    case SourceKind::kSummary: return "summary";
+    case SourceKind::kMinMax: return "min_max";
+  }
+  return "?";
+}
+
+const SourceFile* TokenFiles::ge_file(std::string_view op_name) const {
+  for (const auto& [name, f] : ge_ops) {
+    if (name == op_name) return &f;
+  }
+  return nullptr;
+}
+
+std::optional<std::string> msit_ge_op_name(std::string_view n) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    size_t dot = n.find('.', start);
+    parts.push_back(n.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  if (parts.size() < 5) return std::nullopt;
+  std::string op;
+  for (size_t i = 1; i + 3 < parts.size(); ++i) {
+    if (i > 1) op.push_back('.');
+    op.append(parts[i]);
+  }
+  return op;
+}
+
+std::string msit_fx_node_key(std::string_view n, bool* is_input) {
+  bool in = n.find(".INPUT.") != std::string_view::npos;
+  if (is_input) *is_input = in;
+  size_t cut = n.find(in ? ".INPUT." : ".OUTPUT.");
+  return std::string(cut == std::string_view::npos ? n : n.substr(0, cut));
+}
+
+std::optional<std::pair<std::string, SourceKind>> raw_name_of(std::string_view n) {
+  if (n.empty() || n[0] == '.') return std::nullopt;  // hidden and our temp files
+  constexpr std::string_view kSummary = ".summary.json";
+  constexpr std::string_view kNpz = "_min_max.npz";
+  constexpr std::string_view kNpy = "_min_max.npy";
+  if (ends_with(n, kSummary) && n.size() > kSummary.size()) {
+    return std::make_pair(std::string(n.substr(0, n.size() - kSummary.size())), SourceKind::kSummary);
+  }
+  if (ends_with(n, kNpz) && n.size() > kNpz.size()) {
+    return std::make_pair(std::string(n.substr(0, n.size() - kNpz.size())), SourceKind::kMinMax);
+  }
+  if (ends_with(n, kNpy) && n.size() > kNpy.size()) {
+    return std::make_pair(std::string(n.substr(0, n.size() - kNpy.size())) + ".npy", SourceKind::kMinMax);
+  }
+  if (ends_with(n, ".zst") || ends_with(n, ".json") || n == "mapping.csv") return std::nullopt;
+  return std::make_pair(std::string(n), SourceKind::kRaw);
+}
+
+std::optional<int64_t> rank_of_dir_name(std::string_view n) {
+  if (n.substr(0, 9) != "worldsize") return std::nullopt;
+  size_t r = n.rfind("rank");
+  if (r == std::string_view::npos) return std::nullopt;
+  std::string_view digits = n.substr(r + 4);
+  if (!all_digits(digits) || digits.size() > 18) return std::nullopt;
+  return std::stoll(std::string(digits));
+}
+
+std::string absolute_path(const std::string& p) {
+  std::error_code ec;
+  fs::path a = fs::absolute(p, ec);
+  if (ec) return p;
+  std::string s = a.lexically_normal().string();
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
+}
+
+std::vector<std::string> find_graph_files(const std::string& root, std::optional<int64_t> rank) {
+  std::vector<std::pair<uint64_t, std::string>> found;
+  bool stop = false;
+  walk(root, 0, [&](const std::string& dir, const std::vector<DirEntry>& entries) {
+    for (const auto& e : entries) {
+      if (!e.is_file) continue;
+      if (rank && e.name.find("rank_" + std::to_string(*rank) + "_") == std::string::npos) continue;
+      constexpr std::string_view kPrefix = "dynamo_original_graph_";
+      if (e.name.rfind(kPrefix, 0) != 0 || !ends_with(e.name, ".txt")) continue;
+      size_t i = e.name.find_first_of("0123456789");
+      if (i == std::string::npos) continue;  // msit requires a digit run
+      size_t j = e.name.find_first_not_of("0123456789", i);
+      std::string digits = e.name.substr(i, j - i);
+      uint64_t key = digits.size() > 19 ? UINT64_MAX : std::stoull(digits);
+      found.emplace_back(key, join(dir, e.name));
+    }
+    return true;
+  }, &stop);
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (auto& f : found) out.push_back(std::move(f.second));
+  return out;
+}
+
+bool tree_has_fx_files(const std::string& root) {
+  bool found = false, stop = false;
+  walk(root, 0, [&](const std::string&, const std::vector<DirEntry>& entries) {
+    for (const auto& e : entries) {
+      auto raw = raw_name_of(e.name);
+      if (e.is_file && raw && ends_with(raw->first, ".npy") &&
+          (raw->first.find(".INPUT.") != std::string::npos || raw->first.find(".OUTPUT.") != std::string::npos)) {
+        found = true;
+        return false;
+      }
+    }
+    return true;
+  }, &stop);
+  return found;
+}
+
+std::map<int64_t, std::string> find_rank_dirs(const std::string& root) {
+  std::map<int64_t, std::string> out;
+  for (const auto& e : list_dir(root)) {
+    if (!e.is_dir) continue;
+    if (auto r = rank_of_dir_name(e.name)) out[*r] = join(root, e.name);
+  }
+  return out;
+}
+
+Result<DumpTree> index_ge_tree(const std::string& root_in, bool rank_layout) {
+  std::string root = absolute_path(root_in);
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(root, ec))) return make_error(root, "index", "not a directory");
+  DumpTree tree;
+  tree.kind = TreeKind::kGe;
+  tree.root = root;
+  bool multi = rank_layout ? false : is_multi_device(root);
+  std::vector<std::string> leaves;
+  std::map<std::string, std::vector<DirEntry>> leaf_entries;
+  bool stop = false;
+  walk(root, 0, [&](const std::string& dir, const std::vector<DirEntry>& entries) {
+    bool has_sub = std::any_of(entries.begin(), entries.end(), [](const DirEntry& e) { return e.is_dir; });
+    if (!has_sub) { leaves.push_back(dir); leaf_entries[dir] = entries; }
+    return true;
+  }, &stop);
+  std::sort(leaves.begin(), leaves.end());  // msit: sorted(os.walk(...)) by path
+  std::map<int64_t, std::map<int64_t, std::vector<SourceFile>>> by_group;
+  std::map<int64_t, std::string> group_names;
+  for (const auto& leaf : leaves) {
+    fs::path p(leaf);
+    std::string parent = multi ? p.parent_path().parent_path().parent_path().filename().string()
+                               : p.parent_path().filename().string();
+    int64_t gid = digits_or(parent, 0);
+    int64_t tid = digits_or(base_of(leaf), 0);
+    group_names.emplace(gid, parent);
+    auto files = sources_in(leaf, leaf_entries[leaf]);
+    auto& dst = by_group[gid][tid];
+    dst.insert(dst.end(), files.begin(), files.end());
+  }
+  for (auto& [gid, tokens] : by_group) {
+    DumpGroup g;
+    g.key = group_names[gid];
+    for (auto& [tid, files] : tokens) add_ge_files(g.tokens[tid], std::move(files), tree.warnings);
+    tree.groups.push_back(std::move(g));
+  }
+  return tree;
+}
+
+namespace {
+
+// Directories whose sub-directories are all short digit names: msit's "token level".
+std::vector<std::string> token_parents(const std::string& root, bool all) {
+  std::vector<std::string> out;
+  bool stop = false;
+  walk(root, 0, [&](const std::string& dir, const std::vector<DirEntry>& entries) {
+    bool any = false, digits = true;
+    for (const auto& e : entries) {
+      if (!e.is_dir) continue;
+      any = true;
+      digits = digits && e.name.size() < 12 && all_digits(e.name);
+    }
+    if (any && digits) {
+      out.push_back(dir);
+      return all;
+    }
+    return true;
+  }, &stop);
+  return out;
+}
+
+std::vector<std::string> digit_subdirs(const std::string& dir) {
+  std::vector<std::pair<int64_t, std::string>> v;
+  for (const auto& e : list_dir(dir)) {
+    if (e.is_dir) v.emplace_back(digits_or(e.name, 0), join(dir, e.name));
+  }
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (auto& x : v) out.push_back(std::move(x.second));
+  return out;
+}
+
+void fill_fx_token(DumpGroup& g, int64_t token, const std::string& dir) {
+  TokenFiles tok;
+  add_fx_files(tok, sources_in(dir, list_dir(dir)));
+  if (!tok.fx_nodes.empty()) g.tokens[token] = std::move(tok);  // msit drops empty tokens
+}
+
+}  // namespace
+
+Result<DumpTree> index_fx_tree(const std::string& root_in, bool rank_layout) {
+  std::string root = absolute_path(root_in);
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(root, ec))) return make_error(root, "index", "not a directory");
+  DumpTree tree;
+  tree.kind = TreeKind::kFx;
+  tree.root = root;
+  if (rank_layout) {
+    // New layout: rank/gm_*/{step}; steps start at 0. Every gm_* group is kept (msprobe); msit
+    // stops at the first and then cannot pair a second graph.
+    for (const auto& parent : token_parents(root, true)) {
+      DumpGroup g;
+      g.key = base_of(parent);
+      for (const auto& step : digit_subdirs(parent)) fill_fx_token(g, digits_or(base_of(step), -1), step);
+      tree.groups.push_back(std::move(g));
+    }
+    if (tree.groups.empty()) {
+      DumpGroup g;
+      g.key = base_of(root);
+      fill_fx_token(g, 0, root);
+      tree.groups.push_back(std::move(g));
+    }
+    return tree;
+  }
+  auto parents = token_parents(root, false);
+  if (parents.empty()) {  // flat directory of npy files: one token, no off-by-one to undo
+    DumpGroup g;
+    g.key = base_of(root);
+    fill_fx_token(g, 0, root);
+    tree.groups.push_back(std::move(g));
+    tree.warnings.push_back(root + ": no step directories found; using the files directly in it as token 0");
+    return tree;
+  }
+  // Old layouts: {step}/gm_*; steps start at 1 (token = step - 1); the i-th gm dir of every step
+  // forms group i. Inconsistent gm counts use the minimum (msprobe).
+  auto steps = digit_subdirs(parents.front());
+  std::map<int64_t, std::vector<std::string>> gms;
+  size_t n_groups = SIZE_MAX;
+  for (const auto& step : steps) {
+    std::vector<std::string> sub;
+    for (const auto& e : list_dir(step)) {
+      if (e.is_dir) sub.push_back(join(step, e.name));
+    }
+    if (sub.empty()) sub.push_back(step);  // very old ./gm_*/{step}/ layout: files in the step dir
+    n_groups = std::min(n_groups, sub.size());
+    gms[digits_or(base_of(step), 0)] = std::move(sub);
+  }
+  if (n_groups == SIZE_MAX) n_groups = 0;
+  for (size_t i = 0; i < n_groups; ++i) {
+    DumpGroup g;
+    g.key = base_of(gms.begin()->second[i]);
+    for (const auto& [step, dirs] : gms) fill_fx_token(g, step - 1, dirs[i]);
+    tree.groups.push_back(std::move(g));
+  }
+  for (const auto& [step, dirs] : gms) {
+    if (dirs.size() != n_groups) {
+      tree.warnings.push_back(root + ": step " + std::to_string(step) + " has " + std::to_string(dirs.size()) +
+                              " graph dirs, others fewer; using the first " + std::to_string(n_groups));
+    }
+  }
+  return tree;
+}
+
+}  // namespace msit

@@ -1,0 +1,78 @@
+// Dump index: one walk of a dump tree (no symlinks followed) into ranks, graph groups, tokens
+// and per-token files, detected exactly as msit does (formats.md 4.3 and 5).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/base/result.h"
+
+namespace msit {
+
+// What stands in a dump tree for one raw file.
+enum class SourceKind : uint8_t { kRaw, kSummary, kMinMax };
+std::string_view source_kind_name(SourceKind k);
+
+struct SourceFile {
+  std::string path;      // the file on disk
+  std::string raw_path;  // absolute path of the raw file it stands for: report cells, sort keys
+  std::string raw_name;  // base name of raw_path
+  SourceKind kind = SourceKind::kRaw;
+  uint64_t size = 0;     // bytes on disk (msit keeps the larger of two files of one op)
+};
+
+struct FxNodeFiles {
+  std::vector<SourceFile> inputs, outputs;  // each sorted by raw_path (msit: sorted full path)
+};
+
+struct TokenFiles {
+  // GE: op name -> file, in msit's dict insertion order (sorted raw paths, duplicates resolved).
+  std::vector<std::pair<std::string, SourceFile>> ge_ops;
+  std::map<std::string, FxNodeFiles> fx_nodes;  // FX: text before .INPUT. / .OUTPUT.
+  const SourceFile* ge_file(std::string_view op_name) const;
+};
+
+struct DumpGroup {
+  std::string key;                       // model id / device id / gm dir, for messages
+  std::map<int64_t, TokenFiles> tokens;  // token id -> files
+};
+
+enum class TreeKind : uint8_t { kGe, kFx };
+
+struct DumpTree {
+  TreeKind kind = TreeKind::kGe;
+  std::string root;
+  std::vector<DumpGroup> groups;         // paired by index with the sorted graph list
+  std::vector<std::string> warnings;     // duplicates, skipped names, odd layouts
+};
+
+// File name rules (pure).
+// GE: msit's split (>= 5 dot parts, op name = parts[1..n-4]); nullopt when msit would skip it.
+std::optional<std::string> msit_ge_op_name(std::string_view raw_name);
+// FX: msit's node key (text before .INPUT. or .OUTPUT.); is_input set from `.INPUT.`.
+std::string msit_fx_node_key(std::string_view raw_name, bool* is_input);
+// Maps a file name to the raw file it stands for; nullopt for names that are never dump data
+// (temp files, archives, hidden files).
+std::optional<std::pair<std::string, SourceKind>> raw_name_of(std::string_view file_name);
+// "worldsize{W}_global_rank{R}" -> R (digits after the last "rank"); nullopt otherwise.
+std::optional<int64_t> rank_of_dir_name(std::string_view dir_name);
+
+// Tree facts used for mode detection.
+std::vector<std::string> find_graph_files(const std::string& root, std::optional<int64_t> rank);
+bool tree_has_fx_files(const std::string& root);
+// rank -> rank dir (direct sub-directories named worldsize*rank{R}; the last in sorted order wins).
+std::map<int64_t, std::string> find_rank_dirs(const std::string& root);
+
+// Index one (rank) root. rank_layout: the tree came from a worldsize*_global_rank* dir.
+Result<DumpTree> index_ge_tree(const std::string& root, bool rank_layout);
+Result<DumpTree> index_fx_tree(const std::string& root, bool rank_layout);
+
+// Absolute, lexically normal form of a path (no symlink resolution of the leaf).
+std::string absolute_path(const std::string& p);
+
+}  // namespace msit

@@ -1,0 +1,432 @@
+// One pair -> one row. Raw vs raw streams both tensors in lockstep (bounded memory); anything
+// involving a summary compares summaries (raw sides summarised with compact's own code).
+#include "common/compare/evaluate.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "common/compare/metrics.h"
+#include "common/dtype/decode.h"
+#include "common/io/file.h"
+
+namespace msit {
+namespace {
+
+constexpr std::string_view kShapeReason = "data shape doesn't match.";
+
+struct Side {
+  enum class K : uint8_t { kRaw, kSummary, kMinMax, kEmpty, kError } k = K::kError;
+  std::shared_ptr<LoadedFile> lf;
+  const TensorDesc* desc = nullptr;
+  std::optional<LayoutPlan> plan;
+  const TensorSummary* ts = nullptr;
+  double mm_min = 0, mm_max = 0;
+  DType mm_dtype = DType::kFloat64;
+  std::string error;
+};
+
+Side resolve(const TensorSlot& slot, FileCache& cache, const char* which) {
+  Side s;
+  if (slot.kind == SlotKind::kEmpty) { s.k = Side::K::kEmpty; return s; }
+  if (slot.kind == SlotKind::kNone || !slot.file) { s.error = std::string(which) + ": no data"; return s; }
+  s.lf = cache.get(*slot.file);
+  const LoadedFile& lf = *s.lf;
+  auto fail = [&](const std::string& what) { s.k = Side::K::kError; s.error = std::string(which) + ": " + what; return s; };
+  if (lf.error) return fail(lf.error->to_string());
+  std::string tensor = std::string(role_name(slot.role)) + " " + std::to_string(slot.index);
+  if (lf.raw) {
+    s.desc = find_desc(lf, slot.role, slot.index);
+    if (!s.desc) return fail(lf.source.path + ": no " + tensor + " in the file");
+    auto plan = plan_layout(*s.desc, lf.source.path);
+    if (!plan.ok()) return fail(plan.error().to_string());
+    s.plan = std::move(plan).value();
+    s.k = Side::K::kRaw;
+    return s;
+  }
+  if (lf.summary) {
+    s.ts = find_summary_tensor(*lf.summary, lf.fx, slot.role, slot.index);
+    if (!s.ts) return fail(lf.source.path + ": no " + tensor + " in the summary");
+    s.k = Side::K::kSummary;
+    return s;
+  }
+  const MinMaxRows& rows = (lf.fx || slot.role == Role::kOutput) ? lf.mm_outputs : lf.mm_inputs;
+  uint32_t idx = lf.fx ? 0 : slot.index;
+  if (idx >= rows.rows.size()) return fail(lf.source.path + ": no " + tensor + " in the _min_max file");
+  s.mm_min = rows.rows[idx][0];
+  s.mm_max = rows.rows[idx][1];
+  s.mm_dtype = rows.dtype;
+  s.k = Side::K::kMinMax;
+  return s;
+}
+
+// A side's tensor summary: its own, or its raw file's summarised on the fly.
+Result<const TensorSummary*> summary_of(const Side& s, const TensorSlot& slot, FileCache& cache, const StatsOptions& o,
+                                        std::shared_ptr<Result<FileSummary>>& hold) {
+  if (s.k == Side::K::kSummary) return s.ts;
+  hold = cache.summarize(*s.lf, o);
+  if (!hold->ok()) return hold->error();
+  const TensorSummary* t = find_summary_tensor(hold->value(), s.lf->fx, slot.role, slot.index);
+  if (!t) return make_error(s.lf->source.path, "summary", "tensor missing from the on-the-fly summary");
+  return t;
+}
+
+struct Stream {
+  UniqueFd fd;
+  std::unique_ptr<LogicalReader> reader;
+  DType dtype = DType::kUnknown;
+  size_t esize = 0;
+  std::vector<std::byte> buf;
+  std::vector<float> f;
+};
+
+Result<Stream> open_stream(const Side& s, size_t chunk) {
+  Stream st;
+  MSIT_ASSIGN_OR_RETURN(st.fd, open_regular_nofollow(s.lf->source.path));
+  MSIT_ASSIGN_OR_RETURN(st.reader, LogicalReader::open(st.fd.get(), s.lf->source.path, *s.desc, *s.plan));
+  st.dtype = s.desc->dtype;
+  st.esize = dtype_info(st.dtype).bits / 8;
+  st.buf.resize(chunk * st.esize);
+  st.f.resize(chunk);
+  return st;
+}
+
+// Fills st.f with up to `want` elements; fewer only at the end of the tensor.
+Result<size_t> pull(Stream& st, size_t want) {
+  size_t got = 0;
+  while (got < want) {
+    MSIT_ASSIGN_OR_RETURN(size_t n, st.reader->read(st.buf.data() + got * st.esize, want - got));
+    if (n == 0) break;
+    got += n;
+  }
+  elements_to_float(st.dtype, st.buf.data(), got, st.f.data());
+  return got;
+}
+
+std::string nan_inf_text(const SideStats& g, const SideStats& m) {
+  if (g.nan + g.posinf + g.neginf + m.nan + m.posinf + m.neginf == 0) return "";
+  auto one = [](const char* who, const SideStats& s) {
+    return std::string(who) + " nan=" + std::to_string(s.nan) + " +inf=" + std::to_string(s.posinf) +
+           " -inf=" + std::to_string(s.neginf);
+  };
+  return one("golden", g) + "; " + one("my", m);
+}
+
+void put_side_cells(ReportRow& r, bool golden, const std::string& dtype, const std::string& shape, const SideStats& s) {
+  (golden ? r.golden_dtype : r.my_dtype) = dtype;
+  (golden ? r.golden_shape : r.my_shape) = shape;
+  (golden ? r.golden_max : r.my_max) = s.max;
+  (golden ? r.golden_min : r.my_min) = s.min;
+  (golden ? r.golden_mean : r.my_mean) = s.mean;
+}
+
+void put_stat_errors(ReportRow& r, const SideStats& g, const SideStats& m, bool min_max_only) {
+  auto set = [&](size_t i, std::optional<double> a, std::optional<double> b) {
+    auto e = stat_error(a, b);
+    r.stat_abs[i] = e.abs;
+    r.stat_rel[i] = e.rel;
+  };
+  set(0, g.max, m.max);
+  set(1, g.min, m.min);
+  if (min_max_only) return;
+  set(2, g.mean, m.mean);
+  set(3, g.l2norm, m.l2norm);
+}
+
+// Reasons in msit's order; returns true when metrics may be computed.
+bool check_reasons(ReportRow& r, bool count_differs, bool g_nonfinite, bool m_nonfinite) {
+  std::string reason;
+  auto add = [&](std::string_view s) { reason += reason.empty() ? std::string(s) : " " + std::string(s); };
+  if (count_differs) add(kShapeReason);
+  if (g_nonfinite) add("golden_data includes NAN or inf.");
+  if (m_nonfinite) add("my_data includes NAN or inf.");
+  r.cmp_fail_reason = reason;
+  if (reason.empty()) return true;
+  // A NaN/inf that only my side has is a divergence; the rest cannot be judged.
+  r.verdict = (m_nonfinite && !g_nonfinite && !count_differs) ? "fail" : "skip";
+  return false;
+}
+
+void put_metrics(ReportRow& r, const MetricValues& v) {
+  r.cosine = v.cosine;
+  r.max_rel = v.max_rel;
+  r.mean_rel = v.mean_rel;
+  r.max_abs = v.max_abs;
+  r.mean_abs = v.mean_abs;
+  r.kl = v.kl;
+  r.red = v.red;
+}
+
+std::string dtype_cell(DType t) { return std::string(torch_dtype_name(t)); }
+
+void eval_exact(const Side& g, const Side& m, ReportRow& r, const EvalOptions& o) {
+  r.compare_mode = "exact";
+  auto gs = open_stream(g, o.chunk_elements);
+  auto ms = open_stream(m, o.chunk_elements);
+  if (!gs.ok() || !ms.ok()) {
+    r.cmp_fail_reason = !gs.ok() ? "golden_data_path: " + gs.error().to_string() : "my_data_path: " + ms.error().to_string();
+    r.verdict = "error";
+    return;
+  }
+  ExactAccumulator acc;
+  SideAccumulator ga, ma;
+  bool paired = g.plan->element_count == m.plan->element_count;
+  auto run = [&]() -> Status {
+    while (paired) {
+      MSIT_ASSIGN_OR_RETURN(size_t n, pull(*gs, o.chunk_elements));
+      if (n == 0) return ok_status();
+      MSIT_ASSIGN_OR_RETURN(size_t k, pull(*ms, n));
+      if (k != n) return make_error(m.lf->source.path, "payload", "fewer elements than the header promises");
+      acc.add(gs->f.data(), ms->f.data(), n);
+      ga.add(gs->f.data(), n);
+      ma.add(ms->f.data(), n);
+    }
+    for (auto* side : {&*gs, &*ms}) {  // element counts differ: each side alone, for its own cells
+      SideAccumulator& a = side == &*gs ? ga : ma;
+      while (true) {
+        MSIT_ASSIGN_OR_RETURN(size_t n, pull(*side, o.chunk_elements));
+        if (n == 0) break;
+        a.add(side->f.data(), n);
+      }
+    }
+    return ok_status();
+  };
+  if (auto st = run(); !st.ok()) {
+    r.cmp_fail_reason = "read failed: " + st.error().to_string();
+    r.verdict = "error";
+    return;
+  }
+  SideStats gst = ga.finish(), mst = ma.finish();
+  put_side_cells(r, true, dtype_cell(g.desc->dtype), shape_cell(g.plan->logical_shape), gst);
+  put_side_cells(r, false, dtype_cell(m.desc->dtype), shape_cell(m.plan->logical_shape), mst);
+  put_stat_errors(r, gst, mst, false);
+  r.nan_inf = nan_inf_text(gst, mst);
+  if (!check_reasons(r, !paired, gst.nan + gst.posinf + gst.neginf > 0, mst.nan + mst.posinf + mst.neginf > 0)) return;
+  MetricValues v = acc.finish();
+  put_metrics(r, v);
+  r.verdict = v.cosine && v.max_abs ? std::string(verdict_name(verdict_exact(*v.cosine, *v.max_abs))) : "skip";
+}
+
+std::string summary_dtype_cell(const TensorSummary& t) {
+  auto d = dtype_from_name(t.dtype);
+  return d ? dtype_cell(*d) : t.dtype;
+}
+
+std::vector<float> as_floats(const std::vector<double>& v) {
+  std::vector<float> f(v.size());
+  for (size_t i = 0; i < v.size(); ++i) f[i] = static_cast<float>(v[i]);
+  return f;
+}
+
+void eval_summaries(const TensorSummary& g, const TensorSummary& m, ReportRow& r) {
+  SideStats gst = side_from_tensor_stats(g.stats), mst = side_from_tensor_stats(m.stats);
+  put_side_cells(r, true, summary_dtype_cell(g), shape_cell(g.original_shape), gst);
+  put_side_cells(r, false, summary_dtype_cell(m), shape_cell(m.original_shape), mst);
+  if (g.stats_available && m.stats_available) put_stat_errors(r, gst, mst, false);
+  r.nan_inf = nan_inf_text(gst, mst);
+  bool same_bytes = !g.xxh3_64.empty() && g.xxh3_64 == m.xxh3_64 && g.dtype == m.dtype && g.shape == m.shape &&
+                    g.format == m.format;
+  if (!check_reasons(r, g.count != m.count, gst.nan + gst.posinf + gst.neginf > 0, mst.nan + mst.posinf + mst.neginf > 0)) {
+    r.compare_mode = same_bytes ? "hash" : "stats";
+    return;
+  }
+  if (same_bytes) {
+    r.compare_mode = "hash";
+    put_metrics(r, MetricValues{1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0});
+    r.verdict = "pass";
+    return;
+  }
+  const auto& gv = g.stats.values;
+  const auto& mv = m.stats.values;
+  if (gv && mv && gv->size() == mv->size()) {
+    r.compare_mode = "exact";
+    ExactAccumulator acc;
+    auto gf = as_floats(*gv), mf = as_floats(*mv);
+    acc.add(gf.data(), mf.data(), gf.size());
+    MetricValues v = acc.finish();
+    put_metrics(r, v);
+    r.verdict = v.cosine && v.max_abs ? std::string(verdict_name(verdict_exact(*v.cosine, *v.max_abs))) : "skip";
+    return;
+  }
+  // Sketches: a side with exact values gets the other side's sketch computed from them.
+  const Sketch* gs = g.stats.sketch ? &*g.stats.sketch : nullptr;
+  const Sketch* ms = m.stats.sketch ? &*m.stats.sketch : nullptr;
+  std::vector<double> gb, mb;
+  if (gs) gb = gs->values;
+  if (ms) mb = ms->values;
+  if (!gs && ms && gv) gb = sketch_of_values(*gv, ms->width, ms->seed);
+  if (!ms && gs && mv) mb = sketch_of_values(*mv, gs->width, gs->seed);
+  double lb = std::max(r.stat_abs[0].value_or(0.0), r.stat_abs[1].value_or(0.0));
+  bool have = !gb.empty() && !mb.empty();
+  if (have && gs && ms && (gs->width != ms->width || gs->seed != ms->seed)) {
+    r.note = "sketches differ (golden width " + std::to_string(gs->width) + ", my width " + std::to_string(ms->width) +
+             ", or different seeds): only statistics compared";
+    have = false;
+  }
+  if (!have) {
+    r.compare_mode = "stats";
+    if (r.note.empty() && (g.padding_included || m.padding_included)) r.note = "padding included: no sketch";
+    r.verdict = verdict_name(verdict_estimated(std::nullopt, lb));
+    return;
+  }
+  r.compare_mode = "sketch";
+  auto e = estimate_from_sketches(gb, mb, g.stats.l2norm, m.stats.l2norm, g.count);
+  r.cosine = e.cosine;
+  r.red = e.red;
+  r.verdict = verdict_name(verdict_estimated(e.cosine, std::max(lb, e.rms_error.value_or(0.0))));
+}
+
+// Side values of a _min_max-style side: [min, max] pairs, from whatever the side is.
+struct MinMaxSide {
+  SideStats st;
+  std::string dtype, shape;
+};
+
+void eval_min_max(const MinMaxSide& g, const MinMaxSide& m, ReportRow& r) {
+  r.compare_mode = "stats";
+  put_side_cells(r, true, g.dtype, g.shape, g.st);
+  put_side_cells(r, false, m.dtype, m.shape, m.st);
+  put_stat_errors(r, g.st, m.st, true);
+  auto nonfinite = [](const SideStats& s) {
+    return (s.max && !std::isfinite(*s.max)) || (s.min && !std::isfinite(*s.min));
+  };
+  if (!check_reasons(r, false, nonfinite(g.st), nonfinite(m.st))) return;
+  double lb = std::max(r.stat_abs[0].value_or(0.0), r.stat_abs[1].value_or(0.0));
+  r.verdict = verdict_name(verdict_estimated(std::nullopt, lb));
+}
+
+MinMaxSide min_max_side(const Side& s) {
+  MinMaxSide out;
+  out.dtype = dtype_cell(s.mm_dtype);
+  out.shape = "[2]";
+  out.st.count = 2;
+  out.st.min = static_cast<double>(static_cast<float>(s.mm_min));
+  out.st.max = static_cast<double>(static_cast<float>(s.mm_max));
+  out.st.mean = static_cast<double>(static_cast<float>((s.mm_min + s.mm_max) / 2));
+  if (std::isnan(s.mm_min) || std::isnan(s.mm_max)) out.st.min = out.st.max = out.st.mean = NAN;
+  return out;
+}
+
+MinMaxSide min_max_of_summary(const TensorSummary& t) {
+  MinMaxSide out;
+  out.dtype = summary_dtype_cell(t);
+  out.shape = shape_cell(t.original_shape);
+  out.st = side_from_tensor_stats(t.stats);
+  return out;
+}
+
+bool can_stream(const Side& g, const Side& m) {
+  if (g.k != Side::K::kRaw || m.k != Side::K::kRaw) return false;
+  if (!exact_supported(g.desc->dtype) || !exact_supported(m.desc->dtype)) return false;
+  if (g.plan->logical_order_known && m.plan->logical_order_known) return true;
+  // Same device layout on both sides: stored order is comparable element by element.
+  return g.desc->shape == m.desc->shape && g.desc->ge_format == m.desc->ge_format;
+}
+
+}  // namespace
+
+ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& o) {
+  ReportRow r;
+  r.token_id = p.token;
+  r.data_id = p.data_id;
+  r.golden_data_path = p.golden_cell;
+  r.my_data_path = p.my_cell;
+  r.msit_row = p.msit_row;
+  r.group = p.group;
+  if (!p.problem.empty()) {
+    r.cmp_fail_reason = p.problem;
+    bool unreadable = p.problem.rfind("my_data_path: ", 0) == 0 || p.problem.rfind("golden_data_path: ", 0) == 0;
+    r.verdict = unreadable ? "error" : "skip";
+    return r;
+  }
+  Side g = resolve(p.golden, cache, "golden_data_path");
+  Side m = resolve(p.my, cache, "my_data_path");
+  if (g.k == Side::K::kError || m.k == Side::K::kError) {
+    r.cmp_fail_reason = g.k == Side::K::kError ? g.error : m.error;
+    r.verdict = "error";
+    return r;
+  }
+  if (g.k == Side::K::kEmpty || m.k == Side::K::kEmpty) {
+    // msit's empty float32 stand-in: shape mismatch unless the other side is empty too.
+    r.golden_dtype = "torch.float32";
+    r.golden_shape = "[0]";
+    r.cmp_fail_reason = std::string(kShapeReason);
+    r.verdict = "skip";
+    r.note = "fused component missing from the golden dump";
+    return r;
+  }
+  if (can_stream(g, m)) {
+    eval_exact(g, m, r, o);
+    if (!g.plan->logical_order_known) r.note = "device layout compared in stored order (padding included)";
+    return r;
+  }
+  // Summaries: use the other side's sketch setting when it has one, so the sketches are comparable.
+  StatsOptions so = o.stats;
+  for (const Side* s : {&g, &m}) {
+    if (s->k == Side::K::kSummary && s->ts->stats.sketch) {
+      so.sketch_width = s->ts->stats.sketch->width;
+      so.sketch_seed = s->ts->stats.sketch->seed;
+    }
+  }
+  std::shared_ptr<Result<FileSummary>> hold_g, hold_m;
+  const TensorSummary* gt = nullptr;
+  const TensorSummary* mt = nullptr;
+  if (g.k != Side::K::kMinMax) {
+    auto t = summary_of(g, p.golden, cache, so, hold_g);
+    if (!t.ok()) { r.cmp_fail_reason = "golden_data_path: " + t.error().to_string(); r.verdict = "error"; return r; }
+    gt = *t;
+  }
+  if (m.k != Side::K::kMinMax) {
+    auto t = summary_of(m, p.my, cache, so, hold_m);
+    if (!t.ok()) { r.cmp_fail_reason = "my_data_path: " + t.error().to_string(); r.verdict = "error"; return r; }
+    mt = *t;
+  }
+  if (gt && mt) {
+    eval_summaries(*gt, *mt, r);
+    return r;
+  }
+  eval_min_max(gt ? min_max_of_summary(*gt) : min_max_side(g), mt ? min_max_of_summary(*mt) : min_max_side(m), r);
+  return r;
+}
+
+bool exact_supported(DType t) {
+  DTypeKind k = dtype_info(t).kind;
+  return decodable_as_double(t) && k != DTypeKind::kComplex && k != DTypeKind::kPacked && k != DTypeKind::kOpaque &&
+         dtype_info(t).bits % 8 == 0 && dtype_info(t).bits > 0;
+}
+
+bool elements_to_float(DType t, const std::byte* src, size_t n, float* out) {
+  switch (t) {
+    case DType::kFloat32:
+      std::memcpy(out, src, n * sizeof(float));
+      return true;
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      for (size_t i = 0; i < n; ++i) {
+        uint16_t b;
+        std::memcpy(&b, src + 2 * i, 2);
+        out[i] = t == DType::kFloat16 ? fp16_to_float(b) : bf16_to_float(b);
+      }
+      return true;
+    default:
+      break;
+  }
+  if (!exact_supported(t)) return false;
+  if (const auto* table = fp8_table(t)) {
+    for (size_t i = 0; i < n; ++i) out[i] = (*table)[static_cast<uint8_t>(src[i])];
+    return true;
+  }
+  size_t es = dtype_info(t).bits / 8;
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(decode_element(t, src + i * es));
+  return true;
+}
+
+std::string shape_cell(const std::vector<uint64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+}  // namespace msit

@@ -1,0 +1,29 @@
+// Turns one matched pair into one report row: exact streaming compare when both sides are raw,
+// summary compare (sketch / values / hash / stats) otherwise, _min_max stats errors.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "common/compare/file_cache.h"
+#include "common/compare/matching.h"
+#include "common/report/report_row.h"
+
+namespace msit {
+
+struct EvalOptions {
+  size_t chunk_elements = size_t{1} << 16;  // per side per step of the lockstep read
+  StatsOptions stats;                        // for raw files summarised on the fly
+};
+
+ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& opts);
+
+// Converts n host-endian elements of dtype t to float32 as torch's .float() would.
+// Returns false for dtypes that have no float value (complex, packed, opaque).
+bool elements_to_float(DType t, const std::byte* src, size_t n, float* out);
+bool exact_supported(DType t);
+
+// "[2, 3]" as Python prints list(shape).
+std::string shape_cell(const std::vector<uint64_t>& shape);
+
+}  // namespace msit

@@ -1,0 +1,130 @@
+// One load per source file, shared by the rows of its tensors, safe to use from several threads.
+#include "common/compare/file_cache.h"
+
+#include "common/formats/dump_reader.h"
+#include "common/io/file.h"
+#include "common/summary/compact.h"
+
+namespace msit {
+namespace {
+
+bool ends_with(const std::string& s, std::string_view suf) {
+  return s.size() >= suf.size() && std::string_view(s).substr(s.size() - suf.size()) == suf;
+}
+
+void load(LoadedFile& lf) {
+  const SourceFile& f = lf.source;
+  lf.fx = ends_with(f.raw_name, ".npy");
+  switch (f.kind) {
+    case SourceKind::kRaw: {
+      auto fd = open_regular_nofollow(f.path);
+      if (!fd.ok()) { lf.error = fd.error(); return; }
+      auto id = identity_of(fd->get(), f.path);
+      if (!id.ok()) { lf.error = id.error(); return; }
+      auto raw = read_dump_header(fd->get(), f.path, *id);
+      if (!raw.ok()) {
+        lf.error = raw.error();
+        if (is_incomplete_error(raw.error())) lf.error->message += " (file still being written or truncated)";
+        return;
+      }
+      lf.raw = std::move(raw).value();
+      return;
+    }
+    case SourceKind::kSummary: {
+      auto s = read_summary_file(f.path);
+      if (!s.ok()) { lf.error = s.error(); return; }
+      lf.summary = std::move(s).value();
+      return;
+    }
+    case SourceKind::kMinMax: {
+      if (lf.fx) {
+        auto r = read_min_max_npy(f.path);
+        if (!r.ok()) { lf.error = r.error(); return; }
+        lf.mm_outputs = std::move(r).value();
+        if (lf.mm_outputs.rows.size() != 1) {
+          lf.error = make_error(f.path, "min_max", "expected one [min, max] pair, found " +
+                                                       std::to_string(lf.mm_outputs.rows.size()));
+        }
+        return;
+      }
+      auto r = read_min_max_npz(f.path);
+      if (!r.ok()) { lf.error = r.error(); return; }
+      lf.mm_inputs = std::move(r->first);
+      lf.mm_outputs = std::move(r->second);
+      return;
+    }
+  }
+}
+
+uint32_t count_role(const std::vector<TensorDesc>& v, Role r) {
+  uint32_t n = 0;
+  for (const auto& t : v) n += t.role == r;
+  return n;
+}
+
+}  // namespace
+
+std::shared_ptr<LoadedFile> FileCache::get(const SourceFile& f) {
+  std::shared_ptr<LoadedFile> lf;
+  std::shared_ptr<std::once_flag> once;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& slot = files_[f.path];
+    if (!slot) {
+      slot = std::make_shared<LoadedFile>();
+      slot->source = f;
+      once_[f.path] = std::make_shared<std::once_flag>();
+    }
+    lf = slot;
+    once = once_[f.path];
+  }
+  std::call_once(*once, [&] { load(*lf); });
+  return lf;
+}
+
+Result<TensorCounts> FileCache::counts(const SourceFile& f) {
+  auto lf = get(f);
+  if (lf->error) return *lf->error;
+  TensorCounts c;
+  if (lf->raw) {
+    c.inputs = count_role(lf->raw->tensors, Role::kInput);
+    c.outputs = count_role(lf->raw->tensors, Role::kOutput);
+  } else if (lf->summary) {
+    for (const auto& t : lf->summary->tensors) {
+      if (t.role == "input") ++c.inputs;
+      if (t.role == "output") ++c.outputs;
+    }
+  } else {
+    c.inputs = static_cast<uint32_t>(lf->mm_inputs.rows.size());
+    c.outputs = static_cast<uint32_t>(lf->mm_outputs.rows.size());
+  }
+  return c;
+}
+
+std::shared_ptr<Result<FileSummary>> FileCache::summarize(LoadedFile& lf, const StatsOptions& opts) {
+  std::lock_guard<std::mutex> lock(lf.mu);  // one reduction per file even when rows race for it
+  auto key = std::make_pair(opts.sketch_width, opts.sketch_seed);
+  auto& slot = lf.on_the_fly[key];
+  if (!slot) slot = std::make_shared<Result<FileSummary>>(summarize_raw_file(lf.source.path, opts));
+  return slot;
+}
+
+const TensorDesc* find_desc(const LoadedFile& lf, Role role, uint32_t index) {
+  if (!lf.raw) return nullptr;
+  if (lf.fx) return lf.raw->tensors.empty() ? nullptr : &lf.raw->tensors.front();
+  for (const auto& t : lf.raw->tensors) {
+    if (t.role == role && t.index == index) return &t;
+  }
+  return nullptr;
+}
+
+const TensorSummary* find_summary_tensor(const FileSummary& s, bool fx, Role role, uint32_t index) {
+  if (fx) return s.tensors.empty() ? nullptr : &s.tensors.front();
+  std::string_view want = role_name(role);
+  for (const auto& t : s.tensors) {
+    if (t.role == want && t.index == index) return &t;
+  }
+  return nullptr;
+}
+
+}  // namespace msit

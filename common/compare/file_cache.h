@@ -1,0 +1,52 @@
+// Loads each source file once (raw header, summary JSON or _min_max arrays) and shares it across
+// the rows of its tensors; raw files are summarised on the fly at most once per sketch setting.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "common/base/result.h"
+#include "common/compare/dump_index.h"
+#include "common/compare/matching.h"
+#include "common/formats/min_max.h"
+#include "common/formats/tensor_desc.h"
+#include "common/layout/logical_stream.h"
+#include "common/summary/summary.h"
+
+namespace msit {
+
+struct LoadedFile {
+  SourceFile source;
+  std::optional<Error> error;          // unreadable / corrupt: every row of it says so
+  std::optional<RawDumpFile> raw;      // kRaw
+  std::optional<FileSummary> summary;  // kSummary
+  MinMaxRows mm_inputs, mm_outputs;    // kMinMax (FX npy: one row in mm_outputs)
+  bool fx = false;                     // one-tensor npy file (FX)
+
+  // Raw files summarised with compact's code, keyed by (sketch width, seed).
+  std::mutex mu;
+  std::map<std::pair<uint32_t, uint64_t>, std::shared_ptr<Result<FileSummary>>> on_the_fly;
+};
+
+class FileCache {
+ public:
+  std::shared_ptr<LoadedFile> get(const SourceFile& f);
+  Result<TensorCounts> counts(const SourceFile& f);
+  // The summary of a raw file, computed once per (width, seed).
+  std::shared_ptr<Result<FileSummary>> summarize(LoadedFile& lf, const StatsOptions& opts);
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<LoadedFile>> files_;
+  std::map<std::string, std::shared_ptr<std::once_flag>> once_;
+};
+
+// Position of tensor (role, index) in a raw file / summary; FX files hold one tensor.
+const TensorDesc* find_desc(const LoadedFile& lf, Role role, uint32_t index);
+const TensorSummary* find_summary_tensor(const FileSummary& s, bool fx, Role role, uint32_t index);
+
+}  // namespace msit

@@ -1,0 +1,317 @@
+// Pairs golden and my tensors the way msit's torchair compare does, plus diagnostic rows for
+// what msit silently skips (op absent from the graph, FX or golden data missing, unreadable files).
+#include "common/compare/matching.h"
+
+#include <algorithm>
+
+namespace msit {
+namespace {
+
+std::string cell(const SourceFile& f, const char* role, uint32_t k) {
+  // _min_max files show their own path (as in msit); raw files and summaries the raw path.
+  const std::string& base = f.kind == SourceKind::kMinMax ? f.path : f.raw_path;
+  return base + "," + role + "," + std::to_string(k);
+}
+
+std::string plain(const SourceFile& f) { return f.kind == SourceKind::kMinMax ? f.path : f.raw_path; }
+
+TensorSlot ge_slot(const SourceFile& f, Role r, uint32_t k) { return {SlotKind::kTensor, &f, r, k}; }
+TensorSlot fx_slot(const SourceFile& f) { return {SlotKind::kFxFile, &f, Role::kOutput, 0}; }
+
+PairSpec make_pair(MatchContext& ctx, int64_t token, std::string gcell, std::string mcell, TensorSlot g, TensorSlot m) {
+  PairSpec p;
+  p.group = ctx.group;
+  p.token = token;
+  p.data_id = ctx.next_data_id++;
+  p.golden_cell = std::move(gcell);
+  p.my_cell = std::move(mcell);
+  p.golden = g;
+  p.my = m;
+  return p;
+}
+
+PairSpec problem_row(MatchContext& ctx, int64_t token, std::string gcell, std::string mcell, std::string why) {
+  PairSpec p;
+  p.group = ctx.group;
+  p.token = token;
+  p.golden_cell = std::move(gcell);
+  p.my_cell = std::move(mcell);
+  p.problem = std::move(why);
+  p.msit_row = false;
+  return p;
+}
+
+// Ops sorted by graph position (absent: -1, first), stable over msit's insertion order.
+std::vector<const std::pair<std::string, SourceFile>*> graph_order(const TokenFiles& tok, const GraphDef& g) {
+  std::vector<const std::pair<std::string, SourceFile>*> v;
+  for (const auto& p : tok.ge_ops) v.push_back(&p);
+  std::stable_sort(v.begin(), v.end(), [&](auto* a, auto* b) { return g.position(a->first) < g.position(b->first); });
+  return v;
+}
+
+bool has_op(const TokenFiles& t, const std::string& n) { return t.ge_file(n) != nullptr; }
+
+// FX rows for one fx node: GE inputs vs FX INPUT files, GE outputs vs FX OUTPUT files, by position.
+void fx_rows(MatchContext& ctx, int64_t token, const SourceFile& ge, const TensorCounts& c, const FxNodeFiles& fx,
+             bool inputs, bool outputs, std::vector<PairSpec>& rows) {
+  if (inputs) {
+    for (uint32_t k = 0; k < c.inputs && k < fx.inputs.size(); ++k) {
+      rows.push_back(make_pair(ctx, token, plain(fx.inputs[k]), cell(ge, "inputs", k), fx_slot(fx.inputs[k]),
+                               ge_slot(ge, Role::kInput, k)));
+    }
+  }
+  if (outputs) {
+    for (uint32_t k = 0; k < c.outputs && k < fx.outputs.size(); ++k) {
+      rows.push_back(make_pair(ctx, token, plain(fx.outputs[k]), cell(ge, "outputs", k), fx_slot(fx.outputs[k]),
+                               ge_slot(ge, Role::kOutput, k)));
+    }
+  }
+}
+
+struct FxTagScan {
+  std::vector<const FxNodeFiles*> found;  // one per matching tag, in desc/attr order
+  std::string missing;                    // last tag without FX data
+};
+
+FxTagScan scan_tags(const GraphOp& op, const TokenFiles& fx) {
+  FxTagScan s;
+  for (const auto& desc : op.output_descs) {
+    for (const auto& name : desc.fx_tensor_names) {
+      std::string key = fx_node_key_from_tensor_name(name);
+      auto it = fx.fx_nodes.find(key);
+      if (it == fx.fx_nodes.end()) s.missing = key;
+      else s.found.push_back(&it->second);
+    }
+  }
+  return s;
+}
+
+void ge_fx_op(MatchContext& ctx, int64_t token, const std::string& op_name, const SourceFile& ge,
+              const TokenFiles& my, const TokenFiles& fx, MatchResult& out) {
+  const GraphDef& g = *ctx.graph;
+  auto all_ops = split_fused_name(op_name, g, [&](const std::string& n) { return has_op(my, n); });
+  auto counts = ctx.counts(ge);
+  if (!counts.ok()) {
+    out.pairs.push_back(problem_row(ctx, token, "", plain(ge), "my_data_path: " + counts.error().to_string()));
+    return;
+  }
+  if (all_ops.empty()) {
+    std::string type = ge.raw_name.substr(0, ge.raw_name.find('.'));
+    if (type.find("Cast") != std::string::npos || type.find("TransData") != std::string::npos) {
+      for (uint32_t k = 0; k < counts->inputs && k < counts->outputs; ++k) {
+        out.pairs.push_back(make_pair(ctx, token, cell(ge, "inputs", k), cell(ge, "outputs", k),
+                                      ge_slot(ge, Role::kInput, k), ge_slot(ge, Role::kOutput, k)));
+      }
+      return;
+    }
+    out.pairs.push_back(problem_row(ctx, token, "", plain(ge),
+                                    "GE op " + op_name + " not found in graph " + ctx.graph_path + "."));
+    return;
+  }
+  std::vector<PairSpec> rows;
+  std::string missing;
+  if (all_ops.size() == 1) {
+    auto scan = scan_tags(*g.find(all_ops[0]), fx);
+    missing = scan.missing;
+    for (const FxNodeFiles* node : scan.found) {
+      rows.clear();  // msit reassigns: only the last matching tag's rows survive (ids still used)
+      fx_rows(ctx, token, ge, *counts, *node, true, true, rows);
+    }
+    if (scan.found.empty() && scan.missing.empty()) ++out.ops_without_rows;
+  } else {
+    auto first = scan_tags(*g.find(all_ops.front()), fx);
+    auto last = scan_tags(*g.find(all_ops.back()), fx);
+    for (const FxNodeFiles* node : first.found) fx_rows(ctx, token, ge, *counts, *node, true, false, rows);
+    for (const FxNodeFiles* node : last.found) fx_rows(ctx, token, ge, *counts, *node, false, true, rows);
+    missing = rows.empty() ? (last.missing.empty() ? first.missing : last.missing) : "";
+    if (rows.empty() && missing.empty()) ++out.ops_without_rows;
+  }
+  if (rows.empty() && !missing.empty()) {
+    out.pairs.push_back(problem_row(ctx, token, "", plain(ge),
+                                    "FX data missing: GE op " + op_name + ", FX tensor name " + missing + "."));
+  }
+  for (auto& r : rows) out.pairs.push_back(std::move(r));
+}
+
+std::vector<std::string> graph_input_names(const GraphOp& op) {
+  std::vector<std::string> v;
+  for (const auto& in : op.inputs) {
+    size_t colon = in.rfind(':');
+    v.push_back(colon == std::string::npos ? std::string() : in.substr(0, colon));
+  }
+  return v;
+}
+
+struct GoldenSide {
+  std::vector<TensorSlot> inputs;
+  std::vector<std::string> input_cells;
+  const SourceFile* output_file = nullptr;
+  uint32_t outputs = 0;
+  std::string error;  // unreadable golden file
+};
+
+GoldenSide gather_fused(MatchContext& ctx, const std::string& fused, const TokenFiles& my, const TokenFiles& golden,
+                        std::vector<std::string>& warnings) {
+  GoldenSide gs;
+  std::vector<std::string> names, ops;
+  std::vector<TensorSlot> slots;
+  std::vector<std::string> cells;
+  auto parts = split_fused_name(fused, *ctx.graph, [&](const std::string& n) { return has_op(my, n) || has_op(golden, n); });
+  size_t consumed = 0;
+  for (const auto& part : parts) consumed += part.size();
+  if (consumed < fused.size()) warnings.push_back("failed parsing fused op name " + fused.substr(consumed) + "; compare manually if required");
+  for (const auto& op : parts) {
+    auto in_names = graph_input_names(*ctx.graph->find(op));
+    const SourceFile* f = golden.ge_file(op);
+    if (f) {
+      auto c = ctx.counts(*f);
+      if (!c.ok()) { gs.error = "golden_data_path: " + c.error().to_string(); return gs; }
+      size_t n = std::min<size_t>(in_names.size(), c->inputs);
+      in_names.resize(n);
+      for (uint32_t k = 0; k < n; ++k) { slots.push_back(ge_slot(*f, Role::kInput, k)); cells.push_back(cell(*f, "inputs", k)); }
+      gs.output_file = f;
+      gs.outputs = c->outputs;
+    } else {
+      warnings.push_back("no dump data for op " + op + " (component of " + fused + "); input matching may be incorrect");
+      for (size_t k = 0; k < in_names.size(); ++k) { slots.push_back({SlotKind::kEmpty, nullptr, Role::kInput, 0}); cells.emplace_back(); }
+    }
+    names.insert(names.end(), in_names.begin(), in_names.end());
+    ops.push_back(op);
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (std::find(ops.begin(), ops.end(), names[i]) != ops.end()) continue;  // produced inside the fusion
+    gs.inputs.push_back(slots[i]);
+    gs.input_cells.push_back(cells[i]);
+  }
+  return gs;
+}
+
+void ge_ge_op(MatchContext& ctx, int64_t token, const std::string& op_name, const SourceFile& mine,
+              const TokenFiles& my, const TokenFiles& golden, MatchResult& out) {
+  GoldenSide gs;
+  if (mine.raw_name.rfind("AutomaticBufferFusionOp", 0) == 0) {
+    gs = gather_fused(ctx, op_name, my, golden, out.warnings);
+  } else if (const SourceFile* f = golden.ge_file(op_name)) {
+    auto c = ctx.counts(*f);
+    if (!c.ok()) gs.error = "golden_data_path: " + c.error().to_string();
+    else {
+      for (uint32_t k = 0; k < c->inputs; ++k) { gs.inputs.push_back(ge_slot(*f, Role::kInput, k)); gs.input_cells.push_back(plain(*f)); }
+      gs.output_file = f;
+      gs.outputs = c->outputs;
+    }
+  } else {
+    out.pairs.push_back(problem_row(ctx, token, "", plain(mine), "golden data missing for op " + op_name + "."));
+    return;
+  }
+  auto mc = ctx.counts(mine);
+  if (!gs.error.empty() || !mc.ok()) {
+    std::string why = !gs.error.empty() ? gs.error : "my_data_path: " + mc.error().to_string();
+    out.pairs.push_back(problem_row(ctx, token, "", plain(mine), why));
+    return;
+  }
+  // msit's accumulating golden output cell (formats.md 6.3).
+  std::string out_cell = gs.output_file ? plain(*gs.output_file) : "";
+  for (uint32_t k = 0; k < gs.inputs.size() && k < mc->inputs; ++k) {
+    if (out_cell.find(",inputs,") == std::string::npos) out_cell += ",inputs," + std::to_string(k);
+    out.pairs.push_back(make_pair(ctx, token, gs.input_cells[k], cell(mine, "inputs", k), gs.inputs[k],
+                                  ge_slot(mine, Role::kInput, k)));
+  }
+  for (uint32_t k = 0; gs.output_file && k < gs.outputs && k < mc->outputs; ++k) {
+    out_cell += ",outputs," + std::to_string(k);
+    out.pairs.push_back(make_pair(ctx, token, out_cell, cell(mine, "outputs", k), ge_slot(*gs.output_file, Role::kOutput, k),
+                                  ge_slot(mine, Role::kOutput, k)));
+  }
+}
+
+template <class Fn>
+void for_common_tokens(const DumpGroup& my, const DumpGroup& golden, MatchResult& out, Fn fn) {
+  for (const auto& [token, files] : my.tokens) {
+    auto it = golden.tokens.find(token);
+    if (it == golden.tokens.end()) {
+      out.warnings.push_back("my token_id " + std::to_string(token) + " not found in golden dump data (group " + my.key + ")");
+      continue;
+    }
+    fn(token, files, it->second);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> split_fused_name(std::string name, const GraphDef& graph,
+                                          const std::function<bool(const std::string&)>& is_dump_op) {
+  std::vector<std::string> ops;
+  while (!name.empty()) {
+    std::string found;
+    if (graph.find(name)) {
+      found = name;
+    } else {
+      for (size_t len = name.size() - 1; len > 0; --len) {
+        std::string prefix = name.substr(0, len);
+        if (graph.find(prefix)) { found = prefix; break; }
+        if (is_dump_op(prefix)) break;  // a dump op but not a graph op: msit gives up
+      }
+    }
+    if (found.empty()) break;
+    name.erase(0, found.size());
+    ops.push_back(std::move(found));
+  }
+  return ops;
+}
+
+void sort_rows_msit(std::vector<PairSpec>& rows, size_t begin, size_t end) {
+  auto key = [](const PairSpec& p) {
+    size_t dot = p.my_cell.rfind('.');
+    return dot == std::string::npos ? std::string_view(p.my_cell) : std::string_view(p.my_cell).substr(dot + 1);
+  };
+  std::stable_sort(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end),
+                   [&](const PairSpec& a, const PairSpec& b) { return key(a) < key(b); });
+}
+
+void match_ge_fx(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden, MatchResult& out) {
+  for_common_tokens(my, golden, out, [&](int64_t token, const TokenFiles& m, const TokenFiles& g) {
+    for (const auto* op : graph_order(m, *ctx.graph)) ge_fx_op(ctx, token, op->first, op->second, m, g, out);
+  });
+}
+
+void match_ge_ge(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden, MatchResult& out) {
+  for_common_tokens(my, golden, out, [&](int64_t token, const TokenFiles& m, const TokenFiles& g) {
+    for (const auto* op : graph_order(m, *ctx.graph)) ge_ge_op(ctx, token, op->first, op->second, m, g, out);
+  });
+}
+
+void match_fx_fx(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden, MatchResult& out) {
+  for_common_tokens(my, golden, out, [&](int64_t token, const TokenFiles& m, const TokenFiles& g) {
+    // Execution order: by the timestamp in the first file name of each node, then by key.
+    std::vector<std::pair<std::string, const std::string*>> order;
+    for (const auto& [key, node] : m.fx_nodes) {
+      const auto& files = node.outputs.empty() ? node.inputs : node.outputs;
+      std::string ts;
+      if (!files.empty()) {
+        const std::string& n = files.front().raw_name;
+        size_t end = n.size() - 4;  // ".npy"
+        size_t dot = n.rfind('.', end - 1);
+        ts = dot == std::string::npos ? "" : n.substr(dot + 1, end - dot - 1);
+      }
+      order.emplace_back(ts, &key);
+    }
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [ts, key] : order) {
+      const FxNodeFiles& mn = m.fx_nodes.at(*key);
+      auto it = g.fx_nodes.find(*key);
+      if (it == g.fx_nodes.end()) {
+        const auto& f = mn.outputs.empty() ? mn.inputs.front() : mn.outputs.front();
+        out.pairs.push_back(problem_row(ctx, token, "", plain(f), "golden data missing for FX node " + *key + "."));
+        continue;
+      }
+      const FxNodeFiles& gn = it->second;
+      for (size_t k = 0; k < mn.inputs.size() && k < gn.inputs.size(); ++k) {
+        out.pairs.push_back(make_pair(ctx, token, plain(gn.inputs[k]), plain(mn.inputs[k]), fx_slot(gn.inputs[k]), fx_slot(mn.inputs[k])));
+      }
+      for (size_t k = 0; k < mn.outputs.size() && k < gn.outputs.size(); ++k) {
+        out.pairs.push_back(make_pair(ctx, token, plain(gn.outputs[k]), plain(mn.outputs[k]), fx_slot(gn.outputs[k]), fx_slot(mn.outputs[k])));
+      }
+    }
+  });
+}
+
+}  // namespace msit

@@ -1,0 +1,46 @@
+// The report model: one row per compared tensor pair, msit's 24 columns then ours.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace msit {
+
+struct ReportRow {
+  // msit columns (formats.md 6.2), in order.
+  int64_t token_id = 0;
+  std::optional<uint64_t> data_id;
+  std::string golden_data_path, golden_op_type, golden_dtype, golden_shape;
+  std::optional<double> golden_max, golden_min, golden_mean;
+  std::string my_data_path, my_op_type, my_dtype, my_shape;
+  std::optional<double> my_max, my_min, my_mean;
+  std::optional<double> cosine, max_rel, mean_rel, max_abs, mean_abs, kl, red;
+  std::string cmp_fail_reason;
+  // Ours, appended after msit's.
+  std::string compare_mode;                        // exact | sketch | stats | hash | (empty: none)
+  std::array<std::optional<double>, 4> stat_abs;   // max, min, mean, l2norm
+  std::array<std::optional<double>, 4> stat_rel;
+  std::string nan_inf;
+  std::string verdict;                             // pass | fail | skip | error
+  std::string note;
+  // Not written: what msit's filters need and where the row sits.
+  bool msit_row = true;                            // msit would produce this row at all
+  size_t group = 0;
+  int64_t rank = -1;
+};
+
+// msit's header (formats.md 6.2) and the extra columns, in order.
+const std::vector<std::string_view>& msit_columns();
+const std::vector<std::string_view>& extra_columns();
+
+// msit's filters (formats.md 6.6): drop rows whose reason is exactly "data shape doesn't match.",
+// and int8-vs-non-int8 rows with msit's skip-the-next-row quirk. Also drops our extra rows.
+std::vector<ReportRow> apply_msit_filters(const std::vector<ReportRow>& rows);
+// Why msit would drop this row (for the note column when rows are kept), or empty.
+std::string msit_drop_reason(const ReportRow& r);
+
+}  // namespace msit

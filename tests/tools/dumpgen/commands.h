@@ -1,0 +1,66 @@
+// Subcommands of msit-dumpgen; each returns the process exit code.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dumpgen {
+
+struct TreeOptions {
+  std::string out;
+  std::string layout = "all";
+  uint64_t files = 200;
+  uint64_t seed = 1;
+  std::vector<std::string> dtypes;  // empty: all
+  int ranks = 1;
+  int tokens = 2;
+  int corrupt = 0;
+  uint64_t max_elements = 65536;
+};
+int run_tree(const TreeOptions& o);
+
+struct VerifyOptions {
+  std::string manifest, tree;
+  std::string format = "rich";
+  bool expect_raw_gone = false;
+  bool expect_raw_kept = false;
+  int max_errors = 50;  // printed in detail
+};
+int run_verify(const VerifyOptions& o);
+
+struct StreamOptions {
+  std::string out;
+  double rate_mbps = 100;
+  double seconds = 5;
+  uint64_t min_size = 64 * 1024, max_size = 4 * 1024 * 1024;
+  std::vector<std::string> dtypes = {"float16", "bfloat16"};
+  uint64_t chunk = 256 * 1024;
+  double rename_fraction = 0.1;
+  double fx_fraction = 0;
+  uint64_t files_per_step = 500;
+  uint64_t seed = 1;
+  std::string manifest;
+};
+int run_stream(const StreamOptions& o);
+
+struct ModelOptions {
+  std::string out;
+  int ops = 12;
+  int tokens = 2;
+  int ranks = 1;
+  int diverge_at = -1;  // -1: no divergence
+  double diverge_scale = 0.5;
+  bool fused = false;
+  bool nz_weights = false;
+  std::string fx_layout = "rank";  // rank | data-dump
+  std::string ge_layout = "rank";  // rank | old
+  int hidden = 64;
+  int rows = 4;
+  uint64_t seed = 1;
+};
+int run_model(const ModelOptions& o);
+
+int run_selfcheck(const std::string& testdata_dir);
+
+}  // namespace dumpgen

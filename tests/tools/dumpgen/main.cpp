@@ -1,0 +1,98 @@
+// msit-dumpgen: the independent side of the tests. Writes dump trees with a manifest of
+// expected statistics (tree, model, stream) and checks compact's output against it (verify).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+
+#include "tests/tools/dumpgen/commands.h"
+
+using namespace dumpgen;
+
+namespace {
+
+void add_tree(CLI::App& app, TreeOptions& o) {
+  auto* c = app.add_subcommand("tree", "write a dump tree over every layout plus manifest.json");
+  c->add_option("--out", o.out, "output directory (manifest.json goes here)")->required();
+  c->add_option("--layout", o.layout, "layout name or 'all' (see docs/dumpgen.md)");
+  c->add_option("--files", o.files, "number of valid raw files (at least)");
+  c->add_option("--seed", o.seed, "random seed (same seed -> same tree)");
+  c->add_option("--dtypes", o.dtypes, "comma-separated dtypes (default: all)")->delimiter(',');
+  c->add_option("--ranks", o.ranks, "ranks (rank layouts) / devices (old GE layout)");
+  c->add_option("--tokens", o.tokens, "step directories per rank");
+  c->add_option("--corrupt", o.corrupt, "number of corrupt files to add");
+  c->add_option("--max-elements", o.max_elements, "largest logical tensor size");
+}
+
+void add_verify(CLI::App& app, VerifyOptions& o) {
+  auto* c = app.add_subcommand("verify", "check summaries in a tree against a manifest");
+  c->add_option("--manifest", o.manifest, "manifest.json written by tree")->required();
+  c->add_option("--tree", o.tree, "tree root the manifest paths are relative to")->required();
+  c->add_option("--format", o.format, "summary format: rich | msit")
+      ->check(CLI::IsMember({"rich", "msit"}));
+  c->add_flag("--expect-raw-gone", o.expect_raw_gone, "valid raw files must have been removed");
+  c->add_flag("--expect-raw-kept", o.expect_raw_kept, "valid raw files must still exist");
+  c->add_option("--max-errors", o.max_errors, "failure lines printed in detail");
+}
+
+void add_stream(CLI::App& app, StreamOptions& o) {
+  auto* c = app.add_subcommand("stream", "simulate a live GE/FX dump at a steady byte rate");
+  c->add_option("--out", o.out, "output directory")->required();
+  c->add_option("--rate", o.rate_mbps, "target write rate in MB/s (1 MB = 1e6 bytes)");
+  c->add_option("--seconds", o.seconds, "duration");
+  c->add_option("--min-size", o.min_size, "smallest payload bytes per file");
+  c->add_option("--max-size", o.max_size, "largest payload bytes per file");
+  c->add_option("--dtype", o.dtypes, "comma-separated GE dtypes")->delimiter(',');
+  c->add_option("--chunk", o.chunk, "bytes per write() call");
+  c->add_option("--rename-fraction", o.rename_fraction, "files written under a temp name then renamed");
+  c->add_option("--fx-fraction", o.fx_fraction, "fraction of files written as FX .npy");
+  c->add_option("--files-per-step", o.files_per_step, "files per step directory");
+  c->add_option("--seed", o.seed, "random seed");
+  c->add_option("--manifest", o.manifest, "write per-file expected min/max here");
+}
+
+void add_model(CLI::App& app, ModelOptions& o) {
+  auto* c = app.add_subcommand("model", "paired GE-vs-FX dumps of a toy model, for compare");
+  c->add_option("--out", o.out, "output directory (msit_ge_dump, msit_fx_dump, scenario.json)")->required();
+  c->add_option("--ops", o.ops, "ops in the chain");
+  c->add_option("--tokens", o.tokens, "tokens (graph runs)");
+  c->add_option("--ranks", o.ranks, "ranks");
+  c->add_option("--diverge-at", o.diverge_at, "op index with a large injected error (-1: none)");
+  c->add_option("--diverge-scale", o.diverge_scale, "relative size of the injected error");
+  c->add_flag("--fused", o.fused, "fuse Add+Cast pairs into AutomaticBufferFusionOp files");
+  c->add_flag("--nz-weights", o.nz_weights, "store MatMul weights as FRACTAL_NZ on the GE side");
+  c->add_option("--fx-layout", o.fx_layout, "rank | data-dump (old, steps from 1)")
+      ->check(CLI::IsMember({"rank", "data-dump"}));
+  c->add_option("--ge-layout", o.ge_layout, "rank | old")->check(CLI::IsMember({"rank", "old"}));
+  c->add_option("--hidden", o.hidden, "hidden size");
+  c->add_option("--rows", o.rows, "rows (batch x sequence)");
+  c->add_option("--seed", o.seed, "random seed");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"msit-dumpgen: test dump generator and verifier for msit-compact"};
+  app.require_subcommand(1);
+  TreeOptions tree;
+  VerifyOptions verify;
+  StreamOptions stream;
+  ModelOptions model;
+  std::string testdata = MSIT_DUMPGEN_TESTDATA;
+  add_tree(app, tree);
+  add_verify(app, verify);
+  add_stream(app, stream);
+  add_model(app, model);
+  auto* self = app.add_subcommand("selfcheck", "check the generator's own encoders");
+  self->add_option("--testdata", testdata, "directory holding sketch_vectors.json");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (app.got_subcommand("tree")) return run_tree(tree);
+    if (app.got_subcommand("verify")) return run_verify(verify);
+    if (app.got_subcommand("stream")) return run_stream(stream);
+    if (app.got_subcommand("model")) return run_model(model);
+    return run_selfcheck(testdata);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "msit-dumpgen: %s\n", e.what());
+    return 2;
+  }
+}

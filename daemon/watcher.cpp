@@ -10,6 +10,8 @@
 
 namespace msit::daemon {
 
+constexpr int64_t kTempMarginNs = 2'000'000'000;
+
 static int64_t wall_now_ns() {
   struct timespec ts {};
   ::clock_gettime(CLOCK_REALTIME, &ts);
@@ -92,10 +94,11 @@ void Watcher::on_candidate(const std::string& path, bool from_event) {
 
 void Watcher::on_temp_file(const std::string& path) {
   // Only temp files older than this process are stale: newer ones are being written by us.
+  // The margin covers coarse file timestamps (a jiffy, or whole seconds on some filesystems).
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
   int64_t mtime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
-  if (mtime >= start_wall_ns_) return;
+  if (mtime >= start_wall_ns_ - kTempMarginNs) return;
   if (::unlink(path.c_str()) == 0) {
     ++counters_.temp_cleaned;
     log_.info(path + ": removed a stale temp file of an earlier run");
@@ -171,6 +174,8 @@ void Watcher::handle_result(JobResult& r) {
   p.in_flight = false;
   --in_flight_;
   int64_t now = clock_.now_ns();
+  const bool rewritten = p.dirty;  // an event arrived meanwhile: whatever happened, look again
+  p.dirty = false;
   switch (r.status) {
     case JobStatus::kDone:
       if (r.verified_existing) ++counters_.verified_existing;
@@ -187,6 +192,7 @@ void Watcher::handle_result(JobResult& r) {
       if (r.status == JobStatus::kCancelled) return;  // stays pending
       break;
     case JobStatus::kIncomplete:
+      if (rewritten) break;
       if (++p.attempts >= opts_.incomplete_attempts) {
         ++counters_.incomplete_given_up;
         log_.warning(r.error.to_string() + "; the file never completed: leaving it alone "
@@ -204,6 +210,7 @@ void Watcher::handle_result(JobResult& r) {
         log_.error(r.error.to_string() + (r.transient ? "; raw file kept, will retry"
                                                       : "; raw file kept, left alone"));
       }
+      if (rewritten) break;
       if (!r.transient) {
         abandon(it, r.seen);
         return;
@@ -212,9 +219,9 @@ void Watcher::handle_result(JobResult& r) {
       rearm(p, now);
       return;
   }
-  if (p.dirty) {
-    p.dirty = false;
-    p.due_ns = now + opts_.settle_ns;  // rewritten meanwhile: look again
+  if (rewritten) {
+    p.attempts = 0;
+    p.due_ns = now + opts_.settle_ns;
     return;
   }
   pending_.erase(it);

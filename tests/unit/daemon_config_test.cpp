@@ -1,0 +1,75 @@
+// Config file parsing for `watch`: keys, comments, errors naming file:line, and precedence.
+#include <gtest/gtest.h>
+
+#include "daemon/config.h"
+#include "daemon_fakes.h"
+
+namespace msit::daemon {
+namespace {
+
+TEST(DaemonConfig, ParsesKeysCommentsAndRepeatedDirs) {
+  WatchSettings s;
+  const char* text =
+      "# msit-compact watch\n"
+      "dir = /data/a\n"
+      "  dir=/data/b  \n"
+      "\n"
+      "settle_ms = 50\r\n"
+      "jobs = 3\n"
+      "summary_format = msit\n"
+      "keep_raw = yes\n"
+      "rescan_interval_s = 7\n"
+      "json_status = /run/x.json\n";
+  ASSERT_TRUE(apply_config_text(text, "c.conf", s).ok());
+  EXPECT_EQ(s.dirs, (std::vector<std::string>{"/data/a", "/data/b"}));
+  EXPECT_EQ(s.settle_ms, 50u);
+  EXPECT_EQ(s.jobs, 3u);
+  EXPECT_EQ(s.format, SummaryFormat::kMsit);
+  EXPECT_TRUE(s.keep_raw);
+  EXPECT_EQ(s.rescan_interval_s, 7u);
+  EXPECT_EQ(s.json_status, "/run/x.json");
+}
+
+TEST(DaemonConfig, ErrorsNameFileLineAndKey) {
+  WatchSettings s;
+  auto r = apply_config_text("dir = /x\nsettle_ms = fast\n", "/etc/m.conf", s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().path, "/etc/m.conf:2");
+  EXPECT_EQ(r.error().stage, "config");
+  EXPECT_NE(r.error().message.find("settle_ms"), std::string::npos);
+  EXPECT_FALSE(apply_config_text("colour = blue\n", "m", s).ok());
+  EXPECT_FALSE(apply_config_text("no equals sign\n", "m", s).ok());
+  EXPECT_FALSE(apply_config_text("summary_format = npz\n", "m", s).ok());
+  EXPECT_FALSE(apply_config_text("keep_raw = maybe\n", "m", s).ok());
+  EXPECT_FALSE(apply_config_text("jobs = -1\n", "m", s).ok());
+}
+
+TEST(DaemonConfig, CommandLineWinsOverTheFile) {
+  testing::TempDir tmp;
+  std::string conf = tmp.path + "/m.conf";
+  testing::write_file(conf, "dir = /from/file\nsettle_ms = 10\njobs = 2\n");
+  SettingOverrides o;
+  o.settle_ms = 300;
+  auto s = load_settings(conf, o);
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  EXPECT_EQ(s->settle_ms, 300u);
+  EXPECT_EQ(s->jobs, 2u);
+  EXPECT_EQ(s->dirs, std::vector<std::string>{"/from/file"});
+  o.dirs = {"/from/cli"};
+  EXPECT_EQ(load_settings(conf, o)->dirs, std::vector<std::string>{"/from/cli"});
+}
+
+TEST(DaemonConfig, MissingFileOrNoDirectoryIsAConfigError) {
+  SettingOverrides o;
+  auto missing = load_settings("/nonexistent/msit.conf", o);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().stage, "config");
+  EXPECT_FALSE(load_settings("", o).ok());
+  o.dirs = {"/x"};
+  EXPECT_TRUE(load_settings("", o).ok());
+  o.rescan_interval_s = 0;
+  EXPECT_FALSE(load_settings("", o).ok());
+}
+
+}  // namespace
+}  // namespace msit::daemon

@@ -1,0 +1,89 @@
+// The real event source and file probe on a temp directory: close/rename events, watch
+// errors, and the read-lease probe seeing a writer that still has the file open.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <thread>
+
+#include "daemon/event_source.h"
+#include "daemon/jobs.h"
+#include "daemon_fakes.h"
+
+namespace msit::daemon {
+namespace {
+
+std::vector<FsEvent> drain(EventSource& s) {
+  std::vector<FsEvent> out;
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_TRUE(s.read_events(out).ok());
+    if (!out.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(s.read_events(out).ok());
+  return out;
+}
+
+bool has(const std::vector<FsEvent>& ev, uint32_t bit, const std::string& name) {
+  for (auto& e : ev)
+    if ((e.mask & bit) && e.name == name) return true;
+  return false;
+}
+
+TEST(InotifySource, ReportsCloseWriteRenameAndNewDirectories) {
+  testing::TempDir tmp;
+  auto src = make_inotify_source();
+  ASSERT_TRUE(src.ok());
+  EventSource& s = **src;
+  EXPECT_GE(s.poll_fd(), 0);
+  auto wd = s.add_watch(tmp.path);
+  ASSERT_TRUE(wd.ok());
+  testing::write_file(tmp.path + "/Add.a.1.1.1");
+  testing::write_file(tmp.path + "/.part");
+  ::rename((tmp.path + "/.part").c_str(), (tmp.path + "/Add.b.1.1.1").c_str());
+  ::mkdir((tmp.path + "/sub").c_str(), 0755);
+  auto ev = drain(s);
+  EXPECT_TRUE(has(ev, IN_CLOSE_WRITE, "Add.a.1.1.1"));
+  EXPECT_TRUE(has(ev, IN_MOVED_TO, "Add.b.1.1.1"));
+  EXPECT_TRUE(has(ev, IN_CREATE | IN_ISDIR, "sub"));
+  for (auto& e : ev) EXPECT_EQ(e.wd, *wd);
+}
+
+TEST(InotifySource, RefusesMissingPathsAndSymlinks) {
+  testing::TempDir tmp;
+  auto src = make_inotify_source();
+  ASSERT_TRUE(src.ok());
+  auto missing = (*src)->add_watch(tmp.path + "/nope");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().sys_errno, ENOENT);
+  ::mkdir((tmp.path + "/real").c_str(), 0755);
+  ASSERT_EQ(::symlink((tmp.path + "/real").c_str(), (tmp.path + "/link").c_str()), 0);
+  EXPECT_FALSE((*src)->add_watch(tmp.path + "/link").ok()) << "IN_DONT_FOLLOW | IN_ONLYDIR";
+}
+
+TEST(LeaseProbe, SeesAWriterThatStillHoldsTheFileOpen) {
+  std::signal(SIGIO, SIG_IGN);
+  testing::TempDir tmp;
+  std::string f = tmp.path + "/Add.a.1.1.1";
+  int fd = ::open(f.c_str(), O_WRONLY | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "abc", 3), 3);
+  ProbeResult busy = lease_probe().probe(f);
+  EXPECT_TRUE(busy.exists);
+  EXPECT_TRUE(busy.regular);
+  EXPECT_EQ(busy.writer, WriterState::kBusy);
+  ::close(fd);
+  ProbeResult idle = lease_probe().probe(f);
+  EXPECT_EQ(idle.writer, WriterState::kNone);
+  EXPECT_EQ(idle.identity.size, 3u);
+  ASSERT_EQ(::symlink(f.c_str(), (tmp.path + "/link").c_str()), 0);
+  ProbeResult link = lease_probe().probe(tmp.path + "/link");
+  EXPECT_TRUE(link.exists);
+  EXPECT_FALSE(link.regular);
+  EXPECT_FALSE(lease_probe().probe(tmp.path + "/gone").exists);
+}
+
+}  // namespace
+}  // namespace msit::daemon

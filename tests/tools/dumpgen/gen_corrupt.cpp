@@ -70,7 +70,7 @@ CorruptFile make_corrupt(Rng& rng, int k, const PlanLimits&, uint64_t seq) {
     }
     case 7: c.what = "npy_bad_header"; c.bytes = f4.substr(0, 30) + std::string(f4.size() - 30, 'x') + std::string(40, '\0'); break;
     case 8: c.what = "npy_zero_length"; c.bytes.clear(); break;
-    case 9: c.what = "ge_tiny"; c.bytes = "\x05\x00\x00\x00\x00"; break;
+    case 9: c.what = "ge_tiny"; c.bytes = std::string("\x05\x00\x00\x00\x00", 5); break;
     case 10: c.what = "npy_short_data"; c.bytes = npy_header("<f4", {1000}) + std::string(40, '\0'); break;
     default: {
       PbTensor t;

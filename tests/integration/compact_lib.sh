@@ -21,14 +21,11 @@ expect_rc() {  # expect_rc WANT GOT WHAT
 
 # Content + type listing of a tree (symlinks by target, never followed), for before/after diffs.
 snapshot() {
-  (cd "$1" && find . -mindepth 1 -printf '%y %p\0' | while IFS= read -r -d '' entry; do
-     local kind="${entry%% *}" path="${entry#* }"
-     case "$kind" in
-       f) printf 'f %s %s\n' "$(sha256sum < "$path" | cut -c1-64)" "$path" ;;
-       l) printf 'l %s -> %s\n' "$path" "$(readlink "$path")" ;;
-       *) printf '%s %s\n' "$kind" "$path" ;;
-     esac
-   done | sort)
+  (cd "$1" && {
+     find . -mindepth 1 -type f -print0 | xargs -0 -r sha256sum
+     find . -mindepth 1 -type l -printf 'l %p -> %l\n'
+     find . -mindepth 1 -type d -printf 'd %p\n'
+   } | LC_ALL=C sort)
 }
 
 # A python3 that has numpy, or empty.

@@ -133,6 +133,7 @@ int run_stream(const StreamOptions& o) {
   const double rate = o.rate_mbps * 1e6;
   auto start = std::chrono::steady_clock::now();
   uint64_t n_files = 0, n_bytes = 0, renamed = 0;
+  std::string made_ge, made_fx;  // step dirs already created
   for (;;) {
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (elapsed >= o.seconds) break;
@@ -145,7 +146,11 @@ int run_stream(const StreamOptions& o) {
     const Prefix& pre = pool.prefixes[b][k];
     std::string step = std::to_string(n_files / o.files_per_step);
     std::string dir = (fx ? fx_base : ge_base) + step;
-    if (n_files % o.files_per_step == 0 || n_files < 2) make_dirs(dir);
+    std::string& made = fx ? made_fx : made_ge;
+    if (made != dir) {
+      make_dirs(dir);
+      made = dir;
+    }
     std::string name, head;
     uint64_t ts = 1748764800000000ull + n_files;
     if (fx) {

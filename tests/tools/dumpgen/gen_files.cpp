@@ -58,6 +58,7 @@ std::string npy_file_bytes(const GenTensor& t) {
 }
 
 void make_dirs(const std::string& path) {
+  if (path.empty()) return;
   std::error_code ec;
   std::filesystem::create_directories(path, ec);
   if (ec) throw std::runtime_error(path + ": mkdir: " + ec.message());

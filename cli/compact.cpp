@@ -72,7 +72,8 @@ void print_report(const CompactReport& r, bool dry_run) {
               dry_run ? "would compact" : "compacted", r.compacted + r.verified + r.dry_run, r.candidates,
               r.compacted, r.verified, r.raw_removed);
   std::printf("bytes before: %s, after: %s", human_bytes(r.bytes_before).c_str(), human_bytes(r.bytes_after).c_str());
-  if (r.bytes_after > 0) std::printf(" (%.0fx smaller)", double(r.bytes_before) / double(r.bytes_after));
+  if (r.bytes_after > 0 && r.bytes_before >= r.bytes_after)
+    std::printf(" (%.1fx smaller)", double(r.bytes_before) / double(r.bytes_after));
   std::printf("\n");
   if (r.temp_removed) std::printf("removed %zu stale temp files of an interrupted run\n", r.temp_removed);
   for (const auto& s : r.symlinks) std::printf("skipped symlink (never followed): %s\n", s.c_str());

@@ -110,7 +110,7 @@ std::string summary_to_json(const FileSummary& s) {
   }
   j["created_by"] = s.created_by;
   // Replace, not throw, on odd bytes in names (op names come from the dump's header).
-  return j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
+  return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace msit

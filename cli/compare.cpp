@@ -1,0 +1,106 @@
+// `msit-compact compare --my-path MY --golden-path GOLDEN`: run the library compare, write one
+// msit-compatible report per rank, print the summary, map the outcome to an exit code.
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <thread>
+
+#include "cli/commands.h"
+#include "common/compare/compare.h"
+#include "common/io/atomic_write.h"
+#include "common/report/csv.h"
+#include "common/report/terminal_summary.h"
+
+namespace msit::cli {
+namespace {
+
+struct CompareArgs {
+  std::string my_path, golden_path, output = ".";
+  std::optional<int64_t> rank;
+  unsigned jobs = 0;
+  bool json = false;
+  bool msit_filters = false;
+  bool msit_columns = false;
+  bool quiet = false;
+  uint32_t sketch_width = kDefaultSketchWidth;
+};
+
+int write_reports(const CompareArgs& a, const CompareResult& res) {
+  std::error_code ec;
+  std::filesystem::create_directories(a.output, ec);
+  if (ec) {
+    std::fprintf(stderr, "msit-compact compare: %s: create: %s\n", a.output.c_str(), ec.message().c_str());
+    return kExitBadInput;
+  }
+  std::time_t now = std::time(nullptr);
+  CsvOptions co;
+  co.extra_columns = !a.msit_columns;
+  for (const auto& rr : res.ranks) {
+    std::vector<ReportRow> rows = a.msit_filters ? apply_msit_filters(rr.rows) : rr.rows;
+    std::string name = report_file_name(res.report_prefix, rr.rank, now, a.json ? "json" : "csv");
+    std::string path = (std::filesystem::path(a.output) / name).string();
+    std::string body = a.json ? report_json(rows, co) : report_csv(rows, co);
+    if (auto st = atomic_write_file(path, body); !st.ok()) {
+      std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+      return kExitBadInput;
+    }
+    if (!a.quiet) std::printf("Saved comparing results: %s\n", path.c_str());
+  }
+  return kExitOk;
+}
+
+int run(const CompareArgs& a) {
+  CompareOptions o;
+  o.rank = a.rank;
+  o.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  o.eval.stats.sketch_width = a.sketch_width;
+  auto res = run_compare(a.my_path, a.golden_path, o);
+  if (!res.ok()) {
+    std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  if (int rc = write_reports(a, *res); rc != kExitOk) return rc;
+  bool fail = false, error = false;
+  if (!a.quiet) std::printf("mode: %s\n", std::string(compare_mode_name(res->mode)).c_str());
+  for (const auto& rr : res->ranks) {
+    for (const auto& r : rr.rows) {
+      fail |= r.verdict == "fail";
+      error |= r.verdict == "error";
+    }
+    if (!a.quiet) {
+      std::printf("%s", terminal_summary(rr.rows, rr.rank).c_str());
+      if (rr.ops_without_rows) {
+        std::printf("(%llu GE ops have no FX counterpart: intermediate ops of a converted FX node)\n",
+                    static_cast<unsigned long long>(rr.ops_without_rows));
+      }
+    }
+  }
+  if (fail) return kExitFailures;
+  return error ? kExitBadInput : kExitOk;
+}
+
+}  // namespace
+
+CLI::App* register_compare(CLI::App& app, int& exit_code) {
+  auto a = std::make_shared<CompareArgs>();
+  CLI::App* cmd = app.add_subcommand("compare", "Compare two dumps (raw, summarized or mixed) into an msit-compatible report");
+  cmd->add_option("--my-path,-m", a->my_path, "My dump: the GE dump (msit_ge_dump / msprobe_ge_dump), or an FX dump")
+      ->required();
+  cmd->add_option("--golden-path,-g", a->golden_path, "Golden dump: FX dump, unfused GE dump or FX dump")->required();
+  cmd->add_option("--output,-o", a->output, "Directory for the report (default: current directory)");
+  cmd->add_option("--rank", a->rank, "Only this rank of a worldsize*_global_rank* layout");
+  cmd->add_option("--jobs,-j", a->jobs, "Worker threads (default: number of CPUs)")->check(CLI::Range(1u, 1024u));
+  cmd->add_option("--sketch-width", a->sketch_width, "Sketch width for raw files summarised on the fly")
+      ->check(CLI::IsMember({16u, 32u, 64u, 128u, 256u, 512u, 1024u, 2048u, 4096u}));
+  cmd->add_flag("--json", a->json, "Write the rows as JSON instead of CSV");
+  cmd->add_flag("--msit-filters", a->msit_filters, "Drop the rows msit drops (shape-only mismatches, int8 rows, "
+                                                    "diagnostic rows)");
+  cmd->add_flag("--msit-columns", a->msit_columns, "Write only msit's 24 columns");
+  cmd->add_flag("--quiet,-q", a->quiet, "Print nothing but warnings and errors");
+  cmd->callback([a, &exit_code] { exit_code = run(*a); });
+  return cmd;
+}
+
+}  // namespace msit::cli

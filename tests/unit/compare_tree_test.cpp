@@ -1,0 +1,279 @@
+// End-to-end compare on generated trees: GE vs FX (rank and old layouts), summaries instead of
+// raw files, mixed trees, _min_max files, corrupt inputs and missing ranks.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "common/compare/compare.h"
+#include "common/formats/min_max.h"
+#include "common/report/csv.h"
+#include "common/report/terminal_summary.h"
+#include "common/summary/compact.h"
+#include "tests/unit/compare_fixtures.h"
+
+using namespace compare_test;
+
+namespace {
+
+struct Model {
+  fs::path my, golden;
+  int ops = 6;
+  int tokens = 2;
+  int diverge_at = 3;  // my outputs of ops >= this differ
+  size_t n = 1000;
+};
+
+std::string ts16(int k) { return std::to_string(1700000000000000LL + k * 10); }
+
+// A chain of Add ops: GE dump (my) vs FX dump (golden). old_layout: PTA <= 7.1.0 directories.
+Model make_model(const fs::path& root, bool old_layout, int diverge_at = 3) {
+  Model m;
+  m.diverge_at = diverge_at;
+  m.my = root / "msit_ge_dump";
+  m.golden = root / "msit_fx_dump";
+  std::vector<GraphOpSpec> ops;
+  for (int k = 0; k < m.ops; ++k) {
+    std::string in = k == 0 ? "arg0_1:0" : "Add_" + std::to_string(k - 1) + ":0";
+    ops.push_back({"Add_" + std::to_string(k), "Add", {in}, "add_" + std::to_string(k) + "-aten.add.Tensor.OUTPUT.0"});
+  }
+  std::string graph_name = old_layout ? "dynamo_original_graph_1_20250101000000000000.txt"
+                                      : "dynamo_original_graph_1_rank_0_pid_7_ts_20250101000000000000.txt";
+  write_file(m.my / graph_name, graph_text(ops));
+  for (int t = 0; t < m.tokens; ++t) {
+    fs::path ge_dir = old_layout ? m.my / "20250101000000" / "0" / "graph_1" / "1" / std::to_string(t)
+                                 : m.my / "worldsize1_global_rank0" / "20250101000000" / "0" / "graph_1" / "1" / std::to_string(t);
+    fs::path fx_dir = old_layout ? m.golden / "data_dump" / std::to_string(t + 1) / "gm_20250101_dump"
+                                 : m.golden / "worldsize1_global_rank0" / "gm_20250101_dump" / std::to_string(t);
+    std::vector<float> g_prev = random_values(m.n, 1000 + t), m_prev = g_prev;
+    for (int k = 0; k < m.ops; ++k) {
+      std::vector<float> g_out = random_values(m.n, static_cast<uint32_t>(t * 100 + k));
+      std::vector<float> m_out = g_out;
+      if (k >= m.diverge_at) {
+        auto noise = random_values(m.n, static_cast<uint32_t>(9000 + t * 100 + k));
+        for (size_t i = 0; i < m.n; ++i) m_out[i] = g_out[i] * 0.5f + noise[i];
+      } else {
+        for (size_t i = 0; i < m.n; ++i) m_out[i] = g_out[i] * (1.0f + 1e-4f);
+      }
+      std::string ge_name = "Add.Add_" + std::to_string(k) + "." + std::to_string(k + 10) + ".1." + ts16(t * 100 + k);
+      write_file(ge_dir / ge_name, ge_file_bytes({{m_prev, {}}}, {{m_out, {}}}, "Add_" + std::to_string(k)));
+      std::string fx_base = "add_" + std::to_string(k) + "-aten.add.Tensor";
+      std::string fxts = "202501010000000000" + std::to_string(10 + k);
+      write_file(fx_dir / (fx_base + ".INPUT.0." + fxts + ".npy"), npy_bytes({g_prev, {}}));
+      write_file(fx_dir / (fx_base + ".OUTPUT.0." + fxts + ".npy"), npy_bytes({g_out, {}}));
+      g_prev = g_out;
+      m_prev = m_out;
+    }
+  }
+  return m;
+}
+
+// Replaces every raw dump file below root with its rich summary (as `compact` would).
+void summarize_tree(const fs::path& root, bool only_fx = false) {
+  std::vector<fs::path> files;
+  for (auto& e : fs::recursive_directory_iterator(root)) {
+    if (!e.is_regular_file()) continue;
+    std::string n = e.path().filename().string();
+    if (n.ends_with(".txt") || n.ends_with(".json")) continue;
+    if (only_fx && !n.ends_with(".npy")) continue;
+    files.push_back(e.path());
+  }
+  for (const auto& f : files) {
+    auto s = msit::summarize_raw_file(f.string(), msit::StatsOptions{});
+    ASSERT_TRUE(s.ok()) << s.error().to_string();
+    write_file(f.string() + ".summary.json", msit::summary_to_json(*s));
+    fs::remove(f);
+  }
+}
+
+msit::CompareResult run(const Model& m) {
+  msit::CompareOptions o;
+  o.jobs = 2;
+  auto r = msit::run_compare(m.my.string(), m.golden.string(), o);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string());
+  return r.ok() ? std::move(r).value() : msit::CompareResult{};
+}
+
+void expect_divergence_at(const msit::CompareResult& res, const Model& m) {
+  ASSERT_EQ(res.ranks.size(), 1u);
+  const auto& rows = res.ranks[0].rows;
+  EXPECT_EQ(rows.size(), static_cast<size_t>(m.ops * m.tokens * 2));
+  const msit::ReportRow* f = msit::first_divergence(rows);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->token_id, 0);
+  EXPECT_NE(f->my_data_path.find("Add.Add_" + std::to_string(m.diverge_at) + "."), std::string::npos) << f->my_data_path;
+  EXPECT_NE(f->my_data_path.find(",outputs,0"), std::string::npos);
+  std::string summary = msit::terminal_summary(rows, std::nullopt);
+  EXPECT_NE(summary.find("first divergence"), std::string::npos);
+  EXPECT_NE(summary.find("Add.Add_" + std::to_string(m.diverge_at) + "."), std::string::npos);
+}
+
+TEST(CompareTree, GeVsFxRankLayoutFindsInjectedDivergence) {
+  TempDir d;
+  Model m = make_model(d.path, false);
+  auto res = run(m);
+  EXPECT_EQ(res.mode, msit::CompareMode::kGeFx);
+  ASSERT_EQ(res.ranks.size(), 1u);
+  EXPECT_EQ(res.ranks[0].rank, 0);
+  expect_divergence_at(res, m);
+  for (const auto& r : res.ranks[0].rows) {
+    EXPECT_EQ(r.compare_mode, "exact");
+    EXPECT_TRUE(r.cmp_fail_reason.empty()) << r.cmp_fail_reason;
+    EXPECT_TRUE(r.golden_data_path.ends_with(".npy")) << r.golden_data_path;
+    EXPECT_EQ(r.golden_dtype, "torch.float32");
+    EXPECT_EQ(r.my_shape, "[1000]");
+  }
+  // Rows in msit order: sorted by the text after the last '.' of my_data_path (timestamp,role,k).
+  const auto& rows = res.ranks[0].rows;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    auto key = [](const std::string& s) { return s.substr(s.rfind('.') + 1); };
+    EXPECT_LE(key(rows[i - 1].my_data_path), key(rows[i].my_data_path));
+  }
+}
+
+TEST(CompareTree, OldLayoutTokenOffByOne) {
+  TempDir d;
+  Model m = make_model(d.path, true);
+  auto res = run(m);
+  ASSERT_EQ(res.ranks.size(), 1u);
+  EXPECT_FALSE(res.ranks[0].rank.has_value());
+  expect_divergence_at(res, m);
+  std::set<int64_t> tokens;
+  for (const auto& r : res.ranks[0].rows) tokens.insert(r.token_id);
+  EXPECT_EQ(tokens, (std::set<int64_t>{0, 1}));
+}
+
+TEST(CompareTree, SummaryCompareMatchesFullCompare) {
+  TempDir full_dir, sum_dir;
+  Model full = make_model(full_dir.path, false);
+  Model sum = make_model(sum_dir.path, false);
+  summarize_tree(sum.my);
+  summarize_tree(sum.golden);
+  auto exact = run(full);
+  auto est = run(sum);
+  expect_divergence_at(est, sum);
+  const auto& a = exact.ranks[0].rows;
+  const auto& b = est.ranks[0].rows;
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    // Summaries stand for their raw files: same cells, same order.
+    EXPECT_EQ(a[i].my_data_path.substr(a[i].my_data_path.rfind('/')), b[i].my_data_path.substr(b[i].my_data_path.rfind('/')));
+    // Identical bytes (op 0's input) are proven equal by the hash; the rest are estimated.
+    bool same = a[i].max_abs == 0.0;
+    EXPECT_EQ(b[i].compare_mode, same ? "hash" : "sketch") << a[i].my_data_path;
+    EXPECT_EQ(a[i].verdict, b[i].verdict) << a[i].my_data_path;
+    ASSERT_TRUE(a[i].red && b[i].red);
+    if (*a[i].red > 1e-3) {
+      EXPECT_NEAR(*b[i].red / *a[i].red, 1.0, 0.25) << a[i].my_data_path;
+    }
+    EXPECT_TRUE(b[i].stat_abs[0].has_value());
+    EXPECT_EQ(b[i].max_rel.has_value(), same);  // not knowable from a sketch
+  }
+}
+
+TEST(CompareTree, MixedRawGeVsSummaryFx) {
+  TempDir d;
+  Model m = make_model(d.path, false);
+  summarize_tree(m.golden, true);
+  auto res = run(m);
+  expect_divergence_at(res, m);
+  for (const auto& r : res.ranks[0].rows) {
+    EXPECT_TRUE(r.compare_mode == "sketch" || r.compare_mode == "hash") << r.compare_mode;
+  }
+}
+
+TEST(CompareTree, MinMaxFilesGiveStatsErrors) {
+  TempDir d;
+  Model m = make_model(d.path, false, 100);
+  // Replace one FX output with the old converter's _min_max.npy.
+  fs::path fx_dir = m.golden / "worldsize1_global_rank0" / "gm_20250101_dump" / "0";
+  fs::path victim;
+  for (auto& e : fs::directory_iterator(fx_dir)) {
+    if (e.path().filename().string().starts_with("add_2-aten.add.Tensor.OUTPUT.0.")) victim = e.path();
+  }
+  ASSERT_FALSE(victim.empty());
+  std::string stem = victim.string().substr(0, victim.string().size() - 4);
+  write_file(stem + "_min_max.npy", msit::encode_min_max_npy(msit::DType::kFloat32, -3.0, 3.0));
+  fs::remove(victim);
+  auto res = run(m);
+  bool seen = false;
+  for (const auto& r : res.ranks[0].rows) {
+    if (r.golden_data_path.find("_min_max.npy") == std::string::npos) continue;
+    seen = true;
+    EXPECT_EQ(r.compare_mode, "stats");
+    EXPECT_EQ(r.golden_shape, "[2]");
+    EXPECT_TRUE(r.stat_abs[0] && r.stat_abs[1]);
+    EXPECT_FALSE(r.stat_abs[2].has_value());
+    EXPECT_FALSE(r.cosine.has_value());
+  }
+  EXPECT_TRUE(seen);
+}
+
+TEST(CompareTree, CorruptFileBecomesRowNotCrash) {
+  TempDir d;
+  Model m = make_model(d.path, false, 100);
+  fs::path ge_dir = m.my / "worldsize1_global_rank0" / "20250101000000" / "0" / "graph_1" / "1" / "0";
+  fs::path victim;
+  for (auto& e : fs::directory_iterator(ge_dir)) {
+    if (e.path().filename().string().starts_with("Add.Add_1.")) victim = e.path();
+  }
+  write_file(victim, "\x10\x00\x00\x00\x00\x00\x00\x00garbage");
+  // And a GE file whose op is absent from the graph.
+  write_file(ge_dir / ("Mul.Mul_9.99.1." + ts16(50)), ge_file_bytes({{{1, 2}, {}}}, {{{3, 4}, {}}}));
+  auto res = run(m);
+  bool corrupt = false, absent = false;
+  for (const auto& r : res.ranks[0].rows) {
+    if (r.my_data_path.find("Add.Add_1.") != std::string::npos && r.token_id == 0) {
+      corrupt = true;
+      EXPECT_EQ(r.verdict, "error");
+      EXPECT_NE(r.cmp_fail_reason.find(victim.filename().string()), std::string::npos) << r.cmp_fail_reason;
+    }
+    if (r.my_data_path.find("Mul.Mul_9.") != std::string::npos) {
+      absent = true;
+      EXPECT_NE(r.cmp_fail_reason.find("not found in graph"), std::string::npos);
+      EXPECT_FALSE(r.msit_row);
+    }
+  }
+  EXPECT_TRUE(corrupt);
+  EXPECT_TRUE(absent);
+}
+
+TEST(CompareTree, NoCommonRankIsAClearError) {
+  TempDir d;
+  Model m = make_model(d.path, false);
+  fs::rename(m.golden / "worldsize1_global_rank0", m.golden / "worldsize2_global_rank1");
+  auto r = msit::run_compare(m.my.string(), m.golden.string(), msit::CompareOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("no common rank"), std::string::npos) << r.error().to_string();
+}
+
+TEST(CompareTree, MissingGraphIsAClearError) {
+  TempDir d;
+  Model m = make_model(d.path, false);
+  for (auto& e : fs::directory_iterator(m.my)) {
+    if (e.path().extension() == ".txt") fs::remove(e.path());
+  }
+  auto r = msit::run_compare(m.my.string(), m.golden.string(), msit::CompareOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("graph"), std::string::npos) << r.error().to_string();
+}
+
+TEST(CompareTree, FxVsFxAndGeVsGeByName) {
+  TempDir d1, d2;
+  Model a = make_model(d1.path, false);
+  Model b = make_model(d2.path, false);
+  auto fx = msit::run_compare(a.golden.string(), b.golden.string(), msit::CompareOptions{});
+  ASSERT_TRUE(fx.ok()) << fx.error().to_string();
+  EXPECT_EQ(fx->mode, msit::CompareMode::kFxFx);
+  ASSERT_EQ(fx->ranks[0].rows.size(), static_cast<size_t>(a.ops * a.tokens * 2));
+  for (const auto& r : fx->ranks[0].rows) EXPECT_EQ(r.cosine, 1.0);
+  auto ge = msit::run_compare(a.my.string(), b.my.string(), msit::CompareOptions{});
+  ASSERT_TRUE(ge.ok()) << ge.error().to_string();
+  EXPECT_EQ(ge->mode, msit::CompareMode::kGeGe);
+  ASSERT_EQ(ge->ranks[0].rows.size(), static_cast<size_t>(a.ops * a.tokens * 2));
+  for (const auto& r : ge->ranks[0].rows) {
+    EXPECT_EQ(r.verdict, "pass");
+    EXPECT_EQ(r.max_abs, 0.0);
+  }
+}
+
+}  // namespace

@@ -1,0 +1,136 @@
+// Report cells as pandas writes them, the exact msit header, filters and formula guard.
+#include <gtest/gtest.h>
+
+#include "common/report/csv.h"
+#include "common/report/terminal_summary.h"
+
+using msit::python_float_repr;
+
+TEST(Report, PythonFloatRepr) {
+  EXPECT_EQ(python_float_repr(0.0), "0.0");
+  EXPECT_EQ(python_float_repr(-0.0), "-0.0");
+  EXPECT_EQ(python_float_repr(1.0), "1.0");
+  EXPECT_EQ(python_float_repr(0.1), "0.1");
+  EXPECT_EQ(python_float_repr(static_cast<double>(0.1f)), "0.10000000149011612");
+  EXPECT_EQ(python_float_repr(1e-05), "1e-05");
+  EXPECT_EQ(python_float_repr(0.0001), "0.0001");
+  EXPECT_EQ(python_float_repr(1.5e-07), "1.5e-07");
+  EXPECT_EQ(python_float_repr(123456.789), "123456.789");
+  EXPECT_EQ(python_float_repr(1e16), "1e+16");
+  EXPECT_EQ(python_float_repr(1234567890123456.0), "1234567890123456.0");
+  EXPECT_EQ(python_float_repr(-2.5e+300), "-2.5e+300");
+  EXPECT_EQ(python_float_repr(1.0 / 0.0), "inf");
+  EXPECT_EQ(python_float_repr(-1.0 / 0.0), "-inf");
+  EXPECT_EQ(python_float_repr(0.9999999999), "0.9999999999");
+}
+
+TEST(Report, QuotingAndGuard) {
+  EXPECT_EQ(msit::csv_quote("[2, 3]"), "\"[2, 3]\"");
+  EXPECT_EQ(msit::csv_quote("a\"b"), "\"a\"\"b\"");
+  EXPECT_EQ(msit::csv_quote("plain"), "plain");
+  EXPECT_EQ(msit::guard_text_cell("=HYPERLINK(1)"), "'=HYPERLINK(1)");
+  EXPECT_EQ(msit::guard_text_cell("@x"), "'@x");
+  EXPECT_EQ(msit::guard_text_cell("/abs/path"), "/abs/path");
+  EXPECT_EQ(msit::float_cell(-1.5), "-1.5");  // numbers are never guarded
+  EXPECT_EQ(msit::float_cell(std::nullopt), "");
+  EXPECT_EQ(msit::float_cell(0.0 / 0.0), "");
+}
+
+msit::ReportRow known_row() {
+  msit::ReportRow r;
+  r.token_id = 0;
+  r.data_id = 3;
+  r.golden_data_path = "/d/fx/add_1-aten.add.Tensor.OUTPUT.0.20240125031118787351.npy";
+  r.golden_dtype = "torch.float16";
+  r.golden_shape = "[2, 3]";
+  r.golden_max = static_cast<double>(0.1f);
+  r.golden_min = -1.5;
+  r.golden_mean = 1e-05;
+  r.my_data_path = "/d/ge/Add.Add_2.44.6.1706596912161941,outputs,0";
+  r.my_dtype = "torch.float32";
+  r.my_shape = "[2, 3]";
+  r.my_max = 1.0 / 0.0;
+  r.my_min = -1.5;
+  r.my_mean = 0.0 / 0.0;
+  r.cosine = 0.9999999999;
+  r.max_rel = 0.0;
+  r.mean_rel = 1.5e-07;
+  r.max_abs = 2.0;
+  r.mean_abs = 0.125;
+  r.kl = 0.0;
+  r.red = 1e-16;
+  return r;
+}
+
+TEST(Report, HeaderAndCellsByteIdentical) {
+  msit::CsvOptions o;
+  o.extra_columns = false;
+  std::string csv = msit::report_csv({known_row()}, o);
+  EXPECT_EQ(csv,
+            "token_id,data_id,golden_data_path,golden_op_type,golden_dtype,golden_shape,golden_max_value,"
+            "golden_min_value,golden_mean_value,my_data_path,my_op_type,my_dtype,my_shape,my_max_value,"
+            "my_min_value,my_mean_value,cosine_similarity,max_relative_error,mean_relative_error,"
+            "max_absolute_error,mean_absolute_error,kl_divergence,relative_euclidean_distance,cmp_fail_reason\n"
+            "0,3,/d/fx/add_1-aten.add.Tensor.OUTPUT.0.20240125031118787351.npy,,torch.float16,\"[2, 3]\","
+            "0.10000000149011612,-1.5,1e-05,\"/d/ge/Add.Add_2.44.6.1706596912161941,outputs,0\",,torch.float32,"
+            "\"[2, 3]\",inf,-1.5,,0.9999999999,0.0,1.5e-07,2.0,0.125,0.0,1e-16,\n");
+}
+
+TEST(Report, ExtraColumnsFollowMsitColumns) {
+  msit::ReportRow r = known_row();
+  r.compare_mode = "exact";
+  r.verdict = "fail";
+  r.note = "-note";
+  std::string csv = msit::report_csv({r}, msit::CsvOptions{});
+  std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_TRUE(header.ends_with("relative_euclidean_distance,cmp_fail_reason,compare_mode,max_stat_absolute_error,"
+                               "max_stat_relative_error,min_stat_absolute_error,min_stat_relative_error,"
+                               "mean_stat_absolute_error,mean_stat_relative_error,l2norm_stat_absolute_error,"
+                               "l2norm_stat_relative_error,nan_inf,verdict,note"));
+  EXPECT_TRUE(csv.ends_with(",exact,,,,,,,,,,fail,'-note\n")) << csv;
+  std::string json = msit::report_json({r}, msit::CsvOptions{});
+  EXPECT_NE(json.find("\"cosine_similarity\": 0.9999999999"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"my_max_value\": \"inf\""), std::string::npos);
+  EXPECT_NE(json.find("\"my_mean_value\": null"), std::string::npos);
+}
+
+TEST(Report, MsitFiltersIncludingSkipQuirk) {
+  auto row = [](const char* g, const char* m, const char* reason, uint64_t id) {
+    msit::ReportRow r;
+    r.golden_dtype = g;
+    r.my_dtype = m;
+    r.cmp_fail_reason = reason;
+    r.data_id = id;
+    return r;
+  };
+  std::vector<msit::ReportRow> rows = {
+      row("torch.int8", "torch.float16", "", 0),   // dropped
+      row("torch.int8", "torch.float16", "", 1),   // never looked at: kept (msit quirk)
+      row("torch.float16", "torch.float16", "data shape doesn't match.", 2),  // dropped
+      row("torch.float16", "torch.float16", "data shape doesn't match. my_data includes NAN or inf.", 3),
+  };
+  rows.push_back(row("torch.float16", "torch.float16", "", 4));
+  rows.back().msit_row = false;  // our diagnostic row
+  auto kept = msit::apply_msit_filters(rows);
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept[0].data_id, 1u);
+  EXPECT_EQ(kept[1].data_id, 3u);
+  EXPECT_NE(msit::msit_drop_reason(rows[0]).find("int8"), std::string::npos);
+}
+
+TEST(Report, FileNames) {
+  EXPECT_EQ(msit::report_file_name("msit_cmp_report", std::nullopt, 0, "csv"), "msit_cmp_report_19700101000000.csv");
+  EXPECT_EQ(msit::report_file_name("msit_cmp_report", 3, 86400, "csv"), "msit_cmp_report_rank3_19700102000000.csv");
+}
+
+TEST(Report, TerminalSummaryPointsAtFirstFailure) {
+  msit::ReportRow ok = known_row(), bad = known_row();
+  ok.verdict = "pass";
+  bad.verdict = "fail";
+  bad.cosine = 0.5;
+  bad.my_data_path = "/d/ge/Mul.Mul_3.1.1.1706596912161999,outputs,0";
+  std::vector<msit::ReportRow> rows = {ok, bad, bad};
+  EXPECT_EQ(msit::first_divergence(rows), &rows[1]);
+  EXPECT_EQ(msit::worst_rows(rows, 10).front()->cosine, 0.5);
+  EXPECT_NE(msit::terminal_summary(rows, 0).find("Mul.Mul_3"), std::string::npos);
+}

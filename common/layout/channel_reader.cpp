@@ -27,7 +27,7 @@ class ChannelReader final : public StagedReader {
   // Returns the number of logical elements written.
   template <size_t ES> size_t gather(uint64_t first_unit, uint64_t units, std::byte* out) const;
 
-  std::vector<std::byte> buf_;
+  RawBuffer buf_;
   uint64_t unit_ = 0;  // next (n, c1) unit, flattened n*C1 + c1
   uint64_t lane_ = 0, d_ = 0, hw_ = 0;  // strip mode position inside the unit
 };
@@ -85,21 +85,36 @@ Status ChannelReader::fill() {
 }
 
 // buf holds, for each d, `units` consecutive slabs [hw][c0]; out gets [c0 < valid][d][hw].
+// Blocks of kBlock hw positions keep the [kBlock][C0] source tile in L1 while the valid lanes
+// are written out as short contiguous runs.
 template <size_t ES>
 size_t ChannelReader::gather(uint64_t first_unit, uint64_t units, std::byte* out) const {
+  constexpr uint64_t kBlock = 16;
   const ChannelGeom& g = m_.channel;
   const uint64_t slab = g.hw * g.c0;
   const uint64_t lane_stride = g.c0 * ES;
+  const uint64_t plane = g.hw * ES;
   std::byte* const out0 = out;
   for (uint64_t u = 0; u < units; ++u) {
     const uint64_t c1 = (first_unit + u) % g.c1;
     const uint64_t valid = std::min(g.c0, g.c - c1 * g.c0);
-    for (uint64_t c0 = 0; c0 < valid; ++c0) {
-      for (uint64_t d = 0; d < g.d; ++d) {
-        const std::byte* src = buf_.data() + ((d * units + u) * slab + c0) * ES;
-        for (uint64_t hw = 0; hw < g.hw; ++hw, out += ES) copy_elem<ES>(out, src + hw * lane_stride);
+    for (uint64_t d = 0; d < g.d; ++d) {
+      const std::byte* src = buf_.data() + (d * units + u) * slab * ES;
+      for (uint64_t hb = 0; hb < g.hw; hb += kBlock) {
+        const uint64_t nh = std::min(kBlock, g.hw - hb);
+        const std::byte* s = src + hb * lane_stride;
+        for (uint64_t c0 = 0; c0 < valid; ++c0) {
+          std::byte* dst = out + (c0 * g.d + d) * plane + hb * ES;
+          const std::byte* sc = s + c0 * ES;
+          if (nh == kBlock) {
+            for (uint64_t h = 0; h < kBlock; ++h) copy_elem<ES>(dst + h * ES, sc + h * lane_stride);
+          } else {
+            for (uint64_t h = 0; h < nh; ++h) copy_elem<ES>(dst + h * ES, sc + h * lane_stride);
+          }
+        }
       }
     }
+    out += valid * g.d * plane;
   }
   return static_cast<size_t>((out - out0) / ES);
 }

@@ -180,11 +180,12 @@ bool size_panel_window(LayoutMap& m) {
   return false;
 }
 
-// A unit is one (n, c1) block: D slabs of H*W*C0 elements.
+// A unit is one (n, c1) block: D slabs of H*W*C0 elements. The channel reader holds a read
+// window and a staging copy of the same size, so each gets half the budget.
 bool size_channel_window(LayoutMap& m) {
   ChannelGeom& g = m.channel;
   const uint64_t unit = g.d * g.hw * g.c0;
-  for (size_t budget : {m.opts.window_bytes, m.opts.max_window_bytes}) {
+  for (size_t budget : {m.opts.window_bytes / 2, m.opts.max_window_bytes / 2}) {
     const uint64_t cap = std::max<uint64_t>(budget / m.elem_bytes, 1);
     if (unit <= cap) {
       g.units_per_window = std::min(cap / unit, g.n * g.c1);
@@ -192,7 +193,7 @@ bool size_channel_window(LayoutMap& m) {
     }
   }
   g.strip = true;
-  g.hw_per_strip = std::clamp<uint64_t>(m.opts.window_bytes / (m.elem_bytes * g.c0), 1, g.hw);
+  g.hw_per_strip = std::clamp<uint64_t>(m.opts.window_bytes / 2 / (m.elem_bytes * g.c0), 1, g.hw);
   return true;
 }
 

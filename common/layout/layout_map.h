@@ -17,7 +17,9 @@ namespace msit::layout {
 // Memory knobs. Tests shrink them to force many chunk and window boundaries.
 struct LayoutOptions {
   size_t chunk_bytes = size_t{1} << 20;        // sequential pread size (plain, hash pass)
-  size_t window_bytes = size_t{4} << 20;       // gather window for reordering formats
+  // Memory of a reordering reader (window + staging). Bigger windows mean bigger preads:
+  // FRACTAL_NZ issues C1 preads per window, and a syscall costs ~1.5 us on the test VM.
+  size_t window_bytes = size_t{8} << 20;
   size_t max_window_bytes = size_t{64} << 20;  // grown to when one logical row needs it
 };
 

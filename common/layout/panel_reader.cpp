@@ -7,22 +7,21 @@
 namespace msit::layout {
 namespace {
 
-class PanelReader final : public StagedReader {
+// Holds one window of stored rows and gathers logical rows from it straight into the
+// caller's buffer; only a row split across two read() calls goes through row_buf_.
+class PanelReader final : public ReaderBase {
  public:
   PanelReader(int fd, std::string path, uint64_t offset, LayoutMap m)
-      : StagedReader(fd, std::move(path), offset, std::move(m)) {
+      : ReaderBase(fd, std::move(path), offset, std::move(m)) {
     const PanelGeom& g = m_.panel;
     buf_.resize(static_cast<size_t>(g.window_elems * m_.elem_bytes));
-    const uint64_t nb = whole_batches() ? 1 + (g.window_elems - batch_span()) / g.batch_stride : 1;
-    stage_.resize(static_cast<size_t>(nb * g.rows_per_window * g.row_len * m_.elem_bytes));
     for (size_t l = 0, s = 1; l < g.rest_dims.size(); ++l) {
       fortran_stride_.push_back(s);
       s *= g.rest_dims[l];
     }
   }
 
- protected:
-  Status fill() override;
+  Result<size_t> read(std::byte* out, size_t max_elements) override;
 
  private:
   bool whole_batches() const { return m_.panel.covering && m_.panel.rows_per_window == m_.panel.rows; }
@@ -30,73 +29,134 @@ class PanelReader final : public StagedReader {
     const PanelGeom& g = m_.panel;
     return (g.panels - 1) * g.panel_stride + g.rows * g.width;
   }
-  // Writes logical row r of the window whose panel p starts at buf + p*ps elements.
-  void gather_row(const std::byte* buf, uint64_t ps, uint64_t r, std::byte* out) const;
-  template <size_t ES> void gather_nz(const std::byte* buf, uint64_t ps, uint64_t r, std::byte* out) const;
+  Status load_window();
+  void advance(uint64_t rows) {
+    produced_ += rows * m_.panel.row_len;
+    if ((win_row_ += rows) < win_rows_) return;
+    win_row_ = 0;
+    ++win_batch_;
+  }
+  // Writes logical rows [r, r+count) of the window whose panel p starts at buf + p*ps
+  // elements; the rows land back to back at out.
+  void gather_rows(const std::byte* buf, uint64_t ps, uint64_t r, uint64_t count, std::byte* out) const;
+  template <size_t ES>
+  void gather_nz(const std::byte* buf, uint64_t ps, uint64_t r, uint64_t count, std::byte* out) const;
   template <size_t ES> void gather_z(const std::byte* buf, uint64_t ps, uint64_t r, std::byte* out) const;
   template <size_t ES> void gather_fortran(const std::byte* buf, uint64_t ps, uint64_t r, std::byte* out) const;
 
-  std::vector<std::byte> buf_;
+  RawBuffer buf_;
+  RawBuffer row_buf_;
   std::vector<uint64_t> fortran_stride_;
-  uint64_t batch_ = 0;
-  uint64_t row_ = 0;
+  uint64_t batch_ = 0, row_ = 0;                 // next stored (batch, row) to load
+  uint64_t win_batches_ = 0, win_rows_ = 0, win_ps_ = 0;  // the loaded window
+  uint64_t win_batch_ = 0, win_row_ = 0;         // next logical row inside it
+  uint64_t row_pos_ = 0, row_fill_ = 0;          // split row in row_buf_
+  uint64_t produced_ = 0, delivered_ = 0;
 };
 
-Status PanelReader::fill() {
+Status PanelReader::load_window() {
   const PanelGeom& g = m_.panel;
   const uint64_t es = m_.elem_bytes;
-  std::byte* out = stage_.data();
-  const uint64_t row_bytes = g.row_len * es;
+  win_batch_ = win_row_ = 0;
   if (whole_batches()) {
     const uint64_t span = batch_span();
     const uint64_t nb = std::min(g.batches - batch_, 1 + (g.window_elems - span) / g.batch_stride);
     MSIT_TRY(read_payload(batch_ * g.batch_stride * es, buf_.data(),
                           static_cast<size_t>(((nb - 1) * g.batch_stride + span) * es)));
-    for (uint64_t b = 0; b < nb; ++b) {
-      for (uint64_t r = 0; r < g.rows; ++r, out += row_bytes) {
-        gather_row(buf_.data() + b * g.batch_stride * es, g.panel_stride, r, out);
-      }
-    }
     batch_ += nb;
-    stage_len_ = static_cast<size_t>(nb * g.rows * g.row_len);
+    win_batches_ = nb;
+    win_rows_ = g.rows;
+    win_ps_ = g.panel_stride;
     return ok_status();
   }
   const uint64_t k = std::min(g.rows_per_window, g.rows - row_);
   const uint64_t start = batch_ * g.batch_stride + row_ * g.width;
-  uint64_t ps = g.panel_stride;
+  win_ps_ = g.panel_stride;
   if (g.covering) {
     MSIT_TRY(read_payload(start * es, buf_.data(),
                           static_cast<size_t>(((g.panels - 1) * g.panel_stride + k * g.width) * es)));
   } else {
-    ps = k * g.width;
+    win_ps_ = k * g.width;
     for (uint64_t p = 0; p < g.panels; ++p) {
-      MSIT_TRY(read_payload((start + p * g.panel_stride) * es, buf_.data() + p * ps * es,
-                            static_cast<size_t>(ps * es)));
+      MSIT_TRY(read_payload((start + p * g.panel_stride) * es, buf_.data() + p * win_ps_ * es,
+                            static_cast<size_t>(win_ps_ * es)));
     }
   }
-  for (uint64_t r = 0; r < k; ++r, out += row_bytes) gather_row(buf_.data(), ps, r, out);
-  stage_len_ = static_cast<size_t>(k * g.row_len);
-  row_ += k;
-  if (row_ == g.rows) {
+  win_batches_ = 1;
+  win_rows_ = k;
+  if ((row_ += k) == g.rows) {
     row_ = 0;
     ++batch_;
   }
   return ok_status();
 }
 
-template <size_t ES>
-void PanelReader::gather_nz(const std::byte* buf, uint64_t ps, uint64_t r, std::byte* out) const {
+Result<size_t> PanelReader::read(std::byte* out, size_t max_elements) {
   const PanelGeom& g = m_.panel;
-  const uint64_t w = g.width;
-  const uint64_t full = g.cols / w;  // panels whose lanes are all logical
-  const std::byte* src = buf + r * w * ES;
-  if (w * ES == 32) {  // the usual C0 (16 x fp16/bf16, 8 x fp32, 32 x int8): fixed-size moves
-    for (uint64_t p = 0; p < full; ++p, out += 32) std::memcpy(out, src + p * ps * ES, 32);
-  } else {
-    for (uint64_t p = 0; p < full; ++p, out += w * ES) std::memcpy(out, src + p * ps * ES, w * ES);
+  const uint64_t es = m_.elem_bytes;
+  const uint64_t bs = whole_batches() ? g.batch_stride : 0;
+  size_t done = 0;
+  while (done < max_elements) {
+    if (row_pos_ < row_fill_) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(max_elements - done, row_fill_ - row_pos_));
+      std::memcpy(out + done * es, row_buf_.data() + row_pos_ * es, n * es);
+      row_pos_ += n;
+      done += n;
+      continue;
+    }
+    if (win_batch_ == win_batches_) {
+      if (produced_ >= m_.element_count) break;
+      MSIT_TRY(load_window());
+      continue;
+    }
+    const std::byte* base = buf_.data() + win_batch_ * bs * es;
+    const uint64_t full = std::min<uint64_t>(win_rows_ - win_row_, (max_elements - done) / g.row_len);
+    if (full > 0) {
+      gather_rows(base, win_ps_, win_row_, full, out + done * es);
+      done += static_cast<size_t>(full * g.row_len);
+      advance(full);
+    } else {
+      if (row_buf_.size() == 0) row_buf_.resize(static_cast<size_t>(g.row_len * es));
+      gather_rows(base, win_ps_, win_row_, 1, row_buf_.data());
+      row_pos_ = 0;
+      row_fill_ = g.row_len;
+      advance(1);
+    }
   }
-  const uint64_t tail = g.cols - full * w;
-  if (tail) std::memcpy(out, src + full * ps * ES, tail * ES);
+  swap_elements(out, done);
+  delivered_ += done;
+  if (delivered_ >= m_.element_count) MSIT_TRY(finish_observer());
+  return done;
+}
+
+// Tiles of kTile rows: each panel contributes kTile consecutive lane-runs (one contiguous read)
+// to kTile output rows, instead of one 32-byte run per panel per row (a cache/TLB miss each).
+template <size_t ES>
+void PanelReader::gather_nz(const std::byte* buf, uint64_t ps, uint64_t r0, uint64_t count,
+                            std::byte* out) const {
+  constexpr uint64_t kTile = 8;
+  const PanelGeom& g = m_.panel;
+  const uint64_t w = g.width, run = w * ES, row_bytes = g.cols * ES;
+  const uint64_t full = g.cols / w;  // panels whose lanes are all logical
+  const uint64_t tail = (g.cols - full * w) * ES;
+  for (uint64_t t = 0; t < count; t += kTile) {
+    const uint64_t rows = std::min(kTile, count - t);
+    const std::byte* src = buf + (r0 + t) * run;
+    std::byte* dst = out + t * row_bytes;
+    for (uint64_t p = 0; p < full; ++p) {
+      const std::byte* s = src + p * ps * ES;
+      std::byte* d = dst + p * run;
+      if (run == 32 && rows == kTile) {  // the usual C0: 16 x fp16/bf16, 8 x fp32, 32 x int8
+        for (uint64_t i = 0; i < kTile; ++i) std::memcpy(d + i * row_bytes, s + i * 32, 32);
+      } else {
+        for (uint64_t i = 0; i < rows; ++i) std::memcpy(d + i * row_bytes, s + i * run, run);
+      }
+    }
+    if (tail) {
+      const std::byte* s = src + full * ps * ES;
+      for (uint64_t i = 0; i < rows; ++i) std::memcpy(dst + i * row_bytes + full * run, s + i * run, tail);
+    }
+  }
 }
 
 template <size_t ES>
@@ -131,13 +191,18 @@ void PanelReader::gather_fortran(const std::byte* buf, uint64_t ps, uint64_t r, 
   }
 }
 
-void PanelReader::gather_row(const std::byte* buf, uint64_t ps, uint64_t r, std::byte* out) const {
+void PanelReader::gather_rows(const std::byte* buf, uint64_t ps, uint64_t r, uint64_t count,
+                              std::byte* out) const {
   const PanelKind kind = m_.panel.kind;
-#define MSIT_GATHER_CASE(ES)                                           \
-  case ES:                                                             \
-    if (kind == PanelKind::kNz) return gather_nz<ES>(buf, ps, r, out); \
-    if (kind == PanelKind::kFractalZ) return gather_z<ES>(buf, ps, r, out); \
-    return gather_fortran<ES>(buf, ps, r, out);
+  const uint64_t row_bytes = m_.panel.row_len * m_.elem_bytes;
+#define MSIT_GATHER_CASE(ES)                                                           \
+  case ES:                                                                             \
+    if (kind == PanelKind::kNz) return gather_nz<ES>(buf, ps, r, count, out);          \
+    for (uint64_t i = 0; i < count; ++i, out += row_bytes) {                           \
+      if (kind == PanelKind::kFractalZ) gather_z<ES>(buf, ps, r + i, out);             \
+      else gather_fortran<ES>(buf, ps, r + i, out);                                    \
+    }                                                                                  \
+    return;
   switch (m_.elem_bytes) {
     MSIT_GATHER_CASE(1)
     MSIT_GATHER_CASE(2)

@@ -23,7 +23,8 @@ Status ReaderBase::finish_observer() {
   finished_ = true;
   if (!raw_observer_ || observed_ >= m_.payload_size) return ok_status();
   const uint64_t left = m_.payload_size - observed_;
-  std::vector<std::byte> buf(static_cast<size_t>(std::min<uint64_t>(m_.opts.chunk_bytes, left)));
+  RawBuffer buf;
+  buf.resize(static_cast<size_t>(std::min<uint64_t>(m_.opts.chunk_bytes, left)));
   while (observed_ < m_.payload_size) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(buf.size(), m_.payload_size - observed_));
     MSIT_TRY(read_payload(observed_, buf.data(), n));

@@ -3,11 +3,29 @@
 #pragma once
 
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "common/layout/layout_map.h"
 
 namespace msit::layout {
+
+// A window buffer that is not zero-filled: it is always written (pread) before it is read,
+// and zeroing megabytes per tensor showed up as the top cost of opening a reader.
+class RawBuffer {
+ public:
+  void resize(size_t n) {
+    if (n != size_) data_ = std::make_unique_for_overwrite<std::byte[]>(n);
+    size_ = n;
+  }
+  std::byte* data() { return data_.get(); }
+  const std::byte* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+
+ private:
+  std::unique_ptr<std::byte[]> data_;
+  size_t size_ = 0;
+};
 
 class ReaderBase : public LogicalReader {
  public:
@@ -40,7 +58,7 @@ class StagedReader : public ReaderBase {
   // Appends the next window of logical elements to stage_ (stage_len_ elements).
   virtual Status fill() = 0;
 
-  std::vector<std::byte> stage_;
+  RawBuffer stage_;
   size_t stage_len_ = 0;
   size_t stage_pos_ = 0;
   uint64_t produced_ = 0;

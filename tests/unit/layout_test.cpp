@@ -197,7 +197,7 @@ std::vector<layout::LayoutOptions> option_sets() {
   tiny.max_window_bytes = 4096;
   layout::LayoutOptions small;
   small.chunk_bytes = 64;
-  small.window_bytes = 1024;
+  small.window_bytes = 2048;
   small.max_window_bytes = 8192;
   layout::LayoutOptions mid;  // partial covering windows for the Fortran cases
   mid.chunk_bytes = 100;
@@ -349,7 +349,7 @@ TEST(LayoutDevice, EveryWindowStrategyIsExercised) {
   auto nz = map_of(ge_format::kFractalNZ, 2, {4, 7, 16, 16}, {100, 50}, small);
   EXPECT_EQ(nz.kind, layout::MapKind::kPanel);
   EXPECT_FALSE(nz.panel.covering);
-  EXPECT_EQ(nz.panel.rows_per_window, 8u);
+  EXPECT_EQ(nz.panel.rows_per_window, 16u);
   auto whole = map_of(ge_format::kFractalNZ, 2, {2, 2, 2, 1, 16, 16}, {2, 2, 5, 18}, sets[0]);
   EXPECT_TRUE(whole.panel.covering);
   EXPECT_EQ(whole.panel.rows_per_window, 5u);
@@ -365,7 +365,7 @@ TEST(LayoutDevice, EveryWindowStrategyIsExercised) {
   EXPECT_EQ(strip.channel.hw_per_strip, 7u);
   auto strip2 = map_of(ge_format::kNC1HWC0, 2, {2, 2, 9, 30, 16}, {2, 20, 9, 30}, mid);
   EXPECT_TRUE(strip2.channel.strip);
-  EXPECT_EQ(strip2.channel.hw_per_strip, 17u);
+  EXPECT_EQ(strip2.channel.hw_per_strip, 8u);
 }
 
 TEST(LayoutDevice, NzLargerThanOneWindow) {

@@ -1,0 +1,17 @@
+# Watch-daemon integration tests: the real binary on temp dirs (whole group < ~4 min on 2 cores).
+set(MSIT_DAEMON_IT ${CMAKE_CURRENT_LIST_DIR})
+
+# LD_PRELOAD shim that makes write/fsync/rename of summary temp files fail on demand.
+add_library(msit_fault_shim SHARED ${MSIT_DAEMON_IT}/daemon_fault_shim.c)
+target_link_libraries(msit_fault_shim PRIVATE dl)
+set_target_properties(msit_fault_shim PROPERTIES C_STANDARD 11)
+
+foreach(t lifecycle notify slow_writer burst kill9 write_failure symlinks dirs)
+  add_test(NAME daemon_${t}
+           COMMAND bash ${MSIT_DAEMON_IT}/daemon_${t}.sh ${MSIT_BIN} $<TARGET_FILE:msit_fault_shim>)
+  set_tests_properties(daemon_${t} PROPERTIES TIMEOUT 180 LABELS daemon)
+endforeach()
+
+add_test(NAME daemon_systemd_unit
+         COMMAND bash ${MSIT_DAEMON_IT}/daemon_systemd.sh ${CMAKE_COMMAND} ${PROJECT_BINARY_DIR})
+set_tests_properties(daemon_systemd_unit PROPERTIES TIMEOUT 120 LABELS daemon)

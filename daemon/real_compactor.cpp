@@ -24,7 +24,8 @@ static JobResult failed(const Job& j, Error e) {
   r.path = j.path;
   r.seen = j.seen;
   r.event_ns = j.event_ns;
-  if (is_incomplete_error(e)) {
+  // A file of a few bytes is a writer's first piece more often than a corrupt dump.
+  if (is_incomplete_error(e) || (e.stage == "header" && j.seen.size <= 8)) {
     r.status = JobStatus::kIncomplete;
   } else if (e.sys_errno == ENOENT && (e.stage == "open" || e.stage == "stat")) {
     r.status = JobStatus::kGone;

@@ -11,6 +11,7 @@
 namespace msit::daemon {
 
 constexpr int64_t kTempMarginNs = 2'000'000'000;
+constexpr int64_t kMinRetryNs = 10'000'000;  // even with --settle-ms 0, retries are not a busy loop
 
 static int64_t wall_now_ns() {
   struct timespec ts {};
@@ -81,15 +82,20 @@ void Watcher::on_candidate(const std::string& path, bool from_event) {
     // Files found by a scan have usually been there a while; the probe still checks them.
     p.due_ns = from_event ? now + opts_.settle_ns : now;
     p.event_ns = from_event ? now : 0;
-    pending_.emplace(path, p);
+    enqueue(pending_.emplace(path, p).first);
     return;
   }
   if (!from_event) return;
   Pending& p = it->second;
-  p.due_ns = now + opts_.settle_ns;  // writer activity: settle again, from the start
   p.event_ns = now;
   p.attempts = 0;
-  if (p.in_flight) p.dirty = true;
+  if (p.in_flight) {
+    p.dirty = true;
+    return;
+  }
+  dequeue(it);
+  p.due_ns = now + opts_.settle_ns;  // writer activity: settle again, from the start
+  enqueue(it);
 }
 
 void Watcher::on_temp_file(const std::string& path) {
@@ -107,26 +113,25 @@ void Watcher::on_temp_file(const std::string& path) {
 
 void Watcher::rearm(Pending& p, int64_t now) {
   uint32_t shift = p.attempts < 20 ? p.attempts : 20;
-  int64_t delay = opts_.settle_ns << shift;
-  if (delay > opts_.backoff_cap_ns || delay <= 0) delay = opts_.backoff_cap_ns;
-  if (delay < opts_.settle_ns) delay = opts_.settle_ns;
+  int64_t base = std::max<int64_t>(opts_.settle_ns, kMinRetryNs);
+  int64_t delay = base << shift;
+  if (delay > opts_.backoff_cap_ns || delay <= 0) delay = std::max(opts_.backoff_cap_ns, base);
   p.due_ns = now + delay;
 }
 
 void Watcher::dispatch() {
-  if (stopping_ || in_flight_ >= opts_.max_in_flight) return;
+  if (stopping_) return;
   int64_t now = clock_.now_ns();
   // Oldest first, so that under load the files that have waited longest are freed first.
-  due_.clear();
-  for (auto it = pending_.begin(); it != pending_.end(); ++it)
-    if (!it->second.in_flight && it->second.due_ns <= now) due_.emplace_back(it->second.due_ns, it);
-  std::sort(due_.begin(), due_.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto& [due, it] : due_) {
-    if (in_flight_ >= opts_.max_in_flight) break;
-    if (!try_claim(it->first, it->second, now)) pending_.erase(it);
+  while (in_flight_ < opts_.max_in_flight && !queue_.empty() && queue_.begin()->first <= now) {
+    auto it = pending_.find(*queue_.begin()->second);
+    queue_.erase(queue_.begin());
+    if (!try_claim(it->first, it->second, now)) {
+      pending_.erase(it);
+    } else if (!it->second.in_flight) {
+      enqueue(it);  // re-armed for later
+    }
   }
-  due_.clear();
 }
 
 bool Watcher::try_claim(const std::string& path, Pending& p, int64_t now) {
@@ -138,15 +143,16 @@ bool Watcher::try_claim(const std::string& path, Pending& p, int64_t now) {
   }
   if (pr.writer == WriterState::kUnknown) {
     // No leases here: require size and mtime unchanged over a whole settle period.
+    int64_t settle = std::max(opts_.settle_ns, kMinRetryNs);
     if (!p.has_obs || !p.obs.same_content_as(pr.identity)) {
       p.has_obs = true;
       p.obs = pr.identity;
       p.obs_ns = now;
-      p.due_ns = now + opts_.settle_ns;
+      p.due_ns = now + settle;
       return true;
     }
-    if (now - p.obs_ns < opts_.settle_ns) {
-      p.due_ns = p.obs_ns + opts_.settle_ns;
+    if (now - p.obs_ns < settle) {
+      p.due_ns = p.obs_ns + settle;
       return true;
     }
   }
@@ -189,7 +195,10 @@ void Watcher::handle_result(JobResult& r) {
       break;
     case JobStatus::kGone:
     case JobStatus::kCancelled:
-      if (r.status == JobStatus::kCancelled) return;  // stays pending
+      if (r.status == JobStatus::kCancelled) {
+        enqueue(it);  // stays pending
+        return;
+      }
       break;
     case JobStatus::kIncomplete:
       if (rewritten) break;
@@ -201,6 +210,7 @@ void Watcher::handle_result(JobResult& r) {
         return;
       }
       rearm(p, now);
+      enqueue(it);
       return;
     case JobStatus::kFailed:
       ++counters_.errors;
@@ -217,11 +227,13 @@ void Watcher::handle_result(JobResult& r) {
       }
       ++p.attempts;
       rearm(p, now);
+      enqueue(it);
       return;
   }
   if (rewritten) {
     p.attempts = 0;
     p.due_ns = now + opts_.settle_ns;
+    enqueue(it);
     return;
   }
   pending_.erase(it);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -69,6 +70,8 @@ class Watcher {
   // Returns false when the entry must be erased.
   bool try_claim(const std::string& path, Pending& p, int64_t now);
   void rearm(Pending& p, int64_t now);
+  void enqueue(Map::iterator it) { queue_.emplace(it->second.due_ns, &it->first); }
+  void dequeue(Map::iterator it) { queue_.erase({it->second.due_ns, &it->first}); }
   void handle_result(JobResult& r);
   void abandon(Map::iterator it, const FileIdentity& id);
 
@@ -90,7 +93,9 @@ class Watcher {
   int64_t next_unwatched_ns_ = 0;
   Counters counters_;
   std::vector<FsEvent> events_;
-  std::vector<std::pair<int64_t, Map::iterator>> due_;
+  // Entries waiting (not in flight), ordered by due time; keys point into pending_ (node-based,
+  // so they stay valid until the entry is erased).
+  std::set<std::pair<int64_t, const std::string*>> queue_;
 };
 
 }  // namespace msit::daemon

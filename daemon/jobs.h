@@ -78,7 +78,8 @@ class Compactor {
 class JobSink {
  public:
   virtual ~JobSink() = default;
-  virtual void submit(Job job) = 0;
+  // Jobs claimed in one dispatch pass arrive together, so a worker can take them as one batch.
+  virtual void submit(std::vector<Job> jobs) = 0;
 };
 
 // Which names are raw dumps, and (with --keep-raw) which raw files already have a summary.

@@ -27,7 +27,8 @@ WatcherOptions watcher_options(const WatchSettings& s, unsigned jobs) {
   o.settle_ns = int64_t{s.settle_ms} * 1'000'000;
   o.rescan_interval_ns = int64_t{s.rescan_interval_s} * 1'000'000'000;
   o.backoff_cap_ns = std::min<int64_t>(30'000'000'000, o.rescan_interval_ns);
-  o.max_in_flight = size_t{jobs} * kBatchMax;
+  // Two batches per worker: one running, one queued, so a worker never waits for the loop.
+  o.max_in_flight = size_t{jobs} * kBatchMax * 2;
   return o;
 }
 
@@ -70,6 +71,7 @@ class Service {
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<Watcher> watcher_;
   bool stopping_ = false;
+  bool status_warned_ = false;
   int64_t last_log_ns_ = 0;
   std::string last_logged_;
 };
@@ -80,7 +82,9 @@ void Service::publish_status(const char* state) {
   sd_notifyf(0, "STATUS=%s", line.c_str());
   if (!settings_.json_status.empty()) {
     Status st = atomic_write_file(settings_.json_status, c.to_json(static_cast<int>(::getpid()), state));
-    if (!st.ok() && !stopping_) log_.warning(st.error().to_string());
+    // Once per episode: a full /run must not flood the journal every second.
+    if (!st.ok() && !status_warned_) log_.warning(st.error().to_string() + " (status file; reported once)");
+    status_warned_ = !st.ok();
   }
 }
 

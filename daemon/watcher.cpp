@@ -132,6 +132,10 @@ void Watcher::dispatch() {
       enqueue(it);  // re-armed for later
     }
   }
+  if (!claimed_.empty()) {
+    sink_.submit(std::move(claimed_));
+    claimed_.clear();
+  }
 }
 
 bool Watcher::try_claim(const std::string& path, Pending& p, int64_t now) {
@@ -159,7 +163,7 @@ bool Watcher::try_claim(const std::string& path, Pending& p, int64_t now) {
   p.in_flight = true;
   p.dirty = false;
   ++in_flight_;
-  sink_.submit(Job{path, pr.identity, p.event_ns});
+  claimed_.push_back(Job{path, pr.identity, p.event_ns});
   return true;
 }
 

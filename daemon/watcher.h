@@ -93,6 +93,7 @@ class Watcher {
   int64_t next_unwatched_ns_ = 0;
   Counters counters_;
   std::vector<FsEvent> events_;
+  std::vector<Job> claimed_;
   // Entries waiting (not in flight), ordered by due time; keys point into pending_ (node-based,
   // so they stay valid until the entry is erased).
   std::set<std::pair<int64_t, const std::string*>> queue_;

@@ -13,12 +13,12 @@ WorkerPool::WorkerPool(unsigned threads, size_t batch_max, Compactor& compactor,
 
 WorkerPool::~WorkerPool() { shutdown(); }
 
-void WorkerPool::submit(Job job) {
+void WorkerPool::submit(std::vector<Job> jobs) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(std::move(job));
+    for (Job& j : jobs) queue_.push_back(std::move(j));
   }
-  cv_.notify_one();
+  cv_.notify_all();
 }
 
 std::vector<JobResult> WorkerPool::take_results() {

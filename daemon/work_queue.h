@@ -22,7 +22,7 @@ class WorkerPool final : public JobSink {
              std::function<void()> notify, uint64_t batch_bytes = 64ull << 20);
   ~WorkerPool() override;
 
-  void submit(Job job) override;
+  void submit(std::vector<Job> jobs) override;
   std::vector<JobResult> take_results();
   // Running batches finish; queued jobs come back as kCancelled. Joins the threads.
   void shutdown();

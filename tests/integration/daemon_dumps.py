@@ -93,7 +93,8 @@ def slow(path, seconds, reopen):
         for k in range(pieces):
             with open(path, "ab") as f:
                 f.write(data[k * step:(k + 1) * step])
-            time.sleep(seconds / pieces)
+            if k + 1 < pieces:  # complete once the last piece is in: the writer is done
+                time.sleep(seconds / pieces)
         return
     with open(path, "wb") as f:
         for k in range(pieces):
@@ -123,6 +124,46 @@ def check(root):
     print(json.dumps({"summaries": summaries, "raws": raws, "temps": temps, "bad": bad}))
 
 
+def _summary_ok(path):
+    try:
+        with open(path) as f:
+            j = json.load(f)
+        return j.get("schema") == "msit-compact/summary" and bool(j.get("tensors"))
+    except (ValueError, OSError):
+        return False
+
+
+def verify(root, manifest):
+    """Every file ever written still exists raw or has a valid summary; no bad summary."""
+    lost, bad, temps = [], [], []
+    with open(manifest) as f:
+        names = [line.strip() for line in f if line.strip()]
+    for rel in names:
+        p = os.path.join(root, rel)
+        if not os.path.exists(p) and not _summary_ok(p + ".summary.json"):
+            lost.append(rel)
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            if name.endswith(".summary.json") and not _summary_ok(os.path.join(dirpath, name)):
+                bad.append(name)
+            if name.startswith(".msit-tmp."):
+                temps.append(name)
+    print(json.dumps({"files": len(names), "lost": lost[:5], "bad": bad[:5], "temps": len(temps)}))
+    return not lost and not bad
+
+
+def add_files(root, manifest, start, n, rng_seed):
+    """n files of varied sizes (12 B .. 400 KB payloads) spread over 5 dirs; names appended."""
+    import random
+    rng = random.Random(rng_seed)
+    with open(manifest, "a") as m:
+        for i in range(start, start + n):
+            rel = os.path.join(str(i % 5), ge_name(i))
+            os.makedirs(os.path.join(root, str(i % 5)), exist_ok=True)
+            write_file(os.path.join(root, rel), ge_dump_bytes(elems=rng.choice([6, 512, 20000, 100000]), seed=i))
+            m.write(rel + "\n")
+
+
 def main(argv):
     cmd = argv[1]
     if cmd == "burst":
@@ -138,6 +179,10 @@ def main(argv):
         write_file(argv[2], ge_dump_bytes(elems=int(argv[3]) if len(argv) > 3 else 6))
     elif cmd == "npy":
         write_file(argv[2], npy_bytes())
+    elif cmd == "verify":
+        sys.exit(0 if verify(argv[2], argv[3]) else 1)
+    elif cmd == "add":
+        add_files(argv[2], argv[3], int(argv[4]), int(argv[5]), int(argv[6]))
     elif cmd == "check":
         check(argv[2])
     else:

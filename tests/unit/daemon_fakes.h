@@ -89,7 +89,9 @@ class FakeProbe final : public FileProbe {
 // Collects jobs; the test decides when and how they complete.
 class RecordingSink final : public JobSink {
  public:
-  void submit(Job job) override { jobs.push_back(std::move(job)); }
+  void submit(std::vector<Job> batch) override {
+    for (Job& j : batch) jobs.push_back(std::move(j));
+  }
   std::vector<Job> jobs;
 };
 

@@ -61,7 +61,7 @@ TEST(WorkerPool, EveryJobComesBackExactlyOnce) {
   testing::FakeClock clock;
   std::atomic<int> notified{0};
   WorkerPool pool(3, 16, c, clock, [&] { ++notified; });
-  for (int i = 0; i < 1000; ++i) pool.submit(Job{"f" + std::to_string(i), {}, 0});
+  for (int i = 0; i < 1000; ++i) pool.submit({Job{"f" + std::to_string(i), {}, 0}});
   auto results = wait_for(pool, 1000);
   ASSERT_EQ(results.size(), 1000u);
   std::set<std::string> paths;
@@ -79,13 +79,15 @@ TEST(WorkerPool, BatchesAreLimitedByBytes) {
   c.hold = true;
   testing::FakeClock clock;
   WorkerPool pool(1, 32, c, clock, nullptr, 100);
-  pool.submit(Job{"first", {}, 0});  // taken alone while the compactor is held
+  pool.submit({Job{"first", {}, 0}});  // taken alone while the compactor is held
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::vector<Job> big;
   for (int i = 0; i < 10; ++i) {
     Job j{"big" + std::to_string(i), {}, 0};
     j.seen.size = 60;
-    pool.submit(j);
+    big.push_back(j);
   }
+  pool.submit(std::move(big));
   c.release();
   auto results = wait_for(pool, 11);
   EXPECT_EQ(results.size(), 11u);
@@ -97,7 +99,7 @@ TEST(WorkerPool, ShutdownFinishesRunningBatchAndCancelsQueuedJobs) {
   c.hold = true;
   testing::FakeClock clock;
   WorkerPool pool(1, 1, c, clock, nullptr);
-  for (int i = 0; i < 5; ++i) pool.submit(Job{"f" + std::to_string(i), {}, 0});
+  for (int i = 0; i < 5; ++i) pool.submit({Job{"f" + std::to_string(i), {}, 0}});
   std::this_thread::sleep_for(std::chrono::milliseconds(50));  // worker holds f0
   std::thread releaser([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# kill -9 at random moments (50 times, seeded): after every kill each raw file written so far
+# still exists or has a valid summary, and no partial summary is visible under a final name;
+# after a last clean run everything is compacted and no temp file is left.
+MSIT_BIN="$1"; source "$(dirname "$0")/daemon_lib.sh"
+KILLS=${MSIT_KILLS:-50}
+RANDOM=${MSIT_KILL_SEED:-20240611}
+d="$WORK/dump"; m="$WORK/manifest"; mkdir -p "$d"; : > "$m"
+next=0
+for k in $(seq 1 "$KILLS"); do
+  $DUMPS add "$d" "$m" "$next" 12 "$k"; next=$((next + 12))
+  start_daemon --settle-ms 0 --jobs 2 "$d"
+  # 0-149 ms: before, during and after the start-up scan and the first batches.
+  sleep "0.$(printf '%03d' $((RANDOM % 150)))"
+  kill -9 "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null || true; DAEMON_PID=""
+  out=$($DUMPS verify "$d" "$m") || fail "after kill $k: $out"
+done
+echo "after $KILLS kills: $out"
+sleep 2.2  # temp files of the killed runs are now older than the next start's margin
+start_daemon --settle-ms 0 "$d"
+wait_until 60 '[ "$(status_field pending)" = 0 ] && [ "$(status_field in_flight)" = 0 ] && [ -f "$WORK/status.json" ] && [ "$(find "$d" -type f ! -name "*.summary.json" | wc -l)" = 0 ]' \
+  || fail "final run did not finish: $(find "$d" -type f ! -name '*.summary.json' | head -3)"
+out=$($DUMPS verify "$d" "$m") || fail "final: $out"
+echo "final: $out"
+case "$out" in *'"temps": 0}'*) ;; *) fail "temp files left: $out" ;; esac
+[ "$(count_files "$d" '*.summary.json')" = "$next" ] || fail "expected $next summaries"
+stop_daemon
+echo PASS

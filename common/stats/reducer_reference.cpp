@@ -1,5 +1,6 @@
-// The scalar reference reducer: one element at a time, in double, Welford for the variance.
-// Deliberately simple: it is the oracle the SIMD reducer is tested against.
+// The scalar reference reducer: one element at a time, Welford for the variance, moments in
+// long double (80-bit on x86_64, 128-bit on aarch64) so that it is a better oracle than any
+// double implementation it is tested against. Deliberately simple and slow.
 #include <cmath>
 #include <memory>
 
@@ -22,7 +23,10 @@ class ReferenceReducer final : public ReducerBase {
   }
 
   TensorStats finish() override {
-    return assemble(m_, std::sqrt(sum_sq_), sketch_on() ? &buckets_ : nullptr);
+    m_.sum = static_cast<double>(sum_);
+    m_.mean = static_cast<double>(mean_);
+    m_.m2 = static_cast<double>(m2_);
+    return assemble(m_, static_cast<double>(std::sqrt(sum_sq_)), sketch_on() ? &buckets_ : nullptr);
   }
 
  private:
@@ -37,18 +41,19 @@ class ReferenceReducer final : public ReducerBase {
     }
     if (x == 0) ++m_.zero;
     ++m_.n;
-    m_.sum += x;
-    sum_sq_ += x * x;
-    const double delta = x - m_.mean;
-    m_.mean += delta / static_cast<double>(m_.n);
-    m_.m2 += delta * (x - m_.mean);
+    const long double xl = x;
+    sum_ += xl;
+    sum_sq_ += xl * xl;
+    const long double delta = xl - mean_;
+    mean_ += delta / static_cast<long double>(m_.n);
+    m2_ += delta * (xl - mean_);
     if (x < m_.min) m_.min = x;
     if (x > m_.max) m_.max = x;
     if (sketch_on()) sketch_add_reference(buckets_, *tables_, i, x);
   }
 
-  Moments m_;
-  double sum_sq_ = 0;
+  Moments m_;  // counts and extremes; the moments below are copied in at finish()
+  long double sum_ = 0, sum_sq_ = 0, mean_ = 0, m2_ = 0;
   std::vector<double> buckets_;
 };
 

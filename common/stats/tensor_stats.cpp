@@ -17,6 +17,7 @@ std::unique_ptr<TensorReducer> make_reference_reducer(DType dtype, const StatsOp
 namespace {
 
 constexpr size_t kStageElements = 4096;  // also the decode batch of the generic path
+constexpr size_t kScalarChunk = 2048;    // two-pass unit of the scalar fallback
 
 std::optional<SimdSource> native_source(DType t) {
   switch (t) {
@@ -102,10 +103,12 @@ void SimdReducer::reduce(const std::byte* p, size_t n) {
   const SketchState* sk = sketch_on() ? &sk_ : nullptr;
   if (native_) {
     const size_t done = simd_reduce(*native_, p, n, pos_, sk, &m_);
-    if (done < n) {
-      decoded_.resize(n - done);
-      for (size_t k = done; k < n; ++k) decoded_[k - done] = decode(p + k * elem_bytes_);
-      scalar_tail(decoded_.data(), n - done, pos_ + done);
+    // Odd tails, tiny widths, or a target without usable vectors: scalar, chunk by chunk.
+    for (size_t off = done; off < n; off += stage_cap_) {
+      const size_t len = std::min(stage_cap_, n - off);
+      decoded_.resize(len);
+      for (size_t k = 0; k < len; ++k) decoded_[k] = decode(p + (off + k) * elem_bytes_);
+      scalar_tail(decoded_.data(), len, pos_ + off);
     }
     pos_ += n;
     return;
@@ -123,11 +126,13 @@ void SimdReducer::reduce(const std::byte* p, size_t n) {
 void SimdReducer::reduce_doubles(const double* xs, size_t n) {
   const SketchState* sk = sketch_on() ? &sk_ : nullptr;
   const size_t done = simd_reduce(SimdSource::kF64, xs, n, pos_, sk, &m_);
-  if (done < n) scalar_tail(xs + done, n - done, pos_ + done);
+  for (size_t off = done; off < n; off += kScalarChunk) {
+    scalar_tail(xs + off, std::min(kScalarChunk, n - off), pos_ + off);
+  }
   pos_ += n;
 }
 
-// Two-pass over a short run (at most a few sketch blocks), merged like a SIMD chunk.
+// Two-pass over a short run (at most kStageElements), merged like a SIMD chunk.
 void SimdReducer::scalar_tail(const double* xs, size_t n, uint64_t start) {
   uint64_t finite = 0;
   double sum = 0;

@@ -29,7 +29,7 @@ Side resolve(const TensorSlot& slot, FileCache& cache, const char* which) {
   Side s;
   if (slot.kind == SlotKind::kEmpty) { s.k = Side::K::kEmpty; return s; }
   if (slot.kind == SlotKind::kNone || !slot.file) { s.error = std::string(which) + ": no data"; return s; }
-  s.lf = cache.get(*slot.file);
+  s.lf = cache.get(*slot.file, slot.kind != SlotKind::kFxFile);
   const LoadedFile& lf = *s.lf;
   auto fail = [&](const std::string& what) { s.k = Side::K::kError; s.error = std::string(which) + ": " + what; return s; };
   if (lf.error) return fail(lf.error->to_string());

@@ -64,7 +64,13 @@ uint32_t count_role(const std::vector<TensorDesc>& v, Role r) {
 
 }  // namespace
 
-std::shared_ptr<LoadedFile> FileCache::get(const SourceFile& f) {
+std::shared_ptr<LoadedFile> FileCache::get(const SourceFile& f, bool keep) {
+  if (!keep) {
+    auto lf = std::make_shared<LoadedFile>();
+    lf->source = f;
+    load(*lf);
+    return lf;
+  }
   std::shared_ptr<LoadedFile> lf;
   std::shared_ptr<std::once_flag> once;
   {

@@ -34,7 +34,9 @@ struct LoadedFile {
 
 class FileCache {
  public:
-  std::shared_ptr<LoadedFile> get(const SourceFile& f);
+  // keep=false: load without caching (FX files feed exactly one row; caching them all would
+  // hold every summary of a 100k-file tree in memory).
+  std::shared_ptr<LoadedFile> get(const SourceFile& f, bool keep = true);
   Result<TensorCounts> counts(const SourceFile& f);
   // The summary of a raw file, computed once per (width, seed).
   std::shared_ptr<Result<FileSummary>> summarize(LoadedFile& lf, const StatsOptions& opts);

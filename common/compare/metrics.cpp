@@ -75,12 +75,14 @@ void ExactAccumulator::add(const float* g, const float* m, size_t n) {
     m_sum_ *= std::exp(m_max_ - cm);
     m_max_ = cm;
   }
+  // expf: float32 exponentials are what torch's softmax uses too, and twice as fast as exp.
   double gs = 0, ts = 0, ms = 0;
+  const float gmax = static_cast<float>(g_max_), mmax = static_cast<float>(m_max_);
   for (size_t i = 0; i < n; ++i) {
-    double e = std::exp(static_cast<double>(g[i]) - g_max_);
+    double e = std::exp(g[i] - gmax);
     gs += e;
     ts += e * (static_cast<double>(g[i]) - static_cast<double>(m[i]));
-    ms += std::exp(static_cast<double>(m[i]) - m_max_);
+    ms += std::exp(m[i] - mmax);
   }
   g_sum_ += gs;
   t_ += ts;

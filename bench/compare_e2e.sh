@@ -1,0 +1,73 @@
+#!/bin/bash
+# End-to-end compare benchmarks: raw vs raw on one GE/FX tensor pair of SIZE_MB per side (time
+# vs `cat` of both files, peak RSS), and summary vs summary on many small tensor pairs.
+# Usage: compare_e2e.sh MSIT_BIN [SIZE_MB_PER_SIDE=512] [PAIRS=100000] [JOBS=2]
+set -euo pipefail
+BIN=$1
+MB=${2:-512}
+PAIRS=${3:-100000}
+JOBS=${4:-2}
+PY=${PYTHON:-/usr/bin/python3}  # needs numpy (Debian python3-numpy)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+# One Add op: GE file (fp32 ND, input = output = N elements) vs FX npy, plus graph text.
+"$PY" - "$T" "$MB" <<'EOF'
+import os, struct, sys
+import numpy as np
+root, mb = sys.argv[1], int(sys.argv[2])
+n = mb * 1024 * 1024 // 4 // 2          # input + output per side = MB
+ge = f"{root}/ge/worldsize1_global_rank0/20250101000000/0/g/1/0"
+fx = f"{root}/fx/worldsize1_global_rank0/gm_1_dump/0"
+os.makedirs(ge); os.makedirs(fx)
+open(f"{root}/ge/dynamo_original_graph_1_rank_0_pid_1_ts_1.txt", "w").write(
+    'op {\n  name: "Add_0"\n  type: "Add"\n  input: "x:0"\n  output_desc {\n    attr {\n'
+    '      key: "_fx_tensor_name"\n      value {\n        s: "add_0-aten.add.Tensor.OUTPUT.0"\n      }\n    }\n  }\n}\n')
+def varint(v):
+    out = b""
+    while v >= 0x80: out += bytes([(v & 0x7F) | 0x80]); v >>= 7
+    return out + bytes([v])
+def ld(field, b): return varint(field << 3 | 2) + varint(len(b)) + b
+def u(field, v): return varint(field << 3) + varint(v)
+shape = ld(1, varint(n))
+inp = u(1, 1) + u(2, 2) + ld(3, shape) + u(5, n * 4) + ld(6, shape)
+out = u(1, 1) + u(2, 2) + ld(3, shape) + u(6, n * 4) + ld(7, shape)
+hdr = ld(1, b"2.0") + ld(3, out) + ld(4, inp) + ld(6, b"Add_0")
+rng = np.random.default_rng(1)
+with open(f"{ge}/Add.Add_0.1.1.1700000000000000", "wb") as f:
+    f.write(struct.pack("<Q", len(hdr)) + hdr)
+    for k in range(2):
+        for c in range(0, n, 1 << 24):
+            m = min(1 << 24, n - c)
+            f.write((rng.standard_normal(m, dtype=np.float32) * np.float32(1.0001)).tobytes())
+for k, role in enumerate(["INPUT", "OUTPUT"]):
+    a = np.lib.format.open_memmap(f"{fx}/add_0-aten.add.Tensor.{role}.0.20250101000000000000.npy", mode="w+",
+                                  dtype=np.float32, shape=(n,))
+    for c in range(0, n, 1 << 24):
+        a[c:c + min(1 << 24, n - c)] = rng.standard_normal(min(1 << 24, n - c), dtype=np.float32)
+    del a
+EOF
+du -sh "$T/ge" "$T/fx"
+find "$T" -type f -exec cat {} + >/dev/null   # warm the page cache for both runs
+s=$(date +%s.%N); find "$T" -type f -exec cat {} + >/dev/null; e=$(date +%s.%N)
+echo "cat of both sides: $(echo "$e - $s" | bc) s"
+/usr/bin/time -f "compare raw vs raw: %e s, peak RSS %M KB" \
+  "$BIN" compare -m "$T/ge" -g "$T/fx" -o "$T/out" -j "$JOBS" -q || true
+
+# Summary vs summary: PAIRS FX tensor pairs of 1024 float32 (FX vs FX, compacted).
+"$PY" - "$T" "$PAIRS" <<'EOF'
+import os, sys
+import numpy as np
+root, pairs = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng(2)
+golden = rng.standard_normal(1024, dtype=np.float32)
+for side in ("a", "b"):
+    d = f"{root}/s{side}/data_dump/1/gm_1_dump"
+    os.makedirs(d)
+    base = golden if side == "b" else golden + np.float32(1e-3) * rng.standard_normal(1024, dtype=np.float32)
+    for i in range(pairs):
+        np.save(f"{d}/op{i}-aten.add.Tensor.OUTPUT.0.2025010100000{i:07d}.npy", base)
+EOF
+"$BIN" compact -j "$JOBS" "$T/sa" "$T/sb" >/dev/null
+/usr/bin/time -f "compare summary vs summary ($PAIRS pairs): %e s, peak RSS %M KB" \
+  "$BIN" compare -m "$T/sa" -g "$T/sb" -o "$T/out2" -j "$JOBS" -q || true

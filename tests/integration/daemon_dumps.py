@@ -134,20 +134,43 @@ def _summary_ok(path):
 
 
 def verify(root, manifest):
-    """Every file ever written still exists raw or has a valid summary; no bad summary."""
+    """Every file ever written still exists raw or has a valid summary; no bad summary.
+    Summaries already validated (same size and mtime) are remembered in MANIFEST.ok."""
     lost, bad, temps = [], [], []
+    cache_path = manifest + ".ok"
+    try:
+        with open(cache_path) as f:
+            cache = json.load(f)
+    except (OSError, ValueError):
+        cache = {}
+
+    def ok(path):
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return False
+        key = "%d:%d" % (st.st_size, st.st_mtime_ns)
+        if cache.get(path) == key:
+            return True
+        if _summary_ok(path):
+            cache[path] = key
+            return True
+        return False
+
     with open(manifest) as f:
         names = [line.strip() for line in f if line.strip()]
     for rel in names:
         p = os.path.join(root, rel)
-        if not os.path.exists(p) and not _summary_ok(p + ".summary.json"):
+        if not os.path.exists(p) and not ok(p + ".summary.json"):
             lost.append(rel)
     for dirpath, _dirs, files in os.walk(root):
         for name in files:
-            if name.endswith(".summary.json") and not _summary_ok(os.path.join(dirpath, name)):
+            if name.endswith(".summary.json") and not ok(os.path.join(dirpath, name)):
                 bad.append(name)
             if name.startswith(".msit-tmp."):
                 temps.append(name)
+    with open(cache_path, "w") as f:
+        json.dump(cache, f)
     print(json.dumps({"files": len(names), "lost": lost[:5], "bad": bad[:5], "temps": len(temps)}))
     return not lost and not bad
 
@@ -160,8 +183,32 @@ def add_files(root, manifest, start, n, rng_seed):
         for i in range(start, start + n):
             rel = os.path.join(str(i % 5), ge_name(i))
             os.makedirs(os.path.join(root, str(i % 5)), exist_ok=True)
-            write_file(os.path.join(root, rel), ge_dump_bytes(elems=rng.choice([6, 512, 20000, 100000]), seed=i))
+            write_file(os.path.join(root, rel), ge_dump_bytes(elems=rng.choice([6, 512, 4096, 50000]), seed=i))
             m.write(rel + "\n")
+
+
+def kill_loop(binary, root, manifest, kills, seed, log_path):
+    """Starts the daemon, kills it with SIGKILL after 0-149 ms (seeded), verifies, repeats.
+    One process for the whole loop: interpreter start-up would dominate otherwise."""
+    import random
+    import signal
+    import subprocess
+    rng = random.Random(seed)
+    nxt = 0
+    with open(log_path, "ab") as log:
+        for k in range(1, kills + 1):
+            add_files(root, manifest, nxt, 8, k)
+            nxt += 8
+            p = subprocess.Popen([binary, "watch", "--settle-ms", "0", "--jobs", "2", root],
+                                 stderr=log)
+            time.sleep(rng.randrange(150) / 1000.0)
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+            if not verify(root, manifest):
+                print("after kill %d" % k)
+                return False
+    print("%d kills, %d files" % (kills, nxt))
+    return True
 
 
 def main(argv):
@@ -181,6 +228,8 @@ def main(argv):
         write_file(argv[2], npy_bytes())
     elif cmd == "verify":
         sys.exit(0 if verify(argv[2], argv[3]) else 1)
+    elif cmd == "killloop":
+        sys.exit(0 if kill_loop(argv[2], argv[3], argv[4], int(argv[5]), int(argv[6]), argv[7]) else 1)
     elif cmd == "add":
         add_files(argv[2], argv[3], int(argv[4]), int(argv[5]), int(argv[6]))
     elif cmd == "check":

@@ -4,18 +4,12 @@
 # after a last clean run everything is compacted and no temp file is left.
 MSIT_BIN="$1"; source "$(dirname "$0")/daemon_lib.sh"
 KILLS=${MSIT_KILLS:-50}
-RANDOM=${MSIT_KILL_SEED:-20240611}
+SEED=${MSIT_KILL_SEED:-20240611}
 d="$WORK/dump"; m="$WORK/manifest"; mkdir -p "$d"; : > "$m"
-next=0
-for k in $(seq 1 "$KILLS"); do
-  $DUMPS add "$d" "$m" "$next" 12 "$k"; next=$((next + 12))
-  start_daemon --settle-ms 0 --jobs 2 "$d"
-  # 0-149 ms: before, during and after the start-up scan and the first batches.
-  sleep "0.$(printf '%03d' $((RANDOM % 150)))"
-  kill -9 "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null || true; DAEMON_PID=""
-  out=$($DUMPS verify "$d" "$m") || fail "after kill $k: $out"
-done
-echo "after $KILLS kills: $out"
+# Each round: 8 new files, start, SIGKILL after 0-149 ms (before, during and after the
+# start-up scan and the first batches), then check every file written so far.
+$DUMPS killloop "$MSIT_BIN" "$d" "$m" "$KILLS" "$SEED" "$WORK/daemon.log" || fail "invariant broken (seed $SEED)"
+next=$(wc -l < "$m")
 sleep 2.2  # temp files of the killed runs are now older than the next start's margin
 start_daemon --settle-ms 0 "$d"
 wait_until 60 '[ "$(status_field pending)" = 0 ] && [ "$(status_field in_flight)" = 0 ] && [ -f "$WORK/status.json" ] && [ "$(find "$d" -type f ! -name "*.summary.json" | wc -l)" = 0 ]' \

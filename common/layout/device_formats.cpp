@@ -154,12 +154,10 @@ bool size_panel_window(LayoutMap& m) {
   const uint64_t base = (g.panels - 1) * g.panel_stride;  // first row of panel 0 .. panel P-1
   for (size_t budget : {m.opts.window_bytes, m.opts.max_window_bytes}) {
     const uint64_t cap = std::max<uint64_t>(budget / es, 1);
-    if (base + g.rows * g.width <= cap) {
-      g.covering = true;
+    if (g.batch_stride <= cap) {  // whole batches per pread: sequential, hashed inline
+      g.covering = g.whole_batches = true;
       g.rows_per_window = g.rows;
-      const uint64_t span = base + g.rows * g.width;
-      const uint64_t nb = std::min<uint64_t>(g.batches, 1 + (cap - span) / g.batch_stride);
-      g.window_elems = (nb - 1) * g.batch_stride + span;
+      g.window_elems = std::min<uint64_t>(g.batches, cap / g.batch_stride) * g.batch_stride;
       return true;
     }
     const uint64_t k_cover = base < cap ? std::min(g.rows, (cap - base) / g.width) : 0;

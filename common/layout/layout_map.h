@@ -45,6 +45,7 @@ struct PanelGeom {
   std::vector<uint64_t> rest_dims;   // Fortran: dims 1..k-1 (row-major order of a row)
   // Window plan: covering reads (one pread spanning many panels) or one pread per panel.
   bool covering = false;
+  bool whole_batches = false;        // each pread holds whole batches (batch_stride each)
   uint64_t rows_per_window = 0;
   uint64_t window_elems = 0;         // buffer capacity in elements
 };

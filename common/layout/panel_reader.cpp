@@ -24,11 +24,7 @@ class PanelReader final : public ReaderBase {
   Result<size_t> read(std::byte* out, size_t max_elements) override;
 
  private:
-  bool whole_batches() const { return m_.panel.covering && m_.panel.rows_per_window == m_.panel.rows; }
-  uint64_t batch_span() const {
-    const PanelGeom& g = m_.panel;
-    return (g.panels - 1) * g.panel_stride + g.rows * g.width;
-  }
+  bool whole_batches() const { return m_.panel.whole_batches; }
   Status load_window();
   void advance(uint64_t rows) {
     produced_ += rows * m_.panel.row_len;
@@ -59,10 +55,9 @@ Status PanelReader::load_window() {
   const uint64_t es = m_.elem_bytes;
   win_batch_ = win_row_ = 0;
   if (whole_batches()) {
-    const uint64_t span = batch_span();
-    const uint64_t nb = std::min(g.batches - batch_, 1 + (g.window_elems - span) / g.batch_stride);
+    const uint64_t nb = std::min(g.batches - batch_, g.window_elems / g.batch_stride);
     MSIT_TRY(read_payload(batch_ * g.batch_stride * es, buf_.data(),
-                          static_cast<size_t>(((nb - 1) * g.batch_stride + span) * es)));
+                          static_cast<size_t>(nb * g.batch_stride * es)));
     batch_ += nb;
     win_batches_ = nb;
     win_rows_ = g.rows;
@@ -107,6 +102,9 @@ Result<size_t> PanelReader::read(std::byte* out, size_t max_elements) {
     if (win_batch_ == win_batches_) {
       if (produced_ >= m_.element_count) break;
       MSIT_TRY(load_window());
+      if (win_batches_ == 0 || win_rows_ == 0) {
+        return make_error(path_, "layout", "internal: empty gather window");  // never spin
+      }
       continue;
     }
     const std::byte* base = buf_.data() + win_batch_ * bs * es;

@@ -203,7 +203,11 @@ std::vector<layout::LayoutOptions> option_sets() {
   mid.chunk_bytes = 100;
   mid.window_bytes = 550;
   mid.max_window_bytes = 600;
-  return {layout::LayoutOptions{}, small, tiny, mid};
+  layout::LayoutOptions edge;  // one batch's rows fit, its padded stride does not
+  edge.chunk_bytes = 3;
+  edge.window_bytes = 2800;
+  edge.max_window_bytes = 2800;
+  return {layout::LayoutOptions{}, small, tiny, mid, edge};
 }
 
 layout::LayoutMap map_of(int format, size_t es, const Dims& dev, const Dims& orig,
@@ -353,7 +357,12 @@ TEST(LayoutDevice, EveryWindowStrategyIsExercised) {
   auto whole = map_of(ge_format::kFractalNZ, 2, {2, 2, 2, 1, 16, 16}, {2, 2, 5, 18}, sets[0]);
   EXPECT_TRUE(whole.panel.covering);
   EXPECT_EQ(whole.panel.rows_per_window, 5u);
+  EXPECT_TRUE(whole.panel.whole_batches);
   EXPECT_GT(whole.panel.window_elems, whole.panel.batch_stride);  // several batches per pread
+  auto rows_only = map_of(ge_format::kFractalNZ, 2, {3, 2, 16, 16}, {17, 33}, sets[4]);
+  EXPECT_TRUE(rows_only.panel.covering);
+  EXPECT_FALSE(rows_only.panel.whole_batches);
+  EXPECT_EQ(rows_only.panel.rows_per_window, 17u);
   auto fortran = map_of(ge_format::kND, 1, {33, 17}, {33, 17}, mid, true);
   EXPECT_TRUE(fortran.panel.covering);
   EXPECT_LT(fortran.panel.rows_per_window, 33u);

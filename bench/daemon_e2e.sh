@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# End-to-end demo/bench of `msit-compact watch`: msit-dumpgen writes a live GE dump tree at a
+# steady rate; the tree's disk use is sampled every 0.5 s (a) with no compaction, (b) with the
+# daemon, (c) with the old Python converter polling every 0.5 s. Prints disk use over time,
+# peak tree size, summaries' size, the daemon's close->deletion latency and peak RSS.
+# Usage: bench/daemon_e2e.sh [BUILD_DIR] [RATE_MBps] [SECONDS] [MIN_SIZE] [MAX_SIZE]
+set -euo pipefail
+BUILD=${1:-build}; RATE=${2:-200}; SECS=${3:-20}; MIN=${4:-65536}; MAX=${5:-67108864}
+BIN="$BUILD/cli/msit-compact"; GEN="$BUILD/tests/tools/msit-dumpgen"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+WORK="$(mktemp -d "${TMPDIR:-/var/tmp}/msit-e2e.XXXXXX")"; trap 'rm -rf "$WORK"' EXIT
+SKIP_BASELINES=${SKIP_BASELINES:-0}
+
+sample() {  # sample DIR OUT: du every 0.5 s until $WORK/stop-sampling exists
+  : > "$2"; local t0; t0=$(date +%s%N)
+  while [ ! -e "$WORK/stop-sampling" ]; do
+    printf '%s %s\n' "$(( ($(date +%s%N) - t0) / 1000000 ))" "$(du -sb "$1" 2>/dev/null | cut -f1)" >> "$2"
+    sleep 0.5
+  done
+}
+summaries_size() { find "$1" -type f \( -name '*.summary.json' -o -name '*_min_max.np?' \) -printf '%s\n' | awk '{s+=$1} END {print s+0}'; }
+raw_left() { find "$1" -type f ! -name '*.summary.json' ! -name '*_min_max.np?' ! -name '*.txt' | wc -l; }
+peak() { awk 'BEGIN{m=0} $2>m{m=$2} END{printf "%.0f\n", m/1e6}' "$1"; }
+curve() { awk '{ if (NR % 4 == 1) printf "  t=%5.1fs %8.0f MB\n", $1/1000, $2/1e6 }' "$1"; }
+
+run() {  # run NAME: stream into $WORK/NAME while the chosen compactor runs
+  local name=$1 d="$WORK/$1"; mkdir -p "$d"; rm -f "$WORK/stop-sampling" "$WORK/stop-conv"
+  local cpid=""
+  case $name in
+    daemon) "$BIN" watch --json-status "$WORK/status.json" "$d" 2>"$WORK/daemon.log" & cpid=$! ;;
+    python) python3 "$HERE/old_converter.py" "$d" "$WORK/stop-conv" & cpid=$! ;;
+  esac
+  sleep 0.5
+  sample "$d" "$WORK/$name.du" & local spid=$!
+  local t0; t0=$(date +%s%N)
+  "$GEN" stream --out "$d" --rate "$RATE" --seconds "$SECS" --min-size "$MIN" --max-size "$MAX" --seed 7 >/dev/null
+  local t1; t1=$(date +%s%N)
+  case $name in
+    daemon) while [ "$(raw_left "$d")" != 0 ]; do sleep 0.2; done
+            grep VmHWM /proc/$cpid/status | awk '{print $2}' > "$WORK/rss"
+            kill -TERM $cpid; wait $cpid ;;
+    python) touch "$WORK/stop-conv"; wait $cpid ;;
+  esac
+  local t2; t2=$(date +%s%N)
+  touch "$WORK/stop-sampling"; wait $spid
+  echo "== $name: stream $(( (t1 - t0) / 1000000 )) ms, done $(( (t2 - t1) / 1000000 )) ms after the stream ended"
+  echo "  peak tree size $(peak "$WORK/$name.du") MB, final $(du -sb "$d" | awk '{printf "%.1f", $1/1e6}') MB, summaries $(summaries_size "$d") bytes, raw files left $(raw_left "$d")"
+  curve "$WORK/$name.du"
+  rm -rf "$d"
+}
+
+echo "msit-compact watch e2e: $RATE MB/s for $SECS s, payloads $MIN..$MAX bytes, $(nproc) cores"
+[ "$SKIP_BASELINES" = 1 ] || run none
+run daemon
+python3 - "$WORK/status.json" "$(cat "$WORK/rss")" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+l = s["latency_ms"]
+print("  daemon: %d files, freed %.1f MB; close->deleted p50 %.0f ms, p99 %.0f ms, max %.0f ms; peak RSS %.1f MB"
+      % (s["files_compacted"] + s["verified_existing"], s["bytes_freed"] / 1e6, l["p50"], l["p99"], l["max"],
+         int(sys.argv[2]) / 1024))
+PY
+[ "$SKIP_BASELINES" = 1 ] || run python

@@ -135,7 +135,10 @@ void put_stat_errors(ReportRow& r, const SideStats& g, const SideStats& m, bool 
 // Reasons in msit's order; returns true when metrics may be computed.
 bool check_reasons(ReportRow& r, bool count_differs, bool g_nonfinite, bool m_nonfinite) {
   std::string reason;
-  auto add = [&](std::string_view s) { reason += reason.empty() ? std::string(s) : " " + std::string(s); };
+  auto add = [&](std::string_view s) {
+    if (!reason.empty()) reason.push_back(' ');
+    reason.append(s);
+  };
   if (count_differs) add(kShapeReason);
   if (g_nonfinite) add("golden_data includes NAN or inf.");
   if (m_nonfinite) add("my_data includes NAN or inf.");

@@ -112,7 +112,10 @@ uint64_t saturating_numel(const std::vector<uint64_t>& dims) {
 
 std::string shape_text(const std::vector<uint64_t>& dims) {
   std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(dims[i]);
+  }
   return s + "]";
 }
 
@@ -120,8 +123,13 @@ std::string tensor_label(const TensorDesc& t) {
   static constexpr const char* kRoles[] = {"input", "output", "buffer", "workspace"};
   auto r = static_cast<size_t>(t.role);
   std::string s = r < std::size(kRoles) ? kRoles[r] : "tensor";
-  s += " " + std::to_string(t.index);
-  if (t.sub_index) s += "." + std::to_string(*t.sub_index);
+  // Appended piecewise: GCC 12 -O3 reports a false -Wrestrict on `" " + std::string`.
+  s += ' ';
+  s += std::to_string(t.index);
+  if (t.sub_index) {
+    s += '.';
+    s += std::to_string(*t.sub_index);
+  }
   return s;
 }
 

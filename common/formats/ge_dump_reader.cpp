@@ -104,7 +104,7 @@ Result<RawDumpFile> big_dump_from(const dumpdata::DumpData& d, uint64_t header_l
 
 // The big-dump attempt; an error here may still be rescued by the legacy layout.
 Result<RawDumpFile> parse_big_dump(ByteSource& src, uint64_t file_size, const std::string& path,
-                                   uint64_t header_len) {
+                                   uint64_t header_len, bool& header_parsed) {
   if (header_len == 0) return make_error(path, "header", "header length is 0: not a GE dump");
   if (header_len > kMaxGeHeaderBytes) {
     return make_error(path, "header",
@@ -124,6 +124,7 @@ Result<RawDumpFile> parse_big_dump(ByteSource& src, uint64_t file_size, const st
                       "the " + std::to_string(header_len) +
                           "-byte header at offset 8 is not a valid DumpData protobuf");
   }
+  header_parsed = true;
   return big_dump_from(d, header_len, file_size, path);
 }
 
@@ -186,8 +187,11 @@ Result<RawDumpFile> parse_ge(ByteSource& src, uint64_t file_size, const std::str
     return make_error(path, "header",
                       "nano-format dump (magic 0x5A5A5A5A at offset 8) is not supported");
   }
-  auto big = parse_big_dump(src, file_size, path, load_le(prefix, 8));
-  if (big.ok()) return big;
+  bool header_parsed = false;
+  auto big = parse_big_dump(src, file_size, path, load_le(prefix, 8), header_parsed);
+  // A parsed big-dump header means the sizes were wrong: walking the (possibly huge, still
+  // growing) file as a legacy protobuf would only cost I/O.
+  if (big.ok() || header_parsed) return big;
   // Pre-2.0 dumps are one protobuf; their first 8 bytes make an absurd header length.
   auto legacy = parse_legacy_whole_protobuf(src, file_size, path);
   if (legacy.ok()) return legacy;

@@ -72,6 +72,7 @@ class WireCursor {
         for (;;) {
           uint64_t k = 0;
           MSIT_TRY(varint(k));
+          if ((k >> 3) == 0) return fail("field number 0");
           if ((k & 7) == 4) {
             if ((k >> 3) != (key >> 3)) return fail("mismatched end-group");
             return ok_status();
@@ -226,6 +227,13 @@ Result<RawDumpFile> build(Walked& w, WireCursor& c, uint64_t file_size, const st
 
 Result<RawDumpFile> parse_legacy_whole_protobuf(ByteSource& src, uint64_t file_size,
                                                 const std::string& path) {
+  // Cheap precheck: a DumpData starts with the key of one of its fields 1-9.
+  std::byte first{};
+  MSIT_TRY(src.read(0, std::span<std::byte>(&first, 1)));
+  uint8_t key = std::to_integer<uint8_t>(first);
+  if (key >> 3 < 1 || key >> 3 > 9 || (key & 7) != ((key >> 3) == 2 ? 0 : 2)) {
+    return make_error(path, "header", "first byte is not a DumpData field key");
+  }
   WireCursor c(src, file_size, path);
   Walked w;
   MSIT_TRY(walk_top(c, w));

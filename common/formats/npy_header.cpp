@@ -21,7 +21,7 @@ struct PyValue {
   bool overflow = false;
   uint64_t magnitude = 0;
   std::vector<PyValue> items;
-  std::vector<std::pair<std::string, PyValue>> entries;
+  std::vector<std::string> keys;  // dict: keys[i] maps to items[i]
 };
 
 class LiteralParser {
@@ -125,7 +125,8 @@ class LiteralParser {
       if (!key || key->kind != PyValue::Kind::kStr || !eat(':')) return std::nullopt;
       auto val = value(depth + 1);
       if (!val) return std::nullopt;
-      v.entries.emplace_back(std::move(key->str), std::move(*val));
+      v.keys.push_back(std::move(key->str));
+      v.items.push_back(std::move(*val));
       if (eat('}')) return v;
       if (!eat(',')) return std::nullopt;
     }
@@ -148,7 +149,9 @@ Error header_error(const std::string& path, const std::string& what) {
 // Applies the dict's keys (any order, last duplicate wins, unknown keys ignored).
 Status apply_dict(const PyValue& dict, NpyHeader& h, const std::string& path) {
   bool have_descr = false, have_fortran = false, have_shape = false;
-  for (const auto& [key, v] : dict.entries) {
+  for (size_t i = 0; i < dict.keys.size(); ++i) {
+    const std::string& key = dict.keys[i];
+    const PyValue& v = dict.items[i];
     if (key == "descr") {
       if (v.kind != PyValue::Kind::kStr) {
         return header_error(path, "unsupported dtype: structured descr (record arrays cannot be summarised)");

@@ -3,13 +3,15 @@
 # steady rate; the tree's disk use is sampled every 0.5 s (a) with no compaction, (b) with the
 # daemon, (c) with the old Python converter polling every 0.5 s. Prints disk use over time,
 # peak tree size, summaries' size, the daemon's close->deletion latency and peak RSS.
-# Usage: bench/daemon_e2e.sh [BUILD_DIR] [RATE_MBps] [SECONDS] [MIN_SIZE] [MAX_SIZE]
+# Usage: [SETTLE_MS=200] [SKIP_BASELINES=1] bench/daemon_e2e.sh [BUILD_DIR] [RATE_MBps] [SECONDS] [MIN_SIZE] [MAX_SIZE]
 set -euo pipefail
 BUILD=${1:-build}; RATE=${2:-200}; SECS=${3:-20}; MIN=${4:-65536}; MAX=${5:-67108864}
 BIN="$BUILD/cli/msit-compact"; GEN="$BUILD/tests/tools/msit-dumpgen"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 WORK="$(mktemp -d "${TMPDIR:-/var/tmp}/msit-e2e.XXXXXX")"; trap 'rm -rf "$WORK"' EXIT
-SKIP_BASELINES=${SKIP_BASELINES:-0}
+SKIP_BASELINES=${SKIP_BASELINES:-0}; SETTLE_MS=${SETTLE_MS:-200}
+# The baseline needs numpy: prefer a python3 that has it (pyenv shims may not).
+PY=python3; python3 -c 'import numpy' 2>/dev/null || PY=/usr/bin/python3
 
 sample() {  # sample DIR OUT: du every 0.5 s until $WORK/stop-sampling exists
   : > "$2"; local t0; t0=$(date +%s%N)
@@ -27,8 +29,8 @@ run() {  # run NAME: stream into $WORK/NAME while the chosen compactor runs
   local name=$1 d="$WORK/$1"; mkdir -p "$d"; rm -f "$WORK/stop-sampling" "$WORK/stop-conv"
   local cpid=""
   case $name in
-    daemon) "$BIN" watch --json-status "$WORK/status.json" "$d" 2>"$WORK/daemon.log" & cpid=$! ;;
-    python) python3 "$HERE/old_converter.py" "$d" "$WORK/stop-conv" & cpid=$! ;;
+    daemon) "$BIN" watch --settle-ms "$SETTLE_MS" --json-status "$WORK/status.json" "$d" 2>"$WORK/daemon.log" & cpid=$! ;;
+    python) "$PY" "$HERE/old_converter.py" "$d" "$WORK/stop-conv" & cpid=$! ;;
   esac
   sleep 0.5
   sample "$d" "$WORK/$name.du" & local spid=$!
@@ -36,10 +38,10 @@ run() {  # run NAME: stream into $WORK/NAME while the chosen compactor runs
   "$GEN" stream --out "$d" --rate "$RATE" --seconds "$SECS" --min-size "$MIN" --max-size "$MAX" --seed 7 >/dev/null
   local t1; t1=$(date +%s%N)
   case $name in
-    daemon) while [ "$(raw_left "$d")" != 0 ]; do sleep 0.2; done
+    daemon) for _ in $(seq 600); do [ "$(raw_left "$d")" != 0 ] || break; sleep 0.2; done
             grep VmHWM /proc/$cpid/status | awk '{print $2}' > "$WORK/rss"
             kill -TERM $cpid; wait $cpid ;;
-    python) touch "$WORK/stop-conv"; wait $cpid ;;
+    python) touch "$WORK/stop-conv"; wait $cpid || echo "  (converter exited with $?)" ;;
   esac
   local t2; t2=$(date +%s%N)
   touch "$WORK/stop-sampling"; wait $spid

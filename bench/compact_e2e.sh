@@ -8,7 +8,7 @@ work=${2:-$(mktemp -d /tmp/msit-bench.XXXXXX)}
 bin=$build/cli/msit-compact
 mkdir -p "$work/many" "$work/big"
 
-python3 - "$work" <<'PY'
+"${PYTHON:-/usr/bin/python3}" - "$work" <<'PY'
 import os, sys, numpy as np
 work = sys.argv[1]
 rng = np.random.default_rng(1)

@@ -4,17 +4,35 @@
 #include "common/formats/dump_reader.h"
 
 namespace msit {
+namespace {
 
-Result<RawDumpFile> read_dump_header(int fd, const std::string& path, const FileIdentity& id) {
+// Archived npy files (STEM.npy.zst) keep the judgement of their original name.
+bool ends_with_npy(const std::string& p) {
+  for (std::string_view suffix : {std::string_view(".npy"), std::string_view(".npy.zst")}) {
+    if (p.size() >= suffix.size() && p.compare(p.size() - suffix.size(), suffix.size(), suffix) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+
+Result<RawDumpFile> read_dump_header(ByteSource& src, const FileIdentity& id) {
   static constexpr char kNpyMagic[] = "\x93NUMPY";
+  const std::string& path = src.path();
   // A file named .npy is judged as npy, so a bad one gets an npy error, not a GE one.
-  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0) return read_npy_header(fd, path, id);
+  if (ends_with_npy(path)) return read_npy_header(src, id);
   char first[6] = {};
   if (id.size >= sizeof first) {
-    MSIT_TRY(pread_exact(fd, std::as_writable_bytes(std::span<char>(first)), 0, path, "header"));
-    if (std::memcmp(first, kNpyMagic, sizeof first) == 0) return read_npy_header(fd, path, id);
+    MSIT_TRY(src.read_at(0, std::as_writable_bytes(std::span<char>(first)), "header"));
+    if (std::memcmp(first, kNpyMagic, sizeof first) == 0) return read_npy_header(src, id);
   }
-  return read_ge_dump_header(fd, path, id);
+  return read_ge_dump_header(src, id);
+}
+
+Result<RawDumpFile> read_dump_header(int fd, const std::string& path, const FileIdentity& id) {
+  FileSource src(fd, path, id.size);
+  return read_dump_header(src, id);
 }
 
 bool is_incomplete_error(const Error& e) { return e.stage == "incomplete"; }

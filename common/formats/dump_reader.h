@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/base/result.h"
+#include "common/io/byte_source.h"
 #include "common/formats/tensor_desc.h"
 
 namespace msit {
@@ -22,6 +23,12 @@ Result<RawDumpFile> read_npy_header(int fd, const std::string& path, const FileI
 
 // Chooses the reader from the file's own magic bytes (npy magic, else GE).
 Result<RawDumpFile> read_dump_header(int fd, const std::string& path, const FileIdentity& id);
+
+// The same readers over any byte source (plain file or archive); id.size is the size of the
+// original file and errors name src.path().
+Result<RawDumpFile> read_ge_dump_header(ByteSource& src, const FileIdentity& id);
+Result<RawDumpFile> read_npy_header(ByteSource& src, const FileIdentity& id);
+Result<RawDumpFile> read_dump_header(ByteSource& src, const FileIdentity& id);
 
 // Pure in-memory variants used by fuzzers and tests. `file_size` is the whole file's size;
 // `prefix` holds at least the header bytes (or the whole file).

@@ -117,7 +117,7 @@ Result<RawDumpFile> parse_big_dump(ByteSource& src, uint64_t file_size, const st
                           std::to_string(file_size) + "-byte file: still being written, or truncated");
   }
   std::vector<std::byte> header(static_cast<size_t>(header_len));
-  MSIT_TRY(src.read(8, header));
+  MSIT_TRY(src.read_at(8, header, "header"));
   dumpdata::DumpData d;
   if (!d.ParseFromArray(header.data(), static_cast<int>(header.size()))) {
     return make_error(path, "header",
@@ -129,21 +129,6 @@ Result<RawDumpFile> parse_big_dump(ByteSource& src, uint64_t file_size, const st
 }
 
 }  // namespace
-
-Status MemorySource::read(uint64_t off, std::span<std::byte> out) {
-  if (off > bytes_.size() || out.size() > bytes_.size() - off) {
-    return make_error(path_, "header",
-                      "read of " + std::to_string(out.size()) + " bytes at offset " +
-                          std::to_string(off) + " is past the available " +
-                          std::to_string(bytes_.size()) + " bytes");
-  }
-  if (!out.empty()) std::memcpy(out.data(), bytes_.data() + off, out.size());
-  return ok_status();
-}
-
-Status FdSource::read(uint64_t off, std::span<std::byte> out) {
-  return pread_exact(fd_, out, off, path_, "header");
-}
 
 TensorDesc desc_from_input(const dumpdata::OpInput& in, uint32_t index) {
   return desc_common(in, Role::kInput, index);
@@ -182,7 +167,7 @@ Result<RawDumpFile> parse_ge(ByteSource& src, uint64_t file_size, const std::str
   }
   std::byte prefix[12] = {};
   size_t prefix_len = file_size >= 12 ? 12 : 8;
-  MSIT_TRY(src.read(0, std::span<std::byte>(prefix, prefix_len)));
+  MSIT_TRY(src.read_at(0, std::span<std::byte>(prefix, prefix_len), "header"));
   if (file_size > 12 && load_le(prefix + 8, 4) == kNanoMagic) {
     return make_error(path, "header",
                       "nano-format dump (magic 0x5A5A5A5A at offset 8) is not supported");
@@ -204,11 +189,15 @@ Result<RawDumpFile> parse_ge(ByteSource& src, uint64_t file_size, const std::str
 
 namespace msit {
 
-Result<RawDumpFile> read_ge_dump_header(int fd, const std::string& path, const FileIdentity& id) {
-  ge_internal::FdSource src(fd, path);
-  auto r = ge_internal::parse_ge(src, id.size, path);
+Result<RawDumpFile> read_ge_dump_header(ByteSource& src, const FileIdentity& id) {
+  auto r = ge_internal::parse_ge(src, id.size, src.path());
   if (r.ok()) r->identity = id;
   return r;
+}
+
+Result<RawDumpFile> read_ge_dump_header(int fd, const std::string& path, const FileIdentity& id) {
+  FileSource src(fd, path, id.size);
+  return read_ge_dump_header(src, id);
 }
 
 Result<RawDumpFile> parse_ge_dump_prefix(std::span<const std::byte> prefix, uint64_t file_size,

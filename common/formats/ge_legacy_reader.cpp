@@ -27,7 +27,7 @@ class WireCursor {
     if (pos_ < win_start_ || pos_ >= win_start_ + win_.size()) {
       size_t n = static_cast<size_t>(std::min<uint64_t>(kWindow, end_ - pos_));
       win_.resize(n);
-      MSIT_TRY(src_.read(pos_, win_));
+      MSIT_TRY(src_.read_at(pos_, win_, "header"));
       win_start_ = pos_;
     }
     out = std::to_integer<uint8_t>(win_[static_cast<size_t>(pos_ - win_start_)]);
@@ -57,7 +57,7 @@ class WireCursor {
     size_t n = static_cast<size_t>(pos_ - from);
     size_t old = out.size();
     out.resize(old + n);
-    return src_.read(from, std::as_writable_bytes(std::span<char>(out.data() + old, n)));
+    return src_.read_at(from, std::as_writable_bytes(std::span<char>(out.data() + old, n)), "header");
   }
 
   Status skip_field(uint64_t key, int depth = 0) {
@@ -229,7 +229,7 @@ Result<RawDumpFile> parse_legacy_whole_protobuf(ByteSource& src, uint64_t file_s
                                                 const std::string& path) {
   // Cheap precheck: a DumpData starts with the key of one of its fields 1-9.
   std::byte first{};
-  MSIT_TRY(src.read(0, std::span<std::byte>(&first, 1)));
+  MSIT_TRY(src.read_at(0, std::span<std::byte>(&first, 1), "header"));
   uint8_t key = std::to_integer<uint8_t>(first);
   if (key >> 3 < 1 || key >> 3 > 9 || (key & 7) != ((key >> 3) == 2 ? 0 : 2)) {
     return make_error(path, "header", "first byte is not a DumpData field key");

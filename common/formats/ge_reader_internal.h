@@ -1,5 +1,5 @@
 // Shared pieces of the GE dump readers (big-dump layout and legacy whole-file protobuf):
-// a bounded random-access byte source and the conversion of header messages to TensorDesc.
+// the conversion of header messages to TensorDesc.
 #pragma once
 
 #include <cstddef>
@@ -8,39 +8,14 @@
 #include <string>
 
 #include "common/base/result.h"
+#include "common/io/byte_source.h"
 #include "common/formats/tensor_desc.h"
 #include "dump_data.pb.h"
 
 namespace msit::ge_internal {
 
-// Random access to a file's bytes: either a file descriptor or an in-memory prefix.
-class ByteSource {
- public:
-  virtual ~ByteSource() = default;
-  // Reads exactly out.size() bytes at off, or fails (stage "header").
-  virtual Status read(uint64_t off, std::span<std::byte> out) = 0;
-};
-
-class MemorySource final : public ByteSource {
- public:
-  MemorySource(std::span<const std::byte> bytes, std::string path)
-      : bytes_(bytes), path_(std::move(path)) {}
-  Status read(uint64_t off, std::span<std::byte> out) override;
-
- private:
-  std::span<const std::byte> bytes_;
-  std::string path_;
-};
-
-class FdSource final : public ByteSource {
- public:
-  FdSource(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
-  Status read(uint64_t off, std::span<std::byte> out) override;
-
- private:
-  int fd_;
-  std::string path_;
-};
+using msit::ByteSource;
+using msit::MemorySource;
 
 // Header messages -> descriptors. Payload offset/size are filled in by the caller.
 TensorDesc desc_from_input(const dumpdata::OpInput& in, uint32_t index);

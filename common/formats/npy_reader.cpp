@@ -120,9 +120,15 @@ Result<RawDumpFile> parse_npy_prefix(std::span<const std::byte> prefix, uint64_t
 }
 
 Result<RawDumpFile> read_npy_header(int fd, const std::string& path, const FileIdentity& id) {
+  FileSource src(fd, path, id.size);
+  return read_npy_header(src, id);
+}
+
+Result<RawDumpFile> read_npy_header(ByteSource& src, const FileIdentity& id) {
+  const std::string& path = src.path();
   std::byte first[12] = {};
   size_t n = static_cast<size_t>(std::min<uint64_t>(id.size, sizeof first));
-  MSIT_TRY(pread_exact(fd, std::span<std::byte>(first, n), 0, path, "header"));
+  MSIT_TRY(src.read_at(0, std::span<std::byte>(first, n), "header"));
   size_t pre = npy_internal::npy_preamble_size(std::span<const std::byte>(first, n));
   if (pre == 0 || n < pre) return parse_npy_prefix(std::span<const std::byte>(first, n), id.size, path);
   uint64_t header_len = 0;
@@ -131,7 +137,7 @@ Result<RawDumpFile> read_npy_header(int fd, const std::string& path, const FileI
   uint64_t body = header_len > npy_internal::kMaxNpyHeaderBytes ? 0 : header_len;
   uint64_t want = std::min<uint64_t>(id.size, pre + body);
   std::vector<std::byte> buf(static_cast<size_t>(want));
-  MSIT_TRY(pread_exact(fd, buf, 0, path, "header"));
+  MSIT_TRY(src.read_at(0, buf, "header"));
   auto r = parse_npy_prefix(buf, id.size, path);
   if (r.ok()) r->identity = id;
   return r;

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #include "common/base/unique_fd.h"
@@ -61,6 +62,50 @@ Result<std::string> write_temp_synced(const std::string& final_path, std::string
   }
   return temp;
 }
+
+Result<TempFile> TempFile::create(const std::string& final_path, unsigned mode) {
+  std::string dir = parent_dir(final_path);
+  std::string templ = dir + "/" + std::string(kTempPrefix) + base_name(final_path) + ".XXXXXX";
+  if (base_name(templ).size() > 255) templ = dir + "/" + std::string(kTempPrefix) + "XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  int fd = ::mkostemp(buf.data(), O_CLOEXEC);
+  if (fd < 0) return make_sys_error(final_path, "write", "cannot create temp file in " + dir, errno);
+  ::fchmod(fd, static_cast<mode_t>(mode & 07777));
+  return TempFile(fd, std::string(buf.data()), final_path);
+}
+
+TempFile::TempFile(TempFile&& o) noexcept
+    : fd_(std::exchange(o.fd_, -1)), path_(std::move(o.path_)), final_(std::move(o.final_)) {
+  o.path_.clear();
+}
+
+TempFile::~TempFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!path_.empty()) ::unlink(path_.c_str());
+}
+
+Status TempFile::write(std::span<const std::byte> bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return make_sys_error(final_, "write", "writing temp file " + path_ + " failed", errno);
+    }
+    done += static_cast<size_t>(n);
+  }
+  return ok_status();
+}
+
+Status TempFile::sync_and_close() {
+  if (::fsync(fd_) != 0) return make_sys_error(final_, "fsync", "fsync of temp file " + path_ + " failed", errno);
+  const int fd = std::exchange(fd_, -1);
+  if (::close(fd) != 0) return make_sys_error(final_, "write", "close of temp file " + path_ + " failed", errno);
+  return ok_status();
+}
+
+std::string TempFile::release() { return std::exchange(path_, std::string()); }
 
 Status rename_into_place(const std::string& temp_path, const std::string& final_path) {
   if (::rename(temp_path.c_str(), final_path.c_str()) != 0) {

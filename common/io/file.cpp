@@ -72,15 +72,21 @@ Status pread_exact(int fd, std::span<std::byte> buf, uint64_t offset, const std:
 
 ChunkReader::ChunkReader(int fd, std::string path, uint64_t offset, uint64_t length,
                          size_t chunk_bytes)
-    : fd_(fd), path_(std::move(path)), pos_(offset), end_(offset + length),
+    : owned_(std::make_unique<FileSource>(fd, std::move(path), offset + length)),
+      src_(owned_.get()), pos_(offset), end_(offset + length),
       buf_(std::min<uint64_t>(chunk_bytes, length)) {
-  ::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length), POSIX_FADV_SEQUENTIAL);
+  src_->will_read_sequentially(offset, length);
+}
+
+ChunkReader::ChunkReader(ByteSource& src, uint64_t offset, uint64_t length, size_t chunk_bytes)
+    : src_(&src), pos_(offset), end_(offset + length), buf_(std::min<uint64_t>(chunk_bytes, length)) {
+  src_->will_read_sequentially(offset, length);
 }
 
 Result<std::span<const std::byte>> ChunkReader::next() {
   if (pos_ >= end_) return std::span<const std::byte>();
   size_t n = static_cast<size_t>(std::min<uint64_t>(buf_.size(), end_ - pos_));
-  MSIT_TRY(pread_exact(fd_, std::span<std::byte>(buf_.data(), n), pos_, path_, "payload"));
+  MSIT_TRY(src_->read_at(pos_, std::span<std::byte>(buf_.data(), n), "payload"));
   pos_ += n;
   return std::span<const std::byte>(buf_.data(), n);
 }

@@ -5,12 +5,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "common/base/result.h"
 #include "common/base/unique_fd.h"
+#include "common/io/byte_source.h"
 
 namespace msit {
 
@@ -43,13 +45,15 @@ class ChunkReader {
  public:
   ChunkReader(int fd, std::string path, uint64_t offset, uint64_t length,
               size_t chunk_bytes = size_t{1} << 20);
+  // Over any source (plain file or archive); src must outlive the reader.
+  ChunkReader(ByteSource& src, uint64_t offset, uint64_t length, size_t chunk_bytes = size_t{1} << 20);
   // Next chunk; an empty span means the range is exhausted. Errors on a short read.
   Result<std::span<const std::byte>> next();
   uint64_t remaining() const { return end_ - pos_; }
 
  private:
-  int fd_;
-  std::string path_;
+  std::unique_ptr<ByteSource> owned_;
+  ByteSource* src_;
   uint64_t pos_;
   uint64_t end_;
   std::vector<std::byte> buf_;

@@ -10,8 +10,8 @@ namespace {
 
 class ChannelReader final : public StagedReader {
  public:
-  ChannelReader(int fd, std::string path, uint64_t offset, LayoutMap m)
-      : StagedReader(fd, std::move(path), offset, std::move(m)) {
+  ChannelReader(SourcePtr src, std::string path, uint64_t offset, LayoutMap m)
+      : StagedReader(std::move(src), std::move(path), offset, std::move(m)) {
     const ChannelGeom& g = m_.channel;
     const uint64_t window =
         g.strip ? g.hw_per_strip * g.c0 : g.units_per_window * g.d * g.hw * g.c0;
@@ -121,9 +121,9 @@ size_t ChannelReader::gather(uint64_t first_unit, uint64_t units, std::byte* out
 
 }  // namespace
 
-Result<std::unique_ptr<LogicalReader>> make_channel_reader(int fd, const std::string& path,
+Result<std::unique_ptr<LogicalReader>> make_channel_reader(SourcePtr src, const std::string& path,
                                                            uint64_t offset, LayoutMap m) {
-  return std::unique_ptr<LogicalReader>(new ChannelReader(fd, path, offset, std::move(m)));
+  return std::unique_ptr<LogicalReader>(new ChannelReader(std::move(src), path, offset, std::move(m)));
 }
 
 }  // namespace msit::layout

@@ -90,7 +90,7 @@ bool size_channel_window(LayoutMap& m);
 LayoutPlan plan_from_map(const LayoutMap& m);
 Result<LayoutPlan> plan_layout_with(const TensorDesc& t, const std::string& path,
                                     const LayoutOptions& opts);
-Result<std::unique_ptr<LogicalReader>> open_reader_with(int fd, const std::string& path,
+Result<std::unique_ptr<LogicalReader>> open_reader_with(SourcePtr src, const std::string& path,
                                                         const TensorDesc& t,
                                                         const LayoutOptions& opts);
 

@@ -12,6 +12,7 @@
 
 #include "common/base/result.h"
 #include "common/formats/tensor_desc.h"
+#include "common/io/byte_source.h"
 
 namespace msit {
 
@@ -29,6 +30,9 @@ Result<LayoutPlan> plan_layout(const TensorDesc& t, const std::string& path);
 // Pull reader: compare reads two of these in lockstep; compact drains one into a reducer.
 class LogicalReader {
  public:
+  static Result<std::unique_ptr<LogicalReader>> open(SourcePtr src, const TensorDesc& t,
+                                                     const LayoutPlan& plan);
+  // Plain-file convenience: fd must outlive the reader.
   static Result<std::unique_ptr<LogicalReader>> open(int fd, const std::string& path,
                                                      const TensorDesc& t, const LayoutPlan& plan);
   virtual ~LogicalReader() = default;

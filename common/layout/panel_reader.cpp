@@ -11,8 +11,8 @@ namespace {
 // caller's buffer; only a row split across two read() calls goes through row_buf_.
 class PanelReader final : public ReaderBase {
  public:
-  PanelReader(int fd, std::string path, uint64_t offset, LayoutMap m)
-      : ReaderBase(fd, std::move(path), offset, std::move(m)) {
+  PanelReader(SourcePtr src, std::string path, uint64_t offset, LayoutMap m)
+      : ReaderBase(std::move(src), std::move(path), offset, std::move(m)) {
     const PanelGeom& g = m_.panel;
     buf_.resize(static_cast<size_t>(g.window_elems * m_.elem_bytes));
     for (size_t l = 0, s = 1; l < g.rest_dims.size(); ++l) {
@@ -214,7 +214,7 @@ void PanelReader::gather_rows(const std::byte* buf, uint64_t ps, uint64_t r, uin
 
 }  // namespace
 
-Result<std::unique_ptr<LogicalReader>> make_panel_reader(int fd, const std::string& path,
+Result<std::unique_ptr<LogicalReader>> make_panel_reader(SourcePtr src, const std::string& path,
                                                          uint64_t offset, LayoutMap m) {
   switch (m.elem_bytes) {
     case 1: case 2: case 4: case 8: case 16: break;
@@ -222,7 +222,7 @@ Result<std::unique_ptr<LogicalReader>> make_panel_reader(int fd, const std::stri
       return make_error(path, "layout", "element size " + std::to_string(m.elem_bytes) +
                                             " bytes is not supported by the panel gather");
   }
-  return std::unique_ptr<LogicalReader>(new PanelReader(fd, path, offset, std::move(m)));
+  return std::unique_ptr<LogicalReader>(new PanelReader(std::move(src), path, offset, std::move(m)));
 }
 
 }  // namespace msit::layout

@@ -9,7 +9,7 @@
 namespace msit::layout {
 
 Status ReaderBase::read_payload(uint64_t rel, std::byte* dst, size_t n) {
-  MSIT_TRY(pread_exact(fd_, std::span<std::byte>(dst, n), base_ + rel, path_, "payload"));
+  MSIT_TRY(src_->read_at(base_ + rel, std::span<std::byte>(dst, n), "payload"));
   if (raw_observer_ && rel <= observed_ && rel + n > observed_) {
     const size_t skip = static_cast<size_t>(observed_ - rel);
     raw_observer_(std::span<const std::byte>(dst + skip, n - skip));
@@ -91,22 +91,22 @@ class PlainReader final : public ReaderBase {
 
 }  // namespace
 
-Result<std::unique_ptr<LogicalReader>> make_plain_reader(int fd, const std::string& path,
+Result<std::unique_ptr<LogicalReader>> make_plain_reader(SourcePtr src, const std::string& path,
                                                          uint64_t offset, LayoutMap m) {
-  return std::unique_ptr<LogicalReader>(new PlainReader(fd, path, offset, std::move(m)));
+  return std::unique_ptr<LogicalReader>(new PlainReader(std::move(src), path, offset, std::move(m)));
 }
 
-Result<std::unique_ptr<LogicalReader>> open_reader_with(int fd, const std::string& path,
+Result<std::unique_ptr<LogicalReader>> open_reader_with(SourcePtr src, const std::string& path,
                                                         const TensorDesc& t,
                                                         const LayoutOptions& opts) {
   MSIT_ASSIGN_OR_RETURN(LayoutMap m, build_layout_map(t, path, opts));
   switch (m.kind) {
-    case MapKind::kPanel: return make_panel_reader(fd, path, t.payload_offset, std::move(m));
-    case MapKind::kChannel: return make_channel_reader(fd, path, t.payload_offset, std::move(m));
+    case MapKind::kPanel: return make_panel_reader(std::move(src), path, t.payload_offset, std::move(m));
+    case MapKind::kChannel: return make_channel_reader(std::move(src), path, t.payload_offset, std::move(m));
     case MapKind::kNone:
     case MapKind::kPlain: break;
   }
-  return make_plain_reader(fd, path, t.payload_offset, std::move(m));
+  return make_plain_reader(std::move(src), path, t.payload_offset, std::move(m));
 }
 
 }  // namespace msit::layout
@@ -114,10 +114,15 @@ Result<std::unique_ptr<LogicalReader>> open_reader_with(int fd, const std::strin
 namespace msit {
 
 // The plan argument is re-derived from t (same inputs, same answer); it documents intent.
-Result<std::unique_ptr<LogicalReader>> LogicalReader::open(int fd, const std::string& path,
-                                                           const TensorDesc& t,
+Result<std::unique_ptr<LogicalReader>> LogicalReader::open(SourcePtr src, const TensorDesc& t,
                                                            const LayoutPlan& /*plan*/) {
-  return layout::open_reader_with(fd, path, t, layout::LayoutOptions{});
+  const std::string path = src->path();
+  return layout::open_reader_with(std::move(src), path, t, layout::LayoutOptions{});
+}
+
+Result<std::unique_ptr<LogicalReader>> LogicalReader::open(int fd, const std::string& path,
+                                                           const TensorDesc& t, const LayoutPlan& plan) {
+  return open(std::make_shared<FileSource>(fd, path, t.payload_offset + t.payload_size), t, plan);
 }
 
 }  // namespace msit

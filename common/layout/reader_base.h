@@ -29,8 +29,8 @@ class RawBuffer {
 
 class ReaderBase : public LogicalReader {
  public:
-  ReaderBase(int fd, std::string path, uint64_t payload_offset, LayoutMap m)
-      : fd_(fd), path_(std::move(path)), base_(payload_offset), m_(std::move(m)) {}
+  ReaderBase(SourcePtr src, std::string path, uint64_t payload_offset, LayoutMap m)
+      : src_(std::move(src)), path_(std::move(path)), base_(payload_offset), m_(std::move(m)) {}
 
  protected:
   // Reads [rel, rel+n) of the payload. When it continues the bytes observed so far it is
@@ -40,7 +40,7 @@ class ReaderBase : public LogicalReader {
   Status finish_observer();
   void swap_elements(std::byte* p, size_t n_elements) const;
 
-  int fd_;
+  SourcePtr src_;
   std::string path_;
   uint64_t base_;
   LayoutMap m_;
@@ -64,11 +64,11 @@ class StagedReader : public ReaderBase {
   uint64_t produced_ = 0;
 };
 
-Result<std::unique_ptr<LogicalReader>> make_plain_reader(int fd, const std::string& path,
+Result<std::unique_ptr<LogicalReader>> make_plain_reader(SourcePtr src, const std::string& path,
                                                          uint64_t offset, LayoutMap m);
-Result<std::unique_ptr<LogicalReader>> make_panel_reader(int fd, const std::string& path,
+Result<std::unique_ptr<LogicalReader>> make_panel_reader(SourcePtr src, const std::string& path,
                                                          uint64_t offset, LayoutMap m);
-Result<std::unique_ptr<LogicalReader>> make_channel_reader(int fd, const std::string& path,
+Result<std::unique_ptr<LogicalReader>> make_channel_reader(SourcePtr src, const std::string& path,
                                                            uint64_t offset, LayoutMap m);
 
 // Copies one element of ES bytes; the fixed size lets the compiler emit a single move.

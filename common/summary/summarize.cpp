@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/archive/archive_source.h"
 #include "common/formats/dump_name.h"
 #include "common/formats/dump_reader.h"
 #include "common/io/atomic_write.h"
@@ -36,9 +37,9 @@ class Xxh3 {
 };
 
 // Hashes a block without interpreting it (unsupported dtypes, buffers, workspaces).
-Result<std::string> hash_block(int fd, const std::string& path, uint64_t offset, uint64_t size) {
+Result<std::string> hash_block(ByteSource& src, uint64_t offset, uint64_t size) {
   Xxh3 h;
-  ChunkReader reader(fd, path, offset, size);
+  ChunkReader reader(src, offset, size);
   while (true) {
     MSIT_ASSIGN_OR_RETURN(auto chunk, reader.next());
     if (chunk.empty()) break;
@@ -59,9 +60,9 @@ TensorSummary describe(const TensorDesc& t) {
   return ts;
 }
 
-Status reduce_tensor(int fd, const std::string& path, const TensorDesc& t, const LayoutPlan& plan,
+Status reduce_tensor(const SourcePtr& src, const TensorDesc& t, const LayoutPlan& plan,
                      const StatsOptions& opts, TensorSummary& ts) {
-  MSIT_ASSIGN_OR_RETURN(auto reader, LogicalReader::open(fd, path, t, plan));
+  MSIT_ASSIGN_OR_RETURN(auto reader, LogicalReader::open(src, t, plan));
   Xxh3 hash;
   reader->set_raw_observer([&hash](std::span<const std::byte> b) { hash.update(b); });
   auto reducer = TensorReducer::create(t.dtype, plan.element_count, opts, plan.logical_order_known);
@@ -78,28 +79,37 @@ Status reduce_tensor(int fd, const std::string& path, const TensorDesc& t, const
   return ok_status();
 }
 
-Result<TensorSummary> summarize_tensor(int fd, const std::string& path, const TensorDesc& t,
+Result<TensorSummary> summarize_tensor(const SourcePtr& src, const TensorDesc& t,
                                        const StatsOptions& opts) {
   TensorSummary ts = describe(t);
   if (!reducer_supports(t.dtype)) {
     ts.stats_available = false;
     ts.count = t.logical_count();
     ts.note = "no statistics for dtype " + ts.dtype + " (metadata and hash only)";
-    MSIT_ASSIGN_OR_RETURN(ts.xxh3_64, hash_block(fd, path, t.payload_offset, t.payload_size));
+    MSIT_ASSIGN_OR_RETURN(ts.xxh3_64, hash_block(*src, t.payload_offset, t.payload_size));
     return ts;
   }
-  MSIT_ASSIGN_OR_RETURN(LayoutPlan plan, plan_layout(t, path));
+  MSIT_ASSIGN_OR_RETURN(LayoutPlan plan, plan_layout(t, src->path()));
   ts.count = plan.element_count;
   ts.padding_included = !plan.logical_order_known;
   ts.note = plan.note;
-  MSIT_TRY(reduce_tensor(fd, path, t, plan, opts, ts));
+  MSIT_TRY(reduce_tensor(src, t, plan, opts, ts));
   return ts;
+}
+
+// An archive (NAME.zst) summarises as the file it holds.
+std::string original_name_of(std::string name) {
+  constexpr std::string_view kZst = ".zst";
+  if (name.size() > kZst.size() && name.compare(name.size() - kZst.size(), kZst.size(), kZst) == 0) {
+    name.resize(name.size() - kZst.size());
+  }
+  return name;
 }
 
 void fill_op_info(const RawDumpFile& raw, FileSummary& s) {
   if (raw.kind != FileKind::kGeBin) return;
   OpInfo op;
-  if (auto name = parse_ge_dump_name(base_name(raw.path))) {
+  if (auto name = parse_ge_dump_name(original_name_of(base_name(raw.path)))) {
     op.type = name->op_type;
     op.name = name->op_name;
     op.task_id = name->task_id;
@@ -112,9 +122,9 @@ void fill_op_info(const RawDumpFile& raw, FileSummary& s) {
 
 }  // namespace
 
-Result<FileSummary> summarize_open_file(int fd, const RawDumpFile& raw, const StatsOptions& opts) {
+Result<FileSummary> summarize_source(const SourcePtr& src, const RawDumpFile& raw, const StatsOptions& opts) {
   FileSummary s;
-  s.source_name = base_name(raw.path);
+  s.source_name = original_name_of(base_name(raw.path));
   s.source_kind = std::string(file_kind_name(raw.kind));
   s.source_size = raw.identity.size;
   s.source_mtime_ns = raw.identity.mtime_ns;
@@ -122,14 +132,18 @@ Result<FileSummary> summarize_open_file(int fd, const RawDumpFile& raw, const St
   fill_op_info(raw, s);
   for (const TensorDesc& t : raw.tensors) {
     if (t.role == Role::kInput || t.role == Role::kOutput) {
-      MSIT_ASSIGN_OR_RETURN(TensorSummary ts, summarize_tensor(fd, raw.path, t, opts));
+      MSIT_ASSIGN_OR_RETURN(TensorSummary ts, summarize_tensor(src, t, opts));
       s.tensors.push_back(std::move(ts));
     } else {
-      MSIT_ASSIGN_OR_RETURN(std::string h, hash_block(fd, raw.path, t.payload_offset, t.payload_size));
+      MSIT_ASSIGN_OR_RETURN(std::string h, hash_block(*src, t.payload_offset, t.payload_size));
       s.extra_blocks.push_back({std::string(role_name(t.role)), t.index, t.payload_size, std::move(h)});
     }
   }
   return s;
+}
+
+Result<FileSummary> summarize_open_file(int fd, const RawDumpFile& raw, const StatsOptions& opts) {
+  return summarize_source(std::make_shared<FileSource>(fd, raw.path, raw.identity.size), raw, opts);
 }
 
 Result<OpenedRaw> open_raw(const std::string& path) {
@@ -141,8 +155,9 @@ Result<OpenedRaw> open_raw(const std::string& path) {
 }
 
 Result<FileSummary> summarize_raw_file(const std::string& path, const StatsOptions& opts) {
-  MSIT_ASSIGN_OR_RETURN(OpenedRaw raw, open_raw(path));
-  return summarize_open_file(raw.fd.get(), raw.header, opts);
+  MSIT_ASSIGN_OR_RETURN(archive::OpenedSource o, archive::open_dump_source(path));
+  MSIT_ASSIGN_OR_RETURN(RawDumpFile raw, read_dump_header(*o.src, o.identity));
+  return summarize_source(o.src, raw, opts);
 }
 
 }  // namespace msit

@@ -3,6 +3,7 @@
 
 #include "common/base/unique_fd.h"
 #include "common/formats/tensor_desc.h"
+#include "common/io/byte_source.h"
 #include "common/summary/summary.h"
 
 namespace msit {
@@ -16,5 +17,7 @@ struct OpenedRaw {
 // Opens without following links and parses the header (completeness checked there).
 Result<OpenedRaw> open_raw(const std::string& path);
 Result<FileSummary> summarize_open_file(int fd, const RawDumpFile& raw, const StatsOptions& opts);
+// The same over any byte source (an archive is summarised as the file it holds).
+Result<FileSummary> summarize_source(const SourcePtr& src, const RawDumpFile& raw, const StatsOptions& opts);
 
 }  // namespace msit

@@ -173,7 +173,7 @@ ReadBack read_back(const TempPayload& f, const TensorDesc& t, const layout::Layo
   EXPECT_TRUE(plan.ok()) << (plan.ok() ? "" : plan.error().to_string());
   if (!plan.ok()) return rb;
   rb.plan = *plan;
-  auto r = layout::open_reader_with(f.fd, f.path, t, opts);
+  auto r = layout::open_reader_with(std::make_shared<FileSource>(f.fd, f.path, t.payload_offset + t.payload_size), f.path, t, opts);
   EXPECT_TRUE(r.ok());
   if (!r.ok()) return rb;
   (*r)->set_raw_observer([&](std::span<const std::byte> s) {

@@ -22,6 +22,9 @@ struct CompactArgs {
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::string format = "rich";
   bool keep_raw = false;
+  bool archive = false;
+  int zstd_level = 1;
+  int zstd_workers = 1;
   bool dry_run = false;
   bool json = false;
   uint32_t sketch_width = kDefaultSketchWidth;
@@ -95,7 +98,9 @@ int run(const CompactArgs& a) {
   CompactRunOptions opts;
   opts.jobs = a.jobs;
   opts.file.format = a.format == "msit" ? SummaryFormat::kMsit : SummaryFormat::kRich;
-  opts.file.raw = a.keep_raw ? RawAction::kKeep : RawAction::kDelete;
+  opts.file.raw = a.archive ? RawAction::kArchive : a.keep_raw ? RawAction::kKeep : RawAction::kDelete;
+  opts.file.archive.level = a.zstd_level;
+  opts.file.archive.workers = a.zstd_workers;
   opts.file.dry_run = a.dry_run;
   opts.file.stats.sketch_width = a.sketch_width;
   CompactReport report;
@@ -117,7 +122,13 @@ CLI::App* register_compact(CLI::App& app, int& exit_code) {
   cmd->add_option("-j,--jobs", args->jobs, "Parallel workers")->check(CLI::Range(1u, 1024u));
   cmd->add_option("--summary-format", args->format, "rich (.summary.json) or msit (_min_max.npy/.npz)")
       ->check(CLI::IsMember({"rich", "msit"}));
-  cmd->add_flag("--keep-raw", args->keep_raw, "Write summaries but keep the raw files");
+  auto* keep = cmd->add_flag("--keep-raw", args->keep_raw, "Write summaries but keep the raw files");
+  cmd->add_flag("--archive", args->archive,
+                "Replace each raw file by a verified lossless archive (NAME.zst) instead of deleting it")
+      ->excludes(keep);
+  cmd->add_option("--zstd-level", args->zstd_level, "zstd level of --archive (default 1)")->check(CLI::Range(-7, 19));
+  cmd->add_option("--zstd-workers", args->zstd_workers, "Threads compressing one file's blocks with --archive (default 1)")
+      ->check(CLI::Range(1, 64));
   cmd->add_flag("--dry-run", args->dry_run, "Read and report only; write and delete nothing");
   cmd->add_flag("--json", args->json, "Print the report as JSON");
   cmd->add_option("--sketch-width", args->sketch_width, "Sketch buckets (power of two)")

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/human.h"
+#include "common/archive/archive_source.h"
 #include "common/formats/dump_name.h"
 #include "common/formats/dump_reader.h"
 #include "common/formats/min_max.h"
@@ -81,12 +82,19 @@ void print_layout(const RawDumpFile& raw) {
   }
 }
 
+void print_archive(const archive::ArchiveSource& a) {
+  const auto& m = a.meta();
+  const uint64_t stored = a.archive_identity().size;
+  std::printf("  archive: %s holding %s (%s), zstd level %d, byte-shuffled, %zu segments, %s blocks; %.2fx smaller\n",
+              human_bytes(stored).c_str(), m.original_name.c_str(), human_bytes(m.original_size).c_str(), m.level,
+              m.segments.size(), human_bytes(m.block_bytes).c_str(),
+              stored ? double(m.original_size) / double(stored) : 0.0);
+}
+
 int inspect_raw(const InspectArgs& a) {
-  auto fd = open_regular_nofollow(a.file);
-  if (!fd.ok()) throw std::runtime_error(fd.error().to_string());
-  auto id = identity_of(fd->get(), a.file);
-  if (!id.ok()) throw std::runtime_error(id.error().to_string());
-  auto raw = read_dump_header(fd->get(), a.file, *id);
+  auto src = archive::open_dump_source(a.file);
+  if (!src.ok()) throw std::runtime_error(src.error().to_string());
+  auto raw = read_dump_header(*src->src, src->identity);
   if (!raw.ok()) throw std::runtime_error(raw.error().to_string());
   auto summary = summarize_raw_file(a.file, StatsOptions{});
   if (!summary.ok()) throw std::runtime_error(summary.error().to_string());
@@ -99,6 +107,7 @@ int inspect_raw(const InspectArgs& a) {
   if (raw->kind == FileKind::kGeBin)
     std::printf(", header version \"%s\"%s", raw->version.c_str(), raw->legacy_whole_protobuf ? " (legacy whole-file protobuf)" : "");
   std::printf("\n");
+  if (auto* arc = dynamic_cast<archive::ArchiveSource*>(src->src.get())) print_archive(*arc);
   for (const auto& w : raw->warnings) std::printf("  warning: %s\n", w.c_str());
   std::printf("layout:\n");
   print_layout(*raw);

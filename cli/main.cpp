@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   msit::cli::register_watch(app, exit_code);
   msit::cli::register_status(app, exit_code);
   msit::cli::register_compare(app, exit_code);
+  msit::cli::register_restore(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

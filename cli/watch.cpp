@@ -28,11 +28,12 @@ struct WatchArgs {
   std::string config;
   std::string summary_format;
   uint32_t settle_ms = 0, jobs = 0, rescan_s = 0;
-  bool keep_raw = false, verbose = false;
+  bool keep_raw = false, verbose = false, archive = false;
+  int zstd_level = 1;
   std::string json_status;
   CLI::Option *settle_opt = nullptr, *jobs_opt = nullptr, *rescan_opt = nullptr,
               *format_opt = nullptr, *keep_opt = nullptr, *verbose_opt = nullptr,
-              *json_opt = nullptr;
+              *json_opt = nullptr, *archive_opt = nullptr, *level_opt = nullptr;
 };
 
 // Absolute, without trailing slashes; a root given as a symlink is resolved once, explicitly
@@ -62,6 +63,8 @@ d::SettingOverrides overrides_of(const WatchArgs& a) {
   if (a.rescan_opt->count()) o.rescan_interval_s = a.rescan_s;
   if (a.format_opt->count()) o.format = a.summary_format == "msit" ? SummaryFormat::kMsit : SummaryFormat::kRich;
   if (a.keep_opt->count()) o.keep_raw = a.keep_raw;
+  if (a.archive_opt->count()) o.archive = a.archive;
+  if (a.level_opt->count()) o.zstd_level = a.zstd_level;
   if (a.verbose_opt->count()) o.verbose = a.verbose;
   if (a.json_opt->count()) o.json_status = a.json_status;
   return o;
@@ -98,6 +101,9 @@ CLI::App* register_watch(CLI::App& app, int& exit_code) {
   a->format_opt = cmd->add_option("--summary-format", a->summary_format, "rich (.summary.json) or msit (_min_max.npy/.npz)")
                       ->check(CLI::IsMember({"rich", "msit"}));
   a->keep_opt = cmd->add_flag("--keep-raw", a->keep_raw, "Write summaries but keep the raw files");
+  a->archive_opt = cmd->add_flag("--archive", a->archive,
+                                 "Replace each raw file by a verified lossless archive (NAME.zst) instead of deleting it");
+  a->level_opt = cmd->add_option("--zstd-level", a->zstd_level, "zstd level of --archive (default 1)")->check(CLI::Range(1, 19));
   a->rescan_opt = cmd->add_option("--rescan-interval-s", a->rescan_s, "Full rescan period, the safety net for lost events (default 30)")
                       ->check(CLI::Range(1u, 86400u));
   cmd->add_option("--config", a->config, "Config file of `key = value` lines (command-line options win); re-read on SIGHUP");

@@ -47,14 +47,18 @@ Status apply_key(std::string_view key, std::string_view value, WatchSettings& s,
     auto f = parse_summary_format(value);
     if (!f.ok()) return bad("expected rich or msit");
     s.format = *f;
-  } else if (key == "keep_raw" || key == "verbose") {
+  } else if (key == "keep_raw" || key == "verbose" || key == "archive") {
     auto b = parse_bool(value);
     if (!b) return bad("expected true or false");
-    (key == "keep_raw" ? s.keep_raw : s.verbose) = *b;
+    (key == "keep_raw" ? s.keep_raw : key == "archive" ? s.archive : s.verbose) = *b;
+  } else if (key == "zstd_level") {
+    auto n = parse_u32(value);
+    if (!n || *n < 1 || *n > 19) return bad("expected a zstd level from 1 to 19");
+    s.zstd_level = static_cast<int>(*n);
   } else if (key == "json_status") {
     s.json_status = std::string(value);
   } else {
-    return bad("unknown key (known: dir, settle_ms, jobs, summary_format, keep_raw, "
+    return bad("unknown key (known: dir, settle_ms, jobs, summary_format, keep_raw, archive, zstd_level, "
                "rescan_interval_s, json_status, verbose)");
   }
   return ok_status();
@@ -116,6 +120,8 @@ Result<WatchSettings> load_settings(const std::string& config_path, const Settin
   if (o.rescan_interval_s) s.rescan_interval_s = *o.rescan_interval_s;
   if (o.format) s.format = *o.format;
   if (o.keep_raw) s.keep_raw = *o.keep_raw;
+  if (o.archive) s.archive = *o.archive;
+  if (o.zstd_level) s.zstd_level = *o.zstd_level;
   if (o.verbose) s.verbose = *o.verbose;
   if (o.json_status) s.json_status = *o.json_status;
   if (s.dirs.empty())
@@ -124,6 +130,8 @@ Result<WatchSettings> load_settings(const std::string& config_path, const Settin
     return make_error(config_path, "config", "rescan_interval_s must be at least 1");
   if (s.settle_ms > 600'000) return make_error(config_path, "config", "settle_ms above 600000");
   if (s.jobs > 1024) return make_error(config_path, "config", "jobs above 1024");
+  if (s.archive && s.keep_raw)
+    return make_error(config_path, "config", "archive and keep_raw exclude each other");
   return s;
 }
 

@@ -19,6 +19,8 @@ struct WatchSettings {
   uint32_t jobs = 0;                 // 0: number of cores
   SummaryFormat format = SummaryFormat::kRich;
   bool keep_raw = false;
+  bool archive = false;              // replace raw files by verified .zst archives
+  int zstd_level = 1;
   uint32_t rescan_interval_s = 30;
   std::string json_status;           // empty: none
   bool verbose = false;
@@ -29,7 +31,8 @@ struct SettingOverrides {
   std::vector<std::string> dirs;
   std::optional<uint32_t> settle_ms, jobs, rescan_interval_s;
   std::optional<SummaryFormat> format;
-  std::optional<bool> keep_raw, verbose;
+  std::optional<bool> keep_raw, verbose, archive;
+  std::optional<int> zstd_level;
   std::optional<std::string> json_status;
 };
 

@@ -35,7 +35,8 @@ WatcherOptions watcher_options(const WatchSettings& s, unsigned jobs) {
 CompactOptions compact_options(const WatchSettings& s) {
   CompactOptions c;
   c.format = s.format;
-  c.raw = s.keep_raw ? RawAction::kKeep : RawAction::kDelete;
+  c.raw = s.archive ? RawAction::kArchive : s.keep_raw ? RawAction::kKeep : RawAction::kDelete;
+  c.archive.level = s.zstd_level;
   return c;
 }
 
@@ -116,7 +117,7 @@ void Service::reload() {
   log_.info("config reloaded: settle " + std::to_string(settings_.settle_ms) + " ms, rescan every " +
             std::to_string(settings_.rescan_interval_s) + " s, format " +
             std::string(summary_format_name(settings_.format)) +
-            (settings_.keep_raw ? ", raw files kept" : ""));
+            (settings_.keep_raw ? ", raw files kept" : settings_.archive ? ", raw files archived" : ""));
 }
 
 void Service::begin_stop(int signum) {

@@ -6,6 +6,11 @@
 #include <filesystem>
 #include <functional>
 #include <system_error>
+#include <unordered_map>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 namespace fs = std::filesystem;
 
@@ -16,30 +21,39 @@ struct DirEntry {
   std::string name;
   bool is_dir = false;
   bool is_file = false;
-  uint64_t size = 0;
 };
 
-// Sorted listing; symlinks are neither dirs nor files here, so they are never followed.
+// Sorted listing; symlinks are neither dirs nor files here, so they are never followed. The
+// type comes from readdir's d_type: no stat per entry (a dump tree can hold 100,000s of files);
+// only filesystems that leave d_type unknown get an fstatat.
 std::vector<DirEntry> list_dir(const std::string& dir) {
   std::vector<DirEntry> out;
-  std::error_code ec;
-  fs::directory_iterator it(dir, ec), end;
-  for (; !ec && it != end; it.increment(ec)) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return out;
+  while (const dirent* de = ::readdir(d)) {
+    std::string_view n = de->d_name;
+    if (n == "." || n == "..") continue;
     DirEntry e;
-    e.name = it->path().filename().string();
-    std::error_code sec;
-    auto st = it->symlink_status(sec);
-    if (sec) continue;
-    e.is_dir = fs::is_directory(st);
-    e.is_file = fs::is_regular_file(st);
-    if (e.is_file) {
-      std::error_code zec;
-      e.size = it->file_size(zec);
+    e.name = n;
+    unsigned char type = de->d_type;
+    if (type == DT_UNKNOWN) {
+      struct stat st {};
+      if (::fstatat(::dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
     }
+    e.is_dir = type == DT_DIR;
+    e.is_file = type == DT_REG;
     out.push_back(std::move(e));
   }
+  ::closedir(d);
   std::sort(out.begin(), out.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
   return out;
+}
+
+// Bytes on disk, looked up only when two files claim one GE op (msit keeps the larger).
+uint64_t size_on_disk(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }
 
 std::string join(const std::string& dir, const std::string& name) {
@@ -83,7 +97,6 @@ SourceFile make_source(const std::string& dir, const DirEntry& e, const std::str
   f.raw_name = raw_name;
   f.raw_path = join(dir, raw_name);
   f.kind = k;
-  f.size = e.size;
   return f;
 }
 
@@ -105,6 +118,8 @@ std::vector<SourceFile> sources_in(const std::string& dir, const std::vector<Dir
 }
 
 void add_ge_files(TokenFiles& tok, std::vector<SourceFile> files, std::vector<std::string>& warnings) {
+  std::unordered_map<std::string, size_t> where;  // op name -> position in ge_ops
+  for (size_t i = 0; i < tok.ge_ops.size(); ++i) where.emplace(tok.ge_ops[i].first, i);
   std::sort(files.begin(), files.end(), [](const SourceFile& a, const SourceFile& b) { return a.raw_path < b.raw_path; });
   for (auto& f : files) {
     auto ext_pos = f.raw_name.find_last_of('.');
@@ -115,15 +130,18 @@ void add_ge_files(TokenFiles& tok, std::vector<SourceFile> files, std::vector<st
       warnings.push_back(f.path + ": not a GE dump name (needs at least 5 dot-separated parts); skipped");
       continue;
     }
-    auto it = std::find_if(tok.ge_ops.begin(), tok.ge_ops.end(), [&](const auto& p) { return p.first == *op; });
-    if (it == tok.ge_ops.end()) {
+    auto [at, fresh] = where.emplace(*op, tok.ge_ops.size());
+    if (fresh) {
       tok.ge_ops.emplace_back(*op, std::move(f));
       continue;
     }
-    const SourceFile& kept = f.size > it->second.size ? f : it->second;
-    warnings.push_back("duplicated op name " + *op + ": " + it->second.raw_name + ", " + f.raw_name +
+    SourceFile& old = tok.ge_ops[at->second].second;
+    if (old.size == 0) old.size = size_on_disk(old.path);
+    f.size = size_on_disk(f.path);
+    const SourceFile& kept = f.size > old.size ? f : old;
+    warnings.push_back("duplicated op name " + *op + ": " + old.raw_name + ", " + f.raw_name +
                        "; keeping the larger file " + kept.raw_name);
-    if (f.size > it->second.size) it->second = std::move(f);
+    if (f.size > old.size) old = std::move(f);
   }
 }
 
@@ -208,7 +226,14 @@ std::optional<std::pair<std::string, SourceKind>> raw_name_of(std::string_view n
   if (ends_with(n, kNpy) && n.size() > kNpy.size()) {
     return std::make_pair(std::string(n.substr(0, n.size() - kNpy.size())) + ".npy", SourceKind::kMinMax);
   }
-  if (ends_with(n, ".zst") || ends_with(n, ".json") || n == "mapping.csv") return std::nullopt;
+  // An archive (NAME.zst) holds the raw bytes: it is compared exactly, like the raw file.
+  constexpr std::string_view kZst = ".zst";
+  if (ends_with(n, kZst) && n.size() > kZst.size()) {
+    auto inner = raw_name_of(n.substr(0, n.size() - kZst.size()));
+    if (!inner || inner->second != SourceKind::kRaw) return std::nullopt;
+    return inner;
+  }
+  if (ends_with(n, ".json") || n == "mapping.csv") return std::nullopt;
   return std::make_pair(std::string(n), SourceKind::kRaw);
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/archive/archive_source.h"
 #include "common/compare/metrics.h"
 #include "common/dtype/decode.h"
 #include "common/io/file.h"
@@ -71,7 +72,6 @@ Result<const TensorSummary*> summary_of(const Side& s, const TensorSlot& slot, F
 }
 
 struct Stream {
-  UniqueFd fd;
   std::unique_ptr<LogicalReader> reader;
   DType dtype = DType::kUnknown;
   size_t esize = 0;
@@ -81,8 +81,9 @@ struct Stream {
 
 Result<Stream> open_stream(const Side& s, size_t chunk) {
   Stream st;
-  MSIT_ASSIGN_OR_RETURN(st.fd, open_regular_nofollow(s.lf->source.path));
-  MSIT_ASSIGN_OR_RETURN(st.reader, LogicalReader::open(st.fd.get(), s.lf->source.path, *s.desc, *s.plan));
+  // Raw files and archives of them (NAME.zst) are read through the same byte-source interface.
+  MSIT_ASSIGN_OR_RETURN(archive::OpenedSource src, archive::open_dump_source(s.lf->source.path));
+  MSIT_ASSIGN_OR_RETURN(st.reader, LogicalReader::open(std::move(src.src), *s.desc, *s.plan));
   st.dtype = s.desc->dtype;
   st.esize = dtype_info(st.dtype).bits / 8;
   st.buf.resize(chunk * st.esize);

@@ -1,6 +1,7 @@
 // One load per source file, shared by the rows of its tensors, safe to use from several threads.
 #include "common/compare/file_cache.h"
 
+#include "common/archive/archive_source.h"
 #include "common/formats/dump_reader.h"
 #include "common/io/file.h"
 #include "common/summary/compact.h"
@@ -17,11 +18,9 @@ void load(LoadedFile& lf) {
   lf.fx = ends_with(f.raw_name, ".npy");
   switch (f.kind) {
     case SourceKind::kRaw: {
-      auto fd = open_regular_nofollow(f.path);
-      if (!fd.ok()) { lf.error = fd.error(); return; }
-      auto id = identity_of(fd->get(), f.path);
-      if (!id.ok()) { lf.error = id.error(); return; }
-      auto raw = read_dump_header(fd->get(), f.path, *id);
+      auto src = archive::open_dump_source(f.path);  // a raw file or its archive (NAME.zst)
+      if (!src.ok()) { lf.error = src.error(); return; }
+      auto raw = read_dump_header(*src->src, src->identity);
       if (!raw.ok()) {
         lf.error = raw.error();
         if (is_incomplete_error(raw.error())) lf.error->message += " (file still being written or truncated)";

@@ -3,6 +3,7 @@
 // then re-check that the raw file is exactly what was read, then unlink.
 #include "common/summary/compact.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -55,7 +56,8 @@ CompactOutcome outcome_of(const PreparedSummary& p, CompactResultKind kind) {
   o.raw_path = p.raw_path;
   o.summary_path = p.summary_path;
   o.raw_bytes = p.raw_identity.size;
-  o.summary_bytes = p.summary_bytes;
+  o.summary_bytes = p.summary_bytes + p.archive_bytes;
+  o.archive_path = p.archive_path;
   return o;
 }
 
@@ -75,7 +77,7 @@ Status remove_raw_if_unchanged(const PreparedSummary& p) {
 Result<CompactOutcome> finish_one(const PreparedSummary& p) {
   CompactOutcome o = outcome_of(p, p.temp_path.empty() ? CompactResultKind::kVerifiedExisting
                                                         : CompactResultKind::kCompacted);
-  if (p.raw == RawAction::kDelete) {
+  if (p.raw == RawAction::kDelete || p.raw == RawAction::kArchive) {
     MSIT_TRY(remove_raw_if_unchanged(p));
     o.raw_removed = true;
   }
@@ -86,6 +88,28 @@ Result<CompactOutcome> finish_one(const PreparedSummary& p) {
 bool summary_up_to_date(const std::string& summary_path, const FileIdentity& id) {
   auto existing = read_summary_file(summary_path);
   return existing.ok() && existing->source_size == id.size && existing->source_mtime_ns == id.mtime_ns;
+}
+
+// The archive is written and decoded back before the raw file is re-checked, so a raw file
+// that changed while it was compressed is never replaced by a stale archive.
+Status prepare_archive(const OpenedRaw& raw, const std::string& path, const CompactOptions& opts,
+                       PreparedSummary& p) {
+  FileSource src(raw.fd.get(), path, raw.identity.size);
+  struct stat st {};
+  const unsigned mode = ::fstat(raw.fd.get(), &st) == 0 ? static_cast<unsigned>(st.st_mode) : 0644u;
+  MSIT_ASSIGN_OR_RETURN(archive::WrittenArchive w,
+                        archive::write_verified_archive_temp(src, raw.header, raw.identity, mode, opts.archive));
+  p.archive_temp_path = w.temp_path;
+  p.archive_path = w.final_path;
+  p.archive_bytes = w.bytes;
+  auto same = check_unchanged_while_read(raw.fd.get(), raw, path);
+  if (!same.ok()) ::unlink(w.temp_path.c_str());
+  return same;
+}
+
+Status rename_archive(const PreparedSummary& p) {
+  if (p.archive_temp_path.empty()) return ok_status();
+  return rename_into_place(p.archive_temp_path, p.archive_path);
 }
 
 }  // namespace
@@ -119,6 +143,7 @@ Result<PreparedSummary> prepare_summary(const std::string& path, const CompactOp
   MSIT_ASSIGN_OR_RETURN(std::string bytes, encode_summary(summary, raw.header, opts.format));
   p.summary_bytes = bytes.size();
   if (opts.dry_run) return p;
+  if (opts.raw == RawAction::kArchive) MSIT_TRY(prepare_archive(raw, path, opts, p));
   if (opts.format == SummaryFormat::kRich && existing_summary_matches(p.summary_path, summary)) {
     return p;  // verified: the summary in place already describes these bytes
   }
@@ -131,13 +156,15 @@ std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummar
   std::set<std::string> dirs;
   for (size_t i = 0; i < batch.size(); ++i) {
     const PreparedSummary& p = batch[i];
-    if (p.dry_run || p.temp_path.empty()) continue;
-    auto st = rename_into_place(p.temp_path, p.summary_path);
+    if (p.dry_run) continue;
+    auto st = p.temp_path.empty() ? ok_status() : rename_into_place(p.temp_path, p.summary_path);
+    if (st.ok()) st = rename_archive(p);
     if (!st.ok()) {
+      if (!p.archive_temp_path.empty()) ::unlink(p.archive_temp_path.c_str());
       failure[i] = st.take_error();
       continue;
     }
-    dirs.insert(parent_dir(p.summary_path));
+    if (!p.temp_path.empty() || !p.archive_temp_path.empty()) dirs.insert(parent_dir(p.summary_path));
   }
   // One fsync per directory makes every rename above durable before any unlink below.
   std::set<std::string> failed_dirs;

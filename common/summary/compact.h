@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/archive/archive_writer.h"
 #include "common/base/result.h"
 #include "common/stats/tensor_stats.h"
 #include "common/summary/summary.h"
@@ -13,13 +14,16 @@
 namespace msit {
 
 enum class SummaryFormat : uint8_t { kRich, kMsit };
-enum class RawAction : uint8_t { kDelete, kKeep };
+// kArchive: after the summary is durable the raw file is replaced by a verified lossless
+// archive (NAME.zst, see common/archive) instead of being deleted outright.
+enum class RawAction : uint8_t { kDelete, kKeep, kArchive };
 
 struct CompactOptions {
   SummaryFormat format = SummaryFormat::kRich;
   RawAction raw = RawAction::kDelete;
   bool dry_run = false;             // read and reduce, write and delete nothing
   StatsOptions stats;
+  archive::ArchiveOptions archive;  // used with RawAction::kArchive
 };
 
 enum class CompactResultKind : uint8_t {
@@ -33,11 +37,12 @@ struct CompactOutcome {
   std::string raw_path;
   std::string summary_path;
   uint64_t raw_bytes = 0;           // size of the raw file
-  uint64_t summary_bytes = 0;       // size of what replaces it
+  uint64_t summary_bytes = 0;       // size of what replaces it (summary + archive)
   bool raw_removed = false;
+  std::string archive_path;         // set when the raw file was archived
 };
 
-// Reads and reduces a raw file (no writes). Used by compact, inspect and compare.
+// Reads and reduces a raw file or an archive of one (no writes). Used by inspect and compare.
 Result<FileSummary> summarize_raw_file(const std::string& path, const StatsOptions& opts);
 
 // Name of the summary that replaces raw file `path` in the given format.
@@ -57,6 +62,9 @@ struct PreparedSummary {
   uint64_t summary_bytes = 0;
   bool dry_run = false;
   RawAction raw = RawAction::kDelete;
+  std::string archive_temp_path;    // kArchive: verified archive, durable under a temp name
+  std::string archive_path;
+  uint64_t archive_bytes = 0;
 };
 Result<PreparedSummary> prepare_summary(const std::string& path, const CompactOptions& opts);
 // Returns one result per prepared entry, in order.

@@ -13,3 +13,10 @@ add_test(NAME dumpgen_numpy_crosscheck
          COMMAND bash ${COMPACT_IT_DIR}/dumpgen_crosscheck.sh ${MSIT_DUMPGEN}
                  ${PROJECT_SOURCE_DIR}/tests/tools/check_manifest.py)
 set_tests_properties(dumpgen_numpy_crosscheck PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+
+# Archive mode (--archive, restore): round trips, compare on archives, kill -9 while archiving.
+foreach(name roundtrip compare kill9)
+  add_test(NAME archive_${name}
+           COMMAND bash ${COMPACT_IT_DIR}/archive_${name}.sh ${MSIT_BIN} ${MSIT_DUMPGEN})
+  set_tests_properties(archive_${name} PROPERTIES TIMEOUT 600 LABELS integration)
+endforeach()

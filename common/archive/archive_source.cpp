@@ -1,0 +1,181 @@
+// ArchiveSource: validation of the container and on-demand decoding of its blocks.
+#include "common/archive/archive_source.h"
+
+#include <xxhash.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/archive/shuffle.h"
+
+namespace msit::archive {
+namespace {
+
+class FdHolder final : public ByteSource {
+ public:
+  FdHolder(UniqueFd fd, std::string path, uint64_t size) : fd_(std::move(fd)), file_(fd_.get(), std::move(path), size) {}
+  Status read_at(uint64_t off, std::span<std::byte> out, const char* stage) override {
+    return file_.read_at(off, out, stage);
+  }
+  uint64_t size() const override { return file_.size(); }
+  const std::string& path() const override { return file_.path(); }
+  void will_read_sequentially(uint64_t off, uint64_t len) override { file_.will_read_sequentially(off, len); }
+
+ private:
+  UniqueFd fd_;
+  FileSource file_;
+};
+
+}  // namespace
+
+bool is_archive_path(const std::string& path) {
+  return path.size() > 4 && path.compare(path.size() - 4, 4, ".zst") == 0;
+}
+
+Result<std::shared_ptr<ArchiveSource>> ArchiveSource::open(const std::string& path) {
+  std::shared_ptr<ArchiveSource> a(new ArchiveSource());
+  a->path_ = path;
+  MSIT_ASSIGN_OR_RETURN(a->fd_, open_regular_nofollow(path));
+  MSIT_ASSIGN_OR_RETURN(a->id_, identity_of(a->fd_.get(), path));
+  MSIT_TRY(a->load_container());
+  a->dctx_ = ZSTD_createDCtx();
+  if (a->dctx_ == nullptr) return make_error(path, "archive", "cannot allocate a zstd decoder");
+  return a;
+}
+
+ArchiveSource::~ArchiveSource() { ZSTD_freeDCtx(dctx_); }
+
+Status ArchiveSource::load_container() {
+  const uint64_t size = id_.size;
+  if (size < kFixedHeaderBytes + kTrailerBytes) {
+    return make_error(path_, "archive", "file of " + std::to_string(size) + " bytes is too small to be an archive");
+  }
+  std::byte fixed[kFixedHeaderBytes];
+  MSIT_TRY(pread_exact(fd_.get(), fixed, 0, path_, "archive"));
+  MSIT_ASSIGN_OR_RETURN(uint32_t meta_len, decode_fixed_header(fixed, path_));
+  const uint64_t data_begin = kFixedHeaderBytes + uint64_t{meta_len};
+  if (data_begin > size - kTrailerBytes) return make_error(path_, "archive", "metadata runs past the end of the file");
+  std::byte tb[kTrailerBytes];
+  MSIT_TRY(pread_exact(fd_.get(), tb, size - kTrailerBytes, path_, "archive"));
+  MSIT_ASSIGN_OR_RETURN(trailer_, decode_trailer(tb, path_));
+
+  std::string head(static_cast<size_t>(data_begin), '\0');
+  MSIT_TRY(pread_exact(fd_.get(), std::as_writable_bytes(std::span<char>(head)), 0, path_, "archive"));
+  MSIT_ASSIGN_OR_RETURN(meta_, decode_meta(std::string_view(head).substr(kFixedHeaderBytes), path_));
+  blocks_ = plan_blocks(meta_);
+  const uint64_t index_end = size - kTrailerBytes;
+  if (trailer_.block_count != blocks_.size() || trailer_.index_offset < data_begin ||
+      trailer_.index_offset > index_end || index_end - trailer_.index_offset != blocks_.size() * kIndexEntryBytes) {
+    return make_error(path_, "archive", "trailer and metadata disagree on the block index (corrupt archive)");
+  }
+  std::vector<std::byte> index(static_cast<size_t>(index_end - trailer_.index_offset));
+  MSIT_TRY(pread_exact(fd_.get(), index, trailer_.index_offset, path_, "archive"));
+  XXH3_state_t* st = XXH3_createState();
+  XXH3_64bits_reset(st);
+  XXH3_64bits_update(st, head.data(), head.size());
+  XXH3_64bits_update(st, index.data(), index.size());
+  const uint64_t check = XXH3_64bits_digest(st);
+  XXH3_freeState(st);
+  if (check != trailer_.check_xxh3) {
+    return make_error(path_, "archive", "header/index checksum mismatch (corrupt archive)");
+  }
+  return decode_index(index, blocks_, data_begin, trailer_.index_offset, path_);
+}
+
+FileIdentity ArchiveSource::original_identity() const {
+  FileIdentity o = id_;
+  o.size = meta_.original_size;
+  o.mtime_ns = meta_.original_mtime_ns;
+  return o;
+}
+
+size_t ArchiveSource::block_at(uint64_t off) const {
+  auto it = std::upper_bound(blocks_.begin(), blocks_.end(), off,
+                             [](uint64_t o, const Block& b) { return o < b.raw_offset; });
+  return static_cast<size_t>(it - blocks_.begin()) - 1;
+}
+
+Result<const std::vector<std::byte>*> ArchiveSource::block(size_t i) {
+  for (auto& c : cache_) {
+    if (c.index == i) return &c.bytes;
+  }
+  const Block& b = blocks_[i];
+  frame_.resize(b.frame_bytes);
+  MSIT_TRY(pread_exact(fd_.get(), frame_, b.frame_offset, path_, "archive"));
+  const unsigned long long content = ZSTD_getFrameContentSize(frame_.data(), frame_.size());
+  if (content != b.raw_bytes) {
+    return make_error(path_, "archive", "block " + std::to_string(i) + " is not a zstd frame of " +
+                                            std::to_string(b.raw_bytes) + " bytes (corrupt archive)");
+  }
+  shuffled_.resize(b.raw_bytes);
+  const size_t n = ZSTD_decompressDCtx(dctx_, shuffled_.data(), shuffled_.size(), frame_.data(), frame_.size());
+  if (ZSTD_isError(n) || n != b.raw_bytes) {
+    return make_error(path_, "archive", "block " + std::to_string(i) + ": " +
+                                            (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short frame") +
+                                            " (corrupt archive)");
+  }
+  Cached& c = cache_[next_victim_];
+  next_victim_ ^= 1;
+  c.index = i;
+  c.bytes.resize(b.raw_bytes);
+  unshuffle_bytes(shuffled_.data(), c.bytes.data(), b.raw_bytes, b.elem);
+  return &c.bytes;
+}
+
+Status ArchiveSource::read_at(uint64_t off, std::span<std::byte> out, const char* stage) {
+  if (off > meta_.original_size || out.size() > meta_.original_size - off) {
+    return make_error(path_, stage, "read of " + std::to_string(out.size()) + " bytes at offset " +
+                                        std::to_string(off) + " is past the archived file's " +
+                                        std::to_string(meta_.original_size) + " bytes");
+  }
+  size_t done = 0;
+  while (done < out.size()) {
+    const uint64_t pos = off + done;
+    const size_t i = block_at(pos);
+    MSIT_ASSIGN_OR_RETURN(const std::vector<std::byte>* bytes, block(i));
+    const size_t in_block = static_cast<size_t>(pos - blocks_[i].raw_offset);
+    const size_t n = std::min(out.size() - done, bytes->size() - in_block);
+    std::memcpy(out.data() + done, bytes->data() + in_block, n);
+    done += n;
+  }
+  return ok_status();
+}
+
+Status ArchiveSource::verify(const std::function<Status(std::span<const std::byte>)>& sink) {
+  XXH3_state_t* st = XXH3_createState();
+  XXH3_64bits_reset(st);
+  Status status = ok_status();
+  for (size_t i = 0; i < blocks_.size() && status.ok(); ++i) {
+    auto bytes = block(i);
+    if (!bytes.ok()) {
+      status = bytes.take_error();
+      break;
+    }
+    XXH3_64bits_update(st, (*bytes)->data(), (*bytes)->size());
+    if (sink) status = sink(**bytes);
+  }
+  const uint64_t h = XXH3_64bits_digest(st);
+  XXH3_freeState(st);
+  MSIT_TRY(std::move(status));
+  if (h != trailer_.original_xxh3) {
+    return make_error(path_, "archive", "decoded bytes do not match the recorded XXH3 of the original (corrupt archive)");
+  }
+  return ok_status();
+}
+
+Result<OpenedSource> open_dump_source(const std::string& path) {
+  OpenedSource o;
+  if (is_archive_path(path)) {
+    MSIT_ASSIGN_OR_RETURN(auto a, ArchiveSource::open(path));
+    o.identity = a->original_identity();
+    o.src = std::move(a);
+    return o;
+  }
+  MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_regular_nofollow(path));
+  MSIT_ASSIGN_OR_RETURN(o.identity, identity_of(fd.get(), path));
+  o.src = std::make_shared<FdHolder>(std::move(fd), path, o.identity.size);
+  return o;
+}
+
+}  // namespace msit::archive

@@ -1,0 +1,71 @@
+// Reading an archive as if it were the raw file it holds: random access with a small cache
+// of decoded blocks, so every reader (headers, layouts, stats, compare) works unchanged.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/archive/container.h"
+#include "common/base/unique_fd.h"
+#include "common/io/byte_source.h"
+#include "common/io/file.h"
+
+typedef struct ZSTD_DCtx_s ZSTD_DCtx;
+
+namespace msit::archive {
+
+class ArchiveSource final : public ByteSource {
+ public:
+  // Opens without following symlinks and validates header, meta, index and trailer.
+  static Result<std::shared_ptr<ArchiveSource>> open(const std::string& path);
+  ~ArchiveSource() override;
+
+  Status read_at(uint64_t off, std::span<std::byte> out, const char* stage) override;
+  uint64_t size() const override { return meta_.original_size; }
+  const std::string& path() const override { return path_; }
+
+  const Meta& meta() const { return meta_; }
+  const Trailer& trailer() const { return trailer_; }
+  const FileIdentity& archive_identity() const { return id_; }
+  // Identity of the original file (size and mtime as recorded), on the archive's inode.
+  FileIdentity original_identity() const;
+  // Decodes every block in order and checks the XXH3 of the whole original against the
+  // trailer; `sink` (optional) receives the original bytes in order.
+  Status verify(const std::function<Status(std::span<const std::byte>)>& sink = nullptr);
+
+ private:
+  ArchiveSource() = default;
+  Status load_container();
+  Result<const std::vector<std::byte>*> block(size_t i);
+  size_t block_at(uint64_t off) const;
+
+  struct Cached {
+    size_t index = SIZE_MAX;
+    std::vector<std::byte> bytes;
+  };
+  std::string path_;
+  UniqueFd fd_;
+  FileIdentity id_;
+  Meta meta_;
+  Trailer trailer_;
+  std::vector<Block> blocks_;
+  ZSTD_DCtx* dctx_ = nullptr;
+  std::vector<std::byte> frame_;     // compressed frame being decoded
+  std::vector<std::byte> shuffled_;  // decoded, still shuffled
+  Cached cache_[2];                  // layout readers alternate between two nearby blocks
+  size_t next_victim_ = 0;
+};
+
+// True for names of archives (NAME.zst).
+bool is_archive_path(const std::string& path);
+
+// A raw dump source: the file itself, or the archive standing for it.
+struct OpenedSource {
+  SourcePtr src;
+  FileIdentity identity;  // for archives: original size and mtime
+};
+Result<OpenedSource> open_dump_source(const std::string& path);
+
+}  // namespace msit::archive

@@ -1,0 +1,203 @@
+// The archive writer: plan segments from the dump's own header, compress block by block
+// (optionally several blocks at once), write index and trailer, sync, then verify by decoding.
+#include "common/archive/archive_writer.h"
+
+#include <xxhash.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <memory>
+#include <thread>
+
+#include "common/archive/archive_source.h"
+#include "common/archive/shuffle.h"
+#include "common/dtype/dtype.h"
+#include "common/io/atomic_write.h"
+
+namespace msit::archive {
+namespace {
+
+uint32_t shuffle_unit(DType t) {
+  const DTypeInfo& info = dtype_info(t);
+  uint32_t bytes = info.bits / 8;
+  if (info.kind == DTypeKind::kComplex) bytes /= 2;
+  if (info.kind == DTypeKind::kPacked || info.kind == DTypeKind::kOpaque || info.bits % 8 != 0) return 1;
+  return (bytes == 2 || bytes == 4 || bytes == 8) ? bytes : 1;
+}
+
+void append(std::vector<Segment>& out, uint64_t offset, uint64_t length, uint32_t elem) {
+  if (length == 0) return;
+  if (!out.empty()) {
+    Segment& last = out.back();
+    // Merging keeps elements aligned only if the previous run holds whole elements.
+    if (last.elem == elem && last.offset + last.length == offset && last.length % elem == 0) {
+      last.length += length;
+      return;
+    }
+  }
+  out.push_back({offset, length, elem});
+}
+
+struct Encoder {
+  ZSTD_CCtx* cctx = nullptr;
+  std::vector<std::byte> raw, shuffled, frame;
+  size_t frame_len = 0;
+  size_t error = 0;
+  Encoder() : cctx(ZSTD_createCCtx()) {}
+  ~Encoder() { ZSTD_freeCCtx(cctx); }
+  Encoder(const Encoder&) = delete;
+  Encoder& operator=(const Encoder&) = delete;
+
+  void setup(int level, uint32_t block_bytes) {
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);  // each frame self-checks on decode
+    raw.resize(block_bytes);
+    shuffled.resize(block_bytes);
+    frame.resize(ZSTD_compressBound(block_bytes));
+  }
+  void encode(const Block& b) {
+    shuffle_bytes(raw.data(), shuffled.data(), b.raw_bytes, b.elem);
+    frame_len = ZSTD_compress2(cctx, frame.data(), frame.size(), shuffled.data(), b.raw_bytes);
+    error = ZSTD_isError(frame_len) ? frame_len : 0;
+  }
+};
+
+class Writer {
+ public:
+  Writer(ByteSource& src, const ArchiveOptions& opts, Meta meta)
+      : src_(src), opts_(opts), meta_(std::move(meta)), blocks_(plan_blocks(meta_)),
+        hash_(XXH3_createState()) {
+    XXH3_64bits_reset(hash_);
+    const size_t n = static_cast<size_t>(std::clamp(opts.workers, 1, 64));
+    for (size_t i = 0; i < n; ++i) {
+      enc_.push_back(std::make_unique<Encoder>());
+      enc_.back()->setup(opts.level, meta_.block_bytes);
+    }
+  }
+  ~Writer() { XXH3_freeState(hash_); }
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  Result<WrittenArchive> run(TempFile& out, const std::string& final_path);
+
+ private:
+  Status write_batch(TempFile& out, size_t first, size_t count, uint64_t& pos);
+
+  ByteSource& src_;
+  ArchiveOptions opts_;
+  Meta meta_;
+  std::vector<Block> blocks_;
+  XXH3_state_t* hash_;
+  std::vector<std::unique_ptr<Encoder>> enc_;
+};
+
+Status Writer::write_batch(TempFile& out, size_t first, size_t count, uint64_t& pos) {
+  for (size_t k = 0; k < count; ++k) {
+    const Block& b = blocks_[first + k];
+    MSIT_TRY(src_.read_at(b.raw_offset, std::span<std::byte>(enc_[k]->raw.data(), b.raw_bytes), "archive"));
+    XXH3_64bits_update(hash_, enc_[k]->raw.data(), b.raw_bytes);
+  }
+  if (count == 1) {
+    enc_[0]->encode(blocks_[first]);
+  } else {
+    std::vector<std::thread> threads;
+    for (size_t k = 0; k < count; ++k) threads.emplace_back([this, k, &b = blocks_[first + k]] { enc_[k]->encode(b); });
+    for (auto& t : threads) t.join();
+  }
+  for (size_t k = 0; k < count; ++k) {
+    Encoder& e = *enc_[k];
+    if (e.error) return make_error(src_.path(), "archive", std::string("zstd: ") + ZSTD_getErrorName(e.error));
+    Block& b = blocks_[first + k];
+    b.frame_offset = pos;
+    b.frame_bytes = static_cast<uint32_t>(e.frame_len);
+    MSIT_TRY(out.write(std::span<const std::byte>(e.frame.data(), e.frame_len)));
+    pos += e.frame_len;
+  }
+  return ok_status();
+}
+
+Result<WrittenArchive> Writer::run(TempFile& out, const std::string& final_path) {
+  const std::string meta = encode_meta(meta_);
+  const std::string head = encode_fixed_header(static_cast<uint32_t>(meta.size())) + meta;
+  MSIT_TRY(out.write(std::as_bytes(std::span<const char>(head))));
+  uint64_t pos = head.size();
+  src_.will_read_sequentially(0, meta_.original_size);
+  for (size_t i = 0; i < blocks_.size(); i += enc_.size()) {
+    MSIT_TRY(write_batch(out, i, std::min(enc_.size(), blocks_.size() - i), pos));
+  }
+  const std::string index = encode_index(blocks_);
+  Trailer t;
+  t.index_offset = pos;
+  t.block_count = blocks_.size();
+  t.original_xxh3 = XXH3_64bits_digest(hash_);
+  XXH3_state_t* check = XXH3_createState();
+  XXH3_64bits_reset(check);
+  XXH3_64bits_update(check, head.data(), head.size());
+  XXH3_64bits_update(check, index.data(), index.size());
+  t.check_xxh3 = XXH3_64bits_digest(check);
+  XXH3_freeState(check);
+  const std::string tail = index + encode_trailer(t);
+  MSIT_TRY(out.write(std::as_bytes(std::span<const char>(tail))));
+  MSIT_TRY(out.sync_and_close());
+  WrittenArchive w;
+  w.final_path = final_path;
+  w.temp_path = out.path();
+  w.bytes = pos + tail.size();
+  w.original_xxh3 = t.original_xxh3;
+  return w;
+}
+
+}  // namespace
+
+std::string archive_path_for(const std::string& raw_path) { return raw_path + ".zst"; }
+
+std::string raw_path_for_archive(const std::string& archive_path) {
+  return is_archive_path(archive_path) ? archive_path.substr(0, archive_path.size() - 4) : archive_path;
+}
+
+std::vector<Segment> segments_for(const RawDumpFile& raw, uint64_t file_size) {
+  std::vector<const TensorDesc*> ts;
+  for (const auto& t : raw.tensors) ts.push_back(&t);
+  std::sort(ts.begin(), ts.end(), [](auto* a, auto* b) { return a->payload_offset < b->payload_offset; });
+  std::vector<Segment> out;
+  uint64_t pos = 0;
+  for (const TensorDesc* t : ts) {
+    // Overlapping or out-of-file payloads cannot come from a parsed header; stay safe anyway.
+    if (t->payload_offset < pos || t->payload_offset > file_size || t->payload_size > file_size - t->payload_offset) continue;
+    append(out, pos, t->payload_offset - pos, 1);
+    append(out, t->payload_offset, t->payload_size, shuffle_unit(t->dtype));
+    pos = t->payload_offset + t->payload_size;
+  }
+  append(out, pos, file_size - pos, 1);
+  return out;
+}
+
+Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDumpFile& raw,
+                                                   const FileIdentity& id, unsigned mode,
+                                                   const ArchiveOptions& opts) {
+  if (opts.block_bytes < kMinBlockBytes || opts.block_bytes > kMaxBlockBytes || opts.block_bytes % 8 != 0) {
+    return make_error(src.path(), "archive", "block size " + std::to_string(opts.block_bytes) + " is out of range");
+  }
+  Meta m;
+  m.original_name = raw.path.substr(raw.path.find_last_of('/') + 1);
+  m.original_size = id.size;
+  m.original_mtime_ns = id.mtime_ns;
+  m.original_mode = mode & 07777;
+  m.block_bytes = opts.block_bytes;
+  m.level = opts.level;
+  m.segments = segments_for(raw, id.size);
+  const std::string final_path = archive_path_for(raw.path);
+  MSIT_ASSIGN_OR_RETURN(TempFile out, TempFile::create(final_path, mode));
+  Writer w(src, opts, std::move(m));
+  MSIT_ASSIGN_OR_RETURN(WrittenArchive written, w.run(out, final_path));
+  // Decode what reached the disk: a bug or corruption on the way cannot pass this check.
+  MSIT_ASSIGN_OR_RETURN(auto check, ArchiveSource::open(out.path()));
+  if (check->trailer().original_xxh3 != written.original_xxh3) {
+    return make_error(final_path, "archive", "archive trailer does not record the hash of the bytes read");
+  }
+  MSIT_TRY(check->verify());
+  out.release();
+  return written;
+}
+
+}  // namespace msit::archive

@@ -3,13 +3,14 @@
 # steady rate; the tree's disk use is sampled every 0.5 s (a) with no compaction, (b) with the
 # daemon, (c) with the old Python converter polling every 0.5 s. Prints disk use over time,
 # peak tree size, summaries' size, the daemon's close->deletion latency and peak RSS.
-# Usage: [SETTLE_MS=200] [SKIP_BASELINES=1] bench/daemon_e2e.sh [BUILD_DIR] [RATE_MBps] [SECONDS] [MIN_SIZE] [MAX_SIZE]
+# WATCH_FLAGS are added to the watch command line (e.g. WATCH_FLAGS=--archive).
+# Usage: [SETTLE_MS=200] [SKIP_BASELINES=1] [WATCH_FLAGS=...] bench/daemon_e2e.sh [BUILD_DIR] [RATE_MBps] [SECONDS] [MIN_SIZE] [MAX_SIZE]
 set -euo pipefail
 BUILD=${1:-build}; RATE=${2:-200}; SECS=${3:-20}; MIN=${4:-65536}; MAX=${5:-67108864}
 BIN="$BUILD/cli/msit-compact"; GEN="$BUILD/tests/tools/msit-dumpgen"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 WORK="$(mktemp -d "${TMPDIR:-/var/tmp}/msit-e2e.XXXXXX")"; trap 'rm -rf "$WORK"' EXIT
-SKIP_BASELINES=${SKIP_BASELINES:-0}; SETTLE_MS=${SETTLE_MS:-200}
+SKIP_BASELINES=${SKIP_BASELINES:-0}; SETTLE_MS=${SETTLE_MS:-200}; WATCH_FLAGS=${WATCH_FLAGS:-}
 # The baseline needs numpy: prefer a python3 that has it (pyenv shims may not).
 PY=python3; python3 -c 'import numpy' 2>/dev/null || PY=/usr/bin/python3
 
@@ -21,7 +22,8 @@ sample() {  # sample DIR OUT: du every 0.5 s until $WORK/stop-sampling exists
   done
 }
 summaries_size() { find "$1" -type f \( -name '*.summary.json' -o -name '*_min_max.np?' \) -printf '%s\n' | awk '{s+=$1} END {print s+0}'; }
-raw_left() { find "$1" -type f ! -name '*.summary.json' ! -name '*_min_max.np?' ! -name '*.txt' | wc -l; }
+raw_left() { find "$1" -type f ! -name '*.summary.json' ! -name '*_min_max.np?' ! -name '*.txt' ! -name '*.zst' | wc -l; }
+archives_size() { find "$1" -type f -name '*.zst' -printf '%s\n' | awk '{s+=$1} END {print s+0}'; }
 peak() { awk 'BEGIN{m=0} $2>m{m=$2} END{printf "%.0f\n", m/1e6}' "$1"; }
 curve() { awk '{ if (NR % 4 == 1) printf "  t=%5.1fs %8.0f MB\n", $1/1000, $2/1e6 }' "$1"; }
 
@@ -29,7 +31,7 @@ run() {  # run NAME: stream into $WORK/NAME while the chosen compactor runs
   local name=$1 d="$WORK/$1"; mkdir -p "$d"; rm -f "$WORK/stop-sampling" "$WORK/stop-conv"
   local cpid=""
   case $name in
-    daemon) "$BIN" watch --settle-ms "$SETTLE_MS" --json-status "$WORK/status.json" "$d" 2>"$WORK/daemon.log" & cpid=$! ;;
+    daemon) "$BIN" watch $WATCH_FLAGS --settle-ms "$SETTLE_MS" --json-status "$WORK/status.json" "$d" 2>"$WORK/daemon.log" & cpid=$! ;;
     python) "$PY" "$HERE/old_converter.py" "$d" "$WORK/stop-conv" & cpid=$! ;;
   esac
   sleep 0.5
@@ -46,7 +48,7 @@ run() {  # run NAME: stream into $WORK/NAME while the chosen compactor runs
   local t2; t2=$(date +%s%N)
   touch "$WORK/stop-sampling"; wait $spid
   echo "== $name: stream $(( (t1 - t0) / 1000000 )) ms, done $(( (t2 - t1) / 1000000 )) ms after the stream ended"
-  echo "  peak tree size $(peak "$WORK/$name.du") MB, final $(du -sb "$d" | awk '{printf "%.1f", $1/1e6}') MB, summaries $(summaries_size "$d") bytes, raw files left $(raw_left "$d")"
+  echo "  peak tree size $(peak "$WORK/$name.du") MB, final $(du -sb "$d" | awk '{printf "%.1f", $1/1e6}') MB, summaries $(summaries_size "$d") bytes, archives $(archives_size "$d") bytes, raw files left $(raw_left "$d")"
   curve "$WORK/$name.du"
   rm -rf "$d"
 }

@@ -36,6 +36,7 @@ int write_reports(const CompareArgs& a, const CompareResult& res) {
   std::time_t now = std::time(nullptr);
   CsvOptions co;
   co.extra_columns = !a.msit_columns;
+  co.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   for (const auto& rr : res.ranks) {
     std::vector<ReportRow> rows = a.msit_filters ? apply_msit_filters(rr.rows) : rr.rows;
     std::string name = report_file_name(res.report_prefix, rr.rank, now, a.json ? "json" : "csv");

@@ -23,7 +23,7 @@ struct SourceFile {
   std::string raw_path;  // absolute path of the raw file it stands for: report cells, sort keys
   std::string raw_name;  // base name of raw_path
   SourceKind kind = SourceKind::kRaw;
-  uint64_t size = 0;     // bytes on disk (msit keeps the larger of two files of one op)
+  uint64_t size = 0;     // bytes on disk, looked up only for duplicated GE op names (msit keeps the larger)
 };
 
 struct FxNodeFiles {

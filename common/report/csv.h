@@ -26,6 +26,7 @@ std::string float_cell(const std::optional<double>& v);
 
 struct CsvOptions {
   bool extra_columns = true;  // false: exactly msit's 24 columns
+  unsigned jobs = 1;          // threads formatting rows (CSV only; the bytes do not depend on it)
 };
 std::string report_csv(const std::vector<ReportRow>& rows, const CsvOptions& opts);
 std::string report_json(const std::vector<ReportRow>& rows, const CsvOptions& opts);

@@ -34,13 +34,19 @@ bool is_archive_path(const std::string& path) {
 }
 
 Result<std::shared_ptr<ArchiveSource>> ArchiveSource::open(const std::string& path) {
+  MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_regular_nofollow(path));
+  MSIT_ASSIGN_OR_RETURN(FileIdentity id, identity_of(fd.get(), path));
+  return open(std::make_unique<FdHolder>(std::move(fd), path, id.size), id);
+}
+
+Result<std::shared_ptr<ArchiveSource>> ArchiveSource::open(std::unique_ptr<ByteSource> bytes, const FileIdentity& id) {
   std::shared_ptr<ArchiveSource> a(new ArchiveSource());
-  a->path_ = path;
-  MSIT_ASSIGN_OR_RETURN(a->fd_, open_regular_nofollow(path));
-  MSIT_ASSIGN_OR_RETURN(a->id_, identity_of(a->fd_.get(), path));
+  a->path_ = bytes->path();
+  a->bytes_ = std::move(bytes);
+  a->id_ = id;
   MSIT_TRY(a->load_container());
   a->dctx_ = ZSTD_createDCtx();
-  if (a->dctx_ == nullptr) return make_error(path, "archive", "cannot allocate a zstd decoder");
+  if (a->dctx_ == nullptr) return make_error(a->path_, "archive", "cannot allocate a zstd decoder");
   return a;
 }
 
@@ -52,25 +58,27 @@ Status ArchiveSource::load_container() {
     return make_error(path_, "archive", "file of " + std::to_string(size) + " bytes is too small to be an archive");
   }
   std::byte fixed[kFixedHeaderBytes];
-  MSIT_TRY(pread_exact(fd_.get(), fixed, 0, path_, "archive"));
+  MSIT_TRY(bytes_->read_at(0, fixed, "archive"));
   MSIT_ASSIGN_OR_RETURN(uint32_t meta_len, decode_fixed_header(fixed, path_));
   const uint64_t data_begin = kFixedHeaderBytes + uint64_t{meta_len};
   if (data_begin > size - kTrailerBytes) return make_error(path_, "archive", "metadata runs past the end of the file");
   std::byte tb[kTrailerBytes];
-  MSIT_TRY(pread_exact(fd_.get(), tb, size - kTrailerBytes, path_, "archive"));
+  MSIT_TRY(bytes_->read_at(size - kTrailerBytes, tb, "archive"));
   MSIT_ASSIGN_OR_RETURN(trailer_, decode_trailer(tb, path_));
 
   std::string head(static_cast<size_t>(data_begin), '\0');
-  MSIT_TRY(pread_exact(fd_.get(), std::as_writable_bytes(std::span<char>(head)), 0, path_, "archive"));
+  MSIT_TRY(bytes_->read_at(0, std::as_writable_bytes(std::span<char>(head)), "archive"));
   MSIT_ASSIGN_OR_RETURN(meta_, decode_meta(std::string_view(head).substr(kFixedHeaderBytes), path_));
-  blocks_ = plan_blocks(meta_);
+  const uint64_t n_blocks = count_blocks(meta_);
   const uint64_t index_end = size - kTrailerBytes;
-  if (trailer_.block_count != blocks_.size() || trailer_.index_offset < data_begin ||
-      trailer_.index_offset > index_end || index_end - trailer_.index_offset != blocks_.size() * kIndexEntryBytes) {
+  if (trailer_.block_count != n_blocks || trailer_.index_offset < data_begin ||
+      trailer_.index_offset > index_end || (index_end - trailer_.index_offset) / kIndexEntryBytes != n_blocks ||
+      (index_end - trailer_.index_offset) % kIndexEntryBytes != 0) {
     return make_error(path_, "archive", "trailer and metadata disagree on the block index (corrupt archive)");
   }
+  blocks_ = plan_blocks(meta_);
   std::vector<std::byte> index(static_cast<size_t>(index_end - trailer_.index_offset));
-  MSIT_TRY(pread_exact(fd_.get(), index, trailer_.index_offset, path_, "archive"));
+  MSIT_TRY(bytes_->read_at(trailer_.index_offset, index, "archive"));
   XXH3_state_t* st = XXH3_createState();
   XXH3_64bits_reset(st);
   XXH3_64bits_update(st, head.data(), head.size());
@@ -80,7 +88,13 @@ Status ArchiveSource::load_container() {
   if (check != trailer_.check_xxh3) {
     return make_error(path_, "archive", "header/index checksum mismatch (corrupt archive)");
   }
-  return decode_index(index, blocks_, data_begin, trailer_.index_offset, path_);
+  MSIT_TRY(decode_index(index, blocks_, data_begin, trailer_.index_offset, path_));
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    if (blocks_[i].frame_bytes > ZSTD_compressBound(blocks_[i].raw_bytes)) {
+      return make_error(path_, "archive", "block " + std::to_string(i) + " frame is larger than zstd can produce (corrupt archive)");
+    }
+  }
+  return ok_status();
 }
 
 FileIdentity ArchiveSource::original_identity() const {
@@ -102,7 +116,7 @@ Result<const std::vector<std::byte>*> ArchiveSource::block(size_t i) {
   }
   const Block& b = blocks_[i];
   frame_.resize(b.frame_bytes);
-  MSIT_TRY(pread_exact(fd_.get(), frame_, b.frame_offset, path_, "archive"));
+  MSIT_TRY(bytes_->read_at(b.frame_offset, frame_, "archive"));
   const unsigned long long content = ZSTD_getFrameContentSize(frame_.data(), frame_.size());
   if (content != b.raw_bytes) {
     return make_error(path_, "archive", "block " + std::to_string(i) + " is not a zstd frame of " +

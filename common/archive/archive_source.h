@@ -20,6 +20,8 @@ class ArchiveSource final : public ByteSource {
  public:
   // Opens without following symlinks and validates header, meta, index and trailer.
   static Result<std::shared_ptr<ArchiveSource>> open(const std::string& path);
+  // The same over archive bytes from any source (fuzzers, tests); id.size is their size.
+  static Result<std::shared_ptr<ArchiveSource>> open(std::unique_ptr<ByteSource> bytes, const FileIdentity& id);
   ~ArchiveSource() override;
 
   Status read_at(uint64_t off, std::span<std::byte> out, const char* stage) override;
@@ -46,7 +48,7 @@ class ArchiveSource final : public ByteSource {
     std::vector<std::byte> bytes;
   };
   std::string path_;
-  UniqueFd fd_;
+  std::unique_ptr<ByteSource> bytes_;  // the archive file itself
   FileIdentity id_;
   Meta meta_;
   Trailer trailer_;

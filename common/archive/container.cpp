@@ -55,6 +55,12 @@ std::vector<Block> plan_blocks(const Meta& m) {
   return out;
 }
 
+uint64_t count_blocks(const Meta& m) {
+  uint64_t n = 0;
+  for (const Segment& s : m.segments) n += s.length / m.block_bytes + (s.length % m.block_bytes != 0);
+  return n;
+}
+
 std::string encode_fixed_header(uint32_t meta_len) {
   std::string out(kMagic);
   put_le(out, kVersion, 4);

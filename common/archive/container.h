@@ -65,6 +65,9 @@ struct Trailer {
 // Blocks never straddle segments, so each block has one element size and whole elements
 // (block_bytes is a multiple of 8). raw_offset/raw_bytes/elem are filled in.
 std::vector<Block> plan_blocks(const Meta& m);
+// The number of blocks plan_blocks would return, without allocating them (hostile metadata
+// may claim petabytes).
+uint64_t count_blocks(const Meta& m);
 
 std::string encode_fixed_header(uint32_t meta_len);
 std::string encode_meta(const Meta& m);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include "common/report/csv.h"
@@ -34,6 +35,21 @@ double badness(const ReportRow& r) {
   return r.stat_rel[0] ? std::min(0.99, *r.stat_rel[0] / 100.0) : -1.0;
 }
 
+// Same token and rank and bit-identical metrics: the same tensor pair reached twice.
+bool same_data(const ReportRow& a, const ReportRow& b) {
+  if (a.token_id != b.token_id || a.rank != b.rank || a.compare_mode != b.compare_mode) return false;
+  bool any = false;
+  auto eq = [&](const std::optional<double>& x, const std::optional<double>& y) {
+    any = any || x.has_value();
+    if (x.has_value() != y.has_value()) return false;
+    return !x || std::memcmp(&*x, &*y, sizeof(double)) == 0;
+  };
+  bool equal = eq(a.cosine, b.cosine) && eq(a.max_abs, b.max_abs) && eq(a.max_rel, b.max_rel) &&
+               eq(a.mean_abs, b.mean_abs) && eq(a.mean_rel, b.mean_rel) && eq(a.kl, b.kl) && eq(a.red, b.red);
+  for (size_t k = 0; k < a.stat_abs.size(); ++k) equal = equal && eq(a.stat_abs[k], b.stat_abs[k]);
+  return equal && any;  // rows without any number are never folded
+}
+
 }  // namespace
 
 const ReportRow* first_divergence(const std::vector<ReportRow>& rows) {
@@ -53,8 +69,15 @@ std::vector<const ReportRow*> worst_rows(const std::vector<ReportRow>& rows, siz
     if (ba != bb) return ba > bb;
     return a->red.value_or(0.0) > b->red.value_or(0.0);
   });
-  if (v.size() > n) v.resize(n);
-  return v;
+  // One op's output and the next op's input are usually the same tensor on both sides: their
+  // rows carry identical metrics and would fill the list twice. Equal keys keep report order
+  // (stable sort), so the row kept is the first of them in execution order.
+  std::vector<const ReportRow*> out;
+  for (size_t i = 0; i < v.size() && out.size() < n; ++i) {
+    bool seen = std::any_of(out.begin(), out.end(), [&](const ReportRow* o) { return same_data(*o, *v[i]); });
+    if (!seen) out.push_back(v[i]);
+  }
+  return out;
 }
 
 std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<int64_t> rank) {

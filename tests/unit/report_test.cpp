@@ -1,6 +1,9 @@
 // Report cells as pandas writes them, the exact msit header, filters and formula guard.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
 #include "common/report/csv.h"
 #include "common/report/terminal_summary.h"
 
@@ -133,4 +136,52 @@ TEST(Report, TerminalSummaryPointsAtFirstFailure) {
   EXPECT_EQ(msit::first_divergence(rows), &rows[1]);
   EXPECT_EQ(msit::worst_rows(rows, 10).front()->cosine, 0.5);
   EXPECT_NE(msit::terminal_summary(rows, 0).find("Mul.Mul_3"), std::string::npos);
+}
+
+// An op's output and the next op's input are one tensor pair reached twice (identical metrics):
+// the worst list shows it once, as the producer's row, and still lists ten distinct tensors.
+TEST(Report, WorstListShowsEachTensorPairOnce) {
+  std::vector<msit::ReportRow> rows;
+  for (int k = 0; k < 12; ++k) {
+    msit::ReportRow out = known_row();
+    out.verdict = "fail";
+    out.cosine = 0.5 + 0.01 * k;
+    out.max_abs = 1.0 + k;
+    out.red = 0.3;
+    out.my_data_path = "/d/ge/Op.Op_" + std::to_string(k) + ".1.1.1,outputs,0";
+    msit::ReportRow in = out;  // the consumer's input: same data, same metrics
+    in.my_data_path = "/d/ge/Op.Op_" + std::to_string(k + 1) + ".1.1.1,inputs,0";
+    rows.push_back(out);
+    rows.push_back(in);
+  }
+  msit::ReportRow other_token = rows[0];
+  other_token.token_id = rows[0].token_id + 1;  // same numbers, another step: a different tensor
+  rows.push_back(other_token);
+  auto worst = msit::worst_rows(rows, 10);
+  ASSERT_EQ(worst.size(), 10u);
+  std::set<std::string> seen;
+  for (const auto* r : worst) {
+    EXPECT_NE(r->my_data_path.find(",outputs,0"), std::string::npos) << r->my_data_path;
+    EXPECT_TRUE(seen.insert(r->my_data_path + "@" + std::to_string(r->token_id)).second) << r->my_data_path;
+  }
+  EXPECT_EQ(worst[0], &rows[0]);
+  EXPECT_EQ(worst[1], &rows.back());  // equal metrics but another token: kept
+  std::string text = msit::terminal_summary(rows, std::nullopt);
+  size_t first = text.find("worst 10:");
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_EQ(text.find("Op.Op_1.1.1.1,inputs,0", first), std::string::npos) << text;
+}
+
+TEST(Report, CsvBytesDoNotDependOnJobs) {
+  std::vector<msit::ReportRow> rows;
+  for (int k = 0; k < 9001; ++k) {
+    rows.push_back(known_row());
+    rows.back().data_id = static_cast<uint64_t>(k);
+    rows.back().cosine = 1.0 / (k + 1);
+  }
+  msit::CsvOptions one, many;
+  many.jobs = 3;
+  std::string a = msit::report_csv(rows, one);
+  EXPECT_EQ(a, msit::report_csv(rows, many));
+  EXPECT_EQ(std::count(a.begin(), a.end(), '\n'), 9002);
 }

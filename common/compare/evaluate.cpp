@@ -221,7 +221,7 @@ std::vector<float> as_floats(const std::vector<double>& v) {
   return f;
 }
 
-void eval_summaries(const TensorSummary& g, const TensorSummary& m, ReportRow& r) {
+void eval_summaries_inner(const TensorSummary& g, const TensorSummary& m, ReportRow& r) {
   SideStats gst = side_from_tensor_stats(g.stats), mst = side_from_tensor_stats(m.stats);
   put_side_cells(r, true, summary_dtype_cell(g), shape_cell(g.original_shape), gst);
   put_side_cells(r, false, summary_dtype_cell(m), shape_cell(m.original_shape), mst);
@@ -277,6 +277,40 @@ void eval_summaries(const TensorSummary& g, const TensorSummary& m, ReportRow& r
   r.cosine = e.cosine;
   r.red = e.red;
   r.verdict = verdict_name(verdict_estimated(e.cosine, std::max(lb, e.rms_error.value_or(0.0))));
+}
+
+uint64_t numel(const std::vector<uint64_t>& dims) {
+  uint64_t n = 1;
+  for (uint64_t d : dims) n *= d;
+  return n;
+}
+
+// formats.md 2.5 / issue 5: a layout without a verified formula is summarised over its stored
+// elements. Say so in cmp_fail_reason, and drop the statistics errors that padding makes wrong.
+void padding_caveats(const TensorSummary& g, const TensorSummary& m, ReportRow& r) {
+  if (!g.padding_included && !m.padding_included) return;
+  bool both_stored_alike = g.padding_included && m.padding_included && g.format == m.format && g.shape == m.shape;
+  bool stats_wrong = false;
+  for (const auto* t : {&g, &m}) {
+    if (!t->padding_included) continue;
+    const char* who = t == &g ? "golden_data" : "my_data";
+    // Stored count == logical count: nothing is padding, only the element order is unknown.
+    bool padded = t->count != numel(t->original_shape);
+    add_caveat(r, std::string(who) + ": " + t->format + " " + shape_cell(t->shape) +
+                      " has no verified conversion to original_shape " + shape_cell(t->original_shape) +
+                      (padded ? "; its statistics include the padding." : "; element order unknown, no padding."));
+    stats_wrong = stats_wrong || (padded && !both_stored_alike);
+  }
+  if (!stats_wrong) return;
+  r.stat_abs.fill(std::nullopt);
+  r.stat_rel.fill(std::nullopt);
+  // Only NaN/inf on my side alone is still a divergence; a verdict from padded statistics is not.
+  if (r.cmp_fail_reason != "my_data includes NAN or inf.") r.verdict = "skip";
+}
+
+void eval_summaries(const TensorSummary& g, const TensorSummary& m, ReportRow& r) {
+  eval_summaries_inner(g, m, r);
+  padding_caveats(g, m, r);
 }
 
 // Side values of a _min_max-style side: [min, max] pairs, from whatever the side is.
@@ -360,7 +394,14 @@ ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& 
   }
   if (can_stream(g, m)) {
     eval_exact(g, m, r, o);
-    if (!g.plan->logical_order_known) r.note = "device layout compared in stored order (padding included)";
+    if (!g.plan->logical_order_known) {
+      // Both sides have the same stored layout: element-wise metrics over the stored blocks are
+      // still meaningful (padding sits at the same places), but they are not msit's numbers.
+      r.note = "device layout compared in stored order (padding included)";
+      add_caveat(r, "layout: " + ge_format_name(g.desc->ge_format) + " " + shape_cell(g.desc->shape) +
+                        " has no verified conversion to original_shape " + shape_cell(g.desc->original_shape) +
+                        "; compared element by element in stored order, padding included.");
+    }
     return r;
   }
   // Summaries: use the other side's sketch setting when it has one, so the sketches are comparable.

@@ -51,7 +51,7 @@ std::vector<std::string> row_cells(const ReportRow& r, bool extra) {
   for (const auto* m : {&r.cosine, &r.max_rel, &r.mean_rel, &r.max_abs, &r.mean_abs, &r.kl, &r.red}) {
     c.push_back(float_cell(*m));
   }
-  c.push_back(guard_text_cell(r.cmp_fail_reason));
+  c.push_back(guard_text_cell(fail_reason_cell(r)));
   if (!extra) return c;
   c.push_back(r.compare_mode);
   for (size_t i = 0; i < 4; ++i) {

@@ -21,6 +21,17 @@ const std::vector<std::string_view>& extra_columns() {
   return k;
 }
 
+std::string fail_reason_cell(const ReportRow& r) {
+  if (r.caveat.empty()) return r.cmp_fail_reason;
+  if (r.cmp_fail_reason.empty()) return r.caveat;
+  return r.cmp_fail_reason + " " + r.caveat;
+}
+
+void add_caveat(ReportRow& r, const std::string& text) {
+  if (!r.caveat.empty()) r.caveat.push_back(' ');
+  r.caveat += text;
+}
+
 namespace {
 constexpr std::string_view kShapeReason = "data shape doesn't match.";
 bool int8_xor(const ReportRow& r) {

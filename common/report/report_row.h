@@ -19,8 +19,11 @@ struct ReportRow {
   std::string my_data_path, my_op_type, my_dtype, my_shape;
   std::optional<double> my_max, my_min, my_mean;
   std::optional<double> cosine, max_rel, mean_rel, max_abs, mean_abs, kl, red;
-  std::string cmp_fail_reason;
-  // Ours, appended after msit's.
+  std::string cmp_fail_reason;  // msit's reasons (formats.md 6.5), what msit's filters look at
+  // Ours, written after msit's reasons in the same cmp_fail_reason cell: results that are not
+  // what they seem (device layouts compared or summarised with their padding).
+  std::string caveat;
+  // Ours, appended after msit's columns.
   std::string compare_mode;                        // exact | sketch | stats | hash | (empty: none)
   std::array<std::optional<double>, 4> stat_abs;   // max, min, mean, l2norm
   std::array<std::optional<double>, 4> stat_rel;
@@ -32,6 +35,10 @@ struct ReportRow {
   size_t group = 0;
   int64_t rank = -1;
 };
+
+// The cmp_fail_reason cell: msit's reasons, then our caveat.
+std::string fail_reason_cell(const ReportRow& r);
+void add_caveat(ReportRow& r, const std::string& text);
 
 // msit's header (formats.md 6.2) and the extra columns, in order.
 const std::vector<std::string_view>& msit_columns();

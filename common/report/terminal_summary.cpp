@@ -24,7 +24,7 @@ std::string describe(const ReportRow& r) {
   s += metric("cosine", r.cosine) + metric("max_abs_err", r.max_abs) + metric("max_rel_err", r.max_rel) +
        metric("rel_euclid", r.red) + metric("kl", r.kl);
   if (!r.stat_abs[0] || r.compare_mode == "stats") s += metric("max_stat_abs_err", r.stat_abs[0]) + metric("min_stat_abs_err", r.stat_abs[1]);
-  if (!r.cmp_fail_reason.empty()) s += "  reason: " + r.cmp_fail_reason;
+  if (std::string why = fail_reason_cell(r); !why.empty()) s += "  reason: " + why;
   return s;
 }
 

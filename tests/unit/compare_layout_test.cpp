@@ -9,7 +9,9 @@
 
 #include "common/compare/compare.h"
 #include "common/compare/evaluate.h"
+#include "common/compare/file_cache.h"
 #include "common/compare/metrics.h"
+#include "common/report/report_row.h"
 #include "common/summary/compact.h"
 #include "tests/unit/compare_fixtures.h"
 
@@ -319,6 +321,90 @@ TEST(CompareLayout, SummariesOfDeviceFormatsEqualLogicalSummaries) {
       EXPECT_EQ(*a.values, *b.values) << what;
     }
   }
+}
+
+// ---- Layouts without a verified formula (formats.md 2.5): a caveat in cmp_fail_reason --------
+
+constexpr int kFractalZ3d = 33;  // no verified index map: read in stored order, padding kept
+
+struct OnePair {
+  msit::SourceFile golden_file, my_file;
+  msit::PairSpec spec;
+};
+
+msit::SourceFile source(const fs::path& p) {
+  msit::SourceFile f;
+  f.path = f.raw_path = p.string();
+  f.raw_name = p.filename().string();
+  f.kind = msit::SourceKind::kRaw;
+  return f;
+}
+
+// golden, my: files already written. A GE golden is read as its output 0, an npy as the whole file.
+msit::ReportRow evaluate(const fs::path& golden, const fs::path& my) {
+  OnePair p;
+  p.golden_file = source(golden);
+  p.my_file = source(my);
+  bool fx = golden.extension() == ".npy";
+  p.spec.golden = {fx ? msit::SlotKind::kFxFile : msit::SlotKind::kTensor, &p.golden_file, msit::Role::kOutput, 0};
+  p.spec.my = {msit::SlotKind::kTensor, &p.my_file, msit::Role::kOutput, 0};
+  msit::FileCache cache;
+  return msit::evaluate_pair(p.spec, cache, msit::EvalOptions{});
+}
+
+// An unconvertible GE layout against the FX logical tensor: element counts differ (msit's own
+// reason), the caveat says why, padded statistics errors are withheld and nothing passes.
+TEST(CompareLayout, UnverifiedLayoutVsFxGetsACaveatAndNoVerdict) {
+  TempDir d;
+  Dims orig = {5, 3, 1, 2, 2};               // logical N, C, D, H, W
+  Dims dev = {1 * 1 * 2 * 2, 1, 16, 16};     // (C1*D*H*W, N1, N0, C0): padded to 1024 elements
+  auto logical = random_values(numel(orig), 3);
+  std::vector<float> stored(numel(dev), 0.0f);
+  for (size_t i = 0; i < logical.size(); ++i) stored[i * 7 % stored.size()] = logical[i] + 50.0f;
+  fs::path ge = d.path / "Conv3D.conv_0.1.1.1700000000000000";
+  fs::path fx = d.path / "conv_0-aten.convolution.default.OUTPUT.0.20250101000000000000.npy";
+  write_file(ge, ge_device_file("conv_0", kFractalZ3d, dev, orig, stored));
+  write_file(fx, npy_bytes({logical, orig}));
+  msit::ReportRow r = evaluate(fx, ge);
+  EXPECT_EQ(r.cmp_fail_reason, "data shape doesn't match.");  // what msit says, and filters on
+  EXPECT_NE(r.caveat.find("my_data: FRACTAL_Z_3D [4, 1, 16, 16] has no verified conversion to original_shape "
+                          "[5, 3, 1, 2, 2]; its statistics include the padding."),
+            std::string::npos) << r.caveat;
+  EXPECT_EQ(msit::fail_reason_cell(r), r.cmp_fail_reason + " " + r.caveat);
+  for (size_t k = 0; k < 4; ++k) {
+    EXPECT_FALSE(r.stat_abs[k].has_value()) << k;  // max +50 vs logical: would read as a huge error
+    EXPECT_FALSE(r.stat_rel[k].has_value()) << k;
+  }
+  EXPECT_EQ(r.verdict, "skip");
+  EXPECT_FALSE(r.cosine.has_value());
+  EXPECT_TRUE(msit::apply_msit_filters({r}).empty());  // msit drops shape-only rows; so do its filters
+}
+
+// The same unverified layout on both sides: compared element by element in stored order; the
+// metrics are kept (padding sits at the same places) and the caveat says what they cover.
+TEST(CompareLayout, UnverifiedLayoutOnBothSidesKeepsStoredOrderMetrics) {
+  TempDir d;
+  Dims orig = {5, 3, 1, 2, 2};
+  Dims dev = {4, 1, 16, 16};
+  auto a = random_values(numel(dev), 4);
+  auto b = a;
+  for (size_t i = 0; i < b.size(); i += 3) b[i] *= 1.5f;
+  fs::path g = d.path / "g" / "Conv3D.conv_0.1.1.1700000000000000";
+  fs::path m = d.path / "m" / "Conv3D.conv_0.1.1.1700000000000000";
+  write_file(g, ge_device_file("conv_0", kFractalZ3d, dev, orig, a));
+  write_file(m, ge_device_file("conv_0", kFractalZ3d, dev, orig, b));
+  msit::ReportRow r = evaluate(g, m);
+  EXPECT_EQ(r.compare_mode, "exact");
+  EXPECT_EQ(r.cmp_fail_reason, "");
+  EXPECT_NE(r.caveat.find("layout: FRACTAL_Z_3D [4, 1, 16, 16] has no verified conversion to original_shape "
+                          "[5, 3, 1, 2, 2]; compared element by element in stored order, padding included."),
+            std::string::npos) << r.caveat;
+  EXPECT_EQ(msit::fail_reason_cell(r), r.caveat);
+  msit::MetricValues want = direct(a, b, msit::EvalOptions{}.chunk_elements);
+  EXPECT_EQ(r.cosine, want.cosine);
+  EXPECT_EQ(r.max_abs, want.max_abs);
+  EXPECT_EQ(r.red, want.red);
+  EXPECT_EQ(r.verdict, "fail");  // 1.5x on a third of the elements
 }
 
 }  // namespace

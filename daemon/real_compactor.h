@@ -1,6 +1,6 @@
 // The production compactor and candidate policy: compaction engine calls for a batch
-// (prepare each summary durably under a temp name, publish the batch with one fsync per
-// directory), and dump-name classification.
+// (prepare each summary under a temp name, publish the batch: temps fsynced together, one
+// fsync per directory), and dump-name classification.
 #pragma once
 
 #include <memory>

@@ -3,6 +3,7 @@
 // then re-check that the raw file is exactly what was read, then unlink.
 #include "common/summary/compact.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -107,6 +108,36 @@ Status prepare_archive(const OpenedRaw& raw, const std::string& path, const Comp
   return same;
 }
 
+// The temp is fsynced in publish_summaries(), not here: started now (sync_file_range) and
+// waited for there, a batch's temps share one journal commit instead of one each.
+Result<std::string> write_temp_unsynced(const std::string& final_path, std::string_view bytes) {
+  MSIT_ASSIGN_OR_RETURN(TempFile t, TempFile::create(final_path));
+  MSIT_TRY(t.write(std::as_bytes(std::span<const char>(bytes.data(), bytes.size()))));
+  ::sync_file_range(t.fd(), 0, 0, SYNC_FILE_RANGE_WRITE);
+  return t.release();  // closed by t's destructor, kept on disk
+}
+
+Status fsync_temp(const std::string& temp_path, const std::string& final_path) {
+  UniqueFd fd(::open(temp_path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd.valid()) return make_sys_error(final_path, "fsync", "cannot reopen temp file " + temp_path, errno);
+  if (::fsync(fd.get()) != 0) return make_sys_error(final_path, "fsync", "fsync of temp file " + temp_path + " failed", errno);
+  return ok_status();
+}
+
+// Every temp of the batch durable before any rename: the first fsync commits the journal
+// transaction that holds them all, the others then find nothing left to write.
+void fsync_temps(std::vector<PreparedSummary>& batch, std::vector<std::optional<Error>>& failure) {
+  for (size_t i = 0; i < batch.size(); ++i) {
+    PreparedSummary& p = batch[i];
+    if (p.dry_run || p.temp_path.empty()) continue;
+    auto st = fsync_temp(p.temp_path, p.summary_path);
+    if (st.ok()) continue;
+    ::unlink(p.temp_path.c_str());
+    if (!p.archive_temp_path.empty()) ::unlink(p.archive_temp_path.c_str());
+    failure[i] = st.take_error();
+  }
+}
+
 Status rename_archive(const PreparedSummary& p) {
   if (p.archive_temp_path.empty()) return ok_status();
   return rename_into_place(p.archive_temp_path, p.archive_path);
@@ -147,16 +178,17 @@ Result<PreparedSummary> prepare_summary(const std::string& path, const CompactOp
   if (opts.format == SummaryFormat::kRich && existing_summary_matches(p.summary_path, summary)) {
     return p;  // verified: the summary in place already describes these bytes
   }
-  MSIT_ASSIGN_OR_RETURN(p.temp_path, write_temp_synced(p.summary_path, bytes));
+  MSIT_ASSIGN_OR_RETURN(p.temp_path, write_temp_unsynced(p.summary_path, bytes));
   return p;
 }
 
 std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummary> batch) {
   std::vector<std::optional<Error>> failure(batch.size());
   std::set<std::string> dirs;
+  fsync_temps(batch, failure);
   for (size_t i = 0; i < batch.size(); ++i) {
     const PreparedSummary& p = batch[i];
-    if (p.dry_run) continue;
+    if (p.dry_run || failure[i]) continue;
     auto st = p.temp_path.empty() ? ok_status() : rename_into_place(p.temp_path, p.summary_path);
     if (st.ok()) st = rename_archive(p);
     if (!st.ok()) {

@@ -52,8 +52,9 @@ std::string summary_path_for(const std::string& raw_path, SummaryFormat format);
 // fsync, rename, fsync dir, re-check identity, unlink. Any failure leaves the raw file.
 Result<CompactOutcome> compact_file(const std::string& path, const CompactOptions& opts);
 
-// Batched form for high file rates: prepare each (summary durable under a temp name), then
-// publish all at once with one fsync per directory before any raw file is removed.
+// Batched form for high file rates: prepare each (summary written under a temp name, its
+// writeback started), then publish all at once: fsync every temp, rename, one fsync per
+// directory, and only then remove raw files.
 struct PreparedSummary {
   std::string raw_path;
   std::string summary_path;

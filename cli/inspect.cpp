@@ -85,7 +85,7 @@ void print_layout(const RawDumpFile& raw) {
 void print_archive(const archive::ArchiveSource& a) {
   const auto& m = a.meta();
   const uint64_t stored = a.archive_identity().size;
-  std::printf("  archive: %s holding %s (%s), zstd level %d, byte-shuffled, %zu segments, %s blocks; %.2fx smaller\n",
+  std::printf("  archive: %s holding %s (%s), zstd level %d, byte-shuffled, %zu segments, %s blocks, ratio %.2f\n",
               human_bytes(stored).c_str(), m.original_name.c_str(), human_bytes(m.original_size).c_str(), m.level,
               m.segments.size(), human_bytes(m.block_bytes).c_str(),
               stored ? double(m.original_size) / double(stored) : 0.0);

@@ -1,7 +1,9 @@
 // Encoding and bounds-checked decoding of the archive container's header, meta, index, trailer.
 #include "common/archive/container.h"
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 namespace msit::archive {
@@ -127,24 +129,40 @@ Result<uint32_t> decode_fixed_header(std::span<const std::byte> b, const std::st
 Result<Meta> decode_meta(std::string_view text, const std::string& path) {
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return make_error(path, "archive", "metadata is not a JSON object");
+  // Typed access: a float where an integer belongs is corrupt metadata, not a value to convert.
+  auto u64 = [](const nlohmann::json& v) -> std::optional<uint64_t> {
+    if (!v.is_number_unsigned()) return std::nullopt;
+    return v.get<uint64_t>();
+  };
   Meta m;
   try {
-    if (j.at("codec").get<std::string>() != "zstd" || j.at("shuffle").get<std::string>() != "byte") {
+    if (!j.at("codec").is_string() || j.at("codec").get<std::string>() != "zstd" ||
+        !j.at("shuffle").is_string() || j.at("shuffle").get<std::string>() != "byte") {
       return make_error(path, "archive", "unknown codec or shuffle in metadata");
     }
-    m.original_name = j.at("original_name").get<std::string>();
-    m.original_size = j.at("original_size").get<uint64_t>();
-    m.original_mtime_ns = j.at("original_mtime_ns").get<int64_t>();
-    m.original_mode = j.at("original_mode").get<uint32_t>();
-    m.level = j.at("level").get<int>();
-    const uint64_t bb = j.at("block_bytes").get<uint64_t>();
-    if (bb < kMinBlockBytes || bb > kMaxBlockBytes || bb % 8 != 0) {
-      return make_error(path, "archive", "block size " + std::to_string(bb) + " is out of range");
+    const auto size = u64(j.at("original_size"));
+    const auto mode = u64(j.at("original_mode"));
+    const auto bb = u64(j.at("block_bytes"));
+    const auto& mtime = j.at("original_mtime_ns");
+    const auto& level = j.at("level");
+    if (!size || !mode || *mode > 07777 || !bb || !mtime.is_number_integer() || !level.is_number_integer() ||
+        !j.at("original_name").is_string() || !j.at("segments").is_array()) {
+      return make_error(path, "archive", "metadata fields missing or of the wrong type");
     }
-    m.block_bytes = static_cast<uint32_t>(bb);
+    if (*bb < kMinBlockBytes || *bb > kMaxBlockBytes || *bb % 8 != 0) {
+      return make_error(path, "archive", "block size " + std::to_string(*bb) + " is out of range");
+    }
+    m.original_name = j.at("original_name").get<std::string>();
+    m.original_size = *size;
+    m.original_mtime_ns = mtime.get<int64_t>();
+    m.original_mode = static_cast<uint32_t>(*mode);
+    m.level = static_cast<int>(std::clamp<int64_t>(level.get<int64_t>(), -1000, 1000));
+    m.block_bytes = static_cast<uint32_t>(*bb);
     for (const auto& s : j.at("segments")) {
       if (!s.is_array() || s.size() != 3) return make_error(path, "archive", "malformed segment in metadata");
-      m.segments.push_back({s[0].get<uint64_t>(), s[1].get<uint64_t>(), s[2].get<uint32_t>()});
+      const auto off = u64(s[0]), len = u64(s[1]), elem = u64(s[2]);
+      if (!off || !len || !elem || !valid_elem(*elem)) return make_error(path, "archive", "malformed segment in metadata");
+      m.segments.push_back({*off, *len, static_cast<uint32_t>(*elem)});
     }
   } catch (const nlohmann::json::exception& e) {
     return make_error(path, "archive", std::string("malformed metadata: ") + e.what());

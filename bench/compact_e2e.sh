@@ -31,15 +31,26 @@ PY
 files=("$work"/many/*.npy)
 bytes=$(cat "${files[@]}" | wc -c)
 cat "${files[@]}" > /dev/null  # warm the page cache
-t0=$(date +%s.%N); cat "${files[@]}" > /dev/null; t1=$(date +%s.%N)
-cat_s=$(echo "$t1 - $t0" | bc -l)
-rm -f "$work"/many/*.summary.json
-t0=$(date +%s.%N); "$bin" compact --jobs 1 --keep-raw "$work/many" > /dev/null; t1=$(date +%s.%N)
-compact_s=$(echo "$t1 - $t0" | bc -l)
-printf 'files: %d, %.1f MB\n' "${#files[@]}" "$(echo "$bytes / 1000000" | bc -l)"
-printf 'cat > /dev/null:        %.3f s  %.0f MB/s\n' "$cat_s" "$(echo "$bytes / $cat_s / 1000000" | bc -l)"
-printf 'compact --jobs 1:       %.3f s  %.0f MB/s\n' "$compact_s" "$(echo "$bytes / $compact_s / 1000000" | bc -l)"
-printf 'ratio compact/cat:      %.2f\n' "$(echo "$cat_s / $compact_s" | bc -l)"
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# Interleaved pairs (the cores are shared: one run of each is mostly noise); medians reported.
+: > "$work/runs.txt"
+for _ in $(seq "${RUNS:-9}"); do
+  rm -f "$work"/many/*.summary.json
+  t0=$(now_ms); "$bin" compact --jobs 1 --keep-raw "$work/many" > /dev/null; t1=$(now_ms)
+  cat "${files[@]}" > /dev/null; t2=$(now_ms)
+  echo "$((t1 - t0)) $((t2 - t1))" >> "$work/runs.txt"
+done
+"${PYTHON:-/usr/bin/python3}" - "$work/runs.txt" "$bytes" "${#files[@]}" <<'PY'
+import statistics as st, sys
+runs = [tuple(map(int, l.split())) for l in open(sys.argv[1])]
+mb, n = int(sys.argv[2]) / 1e6, int(sys.argv[3])
+comp = st.median(r[0] for r in runs); cat = st.median(r[1] for r in runs)
+ratios = sorted(r[1] / r[0] for r in runs)
+print(f"files: {n}, {mb:.1f} MB, {len(runs)} interleaved runs (medians)")
+print(f"cat > /dev/null:        {cat / 1e3:.3f} s  {mb / cat * 1e3:.0f} MB/s")
+print(f"compact --jobs 1:       {comp / 1e3:.3f} s  {mb / comp * 1e3:.0f} MB/s")
+print(f"ratio compact/cat:      median {st.median(ratios):.2f}, best {ratios[-1]:.2f}, worst {ratios[0]:.2f}")
+PY
 
 rm -f "$work"/big/*.summary.json
 /usr/bin/time -f '%M' -o "$work/rss.txt" "$bin" compact --jobs 1 --keep-raw "$work/big" > /dev/null

@@ -24,6 +24,7 @@ sample() {  # sample DIR OUT: du every 0.5 s until $WORK/stop-sampling exists
 summaries_size() { find "$1" -type f \( -name '*.summary.json' -o -name '*_min_max.np?' \) -printf '%s\n' | awk '{s+=$1} END {print s+0}'; }
 raw_left() { find "$1" -type f ! -name '*.summary.json' ! -name '*_min_max.np?' ! -name '*.txt' ! -name '*.zst' | wc -l; }
 archives_size() { find "$1" -type f -name '*.zst' -printf '%s\n' | awk '{s+=$1} END {print s+0}'; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # utime + stime, clock ticks
 peak() { awk 'BEGIN{m=0} $2>m{m=$2} END{printf "%.0f\n", m/1e6}' "$1"; }
 curve() { awk '{ if (NR % 4 == 1) printf "  t=%5.1fs %8.0f MB\n", $1/1000, $2/1e6 }' "$1"; }
 
@@ -37,8 +38,13 @@ run() {  # run NAME: stream into $WORK/NAME while the chosen compactor runs
   sleep 0.5
   sample "$d" "$WORK/$name.du" & local spid=$!
   local t0; t0=$(date +%s%N)
-  "$GEN" stream --out "$d" --rate "$RATE" --seconds "$SECS" --min-size "$MIN" --max-size "$MAX" --seed 7 >/dev/null
+  local c0=0; [ -z "$cpid" ] || c0=$(cpu_ticks "$cpid")
+  # The generator's own line says whether it held the rate; its CPU time (pool generation
+  # excluded: it happens before the first file) is what it took from the daemon's cores.
+  /usr/bin/time -f '%U %S' -o "$WORK/gen.time" \
+    "$GEN" stream --out "$d" --rate "$RATE" --seconds "$SECS" --min-size "$MIN" --max-size "$MAX" --seed 7 > "$WORK/gen.out"
   local t1; t1=$(date +%s%N)
+  [ -z "$cpid" ] || echo "$(( $(cpu_ticks "$cpid") - c0 ))" > "$WORK/$name.cpu"
   case $name in
     daemon) for _ in $(seq 600); do [ "$(raw_left "$d")" != 0 ] || break; sleep 0.2; done
             grep VmHWM /proc/$cpid/status | awk '{print $2}' > "$WORK/rss"
@@ -47,7 +53,9 @@ run() {  # run NAME: stream into $WORK/NAME while the chosen compactor runs
   esac
   local t2; t2=$(date +%s%N)
   touch "$WORK/stop-sampling"; wait $spid
-  echo "== $name: stream $(( (t1 - t0) / 1000000 )) ms, done $(( (t2 - t1) / 1000000 )) ms after the stream ended"
+  echo "== $name: stream $(( (t1 - t0) / 1000000 )) ms (incl. pool set-up), done $(( (t2 - t1) / 1000000 )) ms after the stream ended"
+  echo "  generator: $(cat "$WORK/gen.out"); process CPU incl. pool set-up: $(awk '{printf "%.1f s user, %.1f s sys", $1, $2}' "$WORK/gen.time")"
+  [ ! -e "$WORK/$name.cpu" ] || echo "  $name CPU during the stream: $(awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f s", $1 / hz}' "$WORK/$name.cpu")"
   echo "  peak tree size $(peak "$WORK/$name.du") MB, final $(du -sb "$d" | awk '{printf "%.1f", $1/1e6}') MB, summaries $(summaries_size "$d") bytes, archives $(archives_size "$d") bytes, raw files left $(raw_left "$d")"
   curve "$WORK/$name.du"
   rm -rf "$d"

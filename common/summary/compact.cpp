@@ -110,11 +110,24 @@ Status prepare_archive(const OpenedRaw& raw, const std::string& path, const Comp
 
 // The temp is fsynced in publish_summaries(), not here: started now (sync_file_range) and
 // waited for there, a batch's temps share one journal commit instead of one each.
+// The last close() is checked: on NFS a write error may be reported there and only there.
 Result<std::string> write_temp_unsynced(const std::string& final_path, std::string_view bytes) {
-  MSIT_ASSIGN_OR_RETURN(TempFile t, TempFile::create(final_path));
-  MSIT_TRY(t.write(std::as_bytes(std::span<const char>(bytes.data(), bytes.size()))));
-  ::sync_file_range(t.fd(), 0, 0, SYNC_FILE_RANGE_WRITE);
-  return t.release();  // closed by t's destructor, kept on disk
+  int last = -1;
+  std::string temp;
+  {
+    MSIT_ASSIGN_OR_RETURN(TempFile t, TempFile::create(final_path));
+    MSIT_TRY(t.write(std::as_bytes(std::span<const char>(bytes.data(), bytes.size()))));
+    ::sync_file_range(t.fd(), 0, 0, SYNC_FILE_RANGE_WRITE);
+    last = ::dup(t.fd());
+    if (last < 0) return make_sys_error(final_path, "write", "dup of temp file " + t.path() + " failed", errno);
+    temp = t.release();
+  }  // t closed its descriptor (and kept the file): `last` is the only one left
+  if (::close(last) != 0) {
+    const int err = errno;
+    ::unlink(temp.c_str());
+    return make_sys_error(final_path, "write", "close of temp file " + temp + " failed", err);
+  }
+  return temp;
 }
 
 Status fsync_temp(const std::string& temp_path, const std::string& final_path) {

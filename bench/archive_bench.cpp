@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_data.h"
 #include "common/archive/shuffle.h"
 
 namespace msit {
@@ -24,15 +25,7 @@ enum Data : int { kF16, kBF16, kF32, kBF16AsF32 };
 const char* const kDataName[] = {"fp16", "bf16", "fp32", "bf16_as_fp32"};
 size_t elem_of(Data d) { return d == kF16 || d == kBF16 ? 2 : 4; }
 
-uint16_t to_half(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  const uint32_t sign = (b >> 16) & 0x8000u;
-  const int exp = static_cast<int>((b >> 23) & 0xff) - 127 + 15;
-  if (exp <= 0) return static_cast<uint16_t>(sign);
-  if (exp >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
-  return static_cast<uint16_t>(sign | (exp << 10) | ((b >> 13) & 0x3ffu));
-}
+using bench::to_half;
 
 // Activations: per-channel scales (hidden size 4096) times N(0, 1), a few large outliers,
 // as LLM hidden states look; bf16_as_fp32 is what FX dumps store for bf16 models.

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "bench/bench_data.h"
 #include "common/stats/stats_internal.h"
 #include "common/stats/tensor_stats.h"
 
@@ -19,15 +20,7 @@ namespace {
 constexpr size_t kBufferBytes = size_t{64} << 20;
 constexpr size_t kBatchBytes = size_t{1} << 20;  // what a dump reader hands over per read
 
-uint16_t to_half(float f) {  // round-to-nearest-even is irrelevant here; truncation is fine
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  const uint32_t sign = (b >> 16) & 0x8000u;
-  const int exp = static_cast<int>((b >> 23) & 0xff) - 127 + 15;
-  if (exp <= 0) return static_cast<uint16_t>(sign);
-  if (exp >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
-  return static_cast<uint16_t>(sign | (exp << 10) | ((b >> 13) & 0x3ffu));
-}
+using bench::to_half;
 
 const std::vector<std::byte>& buffer(DType t) {
   static std::map<DType, std::vector<std::byte>> cache;

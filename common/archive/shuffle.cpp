@@ -82,7 +82,10 @@ HWY_EXPORT(Unshuffle4);
 HWY_EXPORT(TargetName);
 }  // namespace detail
 
-void shuffle_bytes(const std::byte* in, std::byte* out, size_t len, size_t elem) {
+namespace {
+
+// One body for both directions: `forward` maps element-major to plane-major.
+void transpose(const std::byte* in, std::byte* out, size_t len, size_t elem, bool forward) {
   if (elem <= 1 || elem > len) {
     if (len) std::memcpy(out, in, len);
     return;
@@ -91,29 +94,25 @@ void shuffle_bytes(const std::byte* in, std::byte* out, size_t len, size_t elem)
   const auto* src = reinterpret_cast<const uint8_t*>(in);
   auto* dst = reinterpret_cast<uint8_t*>(out);
   size_t done = 0;
-  if (elem == 2) done = HWY_DYNAMIC_DISPATCH(detail::Shuffle2)(src, dst, n);
-  if (elem == 4) done = HWY_DYNAMIC_DISPATCH(detail::Shuffle4)(src, dst, n);
+  if (elem == 2) done = (forward ? HWY_DYNAMIC_DISPATCH(detail::Shuffle2) : HWY_DYNAMIC_DISPATCH(detail::Unshuffle2))(src, dst, n);
+  if (elem == 4) done = (forward ? HWY_DYNAMIC_DISPATCH(detail::Shuffle4) : HWY_DYNAMIC_DISPATCH(detail::Unshuffle4))(src, dst, n);
   for (size_t i = done; i < n; ++i) {
-    for (size_t j = 0; j < elem; ++j) dst[j * n + i] = src[i * elem + j];
+    for (size_t j = 0; j < elem; ++j) {
+      if (forward) dst[j * n + i] = src[i * elem + j];
+      else dst[i * elem + j] = src[j * n + i];
+    }
   }
   if (len > n * elem) std::memcpy(dst + n * elem, src + n * elem, len - n * elem);
 }
 
+}  // namespace
+
+void shuffle_bytes(const std::byte* in, std::byte* out, size_t len, size_t elem) {
+  transpose(in, out, len, elem, true);
+}
+
 void unshuffle_bytes(const std::byte* in, std::byte* out, size_t len, size_t elem) {
-  if (elem <= 1 || elem > len) {
-    if (len) std::memcpy(out, in, len);
-    return;
-  }
-  const size_t n = len / elem;
-  const auto* src = reinterpret_cast<const uint8_t*>(in);
-  auto* dst = reinterpret_cast<uint8_t*>(out);
-  size_t done = 0;
-  if (elem == 2) done = HWY_DYNAMIC_DISPATCH(detail::Unshuffle2)(src, dst, n);
-  if (elem == 4) done = HWY_DYNAMIC_DISPATCH(detail::Unshuffle4)(src, dst, n);
-  for (size_t i = done; i < n; ++i) {
-    for (size_t j = 0; j < elem; ++j) dst[i * elem + j] = src[j * n + i];
-  }
-  if (len > n * elem) std::memcpy(dst + n * elem, src + n * elem, len - n * elem);
+  transpose(in, out, len, elem, false);
 }
 
 const char* shuffle_target_name() { return HWY_DYNAMIC_DISPATCH(detail::TargetName)(); }

@@ -61,7 +61,10 @@ std::string_view string_of(element v) { return v.get_string().value_unsafe(); }
 array array_of(element v) { return v.get_array().value_unsafe(); }
 object object_of(element v) { return v.get_object().value_unsafe(); }
 
-// Why simdjson refused the text, in words that point at the likely cause.
+// Why simdjson refused the text, in words that point at the likely cause. simdjson is stricter
+// than nlohmann (the writer) in two ways the writer never meets: integer literals beyond 64 bits
+// (nlohmann reads them as doubles; our writer prints every double with '.' or 'e') and nesting
+// deeper than 1024 levels are refused as invalid JSON.
 std::string json_problem(simdjson::error_code e) {
   std::string msg = "not valid JSON (truncated or corrupt summary): ";
   msg += simdjson::error_message(e);

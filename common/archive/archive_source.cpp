@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include "common/archive/shuffle.h"
 
@@ -29,6 +31,50 @@ class FdHolder final : public ByteSource {
 
 }  // namespace
 
+// A zstd decoder and ~4 block buffers. Compare and the archive verification open one archive
+// after another; recycling these (instead of allocating and zeroing them per archive) keeps
+// fresh-page faults off the hot path. At most one idle scratch per core is kept.
+struct DecodeScratch {
+  struct Cached {
+    size_t index = SIZE_MAX;
+    std::vector<std::byte> bytes;
+  };
+  ZSTD_DCtx* dctx = ZSTD_createDCtx();
+  std::vector<std::byte> frame;     // compressed frame being decoded
+  std::vector<std::byte> shuffled;  // decoded, still shuffled
+  Cached cache[2];                  // layout readers alternate between two nearby blocks
+  size_t next_victim = 0;
+  ~DecodeScratch() { ZSTD_freeDCtx(dctx); }
+};
+
+namespace {
+
+std::mutex g_scratch_mu;
+std::vector<std::unique_ptr<DecodeScratch>> g_idle_scratch;
+
+void release_scratch(DecodeScratch* s) {
+  std::unique_ptr<DecodeScratch> owned(s);
+  std::lock_guard<std::mutex> lock(g_scratch_mu);
+  if (g_idle_scratch.size() < std::max(1u, std::thread::hardware_concurrency())) g_idle_scratch.push_back(std::move(owned));
+}
+
+DecodeScratch* acquire_scratch() {
+  std::unique_ptr<DecodeScratch> s;
+  {
+    std::lock_guard<std::mutex> lock(g_scratch_mu);
+    if (!g_idle_scratch.empty()) {
+      s = std::move(g_idle_scratch.back());
+      g_idle_scratch.pop_back();
+    }
+  }
+  if (!s) s = std::make_unique<DecodeScratch>();
+  for (auto& c : s->cache) c.index = SIZE_MAX;
+  s->next_victim = 0;
+  return s.release();
+}
+
+}  // namespace
+
 bool is_archive_path(const std::string& path) {
   return path.size() > 4 && path.compare(path.size() - 4, 4, ".zst") == 0;
 }
@@ -45,12 +91,12 @@ Result<std::shared_ptr<ArchiveSource>> ArchiveSource::open(std::unique_ptr<ByteS
   a->bytes_ = std::move(bytes);
   a->id_ = id;
   MSIT_TRY(a->load_container());
-  a->dctx_ = ZSTD_createDCtx();
-  if (a->dctx_ == nullptr) return make_error(a->path_, "archive", "cannot allocate a zstd decoder");
+  a->scratch_ = {acquire_scratch(), &release_scratch};
+  if (a->scratch_->dctx == nullptr) return make_error(a->path_, "archive", "cannot allocate a zstd decoder");
   return a;
 }
 
-ArchiveSource::~ArchiveSource() { ZSTD_freeDCtx(dctx_); }
+ArchiveSource::~ArchiveSource() = default;
 
 Status ArchiveSource::load_container() {
   const uint64_t size = id_.size;
@@ -111,29 +157,30 @@ size_t ArchiveSource::block_at(uint64_t off) const {
 }
 
 Result<const std::vector<std::byte>*> ArchiveSource::block(size_t i) {
-  for (auto& c : cache_) {
+  DecodeScratch& s = *scratch_;
+  for (auto& c : s.cache) {
     if (c.index == i) return &c.bytes;
   }
   const Block& b = blocks_[i];
-  frame_.resize(b.frame_bytes);
-  MSIT_TRY(bytes_->read_at(b.frame_offset, frame_, "archive"));
-  const unsigned long long content = ZSTD_getFrameContentSize(frame_.data(), frame_.size());
+  s.frame.resize(b.frame_bytes);
+  MSIT_TRY(bytes_->read_at(b.frame_offset, s.frame, "archive"));
+  const unsigned long long content = ZSTD_getFrameContentSize(s.frame.data(), s.frame.size());
   if (content != b.raw_bytes) {
     return make_error(path_, "archive", "block " + std::to_string(i) + " is not a zstd frame of " +
                                             std::to_string(b.raw_bytes) + " bytes (corrupt archive)");
   }
-  shuffled_.resize(b.raw_bytes);
-  const size_t n = ZSTD_decompressDCtx(dctx_, shuffled_.data(), shuffled_.size(), frame_.data(), frame_.size());
+  s.shuffled.resize(b.raw_bytes);
+  const size_t n = ZSTD_decompressDCtx(s.dctx, s.shuffled.data(), s.shuffled.size(), s.frame.data(), s.frame.size());
   if (ZSTD_isError(n) || n != b.raw_bytes) {
     return make_error(path_, "archive", "block " + std::to_string(i) + ": " +
                                             (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short frame") +
                                             " (corrupt archive)");
   }
-  Cached& c = cache_[next_victim_];
-  next_victim_ ^= 1;
+  DecodeScratch::Cached& c = s.cache[s.next_victim];
+  s.next_victim ^= 1;
   c.index = i;
   c.bytes.resize(b.raw_bytes);
-  unshuffle_bytes(shuffled_.data(), c.bytes.data(), b.raw_bytes, b.elem);
+  unshuffle_bytes(s.shuffled.data(), c.bytes.data(), b.raw_bytes, b.elem);
   return &c.bytes;
 }
 

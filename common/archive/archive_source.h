@@ -16,6 +16,9 @@ typedef struct ZSTD_DCtx_s ZSTD_DCtx;
 
 namespace msit::archive {
 
+// Decoder state and block buffers, recycled between archives (see archive_source.cpp).
+struct DecodeScratch;
+
 class ArchiveSource final : public ByteSource {
  public:
   // Opens without following symlinks and validates header, meta, index and trailer.
@@ -43,21 +46,13 @@ class ArchiveSource final : public ByteSource {
   Result<const std::vector<std::byte>*> block(size_t i);
   size_t block_at(uint64_t off) const;
 
-  struct Cached {
-    size_t index = SIZE_MAX;
-    std::vector<std::byte> bytes;
-  };
   std::string path_;
   std::unique_ptr<ByteSource> bytes_;  // the archive file itself
   FileIdentity id_;
   Meta meta_;
   Trailer trailer_;
   std::vector<Block> blocks_;
-  ZSTD_DCtx* dctx_ = nullptr;
-  std::vector<std::byte> frame_;     // compressed frame being decoded
-  std::vector<std::byte> shuffled_;  // decoded, still shuffled
-  Cached cache_[2];                  // layout readers alternate between two nearby blocks
-  size_t next_victim_ = 0;
+  std::unique_ptr<DecodeScratch, void (*)(DecodeScratch*)> scratch_{nullptr, nullptr};
 };
 
 // True for names of archives (NAME.zst).

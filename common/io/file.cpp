@@ -34,7 +34,7 @@ Result<FileIdentity> identity_at_path(const std::string& path) {
   return from_stat(st);
 }
 
-Result<UniqueFd> open_regular_nofollow(const std::string& path) {
+Result<UniqueFd> open_regular_nofollow(const std::string& path, uint64_t* size_out) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (!fd.valid()) {
     int err = errno;
@@ -44,6 +44,7 @@ Result<UniqueFd> open_regular_nofollow(const std::string& path) {
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return make_sys_error(path, "open", "fstat failed", errno);
   if (!S_ISREG(st.st_mode)) return make_error(path, "open", "not a regular file");
+  if (size_out != nullptr) *size_out = static_cast<uint64_t>(st.st_size);
   // O_NONBLOCK only guarded against FIFOs at open time; reads should block normally.
   int flags = ::fcntl(fd.get(), F_GETFL);
   if (flags >= 0) ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);

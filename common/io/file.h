@@ -33,8 +33,9 @@ Result<FileIdentity> identity_of(int fd, const std::string& path);
 // lstat-based: never follows a final symlink.
 Result<FileIdentity> identity_at_path(const std::string& path);
 
-// Opens read-only with O_NOFOLLOW; refuses anything that is not a regular file.
-Result<UniqueFd> open_regular_nofollow(const std::string& path);
+// Opens read-only with O_NOFOLLOW; refuses anything that is not a regular file. size_out
+// (optional) receives the size from the same fstat.
+Result<UniqueFd> open_regular_nofollow(const std::string& path, uint64_t* size_out = nullptr);
 
 // Reads exactly buf.size() bytes at offset, or fails naming path/stage ("short read").
 Status pread_exact(int fd, std::span<std::byte> buf, uint64_t offset, const std::string& path,

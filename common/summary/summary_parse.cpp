@@ -346,19 +346,11 @@ Result<FileSummary> parse_text(const char* text, size_t size, bool copy, const s
   return out;
 }
 
-// open + fstat + read + close: the fewest syscalls that still refuse links and non-files.
+// One open (no links, regular files only), one read into the reused padded buffer.
 // `out` gets the file's bytes followed by SIMDJSON_PADDING zero bytes.
 Status read_into(const std::string& path, std::string& out, size_t& size_out) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  if (!fd.valid()) {
-    int err = errno;
-    if (err == ELOOP) return make_error(path, "open", "is a symbolic link; links are never followed");
-    return make_sys_error(path, "open", "cannot open for reading", err);
-  }
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return make_sys_error(path, "open", "fstat failed", errno);
-  if (!S_ISREG(st.st_mode)) return make_error(path, "open", "not a regular file");
-  auto size = static_cast<uint64_t>(st.st_size);
+  uint64_t size = 0;
+  MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_regular_nofollow(path, &size));
   if (size > kMaxSummaryBytes) {
     return make_error(path, "read", "file is " + std::to_string(size) + " bytes, larger than the " +
                                         std::to_string(kMaxSummaryBytes) + "-byte limit for this kind of file");
@@ -366,7 +358,7 @@ Status read_into(const std::string& path, std::string& out, size_t& size_out) {
   out.resize(size + simdjson::SIMDJSON_PADDING);
   std::memset(out.data() + size, 0, simdjson::SIMDJSON_PADDING);
   size_t done = 0;
-  while (done < size) {  // O_NONBLOCK has no effect on regular files
+  while (done < size) {
     ssize_t n = ::read(fd.get(), out.data() + done, size - done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return make_sys_error(path, "read", "read failed", errno);

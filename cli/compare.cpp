@@ -1,5 +1,7 @@
 // `msit-compact compare --my-path MY --golden-path GOLDEN`: run the library compare, write one
 // msit-compatible report per rank, print the summary, map the outcome to an exit code.
+#include <malloc.h>
+
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -38,10 +40,14 @@ int write_reports(const CompareArgs& a, const CompareResult& res) {
   co.extra_columns = !a.msit_columns;
   co.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   for (const auto& rr : res.ranks) {
-    std::vector<ReportRow> rows = a.msit_filters ? apply_msit_filters(rr.rows) : rr.rows;
+    std::vector<ReportRow> filtered;  // copied only when filtering: 100,000s of rows otherwise
+    if (a.msit_filters) filtered = apply_msit_filters(rr.rows);
+    const std::vector<ReportRow>& rows = a.msit_filters ? filtered : rr.rows;
     std::string name = report_file_name(res.report_prefix, rr.rank, now, a.json ? "json" : "csv");
     std::string path = (std::filesystem::path(a.output) / name).string();
-    std::string body = a.json ? report_json(rows, co) : report_csv(rows, co);
+    std::vector<std::string> body;
+    if (a.json) body.push_back(report_json(rows, co));
+    else body = report_csv_parts(rows, co);
     if (auto st = atomic_write_file(path, body); !st.ok()) {
       std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
       return kExitBadInput;
@@ -52,6 +58,11 @@ int write_reports(const CompareArgs& a, const CompareResult& res) {
 }
 
 int run(const CompareArgs& a) {
+#ifdef __GLIBC__
+  // A summary compare allocates ~1 KB per tensor pair in small pieces; growing the heap 64 MiB at
+  // a time instead of page by page cut 100,000 pairs from 3.4 to 3.1 s (docs/benchmarks.md).
+  ::mallopt(M_TOP_PAD, 64 << 20);
+#endif
   CompareOptions o;
   o.rank = a.rank;
   o.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());

@@ -34,12 +34,26 @@ std::string list_ids(const std::vector<int64_t>& ids) {
   return s + "]";
 }
 
-Result<CompareMode> detect_mode(const std::string& my, const std::string& golden, std::vector<std::string>& warnings) {
+// fn(my) and fn(golden), the golden tree on a second thread: each is a walk of a whole tree.
+template <class Fn>
+std::pair<bool, bool> on_both_trees(const std::string& my, const std::string& golden, unsigned jobs, Fn fn) {
+  bool golden_result = false;
+  std::thread th;
+  if (jobs > 1) th = std::thread([&] { golden_result = fn(golden); });
+  bool my_result = fn(my);
+  if (th.joinable()) th.join();
+  else golden_result = fn(golden);
+  return {my_result, golden_result};
+}
+
+Result<CompareMode> detect_mode(const std::string& my, const std::string& golden, unsigned jobs,
+                                std::vector<std::string>& warnings) {
   // msit: torchair mode iff my tree has graph text; golden is GE iff it has graph text too.
-  bool my_graph = !find_graph_files(my, std::nullopt).empty();
-  bool golden_graph = !find_graph_files(golden, std::nullopt).empty();
+  auto [my_graph, golden_graph] = on_both_trees(my, golden, jobs, [](const std::string& root) {
+    return !find_graph_files(root, std::nullopt).empty();
+  });
   if (my_graph) return golden_graph ? CompareMode::kGeGe : CompareMode::kGeFx;
-  bool my_fx = tree_has_fx_files(my), golden_fx = tree_has_fx_files(golden);
+  auto [my_fx, golden_fx] = on_both_trees(my, golden, jobs, tree_has_fx_files);
   if (my_fx && golden_fx) return CompareMode::kFxFx;
   if (!my_fx && !golden_fx) {
     warnings.push_back(my + ": no dynamo_original_graph_*.txt found; comparing GE ops of the same name only");
@@ -202,7 +216,7 @@ Result<CompareResult> run_compare(const std::string& my_in, const std::string& g
   CompareResult res;
   std::string base = std::filesystem::path(my).filename().string();
   if (base.rfind("msprobe", 0) == 0) res.report_prefix = "msprobe_cmp_report";
-  MSIT_ASSIGN_OR_RETURN(res.mode, detect_mode(my, golden, res.warnings));
+  MSIT_ASSIGN_OR_RETURN(res.mode, detect_mode(my, golden, o.jobs, res.warnings));
   MSIT_ASSIGN_OR_RETURN(auto jobs, plan_ranks(my, golden, o, res.warnings));
   FileCache cache;
   std::vector<RankWork> work(jobs.size());

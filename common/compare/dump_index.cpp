@@ -23,24 +23,30 @@ struct DirEntry {
   bool is_file = false;
 };
 
+// Which regular files a listing keeps (all when empty). Trees hold 100,000s of dump files and
+// most walks look for a handful of names: skipped names cost no allocation and no sorting.
+using FileFilter = std::function<bool(std::string_view name)>;
+
 // Sorted listing; symlinks are neither dirs nor files here, so they are never followed. The
-// type comes from readdir's d_type: no stat per entry (a dump tree can hold 100,000s of files);
-// only filesystems that leave d_type unknown get an fstatat.
-std::vector<DirEntry> list_dir(const std::string& dir) {
+// type comes from readdir's d_type: no stat per entry; only filesystems that leave d_type
+// unknown get an fstatat.
+std::vector<DirEntry> list_dir(const std::string& dir, const FileFilter& keep_file = {}) {
   std::vector<DirEntry> out;
   DIR* d = ::opendir(dir.c_str());
   if (!d) return out;
   while (const dirent* de = ::readdir(d)) {
     std::string_view n = de->d_name;
     if (n == "." || n == "..") continue;
-    DirEntry e;
-    e.name = n;
     unsigned char type = de->d_type;
+    if (type == DT_REG && keep_file && !keep_file(n)) continue;
     if (type == DT_UNKNOWN) {
       struct stat st {};
       if (::fstatat(::dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
       type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+      if (type == DT_REG && keep_file && !keep_file(n)) continue;
     }
+    DirEntry e;
+    e.name = n;
     e.is_dir = type == DT_DIR;
     e.is_file = type == DT_REG;
     out.push_back(std::move(e));
@@ -79,41 +85,55 @@ std::string base_of(const std::string& p) {
   return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
-// Pre-order walk in sorted order (os.walk top-down with sorted names); visit returns false to stop.
-void walk(const std::string& dir, int depth,
-          const std::function<bool(const std::string&, const std::vector<DirEntry>&)>& visit, bool* stop) {
+// Pre-order walk in sorted order (os.walk top-down with sorted names); visit returns false to
+// stop. visit may move the entries of a directory without sub-directories (nothing follows them).
+void walk(const std::string& dir, int depth, const std::function<bool(const std::string&, std::vector<DirEntry>&)>& visit,
+          bool* stop, const FileFilter& keep_file = {}) {
   if (*stop || depth > 64) return;
-  auto entries = list_dir(dir);
-  if (!visit(dir, entries)) { *stop = true; return; }
+  auto entries = list_dir(dir, keep_file);
+  std::vector<std::string> subdirs;
   for (const auto& e : entries) {
-    if (e.is_dir) walk(join(dir, e.name), depth + 1, visit, stop);
+    if (e.is_dir) subdirs.push_back(join(dir, e.name));
+  }
+  if (!visit(dir, entries)) { *stop = true; return; }
+  for (const auto& sub : subdirs) {
+    walk(sub, depth + 1, visit, stop, keep_file);
     if (*stop) return;
   }
 }
 
-SourceFile make_source(const std::string& dir, const DirEntry& e, const std::string& raw_name, SourceKind k) {
-  SourceFile f;
-  f.path = join(dir, e.name);
-  f.raw_name = raw_name;
-  f.raw_path = join(dir, raw_name);
-  f.kind = k;
-  return f;
-}
-
 // One source per raw file: a raw file beats its summary, which beats a _min_max file.
 std::vector<SourceFile> sources_in(const std::string& dir, const std::vector<DirEntry>& entries) {
-  std::map<std::string, SourceFile> best;
+  struct Candidate {
+    std::string raw_name;
+    SourceKind kind;
+    const DirEntry* entry;
+  };
+  std::vector<Candidate> found;
+  found.reserve(entries.size());
   for (const auto& e : entries) {
     if (!e.is_file) continue;
     auto raw = raw_name_of(e.name);
-    if (!raw) continue;
-    SourceFile f = make_source(dir, e, raw->first, raw->second);
-    auto it = best.find(f.raw_path);
-    if (it == best.end() || static_cast<int>(f.kind) < static_cast<int>(it->second.kind)) best[f.raw_path] = f;
+    if (raw) found.push_back(Candidate{std::move(raw->first), raw->second, &e});
   }
+  // Same directory, so ordering by name is ordering by raw_path; the best kind comes first.
+  // Usually already in order (the listing is sorted and suffixes rarely reorder names).
+  auto before = [](const Candidate& a, const Candidate& b) {
+    int c = a.raw_name.compare(b.raw_name);
+    return c != 0 ? c < 0 : static_cast<int>(a.kind) < static_cast<int>(b.kind);
+  };
+  if (!std::is_sorted(found.begin(), found.end(), before)) std::sort(found.begin(), found.end(), before);
   std::vector<SourceFile> out;
-  out.reserve(best.size());
-  for (auto& [k, v] : best) out.push_back(std::move(v));
+  out.reserve(found.size());
+  for (size_t i = 0; i < found.size(); ++i) {
+    if (!out.empty() && found[i].raw_name == out.back().raw_name) continue;  // a worse kind of the same file
+    SourceFile f;
+    f.path = join(dir, found[i].entry->name);
+    f.raw_path = join(dir, found[i].raw_name);
+    f.raw_name = std::move(found[i].raw_name);
+    f.kind = found[i].kind;
+    out.push_back(std::move(f));
+  }
   return out;  // sorted by raw_path
 }
 
@@ -145,13 +165,13 @@ void add_ge_files(TokenFiles& tok, std::vector<SourceFile> files, std::vector<st
   }
 }
 
-void add_fx_files(TokenFiles& tok, const std::vector<SourceFile>& files) {
-  for (const auto& f : files) {
+void add_fx_files(TokenFiles& tok, std::vector<SourceFile> files) {
+  for (auto& f : files) {
     if (!ends_with(f.raw_name, ".npy")) continue;
     bool is_input = false;
     std::string key = msit_fx_node_key(f.raw_name, &is_input);
-    auto& node = tok.fx_nodes[key];
-    (is_input ? node.inputs : node.outputs).push_back(f);
+    auto& node = tok.fx_nodes[std::move(key)];
+    (is_input ? node.inputs : node.outputs).push_back(std::move(f));
   }
 }
 
@@ -256,14 +276,15 @@ std::string absolute_path(const std::string& p) {
 }
 
 std::vector<std::string> find_graph_files(const std::string& root, std::optional<int64_t> rank) {
+  constexpr std::string_view kPrefix = "dynamo_original_graph_";
+  auto is_graph = [](std::string_view n) { return n.starts_with(kPrefix) && n.ends_with(".txt"); };
   std::vector<std::pair<uint64_t, std::string>> found;
   bool stop = false;
-  walk(root, 0, [&](const std::string& dir, const std::vector<DirEntry>& entries) {
+  std::string rank_tag = rank ? "rank_" + std::to_string(*rank) + "_" : "";
+  walk(root, 0, [&](const std::string& dir, std::vector<DirEntry>& entries) {
     for (const auto& e : entries) {
       if (!e.is_file) continue;
-      if (rank && e.name.find("rank_" + std::to_string(*rank) + "_") == std::string::npos) continue;
-      constexpr std::string_view kPrefix = "dynamo_original_graph_";
-      if (e.name.rfind(kPrefix, 0) != 0 || !ends_with(e.name, ".txt")) continue;
+      if (rank && e.name.find(rank_tag) == std::string::npos) continue;
       size_t i = e.name.find_first_of("0123456789");
       if (i == std::string::npos) continue;  // msit requires a digit run
       size_t j = e.name.find_first_not_of("0123456789", i);
@@ -272,7 +293,7 @@ std::vector<std::string> find_graph_files(const std::string& root, std::optional
       found.emplace_back(key, join(dir, e.name));
     }
     return true;
-  }, &stop);
+  }, &stop, is_graph);
   std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> out;
   for (auto& f : found) out.push_back(std::move(f.second));
@@ -281,17 +302,14 @@ std::vector<std::string> find_graph_files(const std::string& root, std::optional
 
 bool tree_has_fx_files(const std::string& root) {
   bool found = false, stop = false;
-  walk(root, 0, [&](const std::string&, const std::vector<DirEntry>& entries) {
-    for (const auto& e : entries) {
-      auto raw = raw_name_of(e.name);
-      if (e.is_file && raw && ends_with(raw->first, ".npy") &&
-          (raw->first.find(".INPUT.") != std::string::npos || raw->first.find(".OUTPUT.") != std::string::npos)) {
-        found = true;
-        return false;
-      }
-    }
-    return true;
-  }, &stop);
+  auto is_fx = [&](std::string_view n) {
+    if (found || (n.find(".INPUT.") == std::string_view::npos && n.find(".OUTPUT.") == std::string_view::npos)) return false;
+    auto raw = raw_name_of(n);
+    found = raw && ends_with(raw->first, ".npy") &&
+            (raw->first.find(".INPUT.") != std::string::npos || raw->first.find(".OUTPUT.") != std::string::npos);
+    return false;  // nothing is kept: the walk only needs the answer
+  };
+  walk(root, 0, [&](const std::string&, std::vector<DirEntry>&) { return !found; }, &stop, is_fx);
   return found;
 }
 
@@ -315,9 +333,9 @@ Result<DumpTree> index_ge_tree(const std::string& root_in, bool rank_layout) {
   std::vector<std::string> leaves;
   std::map<std::string, std::vector<DirEntry>> leaf_entries;
   bool stop = false;
-  walk(root, 0, [&](const std::string& dir, const std::vector<DirEntry>& entries) {
+  walk(root, 0, [&](const std::string& dir, std::vector<DirEntry>& entries) {
     bool has_sub = std::any_of(entries.begin(), entries.end(), [](const DirEntry& e) { return e.is_dir; });
-    if (!has_sub) { leaves.push_back(dir); leaf_entries[dir] = entries; }
+    if (!has_sub) { leaves.push_back(dir); leaf_entries[dir] = std::move(entries); }
     return true;
   }, &stop);
   std::sort(leaves.begin(), leaves.end());  // msit: sorted(os.walk(...)) by path
@@ -349,7 +367,7 @@ namespace {
 std::vector<std::string> token_parents(const std::string& root, bool all) {
   std::vector<std::string> out;
   bool stop = false;
-  walk(root, 0, [&](const std::string& dir, const std::vector<DirEntry>& entries) {
+  walk(root, 0, [&](const std::string& dir, std::vector<DirEntry>& entries) {
     bool any = false, digits = true;
     for (const auto& e : entries) {
       if (!e.is_dir) continue;

@@ -14,7 +14,7 @@ bool ends_with(const std::string& s, std::string_view suf) {
 }
 
 void load(LoadedFile& lf) {
-  const SourceFile& f = lf.source;
+  const SourceFile& f = *lf.source;
   lf.fx = ends_with(f.raw_name, ".npy");
   switch (f.kind) {
     case SourceKind::kRaw: {
@@ -66,7 +66,7 @@ uint32_t count_role(const std::vector<TensorDesc>& v, Role r) {
 std::shared_ptr<LoadedFile> FileCache::get(const SourceFile& f, bool keep) {
   if (!keep) {
     auto lf = std::make_shared<LoadedFile>();
-    lf->source = f;
+    lf->source = &f;
     load(*lf);
     return lf;
   }
@@ -77,7 +77,7 @@ std::shared_ptr<LoadedFile> FileCache::get(const SourceFile& f, bool keep) {
     auto& slot = files_[f.path];
     if (!slot) {
       slot = std::make_shared<LoadedFile>();
-      slot->source = f;
+      slot->source = &f;
       once_[f.path] = std::make_shared<std::once_flag>();
     }
     lf = slot;
@@ -110,7 +110,7 @@ std::shared_ptr<Result<FileSummary>> FileCache::summarize(LoadedFile& lf, const 
   std::lock_guard<std::mutex> lock(lf.mu);  // one reduction per file even when rows race for it
   auto key = std::make_pair(opts.sketch_width, opts.sketch_seed);
   auto& slot = lf.on_the_fly[key];
-  if (!slot) slot = std::make_shared<Result<FileSummary>>(summarize_raw_file(lf.source.path, opts));
+  if (!slot) slot = std::make_shared<Result<FileSummary>>(summarize_raw_file(lf.source->path, opts));
   return slot;
 }
 

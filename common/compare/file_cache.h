@@ -20,7 +20,7 @@
 namespace msit {
 
 struct LoadedFile {
-  SourceFile source;
+  const SourceFile* source = nullptr;  // owned by the dump index, which outlives the cache
   std::optional<Error> error;          // unreadable / corrupt: every row of it says so
   std::optional<RawDumpFile> raw;      // kRaw
   std::optional<FileSummary> summary;  // kSummary

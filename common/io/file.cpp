@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 namespace msit {
 namespace {
@@ -34,7 +35,11 @@ Result<FileIdentity> identity_at_path(const std::string& path) {
   return from_stat(st);
 }
 
-Result<UniqueFd> open_regular_nofollow(const std::string& path, uint64_t* size_out) {
+namespace {
+
+// O_NONBLOCK keeps a FIFO planted in the tree from blocking the open; on a regular file it
+// changes nothing for read(), so callers that only read whole small files keep it.
+Result<UniqueFd> open_nonblocking_regular(const std::string& path, uint64_t* size_out) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (!fd.valid()) {
     int err = errno;
@@ -45,9 +50,16 @@ Result<UniqueFd> open_regular_nofollow(const std::string& path, uint64_t* size_o
   if (::fstat(fd.get(), &st) != 0) return make_sys_error(path, "open", "fstat failed", errno);
   if (!S_ISREG(st.st_mode)) return make_error(path, "open", "not a regular file");
   if (size_out != nullptr) *size_out = static_cast<uint64_t>(st.st_size);
-  // O_NONBLOCK only guarded against FIFOs at open time; reads should block normally.
-  int flags = ::fcntl(fd.get(), F_GETFL);
-  if (flags >= 0) ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
+
+}  // namespace
+
+Result<UniqueFd> open_regular_nofollow(const std::string& path, uint64_t* size_out) {
+  MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_nonblocking_regular(path, size_out));
+  // Dump readers hand the fd on (read-ahead threads, archives): make it an ordinary one. Of
+  // the flags F_SETFL can change, only O_NONBLOCK was set, so one call clears it.
+  ::fcntl(fd.get(), F_SETFL, 0);
   return fd;
 }
 
@@ -92,15 +104,32 @@ Result<std::span<const std::byte>> ChunkReader::next() {
   return std::span<const std::byte>(buf_.data(), n);
 }
 
-Result<std::string> read_small_file(const std::string& path, size_t max_bytes) {
-  MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_regular_nofollow(path));
-  MSIT_ASSIGN_OR_RETURN(FileIdentity id, identity_of(fd.get(), path));
-  if (id.size > max_bytes) {
-    return make_error(path, "read", "file is " + std::to_string(id.size) + " bytes, larger than the " +
+Status read_small_file_into(const std::string& path, size_t max_bytes, size_t padding, std::string& out,
+                           size_t& size_out) {
+  uint64_t size = 0;
+  MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_nonblocking_regular(path, &size));
+  if (size > max_bytes) {
+    return make_error(path, "read", "file is " + std::to_string(size) + " bytes, larger than the " +
                                         std::to_string(max_bytes) + "-byte limit for this kind of file");
   }
-  std::string out(id.size, '\0');
-  MSIT_TRY(pread_exact(fd.get(), std::as_writable_bytes(std::span<char>(out)), 0, path, "read"));
+  out.resize(size + padding);
+  std::memset(out.data() + size, 0, padding);
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::read(fd.get(), out.data() + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return make_sys_error(path, "read", "read failed", errno);
+    if (n == 0) return make_error(path, "read", "file shrank while being read");
+    done += static_cast<size_t>(n);
+  }
+  size_out = size;
+  return ok_status();
+}
+
+Result<std::string> read_small_file(const std::string& path, size_t max_bytes) {
+  std::string out;
+  size_t size = 0;
+  MSIT_TRY(read_small_file_into(path, max_bytes, 0, out, size));
   return out;
 }
 

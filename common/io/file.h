@@ -62,5 +62,10 @@ class ChunkReader {
 
 // Reads a whole small file (bounded by max_bytes) into memory.
 Result<std::string> read_small_file(const std::string& path, size_t max_bytes);
+// The same into a reused buffer (no allocation once it is big enough): `out` gets the bytes,
+// then `padding` zero bytes (parsers that read past the end); size_out the file's size. One
+// open, fstat, read and close: readers of 100,000s of summaries pay per syscall.
+Status read_small_file_into(const std::string& path, size_t max_bytes, size_t padding, std::string& out,
+                           size_t& size_out);
 
 }  // namespace msit

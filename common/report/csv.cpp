@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -13,12 +14,79 @@
 namespace msit {
 namespace {
 
-void append_cells(std::string& line, const std::vector<std::string>& cells) {
-  for (size_t i = 0; i < cells.size(); ++i) {
-    if (i) line.push_back(',');
-    line += csv_quote(cells[i]);
+bool needs_quotes(std::string_view f) { return f.find_first_of(",\"\n\r") != std::string_view::npos; }
+
+bool needs_guard(std::string_view t) {
+  return !t.empty() && (t[0] == '=' || t[0] == '+' || t[0] == '-' || t[0] == '@' || t[0] == '\t' || t[0] == '\r');
+}
+
+void append_quoted(std::string& out, std::string_view f) {
+  if (!needs_quotes(f)) {
+    out.append(f);
+    return;
   }
-  line.push_back('\n');
+  out.push_back('"');
+  for (char ch : f) {
+    if (ch == '"') out.push_back('"');
+    out.push_back(ch);
+  }
+  out.push_back('"');
+}
+
+// Every cell of a row as text, in column order (msit's, then ours), handed to put(cell) without
+// a string per cell: a report has millions of cells. Text cells are formula-guarded here.
+template <class Put>
+void for_each_cell(const ReportRow& r, bool extra, Put&& put) {
+  char num[kPythonFloatChars];
+  auto integer = [&](auto v) {
+    put(std::string_view(num, static_cast<size_t>(std::to_chars(num, num + sizeof num, v).ptr - num)));
+  };
+  auto real = [&](const std::optional<double>& v) {
+    put(v && !std::isnan(*v) ? std::string_view(num, format_python_float(*v, num)) : std::string_view());
+  };
+  auto text = [&](std::string_view t) {
+    if (needs_guard(t)) put(guard_text_cell(t));
+    else put(t);
+  };
+  integer(r.token_id);
+  if (r.data_id) integer(*r.data_id);
+  else put(std::string_view());
+  text(r.golden_data_path);
+  text(r.golden_op_type);
+  text(r.golden_dtype);
+  text(r.golden_shape);
+  real(r.golden_max);
+  real(r.golden_min);
+  real(r.golden_mean);
+  text(r.my_data_path);
+  text(r.my_op_type);
+  text(r.my_dtype);
+  text(r.my_shape);
+  real(r.my_max);
+  real(r.my_min);
+  real(r.my_mean);
+  for (const auto* m : {&r.cosine, &r.max_rel, &r.mean_rel, &r.max_abs, &r.mean_abs, &r.kl, &r.red}) real(*m);
+  if (r.caveat.empty()) text(r.cmp_fail_reason);
+  else text(fail_reason_cell(r));
+  if (!extra) return;
+  put(r.compare_mode);
+  for (size_t i = 0; i < 4; ++i) {
+    real(r.stat_abs[i]);
+    real(r.stat_rel[i]);
+  }
+  text(r.nan_inf);
+  put(r.verdict);
+  text(r.note);
+}
+
+void append_row(std::string& out, const ReportRow& r, bool extra) {
+  bool first = true;
+  for_each_cell(r, extra, [&](std::string_view cell) {
+    if (!first) out.push_back(',');
+    first = false;
+    append_quoted(out, cell);
+  });
+  out.push_back('\n');
 }
 
 bool is_float_column(std::string_view k) {
@@ -26,97 +94,91 @@ bool is_float_column(std::string_view k) {
          k == "relative_euclidean_distance";
 }
 
-std::string int_cell(int64_t v) { return std::to_string(v); }
-
-// Every cell of a row, as text, in column order (msit's first, then ours).
 std::vector<std::string> row_cells(const ReportRow& r, bool extra) {
-  std::vector<std::string> c;
-  c.reserve(36);
-  c.push_back(int_cell(r.token_id));
-  c.push_back(r.data_id ? std::to_string(*r.data_id) : "");
-  c.push_back(guard_text_cell(r.golden_data_path));
-  c.push_back(guard_text_cell(r.golden_op_type));
-  c.push_back(guard_text_cell(r.golden_dtype));
-  c.push_back(guard_text_cell(r.golden_shape));
-  c.push_back(float_cell(r.golden_max));
-  c.push_back(float_cell(r.golden_min));
-  c.push_back(float_cell(r.golden_mean));
-  c.push_back(guard_text_cell(r.my_data_path));
-  c.push_back(guard_text_cell(r.my_op_type));
-  c.push_back(guard_text_cell(r.my_dtype));
-  c.push_back(guard_text_cell(r.my_shape));
-  c.push_back(float_cell(r.my_max));
-  c.push_back(float_cell(r.my_min));
-  c.push_back(float_cell(r.my_mean));
-  for (const auto* m : {&r.cosine, &r.max_rel, &r.mean_rel, &r.max_abs, &r.mean_abs, &r.kl, &r.red}) {
-    c.push_back(float_cell(*m));
-  }
-  c.push_back(guard_text_cell(fail_reason_cell(r)));
-  if (!extra) return c;
-  c.push_back(r.compare_mode);
-  for (size_t i = 0; i < 4; ++i) {
-    c.push_back(float_cell(r.stat_abs[i]));
-    c.push_back(float_cell(r.stat_rel[i]));
-  }
-  c.push_back(guard_text_cell(r.nan_inf));
-  c.push_back(r.verdict);
-  c.push_back(guard_text_cell(r.note));
-  return c;
+  std::vector<std::string> cells;
+  cells.reserve(36);
+  for_each_cell(r, extra, [&](std::string_view cell) { cells.emplace_back(cell); });
+  return cells;
 }
 
 }  // namespace
 
-std::string python_float_repr(double x) {
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  char buf[64];
+size_t format_python_float(double x, char* out) {
+  char* o = out;
+  auto put = [&](std::string_view t) {
+    std::memcpy(o, t.data(), t.size());
+    o += t.size();
+  };
+  if (std::isnan(x)) {
+    put("nan");
+    return 3;
+  }
+  if (std::isinf(x)) {
+    put(x > 0 ? "inf" : "-inf");
+    return static_cast<size_t>(o - out);
+  }
+  char buf[40];
   auto res = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
   std::string_view s(buf, static_cast<size_t>(res.ptr - buf));
-  std::string out;
   if (s.front() == '-') {
-    out.push_back('-');
+    *o++ = '-';
     s.remove_prefix(1);
   }
   size_t e = s.find('e');
-  std::string digits;
+  char digits[24];
+  size_t n = 0;
   for (char ch : s.substr(0, e)) {
-    if (ch != '.') digits.push_back(ch);
+    if (ch != '.') digits[n++] = ch;
   }
-  int exp10 = std::atoi(std::string(s.substr(e + 1)).c_str());
+  std::string_view ex = s.substr(e + 1);  // to_chars always writes the exponent's sign
+  int exp10 = 0;
+  std::from_chars(ex.data() + 1, ex.data() + ex.size(), exp10);
+  if (ex.front() == '-') exp10 = -exp10;
   int decpt = exp10 + 1;
-  int n = static_cast<int>(digits.size());
+  std::string_view d(digits, n);
   if (decpt > -4 && decpt <= 16) {
     if (decpt <= 0) {
-      out += "0." + std::string(static_cast<size_t>(-decpt), '0') + digits;
-    } else if (decpt < n) {
-      out += digits.substr(0, static_cast<size_t>(decpt)) + "." + digits.substr(static_cast<size_t>(decpt));
+      put("0.");
+      for (int i = 0; i < -decpt; ++i) *o++ = '0';
+      put(d);
+    } else if (static_cast<size_t>(decpt) < n) {
+      put(d.substr(0, static_cast<size_t>(decpt)));
+      *o++ = '.';
+      put(d.substr(static_cast<size_t>(decpt)));
     } else {
-      out += digits + std::string(static_cast<size_t>(decpt - n), '0') + ".0";
+      put(d);
+      for (size_t i = n; i < static_cast<size_t>(decpt); ++i) *o++ = '0';
+      put(".0");
     }
-    return out;
+    return static_cast<size_t>(o - out);
   }
-  out.push_back(digits[0]);
-  if (n > 1) out += "." + digits.substr(1);
-  char ebuf[16];
-  std::snprintf(ebuf, sizeof ebuf, "e%c%02d", exp10 < 0 ? '-' : '+', std::abs(exp10));
-  return out + ebuf;
+  *o++ = d[0];
+  if (n > 1) {
+    *o++ = '.';
+    put(d.substr(1));
+  }
+  int a = std::abs(exp10);
+  *o++ = 'e';
+  *o++ = exp10 < 0 ? '-' : '+';
+  if (a >= 100) *o++ = static_cast<char>('0' + a / 100);
+  *o++ = static_cast<char>('0' + a / 10 % 10);
+  *o++ = static_cast<char>('0' + a % 10);
+  return static_cast<size_t>(o - out);
+}
+
+std::string python_float_repr(double x) {
+  char buf[kPythonFloatChars];
+  return std::string(buf, format_python_float(x, buf));
 }
 
 std::string csv_quote(std::string_view f) {
-  if (f.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(f);
-  std::string out = "\"";
-  for (char ch : f) {
-    if (ch == '"') out.push_back('"');
-    out.push_back(ch);
-  }
-  out.push_back('"');
+  std::string out;
+  append_quoted(out, f);
   return out;
 }
 
 std::string guard_text_cell(std::string_view t) {
-  if (!t.empty() && (t[0] == '=' || t[0] == '+' || t[0] == '-' || t[0] == '@' || t[0] == '\t' || t[0] == '\r')) {
-    return "'" + std::string(t);
-  }
+  if (needs_guard(t)) return "'" + std::string(t);
   return std::string(t);
 }
 
@@ -125,30 +187,38 @@ std::string float_cell(const std::optional<double>& v) {
   return python_float_repr(*v);
 }
 
-std::string report_csv(const std::vector<ReportRow>& rows, const CsvOptions& opts) {
-  std::string out;
-  std::vector<std::string> header;
-  for (auto c : msit_columns()) header.emplace_back(c);
-  if (opts.extra_columns) {
-    for (auto c : extra_columns()) header.emplace_back(c);
+std::vector<std::string> report_csv_parts(const std::vector<ReportRow>& rows, const CsvOptions& opts) {
+  // Rows are formatted in slices on several threads; the header is part 0.
+  size_t slices = rows.size() < 4096 ? 1 : std::clamp<size_t>(opts.jobs, 1, 64);
+  std::vector<std::string> parts(slices + 1);
+  std::string& head = parts[0];
+  for (auto c : msit_columns()) {
+    if (!head.empty()) head.push_back(',');
+    append_quoted(head, c);
   }
-  append_cells(out, header);
-  // Rows are formatted in slices on several threads, then concatenated in order.
-  size_t parts = rows.size() < 4096 ? 1 : std::clamp<size_t>(opts.jobs, 1, 64);
-  std::vector<std::string> slice(parts);
-  auto format = [&](size_t p) {
-    for (size_t i = rows.size() * p / parts; i < rows.size() * (p + 1) / parts; ++i) {
-      append_cells(slice[p], row_cells(rows[i], opts.extra_columns));
+  if (opts.extra_columns) {
+    for (auto c : extra_columns()) {
+      head.push_back(',');
+      append_quoted(head, c);
     }
+  }
+  head.push_back('\n');
+  auto format = [&](size_t p) {
+    size_t begin = rows.size() * p / slices, end = rows.size() * (p + 1) / slices;
+    std::string& out = parts[p + 1];
+    out.reserve((end - begin) * 512);
+    for (size_t i = begin; i < end; ++i) append_row(out, rows[i], opts.extra_columns);
   };
   std::vector<std::thread> pool;
-  for (size_t p = 1; p < parts; ++p) pool.emplace_back(format, p);
+  for (size_t p = 1; p < slices; ++p) pool.emplace_back(format, p);
   format(0);
   for (auto& t : pool) t.join();
-  size_t total = out.size();
-  for (const auto& s : slice) total += s.size();
-  out.reserve(total);
-  for (const auto& s : slice) out += s;
+  return parts;
+}
+
+std::string report_csv(const std::vector<ReportRow>& rows, const CsvOptions& opts) {
+  std::string out;
+  for (const auto& part : report_csv_parts(rows, opts)) out += part;
   return out;
 }
 

@@ -14,6 +14,9 @@ namespace msit {
 // Python repr() of a double: shortest round-trip digits; fixed notation when the decimal
 // exponent is in [-4, 16), else d.ddde+XX; "inf", "-inf", "nan".
 std::string python_float_repr(double x);
+// The same into `out` (at least kPythonFloatChars bytes), no allocation; returns the length.
+inline constexpr size_t kPythonFloatChars = 32;
+size_t format_python_float(double x, char* out);
 
 // pandas/csv QUOTE_MINIMAL: quote when the field has , " \n or \r; inner quotes doubled.
 std::string csv_quote(std::string_view field);
@@ -29,6 +32,8 @@ struct CsvOptions {
   unsigned jobs = 1;          // threads formatting rows (CSV only; the bytes do not depend on it)
 };
 std::string report_csv(const std::vector<ReportRow>& rows, const CsvOptions& opts);
+// The same bytes in consecutive parts (header, then slices of rows), for writing without a copy.
+std::vector<std::string> report_csv_parts(const std::vector<ReportRow>& rows, const CsvOptions& opts);
 std::string report_json(const std::vector<ReportRow>& rows, const CsvOptions& opts);
 
 // msit_cmp_report_{UTC YYYYmmddHHMMSS}.csv, or msit_cmp_report_rank{R}_{time}.csv.

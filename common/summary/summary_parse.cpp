@@ -1,18 +1,12 @@
 // Reading summary JSON: every key summary.md requires must be there with the right type;
 // unknown keys are ignored so newer writers stay readable. The JSON itself is simdjson's DOM
 // (fully validating, correctly rounded doubles), with one parser reused per thread.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <limits>
 
 #include <simdjson.h>
 
-#include "common/base/unique_fd.h"
 #include "common/io/file.h"
 #include "common/summary/summary.h"
 
@@ -346,29 +340,6 @@ Result<FileSummary> parse_text(const char* text, size_t size, bool copy, const s
   return out;
 }
 
-// One open (no links, regular files only), one read into the reused padded buffer.
-// `out` gets the file's bytes followed by SIMDJSON_PADDING zero bytes.
-Status read_into(const std::string& path, std::string& out, size_t& size_out) {
-  uint64_t size = 0;
-  MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_regular_nofollow(path, &size));
-  if (size > kMaxSummaryBytes) {
-    return make_error(path, "read", "file is " + std::to_string(size) + " bytes, larger than the " +
-                                        std::to_string(kMaxSummaryBytes) + "-byte limit for this kind of file");
-  }
-  out.resize(size + simdjson::SIMDJSON_PADDING);
-  std::memset(out.data() + size, 0, simdjson::SIMDJSON_PADDING);
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = ::read(fd.get(), out.data() + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return make_sys_error(path, "read", "read failed", errno);
-    if (n == 0) return make_error(path, "read", "file shrank while being read");
-    done += static_cast<size_t>(n);
-  }
-  size_out = size;
-  return ok_status();
-}
-
 }  // namespace
 
 Result<FileSummary> summary_from_json(std::string_view text, const std::string& path) {
@@ -379,7 +350,7 @@ Result<FileSummary> summary_from_json(std::string_view text, const std::string& 
 Result<FileSummary> read_summary_file(const std::string& path) {
   thread_local std::string text;  // reused: one allocation per thread, not per file
   size_t size = 0;
-  MSIT_TRY(read_into(path, text, size));
+  MSIT_TRY(read_small_file_into(path, kMaxSummaryBytes, simdjson::SIMDJSON_PADDING, text, size));
   auto s = parse_text(text.data(), size, false, path);
   if (text.capacity() > kKeepParserBytes) std::string().swap(text);  // don't pin a rare big file
   return s;

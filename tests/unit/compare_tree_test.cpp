@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "common/compare/compare.h"
+#include "common/compare/dump_index.h"
 #include "common/formats/min_max.h"
 #include "common/report/csv.h"
 #include "common/report/terminal_summary.h"
@@ -68,7 +69,7 @@ Model make_model(const fs::path& root, bool old_layout, int diverge_at = 3) {
 }
 
 // Replaces every raw dump file below root with its rich summary (as `compact` would).
-void summarize_tree(const fs::path& root, bool only_fx = false) {
+void summarize_tree(const fs::path& root, bool only_fx = false, bool keep_raw = false) {
   std::vector<fs::path> files;
   for (auto& e : fs::recursive_directory_iterator(root)) {
     if (!e.is_regular_file()) continue;
@@ -81,7 +82,7 @@ void summarize_tree(const fs::path& root, bool only_fx = false) {
     auto s = msit::summarize_raw_file(f.string(), msit::StatsOptions{});
     ASSERT_TRUE(s.ok()) << s.error().to_string();
     write_file(f.string() + ".summary.json", msit::summary_to_json(*s));
-    fs::remove(f);
+    if (!keep_raw) fs::remove(f);
   }
 }
 
@@ -273,6 +274,38 @@ TEST(CompareTree, FxVsFxAndGeVsGeByName) {
   for (const auto& r : ge->ranks[0].rows) {
     EXPECT_EQ(r.verdict, "pass");
     EXPECT_EQ(r.max_abs, 0.0);
+  }
+}
+
+// A raw file next to its summary (compact --keep-raw) is one source, and the raw one: no row is
+// doubled, none is shifted to another tensor's file, all are compared exactly.
+TEST(CompareTree, RawFileBeatsItsSummaryInTheSameDirectory) {
+  TempDir d;
+  Model m = make_model(d.path, false);
+  summarize_tree(m.my, false, true);
+  summarize_tree(m.golden, false, true);
+  for (const auto& rank : fs::directory_iterator(m.golden)) {
+    auto tree = msit::index_fx_tree(rank.path().string(), true);
+    ASSERT_TRUE(tree.ok()) << tree.error().to_string();
+    size_t nodes = 0;
+    for (const auto& g : tree->groups) {
+      for (const auto& [tok, files] : g.tokens) {
+        for (const auto& [key, node] : files.fx_nodes) {
+          ++nodes;
+          ASSERT_EQ(node.inputs.size(), 1u) << key;
+          ASSERT_EQ(node.outputs.size(), 1u) << key;
+          EXPECT_EQ(node.inputs[0].kind, msit::SourceKind::kRaw) << key;
+          EXPECT_EQ(node.outputs[0].kind, msit::SourceKind::kRaw) << key;
+        }
+      }
+    }
+    EXPECT_EQ(nodes, static_cast<size_t>(m.ops * m.tokens));
+  }
+  auto res = run(m);
+  expect_divergence_at(res, m);
+  for (const auto& r : res.ranks[0].rows) {
+    EXPECT_EQ(r.compare_mode, "exact") << r.my_data_path;
+    EXPECT_EQ(r.golden_data_path.find(".summary.json"), std::string::npos) << r.golden_data_path;
   }
 }
 

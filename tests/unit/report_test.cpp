@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
 #include <set>
 
 #include "common/report/csv.h"
@@ -25,6 +28,41 @@ TEST(Report, PythonFloatRepr) {
   EXPECT_EQ(python_float_repr(1.0 / 0.0), "inf");
   EXPECT_EQ(python_float_repr(-1.0 / 0.0), "-inf");
   EXPECT_EQ(python_float_repr(0.9999999999), "0.9999999999");
+  // Values printed by CPython 3.11's repr().
+  EXPECT_EQ(python_float_repr(5e-324), "5e-324");
+  EXPECT_EQ(python_float_repr(1.7976931348623157e308), "1.7976931348623157e+308");
+  EXPECT_EQ(python_float_repr(1e100), "1e+100");
+  EXPECT_EQ(python_float_repr(-1e-100), "-1e-100");
+  EXPECT_EQ(python_float_repr(9999999999999998.0), "9999999999999998.0");
+  EXPECT_EQ(python_float_repr(0.00012345), "0.00012345");
+  EXPECT_EQ(python_float_repr(1.2345e-5), "1.2345e-05");
+  EXPECT_EQ(python_float_repr(2.2250738585072014e-308), "2.2250738585072014e-308");
+  EXPECT_EQ(python_float_repr(123.0), "123.0");
+  EXPECT_EQ(python_float_repr(1e22), "1e+22");
+}
+
+// Random bit patterns (subnormals, huge and tiny exponents): repr reads back to the same double,
+// fits the fixed-size buffer, and uses exponent notation exactly outside [1e-4, 1e16).
+TEST(Report, PythonFloatReprRoundTripsRandomDoubles) {
+  std::mt19937_64 rng(7);
+  char buf[msit::kPythonFloatChars];
+  for (int i = 0; i < 200000; ++i) {
+    uint64_t bits = rng();
+    double x;
+    std::memcpy(&x, &bits, sizeof x);
+    if (!std::isfinite(x)) continue;
+    size_t n = msit::format_python_float(x, buf);
+    ASSERT_LT(n, sizeof buf);
+    std::string s(buf, n);
+    ASSERT_EQ(s, python_float_repr(x));
+    ASSERT_EQ(std::strtod(s.c_str(), nullptr), x) << s;
+    double mag = std::fabs(x);
+    bool sci = s.find('e') != std::string::npos;
+    ASSERT_EQ(sci, mag != 0 && (mag < 1e-4 || mag >= 1e16)) << s;
+    if (!sci) {
+      ASSERT_NE(s.find('.'), std::string::npos) << s;
+    }
+  }
 }
 
 TEST(Report, QuotingAndGuard) {

@@ -282,21 +282,27 @@ void match_ge_ge(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden
 void match_fx_fx(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden, MatchResult& out) {
   for_common_tokens(my, golden, out, [&](int64_t token, const TokenFiles& m, const TokenFiles& g) {
     // Execution order: by the timestamp in the first file name of each node, then by key.
-    std::vector<std::pair<std::string, const std::string*>> order;
+    struct Node {
+      std::string_view ts;  // into the file's raw_name, which the index keeps
+      const std::string* key;
+      const FxNodeFiles* files;
+    };
+    std::vector<Node> order;
+    order.reserve(m.fx_nodes.size());
     for (const auto& [key, node] : m.fx_nodes) {
       const auto& files = node.outputs.empty() ? node.inputs : node.outputs;
-      std::string ts;
+      std::string_view ts;
       if (!files.empty()) {
-        const std::string& n = files.front().raw_name;
+        std::string_view n = files.front().raw_name;
         size_t end = n.size() - 4;  // ".npy"
         size_t dot = n.rfind('.', end - 1);
-        ts = dot == std::string::npos ? "" : n.substr(dot + 1, end - dot - 1);
+        if (dot != std::string_view::npos) ts = n.substr(dot + 1, end - dot - 1);
       }
-      order.emplace_back(ts, &key);
+      order.push_back(Node{ts, &key, &node});
     }
-    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [ts, key] : order) {
-      const FxNodeFiles& mn = m.fx_nodes.at(*key);
+    std::stable_sort(order.begin(), order.end(), [](const Node& a, const Node& b) { return a.ts < b.ts; });
+    for (const auto& [ts, key, node] : order) {
+      const FxNodeFiles& mn = *node;
       auto it = g.fx_nodes.find(*key);
       if (it == g.fx_nodes.end()) {
         const auto& f = mn.outputs.empty() ? mn.inputs.front() : mn.outputs.front();

@@ -4,8 +4,10 @@
 A GE dump is: uint64 LE header length H, a DumpData protobuf of H bytes (one fp16 input and
 one fp16 output, formats.md 1.3), then the payloads. Used as a module or as a command:
   daemon_dumps.py burst DIR N          N files spread over DIR/{0..9}/ as fast as possible
-  daemon_dumps.py slow PATH SECONDS    one file written in pieces over SECONDS (fd kept open)
-  daemon_dumps.py pieces PATH SECONDS  same, but reopening and closing for every piece
+  daemon_dumps.py slow PATH SECONDS [DONE]    one file written in pieces over SECONDS (fd kept
+                                              open); DONE is created once the file is closed
+  daemon_dumps.py pieces PATH SECONDS [DONE]  same, but reopening and closing for every piece;
+                                              DONE is created after the last piece
   daemon_dumps.py rename PATH          written under a temp name, then renamed into place
   daemon_dumps.py one PATH [ELEMS]     one file
   daemon_dumps.py check DIR            every .summary.json parses; prints counts as JSON
@@ -84,7 +86,7 @@ def burst(root, n):
         write_file(os.path.join(dirs[i % 10], ge_name(i)), data)
 
 
-def slow(path, seconds, reopen):
+def slow(path, seconds, reopen, done=None):
     data = ge_dump_bytes(elems=2048)
     pieces = 20
     step = (len(data) + pieces - 1) // pieces
@@ -95,12 +97,16 @@ def slow(path, seconds, reopen):
                 f.write(data[k * step:(k + 1) * step])
             if k + 1 < pieces:  # complete once the last piece is in: the writer is done
                 time.sleep(seconds / pieces)
-        return
-    with open(path, "wb") as f:
-        for k in range(pieces):
-            f.write(data[k * step:(k + 1) * step])
-            f.flush()
-            time.sleep(seconds / pieces)
+    else:
+        with open(path, "wb") as f:
+            for k in range(pieces):
+                f.write(data[k * step:(k + 1) * step])
+                f.flush()
+                time.sleep(seconds / pieces)
+    # The process lives on for a while after this (interpreter shutdown): tests must not take
+    # "still running" for "still writing".
+    if done:
+        open(done, "w").close()
 
 
 def check(root):
@@ -216,7 +222,7 @@ def main(argv):
     if cmd == "burst":
         burst(argv[2], int(argv[3]))
     elif cmd in ("slow", "pieces"):
-        slow(argv[2], float(argv[3]), cmd == "pieces")
+        slow(argv[2], float(argv[3]), cmd == "pieces", argv[4] if len(argv) > 4 else None)
     elif cmd == "rename":
         d, n = os.path.split(argv[2])
         tmp = os.path.join(d, "." + n + ".partial")

@@ -8,18 +8,16 @@ start_daemon --settle-ms 30 "$d"
 wait_until 5 '[ -f "$WORK/status.json" ]' || fail "daemon did not start"
 
 a="$d/Add.Add_1.1.6.1706596912100001"; b="$d/Add.Add_2.2.6.1706596912100002"
-$DUMPS slow "$a" 3 & w1=$!
-$DUMPS pieces "$b" 3 & w2=$!
+$DUMPS slow "$a" 3 "$WORK/a.done" & w1=$!
+$DUMPS pieces "$b" 3 "$WORK/b.done" & w2=$!
 wait_until 5 '[ -e "$a" ] && [ -e "$b" ]' || fail "writers did not start"
-# While the writers run, neither raw file may vanish and no summary may appear.
+# Until a writer says it is done (closed its fd / wrote its last piece), its raw file must stay
+# and no summary may appear. Each check reads the marker after the file state, so a writer
+# finishing in between is never mistaken for an early claim.
 while kill -0 $w1 2>/dev/null || kill -0 $w2 2>/dev/null; do
-  if kill -0 $w1 2>/dev/null; then
-    [ -e "$a" ] || fail "slow writer's file claimed while still open"
-    [ ! -e "$a.summary.json" ] || fail "summary of a file still being written"
-  fi
-  if kill -0 $w2 2>/dev/null; then
-    [ ! -e "$b.summary.json" ] || fail "summary of an incomplete reopened file"
-  fi
+  if [ ! -e "$a" ] && [ ! -e "$WORK/a.done" ]; then fail "slow writer's file claimed while still open"; fi
+  if [ -e "$a.summary.json" ] && [ ! -e "$WORK/a.done" ]; then fail "summary of a file still being written"; fi
+  if [ -e "$b.summary.json" ] && [ ! -e "$WORK/b.done" ]; then fail "summary of an incomplete reopened file"; fi
   sleep 0.02
 done
 wait $w1 $w2

@@ -12,30 +12,20 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
 # One Add op: GE file (fp32 ND, input = output = N elements) vs FX npy, plus graph text.
-"$PY" - "$T" "$MB" <<'EOF'
-import os, struct, sys
+PYTHONPATH="$(dirname "$0")" "$PY" - "$T" "$MB" <<'EOF'
+import os, sys
 import numpy as np
+from add_op_dump import GE_FILE_NAME, GRAPH_TEXT, ge_header
 root, mb = sys.argv[1], int(sys.argv[2])
 n = mb * 1024 * 1024 // 4 // 2          # input + output per side = MB
 ge = f"{root}/ge/worldsize1_global_rank0/20250101000000/0/g/1/0"
 fx = f"{root}/fx/worldsize1_global_rank0/gm_1_dump/0"
 os.makedirs(ge); os.makedirs(fx)
 open(f"{root}/ge/dynamo_original_graph_1_rank_0_pid_1_ts_1.txt", "w").write(
-    'op {\n  name: "Add_0"\n  type: "Add"\n  input: "x:0"\n  output_desc {\n    attr {\n'
-    '      key: "_fx_tensor_name"\n      value {\n        s: "add_0-aten.add.Tensor.OUTPUT.0"\n      }\n    }\n  }\n}\n')
-def varint(v):
-    out = b""
-    while v >= 0x80: out += bytes([(v & 0x7F) | 0x80]); v >>= 7
-    return out + bytes([v])
-def ld(field, b): return varint(field << 3 | 2) + varint(len(b)) + b
-def u(field, v): return varint(field << 3) + varint(v)
-shape = ld(1, varint(n))
-inp = u(1, 1) + u(2, 2) + ld(3, shape) + u(5, n * 4) + ld(6, shape)
-out = u(1, 1) + u(2, 2) + ld(3, shape) + u(6, n * 4) + ld(7, shape)
-hdr = ld(1, b"2.0") + ld(3, out) + ld(4, inp) + ld(6, b"Add_0")
+    GRAPH_TEXT)
 rng = np.random.default_rng(1)
-with open(f"{ge}/Add.Add_0.1.1.1700000000000000", "wb") as f:
-    f.write(struct.pack("<Q", len(hdr)) + hdr)
+with open(f"{ge}/{GE_FILE_NAME}", "wb") as f:
+    f.write(ge_header(n))
     for k in range(2):
         for c in range(0, n, 1 << 24):
             m = min(1 << 24, n - c)

@@ -152,35 +152,25 @@ EOF
 # ge/     raw GE binary (header + input + output), read by msit-compact
 # ge_npz/ the same tensors as Add.Add_0.1.1.<ts>.npz (np.savez, uncompressed), read by msit
 # fx/     FX npy in msit_fx_dump/data_dump/1/gm_<ts20>_dump (msit's FX walk wants token dirs from 1)
-"$PY" - "$T" "$MB" <<'EOF'
-import os, struct, sys
+PYTHONPATH="$(dirname "$0")" "$PY" - "$T" "$MB" <<'EOF'
+import os, sys
 import numpy as np
+from add_op_dump import GE_FILE_NAME, GRAPH_TEXT, ge_header
 root, mb = sys.argv[1], int(sys.argv[2])
 n = mb * 1024 * 1024 // 4 // 2          # input + output per side = MB
 rel = "20250101000000/0/graph_1/1/0"  # GE layout without a rank dir, paired with data_dump FX
 ge, ge_npz, fx = f"{root}/ge/{rel}", f"{root}/ge_npz/{rel}", f"{root}/fx/msit_fx_dump/data_dump/1/gm_20250101000000000001_dump"
 for d in (ge, ge_npz, fx):
     os.makedirs(d)
-graph = ('op {\n  name: "Add_0"\n  type: "Add"\n  input: "x:0"\n  output_desc {\n    attr {\n'
-         '      key: "_fx_tensor_name"\n      value {\n        s: "add_0-aten.add.Tensor.OUTPUT.0"\n      }\n    }\n  }\n}\n')
+
 for side in ("ge", "ge_npz"):
-    open(f"{root}/{side}/dynamo_original_graph_1_20250101000000000000.txt", "w").write(graph)
-def varint(v):
-    out = b""
-    while v >= 0x80: out += bytes([(v & 0x7F) | 0x80]); v >>= 7
-    return out + bytes([v])
-def ld(field, b): return varint(field << 3 | 2) + varint(len(b)) + b
-def u(field, v): return varint(field << 3) + varint(v)
-shape = ld(1, varint(n))
-inp = u(1, 1) + u(2, 2) + ld(3, shape) + u(5, n * 4) + ld(6, shape)
-out = u(1, 1) + u(2, 2) + ld(3, shape) + u(6, n * 4) + ld(7, shape)
-hdr = ld(1, b"2.0") + ld(3, out) + ld(4, inp) + ld(6, b"Add_0")
+    open(f"{root}/{side}/dynamo_original_graph_1_20250101000000000000.txt", "w").write(GRAPH_TEXT)
 rng = np.random.default_rng(1)
 x = rng.standard_normal(n, dtype=np.float32) * np.float32(1.0001)
 y = rng.standard_normal(n, dtype=np.float32) * np.float32(1.0001)
-name = "Add.Add_0.1.1.1700000000000000"
+name = GE_FILE_NAME
 with open(f"{ge}/{name}", "wb") as f:
-    f.write(struct.pack("<Q", len(hdr)) + hdr)
+    f.write(ge_header(n))
     f.write(x.tobytes()); f.write(y.tobytes())
 np.savez(f"{ge_npz}/{name}.npz", inputs=[x], outputs=[y])
 for role, t in (("INPUT", x), ("OUTPUT", y)):

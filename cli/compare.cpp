@@ -1,6 +1,10 @@
 // `msit-compact compare --my-path MY --golden-path GOLDEN`: run the library compare, write one
 // msit-compatible report per rank, print the summary, map the outcome to an exit code.
+#ifdef MSIT_MIMALLOC
+#include <mimalloc.h>
+#else
 #include <malloc.h>
+#endif
 
 #include <cstdio>
 #include <ctime>
@@ -25,10 +29,20 @@ struct CompareArgs {
   bool msit_filters = false;
   bool msit_columns = false;
   bool quiet = false;
+  bool timings = false;
   uint32_t sketch_width = kDefaultSketchWidth;
 };
 
-int write_reports(const CompareArgs& a, const CompareResult& res) {
+// The CSV streamed into a temp file as its chunks are formatted, then published durably.
+Status write_csv_file(const std::string& path, const std::vector<ReportRow>& rows, const CsvOptions& co) {
+  MSIT_ASSIGN_OR_RETURN(TempFile tmp, TempFile::create(path));
+  MSIT_TRY(write_report_csv(rows, co, [&](std::string_view part) { return tmp.write(std::as_bytes(std::span(part))); }));
+  MSIT_TRY(tmp.sync_and_close());
+  MSIT_TRY(rename_into_place(tmp.release(), path));
+  return fsync_dir(parent_dir(path));
+}
+
+int write_reports(const CompareArgs& a, const CompareResult& res, PhaseTimer* timer) {
   std::error_code ec;
   std::filesystem::create_directories(a.output, ec);
   if (ec) {
@@ -45,25 +59,32 @@ int write_reports(const CompareArgs& a, const CompareResult& res) {
     const std::vector<ReportRow>& rows = a.msit_filters ? filtered : rr.rows;
     std::string name = report_file_name(res.report_prefix, rr.rank, now, a.json ? "json" : "csv");
     std::string path = (std::filesystem::path(a.output) / name).string();
-    std::vector<std::string> body;
-    if (a.json) body.push_back(report_json(rows, co));
-    else body = report_csv_parts(rows, co);
-    if (auto st = atomic_write_file(path, body); !st.ok()) {
+    Status st = a.json ? atomic_write_file(path, report_json(rows, co)) : write_csv_file(path, rows, co);
+    if (!st.ok()) {
       std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
       return kExitBadInput;
     }
+    mark_phase(timer, a.json ? "write JSON report" : "format and write CSV report");
     if (!a.quiet) std::printf("Saved comparing results: %s\n", path.c_str());
   }
   return kExitOk;
 }
 
 int run(const CompareArgs& a) {
-#ifdef __GLIBC__
-  // A summary compare allocates ~1 KB per tensor pair in small pieces; growing the heap 64 MiB at
-  // a time instead of page by page cut 100,000 pairs from 3.4 to 3.1 s (docs/benchmarks.md).
-  ::mallopt(M_TOP_PAD, 64 << 20);
+  // A summary compare allocates ~1 KB per tensor pair in small pieces: 300+ MB for 100,000
+  // pairs. Where a first touch of a page is expensive (a trapped fault in a VM: ~10 us),
+  // faulting that in 4 KB pages took a third of the run; with transparent huge pages for the
+  // heap, 100,000 pairs went from 2.5 to 2.0 s (docs/benchmarks.md). Only compare asks for
+  // them: the daemon and compact stay at a few MB.
+#ifdef MSIT_MIMALLOC
+  mi_option_enable(mi_option_large_os_pages);
+#elif defined(__GLIBC__)
+  ::mallopt(M_TOP_PAD, 64 << 20);  // sanitizer builds: at least grow the heap in large steps
 #endif
+  std::optional<PhaseTimer> timer;
+  if (a.timings) timer.emplace(stderr);
   CompareOptions o;
+  o.timer = timer ? &*timer : nullptr;
   o.rank = a.rank;
   o.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   o.eval.stats.sketch_width = a.sketch_width;
@@ -73,7 +94,7 @@ int run(const CompareArgs& a) {
     return kExitBadInput;
   }
   for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-  if (int rc = write_reports(a, *res); rc != kExitOk) return rc;
+  if (int rc = write_reports(a, *res, o.timer); rc != kExitOk) return rc;
   bool fail = false, error = false;
   if (!a.quiet) std::printf("mode: %s\n", std::string(compare_mode_name(res->mode)).c_str());
   for (const auto& rr : res->ranks) {
@@ -111,6 +132,7 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
                                                     "diagnostic rows)");
   cmd->add_flag("--msit-columns", a->msit_columns, "Write only msit's 24 columns");
   cmd->add_flag("--quiet,-q", a->quiet, "Print nothing but warnings and errors");
+  cmd->add_flag("--timings", a->timings, "Print the wall time and memory of each phase to stderr");
   cmd->callback([a, &exit_code] { exit_code = run(*a); });
   return cmd;
 }

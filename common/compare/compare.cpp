@@ -12,6 +12,8 @@
 #include "common/compare/file_cache.h"
 #include "common/compare/matching.h"
 #include "common/formats/graph_text.h"
+#include "common/io/batch_read.h"
+#include "common/summary/summary.h"
 
 namespace msit {
 namespace {
@@ -154,12 +156,14 @@ Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& jo
   auto mine = fx_mine ? index_fx_tree(job.my_root, job.rank.has_value()) : index_ge_tree(job.my_root, job.rank.has_value());
   if (th.joinable()) th.join();
   else index_golden();
+  mark_phase(o.timer, "index both trees");
   MSIT_ASSIGN_OR_RETURN(w.my, std::move(mine));
   MSIT_ASSIGN_OR_RETURN(w.golden, std::move(*golden));
   warnings.insert(warnings.end(), w.my.warnings.begin(), w.my.warnings.end());
   warnings.insert(warnings.end(), w.golden.warnings.begin(), w.golden.warnings.end());
   preload(w.my, cache, o.jobs);
   preload(w.golden, cache, o.jobs);
+  mark_phase(o.timer, "load GE headers");
   GraphDef empty;
   size_t n = std::min(w.my.groups.size(), w.golden.groups.size());
   if (!graphs.empty()) {
@@ -186,6 +190,7 @@ Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& jo
   warnings.insert(warnings.end(), mr.warnings.begin(), mr.warnings.end());
   w.report.ops_without_rows = mr.ops_without_rows;
   w.pairs = std::move(mr.pairs);
+  mark_phase(o.timer, "match");
   if (w.pairs.empty()) {
     auto mine = token_ids(w.my), gold = token_ids(w.golden);
     std::string where = job.rank ? " (rank " + std::to_string(*job.rank) + ")" : "";
@@ -194,6 +199,55 @@ Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& jo
                                                 (n == 0 ? ", and no dump group could be paired" : ""));
   }
   return ok_status();
+}
+
+// A whole-file FX side (one row per file, not kept in the cache) that is a summary: read in
+// the batch instead of one by one.
+bool batched(const TensorSlot& s) {
+  return s.kind == SlotKind::kFxFile && s.file != nullptr && s.file->kind == SourceKind::kSummary;
+}
+
+// Every pair of every rank through one pool of workers, kBatchPairs pairs at a time: the
+// summaries of a batch are read together (SmallFileBatch), then its rows are evaluated.
+void evaluate_pairs(std::vector<RankWork>& work, const std::vector<std::pair<size_t, size_t>>& all, FileCache& cache,
+                    const CompareOptions& o) {
+  constexpr size_t kBatchPairs = 32;
+  constexpr size_t kSlotBytes = 64 << 10;  // a width-128 summary is ~3 KB; larger ones are read one by one
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    SmallFileBatch reader(2 * kBatchPairs, kSlotBytes, kSummaryParsePadding);
+    std::vector<const SourceFile*> files;
+    std::vector<std::shared_ptr<LoadedFile>> loaded;
+    for (size_t b = next.fetch_add(kBatchPairs); b < all.size(); b = next.fetch_add(kBatchPairs)) {
+      size_t e = std::min(all.size(), b + kBatchPairs);
+      files.clear();
+      for (size_t j = b; j < e; ++j) {
+        const PairSpec& p = work[all[j].first].pairs[all[j].second];
+        if (!p.problem.empty()) continue;
+        if (batched(p.golden)) files.push_back(p.golden.file);
+        if (batched(p.my)) files.push_back(p.my.file);
+      }
+      cache.load_uncached(files, reader, loaded);
+      size_t next_loaded = 0;
+      for (size_t j = b; j < e; ++j) {
+        auto [i, k] = all[j];
+        const PairSpec& p = work[i].pairs[k];
+        std::shared_ptr<LoadedFile> g, m;
+        if (p.problem.empty() && batched(p.golden)) g = std::move(loaded[next_loaded++]);
+        if (p.problem.empty() && batched(p.my)) m = std::move(loaded[next_loaded++]);
+        ReportRow r = evaluate_pair(p, cache, o.eval, std::move(g), std::move(m));
+        r.rank = work[i].report.rank.value_or(-1);
+        std::string drop = msit_drop_reason(r);
+        if (!drop.empty()) r.note = r.note.empty() ? drop : r.note + "; " + drop;
+        work[i].report.rows[k] = std::move(r);
+      }
+    }
+  };
+  unsigned t = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>((all.size() + kBatchPairs - 1) / kBatchPairs)));
+  std::vector<std::thread> pool;
+  for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
 }
 
 }  // namespace
@@ -218,6 +272,7 @@ Result<CompareResult> run_compare(const std::string& my_in, const std::string& g
   if (base.rfind("msprobe", 0) == 0) res.report_prefix = "msprobe_cmp_report";
   MSIT_ASSIGN_OR_RETURN(res.mode, detect_mode(my, golden, o.jobs, res.warnings));
   MSIT_ASSIGN_OR_RETURN(auto jobs, plan_ranks(my, golden, o, res.warnings));
+  mark_phase(o.timer, "detect mode and ranks");
   FileCache cache;
   std::vector<RankWork> work(jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
@@ -230,14 +285,9 @@ Result<CompareResult> run_compare(const std::string& my_in, const std::string& g
     work[i].report.rows.resize(work[i].pairs.size());
     for (size_t k = 0; k < work[i].pairs.size(); ++k) all.emplace_back(i, k);
   }
-  parallel_for(all.size(), o.jobs, [&](size_t j) {
-    auto [i, k] = all[j];
-    ReportRow r = evaluate_pair(work[i].pairs[k], cache, o.eval);
-    r.rank = work[i].report.rank.value_or(-1);
-    std::string drop = msit_drop_reason(r);
-    if (!drop.empty()) r.note = r.note.empty() ? drop : r.note + "; " + drop;
-    work[i].report.rows[k] = std::move(r);
-  });
+  mark_phase(o.timer, "allocate rows");
+  evaluate_pairs(work, all, cache, o);
+  mark_phase(o.timer, "evaluate pairs");
   for (auto& w : work) res.ranks.push_back(std::move(w.report));
   return res;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/base/phase_timer.h"
 #include "common/base/result.h"
 #include "common/compare/evaluate.h"
 #include "common/report/report_row.h"
@@ -20,6 +21,7 @@ struct CompareOptions {
   std::optional<int64_t> rank;  // only this rank (rank layouts)
   unsigned jobs = 2;            // worker threads evaluating pairs (all ranks share them)
   EvalOptions eval;
+  PhaseTimer* timer = nullptr;  // phase timings, when asked for (--timings)
 };
 
 struct RankReport {

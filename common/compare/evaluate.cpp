@@ -26,11 +26,11 @@ struct Side {
   std::string error;
 };
 
-Side resolve(const TensorSlot& slot, FileCache& cache, const char* which) {
+Side resolve(const TensorSlot& slot, FileCache& cache, std::shared_ptr<LoadedFile> loaded, const char* which) {
   Side s;
   if (slot.kind == SlotKind::kEmpty) { s.k = Side::K::kEmpty; return s; }
   if (slot.kind == SlotKind::kNone || !slot.file) { s.error = std::string(which) + ": no data"; return s; }
-  s.lf = cache.get(*slot.file, slot.kind != SlotKind::kFxFile);
+  s.lf = loaded ? std::move(loaded) : cache.get(*slot.file, slot.kind != SlotKind::kFxFile);
   const LoadedFile& lf = *s.lf;
   auto fail = [&](const std::string& what) { s.k = Side::K::kError; s.error = std::string(which) + ": " + what; return s; };
   if (lf.error) return fail(lf.error->to_string());
@@ -362,7 +362,8 @@ bool can_stream(const Side& g, const Side& m) {
 
 }  // namespace
 
-ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& o) {
+ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& o, std::shared_ptr<LoadedFile> golden_file,
+                        std::shared_ptr<LoadedFile> my_file) {
   ReportRow r;
   r.token_id = p.token;
   r.data_id = p.data_id;
@@ -376,8 +377,8 @@ ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& 
     r.verdict = unreadable ? "error" : "skip";
     return r;
   }
-  Side g = resolve(p.golden, cache, "golden_data_path");
-  Side m = resolve(p.my, cache, "my_data_path");
+  Side g = resolve(p.golden, cache, std::move(golden_file), "golden_data_path");
+  Side m = resolve(p.my, cache, std::move(my_file), "my_data_path");
   if (g.k == Side::K::kError || m.k == Side::K::kError) {
     r.cmp_fail_reason = g.k == Side::K::kError ? g.error : m.error;
     r.verdict = "error";

@@ -16,7 +16,10 @@ struct EvalOptions {
   StatsOptions stats;                        // for raw files summarised on the fly
 };
 
-ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& opts);
+// golden_file / my_file: the side's file when the caller already loaded it (batched reads),
+// else nullptr and the cache loads it.
+ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& opts,
+                        std::shared_ptr<LoadedFile> golden_file = nullptr, std::shared_ptr<LoadedFile> my_file = nullptr);
 
 // Converts n host-endian elements of dtype t to float32 as torch's .float() would.
 // Returns false for dtypes that have no float value (complex, packed, opaque).

@@ -63,6 +63,33 @@ uint32_t count_role(const std::vector<TensorDesc>& v, Role r) {
 
 }  // namespace
 
+void FileCache::load_uncached(const std::vector<const SourceFile*>& files, SmallFileBatch& reader,
+                              std::vector<std::shared_ptr<LoadedFile>>& out) {
+  std::vector<const std::string*> paths;
+  std::vector<size_t> which;  // files[which[k]] is paths[k]
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (files[i]->kind == SourceKind::kSummary) {
+      paths.push_back(&files[i]->path);
+      which.push_back(i);
+    }
+  }
+  reader.read(paths, kSummaryMaxBytes);
+  out.assign(files.size(), nullptr);
+  for (size_t k = 0; k < which.size(); ++k) {
+    auto lf = std::make_shared<LoadedFile>();
+    lf->source = files[which[k]];
+    lf->fx = ends_with(lf->source->raw_name, ".npy");
+    Result<std::string_view> text = reader.contents(k);
+    auto s = text.ok() ? summary_from_padded_json(*text, lf->source->path) : Result<FileSummary>(text.error());
+    if (s.ok()) lf->summary = std::move(s).value();
+    else lf->error = s.error();
+    out[which[k]] = std::move(lf);
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (!out[i]) out[i] = get(*files[i], false);
+  }
+}
+
 std::shared_ptr<LoadedFile> FileCache::get(const SourceFile& f, bool keep) {
   if (!keep) {
     auto lf = std::make_shared<LoadedFile>();

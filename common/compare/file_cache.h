@@ -14,6 +14,7 @@
 #include "common/compare/matching.h"
 #include "common/formats/min_max.h"
 #include "common/formats/tensor_desc.h"
+#include "common/io/batch_read.h"
 #include "common/layout/logical_stream.h"
 #include "common/summary/summary.h"
 
@@ -37,6 +38,10 @@ class FileCache {
   // keep=false: load without caching (FX files feed exactly one row; caching them all would
   // hold every summary of a 100k-file tree in memory).
   std::shared_ptr<LoadedFile> get(const SourceFile& f, bool keep = true);
+  // get(f, false) for many files at once: summaries are read in one batch (SmallFileBatch, at
+  // most reader's max_files per call). out[i] is files[i]'s load.
+  void load_uncached(const std::vector<const SourceFile*>& files, SmallFileBatch& reader,
+                     std::vector<std::shared_ptr<LoadedFile>>& out);
   Result<TensorCounts> counts(const SourceFile& f);
   // The summary of a raw file, computed once per (width, seed).
   std::shared_ptr<Result<FileSummary>> summarize(LoadedFile& lf, const StatsOptions& opts);

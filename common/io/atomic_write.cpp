@@ -129,12 +129,4 @@ Status atomic_write_file(const std::string& final_path, std::string_view data) {
   return fsync_dir(parent_dir(final_path));
 }
 
-Status atomic_write_file(const std::string& final_path, std::span<const std::string> parts) {
-  MSIT_ASSIGN_OR_RETURN(TempFile temp, TempFile::create(final_path));
-  for (const auto& part : parts) MSIT_TRY(temp.write(std::as_bytes(std::span<const char>(part))));
-  MSIT_TRY(temp.sync_and_close());
-  MSIT_TRY(rename_into_place(temp.release(), final_path));
-  return fsync_dir(parent_dir(final_path));
-}
-
 }  // namespace msit

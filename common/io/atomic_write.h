@@ -44,8 +44,6 @@ class TempFile {
 
 // All three steps for one file.
 Status atomic_write_file(const std::string& final_path, std::string_view data);
-// The same for content built in parts (a large report), without joining them first.
-Status atomic_write_file(const std::string& final_path, std::span<const std::string> parts);
 
 bool is_temp_name(std::string_view file_name);
 std::string parent_dir(const std::string& path);

@@ -2,11 +2,13 @@
 #pragma once
 
 #include <ctime>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/base/result.h"
 #include "common/report/report_row.h"
 
 namespace msit {
@@ -32,8 +34,11 @@ struct CsvOptions {
   unsigned jobs = 1;          // threads formatting rows (CSV only; the bytes do not depend on it)
 };
 std::string report_csv(const std::vector<ReportRow>& rows, const CsvOptions& opts);
-// The same bytes in consecutive parts (header, then slices of rows), for writing without a copy.
-std::vector<std::string> report_csv_parts(const std::vector<ReportRow>& rows, const CsvOptions& opts);
+// The same bytes handed to `sink` in order, piece by piece: the header, then chunks of rows
+// formatted on opts.jobs threads while the earlier chunks are written. A 100,000-row report is
+// never whole in memory. Stops at, and returns, the first error of `sink`.
+Status write_report_csv(const std::vector<ReportRow>& rows, const CsvOptions& opts,
+                        const std::function<Status(std::string_view)>& sink);
 std::string report_json(const std::vector<ReportRow>& rows, const CsvOptions& opts);
 
 // msit_cmp_report_{UTC YYYYmmddHHMMSS}.csv, or msit_cmp_report_rank{R}_{time}.csv.

@@ -1,9 +1,11 @@
 // The summary model (summary.md, version 1) and its JSON form.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/base/result.h"
@@ -59,6 +61,12 @@ std::string summary_to_json(const FileSummary& s);
 // Strict on the keys summary.md requires, tolerant of unknown keys. `path` names errors.
 Result<FileSummary> summary_from_json(std::string_view text, const std::string& path);
 Result<FileSummary> read_summary_file(const std::string& path);
+// Readers that fetch summary bytes themselves (batched reads): the size limit of
+// read_summary_file, and how many zero bytes must follow the text for the zero-copy parse.
+extern const size_t kSummaryMaxBytes;
+extern const size_t kSummaryParsePadding;
+// `text` as read from `path`, followed in memory by kSummaryParsePadding readable bytes.
+Result<FileSummary> summary_from_padded_json(std::string_view text, const std::string& path);
 
 std::string created_by_string();  // "msit-compact <version>"
 

@@ -347,6 +347,13 @@ Result<FileSummary> summary_from_json(std::string_view text, const std::string& 
   return parse_text(text.data(), text.size(), true, path);
 }
 
+const size_t kSummaryMaxBytes = kMaxSummaryBytes;
+const size_t kSummaryParsePadding = simdjson::SIMDJSON_PADDING;
+
+Result<FileSummary> summary_from_padded_json(std::string_view text, const std::string& path) {
+  return parse_text(text.data(), text.size(), false, path);
+}
+
 Result<FileSummary> read_summary_file(const std::string& path) {
   thread_local std::string text;  // reused: one allocation per thread, not per file
   size_t size = 0;

@@ -223,3 +223,34 @@ TEST(Report, CsvBytesDoNotDependOnJobs) {
   EXPECT_EQ(a, msit::report_csv(rows, many));
   EXPECT_EQ(std::count(a.begin(), a.end(), '\n'), 9002);
 }
+
+TEST(Report, CsvStreamKeepsRowOrderAndStopsAtTheFirstSinkError) {
+  std::vector<msit::ReportRow> rows;
+  for (int k = 0; k < 20000; ++k) {
+    rows.push_back(known_row());
+    rows.back().data_id = static_cast<uint64_t>(k);
+  }
+  msit::CsvOptions o;
+  o.jobs = 4;
+  std::string all;
+  ASSERT_TRUE(msit::write_report_csv(rows, o, [&](std::string_view part) {
+    all.append(part);
+    return msit::ok_status();
+  }).ok());
+  // data_id is the second cell: every row in order, once.
+  size_t pos = all.find('\n') + 1;
+  for (int k = 0; k < 20000; ++k) {
+    size_t comma = all.find(',', pos);
+    ASSERT_EQ(all.substr(comma + 1, all.find(',', comma + 1) - comma - 1), std::to_string(k));
+    pos = all.find('\n', pos) + 1;
+  }
+  EXPECT_EQ(pos, all.size());
+
+  int calls = 0;
+  msit::Status st = msit::write_report_csv(rows, o, [&](std::string_view) {
+    return ++calls == 3 ? msit::Status(msit::make_error("out.csv", "write", "disk full")) : msit::ok_status();
+  });
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "disk full");
+  EXPECT_EQ(calls, 3);  // nothing handed on after the failure
+}

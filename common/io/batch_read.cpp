@@ -1,0 +1,157 @@
+// io_uring batch: per file, OPENAT (into a registered file slot, no fd table entry) -> READ ->
+// CLOSE, linked so they run in order; one io_uring_submit_and_wait per batch.
+#include "common/io/batch_read.h"
+
+#include <fcntl.h>
+#include <liburing.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "common/io/file.h"
+
+namespace msit {
+namespace {
+
+// Set when the kernel refuses an operation the batch needs (io_uring without direct
+// descriptors, before Linux 5.15): every later batch goes straight to the one-by-one path.
+std::atomic<bool> g_ring_unsupported{false};
+
+constexpr uint64_t kOpen = 0, kRead = 1, kClose = 2;
+uint64_t tag(size_t file, uint64_t op) { return file * 4 + op; }
+
+}  // namespace
+
+struct SmallFileBatch::Ring {
+  io_uring ring{};
+  bool ready = false;
+  bool failed = false;  // a submit or wait failed: the ring is not used again
+
+  Ring(unsigned files, bool wanted) {
+    if (!wanted || g_ring_unsupported.load(std::memory_order_relaxed)) return;
+    if (io_uring_queue_init(3 * files, &ring, 0) != 0) return;  // ENOSYS, EPERM: no io_uring here
+    if (io_uring_register_files_sparse(&ring, files) != 0) {
+      io_uring_queue_exit(&ring);
+      return;
+    }
+    ready = true;
+  }
+  ~Ring() {
+    if (ready) io_uring_queue_exit(&ring);
+  }
+};
+
+SmallFileBatch::SmallFileBatch(size_t max_files, size_t slot_bytes, size_t padding, bool use_ring)
+    : max_files_(max_files),
+      slot_bytes_(slot_bytes),
+      padding_(padding),
+      fallback_(max_files),
+      ring_(std::make_unique<Ring>(static_cast<unsigned>(max_files), use_ring)) {
+  if (ring_->ready) slots_.resize(max_files * slot_bytes);
+}
+
+SmallFileBatch::~SmallFileBatch() = default;
+
+bool SmallFileBatch::uses_ring() const {
+  return ring_->ready && !ring_->failed && !g_ring_unsupported.load(std::memory_order_relaxed);
+}
+
+Result<std::string_view> SmallFileBatch::contents(size_t i) const { return results_[i]; }
+
+int SmallFileBatch::dir_fd(std::string_view dir) {
+  for (auto& [p, fd] : dirs_) {
+    if (p == dir) return fd.get();
+  }
+  // A compare alternates between two trees: a few directories cover a batch.
+  constexpr size_t kDirs = 8;
+  if (dirs_.size() == kDirs) dirs_.erase(dirs_.begin());
+  UniqueFd fd(::open(std::string(dir).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) return -1;
+  dirs_.emplace_back(std::string(dir), std::move(fd));
+  return dirs_.back().second.get();
+}
+
+void SmallFileBatch::read(const std::vector<const std::string*>& paths, size_t max_bytes) {
+  const size_t n = std::min(paths.size(), max_files_);
+  results_.assign(n, Result<std::string_view>(std::string_view()));
+  // Bytes read through the ring per file; -1: read this one with read_small_file_into.
+  std::vector<ssize_t> got(n, -1);
+  const size_t room = slot_bytes_ > padding_ ? slot_bytes_ - padding_ : 0;
+  if (uses_ring() && room > 0) {
+    io_uring* r = &ring_->ring;
+    for (size_t i = 0; i < n; ++i) {
+      // Relative to an fd of the file's directory: the kernel walks one name instead of the
+      // whole path (the files of a batch mostly share a directory).
+      const std::string& path = *paths[i];
+      size_t slash = path.rfind('/');
+      int dir = AT_FDCWD;
+      const char* name = path.c_str();
+      if (slash != std::string::npos && slash > 0) {
+        if (int fd = dir_fd(std::string_view(path.data(), slash)); fd >= 0) {
+          dir = fd;
+          name += slash + 1;
+        }
+      }
+      io_uring_sqe* s = io_uring_get_sqe(r);
+      // O_NONBLOCK: a FIFO swapped in after the listing must not hang the compare. No
+      // O_CLOEXEC: direct descriptors refuse it (and never enter the fd table anyway).
+      io_uring_prep_openat_direct(s, dir, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0,
+                                  static_cast<unsigned>(i));
+      s->flags |= IOSQE_IO_LINK;
+      s->user_data = tag(i, kOpen);
+      s = io_uring_get_sqe(r);
+      io_uring_prep_read(s, static_cast<int>(i), slots_.data() + i * slot_bytes_, static_cast<unsigned>(room), 0);
+      // Hard link: a short read (every file smaller than the slot) must not cancel the close.
+      s->flags |= IOSQE_FIXED_FILE | IOSQE_IO_HARDLINK;
+      s->user_data = tag(i, kRead);
+      s = io_uring_get_sqe(r);
+      io_uring_prep_close_direct(s, static_cast<unsigned>(i));
+      s->user_data = tag(i, kClose);
+    }
+    int rc = 0;
+    do {
+      rc = io_uring_submit_and_wait(r, static_cast<unsigned>(3 * n));
+    } while (rc == -EINTR);
+    if (rc < 0) {
+      // The ring is in an unknown state: stop using it; every file takes the one-by-one path.
+      ring_->failed = true;
+    } else {
+      // Every completion is collected before returning: none may land in a slot after it is reused.
+      for (size_t seen = 0; seen < 3 * n;) {
+        io_uring_cqe* cqe = nullptr;
+        int w = io_uring_wait_cqe(r, &cqe);
+        if (w == -EINTR) continue;
+        if (w != 0) {
+          ring_->failed = true;
+          break;
+        }
+        size_t file = cqe->user_data / 4;
+        uint64_t op = cqe->user_data % 4;
+        if (op == kOpen && (cqe->res == -EINVAL || cqe->res == -EOPNOTSUPP)) {
+          g_ring_unsupported.store(true, std::memory_order_relaxed);
+        }
+        if (op == kRead && file < n) got[file] = cqe->res;
+        io_uring_cqe_seen(r, cqe);
+        ++seen;
+      }
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    ssize_t len = got[i];
+    // Errors, empty files (a FIFO or /dev/null reads as empty), full slots (the file may be
+    // larger) and oversized files all get the one-by-one read and its exact error message.
+    if (len > 0 && static_cast<size_t>(len) < room && static_cast<size_t>(len) <= max_bytes) {
+      char* slot = slots_.data() + i * slot_bytes_;
+      std::memset(slot + len, 0, padding_);
+      results_[i] = std::string_view(slot, static_cast<size_t>(len));
+      continue;
+    }
+    size_t size = 0;
+    Status st = read_small_file_into(*paths[i], max_bytes, padding_, fallback_[i], size);
+    if (!st.ok()) results_[i] = st.error();
+    else results_[i] = std::string_view(fallback_[i].data(), size);
+  }
+}
+
+}  // namespace msit

@@ -73,12 +73,17 @@ int SmallFileBatch::dir_fd(std::string_view dir) {
 }
 
 void SmallFileBatch::read(const std::vector<const std::string*>& paths, size_t max_bytes) {
-  const size_t n = std::min(paths.size(), max_files_);
-  results_.assign(n, Result<std::string_view>(std::string_view()));
+  // The first max_files_ files go through the ring; any beyond take the one-by-one path.
+  const size_t all = paths.size(), n = std::min(all, max_files_);
+  results_.assign(all, Result<std::string_view>(std::string_view()));
+  if (fallback_.size() < all) fallback_.resize(all);
+  for (auto& f : fallback_) {
+    if (f.capacity() > (size_t{1} << 20)) std::string().swap(f);  // don't pin a rare big file
+  }
   // Bytes read through the ring per file; -1: read this one with read_small_file_into.
-  std::vector<ssize_t> got(n, -1);
+  std::vector<ssize_t> got(all, -1);
   const size_t room = slot_bytes_ > padding_ ? slot_bytes_ - padding_ : 0;
-  if (uses_ring() && room > 0) {
+  if (n > 0 && uses_ring() && room > 0) {
     io_uring* r = &ring_->ring;
     for (size_t i = 0; i < n; ++i) {
       // Relative to an fd of the file's directory: the kernel walks one name instead of the
@@ -137,7 +142,7 @@ void SmallFileBatch::read(const std::vector<const std::string*>& paths, size_t m
       }
     }
   }
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < all; ++i) {
     ssize_t len = got[i];
     // Errors, empty files (a FIFO or /dev/null reads as empty), full slots (the file may be
     // larger) and oversized files all get the one-by-one read and its exact error message.

@@ -19,9 +19,10 @@ namespace msit {
 
 class SmallFileBatch {
  public:
-  // Up to max_files per read(); a file of more than slot_bytes - padding - 1 bytes takes the
-  // one-by-one path. One instance per thread: it owns a ring and its buffers. use_ring=false:
-  // always one by one (tests and benchmarks compare the two paths).
+  // Up to max_files per read() through the ring (any more, and every file of more than
+  // slot_bytes - padding - 1 bytes, take the one-by-one path). One instance per thread: it
+  // owns a ring and its buffers. use_ring=false: always one by one (tests and benchmarks
+  // compare the two paths).
   SmallFileBatch(size_t max_files, size_t slot_bytes, size_t padding, bool use_ring = true);
   ~SmallFileBatch();
   SmallFileBatch(const SmallFileBatch&) = delete;

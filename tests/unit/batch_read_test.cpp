@@ -98,6 +98,17 @@ TEST_P(BatchReadTest, ContentsStayValidUntilTheNextRead) {
   EXPECT_EQ(*batch.contents(0), "second");
 }
 
+TEST_P(BatchReadTest, MoreFilesThanSlotsAreAllRead) {
+  std::vector<std::string> paths;
+  for (int i = 0; i < 7; ++i) paths.push_back(write("a/g" + std::to_string(i), "file " + std::to_string(i)));
+  std::vector<const std::string*> ptrs;
+  for (const auto& p : paths) ptrs.push_back(&p);
+  SmallFileBatch batch(3, 4096, 8, GetParam());
+  batch.read(ptrs, 100);
+  ASSERT_EQ(batch.size(), paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) EXPECT_EQ(*batch.contents(i), "file " + std::to_string(i));
+}
+
 TEST_P(BatchReadTest, AFileChangedBetweenBatchesIsReadAgain) {
   std::string p = write("a/f.json", "old");
   SmallFileBatch batch(2, 4096, 8, GetParam());

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <thread>
 
@@ -18,12 +17,13 @@
 namespace msit {
 namespace {
 
-void parallel_for(size_t n, unsigned jobs, const std::function<void(size_t)>& fn) {
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < n; i = next++) fn(i);
-  };
-  unsigned t = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(std::max<size_t>(n, 1))));
+// A width-128 summary is ~3 KB; larger ones are read one by one.
+constexpr size_t kSummarySlotBytes = 64 << 10;
+
+// worker() on min(jobs, tasks) threads (this one included); each worker pulls its own tasks.
+template <class Worker>
+void run_workers(unsigned jobs, size_t tasks, Worker& worker) {
+  unsigned t = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(std::min<size_t>(tasks, 1024))));
   std::vector<std::thread> pool;
   for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
   worker();
@@ -38,24 +38,24 @@ std::string list_ids(const std::vector<int64_t>& ids) {
 
 // fn(my) and fn(golden), the golden tree on a second thread: each is a walk of a whole tree.
 template <class Fn>
-std::pair<bool, bool> on_both_trees(const std::string& my, const std::string& golden, unsigned jobs, Fn fn) {
-  bool golden_result = false;
+auto on_both_trees(const std::string& my, const std::string& golden, unsigned jobs, Fn fn) {
+  using R = decltype(fn(my));
+  R golden_result{};
   std::thread th;
   if (jobs > 1) th = std::thread([&] { golden_result = fn(golden); });
-  bool my_result = fn(my);
+  R my_result = fn(my);
   if (th.joinable()) th.join();
   else golden_result = fn(golden);
-  return {my_result, golden_result};
+  return std::pair<R, R>(std::move(my_result), std::move(golden_result));
 }
 
 Result<CompareMode> detect_mode(const std::string& my, const std::string& golden, unsigned jobs,
                                 std::vector<std::string>& warnings) {
   // msit: torchair mode iff my tree has graph text; golden is GE iff it has graph text too.
-  auto [my_graph, golden_graph] = on_both_trees(my, golden, jobs, [](const std::string& root) {
-    return !find_graph_files(root, std::nullopt).empty();
-  });
+  auto [mine, gold] = on_both_trees(my, golden, jobs, tree_facts);
+  bool my_graph = mine.graph_files, golden_graph = gold.graph_files;
+  bool my_fx = mine.fx_files, golden_fx = gold.fx_files;
   if (my_graph) return golden_graph ? CompareMode::kGeGe : CompareMode::kGeFx;
-  auto [my_fx, golden_fx] = on_both_trees(my, golden, jobs, tree_has_fx_files);
   if (my_fx && golden_fx) return CompareMode::kFxFx;
   if (!my_fx && !golden_fx) {
     warnings.push_back(my + ": no dynamo_original_graph_*.txt found; comparing GE ops of the same name only");
@@ -114,7 +114,19 @@ void preload(const DumpTree& t, FileCache& cache, unsigned jobs) {
       for (const auto& [op, f] : tf.ge_ops) files.push_back(&f);
     }
   }
-  parallel_for(files.size(), jobs, [&](size_t i) { (void)cache.get(*files[i]); });
+  // In batches of 64 files per worker: GE summaries read together (SmallFileBatch).
+  constexpr size_t kBatch = 64;
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    SmallFileBatch reader(kBatch, kSummarySlotBytes, kSummaryParsePadding);
+    std::vector<const SourceFile*> batch;
+    for (size_t b = next.fetch_add(kBatch); b < files.size(); b = next.fetch_add(kBatch)) {
+      batch.assign(files.begin() + static_cast<std::ptrdiff_t>(b),
+                   files.begin() + static_cast<std::ptrdiff_t>(std::min(files.size(), b + kBatch)));
+      cache.preload(batch, reader);
+    }
+  };
+  run_workers(jobs, (files.size() + kBatch - 1) / kBatch, worker);
 }
 
 std::vector<int64_t> token_ids(const DumpTree& t) {
@@ -212,10 +224,9 @@ bool batched(const TensorSlot& s) {
 void evaluate_pairs(std::vector<RankWork>& work, const std::vector<std::pair<size_t, size_t>>& all, FileCache& cache,
                     const CompareOptions& o) {
   constexpr size_t kBatchPairs = 32;
-  constexpr size_t kSlotBytes = 64 << 10;  // a width-128 summary is ~3 KB; larger ones are read one by one
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    SmallFileBatch reader(2 * kBatchPairs, kSlotBytes, kSummaryParsePadding);
+    SmallFileBatch reader(2 * kBatchPairs, kSummarySlotBytes, kSummaryParsePadding);
     std::vector<const SourceFile*> files;
     std::vector<std::shared_ptr<LoadedFile>> loaded;
     for (size_t b = next.fetch_add(kBatchPairs); b < all.size(); b = next.fetch_add(kBatchPairs)) {
@@ -231,11 +242,11 @@ void evaluate_pairs(std::vector<RankWork>& work, const std::vector<std::pair<siz
       size_t next_loaded = 0;
       for (size_t j = b; j < e; ++j) {
         auto [i, k] = all[j];
-        const PairSpec& p = work[i].pairs[k];
+        PairSpec& p = work[i].pairs[k];
         std::shared_ptr<LoadedFile> g, m;
         if (p.problem.empty() && batched(p.golden)) g = std::move(loaded[next_loaded++]);
         if (p.problem.empty() && batched(p.my)) m = std::move(loaded[next_loaded++]);
-        ReportRow r = evaluate_pair(p, cache, o.eval, std::move(g), std::move(m));
+        ReportRow r = evaluate_pair(std::move(p), cache, o.eval, std::move(g), std::move(m));
         r.rank = work[i].report.rank.value_or(-1);
         std::string drop = msit_drop_reason(r);
         if (!drop.empty()) r.note = r.note.empty() ? drop : r.note + "; " + drop;
@@ -243,11 +254,7 @@ void evaluate_pairs(std::vector<RankWork>& work, const std::vector<std::pair<siz
       }
     }
   };
-  unsigned t = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>((all.size() + kBatchPairs - 1) / kBatchPairs)));
-  std::vector<std::thread> pool;
-  for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
+  run_workers(o.jobs, (all.size() + kBatchPairs - 1) / kBatchPairs, worker);
 }
 
 }  // namespace

@@ -300,17 +300,35 @@ std::vector<std::string> find_graph_files(const std::string& root, std::optional
   return out;
 }
 
-bool tree_has_fx_files(const std::string& root) {
-  bool found = false, stop = false;
-  auto is_fx = [&](std::string_view n) {
-    if (found || (n.find(".INPUT.") == std::string_view::npos && n.find(".OUTPUT.") == std::string_view::npos)) return false;
-    auto raw = raw_name_of(n);
-    found = raw && ends_with(raw->first, ".npy") &&
-            (raw->first.find(".INPUT.") != std::string::npos || raw->first.find(".OUTPUT.") != std::string::npos);
-    return false;  // nothing is kept: the walk only needs the answer
+namespace {
+
+bool is_fx_file_name(std::string_view n) {
+  if (n.find(".INPUT.") == std::string_view::npos && n.find(".OUTPUT.") == std::string_view::npos) return false;
+  auto raw = raw_name_of(n);
+  return raw && ends_with(raw->first, ".npy") &&
+         (raw->first.find(".INPUT.") != std::string::npos || raw->first.find(".OUTPUT.") != std::string::npos);
+}
+
+// What find_graph_files keeps: the graph prefix, ".txt", and a digit run (msit's sort key).
+bool is_graph_file_name(std::string_view n) {
+  return n.starts_with("dynamo_original_graph_") && n.ends_with(".txt") &&
+         n.find_first_of("0123456789") != std::string_view::npos;
+}
+
+}  // namespace
+
+TreeFacts tree_facts(const std::string& root) {
+  // One walk for both answers: listing a directory of 100,000 dump files is the cost.
+  TreeFacts f;
+  bool stop = false;
+  auto look = [&](std::string_view n) {
+    if (!f.graph_files && is_graph_file_name(n)) f.graph_files = true;
+    if (!f.fx_files && is_fx_file_name(n)) f.fx_files = true;
+    return false;  // nothing is kept: the walk only needs the answers
   };
-  walk(root, 0, [&](const std::string&, std::vector<DirEntry>&) { return !found; }, &stop, is_fx);
-  return found;
+  walk(root, 0, [&](const std::string&, std::vector<DirEntry>&) { return !(f.graph_files && f.fx_files); }, &stop,
+       look);
+  return f;
 }
 
 std::map<int64_t, std::string> find_rank_dirs(const std::string& root) {

@@ -64,7 +64,11 @@ std::optional<int64_t> rank_of_dir_name(std::string_view dir_name);
 
 // Tree facts used for mode detection.
 std::vector<std::string> find_graph_files(const std::string& root, std::optional<int64_t> rank);
-bool tree_has_fx_files(const std::string& root);
+struct TreeFacts {
+  bool graph_files = false;  // !find_graph_files(root, nullopt).empty()
+  bool fx_files = false;     // an FX npy name (.INPUT. / .OUTPUT.), raw or stood in for
+};
+TreeFacts tree_facts(const std::string& root);  // one walk for both
 // rank -> rank dir (direct sub-directories named worldsize*rank{R}; the last in sorted order wins).
 std::map<int64_t, std::string> find_rank_dirs(const std::string& root);
 

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "common/archive/archive_source.h"
 #include "common/compare/metrics.h"
@@ -361,6 +362,15 @@ bool can_stream(const Side& g, const Side& m) {
 }
 
 }  // namespace
+
+ReportRow evaluate_pair(PairSpec&& p, FileCache& cache, const EvalOptions& o, std::shared_ptr<LoadedFile> golden_file,
+                        std::shared_ptr<LoadedFile> my_file) {
+  std::string golden_cell = std::move(p.golden_cell), my_cell = std::move(p.my_cell);
+  ReportRow r = evaluate_pair(std::as_const(p), cache, o, std::move(golden_file), std::move(my_file));
+  r.golden_data_path = std::move(golden_cell);
+  r.my_data_path = std::move(my_cell);
+  return r;
+}
 
 ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& o, std::shared_ptr<LoadedFile> golden_file,
                         std::shared_ptr<LoadedFile> my_file) {

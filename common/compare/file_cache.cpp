@@ -55,6 +55,14 @@ void load(LoadedFile& lf) {
   }
 }
 
+// A summary read by a batch: parsed into lf, or the read's error.
+void fill_summary(LoadedFile& lf, const Result<std::string_view>& text) {
+  lf.fx = ends_with(lf.source->raw_name, ".npy");
+  auto s = text.ok() ? summary_from_padded_json(*text, lf.source->path) : Result<FileSummary>(text.error());
+  if (s.ok()) lf.summary = std::move(s).value();
+  else lf.error = s.error();
+}
+
 uint32_t count_role(const std::vector<TensorDesc>& v, Role r) {
   uint32_t n = 0;
   for (const auto& t : v) n += t.role == r;
@@ -78,15 +86,36 @@ void FileCache::load_uncached(const std::vector<const SourceFile*>& files, Small
   for (size_t k = 0; k < which.size(); ++k) {
     auto lf = std::make_shared<LoadedFile>();
     lf->source = files[which[k]];
-    lf->fx = ends_with(lf->source->raw_name, ".npy");
-    Result<std::string_view> text = reader.contents(k);
-    auto s = text.ok() ? summary_from_padded_json(*text, lf->source->path) : Result<FileSummary>(text.error());
-    if (s.ok()) lf->summary = std::move(s).value();
-    else lf->error = s.error();
+    fill_summary(*lf, reader.contents(k));
     out[which[k]] = std::move(lf);
   }
   for (size_t i = 0; i < files.size(); ++i) {
     if (!out[i]) out[i] = get(*files[i], false);
+  }
+}
+
+void FileCache::preload(const std::vector<const SourceFile*>& files, SmallFileBatch& reader) {
+  std::vector<const std::string*> paths;
+  std::vector<std::pair<std::shared_ptr<LoadedFile>, std::shared_ptr<std::once_flag>>> slots;
+  for (const SourceFile* f : files) {
+    if (f->kind != SourceKind::kSummary) {
+      (void)get(*f);
+      continue;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& slot = files_[f->path];
+    if (slot) continue;  // loaded, or being loaded, already
+    slot = std::make_shared<LoadedFile>();
+    slot->source = f;
+    auto& once = once_[f->path];
+    once = std::make_shared<std::once_flag>();
+    slots.emplace_back(slot, once);
+    paths.push_back(&f->path);
+  }
+  reader.read(paths, kSummaryMaxBytes);
+  for (size_t k = 0; k < slots.size(); ++k) {
+    auto& [lf, once] = slots[k];
+    std::call_once(*once, [&] { fill_summary(*lf, reader.contents(k)); });
   }
 }
 

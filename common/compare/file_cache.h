@@ -42,6 +42,9 @@ class FileCache {
   // most reader's max_files per call). out[i] is files[i]'s load.
   void load_uncached(const std::vector<const SourceFile*>& files, SmallFileBatch& reader,
                      std::vector<std::shared_ptr<LoadedFile>>& out);
+  // get(f) for many files ahead of use (GE files, shared by the rows of their tensors):
+  // summaries read in one batch (at most reader's max_files), other kinds one by one.
+  void preload(const std::vector<const SourceFile*>& files, SmallFileBatch& reader);
   Result<TensorCounts> counts(const SourceFile& f);
   // The summary of a raw file, computed once per (width, seed).
   std::shared_ptr<Result<FileSummary>> summarize(LoadedFile& lf, const StatsOptions& opts);

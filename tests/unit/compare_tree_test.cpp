@@ -238,6 +238,41 @@ TEST(CompareTree, CorruptFileBecomesRowNotCrash) {
   EXPECT_TRUE(absent);
 }
 
+// Summaries are read in batches (io_uring where allowed): a corrupt GE summary (shared by the
+// rows of its tensors, preloaded) and a corrupt FX summary (one row, read with its batch) each
+// become error rows naming the file; every other row is compared as usual.
+TEST(CompareTree, CorruptSummariesBecomeRowsNotCrash) {
+  TempDir d;
+  Model m = make_model(d.path, false);
+  summarize_tree(m.my);
+  summarize_tree(m.golden);
+  fs::path ge_victim, fx_victim;
+  for (auto& e : fs::recursive_directory_iterator(d.path)) {
+    std::string n = e.path().filename().string();
+    if (n.starts_with("Add.Add_1.") && n.ends_with(".summary.json") && ge_victim.empty()) ge_victim = e.path();
+    if (n.starts_with("add_4-aten.add.Tensor.OUTPUT.") && fx_victim.empty()) fx_victim = e.path();
+  }
+  ASSERT_FALSE(ge_victim.empty());
+  ASSERT_FALSE(fx_victim.empty());
+  write_file(ge_victim, "{\"schema\": \"msit-compact/summary\", \"tensors\": [");
+  write_file(fx_victim, "");
+  auto res = run(m);
+  ASSERT_EQ(res.ranks.size(), 1u);
+  size_t ge_rows = 0, fx_rows = 0, compared = 0;
+  for (const auto& r : res.ranks[0].rows) {
+    bool ge_bad = r.my_data_path.find(ge_victim.filename().string().substr(0, 20)) != std::string::npos &&
+                  r.cmp_fail_reason.find(ge_victim.filename().string()) != std::string::npos;
+    bool fx_bad = r.cmp_fail_reason.find(fx_victim.filename().string()) != std::string::npos;
+    if (ge_bad) ++ge_rows;
+    if (fx_bad) ++fx_rows;
+    if (ge_bad || fx_bad) EXPECT_EQ(r.verdict, "error") << r.cmp_fail_reason;
+    else if (r.verdict != "error") ++compared;
+  }
+  EXPECT_EQ(ge_rows, 1u);  // one row for the op: its tensors cannot be counted
+  EXPECT_EQ(fx_rows, 1u);
+  EXPECT_EQ(compared, res.ranks[0].rows.size() - 2);
+}
+
 TEST(CompareTree, NoCommonRankIsAClearError) {
   TempDir d;
   Model m = make_model(d.path, false);

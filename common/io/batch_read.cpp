@@ -63,9 +63,9 @@ int SmallFileBatch::dir_fd(std::string_view dir) {
   for (auto& [p, fd] : dirs_) {
     if (p == dir) return fd.get();
   }
-  // A compare alternates between two trees: a few directories cover a batch.
-  constexpr size_t kDirs = 8;
-  if (dirs_.size() == kDirs) dirs_.erase(dirs_.begin());
+  // Never closed while a batch is being prepared (read() trims the cache between batches): a
+  // closed fd's number is reused by the next open, and a queued openat would then resolve the
+  // name in the wrong directory.
   UniqueFd fd(::open(std::string(dir).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!fd.valid()) return -1;
   dirs_.emplace_back(std::string(dir), std::move(fd));
@@ -80,12 +80,16 @@ void SmallFileBatch::read(const std::vector<const std::string*>& paths, size_t m
   for (auto& f : fallback_) {
     if (f.capacity() > (size_t{1} << 20)) std::string().swap(f);  // don't pin a rare big file
   }
+  // A compare alternates between two trees: a few directory fds cover most batches.
+  constexpr size_t kKeepDirs = 8;
+  if (dirs_.size() > kKeepDirs) dirs_.clear();
   // Bytes read through the ring per file; -1: read this one with read_small_file_into.
   std::vector<ssize_t> got(all, -1);
   const size_t room = slot_bytes_ > padding_ ? slot_bytes_ - padding_ : 0;
   if (n > 0 && uses_ring() && room > 0) {
     io_uring* r = &ring_->ring;
-    for (size_t i = 0; i < n; ++i) {
+    bool prepared = true;
+    for (size_t i = 0; i < n && prepared; ++i) {
       // Relative to an fd of the file's directory: the kernel walks one name instead of the
       // whole path (the files of a batch mostly share a directory).
       const std::string& path = *paths[i];
@@ -98,28 +102,35 @@ void SmallFileBatch::read(const std::vector<const std::string*>& paths, size_t m
           name += slash + 1;
         }
       }
-      io_uring_sqe* s = io_uring_get_sqe(r);
+      io_uring_sqe* open = io_uring_get_sqe(r);
+      io_uring_sqe* rd = open ? io_uring_get_sqe(r) : nullptr;
+      io_uring_sqe* close = rd ? io_uring_get_sqe(r) : nullptr;
+      if (!close) {
+        prepared = false;  // cannot happen with a drained ring of 3 * max_files entries
+        break;
+      }
       // O_NONBLOCK: a FIFO swapped in after the listing must not hang the compare. No
       // O_CLOEXEC: direct descriptors refuse it (and never enter the fd table anyway).
-      io_uring_prep_openat_direct(s, dir, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0,
+      io_uring_prep_openat_direct(open, dir, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0,
                                   static_cast<unsigned>(i));
-      s->flags |= IOSQE_IO_LINK;
-      s->user_data = tag(i, kOpen);
-      s = io_uring_get_sqe(r);
-      io_uring_prep_read(s, static_cast<int>(i), slots_.data() + i * slot_bytes_, static_cast<unsigned>(room), 0);
+      open->flags |= IOSQE_IO_LINK;
+      open->user_data = tag(i, kOpen);
+      io_uring_prep_read(rd, static_cast<int>(i), slots_.data() + i * slot_bytes_, static_cast<unsigned>(room), 0);
       // Hard link: a short read (every file smaller than the slot) must not cancel the close.
-      s->flags |= IOSQE_FIXED_FILE | IOSQE_IO_HARDLINK;
-      s->user_data = tag(i, kRead);
-      s = io_uring_get_sqe(r);
-      io_uring_prep_close_direct(s, static_cast<unsigned>(i));
-      s->user_data = tag(i, kClose);
+      rd->flags |= IOSQE_FIXED_FILE | IOSQE_IO_HARDLINK;
+      rd->user_data = tag(i, kRead);
+      io_uring_prep_close_direct(close, static_cast<unsigned>(i));
+      close->user_data = tag(i, kClose);
     }
-    int rc = 0;
-    do {
-      rc = io_uring_submit_and_wait(r, static_cast<unsigned>(3 * n));
-    } while (rc == -EINTR);
+    int rc = -1;
+    if (prepared) {
+      do {
+        rc = io_uring_submit_and_wait(r, static_cast<unsigned>(3 * n));
+      } while (rc == -EINTR);
+    }
     if (rc < 0) {
-      // The ring is in an unknown state: stop using it; every file takes the one-by-one path.
+      // Not prepared or not submitted: the ring is in an unknown state and is not used again
+      // (entries left queued are never submitted); every file takes the one-by-one path.
       ring_->failed = true;
     } else {
       // Every completion is collected before returning: none may land in a slot after it is reused.

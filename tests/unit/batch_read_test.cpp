@@ -98,6 +98,29 @@ TEST_P(BatchReadTest, ContentsStayValidUntilTheNextRead) {
   EXPECT_EQ(*batch.contents(0), "second");
 }
 
+// Token directories hold files of the same name: a batch spanning more directories than the
+// reader keeps fds for must still open every name in its own directory.
+TEST_P(BatchReadTest, SameNamesInManyDirectoriesEachReadFromTheirOwn) {
+  std::vector<std::string> paths;
+  for (int round = 0; round < 3; ++round) {
+    for (int d = 0; d < 20; ++d) {
+      std::string dir = "tok" + std::to_string(d);
+      fs::create_directories(dir_ + "/" + dir);
+      std::string name = dir + "/same" + std::to_string(round) + ".json";
+      paths.push_back(write(name, "dir " + std::to_string(d) + " round " + std::to_string(round)));
+    }
+  }
+  std::vector<const std::string*> ptrs;
+  for (const auto& p : paths) ptrs.push_back(&p);
+  SmallFileBatch batch(64, 4096, 8, GetParam());
+  for (int pass = 0; pass < 2; ++pass) {  // the second pass starts with a trimmed fd cache
+    batch.read(ptrs, 100);
+    for (size_t i = 0; i < paths.size(); ++i) {
+      EXPECT_EQ(got(batch, i), expected(paths[i], 100)) << paths[i];
+    }
+  }
+}
+
 TEST_P(BatchReadTest, MoreFilesThanSlotsAreAllRead) {
   std::vector<std::string> paths;
   for (int i = 0; i < 7; ++i) paths.push_back(write("a/g" + std::to_string(i), "file " + std::to_string(i)));

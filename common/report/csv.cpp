@@ -195,6 +195,8 @@ std::string float_cell(const std::optional<double>& v) {
   return python_float_repr(*v);
 }
 
+namespace {
+
 std::string csv_header(const CsvOptions& opts) {
   std::string head;
   for (auto c : msit_columns()) {
@@ -210,6 +212,8 @@ std::string csv_header(const CsvOptions& opts) {
   head.push_back('\n');
   return head;
 }
+
+}  // namespace
 
 Status write_report_csv(const std::vector<ReportRow>& rows, const CsvOptions& opts,
                         const std::function<Status(std::string_view)>& sink) {

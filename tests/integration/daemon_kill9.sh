@@ -5,7 +5,7 @@
 MSIT_BIN="$1"; source "$(dirname "$0")/daemon_lib.sh"
 KILLS=${MSIT_KILLS:-50}
 SEED=${MSIT_KILL_SEED:-20240611}
-d="$WORK/dump"; m="$WORK/manifest"; mkdir -p "$d"; : > "$m"
+d="$WORK/msit_ge_dump"; m="$WORK/manifest"; mkdir -p "$d"; : > "$m"
 # Each round: 8 new files, start, SIGKILL after 0-149 ms (before, during and after the
 # start-up scan and the first batches), then check every file written so far.
 $DUMPS killloop "$MSIT_BIN" "$d" "$m" "$KILLS" "$SEED" "$WORK/daemon.log" || fail "invariant broken (seed $SEED)"

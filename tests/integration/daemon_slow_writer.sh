@@ -3,7 +3,7 @@
 # seconds (fd kept open: the lease probe; reopened per piece: the header's declared size),
 # and a file written under a temp name and renamed into place.
 MSIT_BIN="$1"; source "$(dirname "$0")/daemon_lib.sh"
-d="$WORK/dump"; mkdir -p "$d"
+d="$WORK/msit_ge_dump"; mkdir -p "$d"
 start_daemon --settle-ms 30 "$d"
 wait_until 5 '[ -f "$WORK/status.json" ]' || fail "daemon did not start"
 

@@ -10,7 +10,7 @@ wait_until 5 '[ -f "$WORK/status.json" ]' || fail "daemon did not start"
 a="$d/Add.Add_1.1.6.1706596912100001"; b="$d/Add.Add_2.2.6.1706596912100002"
 $DUMPS slow "$a" 3 "$WORK/a.done" & w1=$!
 $DUMPS pieces "$b" 3 "$WORK/b.done" & w2=$!
-wait_until 5 '[ -e "$a" ] && [ -e "$b" ]' || fail "writers did not start"
+wait_until 30 '[ -e "$a" ] && [ -e "$b" ]' || fail "writers did not start"
 # Until a writer says it is done (closed its fd / wrote its last piece), its raw file must stay
 # and no summary may appear. Each check reads the marker after the file state, so a writer
 # finishing in between is never mistaken for an early claim.

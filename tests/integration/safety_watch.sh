@@ -60,18 +60,19 @@ mkdir -p "$WORK/w4/msit_fx_dump"
 f="$WORK/w4/msit_fx_dump/mm-aten.mm.default.OUTPUT.0.20250101000000000000.npy"
 MSIT_TEST_NO_LEASES=1 start_daemon "$WORK/w4" --settle-ms 100
 grep -q "no leases" "$WORK/daemon.log" || wait_until 5 'grep -q "no leases" "$WORK/daemon.log"' || fail "W4: settle mode not logged"
-/usr/bin/python3 - "$f" "$WORK/w4.done" <<'PY' &
+/usr/bin/python3 - "$f" "$WORK/w4.mapped" <<'PY' &
 import numpy as np, sys, time
 m = np.lib.format.open_memmap(sys.argv[1], mode="w+", dtype=np.float32, shape=(1 << 16,))
+open(sys.argv[2], "w").close()
 for part in range(4):          # pauses far longer than the settle time
     m[part * (1 << 14):(part + 1) * (1 << 14)] = part + 1
     time.sleep(0.6)
 m.flush()
 del m
-open(sys.argv[2], "w").close()
 PY
 writer=$!
-sleep 1.2
+wait_until 30 '[ -f "$WORK/w4.mapped" ]' || fail "W4: the writer did not start"
+sleep 1
 [ -f "$f" ] && [ ! -f "$f.summary.json" ] || fail "W4: a mapped file was summarised or removed"
 wait $writer
 if grep -q "open-file check (complete)" "$WORK/daemon.log"; then

@@ -102,6 +102,14 @@ void Service::publish_status(const char* state) {
 
 bool Service::lock_roots(bool at_start) {
   for (size_t i = 0; i < settings_.dirs.size(); ++i) {
+    // A lock file removed under us (rm -rf of the tree): let go, so that the directory can
+    // really go (our fds would pin it and hide its removal from inotify), and lock again
+    // once it is back.
+    if (locks_[i].held() && locks_[i].lost()) {
+      locks_[i] = TreeLock();
+      log_.info(settings_.dirs[i] + ": the tree's lock file was removed; lock released until the tree is back");
+      continue;
+    }
     if (locks_[i].held()) continue;
     const std::string& root = settings_.dirs[i];
     auto fd = open_trusted_dir(root);

@@ -75,9 +75,9 @@ Status rename_noreplace(const DirRef& dir, const std::string& from, const std::s
 }
 
 Result<DirTemp> DirTemp::create(const DirRef& dir, std::string_view final_name, unsigned mode) {
-  std::string base = "." + std::string(final_name);
+  // The random tag goes last: a temp never ends like the summary or archive it will become.
   for (int attempt = 0; attempt < 16; ++attempt) {
-    std::string name = std::string(kTempPrefix) + random_tag() + base;
+    std::string name = std::string(kTempPrefix) + std::string(final_name) + "." + random_tag();
     if (name.size() > NAME_MAX) name = std::string(kTempPrefix) + random_tag();
     int fd = ::openat(dir.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                       static_cast<mode_t>(mode & 0777));

@@ -81,6 +81,11 @@ TreeLock& TreeLock::operator=(TreeLock&& o) noexcept {
 
 TreeLock::~TreeLock() { release(); }
 
+bool TreeLock::lost() const {
+  struct stat st {};
+  return fd_.valid() && ::fstat(fd_.get(), &st) == 0 && st.st_nlink == 0;
+}
+
 void TreeLock::release() {
   if (!fd_.valid()) return;
   if (dir_.valid()) ::unlinkat(dir_.get(), std::string(kLockName).c_str(), 0);

@@ -26,6 +26,8 @@ class TreeLock {
   // told the holder's pid, found in /proc/locks.
   static Result<TreeLock> acquire(int root_fd, const std::string& root_path);
   bool held() const { return fd_.valid(); }
+  // The lock file no longer has a name (the tree, or the file, was removed).
+  bool lost() const;
 
  private:
   TreeLock(UniqueFd fd, UniqueFd dir) : fd_(std::move(fd)), dir_(std::move(dir)) {}

@@ -38,11 +38,7 @@ class LeaseProbe final : public FileProbe {
     r.exists = true;
     r.regular = S_ISREG(st.st_mode);
     if (!r.regular) return r;
-    r.identity.dev = st.st_dev;
-    r.identity.ino = st.st_ino;
-    r.identity.size = static_cast<uint64_t>(st.st_size);
-    r.identity.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
-    r.identity.ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec;
+    r.identity = identity_from_stat(st);
     r.writer = writer_state(path);
     if (r.writer == WriterState::kUnknown) r.writer = by_proc(st.st_dev, st.st_ino);
     return r;

@@ -114,7 +114,7 @@ void Watcher::on_temp_file(const std::string& path) {
   if (!f.ok()) return;
   struct stat st {};
   if (::fstatat(f->dir.get(), f->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) return;
-  int64_t mtime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  const int64_t mtime = identity_from_stat(st).mtime_ns;
   if (!initial_scan_ && mtime >= start_wall_ns_ - kTempMarginNs) return;
   if (::unlinkat(f->dir.get(), f->name.c_str(), 0) == 0) {
     ++counters_.temp_cleaned;

@@ -29,6 +29,8 @@ struct FileIdentity {
   }
 };
 
+struct stat;
+FileIdentity identity_from_stat(const struct stat& st);
 Result<FileIdentity> identity_of(int fd, const std::string& path);
 // lstat-based: never follows a final symlink.
 Result<FileIdentity> identity_at_path(const std::string& path);

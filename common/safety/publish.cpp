@@ -33,16 +33,6 @@ std::string random_tag() {
   return s;
 }
 
-FileIdentity identity_from(const struct stat& st) {
-  FileIdentity id;
-  id.dev = st.st_dev;
-  id.ino = st.st_ino;
-  id.size = static_cast<uint64_t>(st.st_size);
-  id.mtime_ns = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
-  id.ctime_ns = int64_t{st.st_ctim.tv_sec} * 1'000'000'000 + st.st_ctim.tv_nsec;
-  return id;
-}
-
 std::string join(const DirRef& d, const std::string& name) { return d.path + "/" + name; }
 
 }  // namespace
@@ -149,7 +139,7 @@ Status DirTemp::publish() {
 Status remove_if_same(const FileRef& f, int read_fd, const FileIdentity& read_id) {
   struct stat st {};
   if (::fstat(read_fd, &st) != 0) return make_sys_error(f.path, "unlink", "fstat of the read file failed", errno);
-  FileIdentity now = identity_from(st);
+  FileIdentity now = identity_from_stat(st);
   if (!now.same_content_as(read_id) || now.ctime_ns != read_id.ctime_ns) {
     return make_error(f.path, "unlink", "raw file changed after it was summarised (size, mtime or ctime differ); kept");
   }
@@ -165,7 +155,7 @@ Status remove_if_same(const FileRef& f, int read_fd, const FileIdentity& read_id
   }
   struct stat cst {};
   bool same = ::fstatat(f.dir.get(), claim.c_str(), &cst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(cst.st_mode) &&
-              identity_from(cst).same_content_as(read_id);
+              identity_from_stat(cst).same_content_as(read_id);
   if (!same) {
     if (::renameat2(f.dir.get(), claim.c_str(), f.dir.get(), f.name.c_str(), RENAME_NOREPLACE) != 0) {
       return make_error(f.path, "unlink",

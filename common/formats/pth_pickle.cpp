@@ -239,6 +239,7 @@ Status Machine::step(uint8_t op, bool& stop) {
       MSIT_ASSIGN_OR_RETURN(ValuePtr id, pop());
       v.kind = Value::Kind::kPersid;
       v.depth = id->depth + 1;
+      if (v.depth > kMaxDepth) return unsupported("values nested deeper than 32");
       v.items.push_back(std::move(id));
       return push(make(std::move(v)));
     }

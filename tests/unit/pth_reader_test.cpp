@@ -191,6 +191,7 @@ TEST(PthHostile, PickleOutsideTheSubset) {
   std::string deep = "\x80\x02K\x00";
   for (int i = 0; i < 40; ++i) deep += '\x85';
   err(deep + ".", "nested deeper than 32");
+  err("\x80\x02N" + std::string(100000, 'Q') + ".", "nested deeper than 32");
   std::string wide = "\x80\x02(";
   for (int i = 0; i < 5000; ++i) wide += "K\x01";
   err(wide + "t.", "stack deeper than 4096");

@@ -1,0 +1,98 @@
+// ATB / torch compare front end: options, report files (CSV with -cl, else three-sheet xlsx),
+// terminal summary and exit code.
+#include "cli/compare_atb.h"
+
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "common/compare_atb/atb_compare.h"
+#include "common/compare_atb/xlsx_report.h"
+#include "common/io/atomic_write.h"
+#include "common/report/csv.h"
+#include "common/report/terminal_summary.h"
+
+namespace msit::cli {
+namespace {
+
+Status write_csv(const std::string& path, const std::vector<ReportRow>& rows, const CsvOptions& co) {
+  MSIT_ASSIGN_OR_RETURN(TempFile tmp, TempFile::create(path));
+  MSIT_TRY(write_report_csv(rows, co, [&](std::string_view part) { return tmp.write(std::as_bytes(std::span(part))); }));
+  MSIT_TRY(tmp.sync_and_close());
+  MSIT_TRY(rename_into_place(tmp.release(), path));
+  return fsync_dir(parent_dir(path));
+}
+
+}  // namespace
+
+void add_atb_options(CLI::App* cmd, AtbCliArgs& a) {
+  cmd->add_option("--compare-level,--cl", a.level,
+                  "ATB/torch dumps: layer, module, api or logits -> one CSV (default: xlsx with sheets layer, module, api)")
+      ->check(CLI::IsMember({"layer", "module", "api", "logits"}));
+  cmd->add_option("--op-mapping-file", a.op_mapping_dir, "ATB/torch dumps: directory holding op_mapping_file.json");
+  cmd->add_option("--atb-dir-rule", a.dir_rule, "ATB node -> tensor dir: msit (opId from the topology) or robust "
+                                                "(by type and order of the dump's dirs)")
+      ->check(CLI::IsMember({"msit", "robust"}));
+  cmd->add_flag("--msit-compat", a.msit_compat, "ATB/torch dumps: reproduce msit's accidental behaviours "
+                                               "(docs/compare.md, ATB and torch dumps)");
+}
+
+bool is_atb_compare(const std::string& golden_path, const std::string& my_path) {
+  return atb::is_atb_torch_compare(golden_path, my_path);
+}
+
+int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
+  atb::AtbCompareOptions o;
+  if (a.level == "layer") o.level = atb::PolicySet::kLayer;
+  else if (a.level == "module") o.level = atb::PolicySet::kModule;
+  else if (!a.level.empty()) o.level = atb::PolicySet::kApi;  // api, logits
+  o.msit_compat = a.msit_compat;
+  o.robust_dirs = a.dir_rule == "robust";
+  if (!a.op_mapping_dir.empty()) o.op_mapping_dir = a.op_mapping_dir;
+  o.jobs = r.jobs;
+  if (r.sketch_width) o.eval.stats.sketch_width = r.sketch_width;
+  auto res = atb::run_atb_compare(r.golden_path, r.my_path, o);
+  if (!res.ok()) {
+    std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  std::error_code ec;
+  std::filesystem::create_directories(r.output, ec);
+  CsvOptions co;
+  co.extra_columns = !r.msit_columns;
+  co.jobs = r.jobs;
+  std::time_t now = std::time(nullptr);
+  Status st = ok_status();
+  std::string path;
+  if (o.level) {
+    // msit filters the -cl CSV; as in the torchair mode, rows stay unless --msit-filters.
+    const auto& rows = res->sheets.front().rows;
+    auto kept = r.msit_filters ? apply_msit_filters(rows) : rows;
+    path = (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, now, "csv")).string();
+    st = write_csv(path, kept, co);
+  } else {
+    path = (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, now, "xlsx")).string();
+    st = atb::write_xlsx_report(path, res->sheets, co.extra_columns);
+  }
+  if (!st.ok()) {
+    std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  bool fail = false, error = false;
+  if (!r.quiet) {
+    std::printf("Saved comparing results: %s\nmode: %s\n", path.c_str(), res->description.c_str());
+  }
+  for (const auto& sheet : res->sheets) {
+    for (const auto& row : sheet.rows) {
+      fail |= row.verdict == "fail";
+      error |= row.verdict == "error";
+    }
+    if (!r.quiet) std::printf("[%s] %s", sheet.name.c_str(), terminal_summary(sheet.rows, std::nullopt).c_str());
+  }
+  if (fail) return kExitFailures;
+  return error ? kExitBadInput : kExitOk;
+}
+
+}  // namespace msit::cli

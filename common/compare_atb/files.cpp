@@ -124,12 +124,12 @@ std::vector<std::pair<size_t, size_t>> pair_files(const std::vector<SourceFile>&
 }
 
 std::vector<SourceFile> rank_files(const DumpSide& side, const std::vector<std::string>& siblings, const SourceFile& f) {
-  std::vector<SourceFile> out{f};
   const std::string& self = side.process_name;
-  if (self.empty()) return out;
+  if (self.empty()) return {f};
+  std::vector<SourceFile> out;  // in sibling (name) order, the selected rank at its place
   for (const auto& sib_dir : siblings) {
     std::string sib = fs::path(sib_dir).filename().string();
-    if (sib == self) continue;
+    if (sib == self) { out.push_back(f); continue; }
     std::string raw = f.raw_path;
     for (size_t pos = raw.find(self); pos != std::string::npos; pos = raw.find(self, pos + sib.size())) {
       raw.replace(pos, self.size(), sib);
@@ -143,6 +143,7 @@ std::vector<SourceFile> rank_files(const DumpSide& side, const std::vector<std::
     else continue;
     out.push_back(std::move(s));
   }
+  if (out.empty()) out.push_back(f);
   return out;
 }
 

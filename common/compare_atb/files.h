@@ -23,7 +23,7 @@ std::string apply_fixups(const std::vector<SourceFile>& golden, std::vector<Sour
 // 3.5.4: equal counts -> both sorted by path and zipped; else the cross product.
 std::vector<std::pair<size_t, size_t>> pair_files(const std::vector<SourceFile>& golden, const std::vector<SourceFile>& mine);
 
-// The same file in every sibling process dir that has it (3.7), selected rank first.
+// The same file in every sibling process dir that has it (3.7), in sibling name order.
 std::vector<SourceFile> rank_files(const DumpSide& side, const std::vector<std::string>& siblings, const SourceFile& f);
 
 // 2.4 robust variant: the level-1 directory of a node found by type and occurrence in `token_dir`.

@@ -4,6 +4,7 @@
 
 #include "common/compare_atb/atb_compare.h"
 #include "common/compare_atb/side.h"
+#include "common/summary/compact.h"
 #include "tests/unit/atb_fixtures.h"
 
 namespace msit::atb {
@@ -320,6 +321,55 @@ TEST(AtbCompareEndToEnd, InjectedDivergenceIsNamed) {
   EXPECT_EQ(failing[0]->my_op_type, "LayerNormOperation");
   EXPECT_NE(failing[0]->my_data_path.find("10_BlockLayer/0_LayerNormOperation"), std::string::npos);
   EXPECT_NE(failing[0]->golden_data_path.find("root.layers.10.ln"), std::string::npos);
+}
+
+// Summarise (compact) every ATB .bin of a tree: the raw files are replaced by .summary.json.
+void compact_tree(const fs::path& root) {
+  std::vector<fs::path> bins;
+  for (auto& e : fs::recursive_directory_iterator(root)) {
+    if (e.is_regular_file() && e.path().extension() == ".bin") bins.push_back(e.path());
+  }
+  for (const auto& b : bins) ASSERT_TRUE(compact_file(b.string(), CompactOptions{}).ok()) << b;
+}
+
+// The same rows on a summarised ATB side, compared against raw torch; the divergence still shows.
+TEST(AtbCompareEndToEnd, SummarisedAtbAgainstRawTorch) {
+  F3 f;
+  write_atb_bin(f.atb_proc / "0" / "10_BlockLayer" / "0_LayerNormOperation" / "after" / "outtensor0.bin", {1, -0.5, 0.5, -1},
+                {1, 4}, true);
+  compact_tree(f.atb_root / "tensors");
+  ASSERT_TRUE(fs::exists(f.atb_proc / "0" / "0_BlockLayer" / "after" / "outtensor0.bin.summary.json"));
+  AtbCompareOptions o;
+  o.level = PolicySet::kApi;
+  auto res = run_atb_compare(f.torch_proc.string(), f.atb_proc.string(), o);
+  ASSERT_TRUE(res.ok()) << res.error().to_string();
+  const auto& rows = res->sheets[0].rows;
+  ASSERT_EQ(rows.size(), 9u);
+  EXPECT_EQ(tail(rows[5].my_data_path, 4), "10_BlockLayer/0_LayerNormOperation/after/outtensor0.bin");  // the raw name
+  // Four-element tensors keep their values in the summary, so even this compare is exact.
+  EXPECT_EQ(rows[5].verdict, "fail");
+  EXPECT_EQ(rows[1].verdict, "pass");
+}
+
+// Two ranks, one summarised: no concatenation, a note saying so, the selected rank compared.
+TEST(AtbCompareFixtures, F5OnSummariesIsNotConcatenated) {
+  TempDir tmp;
+  fs::path tp = tmp.p / "t" / "msit_dump_1" / "torch_tensors" / "cpu_100";
+  write_file(tp / "model_tree.json", torch_tree_json(f3_torch_tree()));
+  write_torch_tensor(tp / "0" / "root.layers.0" / "output.pth", {0, 1, 2, 3, 4, 5, 6, 7}, {1, 8});
+  fs::path root = tmp.p / "a" / "msit_dump_2";
+  for (const char* pid : {"200", "201"}) write_file(root / "model" / pid / "M.json", f3_atb_model("L", 0, 11));
+  write_atb_bin(root / "tensors" / "0_200" / "0" / "0_L" / "after" / "outtensor0.bin", {0, 1, 2, 3}, {1, 4}, false);
+  write_atb_bin(root / "tensors" / "1_201" / "0" / "0_L" / "after" / "outtensor0.bin", {4, 5, 6, 7}, {1, 4}, false);
+  compact_tree(root / "tensors");
+  AtbCompareOptions o;
+  o.level = PolicySet::kLayer;
+  auto res = run_atb_compare(tp.string(), (root / "tensors" / "1_201").string(), o);
+  ASSERT_TRUE(res.ok()) << res.error().to_string();
+  const auto& rows = res->sheets[0].rows;
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_NE(rows[0].note.find("ranks not concatenated"), std::string::npos) << rows[0].note;
+  EXPECT_EQ(rows[0].my_shape, "[1, 4]");
 }
 
 TEST(AtbSide, DetectionAndErrors) {

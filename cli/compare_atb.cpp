@@ -67,9 +67,10 @@ int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
   Status st = ok_status();
   std::string path;
   if (o.level) {
-    // msit filters the -cl CSV; as in the torchair mode, rows stay unless --msit-filters.
+    // msit filters the -cl CSV; as in the torchair mode, rows stay unless --msit-filters
+    // (or --msit-compat, which reproduces msit's files).
     const auto& rows = res->sheets.front().rows;
-    auto kept = r.msit_filters ? apply_msit_filters(rows) : rows;
+    auto kept = r.msit_filters || a.msit_compat ? apply_msit_filters(rows) : rows;
     path = (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, now, "csv")).string();
     st = write_csv(path, kept, co);
   } else {

@@ -107,8 +107,8 @@ struct Expander {
   void expand(size_t sheet, const std::vector<Match>& matches, const TokenDir& gt, const TokenDir& mt) {
     for (const Match& mm : matches) {
       if (!tree_allowed(m, mt, mm.my.tree) || !tree_allowed(g, gt, mm.golden.tree)) continue;
-      auto gf = endpoint_files(g, g.trees[mm.golden.tree], gt.dir, mm.golden, true, rel(g, mm.golden, gt));
-      auto mf = endpoint_files(m, m.trees[mm.my.tree], mt.dir, mm.my, false, rel(m, mm.my, mt));
+      auto gf = endpoint_files(g, g.trees[mm.golden.tree], gt.dir, mm.golden, true, rel(g, mm.golden, gt), !o.msit_compat);
+      auto mf = endpoint_files(m, m.trees[mm.my.tree], mt.dir, mm.my, false, rel(m, mm.my, mt), !o.msit_compat);
       std::string note = apply_fixups(gf, mf);
       for (auto [gi, mi] : pair_files(gf, mf)) add_job(sheet, mm, gf[gi], mf[mi], mt, note);
     }

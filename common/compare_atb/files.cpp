@@ -47,7 +47,7 @@ void take(const std::string& dir, Pred pred, std::vector<SourceFile>& out) {
 }  // namespace
 
 std::vector<SourceFile> endpoint_files(const DumpSide& side, const TopoTree& tree, const std::string& token_dir,
-                                       const Endpoint& e, bool golden, const std::string& rel_override) {
+                                       const Endpoint& e, bool golden, const std::string& rel_override, bool ir_names) {
   const std::string& rel = rel_override.empty() ? tree.nodes[e.node].tensor_path : rel_override;
   fs::path dir = rel.empty() ? fs::path(token_dir) : fs::path(token_dir) / rel;
   std::vector<SourceFile> out;
@@ -71,7 +71,15 @@ std::vector<SourceFile> endpoint_files(const DumpSide& side, const TopoTree& tre
       take(after, [](const std::string& n) { return starts_with(n, "intensor"); }, out);
       take(before, [](const std::string& n) { return starts_with(n, "intensor"); }, out);
       break;
-    case Loc::kFile: take(after, [&](const std::string& n) { return n == e.file; }, out); break;
+    case Loc::kFile: {
+      // ATB >= 8f5d4e8c names files of ops with an IR intensor{k}_{irName}.bin: outtensor0.bin
+      // then stands for outtensor0_{irName}.bin (msit's exact lookup misses it).
+      std::string stem = e.file.size() > 4 ? e.file.substr(0, e.file.size() - 4) + "_" : e.file;
+      take(after, [&](const std::string& n) {
+        return n == e.file || (ir_names && starts_with(n, stem) && n.size() > 4 && n.substr(n.size() - 4) == ".bin");
+      }, out);
+      break;
+    }
   }
   return out;
 }

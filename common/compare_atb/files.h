@@ -14,8 +14,9 @@ namespace msit::atb {
 
 // Files standing for an endpoint, each raw name once (raw file preferred over its summary),
 // ordered by raw name. golden: torch's output_{i}_{j} files are dropped (golden side only).
+// ir_names: an exact ATB name k.bin also finds k_{irName}.bin (2.2.5).
 std::vector<SourceFile> endpoint_files(const DumpSide& side, const TopoTree& tree, const std::string& token_dir,
-                                       const Endpoint& e, bool golden, const std::string& rel_override);
+                                       const Endpoint& e, bool golden, const std::string& rel_override, bool ir_names);
 
 // 3.5.2 qwen and 3.5.3 rope path fix-ups on my list; returns a note when data fix-ups were not applied.
 std::string apply_fixups(const std::vector<SourceFile>& golden, std::vector<SourceFile>& mine);

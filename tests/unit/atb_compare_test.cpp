@@ -372,6 +372,53 @@ TEST(AtbCompareFixtures, F5OnSummariesIsNotConcatenated) {
   EXPECT_EQ(rows[0].my_shape, "[1, 4]");
 }
 
+// 2.4: a topology whose opIds (start 5) disagree with the dump's dirs (0..10): msit's rule pairs
+// the wrong dirs, the robust rule (type + order of the dirs) the right ones.
+TEST(AtbCompareFixtures, RobustDirRule) {
+  TempDir tmp;
+  fs::path tp = tmp.p / "t" / "msit_dump_1" / "torch_tensors" / "cpu_100";
+  write_file(tp / "model_tree.json", torch_tree_json(f3_torch_tree()));
+  fs::path root = tmp.p / "a" / "msit_dump_2";
+  write_file(root / "model" / "200" / "M.json", f3_atb_model("BlockLayer", 5, 11));
+  for (int i = 0; i < 11; ++i) {
+    float v = static_cast<float>(i + 1);
+    write_torch_tensor(tp / "0" / ("root.layers." + std::to_string(i)) / "output.pth", {v, -v, v, 2 * v}, {4});
+    write_atb_bin(root / "tensors" / "0_200" / "0" / (std::to_string(i) + "_BlockLayer") / "after" / "outtensor0.bin",
+                  {v, -v, v, 2 * v}, {4}, false);
+  }
+  for (bool robust : {false, true}) {
+    AtbCompareOptions o;
+    o.level = PolicySet::kLayer;
+    o.robust_dirs = robust;
+    auto res = run_atb_compare(tp.string(), (root / "tensors" / "0_200").string(), o);
+    ASSERT_TRUE(res.ok()) << res.error().to_string();
+    const auto& rows = res->sheets[0].rows;
+    ASSERT_EQ(rows.size(), robust ? 11u : 6u);  // msit: nodes 0..5 -> dirs 5..10
+    size_t equal = 0;
+    for (const auto& r : rows) equal += r.max_abs && *r.max_abs == 0.0;
+    EXPECT_EQ(equal, robust ? 11u : 0u);
+  }
+}
+
+// ATB's named files (intensor{k}_{irName}.bin): exact-name keys find them unless --msit-compat.
+TEST(AtbCompareFixtures, IrNamedFilesFoundByExactKeys) {
+  F3 f;
+  for (int i : {0, 10}) {
+    fs::path d = f.atb_proc / "0" / (std::to_string(i) + "_BlockLayer") / "0_LayerNormOperation" / "after";
+    fs::rename(d / "outtensor0.bin", d / "outtensor0_y.bin");
+  }
+  for (bool compat : {false, true}) {
+    AtbCompareOptions o;
+    o.level = PolicySet::kApi;
+    o.msit_compat = compat;
+    auto res = run_atb_compare(f.torch_proc.string(), f.atb_proc.string(), o);
+    ASSERT_TRUE(res.ok());
+    size_t ln = 0;
+    for (const auto& r : res->sheets[0].rows) ln += r.my_op_type == "LayerNormOperation";
+    EXPECT_EQ(ln, compat ? 0u : 2u);
+  }
+}
+
 TEST(AtbSide, DetectionAndErrors) {
   F3 f;
   EXPECT_EQ(detect_side_kind(f.atb_proc.string()), SideKind::kAtb);

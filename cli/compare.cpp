@@ -73,7 +73,7 @@ int write_reports(const CompareArgs& a, const CompareResult& res, PhaseTimer* ti
 }
 
 int run(const CompareArgs& a) {
-  if (is_atb_compare(a.golden_path, a.my_path)) {
+  if (is_atb_compare(a.atb, a.golden_path, a.my_path)) {
     unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
     return run_atb_compare_cli(AtbRunArgs{a.golden_path, a.my_path, a.output, jobs, a.msit_filters, a.msit_columns,
                                           a.quiet, a.sketch_width}, a.atb);

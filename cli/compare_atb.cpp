@@ -2,12 +2,14 @@
 // terminal summary and exit code.
 #include "cli/compare_atb.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 
 #include "cli/commands.h"
 #include "common/compare_atb/atb_compare.h"
+#include "common/compare_atb/mindie.h"
 #include "common/compare_atb/xlsx_report.h"
 #include "common/io/atomic_write.h"
 #include "common/report/csv.h"
@@ -24,6 +26,35 @@ Status write_csv(const std::string& path, const std::vector<ReportRow>& rows, co
   return fsync_dir(parent_dir(path));
 }
 
+// MindIE Torch (atb-torch.md 4): {out}/comparison_results.csv.
+int run_mindie(const AtbRunArgs& r, const AtbCliArgs& a) {
+  EvalOptions eo;
+  if (r.sketch_width) eo.stats.sketch_width = r.sketch_width;
+  auto res = atb::run_mindie_compare(r.golden_path, r.my_path, a.ops_json, eo);
+  if (!res.ok()) {
+    std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  std::error_code ec;
+  std::filesystem::create_directories(r.output, ec);
+  std::string path = (std::filesystem::path(r.output) / "comparison_results.csv").string();
+  if (Status st = atomic_write_file(path, atb::mindie_csv(res->rows)); !st.ok()) {
+    std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  std::vector<ReportRow> rows;
+  for (const auto& mr : res->rows) rows.push_back(mr.row);
+  bool fail = std::any_of(rows.begin(), rows.end(), [](const ReportRow& x) { return x.verdict == "fail"; });
+  bool error = std::any_of(rows.begin(), rows.end(), [](const ReportRow& x) { return x.verdict == "error"; });
+  if (!r.quiet) {
+    std::printf("Saved comparing results: %s\nmode: MindIE Torch (CPU golden vs NPU)\n%s", path.c_str(),
+                terminal_summary(rows, std::nullopt).c_str());
+  }
+  if (fail) return kExitFailures;
+  return error ? kExitBadInput : kExitOk;
+}
+
 }  // namespace
 
 void add_atb_options(CLI::App* cmd, AtbCliArgs& a) {
@@ -34,15 +65,18 @@ void add_atb_options(CLI::App* cmd, AtbCliArgs& a) {
   cmd->add_option("--atb-dir-rule", a.dir_rule, "ATB node -> tensor dir: msit (opId from the topology) or robust "
                                                 "(by type and order of the dump's dirs)")
       ->check(CLI::IsMember({"msit", "robust"}));
+  cmd->add_option("--ops-json", a.ops_json, "MindIE Torch: directory of mindie_torch_op_mapping.json and "
+                                            "mindie_rt_op_mapping.json (golden: CPU torch token dir, my: NPU dump dir)");
   cmd->add_flag("--msit-compat", a.msit_compat, "ATB/torch dumps: reproduce msit's accidental behaviours "
                                                "(docs/compare.md, ATB and torch dumps)");
 }
 
-bool is_atb_compare(const std::string& golden_path, const std::string& my_path) {
-  return atb::is_atb_torch_compare(golden_path, my_path);
+bool is_atb_compare(const AtbCliArgs& a, const std::string& golden_path, const std::string& my_path) {
+  return !a.ops_json.empty() || atb::is_atb_torch_compare(golden_path, my_path);
 }
 
 int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
+  if (!a.ops_json.empty()) return run_mindie(r, a);
   atb::AtbCompareOptions o;
   if (a.level == "layer") o.level = atb::PolicySet::kLayer;
   else if (a.level == "module") o.level = atb::PolicySet::kModule;

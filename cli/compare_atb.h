@@ -13,6 +13,7 @@ struct AtbCliArgs {
   std::string op_mapping_dir;
   std::string dir_rule = "msit";   // msit | robust (atb-torch.md 2.4)
   bool msit_compat = false;
+  std::string ops_json;            // MindIE Torch: dir of mindie_{torch,rt}_op_mapping.json
 };
 
 struct AtbRunArgs {
@@ -23,8 +24,8 @@ struct AtbRunArgs {
 };
 
 void add_atb_options(CLI::App* cmd, AtbCliArgs& a);
-// Dispatch hook: true when both paths are ATB/torch dumps (then compare takes this mode).
-bool is_atb_compare(const std::string& golden_path, const std::string& my_path);
+// Dispatch hook: true when both paths are ATB/torch dumps or --ops-json was given (MindIE Torch).
+bool is_atb_compare(const AtbCliArgs& a, const std::string& golden_path, const std::string& my_path);
 int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a);
 
 }  // namespace msit::cli

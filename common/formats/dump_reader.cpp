@@ -5,6 +5,7 @@
 #include "common/formats/dump_reader.h"
 
 #include "common/formats/atb_bin.h"
+#include "common/formats/pth_reader.h"
 
 namespace msit {
 namespace {
@@ -30,6 +31,9 @@ Result<RawDumpFile> read_dump_header(ByteSource& src, const FileIdentity& id) {
   MSIT_TRY(src.read_at(0, std::as_writable_bytes(std::span<char>(first, n)), "header"));
   if (n >= 6 && std::memcmp(first, kNpyMagic, 6) == 0) return read_npy_header(src, id);
   if (looks_like_atb_bin(std::as_bytes(std::span<const char>(first, n)))) return read_atb_bin_header(src, id);
+  // torch.save writes a ZIP; a GE dump would need a 67 MB header length to start with "PK\3\4",
+  // which its reader rejects as corrupt anyway.
+  if (n >= 4 && std::memcmp(first, "PK\x03\x04", 4) == 0) return read_pth_header(src, id);
   return read_ge_dump_header(src, id);
 }
 

@@ -79,7 +79,7 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--layers", type=int, default=12)
     ap.add_argument("--diverge", type=int, default=-1)
-    ap.add_argument("--pth", choices=["zip", "npy"], default="npy")
+    ap.add_argument("--pth", choices=["zip", "npy"], default="zip")
     a = ap.parse_args()
     rng = random.Random(7)
     def normal(n):

@@ -157,6 +157,7 @@ TEST(AtbCompareFixtures, F3AtbVsTorchApi) {
   EXPECT_EQ(pairs_of(rows), want);
   for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i].data_id, i);
   const ReportRow& lin = rows[2];
+  ASSERT_EQ(lin.cmp_fail_reason, "") << lin.verdict;
   EXPECT_EQ(lin.golden_op_type, "Linear");
   EXPECT_EQ(lin.my_op_type, "LinearOperation");
   EXPECT_EQ(lin.my_dtype, "torch.float32");

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "common/compare_atb/atb_compare.h"
 #include "common/compare_atb/mindie.h"
+#include "common/compare_atb/stats_compare.h"
 #include "common/compare_atb/xlsx_report.h"
 #include "common/io/atomic_write.h"
 #include "common/report/csv.h"
@@ -55,6 +56,29 @@ int run_mindie(const AtbRunArgs& r, const AtbCliArgs& a) {
   return error ? kExitBadInput : kExitOk;
 }
 
+// --stats: {out}/statstics_cmp_report_{UTC}.csv (msit's spelling).
+int run_stats(const AtbRunArgs& r, const atb::AtbCompareOptions& o) {
+  auto res = atb::run_stats_compare(r.golden_path, r.my_path, o);
+  if (!res.ok()) {
+    std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  std::error_code ec;
+  std::filesystem::create_directories(r.output, ec);
+  std::string path = (std::filesystem::path(r.output) /
+                      report_file_name("statstics_cmp_report", std::nullopt, std::time(nullptr), "csv")).string();
+  if (Status st = atomic_write_file(path, atb::stats_report_csv(res->rows)); !st.ok()) {
+    std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  if (!r.quiet) {
+    std::printf("Saved comparing results: %s\n%zu rows (%llu pairs without statistics on one side dropped)\n", path.c_str(),
+                res->rows.size(), static_cast<unsigned long long>(res->dropped));
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 void add_atb_options(CLI::App* cmd, AtbCliArgs& a) {
@@ -65,6 +89,8 @@ void add_atb_options(CLI::App* cmd, AtbCliArgs& a) {
   cmd->add_option("--atb-dir-rule", a.dir_rule, "ATB node -> tensor dir: msit (opId from the topology) or robust "
                                                 "(by type and order of the dump's dirs)")
       ->check(CLI::IsMember({"msit", "robust"}));
+  cmd->add_flag("--stats", a.stats, "ATB/torch dumps: compare golden statistics.csv values with my statistics .bin "
+                                   "files (statstics_cmp_report_*.csv)");
   cmd->add_option("--ops-json", a.ops_json, "MindIE Torch: directory of mindie_torch_op_mapping.json and "
                                             "mindie_rt_op_mapping.json (golden: CPU torch token dir, my: NPU dump dir)");
   cmd->add_flag("--msit-compat", a.msit_compat, "ATB/torch dumps: reproduce msit's accidental behaviours "
@@ -86,6 +112,7 @@ int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
   if (!a.op_mapping_dir.empty()) o.op_mapping_dir = a.op_mapping_dir;
   o.jobs = r.jobs;
   if (r.sketch_width) o.eval.stats.sketch_width = r.sketch_width;
+  if (a.stats) return run_stats(r, o);
   auto res = atb::run_atb_compare(r.golden_path, r.my_path, o);
   if (!res.ok()) {
     std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());

@@ -14,6 +14,7 @@
 #include "common/compare_atb/concat.h"
 #include "common/compare_atb/files.h"
 #include "common/compare_atb/side.h"
+#include "common/compare_atb/atb_compare_internal.h"
 
 namespace msit::atb {
 namespace {
@@ -24,6 +25,8 @@ struct Job {
   std::string token_text, golden_type, my_type, note;
   std::vector<SourceFile> golden_ranks, my_ranks;  // > 1 entry: concatenate
 };
+
+}  // namespace
 
 std::string real_path(const std::string& p) {
   char* r = ::realpath(p.c_str(), nullptr);
@@ -90,6 +93,8 @@ std::vector<Match> sheet_matches(const DumpSide& g, const DumpSide& m, PolicySet
   });
   return all;
 }
+
+namespace {
 
 struct Expander {
   const DumpSide& g;

@@ -4,6 +4,7 @@
 
 #include "common/compare_atb/atb_compare.h"
 #include "common/compare_atb/side.h"
+#include "common/compare_atb/stats_compare.h"
 #include "common/summary/compact.h"
 #include "tests/unit/atb_fixtures.h"
 
@@ -418,6 +419,40 @@ TEST(AtbCompareFixtures, IrNamedFilesFoundByExactKeys) {
     for (const auto& r : res->sheets[0].rows) ln += r.my_op_type == "LayerNormOperation";
     EXPECT_EQ(ln, compat ? 0u : 2u);
   }
+}
+
+// --stats: torch statistics.csv (last Output row) against ATB stats .bin files.
+TEST(AtbStatsCompare, StatisticsCsvAgainstStatsBin) {
+  F3 f;
+  for (int i : {0, 10}) {
+    std::string b = "root.layers." + std::to_string(i) + ".fc";
+    write_file(f.torch_proc / "0" / b / "statistics.csv",
+               "NodeName,NodeType,InputOutput,Index,DataType,Shape,Max,Min,Mean,L2Norm\r\n" + b +
+                   ",Linear,Input,0,torch.float32,\"(1, 4)\",9,9,9,9\r\n" + b +
+                   ",Linear,Output,0,torch.float32,\"(1, 4)\",4.0,1.0,2.5,5.477225575051661\r\n");
+    write_file(f.atb_proc / "0" / (std::to_string(i) + "_BlockLayer") / "1_LinearOperation" / "after" / "outtensor0.bin",
+               "$Version=1.0\n$Object.Count=0\n$Object.Length=0\nformat=2\ndtype=0\ndims=1,4\nmax=5\nmin=1\nmean=2.75\n"
+               "l2norm=6.244997998398398\n$End=1\n");
+  }
+  auto res = run_stats_compare(f.torch_proc.string(), f.atb_proc.string(), AtbCompareOptions{});
+  ASSERT_TRUE(res.ok()) << res.error().to_string();
+  // F3's api matches with a golden statistics.csv: layers.0.fc -> Linear; layers.10.fc -> 10_BlockLayer
+  // (a tensor .bin, summarised here; msit would drop it) and -> Linear twice (ALL_OUTPUT, file key).
+  ASSERT_EQ(res->rows.size(), 4u);
+  EXPECT_EQ(res->rows[1].my_op_type, "BlockLayer");
+  const StatsRow& r = res->rows[0];
+  EXPECT_EQ(r.golden_op_type, "Linear");
+  EXPECT_EQ(r.my_op_type, "LinearOperation");
+  EXPECT_EQ(*r.abs[0], 1.0);
+  EXPECT_EQ(*r.rel[0], 0.25);
+  EXPECT_EQ(*r.abs[1], 0.0);
+  EXPECT_EQ(*r.abs[2], 0.25);
+  EXPECT_NEAR(*r.abs[3], 0.7677724, 1e-6);
+  EXPECT_GT(res->dropped, 0u);  // nodes without statistics.csv
+  std::string csv = stats_report_csv(res->rows);
+  EXPECT_EQ(csv.substr(0, csv.find(',')), "token_id");
+  auto atb_golden = run_stats_compare(f.atb_proc.string(), f.torch_proc.string(), AtbCompareOptions{});
+  EXPECT_FALSE(atb_golden.ok());
 }
 
 TEST(AtbSide, DetectionAndErrors) {

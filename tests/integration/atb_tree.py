@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes an ATB dump and a torch-hook dump of the same small model (atb-torch.md 1-2, 6 F3)
 for the ATB/torch compare tests, optionally with one diverging op.
-Usage: atb_tree.py OUT [--layers N] [--diverge LAYER] [--pth zip|npy]
+Usage: atb_tree.py OUT [--layers N] [--diverge LAYER] [--pth zip|npy] [--big-mb MB]
 OUT/torch/msit_dump_X/torch_tensors/cpu_100 and OUT/atb/msit_dump_Y/tensors/0_200 are the
-two process dirs. --diverge L changes layer L's LayerNormOperation output on the ATB side."""
+two process dirs. --diverge L changes layer L's LayerNormOperation output on the ATB side.
+--big-mb MB makes layer 0's Linear output a float32 tensor of MB MiB on each side (benchmarks)."""
 import argparse, io, json, os, random, struct, zipfile
 
 
@@ -40,7 +41,7 @@ def npy(a):
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + a.tobytes()
 
 
-def pth_pickle(a):
+def pth_pickle(a, numel=None):
     """data.pkl of torch.save(tensor), protocol 2, opcodes as torch 1.13 writes them."""
     storage = {"f32": "FloatStorage", "f16": "HalfStorage"}[a.dtype]
     def binint(v):
@@ -54,7 +55,7 @@ def pth_pickle(a):
     for i in range(a.ndim - 2, -1, -1):
         strides[i] = strides[i + 1] * a.shape[i + 1]
     return (b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\nq\x00((" + uni("storage") + b"ctorch\n" + storage.encode() +
-            b"\n" + uni("0") + uni("cpu") + binint(a.size) + b"tQ" + binint(0) + tup(a.shape) + tup(strides) +
+            b"\n" + uni("0") + uni("cpu") + binint(a.size if numel is None else numel) + b"tQ" + binint(0) + tup(a.shape) + tup(strides) +
             b"\x89ccollections\nOrderedDict\n)RtR.")
 
 
@@ -65,6 +66,34 @@ def pth_zip(path, a):
         z.writestr(f"{stem}/data.pkl", pth_pickle(a))
         z.writestr(f"{stem}/data/0", a.tobytes())
         z.writestr(f"{stem}/version", b"3\n")
+
+
+def big_pair(tp, ap_dir, mb):
+    """Layer 0's Linear output as an MB MiB float32 tensor on both sides, written in chunks."""
+    from array import array
+    rng = random.Random(11)
+    pattern = array("f", [rng.gauss(0, 1) for _ in range(1 << 18)])
+    mine = array("f", [v * 1.0001 for v in pattern])
+    reps = max(1, mb * (1 << 20) // (len(pattern) * 4))
+    n = reps * len(pattern)
+    rows = n // 1024
+    gp = os.path.join(tp, "0", "root.layers.0.fc", "output.pth")
+    os.makedirs(os.path.dirname(gp), exist_ok=True)
+    with zipfile.ZipFile(gp, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("output/data.pkl", pth_pickle(T([0.0] * 0, [rows, 1024]), numel=n))
+        info = zipfile.ZipInfo("output/data/0")
+        info.file_size = n * 4
+        with z.open(info, "w") as w:
+            for _ in range(reps):
+                w.write(pattern.tobytes())
+        z.writestr("output/version", b"3\n")
+    mp = os.path.join(ap_dir, "0", "0_BlockLayer", "1_LinearOperation", "after", "outtensor0.bin")
+    os.makedirs(os.path.dirname(mp), exist_ok=True)
+    with open(mp, "wb") as f:
+        f.write((f"$Version=1.0\n$Object.Count=1\n$Object.Length={n * 4}\nformat=2\ndtype=0\n"
+                 f"dims={rows},1024\n$Object.data=0,{n * 4}\n$End=1\n").encode())
+        for _ in range(reps):
+            f.write(mine.tobytes())
 
 
 def torch_tensor(path, a, fmt):
@@ -80,6 +109,7 @@ def main():
     ap.add_argument("--layers", type=int, default=12)
     ap.add_argument("--diverge", type=int, default=-1)
     ap.add_argument("--pth", choices=["zip", "npy"], default="zip")
+    ap.add_argument("--big-mb", type=int, default=0)
     a = ap.parse_args()
     rng = random.Random(7)
     def normal(n):
@@ -105,6 +135,8 @@ def main():
         write(os.path.join(l, "after", "outtensor0.bin"), atb_bin(T(fc.values, fc.shape, "f16")))
         write(os.path.join(l, "0_LayerNormOperation", "after", "outtensor0.bin"), atb_bin(T(my_ln.values, my_ln.shape, "f16")))
         write(os.path.join(l, "1_LinearOperation", "after", "outtensor0.bin"), atb_bin(fc))
+    if a.big_mb:
+        big_pair(tp, ap_dir, a.big_mb)
     tree = {"name": "root", "type": "Model", "children": [{"name": "root.layers", "type": "ModuleList", "children": layers}]}
     write(os.path.join(tp, "model_tree.json"), json.dumps(tree).encode())
     write(os.path.join(root, "model", "200", "M.json"), json.dumps({"modelName": "M", "nodes": nodes}).encode())

@@ -12,7 +12,7 @@
 
 namespace msit::atb {
 
-inline constexpr uint64_t kMaxTopologyBytes = 256ull << 20;  // a 100-layer MindIE model JSON is a few MB
+inline constexpr uint64_t kMaxTopologyBytes = 64ull << 20;  // a 100-layer MindIE model JSON is a few MB
 inline constexpr uint32_t kMaxJsonDepth = 128;  // JSON nesting (a node level is 2: object + "children"/"nodes")
 inline constexpr uint32_t kMaxTopologyNodes = 2'000'000;
 

@@ -76,7 +76,7 @@ int run(const CompareArgs& a) {
   if (is_atb_compare(a.atb, a.golden_path, a.my_path)) {
     unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
     return run_atb_compare_cli(AtbRunArgs{a.golden_path, a.my_path, a.output, jobs, a.msit_filters, a.msit_columns,
-                                          a.quiet, a.sketch_width}, a.atb);
+                                          a.quiet, a.json, a.rank.has_value(), a.sketch_width}, a.atb);
   }
   // A summary compare allocates ~1 KB per tensor pair in small pieces: 300+ MB for 100,000
   // pairs. Where a first touch of a page is expensive (a trapped fault in a VM: ~10 us),

@@ -102,6 +102,11 @@ bool is_atb_compare(const AtbCliArgs& a, const std::string& golden_path, const s
 }
 
 int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
+  if (r.rank_given) std::fprintf(stderr, "warning: --rank is ignored for ATB/torch dumps: the path selects the process\n");
+  if (r.json && a.level.empty() && a.ops_json.empty() && !a.stats) {
+    std::fprintf(stderr, "msit-compact compare: --json needs --cl for ATB/torch dumps (the default report is the xlsx)\n");
+    return kExitUsage;
+  }
   if (!a.ops_json.empty()) return run_mindie(r, a);
   atb::AtbCompareOptions o;
   if (a.level == "layer") o.level = atb::PolicySet::kLayer;
@@ -132,8 +137,9 @@ int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
     // (or --msit-compat, which reproduces msit's files).
     const auto& rows = res->sheets.front().rows;
     auto kept = r.msit_filters || a.msit_compat ? apply_msit_filters(rows) : rows;
-    path = (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, now, "csv")).string();
-    st = write_csv(path, kept, co);
+    path = (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, now, r.json ? "json" : "csv"))
+               .string();
+    st = r.json ? atomic_write_file(path, report_json(kept, co)) : write_csv(path, kept, co);
   } else {
     path = (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, now, "xlsx")).string();
     st = atb::write_xlsx_report(path, res->sheets, co.extra_columns);

@@ -20,7 +20,7 @@ struct AtbCliArgs {
 struct AtbRunArgs {
   std::string golden_path, my_path, output;
   unsigned jobs = 1;
-  bool msit_filters = false, msit_columns = false, quiet = false;
+  bool msit_filters = false, msit_columns = false, quiet = false, json = false, rank_given = false;
   uint32_t sketch_width = 0;
 };
 

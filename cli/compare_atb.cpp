@@ -8,6 +8,8 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "common/compare/dump_index.h"
+#include "common/compare/file_cache.h"
 #include "common/compare_atb/atb_compare.h"
 #include "common/compare_atb/mindie.h"
 #include "common/compare_atb/stats_compare.h"
@@ -97,8 +99,52 @@ void add_atb_options(CLI::App* cmd, AtbCliArgs& a) {
                                                "(docs/compare.md, ATB and torch dumps)");
 }
 
+namespace {
+
+// Two tensor files (.pth, .bin, .npy or their summaries/archives): msit logs the metrics and
+// writes no report (atb-torch.md 3.1.1).
+bool tensor_file(const std::string& p) {
+  std::error_code ec;
+  auto raw = raw_name_of(std::filesystem::path(p).filename().string());
+  if (!raw || !std::filesystem::is_regular_file(p, ec)) return false;
+  const std::string& n = raw->first;
+  return n.ends_with(".pth") || n.ends_with(".bin") || n.ends_with(".npy");
+}
+
+int compare_two_files(const AtbRunArgs& r) {
+  std::vector<SourceFile> files;
+  for (const auto* p : {&r.golden_path, &r.my_path}) {
+    auto raw = raw_name_of(std::filesystem::path(*p).filename().string());
+    std::string abs = absolute_path(*p);
+    std::string raw_path = (std::filesystem::path(abs).parent_path() / raw->first).string();
+    files.push_back(SourceFile{abs, raw_path, raw->first, raw->second, 0});
+  }
+  PairSpec spec;
+  spec.golden = TensorSlot{SlotKind::kFxFile, &files[0], Role::kOutput, 0};
+  spec.my = TensorSlot{SlotKind::kFxFile, &files[1], Role::kOutput, 0};
+  spec.golden_cell = files[0].raw_path;
+  spec.my_cell = files[1].raw_path;
+  FileCache cache;
+  EvalOptions eo;
+  if (r.sketch_width) eo.stats.sketch_width = r.sketch_width;
+  ReportRow row = evaluate_pair(spec, cache, eo);
+  std::vector<ReportRow> rows{row};
+  if (!r.quiet) std::printf("%s", terminal_summary(rows, std::nullopt).c_str());
+  auto cell = [](const std::optional<double>& v) { return v ? python_float_repr(*v) : std::string("-"); };
+  std::printf("cosine_similarity=%s max_relative_error=%s mean_relative_error=%s max_absolute_error=%s "
+              "mean_absolute_error=%s kl_divergence=%s relative_euclidean_distance=%s%s%s\n",
+              cell(row.cosine).c_str(), cell(row.max_rel).c_str(), cell(row.mean_rel).c_str(), cell(row.max_abs).c_str(),
+              cell(row.mean_abs).c_str(), cell(row.kl).c_str(), cell(row.red).c_str(),
+              row.cmp_fail_reason.empty() ? "" : " cmp_fail_reason=", row.cmp_fail_reason.c_str());
+  if (row.verdict == "fail") return kExitFailures;
+  return row.verdict == "error" ? kExitBadInput : kExitOk;
+}
+
+}  // namespace
+
 bool is_atb_compare(const AtbCliArgs& a, const std::string& golden_path, const std::string& my_path) {
-  return !a.ops_json.empty() || atb::is_atb_torch_compare(golden_path, my_path);
+  return !a.ops_json.empty() || (tensor_file(golden_path) && tensor_file(my_path)) ||
+         atb::is_atb_torch_compare(golden_path, my_path);
 }
 
 int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
@@ -108,6 +154,7 @@ int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
     return kExitUsage;
   }
   if (!a.ops_json.empty()) return run_mindie(r, a);
+  if (tensor_file(r.golden_path) && tensor_file(r.my_path)) return compare_two_files(r);
   atb::AtbCompareOptions o;
   if (a.level == "layer") o.level = atb::PolicySet::kLayer;
   else if (a.level == "module") o.level = atb::PolicySet::kModule;

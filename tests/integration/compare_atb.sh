@@ -55,6 +55,12 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 assert rows and all(r["cosine_similarity"] == "1.0" for r in rows), len(rows)
 PY
 
+# Two tensor files: metrics printed, no report (msit logs them), exit 1 on the diverging pair.
+rc=0
+"$BIN" compare -g "$G/0/root.layers.7.ln/output.pth" -m "$M/0/7_BlockLayer/0_LayerNormOperation/after/outtensor0.bin" \
+  -o "$T/out6" -q > "$T/log6" || rc=$?
+[[ $rc == 1 ]] && grep -q "^cosine_similarity=-0.99" "$T/log6" && [[ ! -e "$T/out6" ]]
+
 # A bad op_mapping_file is a warning; built-in tables still run.
 mkdir -p "$T/map" && echo '{"a-b": 1}' > "$T/map/op_mapping_file.json"
 rc=0

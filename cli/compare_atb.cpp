@@ -184,6 +184,10 @@ int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
     // (or --msit-compat, which reproduces msit's files).
     const auto& rows = res->sheets.front().rows;
     auto kept = r.msit_filters || a.msit_compat ? apply_msit_filters(rows) : rows;
+    for (auto& row : kept) {  // rows msit's CSV would not have say why
+      std::string drop = msit_drop_reason(row);
+      if (!drop.empty()) row.note = row.note.empty() ? drop : row.note + "; " + drop;
+    }
     path = (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, now, r.json ? "json" : "csv"))
                .string();
     st = r.json ? atomic_write_file(path, report_json(kept, co)) : write_csv(path, kept, co);

@@ -455,6 +455,37 @@ TEST(AtbStatsCompare, StatisticsCsvAgainstStatsBin) {
   EXPECT_FALSE(atb_golden.ok());
 }
 
+// F6 / ATB vs ATB: equal file counts pair in string order (outtensor10 before outtensor2), and
+// same-name matching pairs every node with itself.
+TEST(AtbCompareFixtures, AtbVsAtbPairsFilesInStringOrder) {
+  TempDir tmp;
+  fs::path procs[2];
+  for (int s = 0; s < 2; ++s) {
+    fs::path root = tmp.p / (s ? "my" : "golden") / "msit_dump_1";
+    write_file(root / "model" / "200" / "M.json", f3_atb_model("BlockLayer", 0, 11));
+    procs[s] = root / "tensors" / "0_200";
+    for (int k = 0; k < 12; ++k) {
+      write_atb_bin(procs[s] / "0" / "0_BlockLayer" / "0_LayerNormOperation" / "after" / ("outtensor" + std::to_string(k) + ".bin"),
+                    {static_cast<float>(k), 1}, {2}, false);
+    }
+  }
+  AtbCompareOptions o;
+  o.level = PolicySet::kApi;
+  auto res = run_atb_compare(procs[0].string(), procs[1].string(), o);
+  ASSERT_TRUE(res.ok()) << res.error().to_string();
+  const auto& rows = res->sheets[0].rows;
+  ASSERT_EQ(rows.size(), 12u);
+  std::vector<std::string> order;
+  for (const auto& r : rows) {
+    EXPECT_EQ(fs::path(r.golden_data_path).filename(), fs::path(r.my_data_path).filename());
+    EXPECT_EQ(*r.cosine, 1.0);
+    order.push_back(fs::path(r.my_data_path).stem().string());
+  }
+  EXPECT_EQ(order[1], "outtensor1");
+  EXPECT_EQ(order[2], "outtensor10");
+  EXPECT_EQ(order[4], "outtensor2");
+}
+
 TEST(AtbSide, DetectionAndErrors) {
   F3 f;
   EXPECT_EQ(detect_side_kind(f.atb_proc.string()), SideKind::kAtb);

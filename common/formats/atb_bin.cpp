@@ -206,7 +206,9 @@ Result<RawDumpFile> parse_atb_bin_prefix(std::span<const std::byte> prefix, uint
   t.ge_format = p.format.value_or(ge_format::kND);
   t.shape = *p.dims;
   t.original_shape = *p.dims;  // ATB records the stored shape only; msit uses it as is
-  if (p.has_stats || p.count.value_or(0) == 0) {
+  // Without a `$Object.Count` line, the `$Object.data` line decides whether there is data.
+  const bool no_data = p.count ? *p.count == 0 : !p.data_offset;
+  if (p.has_stats || no_data) {
     t.header_stats = p.stats;  // stats dump, or a header-only (-sd) dump: nothing to read
   } else {
     MSIT_TRY(place_payload(p, file_size, path, f, t));

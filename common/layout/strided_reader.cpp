@@ -1,7 +1,10 @@
 // Strided views (torch .pth transposes, slices, expands): logical elements in row-major order,
 // gathered from a bounded cache window over the payload. Contiguous inner runs are copied in
-// blocks; other strides cost one cache refill whenever an element falls outside the window.
+// blocks. Transposed inner dims (stride 1 on the second-to-last dim) are gathered a block of
+// logical rows at a time, so each cache window serves many rows; other strides cost one cache
+// refill whenever an element falls outside the window.
 #include <algorithm>
+#include <cstdint>
 
 #include "common/layout/reader_base.h"
 
@@ -19,10 +22,12 @@ class StridedReader final : public StagedReader {
     extent_ = m_.payload_size / es;
     cache_.resize(static_cast<size_t>(std::min<uint64_t>(half, extent_) * es));
     idx_.assign(m_.logical_shape.size(), 0);
+    plan_block();
   }
 
  protected:
   Status fill() override {
+    if (block_) return fill_block();
     const size_t es = m_.elem_bytes;
     const size_t last = idx_.size() - 1;
     const uint64_t s = m_.strides[last], len = m_.logical_shape[last];
@@ -48,6 +53,71 @@ class StridedReader final : public StagedReader {
  private:
   Status ensure_cached(uint64_t p) {
     if (p >= cache_at_ && p < cache_at_ + cache_len_) return ok_status();
+    return refill(p);
+  }
+
+  // Block mode when an outer dim q has stride 1 (a transpose or permute) and one block row of
+  // all inner combinations fits the stage.
+  void plan_block() {
+    const std::vector<uint64_t>& shape = m_.logical_shape;
+    const size_t r = shape.size();
+    if (m_.element_count == 0) return;
+    for (size_t d = 0; d + 1 < r; ++d) {
+      if (m_.strides[d] == 1 && shape[d] > 1) q_ = d;
+    }
+    if (q_ == SIZE_MAX || m_.strides[r - 1] == 1) return;
+    inner_count_ = 1;
+    inner_span_ = 0;
+    for (size_t d = q_ + 1; d < r; ++d) {
+      if (inner_count_ > stage_cap_ / shape[d]) return;  // shape[d] > 0 since element_count > 0
+      inner_count_ *= shape[d];
+      inner_span_ += (shape[d] - 1) * m_.strides[d];
+    }
+    block_ = inner_count_ <= stage_cap_;
+  }
+
+  // B values of the stride-1 dim q times every inner combination (dims q+1..): for each inner
+  // combination the B elements are one contiguous run of the payload, scattered into the stage
+  // at stride inner_count_. Runs come from the cache window when all runs of the block fit in
+  // it, else each is read exactly (no amplification: bytes read = bytes delivered).
+  Status fill_block() {
+    const size_t es = m_.elem_bytes, r = idx_.size();
+    const std::vector<uint64_t>& shape = m_.logical_shape;
+    const std::vector<uint64_t>& st = m_.strides;
+    const uint64_t rows = std::min<uint64_t>(shape[q_] - idx_[q_], stage_cap_ / inner_count_);
+    const bool windowed = inner_span_ + rows <= cache_.size() / es;
+    if (windowed && (pos_ < cache_at_ || pos_ + inner_span_ + rows > cache_at_ + cache_len_)) {
+      MSIT_TRY(refill(pos_));
+    }
+    std::vector<uint64_t> in(r - q_ - 1, 0);
+    uint64_t off = 0;
+    for (uint64_t c = 0; c < inner_count_; ++c) {
+      const uint64_t p = pos_ + off;
+      const std::byte* from = nullptr;
+      if (p >= cache_at_ && p + rows <= cache_at_ + cache_len_) {
+        from = cache_.data() + (p - cache_at_) * es;
+      } else {
+        run_.resize(static_cast<size_t>(std::max<uint64_t>(run_.size(), rows * es)));
+        MSIT_TRY(read_payload(p * es, run_.data(), static_cast<size_t>(rows * es)));
+        from = run_.data();
+      }
+      for (uint64_t b = 0; b < rows; ++b) std::memcpy(stage_.data() + (b * inner_count_ + c) * es, from + b * es, es);
+      for (size_t d = r - 1; d > q_; --d) {  // next inner combination, row-major
+        uint64_t& i = in[d - q_ - 1];
+        off += st[d];
+        if (++i < shape[d]) break;
+        off -= shape[d] * st[d];
+        i = 0;
+      }
+    }
+    stage_len_ = static_cast<size_t>(rows * inner_count_);
+    idx_[q_] += rows;
+    pos_ += rows;  // stride 1 on dim q
+    carry(q_);
+    return ok_status();
+  }
+
+  Status refill(uint64_t p) {
     const uint64_t es = m_.elem_bytes;
     cache_at_ = p;
     cache_len_ = std::min<uint64_t>(cache_.size() / es, extent_ - p);
@@ -56,11 +126,16 @@ class StridedReader final : public StagedReader {
 
   // Moves the multi-index `run` elements along the last dim, carrying into outer dims.
   void advance(uint64_t run) {
-    const std::vector<uint64_t>& shape = m_.logical_shape;
-    const std::vector<uint64_t>& st = m_.strides;
     size_t d = idx_.size() - 1;
     idx_[d] += run;
-    pos_ += run * st[d];
+    pos_ += run * m_.strides[d];
+    carry(d);
+  }
+
+  // Dim d reached its end: reset it and count up the outer dims.
+  void carry(size_t d) {
+    const std::vector<uint64_t>& shape = m_.logical_shape;
+    const std::vector<uint64_t>& st = m_.strides;
     while (idx_[d] == shape[d]) {
       pos_ -= shape[d] * st[d];
       idx_[d] = 0;
@@ -72,6 +147,10 @@ class StridedReader final : public StagedReader {
   }
 
   size_t stage_cap_ = 0;
+  bool block_ = false;
+  size_t q_ = SIZE_MAX;            // block mode: the stride-1 dim
+  uint64_t inner_count_ = 0, inner_span_ = 0;
+  RawBuffer run_;
   uint64_t extent_ = 0;  // payload elements
   RawBuffer cache_;
   uint64_t cache_at_ = 0, cache_len_ = 0;

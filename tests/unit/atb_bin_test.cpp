@@ -115,6 +115,16 @@ TEST(AtbBin, DumpTreePath) {
   EXPECT_TRUE(is_atb_torch_dump_root_name("ait_dump_20240527_101010"));
 }
 
+TEST(AtbBin, CountLineOptional) {
+  auto with_data = parse("$Version=1.0\n$Object.Length=4\ndtype=0\ndims=1\n$Object.data=0,4\n$End=1\nabcd");
+  ASSERT_TRUE(with_data.ok()) << with_data.error().to_string();
+  EXPECT_FALSE(with_data->tensors[0].header_stats);
+  EXPECT_EQ(with_data->tensors[0].payload_size, 4u);
+  auto header_only = parse("$Version=1.0\ndtype=0\ndims=1\n$End=1\n");
+  ASSERT_TRUE(header_only.ok()) << header_only.error().to_string();
+  EXPECT_TRUE(header_only->tensors[0].header_stats);
+}
+
 TEST(AtbBin, ZeroRankAndTrailingBytes) {
   auto r = parse(atb_bin(0, "", raw<float>({7})) + "xyz");
   ASSERT_TRUE(r.ok()) << r.error().to_string();

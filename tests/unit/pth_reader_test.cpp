@@ -232,7 +232,9 @@ TEST(StridedReader, MatchesNaiveGatherWithTinyWindows) {
   auto bytes = std::as_bytes(std::span<const int32_t>(storage));
   struct Case { std::vector<uint64_t> shape, strides; uint64_t offset; };
   const Case cases[] = {{{3, 4}, {1, 3}, 0},       {{2, 3, 4}, {40, 1, 8}, 5}, {{4, 5}, {0, 2}, 1},
-                        {{5, 1, 3}, {30, 99, 1}, 10}, {{7}, {13}, 3},          {{2, 2, 2, 2}, {50, 1, 20, 3}, 0}};
+                        {{5, 1, 3}, {30, 99, 1}, 10}, {{7}, {13}, 3},          {{2, 2, 2, 2}, {50, 1, 20, 3}, 0},
+                        {{2, 3, 4}, {12, 1, 3}, 0},  {{5, 6}, {1, 5}, 2},         {{9, 3}, {1, 40}, 1},
+                        {{4, 2, 3}, {1, 12, 4}, 0},  {{3, 2, 2}, {1, 3, 0}, 2},    {{1, 4, 3}, {7, 1, 4}, 0}};
   for (const Case& c : cases) {
     TensorDesc t;
     t.dtype = DType::kInt32;
@@ -254,7 +256,7 @@ TEST(StridedReader, MatchesNaiveGatherWithTinyWindows) {
         idx[d] = 0;
       }
     }
-    for (size_t window : {8u, 12u, 20u, 1u << 20}) {
+    for (size_t window : {8u, 12u, 20u, 48u, 64u, 100u, 1u << 20}) {
       layout::LayoutOptions o;
       o.window_bytes = window;
       auto src = std::make_shared<MemorySource>(bytes, "mem");

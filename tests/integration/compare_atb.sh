@@ -1,10 +1,11 @@
 #!/bin/bash
 # compare on ATB and torch-hook dumps (atb-torch.md 3) through the CLI: the dispatch, the -cl CSV,
 # the default three-sheet xlsx, torch vs torch, and an injected divergence named in the report.
-# Usage: compare_atb.sh MSIT_BIN TREE_WRITER(atb_tree.py)
+# Usage: compare_atb.sh MSIT_BIN TREE_WRITER(atb_tree.py) MSIT_DUMPGEN
 set -euo pipefail
 BIN=$1
 WRITER=$2
+GEN=$3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
@@ -72,4 +73,24 @@ rm -rf "$T/d/atb/msit_dump_20260101_000001/model"
 rc=0
 "$BIN" compare -g "$G" -m "$M" --cl api -o "$T/out5" -q 2> "$T/err5" || rc=$?
 [[ $rc == 3 ]] || { echo "expected exit 3, got $rc"; cat "$T/err5"; exit 1; }
+# msit-dumpgen's ATB + torch model (2 tokens, a Linear diverging in layer 7): the first failing
+# row is that layer's output, the first failing leaf its LinearOperation, in both tokens.
+"$GEN" atb --out "$T/g" --layers 12 --tokens 2 --hidden 16 --rows 2 --diverge-at 15 --diverge-scale 0.5 > /dev/null
+rc=0
+"$BIN" compare -g "$T/g/torch/msit_dump_20260101_000000/torch_tensors/cpu_100" \
+  -m "$T/g/atb/msit_dump_20260101_000000/tensors/0_200" --cl api -o "$T/out7" > "$T/log7" || rc=$?
+[[ $rc == 1 ]] || { echo "dumpgen tree: expected exit 1, got $rc"; cat "$T/log7"; exit 1; }
+python3 - "$T"/out7/msit_cmp_report_*.csv <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for token in ("0", "1"):
+    fails = [r for r in rows if r["token_id"] == token and r["verdict"] == "fail"]
+    assert fails, token
+    assert fails[0]["my_data_path"].endswith(f"/{token}/7_BlockLayer/after/outtensor0.bin"), fails[0]["my_data_path"]
+    leaf = [r for r in fails if r["my_op_type"] != "BlockLayer"][0]
+    assert "/7_BlockLayer/1_LinearOperation/after/" in leaf["my_data_path"], leaf["my_data_path"]
+    assert leaf["golden_data_path"].endswith(f"/{token}/root.layers.7.fc/output.pth"), leaf["golden_data_path"]
+    early = [r for r in rows if r["token_id"] == token and "/6_BlockLayer/" in r["my_data_path"]]
+    assert early and all(r["verdict"] == "pass" for r in early)
+PY
 echo OK

@@ -340,7 +340,7 @@ TEST(AtbCompareEndToEnd, InjectedDivergenceIsNamed) {
 void compact_tree(const fs::path& root) {
   std::vector<fs::path> bins;
   for (auto& e : fs::recursive_directory_iterator(root)) {
-    if (e.is_regular_file() && e.path().extension() == ".bin") bins.push_back(e.path());
+    if (e.is_regular_file() && (e.path().extension() == ".bin" || e.path().extension() == ".pth")) bins.push_back(e.path());
   }
   for (const auto& b : bins) ASSERT_TRUE(compact_file(b.string(), CompactOptions{}).ok()) << b;
 }
@@ -362,6 +362,16 @@ TEST(AtbCompareEndToEnd, SummarisedAtbAgainstRawTorch) {
   // Four-element tensors keep their values in the summary, so even this compare is exact.
   EXPECT_EQ(rows[5].verdict, "fail");
   EXPECT_EQ(rows[1].verdict, "pass");
+  // Both sides summarised: the same rows and verdicts.
+  compact_tree(f.torch_proc);
+  ASSERT_TRUE(fs::exists(f.torch_proc / "0" / "root.layers.0" / "output.pth.summary.json"));
+  auto both = run_atb_compare(f.torch_proc.string(), f.atb_proc.string(), o);
+  ASSERT_TRUE(both.ok()) << both.error().to_string();
+  ASSERT_EQ(both->sheets[0].rows.size(), 9u);
+  for (size_t i = 0; i < 9; ++i) {
+    EXPECT_EQ(both->sheets[0].rows[i].verdict, rows[i].verdict) << i;
+    EXPECT_EQ(both->sheets[0].rows[i].golden_data_path, rows[i].golden_data_path) << i;
+  }
 }
 
 // Two ranks, one summarised: no concatenation, a note saying so, the selected rank compared.

@@ -150,7 +150,10 @@ Result<std::vector<MindieOp>> mindie_ops(std::string_view torch_map, std::string
     auto k = key_of.find(rt[i].rt_layer);
     ops.push_back(MindieOp{static_cast<int>(ops.size()) + 1, rt[i].fusion, k == key_of.end() ? "" : k->second});
   }
-  ops.erase(std::remove_if(ops.begin(), ops.end(), [](const MindieOp& o) { return o.key.empty(); }), ops.end());
+  // A key names the directory root.{key}: never empty, never a path.
+  ops.erase(std::remove_if(ops.begin(), ops.end(), [](const MindieOp& o) {
+              return o.key.empty() || o.key.find('/') != std::string::npos || o.key.find("..") != std::string::npos;
+            }), ops.end());
   drop_prefix_keys(ops, exported ? '_' : '.');
   return ops;
 }

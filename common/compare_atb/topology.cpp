@@ -30,6 +30,11 @@ const Json* member(const Json& o, const char* key) {
   return it == o.end() ? nullptr : &*it;
 }
 
+// Names become directory names below the token dir: never a path of their own.
+bool safe_component(const std::string& s) {
+  return s.find('/') == std::string::npos && s.find('\0') == std::string::npos && s != "." && s != "..";
+}
+
 std::string string_member(const Json& o, const char* key) {
   const Json* v = member(o, key);
   return v && v->is_string() ? v->get<std::string>() : std::string();
@@ -46,6 +51,7 @@ struct TorchBuilder {
     if (!name || !name->is_string()) return make_error(path, "topology", "a model_tree node has no string \"name\"");
     TopoNode n;
     n.name = name->get<std::string>();
+    if (!safe_component(n.name)) return make_error(path, "topology", "module name \"" + n.name + "\" is not a directory name");
     n.type = string_member(o, "type");
     n.tensor_path = n.name;
     n.parent = parent;
@@ -85,6 +91,7 @@ struct AtbBuilder {
     TopoNode n;
     n.name = string_member(o, "opName");
     n.type = string_member(o, "opType");
+    if (!safe_component(n.type)) return make_error(path, "topology", "opType \"" + n.type + "\" is not a directory name");
     n.tensor_path = rel;
     n.parent = parent;
     n.depth = depth;

@@ -52,6 +52,11 @@ TEST(AtbTopology, CorruptAndHostileInputsAreErrors) {
                           "{\"name\": \"r\", \"children\": [1]}", "\xff\xfe"}) {
     EXPECT_FALSE(parse_torch_model_tree(bad, "t.json").ok()) << bad;
   }
+  // Names are directory names: a path in one would read outside the dump.
+  EXPECT_FALSE(parse_torch_model_tree(R"({"name": "..", "children": []})", "t.json").ok());
+  EXPECT_FALSE(parse_torch_model_tree(R"({"name": "root", "children": [{"name": "a/../../etc"}]})", "t.json").ok());
+  uint32_t show0 = 0;
+  EXPECT_FALSE(parse_atb_model(R"({"nodes": [{"opName": "x", "opType": "../x"}]})", "m.json", false, show0).ok());
   std::string deep;
   for (int i = 0; i < 100000; ++i) deep += "{\"name\": \"r\", \"children\": [";
   auto r = parse_torch_model_tree(deep, "deep.json");

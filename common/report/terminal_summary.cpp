@@ -17,7 +17,7 @@ std::string metric(const char* name, const std::optional<double>& v) {
 }
 
 std::string describe(const ReportRow& r) {
-  std::string s = "token " + std::to_string(r.token_id) + "  my " + r.my_data_path;
+  std::string s = "token " + (r.token_text.empty() ? std::to_string(r.token_id) : r.token_text) + "  my " + r.my_data_path;
   if (!r.golden_data_path.empty()) s += "\n      golden " + r.golden_data_path;
   s += "\n     ";
   if (!r.compare_mode.empty()) s += " [" + r.compare_mode + "]";
@@ -37,7 +37,9 @@ double badness(const ReportRow& r) {
 
 // Same token and rank and bit-identical metrics: the same tensor pair reached twice.
 bool same_data(const ReportRow& a, const ReportRow& b) {
-  if (a.token_id != b.token_id || a.rank != b.rank || a.compare_mode != b.compare_mode) return false;
+  if (a.token_id != b.token_id || a.token_text != b.token_text || a.rank != b.rank || a.compare_mode != b.compare_mode) {
+    return false;
+  }
   bool any = false;
   auto eq = [&](const std::optional<double>& x, const std::optional<double>& y) {
     any = any || x.has_value();

@@ -6,7 +6,7 @@
 
 namespace msit {
 
-enum class PausePoint : unsigned char { kAfterScan, kBeforeClaim, kBeforeRestorePublish, kCount };
+enum class PausePoint : unsigned char { kAfterScan, kBeforeClaim, kCount };
 
 // Sleeps for the configured milliseconds at `p` (nothing when unset).
 void test_pause(PausePoint p);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "common/formats/atb_names.h"
 #include "common/formats/dump_name.h"
 
 namespace msit {
@@ -93,7 +94,11 @@ bool DumpScope::is_candidate(std::string_view file_name) const {
     case DumpRootKind::kGe: return k == NameKind::kGeDump;
     case DumpRootKind::kFx: return k == NameKind::kFxNpy;
     case DumpRootKind::kGeOrFx: return k == NameKind::kGeDump || k == NameKind::kFxNpy;
-    // ATB .bin and torch .pth tensors become candidates once their readers exist.
+    // intensor{k}[_{ir}].bin / outtensor{k}[_{ir}].bin; topology JSONs, op_param.json,
+    // kernel_tilingdata.bin and CSVs are kept as they are.
+    case DumpRootKind::kAtbTensors: return k == NameKind::kUnknown && parse_atb_tensor_name(file_name).has_value();
+    // input_{i}[_{j}].pth, output[_{i}].pth; model_tree.json and statistics.csv are kept.
+    case DumpRootKind::kTorchTensors: return k == NameKind::kUnknown && parse_torch_tensor_name(file_name).has_value();
     default: return false;
   }
 }

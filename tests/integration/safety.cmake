@@ -3,3 +3,6 @@ set(MSIT_SAFETY_IT ${CMAKE_CURRENT_LIST_DIR})
 add_test(NAME safety_compact COMMAND bash ${MSIT_SAFETY_IT}/safety_compact.sh ${MSIT_BIN})
 add_test(NAME safety_watch COMMAND bash ${MSIT_SAFETY_IT}/safety_watch.sh ${MSIT_BIN})
 set_tests_properties(safety_compact safety_watch PROPERTIES TIMEOUT 180 LABELS integration)
+# Issue 14: a live ATB + torch dump compacted by watch, then compared on its summaries.
+add_test(NAME atb_watch COMMAND bash ${MSIT_SAFETY_IT}/atb_watch.sh ${MSIT_BIN} ${MSIT_DUMPGEN})
+set_tests_properties(atb_watch PROPERTIES TIMEOUT 180 LABELS integration)

@@ -83,6 +83,16 @@ TEST(DumpRoots, OnlyDumpNamesUnderDumpRootsAreCandidates) {
   EXPECT_FALSE(is_dump_candidate_path("/d/msit_ge_dump/dynamo_original_graph_1.txt"));
   EXPECT_FALSE(is_dump_candidate_path("/d/msit_ge_dump/.msit-claim.abcdef." + kGe));
   EXPECT_FALSE(is_dump_candidate_path("/d/msit_dump_20250101_120000/model/1/M.json"));
+  EXPECT_TRUE(is_dump_candidate_path("/d/msit_dump_20250101_120000/tensors/0_123/0/3_Linear/after/outtensor0.bin"));
+  EXPECT_TRUE(is_dump_candidate_path("/d/ait_dump/tensors/0_123/0/3_Linear/before/intensor1_x.bin"));
+  EXPECT_FALSE(is_dump_candidate_path("/d/msit_dump/tensors/0_123/0/3_Linear/kernel_tilingdata.bin"));
+  EXPECT_FALSE(is_dump_candidate_path("/d/msit_dump/tensors/0_123/0/3_Linear/op_param.json"));
+  EXPECT_TRUE(is_dump_candidate_path("/d/msit_dump_1/torch_tensors/cpu_100/0/root.fc/output.pth"));
+  EXPECT_TRUE(is_dump_candidate_path("/d/msit_dump_1/torch_tensors/cpu_100/0/root.fc/input_0.pth"));
+  EXPECT_FALSE(is_dump_candidate_path("/d/msit_dump_1/torch_tensors/cpu_100/model_tree.json"));
+  EXPECT_FALSE(is_dump_candidate_path("/d/msit_dump_1/torch_tensors/cpu_100/0/root.fc/statistics.csv"));
+  EXPECT_FALSE(is_dump_candidate_path("/d/msit_dump_1/other/outtensor0.bin"));
+  EXPECT_FALSE(is_dump_candidate_path("/home/u/outtensor0.bin"));
   EXPECT_FALSE(is_dump_candidate_path("/d/my_msit_ge_dump_copy/" + kGe));
 }
 

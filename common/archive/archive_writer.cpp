@@ -151,7 +151,6 @@ Result<WrittenArchive> Writer::run(TempFile& out, const std::string& final_path)
   MSIT_TRY(out.sync_and_close());
   WrittenArchive w;
   w.final_path = final_path;
-  w.temp_path = out.path();
   w.bytes = pos + tail.size();
   w.original_xxh3 = t.original_xxh3;
   return w;
@@ -191,9 +190,23 @@ std::vector<Segment> segments_for(const RawDumpFile& raw, uint64_t file_size) {
   return out;
 }
 
+namespace {
+
+// Keeps an archive of any file inside the reader's caps: too many segments fall back to one
+// unshuffled segment (lossless, just a worse ratio), too many blocks to bigger blocks.
+void fit_reader_caps(Meta& m) {
+  if (m.segments.size() > kMaxSegments) m.segments = {{0, m.original_size, 1}};
+  while (count_blocks(m) > kMaxBlocks && m.block_bytes < kMaxBlockBytes) {
+    m.block_bytes = std::min(m.block_bytes * 2, kMaxBlockBytes);
+  }
+}
+
+}  // namespace
+
 Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDumpFile& raw,
                                                    const FileIdentity& id, unsigned mode,
-                                                   const ArchiveOptions& opts) {
+                                                   const ArchiveOptions& opts,
+                                                   std::optional<OriginalOwner> owner) {
   if (opts.block_bytes < kMinBlockBytes || opts.block_bytes > kMaxBlockBytes || opts.block_bytes % 8 != 0) {
     return make_error(src.path(), "archive", "block size " + std::to_string(opts.block_bytes) + " is out of range");
   }
@@ -205,19 +218,55 @@ Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDum
   m.block_bytes = opts.block_bytes;
   m.level = opts.level;
   m.segments = segments_for(raw, id.size);
+  if (owner) {
+    m.has_owner = true;
+    m.original_uid = owner->uid;
+    m.original_gid = owner->gid;
+  }
+  fit_reader_caps(m);
   const std::string final_path = archive_path_for(raw.path);
-  MSIT_ASSIGN_OR_RETURN(TempFile out, TempFile::create(final_path, mode));
+  // An archive is data, never a program: no exec, setuid, setgid or sticky bit on it.
+  MSIT_ASSIGN_OR_RETURN(TempFile out, TempFile::create(final_path, mode & 0666));
+  OwnedTempPath temp(out.release());  // from here every failure path removes the temp
   Writer w(src, opts, std::move(m));
   MSIT_ASSIGN_OR_RETURN(WrittenArchive written, w.run(out, final_path));
   // Decode what reached the disk: a bug or corruption on the way cannot pass this check.
-  MSIT_ASSIGN_OR_RETURN(auto check, ArchiveSource::open(out.path()));
+  MSIT_ASSIGN_OR_RETURN(auto check, ArchiveSource::open(temp.path()));
   if (check->trailer().original_xxh3 != written.original_xxh3) {
     return make_error(final_path, "archive", "archive trailer does not record the hash of the bytes read");
   }
   MSIT_TRY(check->verify());
-  drop_page_cache(out.path());
-  out.release();
+  drop_page_cache(temp.path());
+  written.temp = std::move(temp);
   return written;
+}
+
+namespace {
+
+// True when `final_path` is a complete, valid archive of the bytes the temp archive holds.
+bool same_archive_present(const std::string& temp_path, const std::string& final_path) {
+  auto mine = ArchiveSource::open(temp_path);
+  auto there = ArchiveSource::open(final_path);
+  if (!mine.ok() || !there.ok()) return false;
+  if ((*there)->meta().original_size != (*mine)->meta().original_size ||
+      (*there)->trailer().original_xxh3 != (*mine)->trailer().original_xxh3) {
+    return false;
+  }
+  return (*there)->verify().ok();  // its trailer must not merely claim the hash
+}
+
+}  // namespace
+
+Status publish_archive(OwnedTempPath& temp, const std::string& final_path) {
+  MSIT_ASSIGN_OR_RETURN(PublishResult r, publish_noreplace(temp.dir_fd(), temp.path(), final_path));
+  if (r == PublishResult::kPublished) {
+    temp.release();
+    return ok_status();
+  }
+  const bool same = same_archive_present(temp.path(), final_path);
+  temp.remove();
+  if (same) return ok_status();
+  return make_error(final_path, "rename", "exists and is not this file's archive; raw file kept");
 }
 
 }  // namespace msit::archive

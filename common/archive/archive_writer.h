@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/archive/container.h"
 #include "common/formats/tensor_desc.h"
 #include "common/io/byte_source.h"
+#include "common/io/noreplace.h"
 
 namespace msit::archive {
 
@@ -20,7 +22,7 @@ struct ArchiveOptions {
 
 struct WrittenArchive {
   std::string final_path;   // NAME.zst next to the raw file
-  std::string temp_path;    // durable, verified, not yet renamed
+  OwnedTempPath temp;       // durable, verified, not yet published; removed unless released
   uint64_t bytes = 0;       // archive size
   uint64_t original_xxh3 = 0;
 };
@@ -33,11 +35,24 @@ std::string raw_path_for_archive(const std::string& archive_path);
 // 1-byte or packed types are stored as they are. Segments tile [0, file_size).
 std::vector<Segment> segments_for(const RawDumpFile& raw, uint64_t file_size);
 
+struct OriginalOwner {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+};
+
 // Compresses src (the raw file `raw`, identity `id`) into a synced temp file next to the
 // archive's final name, then decodes the temp file completely: it is returned only when the
-// decoded bytes hash to exactly what was read from the raw file.
+// decoded bytes hash to exactly what was read from the raw file. `mode` and `owner` are
+// recorded for restore; the archive file itself gets only the read/write bits of `mode`.
 Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDumpFile& raw,
                                                    const FileIdentity& id, unsigned mode,
-                                                   const ArchiveOptions& opts);
+                                                   const ArchiveOptions& opts,
+                                                   std::optional<OriginalOwner> owner = std::nullopt);
+
+// Publishes a verified archive temp under final_path without ever replacing a file there
+// (publish_noreplace). If final_path exists and is a valid archive of the same bytes (a rerun
+// after a crash) that counts as published; anything else there is kept and reported
+// ("exists and is not this file's archive; raw file kept"). The temp is removed either way.
+Status publish_archive(OwnedTempPath& temp, const std::string& final_path);
 
 }  // namespace msit::archive

@@ -97,15 +97,16 @@ Status prepare_archive(const OpenedRaw& raw, const std::string& path, const Comp
                        PreparedSummary& p) {
   FileSource src(raw.fd.get(), path, raw.identity.size);
   struct stat st {};
-  const unsigned mode = ::fstat(raw.fd.get(), &st) == 0 ? static_cast<unsigned>(st.st_mode) : 0644u;
+  const bool have_st = ::fstat(raw.fd.get(), &st) == 0;
+  const unsigned mode = have_st ? static_cast<unsigned>(st.st_mode) : 0644u;
+  std::optional<archive::OriginalOwner> owner;
+  if (have_st) owner = archive::OriginalOwner{st.st_uid, st.st_gid};
   MSIT_ASSIGN_OR_RETURN(archive::WrittenArchive w,
-                        archive::write_verified_archive_temp(src, raw.header, raw.identity, mode, opts.archive));
-  p.archive_temp_path = w.temp_path;
+                        archive::write_verified_archive_temp(src, raw.header, raw.identity, mode, opts.archive, owner));
+  p.archive_temp_path = std::move(w.temp);
   p.archive_path = w.final_path;
   p.archive_bytes = w.bytes;
-  auto same = check_unchanged_while_read(raw.fd.get(), raw, path);
-  if (!same.ok()) ::unlink(w.temp_path.c_str());
-  return same;
+  return check_unchanged_while_read(raw.fd.get(), raw, path);  // on failure p's owner removes the temp
 }
 
 // The temp is fsynced in publish_summaries(), not here: started now (sync_file_range) and
@@ -146,14 +147,15 @@ void fsync_temps(std::vector<PreparedSummary>& batch, std::vector<std::optional<
     auto st = fsync_temp(p.temp_path, p.summary_path);
     if (st.ok()) continue;
     ::unlink(p.temp_path.c_str());
-    if (!p.archive_temp_path.empty()) ::unlink(p.archive_temp_path.c_str());
+    p.archive_temp_path.remove();
     failure[i] = st.take_error();
   }
 }
 
-Status rename_archive(const PreparedSummary& p) {
+// Never over an unrelated NAME.zst (issue 12): see archive::publish_archive.
+Status rename_archive(PreparedSummary& p) {
   if (p.archive_temp_path.empty()) return ok_status();
-  return rename_into_place(p.archive_temp_path, p.archive_path);
+  return archive::publish_archive(p.archive_temp_path, p.archive_path);
 }
 
 }  // namespace
@@ -200,16 +202,16 @@ std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummar
   std::set<std::string> dirs;
   fsync_temps(batch, failure);
   for (size_t i = 0; i < batch.size(); ++i) {
-    const PreparedSummary& p = batch[i];
+    PreparedSummary& p = batch[i];
     if (p.dry_run || failure[i]) continue;
     auto st = p.temp_path.empty() ? ok_status() : rename_into_place(p.temp_path, p.summary_path);
     if (st.ok()) st = rename_archive(p);
     if (!st.ok()) {
-      if (!p.archive_temp_path.empty()) ::unlink(p.archive_temp_path.c_str());
+      p.archive_temp_path.remove();
       failure[i] = st.take_error();
       continue;
     }
-    if (!p.temp_path.empty() || !p.archive_temp_path.empty()) dirs.insert(parent_dir(p.summary_path));
+    if (!p.temp_path.empty() || !p.archive_path.empty()) dirs.insert(parent_dir(p.summary_path));
   }
   // One fsync per directory makes every rename above durable before any unlink below.
   std::set<std::string> failed_dirs;

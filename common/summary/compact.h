@@ -63,7 +63,8 @@ struct PreparedSummary {
   uint64_t summary_bytes = 0;
   bool dry_run = false;
   RawAction raw = RawAction::kDelete;
-  std::string archive_temp_path;    // kArchive: verified archive, durable under a temp name
+  OwnedTempPath archive_temp_path;  // kArchive: verified archive, durable under a temp name;
+                                    // removed on every path that does not publish it
   std::string archive_path;
   uint64_t archive_bytes = 0;
 };

@@ -95,7 +95,7 @@ class ArchiveTest : public testing::Test {
     FileSource src(fd->get(), path, id->size);
     auto w = archive::write_verified_archive_temp(src, *raw, *id, 0640, opts);
     EXPECT_TRUE(w.ok()) << w.error().to_string();
-    fs::rename(w->temp_path, w->final_path);
+    fs::rename(w->temp.release(), w->final_path);
     return w->final_path;
   }
 

@@ -104,7 +104,8 @@ TEST_F(CompactTest, RawChangedAfterReadIsKept) {
   ASSERT_TRUE(p.ok());
   std::string changed = npy_bytes({5.0f, 6.0f, 7.0f});
   write(fx_name_, changed);  // the writer rewrote it in between
-  std::vector<PreparedSummary> batch{std::move(p).value()};
+  std::vector<PreparedSummary> batch;  // PreparedSummary owns its archive temp: move-only
+  batch.push_back(std::move(p).value());
   auto results = publish_summaries(std::move(batch));
   ASSERT_FALSE(results[0].ok());
   EXPECT_NE(results[0].error().to_string().find("changed"), std::string::npos);

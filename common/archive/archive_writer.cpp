@@ -241,12 +241,9 @@ Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDum
   return written;
 }
 
-namespace {
-
-// True when `final_path` is a complete, valid archive of the bytes the temp archive holds.
-bool same_archive_present(const std::string& temp_path, const std::string& final_path) {
-  auto mine = ArchiveSource::open(temp_path);
-  auto there = ArchiveSource::open(final_path);
+bool same_archive_present(int dir_fd, const std::string& temp_name, const std::string& final_name) {
+  auto mine = ArchiveSource::open_at(dir_fd, temp_name, temp_name);
+  auto there = ArchiveSource::open_at(dir_fd, final_name, final_name);
   if (!mine.ok() || !there.ok()) return false;
   if ((*there)->meta().original_size != (*mine)->meta().original_size ||
       (*there)->trailer().original_xxh3 != (*mine)->trailer().original_xxh3) {
@@ -255,18 +252,11 @@ bool same_archive_present(const std::string& temp_path, const std::string& final
   return (*there)->verify().ok();  // its trailer must not merely claim the hash
 }
 
-}  // namespace
-
-Status publish_archive(OwnedTempPath& temp, const std::string& final_path) {
-  MSIT_ASSIGN_OR_RETURN(PublishResult r, publish_noreplace(temp.dir_fd(), temp.path(), final_path));
-  if (r == PublishResult::kPublished) {
-    temp.release();
-    return ok_status();
-  }
-  const bool same = same_archive_present(temp.path(), final_path);
-  temp.remove();
-  if (same) return ok_status();
-  return make_error(final_path, "rename", "exists and is not this file's archive; raw file kept");
+Result<PublishResult> publish_archive(int dir_fd, const std::string& temp_name, const std::string& final_name,
+                                      const std::string& shown_final) {
+  MSIT_ASSIGN_OR_RETURN(PublishResult r, publish_noreplace(dir_fd, temp_name, final_name, shown_final));
+  if (r == PublishResult::kPublished || same_archive_present(dir_fd, temp_name, final_name)) return r;
+  return make_error(shown_final, "rename", "exists and is not this file's archive; raw file kept");
 }
 
 }  // namespace msit::archive

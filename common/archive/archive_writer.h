@@ -49,10 +49,15 @@ Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDum
                                                    const ArchiveOptions& opts,
                                                    std::optional<OriginalOwner> owner = std::nullopt);
 
-// Publishes a verified archive temp under final_path without ever replacing a file there
-// (publish_noreplace). If final_path exists and is a valid archive of the same bytes (a rerun
-// after a crash) that counts as published; anything else there is kept and reported
-// ("exists and is not this file's archive; raw file kept"). The temp is removed either way.
-Status publish_archive(OwnedTempPath& temp, const std::string& final_path);
+// True when final_name in dir_fd is a complete, valid archive (every block decoded) of the
+// same original bytes (size and XXH3) as the archive temp_name: a rerun after a crash.
+bool same_archive_present(int dir_fd, const std::string& temp_name, const std::string& final_name);
+
+// Publishes a verified archive temp as final_name without ever replacing a file there
+// (publish_noreplace). kTargetExists: final_name already is this file's archive (the temp is
+// redundant; the caller removes it). Anything else under final_name is kept and reported:
+// "exists and is not this file's archive; raw file kept". The caller owns the temp throughout.
+Result<PublishResult> publish_archive(int dir_fd, const std::string& temp_name, const std::string& final_name,
+                                      const std::string& shown_final);
 
 }  // namespace msit::archive

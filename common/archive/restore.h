@@ -42,7 +42,7 @@ struct RestoreRun {
   bool cancelled = false;  // stopped early by opts.cancelled
 };
 // Archives named on the command line, or found under directories (links never followed; each
-// archive's directory is re-opened from its root with open_dir_beneath, so a directory swapped
+// archive's directory is re-opened from its root with open_dir_below, so a directory swapped
 // for a symlink after the scan is refused, not followed).
 RestoreRun restore_paths(const std::vector<std::string>& paths, const RestoreOptions& opts);
 

@@ -80,7 +80,7 @@ RestoreRun restore_paths(const std::vector<std::string>& paths, const RestoreOpt
   for (const auto& f : found) {
     if (stop()) return run;
     const std::string dir_shown = shown_dir(roots[f.root], f.rel_dir);
-    auto dfd = open_dir_beneath(root_fds[f.root].get(), f.rel_dir, dir_shown);
+    auto dfd = open_dir_below(root_fds[f.root].get(), f.rel_dir, dir_shown);
     if (!dfd.ok()) {
       run.errors.push_back(dfd.take_error());
       continue;

@@ -147,7 +147,7 @@ Status write_all(int fd, std::span<const std::byte> bytes, const std::string& sh
   return ok_status();
 }
 
-Result<UniqueFd> open_dir_beneath(int root_fd, const std::string& rel, const std::string& shown_as) {
+Result<UniqueFd> open_dir_below(int root_fd, const std::string& rel, const std::string& shown_as) {
   if (rel.empty() || rel == ".") {
     UniqueFd fd(::fcntl(root_fd, F_DUPFD_CLOEXEC, 0));
     if (!fd.valid()) return make_sys_error(shown_as, "open", "cannot duplicate the root directory fd", errno);

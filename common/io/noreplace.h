@@ -66,7 +66,7 @@ Status write_all(int fd, std::span<const std::byte> bytes, const std::string& sh
 // Opens directory `rel` (a relative path, "" or "." for root itself) below root_fd without
 // following any symlink and without leaving root: openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS),
 // or per-component openat(O_NOFOLLOW|O_DIRECTORY) where the kernel has no openat2 (ENOSYS).
-Result<UniqueFd> open_dir_beneath(int root_fd, const std::string& rel, const std::string& shown_as);
+Result<UniqueFd> open_dir_below(int root_fd, const std::string& rel, const std::string& shown_as);
 
 // Opens regular file `name` in dir_fd read-only with O_NOFOLLOW (FIFOs do not block).
 Result<UniqueFd> open_regular_at(int dir_fd, const std::string& name, const std::string& shown_as);

@@ -155,7 +155,10 @@ void fsync_temps(std::vector<PreparedSummary>& batch, std::vector<std::optional<
 // Never over an unrelated NAME.zst (issue 12): see archive::publish_archive.
 Status rename_archive(PreparedSummary& p) {
   if (p.archive_temp_path.empty()) return ok_status();
-  return archive::publish_archive(p.archive_temp_path, p.archive_path);
+  MSIT_ASSIGN_OR_RETURN(PublishResult r, archive::publish_archive(AT_FDCWD, p.archive_temp_path.path(),
+                                                                 p.archive_path, p.archive_path));
+  if (r == PublishResult::kPublished) p.archive_temp_path.release();  // else: its own archive was there
+  return ok_status();
 }
 
 }  // namespace

@@ -211,6 +211,18 @@ TEST_F(RestoreSafetyTest, RestoredModeIsMaskedAndOwnerFollowsTheRules) {
   }
 }
 
+TEST_F(RestoreSafetyTest, MtimeBefore1970IsRestoredExactly) {
+  put(p("old.bin.zst"), craft::with_meta(make_archive(100), [](nlohmann::json& j) {
+        j["original_mtime_ns"] = int64_t{-1500000001};
+      }));
+  auto r = archive::restore_archive_at(dfd_.get(), dir_.string(), "old.bin.zst", {});
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  struct stat st {};
+  ASSERT_EQ(::stat(p("old.bin").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mtim.tv_sec, -2);
+  EXPECT_EQ(st.st_mtim.tv_nsec, 499999999);
+}
+
 TEST_F(RestoreSafetyTest, WritersStayInsideTheReadersCaps) {
   // 140,000 one-element tensors alternating element sizes: more segments than a reader takes.
   const size_t n = archive::kMaxSegments + 8869;

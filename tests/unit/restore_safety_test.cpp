@@ -223,6 +223,38 @@ TEST_F(RestoreSafetyTest, MtimeBefore1970IsRestoredExactly) {
   EXPECT_EQ(st.st_mtim.tv_nsec, 499999999);
 }
 
+// A consistent container (index, trailer, check hash) claiming 4 TiB in one-byte frames: the
+// frames are never decoded, the free-space check refuses it first.
+TEST_F(RestoreSafetyTest, ArchiveClaimingMoreThanTheFreeSpaceIsRefusedBeforeWriting) {
+  archive::Meta m;
+  m.original_name = "huge.bin";
+  m.original_size = uint64_t{1} << 42;
+  m.block_bytes = archive::kMaxBlockBytes;
+  m.segments = {{0, m.original_size, 1}};
+  std::vector<archive::Block> blocks = archive::plan_blocks(m);
+  const std::string meta = archive::encode_meta(m);
+  const std::string head = archive::encode_fixed_header(static_cast<uint32_t>(meta.size())) + meta;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    blocks[i].frame_offset = head.size() + i;
+    blocks[i].frame_bytes = 1;
+  }
+  const std::string index = archive::encode_index(blocks);
+  archive::Trailer t;
+  t.index_offset = head.size() + blocks.size();
+  t.block_count = blocks.size();
+  XXH3_state_t* st = XXH3_createState();
+  XXH3_64bits_reset(st);
+  XXH3_64bits_update(st, head.data(), head.size());
+  XXH3_64bits_update(st, index.data(), index.size());
+  t.check_xxh3 = XXH3_64bits_digest(st);
+  XXH3_freeState(st);
+  put(p("huge.bin.zst"), head + std::string(blocks.size(), 'z') + index + archive::encode_trailer(t));
+  auto r = archive::restore_archive_at(dfd_.get(), dir_.string(), "huge.bin.zst", {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("free; not restored"), std::string::npos) << r.error().to_string();
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), {}), 1);  // the archive only, no temp
+}
+
 TEST_F(RestoreSafetyTest, WritersStayInsideTheReadersCaps) {
   // 140,000 one-element tensors alternating element sizes: more segments than a reader takes.
   const size_t n = archive::kMaxSegments + 8869;

@@ -195,7 +195,9 @@ namespace {
 // Keeps an archive of any file inside the reader's caps: too many segments fall back to one
 // unshuffled segment (lossless, just a worse ratio), too many blocks to bigger blocks.
 void fit_reader_caps(Meta& m) {
-  if (m.segments.size() > kMaxSegments) m.segments = {{0, m.original_size, 1}};
+  if (m.segments.size() > kMaxSegments || encode_meta(m).size() > kMaxMetaBytes) {
+    m.segments = {{0, m.original_size, 1}};
+  }
   while (count_blocks(m) > kMaxBlocks && m.block_bytes < kMaxBlockBytes) {
     m.block_bytes = std::min(m.block_bytes * 2, kMaxBlockBytes);
   }

@@ -30,7 +30,8 @@ inline constexpr uint32_t kMaxBlockBytes = 64u << 20;
 // Hostile-input caps, checked before anything is allocated for them. Writers stay inside them
 // (archive_writer.cpp coarsens segments and blocks), so every archive written is readable.
 inline constexpr size_t kMaxMetaBytes = 4u << 20;
-inline constexpr size_t kMaxSegments = size_t{1} << 17;
+// 2^16 segments of the longest form (two 20-digit numbers) stay under 3.1 MB of meta.
+inline constexpr size_t kMaxSegments = size_t{1} << 16;
 inline constexpr uint64_t kMaxBlocks = uint64_t{1} << 20;
 inline constexpr size_t kMaxNameBytes = 255;
 

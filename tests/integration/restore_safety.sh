@@ -110,7 +110,7 @@ fi
 # (5) oversize counts and hostile metadata: rejected with an error naming the archive, kept.
 d="$T/big"; mkdir -p "$d"
 "$CRAFT" "$T/arc/$A0" "$d/segs.bin.zst" --segments 65540
-"$CRAFT" "$T/arc/$A0" "$d/values.bin.zst" --segments 200000
+"$CRAFT" "$T/arc/$A0" "$d/values.bin.zst" --segments 66000
 "$CRAFT" "$T/arc/$A0" "$d/blocks.bin.zst" --set original_size=4398046511104 \
   --set 'segments=[[0,4398046511104,1]]' --set block_bytes=4096
 "$CRAFT" "$T/arc/$A0" "$d/deep.bin.zst" --set "original_name=$(printf '[%.0s' $(seq 40))$(printf ']%.0s' $(seq 40))"

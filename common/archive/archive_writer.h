@@ -11,6 +11,7 @@
 #include "common/formats/tensor_desc.h"
 #include "common/io/byte_source.h"
 #include "common/io/noreplace.h"
+#include "common/safety/publish.h"
 
 namespace msit::archive {
 
@@ -22,7 +23,7 @@ struct ArchiveOptions {
 
 struct WrittenArchive {
   std::string final_path;   // NAME.zst next to the raw file
-  OwnedTempPath temp;       // durable, verified, not yet published; removed unless released
+  DirTemp temp;             // durable, verified, not yet published (removed if dropped)
   uint64_t bytes = 0;       // archive size
   uint64_t original_xxh3 = 0;
 };
@@ -40,13 +41,15 @@ struct OriginalOwner {
   uint32_t gid = 0;
 };
 
-// Compresses src (the raw file `raw`, identity `id`) into a synced temp file next to the
-// archive's final name, then decodes the temp file completely: it is returned only when the
-// decoded bytes hash to exactly what was read from the raw file. `mode` and `owner` are
-// recorded for restore; the archive file itself gets only the read/write bits of `mode`.
+// Compresses src (the raw file `raw`, identity `id`) into a synced temp file in `dir` (the raw
+// file's directory, reached safely), then decodes the temp file completely: it is returned only
+// when the decoded bytes hash to exactly what was read from the raw file. Any failure removes
+// the temp (RAII). `mode` and `owner` are recorded for restore; the archive file itself gets
+// only the read/write bits of `mode`.
 Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDumpFile& raw,
                                                    const FileIdentity& id, unsigned mode,
-                                                   const ArchiveOptions& opts,
+                                                   const ArchiveOptions& opts, const DirRef& dir,
+                                                   const std::string& raw_name,
                                                    std::optional<OriginalOwner> owner = std::nullopt);
 
 // True when final_name in dir_fd is a complete, valid archive (every block decoded) of the

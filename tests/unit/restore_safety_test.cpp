@@ -14,6 +14,7 @@
 #include "common/archive/container.h"
 #include "common/archive/restore.h"
 #include "common/io/noreplace.h"
+#include "common/safety/beneath.h"
 #include "tests/tools/archive_craft/craft.h"
 
 namespace msit {
@@ -56,9 +57,11 @@ class RestoreSafetyTest : public testing::Test {
     auto fd = open_regular_nofollow(hdr.path);
     auto id = identity_of(fd->get(), hdr.path);
     FileSource src(fd->get(), hdr.path, id->size);
-    auto w = archive::write_verified_archive_temp(src, hdr, *id, 0644, {}, owner);
+    auto f = file_ref_of_path(hdr.path);
+    EXPECT_TRUE(f.ok());
+    auto w = archive::write_verified_archive_temp(src, hdr, *id, 0644, {}, f->dir, f->name, owner);
     EXPECT_TRUE(w.ok()) << w.error().to_string();
-    const std::string bytes = slurp(w->temp.path());
+    const std::string bytes = slurp(w->temp.dir().path + "/" + w->temp.temp_name());
     fs::remove(hdr.path);
     raw_ = raw;
     return bytes;
@@ -275,9 +278,11 @@ TEST_F(RestoreSafetyTest, WritersStayInsideTheReadersCaps) {
   auto fd = open_regular_nofollow(hdr.path);
   auto id = identity_of(fd->get(), hdr.path);
   FileSource src(fd->get(), hdr.path, id->size);
-  auto w = archive::write_verified_archive_temp(src, hdr, *id, 0644, {});
+  auto f = file_ref_of_path(hdr.path);
+  ASSERT_TRUE(f.ok());
+  auto w = archive::write_verified_archive_temp(src, hdr, *id, 0644, {}, f->dir, f->name);
   ASSERT_TRUE(w.ok()) << w.error().to_string();
-  auto a = archive::ArchiveSource::open(w->temp.path());
+  auto a = archive::ArchiveSource::open(w->temp.dir().path + "/" + w->temp.temp_name());
   ASSERT_TRUE(a.ok()) << a.error().to_string();
   EXPECT_EQ((*a)->meta().segments.size(), 1u);
 }

@@ -1,15 +1,17 @@
 // `msit-compact restore PATH...`: archives (NAME.zst) back to their byte-identical raw files.
-#include <sys/stat.h>
+// SIGINT/SIGTERM stop the run between archives: the one in flight is finished, no temp is
+// left, one line is printed and the exit status is 128 + the signal (130 / 143).
+#include <signal.h>
 
+#include <atomic>
 #include <cstdio>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/human.h"
-#include "common/archive/archive_source.h"
 #include "common/archive/restore.h"
-#include "common/io/tree_walk.h"
 
 namespace msit::cli {
 namespace {
@@ -20,54 +22,53 @@ struct RestoreArgs {
   bool json = false;
 };
 
-// Archives named on the command line, or found (without following links) under directories.
-std::vector<std::string> collect_archives(const std::vector<std::string>& paths, std::vector<Error>& errors) {
-  std::vector<std::string> out;
-  for (const auto& p : paths) {
-    struct stat st {};
-    if (::lstat(p.c_str(), &st) != 0) {
-      errors.push_back(make_sys_error(p, "restore", "cannot stat", errno));
-    } else if (S_ISDIR(st.st_mode)) {
-      walk_tree(p, [&out](const WalkEntry& e) {
-        if (e.type == EntryType::kFile && archive::is_archive_path(e.name) && e.name[0] != '.') out.push_back(e.path);
-      }, errors);
-    } else if (archive::is_archive_path(p)) {
-      out.push_back(p);
-    } else {
-      errors.push_back(make_error(p, "restore", "not an archive (archives are named NAME.zst)"));
-    }
-  }
-  return out;
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "the handler may only touch lock-free atomics");
+
+extern "C" void on_stop_signal(int sig) { g_signal.store(sig, std::memory_order_relaxed); }
+
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;  // the file in flight finishes: its syscalls must not fail with EINTR
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
 }
 
 int run(const RestoreArgs& a) {
-  std::vector<Error> errors;
-  const std::vector<std::string> archives = collect_archives(a.paths, errors);
+  install_stop_handlers();
   archive::RestoreOptions opts;
   opts.keep_archive = a.keep_archive;
+  opts.cancelled = [] { return g_signal.load(std::memory_order_relaxed) != 0; };
+  archive::RestoreRun r = archive::restore_paths(a.paths, opts);
+  const int sig = g_signal.load();
+  // A signal during the last archive still means "interrupted": the caller asked to stop.
+  const bool interrupted = r.cancelled || sig != 0;
   nlohmann::json restored = nlohmann::json::array();
   uint64_t bytes = 0;
-  for (const auto& path : archives) {
-    auto r = archive::restore_archive(path, opts);
-    if (!r.ok()) {
-      errors.push_back(r.take_error());
-      continue;
-    }
-    bytes += r->raw_bytes;
-    restored.push_back({{"archive", r->archive_path}, {"raw", r->raw_path}, {"bytes", r->raw_bytes},
-                        {"already_present", r->already_present}, {"archive_removed", r->archive_removed}});
+  for (const auto& o : r.restored) {
+    bytes += o.raw_bytes;
+    restored.push_back({{"archive", o.archive_path}, {"raw", o.raw_path}, {"bytes", o.raw_bytes},
+                        {"already_present", o.already_present}, {"archive_removed", o.archive_removed}});
   }
   if (a.json) {
     nlohmann::json j = {{"restored", restored}, {"failures", nlohmann::json::array()}};
-    for (const auto& e : errors) j["failures"].push_back({{"path", e.path}, {"reason", e.to_string()}});
+    for (const auto& e : r.errors) j["failures"].push_back({{"path", e.path}, {"reason", e.to_string()}});
+    if (interrupted) j["interrupted_by"] = sig == SIGTERM ? "SIGTERM" : "SIGINT";
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    std::printf("restored %zu of %zu archives (%s)%s\n", restored.size(), archives.size(),
+    std::printf("restored %zu of %zu archives (%s)%s\n", r.restored.size(), r.archives,
                 human_bytes(bytes).c_str(), a.keep_archive ? ", archives kept" : "");
-    for (const auto& e : errors) std::fprintf(stderr, "FAILED: %s\n", e.to_string().c_str());
+    for (const auto& e : r.errors) std::fprintf(stderr, "FAILED: %s\n", e.to_string().c_str());
   }
-  if (archives.empty() && errors.empty()) std::fprintf(stderr, "no archives found\n");
-  return errors.empty() ? kExitOk : kExitFailures;
+  if (r.archives == 0 && r.errors.empty()) std::fprintf(stderr, "no archives found\n");
+  if (interrupted) {
+    std::fprintf(stderr, "restore interrupted by %s: %zu of %zu archives restored, the rest left as they were\n",
+                 sig == SIGTERM ? "SIGTERM" : "SIGINT", r.restored.size(), r.archives);
+    return 128 + sig;
+  }
+  return r.errors.empty() ? kExitOk : kExitFailures;
 }
 
 }  // namespace

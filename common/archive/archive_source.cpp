@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "common/archive/shuffle.h"
+#include "common/io/noreplace.h"
 
 namespace msit::archive {
 namespace {
@@ -85,6 +86,13 @@ Result<std::shared_ptr<ArchiveSource>> ArchiveSource::open(const std::string& pa
   return open(std::make_unique<FdHolder>(std::move(fd), path, id.size), id);
 }
 
+Result<std::shared_ptr<ArchiveSource>> ArchiveSource::open_at(int dir_fd, const std::string& name,
+                                                               const std::string& shown_as) {
+  MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_regular_at(dir_fd, name, shown_as));
+  MSIT_ASSIGN_OR_RETURN(FileIdentity id, identity_of(fd.get(), shown_as));
+  return open(std::make_unique<FdHolder>(std::move(fd), shown_as, id.size), id);
+}
+
 Result<std::shared_ptr<ArchiveSource>> ArchiveSource::open(UniqueFd fd, const std::string& path) {
   MSIT_ASSIGN_OR_RETURN(FileIdentity id, identity_of(fd.get(), path));
   return open(std::make_unique<FdHolder>(std::move(fd), path, id.size), id);
@@ -121,6 +129,10 @@ Status ArchiveSource::load_container() {
   MSIT_TRY(bytes_->read_at(0, std::as_writable_bytes(std::span<char>(head)), "archive"));
   MSIT_ASSIGN_OR_RETURN(meta_, decode_meta(std::string_view(head).substr(kFixedHeaderBytes), path_));
   const uint64_t n_blocks = count_blocks(meta_);
+  if (n_blocks > kMaxBlocks) {
+    return make_error(path_, "archive", "metadata implies " + std::to_string(n_blocks) + " blocks, over the limit of " +
+                                            std::to_string(kMaxBlocks) + " (crafted or corrupt archive)");
+  }
   const uint64_t index_end = size - kTrailerBytes;
   if (trailer_.block_count != n_blocks || trailer_.index_offset < data_begin ||
       trailer_.index_offset > index_end || (index_end - trailer_.index_offset) / kIndexEntryBytes != n_blocks ||

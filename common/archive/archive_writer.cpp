@@ -191,10 +191,26 @@ std::vector<Segment> segments_for(const RawDumpFile& raw, uint64_t file_size) {
   return out;
 }
 
+namespace {
+
+// Keeps an archive of any file inside the reader's caps: too many segments fall back to one
+// unshuffled segment (lossless, just a worse ratio), too many blocks to bigger blocks.
+void fit_reader_caps(Meta& m) {
+  if (m.segments.size() > kMaxSegments || encode_meta(m).size() > kMaxMetaBytes) {
+    m.segments = {{0, m.original_size, 1}};
+  }
+  while (count_blocks(m) > kMaxBlocks && m.block_bytes < kMaxBlockBytes) {
+    m.block_bytes = std::min(m.block_bytes * 2, kMaxBlockBytes);
+  }
+}
+
+}  // namespace
+
 Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDumpFile& raw,
                                                    const FileIdentity& id, unsigned mode,
                                                    const ArchiveOptions& opts, const DirRef& dir,
-                                                   const std::string& raw_name) {
+                                                   const std::string& raw_name,
+                                                   std::optional<OriginalOwner> owner) {
   if (opts.block_bytes < kMinBlockBytes || opts.block_bytes > kMaxBlockBytes || opts.block_bytes % 8 != 0) {
     return make_error(src.path(), "archive", "block size " + std::to_string(opts.block_bytes) + " is out of range");
   }
@@ -206,9 +222,15 @@ Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDum
   m.block_bytes = opts.block_bytes;
   m.level = opts.level;
   m.segments = segments_for(raw, id.size);
+  if (owner) {
+    m.has_owner = true;
+    m.original_uid = owner->uid;
+    m.original_gid = owner->gid;
+  }
+  fit_reader_caps(m);
   const std::string final_path = archive_path_for(raw.path);
-  // The archive is only ever read back by us: its mode is the raw file's, less special bits.
-  MSIT_ASSIGN_OR_RETURN(DirTemp out, DirTemp::create(dir, archive_path_for(raw_name), mode & 0777));
+  // An archive is data, never a program: no exec, setuid, setgid or sticky bit on it.
+  MSIT_ASSIGN_OR_RETURN(DirTemp out, DirTemp::create(dir, archive_path_for(raw_name), mode & 0666));
   Writer w(src, opts, std::move(m));
   MSIT_ASSIGN_OR_RETURN(WrittenArchive written, w.run(out, final_path));
   // Decode what reached the disk: a bug or corruption on the way cannot pass this check.
@@ -222,6 +244,24 @@ Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDum
   drop_page_cache(check_fd);
   written.temp = std::move(out);
   return written;
+}
+
+bool same_archive_present(int dir_fd, const std::string& temp_name, const std::string& final_name) {
+  auto mine = ArchiveSource::open_at(dir_fd, temp_name, temp_name);
+  auto there = ArchiveSource::open_at(dir_fd, final_name, final_name);
+  if (!mine.ok() || !there.ok()) return false;
+  if ((*there)->meta().original_size != (*mine)->meta().original_size ||
+      (*there)->trailer().original_xxh3 != (*mine)->trailer().original_xxh3) {
+    return false;
+  }
+  return (*there)->verify().ok();  // its trailer must not merely claim the hash
+}
+
+Result<PublishResult> publish_archive(int dir_fd, const std::string& temp_name, const std::string& final_name,
+                                      const std::string& shown_final) {
+  MSIT_ASSIGN_OR_RETURN(PublishResult r, publish_noreplace(dir_fd, temp_name, final_name, shown_final));
+  if (r == PublishResult::kPublished || same_archive_present(dir_fd, temp_name, final_name)) return r;
+  return make_error(shown_final, "rename", "exists and is not this file's archive; raw file kept");
 }
 
 }  // namespace msit::archive

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/archive/container.h"
 #include "common/formats/tensor_desc.h"
 #include "common/io/byte_source.h"
+#include "common/io/noreplace.h"
 #include "common/safety/publish.h"
 
 namespace msit::archive {
@@ -34,13 +36,31 @@ std::string raw_path_for_archive(const std::string& archive_path);
 // 1-byte or packed types are stored as they are. Segments tile [0, file_size).
 std::vector<Segment> segments_for(const RawDumpFile& raw, uint64_t file_size);
 
+struct OriginalOwner {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+};
+
 // Compresses src (the raw file `raw`, identity `id`) into a synced temp file in `dir` (the raw
 // file's directory, reached safely), then decodes the temp file completely: it is returned only
 // when the decoded bytes hash to exactly what was read from the raw file. Any failure removes
-// the temp (RAII).
+// the temp (RAII). `mode` and `owner` are recorded for restore; the archive file itself gets
+// only the read/write bits of `mode`.
 Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDumpFile& raw,
                                                    const FileIdentity& id, unsigned mode,
                                                    const ArchiveOptions& opts, const DirRef& dir,
-                                                   const std::string& raw_name);
+                                                   const std::string& raw_name,
+                                                   std::optional<OriginalOwner> owner = std::nullopt);
+
+// True when final_name in dir_fd is a complete, valid archive (every block decoded) of the
+// same original bytes (size and XXH3) as the archive temp_name: a rerun after a crash.
+bool same_archive_present(int dir_fd, const std::string& temp_name, const std::string& final_name);
+
+// Publishes a verified archive temp as final_name without ever replacing a file there
+// (publish_noreplace). kTargetExists: final_name already is this file's archive (the temp is
+// redundant; the caller removes it). Anything else under final_name is kept and reported:
+// "exists and is not this file's archive; raw file kept". The caller owns the temp throughout.
+Result<PublishResult> publish_archive(int dir_fd, const std::string& temp_name, const std::string& final_name,
+                                      const std::string& shown_final);
 
 }  // namespace msit::archive

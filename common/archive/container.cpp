@@ -84,6 +84,10 @@ std::string encode_meta(const Meta& m) {
                       {"shuffle", "byte"},
                       {"block_bytes", m.block_bytes},
                       {"segments", std::move(segs)}};
+  if (m.has_owner) {
+    j["original_uid"] = m.original_uid;
+    j["original_gid"] = m.original_gid;
+  }
   // Names may hold any bytes: replace rather than fail on invalid UTF-8.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -126,8 +130,54 @@ Result<uint32_t> decode_fixed_header(std::span<const std::byte> b, const std::st
   return static_cast<uint32_t>(meta_len);
 }
 
+namespace {
+
+// The metadata is one object holding scalars and the segments array of 3-number arrays: a
+// DOM of anything deeper or bigger is refused while parsing, before it is built (a 4 MiB
+// array of zeros would otherwise grow to ~100 MB of nodes).
+Result<nlohmann::json> parse_bounded(std::string_view text, const std::string& path) {
+  constexpr size_t kMaxValues = 4 * kMaxSegments + 64;
+  size_t values = 0;
+  bool too_big = false;
+  auto cb = [&](int depth, nlohmann::json::parse_event_t ev, nlohmann::json&) {
+    using E = nlohmann::json::parse_event_t;
+    if (ev == E::key || ev == E::object_end || ev == E::array_end) return !too_big;
+    if (depth > 3 || ++values > kMaxValues) too_big = true;
+    return !too_big;
+  };
+  auto j = nlohmann::json::parse(text, cb, /*allow_exceptions=*/false);
+  if (too_big) {
+    return make_error(path, "archive", "metadata is nested deeper or holds more than " + std::to_string(kMaxValues) +
+                                           " values (limit; crafted or corrupt archive)");
+  }
+  return j;
+}
+
+bool valid_name(const std::string& n) {
+  return !n.empty() && n.size() <= kMaxNameBytes && n != "." && n != ".." &&
+         n.find('/') == std::string::npos && n.find('\0') == std::string::npos;
+}
+
+Status decode_owner(const nlohmann::json& j, Meta& m, const std::string& path) {
+  const bool has_uid = j.contains("original_uid"), has_gid = j.contains("original_gid");
+  if (!has_uid && !has_gid) return ok_status();
+  const auto& u = j.at(has_uid ? "original_uid" : "original_gid");
+  const auto& g = j.at(has_gid ? "original_gid" : "original_uid");
+  // (uid_t)-1 means "unchanged" to chown: never a real owner.
+  if (!has_uid || !has_gid || !u.is_number_unsigned() || !g.is_number_unsigned() ||
+      u.get<uint64_t>() >= 0xffffffffu || g.get<uint64_t>() >= 0xffffffffu) {
+    return make_error(path, "archive", "recorded owner (original_uid/original_gid) is incomplete or out of range");
+  }
+  m.has_owner = true;
+  m.original_uid = static_cast<uint32_t>(u.get<uint64_t>());
+  m.original_gid = static_cast<uint32_t>(g.get<uint64_t>());
+  return ok_status();
+}
+
+}  // namespace
+
 Result<Meta> decode_meta(std::string_view text, const std::string& path) {
-  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  MSIT_ASSIGN_OR_RETURN(nlohmann::json j, parse_bounded(text, path));
   if (!j.is_object()) return make_error(path, "archive", "metadata is not a JSON object");
   // Typed access: a float where an integer belongs is corrupt metadata, not a value to convert.
   auto u64 = [](const nlohmann::json& v) -> std::optional<uint64_t> {
@@ -153,6 +203,15 @@ Result<Meta> decode_meta(std::string_view text, const std::string& path) {
       return make_error(path, "archive", "block size " + std::to_string(*bb) + " is out of range");
     }
     m.original_name = j.at("original_name").get<std::string>();
+    if (!valid_name(m.original_name)) {
+      return make_error(path, "archive", "recorded original name is empty, too long or holds '/' or NUL");
+    }
+    if (j.at("segments").size() > kMaxSegments) {
+      return make_error(path, "archive", std::to_string(j.at("segments").size()) + " segments exceed the limit of " +
+                                             std::to_string(kMaxSegments) + " (crafted or corrupt archive)");
+    }
+    MSIT_TRY(decode_owner(j, m, path));
+    m.segments.reserve(j.at("segments").size());
     m.original_size = *size;
     m.original_mtime_ns = mtime.get<int64_t>();
     m.original_mode = static_cast<uint32_t>(*mode);

@@ -27,7 +27,13 @@ inline constexpr size_t kIndexEntryBytes = 16;
 inline constexpr size_t kTrailerBytes = 40;
 inline constexpr uint32_t kMinBlockBytes = 4096;
 inline constexpr uint32_t kMaxBlockBytes = 64u << 20;
-inline constexpr size_t kMaxMetaBytes = 16u << 20;
+// Hostile-input caps, checked before anything is allocated for them. Writers stay inside them
+// (archive_writer.cpp coarsens segments and blocks), so every archive written is readable.
+inline constexpr size_t kMaxMetaBytes = 4u << 20;
+// 2^16 segments of the longest form (two 20-digit numbers) stay under 3.1 MB of meta.
+inline constexpr size_t kMaxSegments = size_t{1} << 16;
+inline constexpr uint64_t kMaxBlocks = uint64_t{1} << 20;
+inline constexpr size_t kMaxNameBytes = 255;
 
 // A run of the original file whose bytes are shuffled by `elem` (1: stored as is).
 struct Segment {
@@ -40,7 +46,10 @@ struct Meta {
   std::string original_name;
   uint64_t original_size = 0;
   int64_t original_mtime_ns = 0;
-  uint32_t original_mode = 0644;
+  uint32_t original_mode = 0644;  // as recorded (up to 07777); restore masks it to 0777
+  bool has_owner = false;          // original_uid/gid recorded (archives before them lack it)
+  uint32_t original_uid = 0;
+  uint32_t original_gid = 0;
   uint32_t block_bytes = 4u << 20;
   int level = 1;
   std::vector<Segment> segments;  // tile [0, original_size) in order

@@ -1,7 +1,10 @@
-// restore_archive(): decode, verify, publish durably, then drop the archive.
+// restore_archive_at(): decode, verify, publish durably without overwriting, then drop the
+// archive if it is still the one decoded. Archive metadata is treated as hostile input.
 #include "common/archive/restore.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -11,17 +14,24 @@
 #include "common/archive/archive_writer.h"
 #include "common/io/atomic_write.h"
 #include "common/io/file.h"
+#include "common/io/noreplace.h"
 
 namespace msit::archive {
 namespace {
 
-// True when `path` already holds exactly the archived bytes (size and XXH3 of the content).
-Result<bool> identical_raw_present(const std::string& path, const ArchiveSource& a) {
-  auto id = identity_at_path(path);
-  if (!id.ok()) return false;
-  if (id->size != a.meta().original_size) return false;
-  MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_regular_nofollow(path));
-  ChunkReader reader(fd.get(), path, 0, id->size);
+std::string join(const std::string& dir, const std::string& name) {
+  if (dir.empty() || dir == ".") return name;
+  return dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+// True when `raw_name` already holds exactly the archived bytes (size and XXH3 of the content).
+Result<bool> identical_raw_present(int dir_fd, const std::string& raw_name, const std::string& shown,
+                                   const ArchiveSource& a) {
+  auto fd = open_regular_at(dir_fd, raw_name, shown);
+  if (!fd.ok()) return false;  // a symlink, FIFO or directory is never "the restored file"
+  MSIT_ASSIGN_OR_RETURN(FileIdentity id, identity_of(fd->get(), shown));
+  if (id.size != a.meta().original_size) return false;
+  ChunkReader reader(fd->get(), shown, 0, id.size);
   XXH3_state_t* st = XXH3_createState();
   XXH3_64bits_reset(st);
   Status status = ok_status();
@@ -40,57 +50,121 @@ Result<bool> identical_raw_present(const std::string& path, const ArchiveSource&
   return h == a.trailer().original_xxh3;
 }
 
-Status remove_archive(const std::string& path, const FileIdentity& id) {
-  MSIT_ASSIGN_OR_RETURN(FileIdentity now, identity_at_path(path));
-  if (!now.same_content_as(id)) {
-    return make_error(path, "unlink", "archive changed while it was being restored; kept");
+Status set_times(int fd, int64_t mtime_ns, const std::string& shown) {
+  // Floor division: a recorded mtime before 1970 must not give futimens a negative tv_nsec.
+  int64_t sec = mtime_ns / 1000000000;
+  int64_t nsec = mtime_ns % 1000000000;
+  if (nsec < 0) {
+    nsec += 1000000000;
+    sec -= 1;
   }
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-    return make_sys_error(path, "unlink", "cannot remove the archive after restoring", errno);
+  struct timespec ts[2];
+  ts[0].tv_sec = 0;
+  ts[0].tv_nsec = UTIME_OMIT;
+  ts[1].tv_sec = static_cast<time_t>(sec);
+  ts[1].tv_nsec = static_cast<long>(nsec);
+  if (::futimens(fd, ts) != 0) return make_sys_error(shown, "restore", "cannot set the original mtime", errno);
+  return ok_status();
+}
+
+// Recorded metadata is user-writable input: only permission bits come back (no setuid, setgid
+// or sticky), and only root changes the owner: to the recorded one, else the directory's.
+Status apply_attributes(int fd, int dir_fd, const Meta& m, const std::string& shown) {
+  if (::geteuid() == 0) {
+    uid_t uid = m.original_uid;
+    gid_t gid = m.original_gid;
+    if (!m.has_owner) {
+      struct stat dir {};
+      if (::fstat(dir_fd, &dir) != 0) return make_sys_error(shown, "restore", "cannot stat the directory", errno);
+      uid = dir.st_uid;
+      gid = dir.st_gid;
+    }
+    if (::fchown(fd, uid, gid) != 0) return make_sys_error(shown, "restore", "cannot set the owner", errno);
+  }
+  if (::fchmod(fd, static_cast<mode_t>(m.original_mode & 0777)) != 0) {
+    return make_sys_error(shown, "restore", "cannot set the mode", errno);
+  }
+  return set_times(fd, m.original_mtime_ns, shown);
+}
+
+// A crafted archive may claim terabytes of zeros in a few KB: refuse before writing rather
+// than filling the filesystem.
+Status check_space(int dir_fd, uint64_t bytes, const std::string& shown) {
+  struct statvfs vfs {};
+  if (::fstatvfs(dir_fd, &vfs) != 0) return ok_status();  // unknown: ENOSPC is still handled
+  const uint64_t blocks = ::geteuid() == 0 ? vfs.f_bfree : vfs.f_bavail;
+  const uint64_t frsize = vfs.f_frsize == 0 ? 1 : vfs.f_frsize;
+  const uint64_t avail = blocks > UINT64_MAX / frsize ? UINT64_MAX : blocks * frsize;
+  if (bytes > avail) {
+    return make_error(shown, "restore", "needs " + std::to_string(bytes) + " bytes, the filesystem has " +
+                                            std::to_string(avail) + " free; not restored");
   }
   return ok_status();
 }
 
-Status set_times(int fd, int64_t mtime_ns, const std::string& path) {
-  struct timespec ts[2];
-  ts[0].tv_sec = 0;
-  ts[0].tv_nsec = UTIME_OMIT;
-  ts[1].tv_sec = static_cast<time_t>(mtime_ns / 1000000000);
-  ts[1].tv_nsec = static_cast<long>(mtime_ns % 1000000000);
-  if (::futimens(fd, ts) != 0) return make_sys_error(path, "restore", "cannot set the original mtime", errno);
+Status decode_to_raw(int dir_fd, const std::string& raw_name, const std::string& raw_shown, ArchiveSource& a) {
+  MSIT_TRY(check_space(dir_fd, a.meta().original_size, raw_shown));
+  MSIT_ASSIGN_OR_RETURN(TempAt t, create_temp_at(dir_fd, raw_name, raw_shown));
+  MSIT_TRY(a.verify([&](std::span<const std::byte> b) { return write_all(t.fd.get(), b, raw_shown); }));
+  MSIT_TRY(apply_attributes(t.fd.get(), dir_fd, a.meta(), raw_shown));
+  if (::fsync(t.fd.get()) != 0) return make_sys_error(raw_shown, "fsync", "fsync of the restored temp failed", errno);
+  if (::close(t.fd.release()) != 0) return make_sys_error(raw_shown, "write", "close of the restored temp failed", errno);
+  MSIT_ASSIGN_OR_RETURN(PublishResult r, publish_noreplace(dir_fd, t.name.path(), raw_name, raw_shown));
+  if (r == PublishResult::kTargetExists) {
+    return make_error(raw_shown, "restore",
+                      "a file appeared under the raw name while the archive was decoded; "
+                      "it was kept, and so was the archive");
+  }
+  t.name.release();
+  if (::fsync(dir_fd) != 0) {
+    return make_sys_error(raw_shown, "fsync-dir", "restored, but the directory fsync failed; archive kept", errno);
+  }
   return ok_status();
 }
 
 }  // namespace
 
-Result<RestoreOutcome> restore_archive(const std::string& archive_path, const RestoreOptions& opts) {
-  MSIT_ASSIGN_OR_RETURN(auto a, ArchiveSource::open(archive_path));
-  RestoreOutcome o;
-  o.archive_path = archive_path;
-  o.raw_path = raw_path_for_archive(archive_path);
-  o.raw_bytes = a->meta().original_size;
-  if (o.raw_path == archive_path) {
-    return make_error(archive_path, "restore", "archive names end in .zst; cannot derive the raw file name");
+Result<RestoreOutcome> restore_archive_at(int dir_fd, const std::string& shown_dir, const std::string& name,
+                                          const RestoreOptions& opts) {
+  const std::string shown = join(shown_dir, name);
+  const std::string raw_name = raw_path_for_archive(name);
+  if (raw_name == name || raw_name.empty() || name.find('/') != std::string::npos) {
+    return make_error(shown, "restore", "archive names are NAME.zst; cannot derive the raw file name");
   }
-  if (::access(o.raw_path.c_str(), F_OK) == 0 || errno != ENOENT) {
-    MSIT_ASSIGN_OR_RETURN(bool same, identical_raw_present(o.raw_path, *a));
+  MSIT_ASSIGN_OR_RETURN(auto a, ArchiveSource::open_at(dir_fd, name, shown));
+  RestoreOutcome o;
+  o.archive_path = shown;
+  o.raw_path = join(shown_dir, raw_name);
+  o.raw_bytes = a->meta().original_size;
+  struct stat st {};
+  if (::fstatat(dir_fd, raw_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    MSIT_ASSIGN_OR_RETURN(bool same, identical_raw_present(dir_fd, raw_name, o.raw_path, *a));
     if (!same) {
-      return make_error(o.raw_path, "restore", "a different file already exists under the raw name; not overwritten");
+      return make_error(o.raw_path, "restore", "a different file already exists under the raw name; not overwritten, archive kept");
     }
     o.already_present = true;
+  } else if (errno != ENOENT) {
+    return make_sys_error(o.raw_path, "restore", "cannot check the raw name", errno);
   } else {
-    MSIT_ASSIGN_OR_RETURN(TempFile out, TempFile::create(o.raw_path, a->meta().original_mode));
-    MSIT_TRY(a->verify([&out](std::span<const std::byte> b) { return out.write(b); }));
-    MSIT_TRY(set_times(out.fd(), a->meta().original_mtime_ns, o.raw_path));
-    MSIT_TRY(out.sync_and_close());
-    MSIT_TRY(rename_into_place(out.release(), o.raw_path));
-    MSIT_TRY(fsync_dir(parent_dir(o.raw_path)));
+    MSIT_TRY(decode_to_raw(dir_fd, raw_name, o.raw_path, *a));
   }
   if (!opts.keep_archive) {
-    MSIT_TRY(remove_archive(archive_path, a->archive_identity()));
+    std::string why;
+    MSIT_ASSIGN_OR_RETURN(bool removed, unlink_if_same(dir_fd, name, a->archive_identity(), shown, &why));
+    if (!removed) {
+      return make_error(shown, "unlink", "restored " + o.raw_path + ", but the archive was kept: " + why);
+    }
     o.archive_removed = true;
   }
   return o;
+}
+
+Result<RestoreOutcome> restore_archive(const std::string& archive_path, const RestoreOptions& opts) {
+  const std::string dir = parent_dir(archive_path);
+  UniqueFd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dfd.valid()) return make_sys_error(dir, "open", "cannot open the archive's directory", errno);
+  return restore_archive_at(dfd.get(), archive_path.find('/') == std::string::npos ? "" : dir,
+                            base_name(archive_path), opts);
 }
 
 }  // namespace msit::archive

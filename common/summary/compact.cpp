@@ -121,10 +121,13 @@ bool summary_up_to_date(const PreparedSummary& p, const FileIdentity& id) {
 Status prepare_archive(const OpenedRaw& raw, const CompactOptions& opts, PreparedSummary& p) {
   FileSource src(raw.fd.get(), p.raw_path, raw.identity.size);
   struct stat st {};
-  const unsigned mode = ::fstat(raw.fd.get(), &st) == 0 ? static_cast<unsigned>(st.st_mode) : 0644u;
+  const bool have_st = ::fstat(raw.fd.get(), &st) == 0;
+  const unsigned mode = have_st ? static_cast<unsigned>(st.st_mode) : 0644u;
+  std::optional<archive::OriginalOwner> owner;
+  if (have_st) owner = archive::OriginalOwner{st.st_uid, st.st_gid};
   MSIT_ASSIGN_OR_RETURN(archive::WrittenArchive w,
                         archive::write_verified_archive_temp(src, raw.header, raw.identity, mode, opts.archive,
-                                                             p.raw_file.dir, p.raw_file.name));
+                                                             p.raw_file.dir, p.raw_file.name, owner));
   p.archive_path = w.final_path;
   p.archive_bytes = w.bytes;
   p.archive_temp.emplace(std::move(w.temp));
@@ -240,9 +243,24 @@ void sync_temps(std::vector<PreparedSummary>& batch, std::vector<std::optional<E
   }
 }
 
+// Never over an unrelated NAME.zst (issue 12); a crashed run's own archive (valid, same bytes)
+// already under the name counts as published, and the temp is dropped.
+Status publish_archive_temp(PreparedSummary& p) {
+  DirTemp& t = *p.archive_temp;
+  auto st = t.publish();
+  if (st.ok()) return st;
+  const std::string final_name = archive::archive_path_for(p.raw_file.name);
+  if (archive::same_archive_present(t.dir().get(), t.temp_name(), final_name)) return ok_status();
+  struct stat there {};
+  if (::fstatat(t.dir().get(), final_name.c_str(), &there, AT_SYMLINK_NOFOLLOW) == 0) {
+    return make_error(p.archive_path, "rename", "exists and is not this file's archive; raw file kept");
+  }
+  return st;
+}
+
 Status publish_one(PreparedSummary& p) {
   if (p.temp) MSIT_TRY(p.temp->publish());
-  if (p.archive_temp) MSIT_TRY(p.archive_temp->publish());
+  if (p.archive_temp) MSIT_TRY(publish_archive_temp(p));
   return ok_status();
 }
 

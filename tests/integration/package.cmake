@@ -3,7 +3,8 @@
 set(MSIT_PACKAGE_IT ${CMAKE_CURRENT_LIST_DIR})
 
 add_test(NAME package_deb
-         COMMAND bash ${MSIT_PACKAGE_IT}/package_deb.sh ${CMAKE_CPACK_COMMAND} ${PROJECT_BINARY_DIR})
+         COMMAND bash ${MSIT_PACKAGE_IT}/package_deb.sh ${CMAKE_CPACK_COMMAND} ${PROJECT_BINARY_DIR}
+                 ${PROJECT_SOURCE_DIR})
 set_tests_properties(package_deb PROPERTIES TIMEOUT 240 SKIP_RETURN_CODE 77 LABELS package)
 
 add_test(NAME package_docs

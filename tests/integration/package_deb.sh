@@ -4,7 +4,7 @@
 # and apt (CI: root on Debian 12); skips (77) otherwise, or when it would touch an existing
 # install. The machine is put back as it was even when a step fails (trap).
 set -euo pipefail
-CPACK="$1"; BUILD="$2"
+CPACK="$1"; BUILD="$2"; SRC="$3"
 step() { echo "[${SECONDS}s] $*"; }
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
@@ -63,10 +63,10 @@ echo "package $(basename "$deb") $(stat -c %s "$deb") bytes, $(basename "$ddeb")
 
 # 2. Its metadata and contents.
 step "checking the package"
+# Depends (dpkg-shlibdeps) names the same packages as `scripts/deps --runtime`.
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libc6 libstdc++6 libuv1 libzstd1 libsystemd0 liburing2; do
-  grep -q "\b$lib\b" <<<"$depends" || fail "Depends lacks $lib: $depends"
-done
+[ "$(tr ',' '\n' <<<"$depends" | sed 's/^ *//; s/ .*//' | sort)" = "$("$SRC/scripts/deps" --runtime --print | sort)" ] \
+  || fail "Depends ($depends) differs from scripts/deps --runtime ($("$SRC/scripts/deps" --runtime --print | xargs))"
 dpkg-deb -e "$deb" "$WORK/control"
 grep -qx /etc/msit-compact/msit-compact.conf "$WORK/control/conffiles" || fail "config is not a conffile"
 dpkg-deb -x "$deb" "$WORK/root"

@@ -74,6 +74,8 @@ file "$WORK/root/usr/bin/msit-compact" | grep -q ', stripped' || fail "binary in
 build_id=$(file "$WORK/root/usr/bin/msit-compact" | sed -n 's/.*BuildID\[sha1\]=\([0-9a-f]*\).*/\1/p')
 dpkg-deb -c "$ddeb" | grep -q "usr/lib/debug/.build-id/${build_id:0:2}/${build_id:2}.debug" \
   || fail "dbgsym has no debug file for build id $build_id"
+dpkg-deb -I "$ddeb" md5sums | grep -q '^[0-9a-f]*  usr/lib/debug/\.build-id/' \
+  || fail "dbgsym md5sums: $(dpkg-deb -I "$ddeb" md5sums)"
 mapfile -t paths < <(dpkg-deb --fsys-tarfile "$deb" | tar -t | sed 's|^\./|/|; s|/$||' | grep -v '^/\?$')
 # Files this package would overwrite (a `cmake --install --prefix /usr`): not ours to replace.
 existed=()

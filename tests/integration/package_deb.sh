@@ -13,8 +13,9 @@ for tool in dpkg dpkg-deb dpkg-query apt-get dpkg-shlibdeps file objcopy flock; 
   command -v "$tool" >/dev/null || skip "$tool not available (dpkg, apt, dpkg-dev, file, binutils)"
 done
 # One package test at a time on this machine (other worktrees' ctest runs).
-exec 9>/run/lock/msit-compact-package-test.lock
-flock -w 300 9 || fail "another package test holds /run/lock/msit-compact-package-test.lock"
+lock_dir=/run/lock; [ -d "$lock_dir" ] || lock_dir=/tmp
+exec 9>"$lock_dir/msit-compact-package-test.lock"
+flock -w 300 9 || fail "another package test holds $lock_dir/msit-compact-package-test.lock"
 state=$(dpkg-query -W -f='${db:Status-Status}' msit-compact 2>/dev/null || true)
 if [ -n "$state" ] && [ "$state" != not-installed ]; then
   skip "package msit-compact is known to dpkg here ($state); this test would replace and purge it"
@@ -26,7 +27,9 @@ extras=()
 cleanup() {
   local rc=$?
   if ((installed)); then
-    if dpkg-query -W -f='${Status}' msit-compact 2>/dev/null | grep -q installed; then
+    local now
+    now=$(dpkg-query -W -f='${db:Status-Status}' msit-compact 2>/dev/null || true)
+    if [ -n "$now" ] && [ "$now" != not-installed ]; then  # also half-installed, config-files
       echo "cleanup: purging msit-compact"
       apt-get purge -y -qq -o DPkg::Lock::Timeout=120 msit-compact >/dev/null 2>&1 || rc=1
     fi
@@ -137,11 +140,9 @@ done
 # 5. Purge: no file of the package left, no directory it created left.
 step "apt-get purge"
 apt-get purge -qq "${apt_opts[@]}" msit-compact >"$WORK/apt.log" 2>&1 || { cat "$WORK/apt.log"; fail "apt-get purge"; }
-installed=0
-if ((${#extras[@]})); then
-  installed=1  # the cleanup purges the extras
-fi
-! dpkg-query -W -f='${Status}' msit-compact 2>/dev/null | grep -q installed || fail "still installed after purge"
+state=$(dpkg-query -W -f='${db:Status-Status}' msit-compact 2>/dev/null || true)
+[ -z "$state" ] || [ "$state" = not-installed ] || fail "dpkg state after purge: $state"
+((${#extras[@]})) || installed=0  # else the cleanup purges the dependencies it brought
 for p in "${paths[@]}"; do
   if [ -e "$p" ] && ! printf '%s\n' "${existed[@]}" | grep -qx -- "$p"; then
     fail "left after purge: $p"

@@ -1,0 +1,81 @@
+# bash completion for msit-compact(1): subcommands, their options and option values.
+# Keep in step with cli/*.cpp (tests/integration/package_docs.sh checks the option names).
+
+_msit_compact() {
+  local cur prev words cword
+  _init_completion || return
+
+  local commands="watch compact compare inspect status restore"
+  local cmd="" i
+  for ((i = 1; i < cword; i++)); do
+    case "${words[i]}" in
+      watch | compact | compare | inspect | status | restore)
+        cmd="${words[i]}"
+        break
+        ;;
+    esac
+  done
+
+  if [[ -z "$cmd" ]]; then
+    if [[ "$cur" == -* ]]; then
+      COMPREPLY=($(compgen -W "-h --help --version" -- "$cur"))
+    else
+      COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+    fi
+    return
+  fi
+
+  # Values of options that take one.
+  case "$prev" in
+    --summary-format)
+      COMPREPLY=($(compgen -W "rich msit" -- "$cur"))
+      return
+      ;;
+    --sketch-width)
+      if [[ "$cmd" == compare ]]; then
+        COMPREPLY=($(compgen -W "16 32 64 128 256 512 1024 2048 4096" -- "$cur"))
+      fi
+      return
+      ;;
+    -j | --jobs | --settle-ms | --zstd-level | --zstd-workers | --rescan-interval-s | --rank)
+      return
+      ;;
+    --config | --json-status)
+      _filedir
+      return
+      ;;
+    -m | --my-path | -g | --golden-path | -o | --output)
+      _filedir -d
+      return
+      ;;
+  esac
+
+  local opts="-h --help"
+  case "$cmd" in
+    watch)
+      opts+=" --settle-ms -j --jobs --summary-format --keep-raw --archive --zstd-level"
+      opts+=" --rescan-interval-s --config --json-status -v --verbose"
+      ;;
+    compact)
+      opts+=" -j --jobs --summary-format --keep-raw --archive --zstd-level --zstd-workers"
+      opts+=" --dry-run --json --force -v --verbose --sketch-width"
+      ;;
+    compare)
+      opts+=" -m --my-path -g --golden-path -o --output --rank -j --jobs --sketch-width"
+      opts+=" --json --msit-filters --msit-columns -q --quiet --timings"
+      ;;
+    inspect) opts+=" --json" ;;
+    status) opts+=" --json-status --json" ;;
+    restore) opts+=" --keep-archive --json" ;;
+  esac
+
+  if [[ "$cur" == -* ]]; then
+    COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+    return
+  fi
+  case "$cmd" in
+    watch | compact) _filedir -d ;;
+    inspect | restore) _filedir ;;
+  esac
+}
+complete -F _msit_compact msit-compact

@@ -80,8 +80,12 @@ void mark_error_jumps(std::vector<ReportRow>& rows) {
     double& floor_so_far = running[r.token_id];
     RowTensor t = row_tensor(r);
     if (t.output) {
-      double floor = std::max(rounding_floor(r), floor_so_far);
+      // With its inputs in the report, the op is judged against them (an earlier op that
+      // amplified the noise does not raise the bar for unrelated ops); without them (TransData
+      // self rows, fused ops, FX nodes without inputs), against everything before it.
+      double floor = rounding_floor(r);
       if (auto it = input_level.find({r.token_id, t.op}); it != input_level.end()) floor = std::max(floor, it->second);
+      else floor = std::max(floor, floor_so_far);
       r.error_jump = level / floor;
       if (level > kJumpFactor * floor) {
         bool& first = named[r.token_id];

@@ -72,7 +72,7 @@ const char* const kHtmlScript = R"JS(
                 'error_level', 'cosine', 'red', 'max_abs', 'max_rel', 'mean_abs', 'mean_rel', 'kl', 'max_stat_abs',
                 'min_stat_abs', 'my_dtype', 'golden_dtype', 'my_shape', 'golden_shape', 'my', 'golden', 'reason', 'note'];
     return keys.filter(function (k) { return r[k] !== null && r[k] !== ''; })
-               .map(function (k) { return k + ': ' + fmt(r[k]); }).join('\n');
+               .map(function (k) { return k + ': ' + (k === 'cosine' ? String(r[k]) : fmt(r[k])); }).join('\n');
   }
   function cls(r) {
     var c = 'pt ' + (r.verdict || 'none');
@@ -165,7 +165,10 @@ const char* const kHtmlScript = R"JS(
     shown.slice(0, limit).forEach(function (r) {
       var tr = h('tr', undefined, tb);
       tr.className = r.divergence === 'first' ? 'first' : r.verdict === 'fail' ? 'fail' : r.divergence ? 'jump' : '';
-      cols.forEach(function (c) { var td = h('td', fmt(r[c[0]]), tr); if (typeof r[c[0]] !== 'number') td.className = 't'; });
+      cols.forEach(function (c) {
+        var v = r[c[0]], td = h('td', c[0] === 'cosine' && v !== null ? String(v) : fmt(v), tr);
+        if (typeof v !== 'number') td.className = 't';
+      });
       tr.addEventListener('click', function () { detail.textContent = details(r); });
     });
     if (shown.length > limit) h('p', (shown.length - limit) + ' more rows: sort to bring them up, or see the CSV', box);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <map>
 
 #include "common/compare/divergence.h"
@@ -134,14 +135,24 @@ std::string error_block(const std::vector<ReportRow>& rows, size_t listed) {
   return s;
 }
 
+// The file to inspect for a path cell: the raw file or its summary (summary rows are named by
+// their raw file); empty when neither exists (a GE statistics-mode CSV: nothing to inspect).
+std::string inspectable(const std::string& file) {
+  std::error_code ec;
+  if (file.empty() || std::filesystem::exists(file, ec)) return file;
+  if (std::filesystem::exists(file + ".summary.json", ec)) return file + ".summary.json";
+  return "";
+}
+
 std::string next_block(const ReportRow* focus, const SummaryOptions& o) {
   std::string s;
   if (focus) {
-    s += "next: msit-compact inspect " + cell_file(focus->my_data_path) + "\n";
-    std::string golden = cell_file(focus->golden_data_path);
-    if (!golden.empty()) s += "      msit-compact inspect " + golden + "\n";
+    for (const std::string* cell : {&focus->my_data_path, &focus->golden_data_path}) {
+      std::string file = inspectable(cell_file(*cell));
+      if (!file.empty()) s += (s.empty() ? "next: " : "      ") + std::string("msit-compact inspect ") + file + "\n";
+    }
   }
-  if (!o.html_command.empty()) s += (focus ? "      " : "next: ") + o.html_command + "\n";
+  if (!o.html_command.empty()) s += (s.empty() ? "next: " : "      ") + o.html_command + "\n";
   return s;
 }
 

@@ -52,10 +52,12 @@ for level in 0.01 0.05 0.5; do
     compare_to "$S" "$T/o$n-raw" 1
     check_named "$CSV" "$want" "$what raw"
     grep -q "token 0: $want ($(echo "$want" | cut -d_ -f1)) output 0" "$T/o$n-raw/log" || { cat "$T/o$n-raw/log"; exit 1; }
-    cp -r "$S" "$S-mix"
-    "$BIN" compact "$S-mix/msit_fx_dump" >/dev/null
-    compare_to "$S-mix" "$T/o$n-mix" 1
-    check_named "$CSV" "$want" "$what mixed"
+    if [ "$level" = 0.05 ]; then  # mixed: raw GE vs summarised FX
+      cp -r "$S" "$S-mix"
+      "$BIN" compact "$S-mix/msit_fx_dump" >/dev/null
+      compare_to "$S-mix" "$T/o$n-mix" 1
+      check_named "$CSV" "$want" "$what mixed"
+    fi
     "$BIN" compact "$S/msit_ge_dump" "$S/msit_fx_dump" >/dev/null
     compare_to "$S" "$T/o$n-sum" 1
     check_named "$CSV" "$want" "$what summarised"
@@ -63,8 +65,9 @@ for level in 0.01 0.05 0.5; do
   done
 done
 
-# Rounding noise only: nothing named, raw and summarised, exit 0.
-for seed in 11 12 13; do
+# Rounding noise only: nothing named, raw and summarised, exit 0 (seed 13 has the largest
+# jump measured on noise, a softmax at 3.9x: docs/compare.md).
+for seed in 12 13; do
   S="$T/noise$seed"
   "$GEN" model --out "$S" --ops 24 --tokens 2 --seed "$seed" >/dev/null
   compare_to "$S" "$T/on$seed-raw" 0

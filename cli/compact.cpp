@@ -2,7 +2,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <charconv>
+#include <csignal>
+#include <map>
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
@@ -27,8 +30,28 @@ struct CompactArgs {
   int zstd_workers = 1;
   bool dry_run = false;
   bool json = false;
+  bool force = false;
+  bool verbose = false;
   uint32_t sketch_width = kDefaultSketchWidth;
 };
+
+// SIGINT/SIGTERM: workers finish the files in flight (their temps are removed or published),
+// then the run stops and says so.
+std::atomic<bool> g_cancel{false};
+std::atomic<int> g_signal{0};
+
+void on_signal(int sig) {
+  g_signal.store(sig);
+  g_cancel.store(true);
+}
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+}
 
 // Throttled to 10 Hz and only on a terminal, so logs and pipes stay clean.
 class ProgressLine {
@@ -65,12 +88,34 @@ nlohmann::json report_json(const CompactReport& r) {
   j["bytes_after"] = r.bytes_after;
   j["failures"] = nlohmann::json::array();
   for (const auto& f : r.failures) j["failures"].push_back({{"path", f.path}, {"reason", f.reason}});
-  j["unrecognised"] = r.unrecognised;
+  j["claims_restored"] = r.claims_restored;
+  j["dump_roots"] = r.dump_roots;
+  j["cancelled"] = r.cancelled;
+  j["left_alone"] = nlohmann::json::array();
+  for (const auto& l : r.left_alone)
+    j["left_alone"].push_back({{"path", l.path}, {"reason", std::string(left_alone_reason(l.reason))}});
   j["symlinks_skipped"] = r.symlinks;
+  j["notes"] = r.notes;
   return j;
 }
 
-void print_report(const CompactReport& r, bool dry_run) {
+// One line per reason; every path only with -v (a wrong directory must not print 6,000 lines).
+void print_left_alone(const CompactReport& r, bool verbose) {
+  std::map<LeftAlone, size_t> counts;
+  for (const auto& l : r.left_alone) ++counts[l.reason];
+  for (auto [reason, n] : counts)
+    std::printf("left alone: %zu file%s %s\n", n, n == 1 ? "" : "s", std::string(left_alone_reason(reason)).c_str());
+  if (!r.symlinks.empty()) std::printf("left alone: %zu symlink%s (never followed)\n", r.symlinks.size(), r.symlinks.size() == 1 ? "" : "s");
+  if (verbose) {
+    for (const auto& l : r.left_alone)
+      std::printf("  %s: %s\n", l.path.c_str(), std::string(left_alone_reason(l.reason)).c_str());
+    for (const auto& s : r.symlinks) std::printf("  %s: symlink\n", s.c_str());
+  } else if (!r.left_alone.empty() || !r.symlinks.empty()) {
+    std::printf("(-v lists them)\n");
+  }
+}
+
+void print_report(const CompactReport& r, bool dry_run, bool verbose) {
   std::printf("%s %zu of %zu dump files (%zu new summaries, %zu verified existing), raw removed: %zu\n",
               dry_run ? "would compact" : "compacted", r.compacted + r.verified + r.dry_run, r.candidates,
               r.compacted, r.verified, r.raw_removed);
@@ -79,8 +124,10 @@ void print_report(const CompactReport& r, bool dry_run) {
     std::printf(" (%.1fx smaller)", double(r.bytes_before) / double(r.bytes_after));
   std::printf("\n");
   if (r.temp_removed) std::printf("removed %zu stale temp files of an interrupted run\n", r.temp_removed);
-  for (const auto& s : r.symlinks) std::printf("skipped symlink (never followed): %s\n", s.c_str());
-  for (const auto& u : r.unrecognised) std::printf("not recognised, left alone: %s\n", u.c_str());
+  if (r.claims_restored)
+    std::printf("gave %zu raw files claimed by an interrupted run their names back\n", r.claims_restored);
+  print_left_alone(r, verbose);
+  for (const auto& n : r.notes) std::printf("note: %s\n", n.c_str());
   for (const auto& f : r.failures) std::fprintf(stderr, "FAILED: %s\n", f.reason.c_str());
   if (!r.failures.empty()) std::fprintf(stderr, "%zu files failed and were left in place\n", r.failures.size());
 }
@@ -95,6 +142,7 @@ void check_roots(const std::vector<std::string>& dirs) {
 
 int run(const CompactArgs& a) {
   check_roots(a.dirs);
+  install_signal_handlers();
   CompactRunOptions opts;
   opts.jobs = a.jobs;
   opts.file.format = a.format == "msit" ? SummaryFormat::kMsit : SummaryFormat::kRich;
@@ -103,13 +151,24 @@ int run(const CompactArgs& a) {
   opts.file.archive.workers = a.zstd_workers;
   opts.file.dry_run = a.dry_run;
   opts.file.stats.sketch_width = a.sketch_width;
+  opts.force = a.force;
+  opts.cancel = &g_cancel;
   CompactReport report;
+  std::vector<RootProblem> problems;
   {
     ProgressLine progress;
-    report = run_compact(a.dirs, opts, [&progress](const CompactProgress& p) { progress.update(p); });
+    report = run_compact(a.dirs, opts, [&progress](const CompactProgress& p) { progress.update(p); }, &problems);
   }
   if (a.json) std::printf("%s\n", report_json(report).dump(2).c_str());
-  else print_report(report, a.dry_run);
+  else print_report(report, a.dry_run, a.verbose);
+  for (const auto& p : problems) std::fprintf(stderr, "msit-compact: %s: %s\n", p.root.c_str(), p.message.c_str());
+  if (report.cancelled) {
+    const int sig = g_signal.load();
+    std::fprintf(stderr, "msit-compact: interrupted by %s: files in flight finished, temps removed; run compact "
+                 "again to continue\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    return sig == SIGTERM ? 143 : 130;
+  }
+  if (!problems.empty()) return kExitBadInput;
   return report.failures.empty() ? kExitOk : kExitFailures;
 }
 
@@ -131,6 +190,9 @@ CLI::App* register_compact(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 64));
   cmd->add_flag("--dry-run", args->dry_run, "Read and report only; write and delete nothing");
   cmd->add_flag("--json", args->json, "Print the report as JSON");
+  cmd->add_flag("--force", args->force,
+                "Compact a tree that a running msit-compact (watch) owns; its temps and claims are then left alone");
+  cmd->add_flag("-v,--verbose", args->verbose, "List every file left alone, with its reason");
   cmd->add_option("--sketch-width", args->sketch_width, "Sketch buckets (power of two)")
       ->check(CLI::Range(2u, 65536u))
       ->check(CLI::Validator(

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/compare_atb.h"
 #include "common/compare/compare.h"
 #include "common/io/atomic_write.h"
 #include "common/report/csv.h"
@@ -38,6 +39,7 @@ struct CompareArgs {
   bool quiet = false;
   bool timings = false;
   uint32_t sketch_width = kDefaultSketchWidth;
+  AtbCliArgs atb;  // ATB / torch-hook dumps (cli/compare_atb.cpp)
 };
 
 // The CSV streamed into a temp file as its chunks are formatted, then published durably.
@@ -132,6 +134,11 @@ int write_html(const CompareArgs& a, const CompareResult& res) {
 }
 
 int run(const CompareArgs& a) {
+  if (is_atb_compare(a.atb, a.golden_path, a.my_path)) {
+    unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+    return run_atb_compare_cli(AtbRunArgs{a.golden_path, a.my_path, a.output, jobs, a.msit_filters, a.msit_columns,
+                                          a.quiet, a.json, a.rank.has_value(), a.sketch_width}, a.atb);
+  }
   // A summary compare allocates ~1 KB per tensor pair in small pieces: 300+ MB for 100,000
   // pairs. Where a first touch of a page is expensive (a trapped fault in a VM: ~10 us),
   // faulting that in 4 KB pages took a third of the run; with transparent huge pages for the
@@ -226,6 +233,7 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
   cmd->add_flag("--msit-columns", a->msit_columns, "Write only msit's 24 columns");
   cmd->add_flag("--quiet,-q", a->quiet, "Print nothing but warnings and errors");
   cmd->add_flag("--timings", a->timings, "Print the wall time and memory of each phase to stderr");
+  add_atb_options(cmd, a->atb);
   cmd->callback([a, &exit_code] { exit_code = run(*a); });
   return cmd;
 }

@@ -67,6 +67,11 @@ void print_summary(const FileSummary& s, const char* what) {
 void print_layout(const RawDumpFile& raw) {
   for (const auto& t : raw.tensors) {
     if (t.role != Role::kInput && t.role != Role::kOutput) continue;
+    if (t.header_stats) {  // ATB stats / header-only .bin: nothing stored to lay out
+      std::printf("  %s %u: %s %s, no data (statistics from the header only)\n", std::string(role_name(t.role)).c_str(),
+                  t.index, ge_format_name(t.ge_format).c_str(), shape_string(t.shape).c_str());
+      continue;
+    }
     auto plan = plan_layout(t, raw.path);
     if (!plan.ok()) {
       std::printf("  %s %u: %s\n", std::string(role_name(t.role)).c_str(), t.index, plan.error().to_string().c_str());

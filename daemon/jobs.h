@@ -23,7 +23,12 @@ class Clock {
 Clock& steady_clock();
 
 // Whether another process holds the file open for writing.
-enum class WriterState : uint8_t { kNone, kBusy, kUnknown /* leases unavailable */ };
+enum class WriterState : uint8_t {
+  kNone,         // a read lease was granted: nobody has it open for writing
+  kBusy,         // open for writing (lease refused), or open/mapped per /proc
+  kNoneByProc,   // no lease possible, but a complete /proc scan shows nobody has it open or mapped
+  kUnknown,      // no lease and /proc cannot tell: the raw file is summarised but kept
+};
 
 struct ProbeResult {
   bool exists = false;
@@ -37,13 +42,16 @@ class FileProbe {
   virtual ~FileProbe() = default;
   virtual ProbeResult probe(const std::string& path) = 0;
 };
-// lstat + F_SETLEASE read-lease probe (released at once).
+// lstat + F_SETLEASE read-lease probe (released at once), /proc where leases are refused.
 FileProbe& lease_probe();
+// One line for the log: how "no writer holds it" is decided in the tree whose fd is given.
+std::string describe_settle_mode(int root_fd);
 
 struct Job {
   std::string path;
   FileIdentity seen;     // identity when claimed
   int64_t event_ns = 0;  // close/rename event time, 0 when found by a scan
+  bool keep_raw = false; // whether a writer still holds it cannot be known: never delete it
 };
 
 enum class JobStatus : uint8_t {
@@ -82,9 +90,10 @@ class JobSink {
   virtual void submit(std::vector<Job> jobs) = 0;
 };
 
-// Which names are raw dumps, and (with --keep-raw) which raw files already have a summary.
+// Which files are raw dumps (by dump root and name, common/safety/dump_roots.h), and (with
+// --keep-raw) which raw files already have a summary.
 struct CandidatePolicy {
-  std::function<bool(std::string_view name)> is_candidate_name;
+  std::function<bool(const std::string& dir, std::string_view name)> is_candidate;
   std::function<bool(const std::string& path)> already_done;  // may be empty
 };
 

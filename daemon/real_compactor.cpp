@@ -6,8 +6,8 @@
 
 #include <cerrno>
 
-#include "common/formats/dump_name.h"
 #include "common/formats/dump_reader.h"
+#include "common/safety/dump_roots.h"
 
 namespace msit::daemon {
 
@@ -38,12 +38,20 @@ static JobResult failed(const Job& j, Error e) {
 }
 
 std::vector<JobResult> EngineCompactor::run_batch(const std::vector<Job>& jobs) {
-  CompactOptions opts = options();
+  const CompactOptions opts = options();
+  CompactOptions keep = opts;
+  keep.raw = RawAction::kKeep;
+  RootsResolver resolver(roots_);
   std::vector<JobResult> out;
   std::vector<PreparedSummary> prepared;
   std::vector<size_t> owner;  // prepared[i] belongs to jobs[owner[i]]
   for (size_t i = 0; i < jobs.size(); ++i) {
-    Result<PreparedSummary> p = prepare_summary(jobs[i].path, opts);
+    Result<FileRef> f = resolver.file(jobs[i].path);
+    if (!f.ok()) {
+      out.push_back(failed(jobs[i], f.take_error()));
+      continue;
+    }
+    Result<PreparedSummary> p = prepare_summary(*f, jobs[i].keep_raw ? keep : opts);
     if (!p.ok()) {
       out.push_back(failed(jobs[i], p.take_error()));
       continue;
@@ -74,19 +82,18 @@ std::vector<JobResult> EngineCompactor::run_batch(const std::vector<Job>& jobs) 
   return out;
 }
 
-CandidatePolicy engine_policy(SummaryFormat format, bool keep_raw) {
+CandidatePolicy engine_policy(std::shared_ptr<const LivePolicySettings> live) {
   CandidatePolicy p;
-  p.is_candidate_name = [](std::string_view name) {
-    NameKind k = classify_name(name).kind;
-    return k == NameKind::kGeDump || k == NameKind::kFxNpy || k == NameKind::kOtherNpy;
+  p.is_candidate = [](const std::string& dir, std::string_view name) {
+    return DumpScope::of_path(dir).is_candidate(name);
   };
-  if (keep_raw) {
-    // Rescans would otherwise re-read every kept raw file; an event still re-checks it.
-    p.already_done = [format](const std::string& path) {
-      struct stat st {};
-      return ::lstat(summary_path_for(path, format).c_str(), &st) == 0;
-    };
-  }
+  // With raw files kept, rescans would otherwise re-read every kept raw file; an event still
+  // re-checks it.
+  p.already_done = [live](const std::string& path) {
+    if (!live->keep_raw.load()) return false;
+    struct stat st {};
+    return ::lstat(summary_path_for(path, live->format.load()).c_str(), &st) == 0;
+  };
   return p;
 }
 

@@ -3,8 +3,11 @@
 // fsync per directory), and dump-name classification.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "common/summary/compact.h"
 #include "daemon/jobs.h"
@@ -13,7 +16,9 @@ namespace msit::daemon {
 
 class EngineCompactor final : public Compactor {
  public:
-  explicit EngineCompactor(CompactOptions opts) : opts_(opts) {}
+  // Every job's path lies below one of `roots` (absolute): files are reached from the root's
+  // fd without following symlinks, so a directory swapped since the event is never entered.
+  EngineCompactor(CompactOptions opts, std::vector<std::string> roots) : opts_(opts), roots_(std::move(roots)) {}
   std::vector<JobResult> run_batch(const std::vector<Job>& jobs) override;
   void set_options(const CompactOptions& o) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -27,10 +32,18 @@ class EngineCompactor final : public Compactor {
   }
   std::mutex mu_;
   CompactOptions opts_;
+  const std::vector<std::string> roots_;
 };
 
-// GE dumps and npy files are candidates; summaries, temp files, text and csv are not.
-CandidatePolicy engine_policy(SummaryFormat format, bool keep_raw);
+// The settings the candidate policy reads at every call, so that a SIGHUP reload reaches the
+// watcher's "already done" check as it reaches the compactor.
+struct LivePolicySettings {
+  std::atomic<bool> keep_raw{false};
+  std::atomic<SummaryFormat> format{SummaryFormat::kRich};
+};
+
+// Raw dump files under a dump root (common/safety/dump_roots.h) are candidates; nothing else.
+CandidatePolicy engine_policy(std::shared_ptr<const LivePolicySettings> live);
 
 // Whether an error is worth retrying later (I/O, space, a file that changed) rather than a
 // property of the file's content (corrupt or unsupported header).

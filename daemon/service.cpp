@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "common/io/atomic_write.h"
+#include "common/safety/beneath.h"
+#include "common/safety/tree_lock.h"
 #include "daemon/real_compactor.h"
 #include "daemon/watcher.h"
 #include "daemon/work_queue.h"
@@ -45,7 +47,11 @@ class Service {
   Service(const WatchSettings& s, const ReloadFn& reload, Logger& log, EventSource& source)
       : settings_(s), reload_(reload), log_(log), source_(source),
         jobs_(s.jobs != 0 ? s.jobs : std::max(1u, std::thread::hardware_concurrency())),
-        compactor_(compact_options(s)) {}
+        compactor_(compact_options(s), s.dirs), live_(std::make_shared<LivePolicySettings>()),
+        locks_(s.dirs.size()) {
+    live_->keep_raw = s.keep_raw;
+    live_->format = s.format;
+  }
 
   int run();
 
@@ -57,6 +63,9 @@ class Service {
   void publish_status(const char* state);
   void reload();
   void begin_stop(int signum);
+  // Takes the lock of every root that exists and is not locked yet; false when another live
+  // msit-compact owns one (the daemon then refuses to start).
+  bool lock_roots(bool at_start);
 
   WatchSettings settings_;
   ReloadFn reload_;
@@ -64,6 +73,8 @@ class Service {
   EventSource& source_;
   unsigned jobs_;
   EngineCompactor compactor_;
+  std::shared_ptr<LivePolicySettings> live_;
+  std::vector<TreeLock> locks_;
   uv_loop_t loop_{};
   uv_poll_t poll_{};
   uv_timer_t tick_{}, status_{}, watchdog_{};
@@ -89,7 +100,37 @@ void Service::publish_status(const char* state) {
   }
 }
 
+bool Service::lock_roots(bool at_start) {
+  for (size_t i = 0; i < settings_.dirs.size(); ++i) {
+    // A lock file removed under us (rm -rf of the tree): let go, so that the directory can
+    // really go (our fds would pin it and hide its removal from inotify), and lock again
+    // once it is back.
+    if (locks_[i].held() && locks_[i].lost()) {
+      locks_[i] = TreeLock();
+      log_.info(settings_.dirs[i] + ": the tree's lock file was removed; lock released until the tree is back");
+      continue;
+    }
+    if (locks_[i].held()) continue;
+    const std::string& root = settings_.dirs[i];
+    auto fd = open_trusted_dir(root);
+    if (!fd.ok()) continue;  // not there yet: locked when it appears
+    LockedAncestor a = locked_ancestor(root);
+    Result<TreeLock> lock = a.dir.empty()
+                                ? TreeLock::acquire(fd->get(), root)
+                                : Result<TreeLock>(make_error(root, "lock", a.dir + " is owned by " + a.holder));
+    if (!lock.ok()) {
+      log_.error(lock.error().to_string() + (at_start ? "; not starting" : "; this root is not watched"));
+      if (at_start) return false;
+      continue;
+    }
+    locks_[i] = std::move(lock).value();
+    log_.info(root + ": owned by this watch; settle: " + describe_settle_mode(fd->get()));
+  }
+  return true;
+}
+
 void Service::on_status_timer() {
+  lock_roots(false);
   publish_status("running");
   int64_t now = steady_clock().now_ns();
   std::string line = watcher_->counters().status_line();
@@ -113,6 +154,8 @@ void Service::reload() {
   settings_ = *s;
   watcher_->set_options(watcher_options(settings_, jobs_));
   compactor_.set_options(compact_options(settings_));
+  live_->keep_raw = settings_.keep_raw;
+  live_->format = settings_.format;
   log_.set_verbose(settings_.verbose);
   log_.info("config reloaded: settle " + std::to_string(settings_.settle_ms) + " ms, rescan every " +
             std::to_string(settings_.rescan_interval_s) + " s, format " +
@@ -178,6 +221,7 @@ void Service::start_handles() {
 }
 
 int Service::run() {
+  if (!lock_roots(true)) return 1;
   uv_loop_init(&loop_);
   uv_async_init(&loop_, &wake_, [](uv_async_t* h) {
     Service* s = self(h);
@@ -188,7 +232,7 @@ int Service::run() {
                                        [this] { uv_async_send(&wake_); }, kBatchBytesMax);
   watcher_ = std::make_unique<Watcher>(watcher_options(settings_, jobs_), settings_.dirs, source_,
                                        steady_clock(), lease_probe(), *pool_, log_,
-                                       engine_policy(settings_.format, settings_.keep_raw));
+                                       engine_policy(live_));
   log_.info("watching " + std::to_string(settings_.dirs.size()) + " root(s) with " +
             std::to_string(jobs_) + " worker(s), settle " + std::to_string(settings_.settle_ms) + " ms");
   watcher_->start();

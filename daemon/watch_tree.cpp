@@ -10,6 +10,7 @@
 #include <cerrno>
 
 #include "common/io/atomic_write.h"
+#include "common/safety/publish.h"
 
 namespace msit::daemon {
 
@@ -126,7 +127,9 @@ void WatchTree::scan_entries(const std::string& dir, std::vector<std::string>& s
     } else if (type == DT_REG) {
       if (is_temp_name(name)) {
         if (hooks_.temp_file) hooks_.temp_file(path);
-      } else if (hooks_.is_candidate_name(name)) {
+      } else if (is_claim_name(name)) {
+        if (hooks_.claim_file) hooks_.claim_file(path);
+      } else if (hooks_.is_candidate(dir, name)) {
         hooks_.candidate(path, false);
       }
     }  // symlinks, sockets, fifos: never followed, never touched
@@ -181,8 +184,8 @@ void WatchTree::handle(const FsEvent& e) {
     if (e.mask & (IN_CREATE | IN_MOVED_TO)) establish(path);
     return;
   }
-  if ((e.mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) && !is_temp_name(e.name) &&
-      hooks_.is_candidate_name(e.name))
+  if ((e.mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) && !is_temp_name(e.name) && !is_claim_name(e.name) &&
+      hooks_.is_candidate(dir, e.name))
     hooks_.candidate(path, true);
 }
 

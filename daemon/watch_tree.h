@@ -19,9 +19,10 @@ namespace msit::daemon {
 struct TreeHooks {
   // A file that may be a raw dump: from an event (closed or renamed into place) or a scan.
   std::function<void(const std::string& path, bool from_event)> candidate;
-  // One of our own temp files, found by a scan (stale ones are removed by the watcher).
+  // One of our own temp or claim files, found by a scan (the watcher decides what to do).
   std::function<void(const std::string& path)> temp_file;
-  std::function<bool(std::string_view name)> is_candidate_name;
+  std::function<void(const std::string& path)> claim_file;
+  std::function<bool(const std::string& dir, std::string_view name)> is_candidate;
 };
 
 class WatchTree {

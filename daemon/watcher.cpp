@@ -5,8 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <ctime>
+
+#include "common/safety/publish.h"
 
 namespace msit::daemon {
 
@@ -27,11 +31,15 @@ Watcher::Watcher(WatcherOptions opts, std::vector<std::string> roots, EventSourc
       tree_(source, log, std::move(roots),
             TreeHooks{[this](const std::string& p, bool ev) { on_candidate(p, ev); },
                       [this](const std::string& p) { on_temp_file(p); },
-                      policy_.is_candidate_name}),
+                      [this](const std::string& p) { on_claim_file(p); },
+                      policy_.is_candidate}),
       source_(source), start_wall_ns_(wall_now_ns()) {}
 
 void Watcher::start() {
+  // The service holds the tree's lock before this scan: no other live msit-compact works here.
+  initial_scan_ = true;
   tree_.scan_all();
+  initial_scan_ = false;
   tree_.poll_roots();  // logs the roots that are not there yet
   int64_t now = clock_.now_ns();
   next_rescan_ns_ = now + opts_.rescan_interval_ns;
@@ -99,16 +107,42 @@ void Watcher::on_candidate(const std::string& path, bool from_event) {
 }
 
 void Watcher::on_temp_file(const std::string& path) {
-  // Only temp files older than this process are stale: newer ones are being written by us.
+  // At start-up every temp is a dead predecessor's (we hold the tree's lock and have written
+  // nothing yet). Later, only temps older than this process are stale: newer ones are ours.
   // The margin covers coarse file timestamps (a jiffy, or whole seconds on some filesystems).
+  auto f = file_ref_beneath(tree_.roots(), path);
+  if (!f.ok()) return;
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
-  int64_t mtime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
-  if (mtime >= start_wall_ns_ - kTempMarginNs) return;
-  if (::unlink(path.c_str()) == 0) {
+  if (::fstatat(f->dir.get(), f->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) return;
+  const int64_t mtime = identity_from_stat(st).mtime_ns;
+  if (!initial_scan_ && mtime >= start_wall_ns_ - kTempMarginNs) return;
+  if (::unlinkat(f->dir.get(), f->name.c_str(), 0) == 0) {
     ++counters_.temp_cleaned;
     log_.info(path + ": removed a stale temp file of an earlier run");
   }
+}
+
+void Watcher::on_claim_file(const std::string& path) {
+  // A raw file a killed predecessor had claimed for removal: its summary is durable, but it
+  // goes only through the normal path again, under its own name.
+  if (!initial_scan_) return;
+  auto f = file_ref_beneath(tree_.roots(), path);
+  if (!f.ok()) return;
+  auto back = restore_claim(f->dir, f->name);
+  if (back.ok() && *back) {
+    log_.info(path + ": a raw file claimed by an interrupted run got its name back");
+    on_candidate(f->dir.path + "/" + raw_name_of_claim(f->name), false);
+  } else {
+    log_.warning(path + ": a raw file claimed by an interrupted run cannot get its name back (name taken); both kept");
+  }
+}
+
+void Watcher::warn_unknown_writer_once(const std::string& path) {
+  if (unknown_writer_warned_) return;
+  unknown_writer_warned_ = true;
+  log_.warning(path + ": no lease can be taken and /proc cannot tell whether a writer still holds it "
+               "(not root, or hidden processes): raw files are summarised but KEPT from now on, "
+               "never deleted on a guess. Run the service as root to let it remove them.");
 }
 
 void Watcher::rearm(Pending& p, int64_t now) {
@@ -145,7 +179,7 @@ bool Watcher::try_claim(const std::string& path, Pending& p, int64_t now) {
     rearm(p, now);  // a writer still has it open; not counted towards "never completes"
     return true;
   }
-  if (pr.writer == WriterState::kUnknown) {
+  if (pr.writer == WriterState::kUnknown || pr.writer == WriterState::kNoneByProc) {
     // No leases here: require size and mtime unchanged over a whole settle period.
     int64_t settle = std::max(opts_.settle_ns, kMinRetryNs);
     if (!p.has_obs || !p.obs.same_content_as(pr.identity)) {
@@ -163,7 +197,9 @@ bool Watcher::try_claim(const std::string& path, Pending& p, int64_t now) {
   p.in_flight = true;
   p.dirty = false;
   ++in_flight_;
-  claimed_.push_back(Job{path, pr.identity, p.event_ns});
+  const bool keep = pr.writer == WriterState::kUnknown;
+  if (keep) warn_unknown_writer_once(path);
+  claimed_.push_back(Job{path, pr.identity, p.event_ns, keep});
   return true;
 }
 

@@ -66,6 +66,8 @@ class Watcher {
 
   void on_candidate(const std::string& path, bool from_event);
   void on_temp_file(const std::string& path);
+  void on_claim_file(const std::string& path);
+  void warn_unknown_writer_once(const std::string& path);
   void dispatch();
   // Returns false when the entry must be erased.
   bool try_claim(const std::string& path, Pending& p, int64_t now);
@@ -87,6 +89,8 @@ class Watcher {
   std::unordered_map<std::string, FileIdentity> abandoned_;
   size_t in_flight_ = 0;
   bool stopping_ = false;
+  bool initial_scan_ = false;      // the start-up scan: every temp found is a dead predecessor's
+  bool unknown_writer_warned_ = false;
   int64_t start_wall_ns_ = 0;
   int64_t next_rescan_ns_ = 0;
   int64_t next_root_poll_ns_ = 0;

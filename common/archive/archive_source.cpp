@@ -85,6 +85,11 @@ Result<std::shared_ptr<ArchiveSource>> ArchiveSource::open(const std::string& pa
   return open(std::make_unique<FdHolder>(std::move(fd), path, id.size), id);
 }
 
+Result<std::shared_ptr<ArchiveSource>> ArchiveSource::open(UniqueFd fd, const std::string& path) {
+  MSIT_ASSIGN_OR_RETURN(FileIdentity id, identity_of(fd.get(), path));
+  return open(std::make_unique<FdHolder>(std::move(fd), path, id.size), id);
+}
+
 Result<std::shared_ptr<ArchiveSource>> ArchiveSource::open(std::unique_ptr<ByteSource> bytes, const FileIdentity& id) {
   std::shared_ptr<ArchiveSource> a(new ArchiveSource());
   a->path_ = bytes->path();

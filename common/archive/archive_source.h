@@ -23,6 +23,8 @@ class ArchiveSource final : public ByteSource {
  public:
   // Opens without following symlinks and validates header, meta, index and trailer.
   static Result<std::shared_ptr<ArchiveSource>> open(const std::string& path);
+  // An archive already opened (relative to a directory fd); `path` names it in messages.
+  static Result<std::shared_ptr<ArchiveSource>> open(UniqueFd fd, const std::string& path);
   // The same over archive bytes from any source (fuzzers, tests); id.size is their size.
   static Result<std::shared_ptr<ArchiveSource>> open(std::unique_ptr<ByteSource> bytes, const FileIdentity& id);
   ~ArchiveSource() override;

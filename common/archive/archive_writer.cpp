@@ -87,10 +87,10 @@ class Writer {
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
-  Result<WrittenArchive> run(TempFile& out, const std::string& final_path);
+  Result<WrittenArchive> run(DirTemp& out, const std::string& final_path);
 
  private:
-  Status write_batch(TempFile& out, size_t first, size_t count, uint64_t& pos);
+  Status write_batch(DirTemp& out, size_t first, size_t count, uint64_t& pos);
 
   ByteSource& src_;
   ArchiveOptions opts_;
@@ -101,7 +101,7 @@ class Writer {
   std::vector<std::unique_ptr<Encoder>>& enc_;     // this thread's, at least n_
 };
 
-Status Writer::write_batch(TempFile& out, size_t first, size_t count, uint64_t& pos) {
+Status Writer::write_batch(DirTemp& out, size_t first, size_t count, uint64_t& pos) {
   for (size_t k = 0; k < count; ++k) {
     const Block& b = blocks_[first + k];
     MSIT_TRY(src_.read_at(b.raw_offset, std::span<std::byte>(enc_[k]->raw.data(), b.raw_bytes), "archive"));
@@ -126,7 +126,7 @@ Status Writer::write_batch(TempFile& out, size_t first, size_t count, uint64_t& 
   return ok_status();
 }
 
-Result<WrittenArchive> Writer::run(TempFile& out, const std::string& final_path) {
+Result<WrittenArchive> Writer::run(DirTemp& out, const std::string& final_path) {
   const std::string meta = encode_meta(meta_);
   const std::string head = encode_fixed_header(static_cast<uint32_t>(meta.size())) + meta;
   MSIT_TRY(out.write(std::as_bytes(std::span<const char>(head))));
@@ -151,7 +151,6 @@ Result<WrittenArchive> Writer::run(TempFile& out, const std::string& final_path)
   MSIT_TRY(out.sync_and_close());
   WrittenArchive w;
   w.final_path = final_path;
-  w.temp_path = out.path();
   w.bytes = pos + tail.size();
   w.original_xxh3 = t.original_xxh3;
   return w;
@@ -159,11 +158,12 @@ Result<WrittenArchive> Writer::run(TempFile& out, const std::string& final_path)
 
 // Archives are cold once verified: dropping their (clean) pages now spares the dump writer the
 // page-cache reclaim it would otherwise pay while the archives accumulate.
-void drop_page_cache(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return;
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-  ::close(fd);
+void drop_page_cache(int fd) { ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED); }
+
+Result<UniqueFd> open_temp_for_check(const DirTemp& t) {
+  UniqueFd fd(::openat(t.dir().get(), t.temp_name().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return make_sys_error(t.final_path(), "archive", "cannot reopen the archive temp " + t.temp_name(), errno);
+  return fd;
 }
 
 }  // namespace
@@ -193,7 +193,8 @@ std::vector<Segment> segments_for(const RawDumpFile& raw, uint64_t file_size) {
 
 Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDumpFile& raw,
                                                    const FileIdentity& id, unsigned mode,
-                                                   const ArchiveOptions& opts) {
+                                                   const ArchiveOptions& opts, const DirRef& dir,
+                                                   const std::string& raw_name) {
   if (opts.block_bytes < kMinBlockBytes || opts.block_bytes > kMaxBlockBytes || opts.block_bytes % 8 != 0) {
     return make_error(src.path(), "archive", "block size " + std::to_string(opts.block_bytes) + " is out of range");
   }
@@ -206,17 +207,20 @@ Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDum
   m.level = opts.level;
   m.segments = segments_for(raw, id.size);
   const std::string final_path = archive_path_for(raw.path);
-  MSIT_ASSIGN_OR_RETURN(TempFile out, TempFile::create(final_path, mode));
+  // The archive is only ever read back by us: its mode is the raw file's, less special bits.
+  MSIT_ASSIGN_OR_RETURN(DirTemp out, DirTemp::create(dir, archive_path_for(raw_name), mode & 0777));
   Writer w(src, opts, std::move(m));
   MSIT_ASSIGN_OR_RETURN(WrittenArchive written, w.run(out, final_path));
   // Decode what reached the disk: a bug or corruption on the way cannot pass this check.
-  MSIT_ASSIGN_OR_RETURN(auto check, ArchiveSource::open(out.path()));
+  MSIT_ASSIGN_OR_RETURN(UniqueFd rfd, open_temp_for_check(out));
+  const int check_fd = rfd.get();
+  MSIT_ASSIGN_OR_RETURN(auto check, ArchiveSource::open(std::move(rfd), dir.path + "/" + out.temp_name()));
   if (check->trailer().original_xxh3 != written.original_xxh3) {
     return make_error(final_path, "archive", "archive trailer does not record the hash of the bytes read");
   }
   MSIT_TRY(check->verify());
-  drop_page_cache(out.path());
-  out.release();
+  drop_page_cache(check_fd);
+  written.temp = std::move(out);
   return written;
 }
 

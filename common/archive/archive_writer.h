@@ -9,6 +9,7 @@
 #include "common/archive/container.h"
 #include "common/formats/tensor_desc.h"
 #include "common/io/byte_source.h"
+#include "common/safety/publish.h"
 
 namespace msit::archive {
 
@@ -20,7 +21,7 @@ struct ArchiveOptions {
 
 struct WrittenArchive {
   std::string final_path;   // NAME.zst next to the raw file
-  std::string temp_path;    // durable, verified, not yet renamed
+  DirTemp temp;             // durable, verified, not yet published (removed if dropped)
   uint64_t bytes = 0;       // archive size
   uint64_t original_xxh3 = 0;
 };
@@ -33,11 +34,13 @@ std::string raw_path_for_archive(const std::string& archive_path);
 // 1-byte or packed types are stored as they are. Segments tile [0, file_size).
 std::vector<Segment> segments_for(const RawDumpFile& raw, uint64_t file_size);
 
-// Compresses src (the raw file `raw`, identity `id`) into a synced temp file next to the
-// archive's final name, then decodes the temp file completely: it is returned only when the
-// decoded bytes hash to exactly what was read from the raw file.
+// Compresses src (the raw file `raw`, identity `id`) into a synced temp file in `dir` (the raw
+// file's directory, reached safely), then decodes the temp file completely: it is returned only
+// when the decoded bytes hash to exactly what was read from the raw file. Any failure removes
+// the temp (RAII).
 Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDumpFile& raw,
                                                    const FileIdentity& id, unsigned mode,
-                                                   const ArchiveOptions& opts);
+                                                   const ArchiveOptions& opts, const DirRef& dir,
+                                                   const std::string& raw_name);
 
 }  // namespace msit::archive

@@ -14,9 +14,14 @@ bool ends_with(const std::string& s, std::string_view suf) {
   return s.size() >= suf.size() && std::string_view(s).substr(s.size() - suf.size()) == suf;
 }
 
+// Files holding exactly one tensor: FX .npy, torch .pth, ATB .bin (GE dump names have no such suffix).
+bool single_tensor_name(const std::string& raw_name) {
+  return ends_with(raw_name, ".npy") || ends_with(raw_name, ".pth") || ends_with(raw_name, ".bin");
+}
+
 void load(LoadedFile& lf) {
   const SourceFile& f = *lf.source;
-  lf.fx = ends_with(f.raw_name, ".npy");
+  lf.fx = single_tensor_name(f.raw_name);
   switch (f.kind) {
     case SourceKind::kRaw: {
       auto src = archive::open_dump_source(f.path);  // a raw file or its archive (NAME.zst)
@@ -64,7 +69,7 @@ void load(LoadedFile& lf) {
 
 // A summary read by a batch: parsed into lf, or the read's error.
 void fill_summary(LoadedFile& lf, const Result<std::string_view>& text) {
-  lf.fx = ends_with(lf.source->raw_name, ".npy");
+  lf.fx = single_tensor_name(lf.source->raw_name);
   auto s = text.ok() ? summary_from_padded_json(*text, lf.source->path) : Result<FileSummary>(text.error());
   if (s.ok()) lf.summary = std::move(s).value();
   else lf.error = s.error();

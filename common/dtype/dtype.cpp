@@ -99,6 +99,33 @@ DType dtype_from_ge_proto(int64_t v) {
   }
 }
 
+DType dtype_from_acl(int64_t v) {
+  // acl numbers that have a proto counterpart: translate through the proto table so that the
+  // two numberings cannot drift apart (formats.md 1.5 lists both columns side by side).
+  static constexpr std::array<int8_t, 44> kAclToProto = {
+      1,  2,  3,  7,  4,  -1, 5,  6,  9,  8,  10, 12, 11, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+      22, 23, 24, 25, 26, 27, 0,  28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42};
+  if (v < 0 || v >= static_cast<int64_t>(kAclToProto.size())) return DType::kUnknown;
+  const int8_t proto = kAclToProto[static_cast<size_t>(v)];
+  // acl 28 is DT_UNDEFINED: no element type, unlike msaccucmp's raw-int8 reading of proto 0.
+  return proto <= 0 ? DType::kUnknown : dtype_from_ge_proto(proto);
+}
+
+std::optional<DType> dtype_from_torch_storage(std::string_view stem) {
+  struct Entry { std::string_view stem; DType dtype; };
+  static constexpr Entry kStorages[] = {
+      {"Float", DType::kFloat32}, {"Half", DType::kFloat16},  {"BFloat16", DType::kBFloat16},
+      {"Double", DType::kFloat64}, {"Long", DType::kInt64},   {"Int", DType::kInt32},
+      {"Short", DType::kInt16},   {"Char", DType::kInt8},     {"Byte", DType::kUInt8},
+      {"Bool", DType::kBool},     {"ComplexFloat", DType::kComplex64},
+      {"ComplexDouble", DType::kComplex128}, {"Float8_e4m3fn", DType::kFloat8E4M3FN},
+      {"Float8_e5m2", DType::kFloat8E5M2}};
+  for (const Entry& e : kStorages) {
+    if (e.stem == stem) return e.dtype;
+  }
+  return std::nullopt;
+}
+
 std::string ge_proto_dtype_name(int64_t v) {
   static constexpr std::array<std::string_view, 43> kNames = {
       "DT_UNDEFINED", "DT_FLOAT", "DT_FLOAT16", "DT_INT8", "DT_UINT8", "DT_INT16", "DT_UINT16",

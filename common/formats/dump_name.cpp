@@ -114,6 +114,8 @@ std::string_view name_kind_name(NameKind k) {
     case NameKind::kMinMaxNpz: return "min_max_npz";
     case NameKind::kArchive: return "archive";
     case NameKind::kTemp: return "temp";
+    case NameKind::kClaim: return "claim";
+    case NameKind::kLock: return "lock";
     case NameKind::kStatsCsv: return "stats_csv";
     case NameKind::kMappingCsv: return "mapping_csv";
     case NameKind::kUnknown: return "unknown";
@@ -201,6 +203,14 @@ NameInfo classify_name(std::string_view file_name) {
   if (n.empty() || n == "." || n == "..") return info;
   if (n.starts_with(".msit-tmp.")) {
     info.kind = NameKind::kTemp;
+    return info;
+  }
+  if (n == ".msit-compact.lock") {
+    info.kind = NameKind::kLock;
+    return info;
+  }
+  if (n.starts_with(".msit-claim.")) {
+    info.kind = NameKind::kClaim;
     return info;
   }
   if (classify_derived(n, info)) return info;

@@ -20,6 +20,8 @@ enum class NameKind : uint8_t {
   kMinMaxNpz,     // NAME_min_max.npz (old converter)
   kArchive,       // NAME.zst (lossless archive)
   kTemp,          // our own temp files (.msit-tmp.*)
+  kClaim,         // a raw file moved to its private name just before removal (.msit-claim.*)
+  kLock,          // the tree's owner lock (.msit-compact.lock)
   kStatsCsv,      // GE stats-mode csv
   kMappingCsv,    // mapping.csv of hashed long names
   kUnknown,

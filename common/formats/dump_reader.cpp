@@ -1,7 +1,11 @@
 // Choosing the header reader for a raw dump file from its own magic bytes.
+#include <algorithm>
 #include <cstring>
 
 #include "common/formats/dump_reader.h"
+
+#include "common/formats/atb_bin.h"
+#include "common/formats/pth_reader.h"
 
 namespace msit {
 namespace {
@@ -22,11 +26,14 @@ Result<RawDumpFile> read_dump_header(ByteSource& src, const FileIdentity& id) {
   const std::string& path = src.path();
   // A file named .npy is judged as npy, so a bad one gets an npy error, not a GE one.
   if (ends_with_npy(path)) return read_npy_header(src, id);
-  char first[6] = {};
-  if (id.size >= sizeof first) {
-    MSIT_TRY(src.read_at(0, std::as_writable_bytes(std::span<char>(first)), "header"));
-    if (std::memcmp(first, kNpyMagic, sizeof first) == 0) return read_npy_header(src, id);
-  }
+  char first[9] = {};
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(id.size, sizeof first));
+  MSIT_TRY(src.read_at(0, std::as_writable_bytes(std::span<char>(first, n)), "header"));
+  if (n >= 6 && std::memcmp(first, kNpyMagic, 6) == 0) return read_npy_header(src, id);
+  if (looks_like_atb_bin(std::as_bytes(std::span<const char>(first, n)))) return read_atb_bin_header(src, id);
+  // torch.save writes a ZIP; a GE dump would need a 67 MB header length to start with "PK\3\4",
+  // which its reader rejects as corrupt anyway.
+  if (n >= 4 && std::memcmp(first, "PK\x03\x04", 4) == 0) return read_pth_header(src, id);
   return read_ge_dump_header(src, id);
 }
 

@@ -10,8 +10,12 @@
 
 namespace msit {
 
-// Header lengths above this are rejected as corrupt: real DumpData headers are a few KB.
-inline constexpr uint64_t kMaxGeHeaderBytes = 64ull << 20;
+// Header lengths above this are rejected as corrupt: real DumpData headers are a few KB, and
+// protobuf objects take several times the header's size in memory (per daemon worker).
+inline constexpr uint64_t kMaxGeHeaderBytes = 16ull << 20;
+// Tensors (inputs, outputs, buffers, workspaces) one dump file may declare: real GE ops have a
+// few hundred at most; a crafted header must not make a summary of hundreds of MB.
+inline constexpr size_t kMaxTensorsPerFile = 4096;
 
 // Parses the GE dump at fd (big-dump 2.0 layout, else legacy whole-file protobuf).
 // Checks 8 + H + sum(sizes) <= file size ("complete"); a larger declared size is an error

@@ -38,6 +38,11 @@ struct Layout {
   std::vector<uint64_t> sizes;
 };
 
+size_t declared_tensors(const dumpdata::DumpData& d) {
+  return static_cast<size_t>(d.input_size()) + static_cast<size_t>(d.output_size()) +
+         static_cast<size_t>(d.buffer_size()) + static_cast<size_t>(std::max(d.space_size(), d.attr_size()));
+}
+
 Layout layout_of(const dumpdata::DumpData& d) {
   Layout l;
   auto add = [&l](TensorDesc t, uint64_t size) {
@@ -70,6 +75,10 @@ Result<RawDumpFile> big_dump_from(const dumpdata::DumpData& d, uint64_t header_l
   f.version = d.version();
   f.dump_op_name = d.op_name();
   f.dump_time = d.dump_time();
+  if (declared_tensors(d) > kMaxTensorsPerFile) {
+    return make_error(path, "header", "declares " + std::to_string(declared_tensors(d)) + " tensors (limit " +
+                                          std::to_string(kMaxTensorsPerFile) + "): not a real GE op dump");
+  }
   Layout l = layout_of(d);
   uint64_t pos = 8 + header_len;
   for (size_t i = 0; i < l.tensors.size(); ++i) {

@@ -11,7 +11,7 @@ namespace {
 
 constexpr size_t kWindow = 64 * 1024;
 constexpr int kMaxGroupDepth = 32;
-constexpr size_t kMaxTensors = 1 << 20;
+constexpr size_t kMaxTensors = kMaxTensorsPerFile;
 
 // Sequential reader over [0, end) of a ByteSource with a small read-ahead window.
 class WireCursor {

@@ -59,6 +59,8 @@ std::string_view file_kind_name(FileKind k) {
   switch (k) {
     case FileKind::kGeBin: return "ge_bin";
     case FileKind::kNpy: return "npy";
+    case FileKind::kAtbBin: return "atb_bin";
+    case FileKind::kPth: return "pth";
   }
   return "unknown";
 }

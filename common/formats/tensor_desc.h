@@ -23,6 +23,12 @@ inline constexpr int kNCHW = 0, kNHWC = 1, kND = 2, kNC1HWC0 = 3, kFractalZ = 4,
 std::string ge_format_name(int64_t packed_format);  // primary name, e.g. "FRACTAL_NZ"; "FORMAT_<n>" if unknown
 int ge_primary_format(int64_t packed_format);       // packed & 0xFF
 
+// Statistics a dumper wrote instead of the data (ATB `--type tensor stats` .bin files,
+// formats.md 7.3): no payload is read; absent values ("N/A") stay empty.
+struct HeaderStats {
+  std::optional<double> max, min, mean, l2norm;
+};
+
 struct TensorDesc {
   Role role = Role::kOutput;
   uint32_t index = 0;                   // position within its role
@@ -37,13 +43,17 @@ struct TensorDesc {
   uint64_t payload_size = 0;            // bytes of this tensor's block
   bool fortran_order = false;           // npy only
   bool byte_swapped = false;            // npy only: big-endian data on a little-endian host
+  // Element strides of a view (torch .pth), row-major over shape; empty = contiguous. The
+  // payload then starts at the view's first element and covers every element it reaches.
+  std::vector<uint64_t> strides;
+  std::optional<HeaderStats> header_stats;  // set: a stats-only tensor, payload_size 0
 
   uint64_t stored_count() const;        // product of shape (saturating)
   uint64_t logical_count() const;       // product of original_shape (saturating)
 };
 
-enum class FileKind : uint8_t { kGeBin, kNpy };
-std::string_view file_kind_name(FileKind k);  // "ge_bin", "npy"
+enum class FileKind : uint8_t { kGeBin, kNpy, kAtbBin, kPth };
+std::string_view file_kind_name(FileKind k);  // "ge_bin", "npy", "atb_bin", "pth"
 
 struct RawDumpFile {
   FileKind kind = FileKind::kGeBin;

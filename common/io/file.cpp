@@ -9,9 +9,7 @@
 #include <cstring>
 
 namespace msit {
-namespace {
-
-FileIdentity from_stat(const struct stat& st) {
+FileIdentity identity_from_stat(const struct stat& st) {
   FileIdentity id;
   id.dev = st.st_dev;
   id.ino = st.st_ino;
@@ -21,18 +19,16 @@ FileIdentity from_stat(const struct stat& st) {
   return id;
 }
 
-}  // namespace
-
 Result<FileIdentity> identity_of(int fd, const std::string& path) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return make_sys_error(path, "stat", "fstat failed", errno);
-  return from_stat(st);
+  return identity_from_stat(st);
 }
 
 Result<FileIdentity> identity_at_path(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return make_sys_error(path, "stat", "lstat failed", errno);
-  return from_stat(st);
+  return identity_from_stat(st);
 }
 
 namespace {

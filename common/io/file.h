@@ -1,6 +1,7 @@
 // Opening dump files safely (no symlinks, regular files only), their identity, and chunked reads.
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -29,6 +30,7 @@ struct FileIdentity {
   }
 };
 
+FileIdentity identity_from_stat(const struct ::stat& st);
 Result<FileIdentity> identity_of(int fd, const std::string& path);
 // lstat-based: never follows a final symlink.
 Result<FileIdentity> identity_at_path(const std::string& path);

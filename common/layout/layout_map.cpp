@@ -81,7 +81,7 @@ Status check_payload(const TensorDesc& t, const std::string& path, const DTypeIn
                                            std::to_string(t.payload_offset) + " + size " +
                                            std::to_string(t.payload_size) + " overflows");
   }
-  if (info.bits == 0) return ok_status();
+  if (info.bits == 0 || !t.strides.empty()) return ok_status();  // views: see map_strided
   std::optional<uint64_t> need = bytes_for_elements(t.dtype, stored);
   if (!need || stored == kU64Max) {
     return make_error(path, "payload", tensor_label(t) + ": shape " + shape_text(t.shape) +
@@ -93,6 +93,30 @@ Status check_payload(const TensorDesc& t, const std::string& path, const DTypeIn
                           " bytes but shape " + shape_text(t.shape) + " of " +
                           std::string(info.name) + " needs " + std::to_string(*need) + " bytes");
   }
+  return ok_status();
+}
+
+// A strided view: its farthest element must lie inside the payload, which starts at element 0.
+Status map_strided(const TensorDesc& t, const std::string& path, LayoutMap& m) {
+  if (t.strides.size() != t.shape.size()) {
+    return make_error(path, "layout", tensor_label(t) + ": " + std::to_string(t.strides.size()) +
+                                          " strides for a rank-" + std::to_string(t.shape.size()) + " shape");
+  }
+  uint64_t last = 0, bytes = 0;
+  bool overflow = false;
+  for (size_t d = 0; d < t.shape.size() && m.stored_count > 0; ++d) {
+    uint64_t step = 0;
+    overflow |= __builtin_mul_overflow(t.shape[d] - 1, t.strides[d], &step) || __builtin_add_overflow(last, step, &last);
+  }
+  overflow |= __builtin_mul_overflow(last + 1, uint64_t{m.elem_bytes}, &bytes);
+  if (m.stored_count > 0 && (overflow || bytes > t.payload_size)) {
+    return make_error(path, "payload", tensor_label(t) + ": strided view " + shape_text(t.shape) +
+                                           " reaches past its " + std::to_string(t.payload_size) + "-byte payload");
+  }
+  m.kind = MapKind::kStrided;
+  m.element_count = m.stored_count;
+  m.logical_shape = t.shape;
+  m.strides = t.strides;
   return ok_status();
 }
 
@@ -159,6 +183,10 @@ Result<LayoutMap> build_layout_map(const TensorDesc& t, const std::string& path,
     m.swap_unit = info.kind == DTypeKind::kComplex ? m.elem_bytes / 2 : m.elem_bytes;
   }
 
+  if (!t.strides.empty()) {
+    MSIT_TRY(map_strided(t, path, m));
+    return m;
+  }
   const int primary = static_cast<int>(t.ge_format & 0xFF);
   const uint64_t logical = saturating_numel(orig);
   if (is_plain_format(primary)) {

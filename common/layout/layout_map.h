@@ -28,6 +28,7 @@ enum class MapKind : uint8_t {
   kPlain,    // stored order == logical order (plus the stored-order fallback)
   kPanel,    // rows x panels gather: FRACTAL_NZ, FRACTAL_Z, npy Fortran order
   kChannel,  // C0-interleaved channels: NC1HWC0, NC1HWC0_C04, NDC1HWC0
+  kStrided,  // a strided view (torch .pth): element i of logical_shape at sum(idx*strides)
 };
 
 enum class PanelKind : uint8_t { kNz, kFractalZ, kFortran };
@@ -72,6 +73,7 @@ struct LayoutMap {
   std::string note;
   PanelGeom panel;
   ChannelGeom channel;
+  std::vector<uint64_t> strides;     // kStrided: element strides over logical_shape
   LayoutOptions opts;
 };
 
@@ -90,6 +92,10 @@ bool size_channel_window(LayoutMap& m);
 LayoutPlan plan_from_map(const LayoutMap& m);
 Result<LayoutPlan> plan_layout_with(const TensorDesc& t, const std::string& path,
                                     const LayoutOptions& opts);
+// Strided views: bounded window over the payload, gathered in row-major logical order.
+Result<std::unique_ptr<LogicalReader>> make_strided_reader(SourcePtr src, const std::string& path,
+                                                           uint64_t offset, LayoutMap m);
+
 Result<std::unique_ptr<LogicalReader>> open_reader_with(SourcePtr src, const std::string& path,
                                                         const TensorDesc& t,
                                                         const LayoutOptions& opts);

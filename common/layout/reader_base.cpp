@@ -103,6 +103,7 @@ Result<std::unique_ptr<LogicalReader>> open_reader_with(SourcePtr src, const std
   switch (m.kind) {
     case MapKind::kPanel: return make_panel_reader(std::move(src), path, t.payload_offset, std::move(m));
     case MapKind::kChannel: return make_channel_reader(std::move(src), path, t.payload_offset, std::move(m));
+    case MapKind::kStrided: return make_strided_reader(std::move(src), path, t.payload_offset, std::move(m));
     case MapKind::kNone:
     case MapKind::kPlain: break;
   }

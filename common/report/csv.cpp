@@ -56,7 +56,8 @@ void for_each_cell(const ReportRow& r, bool extra, Put&& put) {
     if (needs_guard(t)) put(guard_text_cell(t));
     else put(t);
   };
-  integer(r.token_id);
+  if (r.token_text.empty()) integer(r.token_id);
+  else text(r.token_text);
   if (r.data_id) integer(*r.data_id);
   else put(std::string_view());
   text(r.golden_data_path);
@@ -100,6 +101,8 @@ void append_row(std::string& out, const ReportRow& r, bool extra) {
   out.push_back('\n');
 }
 
+}  // namespace
+
 bool is_float_column(std::string_view k) {
   return k.ends_with("_value") || k.ends_with("_error") || k == "cosine_similarity" || k == "kl_divergence" ||
          k == "relative_euclidean_distance" || k == "error_level" || k == "error_jump";
@@ -111,8 +114,6 @@ std::vector<std::string> row_cells(const ReportRow& r, bool extra) {
   for_each_cell(r, extra, [&](std::string_view cell) { cells.emplace_back(cell); });
   return cells;
 }
-
-}  // namespace
 
 size_t format_python_float(double x, char* out) {
   char* o = out;
@@ -301,7 +302,7 @@ std::string report_json(const std::vector<ReportRow>& rows, const CsvOptions& op
       // Numbers stay numbers; inf/-inf stay strings (JSON has none); empty cells are null.
       if (c.empty()) {
         obj[key] = nullptr;
-      } else if (key == "token_id" || key == "data_id") {
+      } else if ((key == "token_id" || key == "data_id") && c.find_first_not_of("0123456789-") == std::string::npos) {
         obj[key] = std::stoll(c);
       } else if (is_float_column(key) && c != "inf" && c != "-inf") {
         obj[key] = std::strtod(c.c_str(), nullptr);

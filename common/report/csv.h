@@ -39,6 +39,10 @@ std::string report_csv(const std::vector<ReportRow>& rows, const CsvOptions& opt
 // never whole in memory. Stops at, and returns, the first error of `sink`.
 Status write_report_csv(const std::vector<ReportRow>& rows, const CsvOptions& opts,
                         const std::function<Status(std::string_view)>& sink);
+// Every cell of a row as the CSV writes it (text formula-guarded), msit's columns then ours
+// with `extra`; for writers of other containers (the ATB compare's xlsx).
+std::vector<std::string> row_cells(const ReportRow& r, bool extra);
+bool is_float_column(std::string_view column);  // cells holding python_float_repr numbers
 std::string report_json(const std::vector<ReportRow>& rows, const CsvOptions& opts);
 
 // msit_cmp_report_{UTC YYYYmmddHHMMSS}.csv, or msit_cmp_report_rank{R}_{time}.csv.

@@ -13,6 +13,7 @@ namespace msit {
 struct ReportRow {
   // msit columns (formats.md 6.2), in order.
   int64_t token_id = 0;
+  std::string token_text;  // ATB/torch compare: a non-numeric token key ("warmup"), written instead
   std::optional<uint64_t> data_id;
   std::string golden_data_path, golden_op_type, golden_dtype, golden_shape;
   std::optional<double> golden_max, golden_min, golden_mean;

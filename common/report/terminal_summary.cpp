@@ -15,6 +15,9 @@
 namespace msit {
 namespace {
 
+// The token as the report writes it: ATB/torch keys may be text ("warmup").
+std::string token_of(const ReportRow& r) { return r.token_text.empty() ? std::to_string(r.token_id) : r.token_text; }
+
 std::string num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", v);
@@ -50,7 +53,9 @@ double badness(const ReportRow& r) {
 
 // Same token and rank and bit-identical metrics: the same tensor pair reached twice.
 bool same_data(const ReportRow& a, const ReportRow& b) {
-  if (a.token_id != b.token_id || a.rank != b.rank || a.compare_mode != b.compare_mode) return false;
+  if (a.token_id != b.token_id || a.token_text != b.token_text || a.rank != b.rank || a.compare_mode != b.compare_mode) {
+    return false;
+  }
   bool any = false;
   auto eq = [&](const std::optional<double>& x, const std::optional<double>& y) {
     any = any || x.has_value();
@@ -86,7 +91,7 @@ std::string jump_block(const std::vector<ReportRow>& rows, const std::vector<con
   std::string s = "first divergence (output error > " + num(kJumpFactor) + "x the error before it):\n";
   for (size_t i = 0; i < firsts.size() && i < listed; ++i) {
     const ReportRow& f = *firsts[i];
-    s += "  token " + std::to_string(f.token_id) + ": " + op_text(f);
+    s += "  token " + token_of(f) + ": " + op_text(f);
     if (f.error_jump) s += ", error " + num(*f.error_jump) + "x its floor";
     s += "\n";
     if (i > 0 && op_label(f).name == op_label(*firsts[0]).name) continue;  // details once per op
@@ -127,7 +132,7 @@ std::string error_block(const std::vector<ReportRow>& rows, size_t listed) {
   for (const auto& [why, list] : groups) {
     s += "  " + std::to_string(list.size()) + " x " + why + "\n";
     for (size_t i = 0; i < list.size() && i < listed; ++i) {
-      s += "    token " + std::to_string(list[i]->token_id) + " " + op_text(*list[i]) + ": " +
+      s += "    token " + token_of(*list[i]) + " " + op_text(*list[i]) + ": " +
            fail_reason_cell(*list[i]) + "\n";
     }
     if (list.size() > listed) s += "    ... and " + std::to_string(list.size() - listed) + " more (verdict error in the report)\n";
@@ -209,7 +214,7 @@ std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<i
   else s += "first divergence: none (no output error jumps above the error before it)\n";
   const ReportRow* fail = first_divergence(rows);
   if (fail) {
-    s += "threshold (msprobe): first fail in token " + std::to_string(fail->token_id) + ": " + op_text(*fail) + "\n";
+    s += "threshold (msprobe): first fail in token " + token_of(*fail) + ": " + op_text(*fail) + "\n";
     if (firsts.empty() || fail != firsts.front()) s += "    " + metrics_line(*fail) + "\n";
   } else {
     s += "threshold (msprobe): no row fails\n";
@@ -217,7 +222,7 @@ std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<i
   auto worst = worst_rows(rows, o.worst);
   if (!worst.empty()) {
     s += "worst " + std::to_string(worst.size()) + ":\n";
-    for (const ReportRow* r : worst) s += "  token " + std::to_string(r->token_id) + " " + op_text(*r) + "  " + metrics_line(*r) + "\n";
+    for (const ReportRow* r : worst) s += "  token " + token_of(*r) + " " + op_text(*r) + "  " + metrics_line(*r) + "\n";
   }
   s += error_block(rows, o.errors_listed);
   if (auto it = verdicts.find("inconclusive"); it != verdicts.end()) {

@@ -1,6 +1,7 @@
-// compact_file() and its batched form: the only code that deletes raw dump files.
-// Order is what keeps data safe: summary durable (temp, fsync, rename, dir fsync) first,
-// then re-check that the raw file is exactly what was read, then unlink.
+// compact_file() and its batched form: the only code that removes raw dump files.
+// Order is what keeps data safe: summary durable (temp, fsync, no-replace rename, dir fsync)
+// first, then claim-then-unlink of the very file that was read (common/safety/publish.h).
+// Every operation is relative to the directory fd the raw file was opened through.
 #include "common/summary/compact.h"
 
 #include <fcntl.h>
@@ -8,24 +9,50 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <optional>
-#include <set>
+#include <map>
 
+#include "common/formats/dump_name.h"
 #include "common/formats/dump_reader.h"
-#include "common/io/atomic_write.h"
 #include "common/summary/min_max_output.h"
 #include "common/summary/summarize_internal.h"
 
 namespace msit {
 namespace {
 
+// A crafted header must not make the daemon build a summary of hundreds of MB (real ones are
+// a few KB; the tensor count is capped by the readers, kMaxTensorsPerFile).
+constexpr size_t kMaxSummaryOutputBytes = 16u << 20;
+
 bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// Reads a small file of ours (summary, converter file) through the directory fd, never
+// following a link. nullopt when there is no such file.
+Result<std::optional<std::string>> read_existing_at(const DirRef& dir, const std::string& name, const std::string& path) {
+  UniqueFd fd(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (!fd.valid()) {
+    if (errno == ENOENT) return std::optional<std::string>();
+    return make_sys_error(path, "open", "cannot read the existing file under the summary's name", errno);
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) > kSummaryMaxBytes)
+    return make_error(path, "open", "a file that is not a summary of ours exists under the summary's name; kept");
+  std::string bytes(static_cast<size_t>(st.st_size), '\0');
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::read(fd.get(), bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  bytes.resize(done);
+  return std::optional<std::string>(std::move(bytes));
+}
+
 // A summary already in place that describes exactly this raw content needs no rewrite.
-bool existing_summary_matches(const std::string& summary_path, const FileSummary& fresh) {
-  auto existing = read_summary_file(summary_path);
+bool rich_summary_matches(const std::string& text, const std::string& path, const FileSummary& fresh) {
+  auto existing = summary_from_json(text, path);
   if (!existing.ok()) return false;
   const FileSummary& e = existing.value();
   if (e.source_name != fresh.source_name || e.source_size != fresh.source_size ||
@@ -42,13 +69,23 @@ Result<std::string> encode_summary(const FileSummary& s, const RawDumpFile& raw,
   return encode_min_max_summary(s, raw);
 }
 
-Status check_unchanged_while_read(int fd, const OpenedRaw& raw, const std::string& path) {
+Status check_unchanged_while_read(int fd, const FileIdentity& at_open, const std::string& path) {
   MSIT_ASSIGN_OR_RETURN(FileIdentity now, identity_of(fd, path));
-  if (!now.same_content_as(raw.identity)) {
+  if (!now.same_content_as(at_open) || now.ctime_ns != at_open.ctime_ns) {
     return make_error(path, "incomplete",
                       "file changed while it was being read (still being written?); left in place");
   }
   return ok_status();
+}
+
+// Every byte of a file that is to be deleted must be in its summary's tensors.
+Status check_every_byte_covered(const RawDumpFile& h, const CompactOptions& opts, const std::string& path) {
+  if (opts.raw != RawAction::kDelete || opts.dry_run) return ok_status();
+  if (h.declared_size >= h.identity.size) return ok_status();
+  return make_error(path, "coverage",
+                    std::to_string(h.identity.size - h.declared_size) +
+                        " bytes after the declared tensors are in no summary (trailing data, or a second dump "
+                        "appended); raw file kept (--archive keeps every byte and may then remove it)");
 }
 
 CompactOutcome outcome_of(const PreparedSummary& p, CompactResultKind kind) {
@@ -62,184 +99,204 @@ CompactOutcome outcome_of(const PreparedSummary& p, CompactResultKind kind) {
   return o;
 }
 
-// Unlink only if the path still names the very file that was summarised.
-Status remove_raw_if_unchanged(const PreparedSummary& p) {
-  MSIT_ASSIGN_OR_RETURN(FileIdentity now, identity_at_path(p.raw_path));
-  if (!now.same_content_as(p.raw_identity)) {
-    return make_error(p.raw_path, "unlink",
-                      "raw file changed after it was summarised (size, mtime or inode differ); kept");
-  }
-  if (::unlink(p.raw_path.c_str()) != 0 && errno != ENOENT) {
-    return make_sys_error(p.raw_path, "unlink", "cannot remove raw file after summarising", errno);
-  }
-  return ok_status();
-}
-
-Result<CompactOutcome> finish_one(const PreparedSummary& p) {
-  CompactOutcome o = outcome_of(p, p.temp_path.empty() ? CompactResultKind::kVerifiedExisting
-                                                        : CompactResultKind::kCompacted);
+Result<CompactOutcome> finish_one(const PreparedSummary& p, bool summary_new) {
+  CompactOutcome o = outcome_of(p, summary_new ? CompactResultKind::kCompacted : CompactResultKind::kVerifiedExisting);
   if (p.raw == RawAction::kDelete || p.raw == RawAction::kArchive) {
-    MSIT_TRY(remove_raw_if_unchanged(p));
+    MSIT_TRY(remove_if_same(p.raw_file, p.raw_fd.get(), p.raw_identity));
     o.raw_removed = true;
   }
   return o;
 }
 
 // --keep-raw reruns: a summary recording this exact size and mtime needs no re-read.
-bool summary_up_to_date(const std::string& summary_path, const FileIdentity& id) {
-  auto existing = read_summary_file(summary_path);
+bool summary_up_to_date(const PreparedSummary& p, const FileIdentity& id) {
+  auto text = read_existing_at(p.raw_file.dir, p.summary_name, p.summary_path);
+  if (!text.ok() || !text->has_value()) return false;
+  auto existing = summary_from_json(**text, p.summary_path);
   return existing.ok() && existing->source_size == id.size && existing->source_mtime_ns == id.mtime_ns;
 }
 
 // The archive is written and decoded back before the raw file is re-checked, so a raw file
 // that changed while it was compressed is never replaced by a stale archive.
-Status prepare_archive(const OpenedRaw& raw, const std::string& path, const CompactOptions& opts,
-                       PreparedSummary& p) {
-  FileSource src(raw.fd.get(), path, raw.identity.size);
+Status prepare_archive(const OpenedRaw& raw, const CompactOptions& opts, PreparedSummary& p) {
+  FileSource src(raw.fd.get(), p.raw_path, raw.identity.size);
   struct stat st {};
   const unsigned mode = ::fstat(raw.fd.get(), &st) == 0 ? static_cast<unsigned>(st.st_mode) : 0644u;
   MSIT_ASSIGN_OR_RETURN(archive::WrittenArchive w,
-                        archive::write_verified_archive_temp(src, raw.header, raw.identity, mode, opts.archive));
-  p.archive_temp_path = w.temp_path;
+                        archive::write_verified_archive_temp(src, raw.header, raw.identity, mode, opts.archive,
+                                                             p.raw_file.dir, p.raw_file.name));
   p.archive_path = w.final_path;
   p.archive_bytes = w.bytes;
-  auto same = check_unchanged_while_read(raw.fd.get(), raw, path);
-  if (!same.ok()) ::unlink(w.temp_path.c_str());
-  return same;
+  p.archive_temp.emplace(std::move(w.temp));
+  return check_unchanged_while_read(raw.fd.get(), raw.identity, p.raw_path);
 }
 
 // The temp is fsynced in publish_summaries(), not here: started now (sync_file_range) and
 // waited for there, a batch's temps share one journal commit instead of one each.
-// The last close() is checked: on NFS a write error may be reported there and only there.
-Result<std::string> write_temp_unsynced(const std::string& final_path, std::string_view bytes) {
-  int last = -1;
-  std::string temp;
-  {
-    MSIT_ASSIGN_OR_RETURN(TempFile t, TempFile::create(final_path));
-    MSIT_TRY(t.write(std::as_bytes(std::span<const char>(bytes.data(), bytes.size()))));
-    ::sync_file_range(t.fd(), 0, 0, SYNC_FILE_RANGE_WRITE);
-    last = ::dup(t.fd());
-    if (last < 0) return make_sys_error(final_path, "write", "dup of temp file " + t.path() + " failed", errno);
-    temp = t.release();
-  }  // t closed its descriptor (and kept the file): `last` is the only one left
-  if (::close(last) != 0) {
+Result<DirTemp> write_temp_unsynced(const DirRef& dir, const std::string& final_name, std::string_view bytes) {
+  MSIT_ASSIGN_OR_RETURN(DirTemp t, DirTemp::create(dir, final_name));
+  MSIT_TRY(t.write(bytes));
+  ::sync_file_range(t.fd(), 0, 0, SYNC_FILE_RANGE_WRITE);
+  return t;
+}
+
+// Decides whether the summary must be written: an identical or matching one in place is
+// verified; any other file under that name is somebody else's and is never replaced.
+Result<bool> needs_new_summary(const PreparedSummary& p, const FileSummary& summary, const std::string& bytes,
+                               SummaryFormat format) {
+  MSIT_ASSIGN_OR_RETURN(std::optional<std::string> existing,
+                        read_existing_at(p.raw_file.dir, p.summary_name, p.summary_path));
+  if (!existing) return true;
+  if (*existing == bytes) return false;
+  if (format == SummaryFormat::kRich && rich_summary_matches(*existing, p.summary_path, summary)) return false;
+  return make_error(p.summary_path, "rename",
+                    "a different file already exists under the summary's name (not a summary of this raw "
+                    "file's bytes); both kept: move one of them aside");
+}
+
+Result<OpenedRaw> open_raw_at(const FileRef& f) {
+  UniqueFd fd(::openat(f.dir.get(), f.name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (!fd.valid()) {
     const int err = errno;
-    ::unlink(temp.c_str());
-    return make_sys_error(final_path, "write", "close of temp file " + temp + " failed", err);
+    if (err == ELOOP) return make_error(f.path, "open", "is a symbolic link; links are never followed");
+    return make_sys_error(f.path, "open", "cannot open for reading", err);
   }
-  return temp;
+  OpenedRaw o;
+  MSIT_ASSIGN_OR_RETURN(o.identity, identity_of(fd.get(), f.path));
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return make_error(f.path, "open", "not a regular file");
+  ::fcntl(fd.get(), F_SETFL, 0);  // readers hand the fd on: make it an ordinary blocking one
+  o.fd = std::move(fd);
+  MSIT_ASSIGN_OR_RETURN(o.header, read_dump_header(o.fd.get(), f.path, o.identity));
+  return o;
 }
 
-Status fsync_temp(const std::string& temp_path, const std::string& final_path) {
-  UniqueFd fd(::open(temp_path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-  if (!fd.valid()) return make_sys_error(final_path, "fsync", "cannot reopen temp file " + temp_path, errno);
-  if (::fsync(fd.get()) != 0) return make_sys_error(final_path, "fsync", "fsync of temp file " + temp_path + " failed", errno);
-  return ok_status();
-}
-
-// Every temp of the batch durable before any rename: the first fsync commits the journal
-// transaction that holds them all, the others then find nothing left to write.
-void fsync_temps(std::vector<PreparedSummary>& batch, std::vector<std::optional<Error>>& failure) {
-  for (size_t i = 0; i < batch.size(); ++i) {
-    PreparedSummary& p = batch[i];
-    if (p.dry_run || p.temp_path.empty()) continue;
-    auto st = fsync_temp(p.temp_path, p.summary_path);
-    if (st.ok()) continue;
-    ::unlink(p.temp_path.c_str());
-    if (!p.archive_temp_path.empty()) ::unlink(p.archive_temp_path.c_str());
-    failure[i] = st.take_error();
-  }
-}
-
-Status rename_archive(const PreparedSummary& p) {
-  if (p.archive_temp_path.empty()) return ok_status();
-  return rename_into_place(p.archive_temp_path, p.archive_path);
+PreparedSummary skeleton(const FileRef& f, const CompactOptions& opts) {
+  PreparedSummary p;
+  p.raw_file = f;
+  p.raw_path = f.path;
+  p.summary_path = summary_path_for(f.path, opts.format);
+  p.summary_name = summary_path_for(f.name, opts.format);
+  p.dry_run = opts.dry_run;
+  p.raw = opts.raw;
+  return p;
 }
 
 }  // namespace
 
 std::string summary_path_for(const std::string& raw_path, SummaryFormat format) {
-  if (format == SummaryFormat::kRich) return raw_path + std::string(".summary.json");
+  if (format == SummaryFormat::kRich) return raw_path + std::string(kSummarySuffix);
   if (ends_with(raw_path, ".npy")) return raw_path.substr(0, raw_path.size() - 4) + "_min_max.npy";
   return raw_path + "_min_max.npz";
 }
 
-Result<PreparedSummary> prepare_summary(const std::string& path, const CompactOptions& opts) {
-  MSIT_ASSIGN_OR_RETURN(OpenedRaw raw, open_raw(path));
+Result<PreparedSummary> prepare_summary(const FileRef& f, const CompactOptions& opts) {
+  PreparedSummary p = skeleton(f, opts);
+  MSIT_ASSIGN_OR_RETURN(OpenedRaw raw, open_raw_at(f));
+  p.raw_identity = raw.identity;
   if (opts.raw == RawAction::kKeep && !opts.dry_run && opts.format == SummaryFormat::kRich &&
-      summary_up_to_date(summary_path_for(path, opts.format), raw.identity)) {
-    PreparedSummary p;
-    p.raw_path = path;
-    p.summary_path = summary_path_for(path, opts.format);
-    p.raw_identity = raw.identity;
-    p.raw = opts.raw;
+      summary_up_to_date(p, raw.identity)) {
     return p;
   }
+  MSIT_TRY(check_every_byte_covered(raw.header, opts, f.path));
   MSIT_ASSIGN_OR_RETURN(FileSummary summary, summarize_open_file(raw.fd.get(), raw.header, opts.stats));
-  MSIT_TRY(check_unchanged_while_read(raw.fd.get(), raw, path));
-
-  PreparedSummary p;
-  p.raw_path = path;
-  p.summary_path = summary_path_for(path, opts.format);
-  p.raw_identity = raw.identity;
-  p.dry_run = opts.dry_run;
-  p.raw = opts.raw;
+  MSIT_TRY(check_unchanged_while_read(raw.fd.get(), raw.identity, f.path));
   MSIT_ASSIGN_OR_RETURN(std::string bytes, encode_summary(summary, raw.header, opts.format));
+  if (bytes.size() > kMaxSummaryOutputBytes) {
+    return make_error(f.path, "summary", "summary would be " + std::to_string(bytes.size() >> 20) +
+                                             " MiB (limit 16 MiB; " + std::to_string(summary.tensors.size()) +
+                                             " tensors): not a real dump op; raw file kept");
+  }
   p.summary_bytes = bytes.size();
   if (opts.dry_run) return p;
-  if (opts.raw == RawAction::kArchive) MSIT_TRY(prepare_archive(raw, path, opts, p));
-  if (opts.format == SummaryFormat::kRich && existing_summary_matches(p.summary_path, summary)) {
-    return p;  // verified: the summary in place already describes these bytes
+  if (opts.raw == RawAction::kArchive) MSIT_TRY(prepare_archive(raw, opts, p));
+  MSIT_ASSIGN_OR_RETURN(bool write, needs_new_summary(p, summary, bytes, opts.format));
+  if (write) {
+    MSIT_ASSIGN_OR_RETURN(DirTemp t, write_temp_unsynced(f.dir, p.summary_name, bytes));
+    p.temp.emplace(std::move(t));
   }
-  MSIT_ASSIGN_OR_RETURN(p.temp_path, write_temp_unsynced(p.summary_path, bytes));
+  p.raw_fd = std::move(raw.fd);
   return p;
 }
 
+Result<PreparedSummary> prepare_summary(const std::string& path, const CompactOptions& opts) {
+  MSIT_ASSIGN_OR_RETURN(FileRef f, file_ref_of_path(path));
+  return prepare_summary(f, opts);
+}
+
+namespace {
+
+// Every temp of the batch durable before any rename: the first fsync commits the journal
+// transaction that holds them all, the others then find nothing left to write.
+void sync_temps(std::vector<PreparedSummary>& batch, std::vector<std::optional<Error>>& failure) {
+  for (size_t i = 0; i < batch.size(); ++i) {
+    PreparedSummary& p = batch[i];
+    if (p.dry_run || !p.temp) continue;
+    auto st = p.temp->sync_and_close();
+    if (st.ok()) continue;
+    p.temp.reset();
+    p.archive_temp.reset();
+    failure[i] = st.take_error();
+  }
+}
+
+Status publish_one(PreparedSummary& p) {
+  if (p.temp) MSIT_TRY(p.temp->publish());
+  if (p.archive_temp) MSIT_TRY(p.archive_temp->publish());
+  return ok_status();
+}
+
+}  // namespace
+
 std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummary> batch) {
   std::vector<std::optional<Error>> failure(batch.size());
-  std::set<std::string> dirs;
-  fsync_temps(batch, failure);
+  std::vector<bool> summary_new(batch.size(), false);
+  sync_temps(batch, failure);
+  std::map<int, std::pair<DirRef, bool>> dirs;  // by fd: one fsync per directory, and its result
   for (size_t i = 0; i < batch.size(); ++i) {
-    const PreparedSummary& p = batch[i];
+    PreparedSummary& p = batch[i];
     if (p.dry_run || failure[i]) continue;
-    auto st = p.temp_path.empty() ? ok_status() : rename_into_place(p.temp_path, p.summary_path);
-    if (st.ok()) st = rename_archive(p);
+    summary_new[i] = p.temp.has_value();
+    const bool wrote = p.temp || p.archive_temp;
+    auto st = publish_one(p);
     if (!st.ok()) {
-      if (!p.archive_temp_path.empty()) ::unlink(p.archive_temp_path.c_str());
       failure[i] = st.take_error();
       continue;
     }
-    if (!p.temp_path.empty() || !p.archive_temp_path.empty()) dirs.insert(parent_dir(p.summary_path));
+    if (wrote) dirs.emplace(p.raw_file.dir.get(), std::make_pair(p.raw_file.dir, true));
   }
   // One fsync per directory makes every rename above durable before any unlink below.
-  std::set<std::string> failed_dirs;
-  for (const auto& d : dirs) {
-    if (!fsync_dir(d).ok()) failed_dirs.insert(d);
-  }
+  for (auto& [fd, entry] : dirs) entry.second = ::fsync(fd) == 0;
   std::vector<Result<CompactOutcome>> out;
   out.reserve(batch.size());
   for (size_t i = 0; i < batch.size(); ++i) {
     const PreparedSummary& p = batch[i];
+    auto d = dirs.find(p.raw_file.dir.get());
     if (failure[i]) {
       out.emplace_back(std::move(*failure[i]));
     } else if (p.dry_run) {
       out.emplace_back(outcome_of(p, CompactResultKind::kDryRun));
-    } else if (failed_dirs.count(parent_dir(p.summary_path))) {
+    } else if (d != dirs.end() && !d->second.second) {
       out.emplace_back(make_error(p.summary_path, "fsync-dir",
                                   "directory fsync failed; raw file kept until a later retry"));
     } else {
-      out.emplace_back(finish_one(p));
+      out.emplace_back(finish_one(p, summary_new[i]));
     }
   }
   return out;
 }
 
-Result<CompactOutcome> compact_file(const std::string& path, const CompactOptions& opts) {
-  MSIT_ASSIGN_OR_RETURN(PreparedSummary p, prepare_summary(path, opts));
+Result<CompactOutcome> compact_file(const FileRef& f, const CompactOptions& opts) {
+  MSIT_ASSIGN_OR_RETURN(PreparedSummary p, prepare_summary(f, opts));
   std::vector<PreparedSummary> batch;
   batch.push_back(std::move(p));
   auto results = publish_summaries(std::move(batch));
   return std::move(results.front());
+}
+
+Result<CompactOutcome> compact_file(const std::string& path, const CompactOptions& opts) {
+  MSIT_ASSIGN_OR_RETURN(FileRef f, file_ref_of_path(path));
+  return compact_file(f, opts);
 }
 
 }  // namespace msit

@@ -3,11 +3,15 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/archive/archive_writer.h"
 #include "common/base/result.h"
+#include "common/base/unique_fd.h"
+#include "common/safety/beneath.h"
+#include "common/safety/publish.h"
 #include "common/stats/tensor_stats.h"
 #include "common/summary/summary.h"
 
@@ -22,6 +26,8 @@ struct CompactOptions {
   SummaryFormat format = SummaryFormat::kRich;
   RawAction raw = RawAction::kDelete;
   bool dry_run = false;             // read and reduce, write and delete nothing
+  // Bytes outside every declared tensor (trailing data, a second dump appended) cannot be
+  // summarised: such a file is kept unless its archive holds every byte (RawAction::kArchive).
   StatsOptions stats;
   archive::ArchiveOptions archive;  // used with RawAction::kArchive
 };
@@ -49,24 +55,31 @@ Result<FileSummary> summarize_raw_file(const std::string& path, const StatsOptio
 std::string summary_path_for(const std::string& raw_path, SummaryFormat format);
 
 // The whole job for one file: open (no symlinks), identity, completeness, reduce, write temp,
-// fsync, rename, fsync dir, re-check identity, unlink. Any failure leaves the raw file.
+// fsync, no-replace rename, fsync dir, claim-then-unlink (common/safety/publish.h). Any
+// failure leaves the raw file. The FileRef form acts only relative to its directory fd; the
+// path form trusts the path's parent directory as given (tests, single files).
+Result<CompactOutcome> compact_file(const FileRef& f, const CompactOptions& opts);
 Result<CompactOutcome> compact_file(const std::string& path, const CompactOptions& opts);
 
 // Batched form for high file rates: prepare each (summary written under a temp name, its
 // writeback started), then publish all at once: fsync every temp, rename, one fsync per
 // directory, and only then remove raw files.
 struct PreparedSummary {
-  std::string raw_path;
+  FileRef raw_file;
+  std::string raw_path;             // raw_file.path
   std::string summary_path;
-  std::string temp_path;            // empty when an existing summary was verified
+  std::string summary_name;
+  std::optional<DirTemp> temp;      // absent when an existing summary was verified
+  UniqueFd raw_fd;                  // the raw file as read: its removal is checked through it
   FileIdentity raw_identity;
   uint64_t summary_bytes = 0;
   bool dry_run = false;
   RawAction raw = RawAction::kDelete;
-  std::string archive_temp_path;    // kArchive: verified archive, durable under a temp name
+  std::optional<DirTemp> archive_temp;  // kArchive: verified archive, durable under a temp name
   std::string archive_path;
   uint64_t archive_bytes = 0;
 };
+Result<PreparedSummary> prepare_summary(const FileRef& f, const CompactOptions& opts);
 Result<PreparedSummary> prepare_summary(const std::string& path, const CompactOptions& opts);
 // Returns one result per prepared entry, in order.
 std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummary> batch);

@@ -1,60 +1,211 @@
-// Parallel one-shot compaction over scanned trees, batching durability per worker.
+// Parallel one-shot compaction over scanned trees, batching durability per worker. Scanning
+// only decides what to look at; every file is then reached again from its root's fd without
+// following symlinks (common/safety/beneath.h), so a tree changed after the scan is safe.
 #include "common/summary/compact_run.h"
 
-#include <unistd.h>
-
-#include <atomic>
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 
+#include "common/base/test_hooks.h"
 #include "common/formats/dump_name.h"
 #include "common/io/tree_walk.h"
+#include "common/safety/dump_roots.h"
+#include "common/safety/open_files.h"
+#include "common/safety/tree_lock.h"
 
 namespace msit {
-namespace {
 
-struct Scan {
-  std::vector<std::string> candidates;
-  std::vector<std::string> temps;
-};
-
-bool is_candidate(NameKind k) {
-  return k == NameKind::kGeDump || k == NameKind::kFxNpy || k == NameKind::kOtherNpy;
+std::string_view left_alone_reason(LeftAlone r) {
+  switch (r) {
+    case LeftAlone::kNotUnderDumpRoot: return "not under a dump root";
+    case LeftAlone::kNotADumpName: return "not named like a dump of its tree";
+    case LeftAlone::kNotRegular: return "not a regular file";
+    case LeftAlone::kOwnedByOther: return "in a tree owned by another running msit-compact";
+    case LeftAlone::kOpenByProcess: return "open or mapped by a process";
+  }
+  return "left alone";
 }
 
-bool is_known_side_file(NameKind k) {
+namespace {
+
+struct RootScan {
+  std::string root;   // absolute
+  SharedFd fd;
+  TreeLock lock;
+  std::vector<std::string> candidates, temps, claims;  // relative to root
+  std::vector<std::string> owned_subtrees;             // relative dirs a live process owns
+};
+
+bool is_side_file(NameKind k) {
   switch (k) {
     case NameKind::kGraphText: case NameKind::kSummary: case NameKind::kMinMaxNpy:
     case NameKind::kMinMaxNpz: case NameKind::kArchive: case NameKind::kStatsCsv:
-    case NameKind::kMappingCsv: return true;
+    case NameKind::kMappingCsv: case NameKind::kLock: return true;
     default: return false;
   }
 }
 
-Scan scan_roots(const std::vector<std::string>& roots, CompactReport& report) {
-  Scan scan;
-  std::vector<Error> errors;
-  for (const auto& root : roots) {
-    walk_tree(root, [&](const WalkEntry& e) {
-      if (e.type == EntryType::kSymlink) { report.symlinks.push_back(e.path); return; }
-      if (e.type == EntryType::kDirectory) return;
-      if (e.type != EntryType::kFile) { report.unrecognised.push_back(e.path); return; }
-      NameKind kind = classify_name(e.name).kind;
-      if (kind == NameKind::kTemp) scan.temps.push_back(e.path);
-      else if (is_candidate(kind)) scan.candidates.push_back(e.path);
-      else if (!is_known_side_file(kind)) report.unrecognised.push_back(e.path);
-    }, errors);
-  }
-  for (auto& e : errors) report.failures.push_back({e.path, e.to_string()});
-  return scan;
+std::string parent_rel(const std::string& rel) {
+  size_t slash = rel.rfind('/');
+  return slash == std::string::npos ? std::string() : rel.substr(0, slash);
 }
+
+bool under(const std::string& rel, const std::string& dir) {
+  return rel.size() > dir.size() && rel.compare(0, dir.size(), dir) == 0 && rel[dir.size()] == '/';
+}
+
+class Scanner {
+ public:
+  Scanner(RootScan& rs, CompactReport& report) : rs_(rs), report_(report) {
+    scopes_[""] = DumpScope::of_path(rs.root);
+    if (scopes_[""].kind() != DumpRootKind::kNone) ++report_.dump_roots;
+  }
+
+  void visit(const WalkEntry& e) {
+    const std::string rel = e.path.substr(rs_.root.size() + 1);
+    const DumpScope& scope = scopes_[parent_rel(rel)];
+    if (e.type == EntryType::kSymlink) { report_.symlinks.push_back(e.path); return; }
+    if (e.type == EntryType::kDirectory) {
+      DumpScope inner = scope.enter(e.name);
+      if (inner.kind() != scope.kind()) ++report_.dump_roots;
+      scopes_[rel] = inner;
+      return;
+    }
+    if (e.type != EntryType::kFile) { left(e.path, LeftAlone::kNotRegular); return; }
+    NameKind kind = classify_name(e.name).kind;
+    if (kind == NameKind::kTemp) rs_.temps.push_back(rel);
+    else if (kind == NameKind::kClaim) rs_.claims.push_back(rel);
+    else if (kind == NameKind::kLock) note_lock(rel);
+    else if (scope.is_candidate(e.name)) rs_.candidates.push_back(rel);
+    else if (!is_side_file(kind))
+      left(e.path, scope.in_dump() ? LeftAlone::kNotADumpName : LeftAlone::kNotUnderDumpRoot);
+  }
+
+ private:
+  void left(const std::string& path, LeftAlone why) { report_.left_alone.push_back({path, why}); }
+
+  // A lock below the root belongs to a watch of that subtree: if it is alive, the subtree is its.
+  void note_lock(const std::string& rel) {
+    std::string dir = parent_rel(rel);
+    if (dir.empty()) return;
+    auto fd = open_dir_beneath(rs_.fd->get(), dir, rs_.root + "/" + dir);
+    if (!fd.ok()) return;
+    std::string holder = live_lock_holder(fd->get());
+    if (holder.empty()) return;
+    rs_.owned_subtrees.push_back(dir);
+    report_.notes.push_back("skipped " + rs_.root + "/" + dir + ": owned by " + holder + " (a running msit-compact)");
+  }
+
+  RootScan& rs_;
+  CompactReport& report_;
+  std::unordered_map<std::string, DumpScope> scopes_;
+};
+
+// Drops what a live owner of a subtree holds; returns the number of candidates dropped.
+void drop_owned(RootScan& rs, CompactReport& report) {
+  if (rs.owned_subtrees.empty()) return;
+  auto owned = [&rs](const std::string& rel) {
+    for (const auto& d : rs.owned_subtrees) if (under(rel, d)) return true;
+    return false;
+  };
+  std::vector<std::string> keep;
+  for (auto& c : rs.candidates) {
+    if (owned(c)) report.left_alone.push_back({rs.root + "/" + c, LeftAlone::kOwnedByOther});
+    else keep.push_back(std::move(c));
+  }
+  rs.candidates = std::move(keep);
+  std::erase_if(rs.temps, owned);
+  std::erase_if(rs.claims, owned);
+}
+
+// Leftovers of an interrupted run of ours: temps go, claimed raw files get their name back.
+// Only the tree's owner may do this: another live process's temps are in flight.
+void recover_leftovers(RootScan& rs, CompactReport& report) {
+  for (const auto& rel : rs.claims) {
+    BeneathResolver r(rs.fd, rs.root);
+    auto f = r.file(rel);
+    if (!f.ok()) continue;
+    auto back = restore_claim(f->dir, f->name);
+    if (back.ok() && *back) {
+      ++report.claims_restored;
+      rs.candidates.push_back(parent_rel(rel).empty() ? raw_name_of_claim(f->name)
+                                                      : parent_rel(rel) + "/" + raw_name_of_claim(f->name));
+    } else {
+      report.failures.push_back({f->path, f->path + ": [rename] a raw file claimed by an interrupted run cannot get "
+                                                    "its name back (the name is taken); both kept"});
+    }
+  }
+  for (const auto& rel : rs.temps) {
+    BeneathResolver r(rs.fd, rs.root);
+    auto f = r.file(rel);
+    if (f.ok() && ::unlinkat(f->dir.get(), f->name.c_str(), 0) == 0) ++report.temp_removed;
+  }
+}
+
+std::string canonical_root(const std::string& root) {
+  char buf[PATH_MAX];
+  if (::realpath(root.c_str(), buf) != nullptr) return buf;
+  std::error_code ec;
+  std::string abs = std::filesystem::absolute(root, ec).lexically_normal().string();
+  while (abs.size() > 1 && abs.back() == '/') abs.pop_back();
+  return ec ? root : abs;
+}
+
+// Opens, locks and scans one root; nullopt (with a problem recorded) when it must be skipped.
+std::optional<RootScan> scan_root(const std::string& given, const CompactRunOptions& opts, CompactReport& report,
+                                  std::vector<RootProblem>& problems) {
+  RootScan rs;
+  rs.root = canonical_root(given);
+  auto fd = open_trusted_dir(rs.root);
+  if (!fd.ok()) {
+    problems.push_back({given, fd.error().to_string()});
+    return std::nullopt;
+  }
+  rs.fd = std::make_shared<const UniqueFd>(std::move(fd).value());
+  const bool writes = !opts.file.dry_run;
+  if (writes && !opts.force) {
+    LockedAncestor a = locked_ancestor(rs.root);
+    if (!a.dir.empty()) {
+      problems.push_back({given, a.dir + " is owned by " + a.holder + " (a running msit-compact); stop it first, or pass --force"});
+      return std::nullopt;
+    }
+    auto lock = TreeLock::acquire(rs.fd->get(), rs.root);
+    if (!lock.ok()) {
+      problems.push_back({given, lock.error().to_string()});
+      return std::nullopt;
+    }
+    rs.lock = std::move(lock).value();
+  }
+  const size_t roots_before = report.dump_roots;
+  Scanner scanner(rs, report);
+  std::vector<Error> errors;
+  walk_tree(rs.root, [&scanner](const WalkEntry& e) { scanner.visit(e); }, errors);
+  for (auto& e : errors) report.failures.push_back({e.path, e.to_string()});
+  if (report.dump_roots == roots_before) {
+    problems.push_back({given, "no dump root in this directory (msit_ge_dump, msit_fx_dump, msprobe_*_dump, "
+                               "data_dump, gm_*_dump, a GE time directory, msit_dump*/tensors): nothing is compacted "
+                               "outside one. Point compact at the dump's own directory.", true});
+  }
+  drop_owned(rs, report);
+  if (rs.lock.held()) recover_leftovers(rs, report);
+  return rs;
+}
+
+struct Item {
+  size_t root;
+  std::string rel;
+};
 
 class Runner {
  public:
-  Runner(const Scan& scan, const CompactRunOptions& opts, CompactReport& report,
-         const std::function<void(const CompactProgress&)>& progress)
-      : scan_(scan), opts_(opts), report_(report), progress_(progress) {
-    prog_.total = scan.candidates.size();
+  Runner(const std::vector<RootScan>& roots, std::vector<Item> items, const CompactRunOptions& opts,
+         const OpenFileIndex* open, CompactReport& report, const std::function<void(const CompactProgress&)>& progress)
+      : roots_(roots), items_(std::move(items)), opts_(opts), open_(open), report_(report), progress_(progress) {
+    prog_.total = items_.size();
   }
 
   void run() {
@@ -66,15 +217,29 @@ class Runner {
   }
 
  private:
+  bool cancelled() const { return opts_.cancel != nullptr && opts_.cancel->load(std::memory_order_relaxed); }
+
   void work() {
+    std::vector<BeneathResolver> resolvers;
+    for (const auto& r : roots_) resolvers.emplace_back(r.fd, r.root);
     std::vector<PreparedSummary> batch;
-    while (true) {
+    while (!cancelled()) {
       size_t i = next_.fetch_add(1);
-      if (i >= scan_.candidates.size()) break;
-      auto prepared = prepare_summary(scan_.candidates[i], opts_.file);
-      if (!prepared.ok()) {
-        record_failure(scan_.candidates[i], prepared.error());
+      if (i >= items_.size()) break;
+      const Item& it = items_[i];
+      auto f = resolvers[it.root].file(it.rel);
+      if (!f.ok()) {
+        record_failure(roots_[it.root].root + "/" + it.rel, f.error());
         continue;
+      }
+      auto prepared = prepare_summary(*f, opts_.file);
+      if (!prepared.ok()) {
+        record_failure(f->path, prepared.error());
+        continue;
+      }
+      if (open_ != nullptr && open_->is_open(prepared->raw_identity.dev, prepared->raw_identity.ino)) {
+        left_alone(f->path);
+        continue;  // the prepared temp is removed with it
       }
       batch.push_back(std::move(prepared).value());
       if (batch.size() >= opts_.batch_size) flush(batch);
@@ -106,20 +271,31 @@ class Runner {
     report_.bytes_after += o.summary_bytes;
     prog_.bytes_before += o.raw_bytes;
     prog_.bytes_after += o.summary_bytes;
-    ++prog_.done;
-    if (progress_) progress_(prog_);
+    advance();
   }
 
   void record_failure(const std::string& path, const Error& e) {
     std::lock_guard lock(mu_);
     report_.failures.push_back({path, e.to_string()});
-    ++prog_.done;
     ++prog_.failed;
+    advance();
+  }
+
+  void left_alone(const std::string& path) {
+    std::lock_guard lock(mu_);
+    report_.left_alone.push_back({path, LeftAlone::kOpenByProcess});
+    advance();
+  }
+
+  void advance() {
+    ++prog_.done;
     if (progress_) progress_(prog_);
   }
 
-  const Scan& scan_;
+  const std::vector<RootScan>& roots_;
+  std::vector<Item> items_;
   const CompactRunOptions& opts_;
+  const OpenFileIndex* open_;
   CompactReport& report_;
   const std::function<void(const CompactProgress&)>& progress_;
   std::atomic<size_t> next_{0};
@@ -130,17 +306,30 @@ class Runner {
 }  // namespace
 
 CompactReport run_compact(const std::vector<std::string>& roots, const CompactRunOptions& opts,
-                          const std::function<void(const CompactProgress&)>& progress) {
+                          const std::function<void(const CompactProgress&)>& progress,
+                          std::vector<RootProblem>* problems_out) {
   CompactReport report;
-  Scan scan = scan_roots(roots, report);
-  report.candidates = scan.candidates.size();
-  // Temp files are our own partial summaries from an interrupted run, never raw data.
-  if (!opts.file.dry_run) {
-    for (const auto& t : scan.temps) {
-      if (::unlink(t.c_str()) == 0) ++report.temp_removed;
-    }
+  std::vector<RootProblem> problems;
+  std::vector<RootScan> scans;
+  std::vector<Item> items;
+  for (const auto& r : roots) {
+    auto rs = scan_root(r, opts, report, problems);
+    if (!rs) continue;
+    for (auto& c : rs->candidates) items.push_back({scans.size(), std::move(c)});
+    rs->candidates.clear();
+    scans.push_back(std::move(*rs));
   }
-  Runner(scan, opts, report, progress).run();
+  report.candidates = items.size();
+  test_pause(PausePoint::kAfterScan);
+  // Without leases, /proc tells which files a writer still holds open or mapped.
+  std::optional<OpenFileIndex> open;
+  if (!opts.file.dry_run && opts.file.raw != RawAction::kKeep && !items.empty()) {
+    open = OpenFileIndex::scan();
+    if (!open->complete()) report.notes.push_back("open-file check incomplete: " + open->gap());
+  }
+  Runner(scans, std::move(items), opts, open ? &*open : nullptr, report, progress).run();
+  report.cancelled = opts.cancel != nullptr && opts.cancel->load();
+  if (problems_out != nullptr) *problems_out = std::move(problems);
   return report;
 }
 

@@ -1,7 +1,9 @@
-// One-shot compaction of whole trees: scan, clean stale temp files, compact in parallel,
-// and account for every file (compacted, failed, or not recognised).
+// One-shot compaction of whole trees: take each tree's lock, scan by the dump-root rules,
+// recover leftovers of an interrupted run, compact in parallel, and account for every file
+// (compacted, failed, left alone and why).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -15,6 +17,8 @@ struct CompactRunOptions {
   CompactOptions file;
   unsigned jobs = 1;
   size_t batch_size = 64;  // summaries published (renamed + dir fsync) together
+  bool force = false;      // proceed on a tree another msit-compact owns (no lock, no cleanup)
+  const std::atomic<bool>* cancel = nullptr;  // set by a signal: finish files in flight, stop
 };
 
 struct CompactFailure {
@@ -27,6 +31,15 @@ struct CompactProgress {
   uint64_t bytes_before = 0, bytes_after = 0;
 };
 
+// A file that is not compacted, and why (reported as one count per reason; paths with -v).
+enum class LeftAlone : uint8_t { kNotUnderDumpRoot, kNotADumpName, kNotRegular, kOwnedByOther, kOpenByProcess };
+std::string_view left_alone_reason(LeftAlone r);
+
+struct LeftAloneFile {
+  std::string path;
+  LeftAlone reason;
+};
+
 struct CompactReport {
   size_t candidates = 0;
   size_t compacted = 0;        // new summary written
@@ -34,14 +47,27 @@ struct CompactReport {
   size_t dry_run = 0;
   size_t raw_removed = 0;
   size_t temp_removed = 0;     // stale temp files of an interrupted run
+  size_t claims_restored = 0;  // raw files an interrupted run had claimed, given their name back
+  size_t dump_roots = 0;       // directories recognised as dump roots (incl. the roots' ancestors)
+  bool cancelled = false;
   uint64_t bytes_before = 0;   // raw bytes of the files handled
   uint64_t bytes_after = 0;    // bytes of the summaries replacing them
   std::vector<CompactFailure> failures;
-  std::vector<std::string> unrecognised;  // files that are neither dumps nor known side files
+  std::vector<LeftAloneFile> left_alone;
   std::vector<std::string> symlinks;      // never followed, never deleted through
+  std::vector<std::string> notes;         // one-line facts about the run (e.g. /proc gaps)
+};
+
+// Errors that stop a tree before any file is touched: not a directory, owned by a live
+// watch, no dump root in it. Returned per root; the other roots still run.
+struct RootProblem {
+  std::string root;
+  std::string message;
+  bool no_dump_root = false;
 };
 
 CompactReport run_compact(const std::vector<std::string>& roots, const CompactRunOptions& opts,
-                          const std::function<void(const CompactProgress&)>& progress);
+                          const std::function<void(const CompactProgress&)>& progress,
+                          std::vector<RootProblem>* problems = nullptr);
 
 }  // namespace msit

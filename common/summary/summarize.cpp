@@ -1,6 +1,8 @@
 // Reads one raw dump file and reduces every tensor to its summary entry, streaming.
 #include <xxhash.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -90,8 +92,27 @@ Status reduce_tensor(const SourcePtr& src, const TensorDesc& t, const LayoutPlan
   return ok_status();
 }
 
+// A stats-only tensor (ATB stats .bin): the dumper's max/min/mean/l2norm, nothing else.
+TensorSummary summarize_header_stats(const TensorDesc& t) {
+  TensorSummary ts = describe(t);
+  const HeaderStats& h = *t.header_stats;
+  ts.count = t.logical_count();
+  ts.stats.count = ts.count;
+  ts.stats.max = h.max;
+  ts.stats.min = h.min;
+  ts.stats.mean = h.mean;
+  ts.stats.l2norm = h.l2norm.value_or(0.0);
+  if (h.max && h.min) ts.stats.abs_max = std::max(std::abs(*h.max), std::abs(*h.min));
+  ts.stats_available = h.max || h.min || h.mean || h.l2norm;
+  ts.note = ts.stats_available
+                ? "statistics written by the dumper: max, min, mean, l2norm only (no counts, sketch or hash)"
+                : "header-only dump: no data and no statistics";
+  return ts;
+}
+
 Result<TensorSummary> summarize_tensor(const SourcePtr& src, const TensorDesc& t,
                                        const StatsOptions& opts) {
+  if (t.header_stats) return summarize_header_stats(t);
   TensorSummary ts = describe(t);
   if (!reducer_supports(t.dtype)) {
     ts.stats_available = false;

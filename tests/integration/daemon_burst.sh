@@ -4,7 +4,7 @@
 # fake event source in daemon_watcher_test.)
 MSIT_BIN="$1"; source "$(dirname "$0")/daemon_lib.sh"
 N=${MSIT_BURST_FILES:-20000}
-d="$WORK/dump"; mkdir -p "$d"
+d="$WORK/msit_ge_dump"; mkdir -p "$d"
 start_daemon --settle-ms 50 "$d"
 wait_until 5 '[ -f "$WORK/status.json" ]' || fail "daemon did not start"
 t0=$(date +%s%N)

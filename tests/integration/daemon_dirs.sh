@@ -2,7 +2,7 @@
 # A directory deleted and re-created while watched, then the root itself deleted and
 # re-created: new files in both are still compacted.
 MSIT_BIN="$1"; source "$(dirname "$0")/daemon_lib.sh"
-d="$WORK/dump"; mkdir -p "$d/rank0/step1"
+d="$WORK/msit_ge_dump"; mkdir -p "$d/rank0/step1"
 start_daemon --settle-ms 20 "$d"
 wait_until 5 '[ -f "$WORK/status.json" ]' || fail "daemon did not start"
 $DUMPS one "$d/rank0/step1/Add.Add_1.1.6.1706596912100001"

@@ -116,6 +116,8 @@ def check(root):
             p = os.path.join(dirpath, name)
             if name.startswith(".msit-tmp."):
                 temps += 1
+            elif name == ".msit-compact.lock":
+                continue  # the running watch's tree lock
             elif name.endswith(".summary.json"):
                 summaries += 1
                 try:

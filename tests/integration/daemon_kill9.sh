@@ -5,15 +5,15 @@
 MSIT_BIN="$1"; source "$(dirname "$0")/daemon_lib.sh"
 KILLS=${MSIT_KILLS:-50}
 SEED=${MSIT_KILL_SEED:-20240611}
-d="$WORK/dump"; m="$WORK/manifest"; mkdir -p "$d"; : > "$m"
+d="$WORK/msit_ge_dump"; m="$WORK/manifest"; mkdir -p "$d"; : > "$m"
 # Each round: 8 new files, start, SIGKILL after 0-149 ms (before, during and after the
 # start-up scan and the first batches), then check every file written so far.
 $DUMPS killloop "$MSIT_BIN" "$d" "$m" "$KILLS" "$SEED" "$WORK/daemon.log" || fail "invariant broken (seed $SEED)"
 next=$(wc -l < "$m")
 sleep 2.2  # temp files of the killed runs are now older than the next start's margin
 start_daemon --settle-ms 0 "$d"
-wait_until 60 '[ "$(status_field pending)" = 0 ] && [ "$(status_field in_flight)" = 0 ] && [ -f "$WORK/status.json" ] && [ "$(find "$d" -type f ! -name "*.summary.json" | wc -l)" = 0 ]' \
-  || fail "final run did not finish: $(find "$d" -type f ! -name '*.summary.json' | head -3)"
+wait_until 60 '[ "$(status_field pending)" = 0 ] && [ "$(status_field in_flight)" = 0 ] && [ -f "$WORK/status.json" ] && [ "$(find "$d" -type f ! -name "*.summary.json" ! -name .msit-compact.lock | wc -l)" = 0 ]' \
+  || fail "final run did not finish: $(find "$d" -type f ! -name '*.summary.json' ! -name .msit-compact.lock | head -3)"
 out=$($DUMPS verify "$d" "$m") || fail "final: $out"
 echo "final: $out"
 case "$out" in *'"temps": 0}'*) ;; *) fail "temp files left: $out" ;; esac

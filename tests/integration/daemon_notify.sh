@@ -3,8 +3,8 @@
 # READY=1 after the first scan, STATUS= with counters, WATCHDOG=1 at half of WATCHDOG_USEC,
 # and STOPPING=1 on SIGTERM followed by exit 0.
 MSIT_BIN="$1"; source "$(dirname "$0")/daemon_lib.sh"
-mkdir -p "$WORK/dump"
-$DUMPS one "$WORK/dump/Add.Add_1.1.6.1706596912100001"
+mkdir -p "$WORK/msit_ge_dump"
+$DUMPS one "$WORK/msit_ge_dump/Add.Add_1.1.6.1706596912100001"
 python3 - "$MSIT_BIN" "$WORK" <<'PY'
 import os, signal, socket, subprocess, sys, time
 binary, work = sys.argv[1], sys.argv[2]
@@ -15,7 +15,7 @@ sock.settimeout(0.2)
 env = dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC="200000")
 env.pop("WATCHDOG_PID", None)
 log = open(os.path.join(work, "daemon.log"), "ab")
-p = subprocess.Popen([binary, "watch", "--settle-ms", "20", os.path.join(work, "dump")],
+p = subprocess.Popen([binary, "watch", "--settle-ms", "20", os.path.join(work, "msit_ge_dump")],
                      env=env, stderr=log)
 msgs, t0, stop_sent = [], time.time(), None
 def seen(prefix): return [m for m in msgs if m.startswith(prefix)]

@@ -3,14 +3,14 @@
 # seconds (fd kept open: the lease probe; reopened per piece: the header's declared size),
 # and a file written under a temp name and renamed into place.
 MSIT_BIN="$1"; source "$(dirname "$0")/daemon_lib.sh"
-d="$WORK/dump"; mkdir -p "$d"
+d="$WORK/msit_ge_dump"; mkdir -p "$d"
 start_daemon --settle-ms 30 "$d"
 wait_until 5 '[ -f "$WORK/status.json" ]' || fail "daemon did not start"
 
 a="$d/Add.Add_1.1.6.1706596912100001"; b="$d/Add.Add_2.2.6.1706596912100002"
 $DUMPS slow "$a" 3 "$WORK/a.done" & w1=$!
 $DUMPS pieces "$b" 3 "$WORK/b.done" & w2=$!
-wait_until 5 '[ -e "$a" ] && [ -e "$b" ]' || fail "writers did not start"
+wait_until 30 '[ -e "$a" ] && [ -e "$b" ]' || fail "writers did not start"
 # Until a writer says it is done (closed its fd / wrote its last piece), its raw file must stay
 # and no summary may appear. Each check reads the marker after the file state, so a writer
 # finishing in between is never mistaken for an early claim.
@@ -31,7 +31,7 @@ PY
 c="$d/Add.Add_3.3.6.1706596912100003"
 $DUMPS rename "$c"
 wait_until 10 '[ -f "$c.summary.json" ] && [ ! -e "$c" ]' || fail "renamed-into-place file not compacted"
-[ -z "$(ls -A "$d" | grep -v summary.json || true)" ] || fail "left over: $(ls -A "$d")"
+[ -z "$(ls -A "$d" | grep -v -e summary.json -e '^.msit-compact.lock$' || true)" ] || fail "left over: $(ls -A "$d")"
 grep -q "never completed" "$WORK/daemon.log" && fail "a slow file was given up"
 stop_daemon
 echo PASS

@@ -2,7 +2,7 @@
 # Symlinks to files and directories, inside the tree and pointing outside it, present at start
 # or created later: never followed, never deleted through, never summarised.
 MSIT_BIN="$1"; source "$(dirname "$0")/daemon_lib.sh"
-d="$WORK/dump"; out="$WORK/outside"
+d="$WORK/msit_ge_dump"; out="$WORK/outside"
 mkdir -p "$d/real" "$out/sub"
 $DUMPS one "$d/real/Add.Add_1.1.6.1706596912100001"
 $DUMPS one "$out/Add.Add_8.8.6.1706596912100008"

@@ -3,7 +3,7 @@
 # LD_PRELOAD shim: the raw file stays, the error is logged once per file, the daemon keeps
 # running and retries until the fault is gone.
 MSIT_BIN="$1"; SHIM="$2"; source "$(dirname "$0")/daemon_lib.sh"
-d="$WORK/dump"; mkdir -p "$d"
+d="$WORK/msit_ge_dump"; mkdir -p "$d"
 export MSIT_FAULT_FLAG="$WORK/fault-on" MSIT_FAULT_MATCH="$d/.msit-tmp."
 touch "$MSIT_FAULT_FLAG"
 for errname in ENOSPC EIO; do

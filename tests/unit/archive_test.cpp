@@ -93,9 +93,11 @@ class ArchiveTest : public testing::Test {
     auto raw = read_dump_header(fd->get(), path, *id);
     EXPECT_TRUE(raw.ok()) << raw.error().to_string();
     FileSource src(fd->get(), path, id->size);
-    auto w = archive::write_verified_archive_temp(src, *raw, *id, 0640, opts);
+    auto f = file_ref_of_path(path);
+    EXPECT_TRUE(f.ok());
+    auto w = archive::write_verified_archive_temp(src, *raw, *id, 0640, opts, f->dir, f->name);
     EXPECT_TRUE(w.ok()) << w.error().to_string();
-    fs::rename(w->temp_path, w->final_path);
+    EXPECT_TRUE(w->temp.publish().ok());
     return w->final_path;
   }
 

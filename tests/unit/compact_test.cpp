@@ -104,7 +104,8 @@ TEST_F(CompactTest, RawChangedAfterReadIsKept) {
   ASSERT_TRUE(p.ok());
   std::string changed = npy_bytes({5.0f, 6.0f, 7.0f});
   write(fx_name_, changed);  // the writer rewrote it in between
-  std::vector<PreparedSummary> batch{std::move(p).value()};
+  std::vector<PreparedSummary> batch;
+  batch.push_back(std::move(p).value());
   auto results = publish_summaries(std::move(batch));
   ASSERT_FALSE(results[0].ok());
   EXPECT_NE(results[0].error().to_string().find("changed"), std::string::npos);
@@ -160,13 +161,15 @@ TEST_F(CompactTest, MsitFormatWritesMinMaxNpy) {
 }
 
 TEST_F(CompactTest, RunCompactCountsEverythingAndCleansTemps) {
-  write(fx_name_, npy_bytes({1.0f, 2.0f}));
-  write("b-aten.mul.Tensor.INPUT.0.20250101000000000000.npy", npy_bytes({3.0f}));
-  write(".msit-tmp.stale.summary.json.abc123", "{partial");
-  write("notes.bin.weird", "hello");
+  fs::create_directory(dir_ + "/msit_fx_dump");
+  write("msit_fx_dump/" + fx_name_, npy_bytes({1.0f, 2.0f}));
+  write("msit_fx_dump/b-aten.mul.Tensor.INPUT.0.20250101000000000000.npy", npy_bytes({3.0f}));
+  write("msit_fx_dump/.msit-tmp.stale.summary.json.abc123", "{partial");
+  write("msit_fx_dump/notes.bin.weird", "hello");
+  write("embeddings.npy", npy_bytes({4.0f}));  // a user's array outside any dump root
   write("dynamo_original_graph_1_rank_0_pid_1_ts_1.txt", "op {}");
-  fs::create_directory(dir_ + "/sub");
-  ASSERT_EQ(::symlink("/etc", (dir_ + "/sub/outside").c_str()), 0);
+  fs::create_directory(dir_ + "/msit_fx_dump/sub");
+  ASSERT_EQ(::symlink("/etc", (dir_ + "/msit_fx_dump/sub/outside").c_str()), 0);
   CompactRunOptions opts;
   opts.jobs = 2;
   CompactReport rep = run_compact({dir_}, opts, nullptr);
@@ -176,7 +179,10 @@ TEST_F(CompactTest, RunCompactCountsEverythingAndCleansTemps) {
   EXPECT_EQ(rep.temp_removed, 1u);
   EXPECT_EQ(rep.failures.size(), 0u);
   EXPECT_EQ(rep.symlinks.size(), 1u);
-  EXPECT_EQ(rep.unrecognised.size(), 1u);
+  ASSERT_EQ(rep.left_alone.size(), 2u);
+  EXPECT_EQ(rep.left_alone[0].reason, LeftAlone::kNotUnderDumpRoot);  // embeddings.npy
+  EXPECT_EQ(rep.left_alone[1].reason, LeftAlone::kNotADumpName);      // notes.bin.weird
+  EXPECT_TRUE(fs::exists(dir_ + "/embeddings.npy"));
   // Idempotent: nothing left to do.
   CompactReport again = run_compact({dir_}, opts, nullptr);
   EXPECT_EQ(again.candidates, 0u);

@@ -9,6 +9,7 @@
 #include "tests/tools/dumpgen/gen_layout.h"
 #include "tests/tools/dumpgen/gen_npy.h"
 #include "tests/tools/dumpgen/gen_pb.h"
+#include "tests/tools/dumpgen/gen_torch.h"
 
 namespace dumpgen {
 
@@ -98,6 +99,33 @@ void check_sketch(const std::string& dir) {
 
 }  // namespace
 
+// The .pth encoder against files torch.save wrote (tests/data/pth/make_pth.py): byte for byte.
+void check_pth(const std::string& testdata_dir) {
+  struct Case {
+    const char* stem;
+    const char* dtype;
+    std::vector<uint64_t> shape;
+    std::vector<double> values;
+  };
+  const Case cases[] = {
+      {"f32", "float32", {2, 3}, {1.5, -2.0, 3.25, 0.0, 1e-3, -7.0}},
+      {"f16", "float16", {4}, {1.0, -0.5, 65504.0, std::ldexp(1.0, -24)}},
+      {"bf16", "bfloat16", {2, 2}, {1.0, 2.0, -3.0, 0.5}},
+      {"i64", "int64", {4}, {-std::ldexp(1.0, 40), 0, 7, std::ldexp(1.0, 62)}},
+      {"scalar", "float64", {}, {3.5}},
+      {"bool", "bool", {3}, {1, 0, 1}}};
+  for (const Case& c : cases) {
+    const DTypeSpec& dt = *find_dtype(c.dtype);
+    std::string data(c.values.size() * dt.bytes, '\0');
+    for (size_t i = 0; i < c.values.size(); ++i) {
+      store_code(dt, encode_value(dt, c.values[i]), reinterpret_cast<uint8_t*>(data.data() + i * dt.bytes));
+    }
+    const std::string gen = pth_bytes(c.stem, pth_pickle(torch_storage_of(dt), c.shape), data);
+    const std::string real = read_file_bytes(testdata_dir + "/pth/" + c.stem + ".pth");
+    expect(gen == real, std::string("generated ") + c.stem + ".pth equals the torch.save file byte for byte");
+  }
+}
+
 int run_selfcheck(const std::string& testdata_dir) {
   std::string pb = pb_self_check();
   expect(pb.empty(), pb);
@@ -106,6 +134,7 @@ int run_selfcheck(const std::string& testdata_dir) {
   expect(npy_header("<f4", {2, 3}).size() % 64 == 0, "npy header aligned to 64");
   expect(npy_header("<f4", {7}).find("(7,)") != std::string::npos, "1-d npy shape has a comma");
   check_sketch(testdata_dir);
+  check_pth(testdata_dir);
   std::printf("selfcheck: %s\n", g_fail ? "FAILED" : "ok");
   return g_fail ? 1 : 0;
 }

@@ -63,6 +63,26 @@ struct ModelOptions {
 };
 int run_model(const ModelOptions& o);
 
+struct AtbOptions {
+  std::string out;
+  int layers = 3;
+  int tokens = 2;
+  int hidden = 16;
+  int rows = 2;
+  int diverge_at = -1;  // leaf op: layer * 2 (LayerNorm) or layer * 2 + 1 (Linear); -1 none
+  double diverge_scale = 0.5;
+  uint64_t seed = 1;
+};
+int run_atb(const AtbOptions& o);
+
+// One large file (bench): `kind` pth | atb_bin | npy, `elements` values of `dtype`, streamed.
+struct BigFileOptions {
+  std::string out, kind = "pth", dtype = "float16";
+  uint64_t elements = 1u << 20;
+  uint64_t seed = 1;
+};
+int run_bigfile(const BigFileOptions& o);
+
 int run_selfcheck(const std::string& testdata_dir);
 
 }  // namespace dumpgen

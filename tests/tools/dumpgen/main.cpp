@@ -70,6 +70,27 @@ void add_model(CLI::App& app, ModelOptions& o) {
   c->add_option("--seed", o.seed, "random seed");
 }
 
+void add_atb(CLI::App& app, AtbOptions& o) {
+  auto* c = app.add_subcommand("atb", "paired ATB (.bin + topology) and torch-hook (.pth) dumps of a toy model");
+  c->add_option("--out", o.out, "output directory (atb/, torch/, scenario.json)")->required();
+  c->add_option("--layers", o.layers, "Block layers (LayerNorm + Linear each)");
+  c->add_option("--tokens", o.tokens, "tokens (forward calls) per side");
+  c->add_option("--hidden", o.hidden, "hidden size (model size knob)");
+  c->add_option("--rows", o.rows, "rows per activation");
+  c->add_option("--diverge-at", o.diverge_at, "ATB leaf op with a scaled output: layer*2 (LayerNorm), layer*2+1 (Linear)");
+  c->add_option("--diverge-scale", o.diverge_scale, "the diverged output is multiplied by 1 + this");
+  c->add_option("--seed", o.seed, "random seed");
+}
+
+void add_bigfile(CLI::App& app, BigFileOptions& o) {
+  auto* c = app.add_subcommand("bigfile", "one large 1-D tensor file (pth | atb_bin | npy), streamed");
+  c->add_option("--out", o.out, "output file")->required();
+  c->add_option("--kind", o.kind, "pth | atb_bin | npy")->check(CLI::IsMember({"pth", "atb_bin", "npy"}));
+  c->add_option("--dtype", o.dtype, "element type");
+  c->add_option("--elements", o.elements, "number of elements");
+  c->add_option("--seed", o.seed, "random seed");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -79,11 +100,15 @@ int main(int argc, char** argv) {
   VerifyOptions verify;
   StreamOptions stream;
   ModelOptions model;
+  AtbOptions atb;
+  BigFileOptions big;
   std::string testdata = MSIT_DUMPGEN_TESTDATA;
   add_tree(app, tree);
   add_verify(app, verify);
   add_stream(app, stream);
   add_model(app, model);
+  add_atb(app, atb);
+  add_bigfile(app, big);
   auto* self = app.add_subcommand("selfcheck", "check the generator's own encoders");
   self->add_option("--testdata", testdata, "directory holding sketch_vectors.json");
   CLI11_PARSE(app, argc, argv);
@@ -92,6 +117,8 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("verify")) return run_verify(verify);
     if (app.got_subcommand("stream")) return run_stream(stream);
     if (app.got_subcommand("model")) return run_model(model);
+    if (app.got_subcommand("atb")) return run_atb(atb);
+    if (app.got_subcommand("bigfile")) return run_bigfile(big);
     return run_selfcheck(testdata);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "msit-dumpgen: %s\n", e.what());

@@ -1,0 +1,217 @@
+// ATB / torch compare front end: options, report files (CSV with -cl, else three-sheet xlsx),
+// terminal summary and exit code.
+#include "cli/compare_atb.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "common/compare/dump_index.h"
+#include "common/compare/file_cache.h"
+#include "common/compare_atb/atb_compare.h"
+#include "common/compare_atb/mindie.h"
+#include "common/compare_atb/stats_compare.h"
+#include "common/compare_atb/xlsx_report.h"
+#include "common/io/atomic_write.h"
+#include "common/report/csv.h"
+#include "common/report/terminal_summary.h"
+
+namespace msit::cli {
+namespace {
+
+Status write_csv(const std::string& path, const std::vector<ReportRow>& rows, const CsvOptions& co) {
+  MSIT_ASSIGN_OR_RETURN(TempFile tmp, TempFile::create(path));
+  MSIT_TRY(write_report_csv(rows, co, [&](std::string_view part) { return tmp.write(std::as_bytes(std::span(part))); }));
+  MSIT_TRY(tmp.sync_and_close());
+  MSIT_TRY(rename_into_place(tmp.release(), path));
+  return fsync_dir(parent_dir(path));
+}
+
+// MindIE Torch (atb-torch.md 4): {out}/comparison_results.csv.
+int run_mindie(const AtbRunArgs& r, const AtbCliArgs& a) {
+  EvalOptions eo;
+  if (r.sketch_width) eo.stats.sketch_width = r.sketch_width;
+  auto res = atb::run_mindie_compare(r.golden_path, r.my_path, a.ops_json, eo);
+  if (!res.ok()) {
+    std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  std::error_code ec;
+  std::filesystem::create_directories(r.output, ec);
+  std::string path = (std::filesystem::path(r.output) / "comparison_results.csv").string();
+  if (Status st = atomic_write_file(path, atb::mindie_csv(res->rows)); !st.ok()) {
+    std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  std::vector<ReportRow> rows;
+  for (const auto& mr : res->rows) rows.push_back(mr.row);
+  bool fail = std::any_of(rows.begin(), rows.end(), [](const ReportRow& x) { return x.verdict == "fail"; });
+  bool error = std::any_of(rows.begin(), rows.end(), [](const ReportRow& x) { return x.verdict == "error"; });
+  if (!r.quiet) {
+    std::printf("Saved comparing results: %s\nmode: MindIE Torch (CPU golden vs NPU)\n%s", path.c_str(),
+                terminal_summary(rows, std::nullopt).c_str());
+  }
+  if (fail) return kExitFailures;
+  return error ? kExitBadInput : kExitOk;
+}
+
+// --stats: {out}/statstics_cmp_report_{UTC}.csv (msit's spelling).
+int run_stats(const AtbRunArgs& r, const atb::AtbCompareOptions& o) {
+  auto res = atb::run_stats_compare(r.golden_path, r.my_path, o);
+  if (!res.ok()) {
+    std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  std::error_code ec;
+  std::filesystem::create_directories(r.output, ec);
+  std::string path = (std::filesystem::path(r.output) /
+                      report_file_name("statstics_cmp_report", std::nullopt, std::time(nullptr), "csv")).string();
+  if (Status st = atomic_write_file(path, atb::stats_report_csv(res->rows)); !st.ok()) {
+    std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  if (!r.quiet) {
+    std::printf("Saved comparing results: %s\n%zu rows (%llu pairs without statistics on one side dropped)\n", path.c_str(),
+                res->rows.size(), static_cast<unsigned long long>(res->dropped));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_atb_options(CLI::App* cmd, AtbCliArgs& a) {
+  cmd->add_option("--compare-level,--cl", a.level,
+                  "ATB/torch dumps: layer, module, api or logits -> one CSV (default: xlsx with sheets layer, module, api)")
+      ->check(CLI::IsMember({"layer", "module", "api", "logits"}));
+  cmd->add_option("--op-mapping-file", a.op_mapping_dir, "ATB/torch dumps: directory holding op_mapping_file.json");
+  cmd->add_option("--atb-dir-rule", a.dir_rule, "ATB node -> tensor dir: msit (opId from the topology) or robust "
+                                                "(by type and order of the dump's dirs)")
+      ->check(CLI::IsMember({"msit", "robust"}));
+  cmd->add_flag("--stats", a.stats, "ATB/torch dumps: compare golden statistics.csv values with my statistics .bin "
+                                   "files (statstics_cmp_report_*.csv)");
+  cmd->add_option("--ops-json", a.ops_json, "MindIE Torch: directory of mindie_torch_op_mapping.json and "
+                                            "mindie_rt_op_mapping.json (golden: CPU torch token dir, my: NPU dump dir)");
+  cmd->add_flag("--msit-compat", a.msit_compat, "ATB/torch dumps: reproduce msit's accidental behaviours "
+                                               "(docs/compare.md, ATB and torch dumps)");
+}
+
+namespace {
+
+// Two tensor files (.pth, .bin, .npy or their summaries/archives): msit logs the metrics and
+// writes no report (atb-torch.md 3.1.1).
+bool tensor_file(const std::string& p) {
+  std::error_code ec;
+  auto raw = raw_name_of(std::filesystem::path(p).filename().string());
+  if (!raw || !std::filesystem::is_regular_file(p, ec)) return false;
+  const std::string& n = raw->first;
+  return n.ends_with(".pth") || n.ends_with(".bin") || n.ends_with(".npy");
+}
+
+int compare_two_files(const AtbRunArgs& r) {
+  std::vector<SourceFile> files;
+  for (const auto* p : {&r.golden_path, &r.my_path}) {
+    auto raw = raw_name_of(std::filesystem::path(*p).filename().string());
+    std::string abs = absolute_path(*p);
+    std::string raw_path = (std::filesystem::path(abs).parent_path() / raw->first).string();
+    files.push_back(SourceFile{abs, raw_path, raw->first, raw->second, 0});
+  }
+  PairSpec spec;
+  spec.golden = TensorSlot{SlotKind::kFxFile, &files[0], Role::kOutput, 0};
+  spec.my = TensorSlot{SlotKind::kFxFile, &files[1], Role::kOutput, 0};
+  spec.golden_cell = files[0].raw_path;
+  spec.my_cell = files[1].raw_path;
+  FileCache cache;
+  EvalOptions eo;
+  if (r.sketch_width) eo.stats.sketch_width = r.sketch_width;
+  ReportRow row = evaluate_pair(spec, cache, eo);
+  std::vector<ReportRow> rows{row};
+  if (!r.quiet) std::printf("%s", terminal_summary(rows, std::nullopt).c_str());
+  auto cell = [](const std::optional<double>& v) { return v ? python_float_repr(*v) : std::string("-"); };
+  std::printf("cosine_similarity=%s max_relative_error=%s mean_relative_error=%s max_absolute_error=%s "
+              "mean_absolute_error=%s kl_divergence=%s relative_euclidean_distance=%s%s%s\n",
+              cell(row.cosine).c_str(), cell(row.max_rel).c_str(), cell(row.mean_rel).c_str(), cell(row.max_abs).c_str(),
+              cell(row.mean_abs).c_str(), cell(row.kl).c_str(), cell(row.red).c_str(),
+              row.cmp_fail_reason.empty() ? "" : " cmp_fail_reason=", row.cmp_fail_reason.c_str());
+  if (row.verdict == "fail") return kExitFailures;
+  return row.verdict == "error" ? kExitBadInput : kExitOk;
+}
+
+}  // namespace
+
+bool is_atb_compare(const AtbCliArgs& a, const std::string& golden_path, const std::string& my_path) {
+  return !a.ops_json.empty() || (tensor_file(golden_path) && tensor_file(my_path)) ||
+         atb::is_atb_torch_compare(golden_path, my_path);
+}
+
+int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
+  if (r.rank_given) std::fprintf(stderr, "warning: --rank is ignored for ATB/torch dumps: the path selects the process\n");
+  if (r.json && a.level.empty() && a.ops_json.empty() && !a.stats) {
+    std::fprintf(stderr, "msit-compact compare: --json needs --cl for ATB/torch dumps (the default report is the xlsx)\n");
+    return kExitUsage;
+  }
+  if (!a.ops_json.empty()) return run_mindie(r, a);
+  if (tensor_file(r.golden_path) && tensor_file(r.my_path)) return compare_two_files(r);
+  atb::AtbCompareOptions o;
+  if (a.level == "layer") o.level = atb::PolicySet::kLayer;
+  else if (a.level == "module") o.level = atb::PolicySet::kModule;
+  else if (!a.level.empty()) o.level = atb::PolicySet::kApi;  // api, logits
+  o.msit_compat = a.msit_compat;
+  o.robust_dirs = a.dir_rule == "robust";
+  if (!a.op_mapping_dir.empty()) o.op_mapping_dir = a.op_mapping_dir;
+  o.jobs = r.jobs;
+  if (r.sketch_width) o.eval.stats.sketch_width = r.sketch_width;
+  if (a.stats) return run_stats(r, o);
+  auto res = atb::run_atb_compare(r.golden_path, r.my_path, o);
+  if (!res.ok()) {
+    std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  std::error_code ec;
+  std::filesystem::create_directories(r.output, ec);
+  CsvOptions co;
+  co.extra_columns = !r.msit_columns;
+  co.jobs = r.jobs;
+  std::time_t now = std::time(nullptr);
+  Status st = ok_status();
+  std::string path;
+  if (o.level) {
+    // msit filters the -cl CSV; as in the torchair mode, rows stay unless --msit-filters
+    // (or --msit-compat, which reproduces msit's files).
+    const auto& rows = res->sheets.front().rows;
+    auto kept = r.msit_filters || a.msit_compat ? apply_msit_filters(rows) : rows;
+    for (auto& row : kept) {  // rows msit's CSV would not have say why
+      std::string drop = msit_drop_reason(row);
+      if (!drop.empty()) row.note = row.note.empty() ? drop : row.note + "; " + drop;
+    }
+    path = (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, now, r.json ? "json" : "csv"))
+               .string();
+    st = r.json ? atomic_write_file(path, report_json(kept, co)) : write_csv(path, kept, co);
+  } else {
+    path = (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, now, "xlsx")).string();
+    st = atb::write_xlsx_report(path, res->sheets, co.extra_columns);
+  }
+  if (!st.ok()) {
+    std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  bool fail = false, error = false;
+  if (!r.quiet) {
+    std::printf("Saved comparing results: %s\nmode: %s\n", path.c_str(), res->description.c_str());
+  }
+  for (const auto& sheet : res->sheets) {
+    for (const auto& row : sheet.rows) {
+      fail |= row.verdict == "fail";
+      error |= row.verdict == "error";
+    }
+    if (!r.quiet) std::printf("[%s] %s", sheet.name.c_str(), terminal_summary(sheet.rows, std::nullopt).c_str());
+  }
+  if (fail) return kExitFailures;
+  return error ? kExitBadInput : kExitOk;
+}
+
+}  // namespace msit::cli

@@ -1,0 +1,17 @@
+// Widening race windows for the safety tests: a named pause read once from the environment
+// (MSIT_TEST_PAUSE_<POINT>_MS). Unset, it costs one cached branch; it only ever sleeps.
+// Two switches make the daemon believe less, never more: MSIT_TEST_NO_LEASES=1 (as on NFS or
+// for another user's files) and MSIT_TEST_PROC_UNREADABLE=1 (as when not root).
+#pragma once
+
+namespace msit {
+
+enum class PausePoint : unsigned char { kAfterScan, kBeforeClaim, kBeforeRestorePublish, kCount };
+
+// Sleeps for the configured milliseconds at `p` (nothing when unset).
+void test_pause(PausePoint p);
+
+bool test_no_leases();
+bool test_proc_unreadable();
+
+}  // namespace msit

@@ -1,0 +1,219 @@
+// The ATB/torch compare as a list of steps: open both sides, load the mapping table, pair the
+// tokens, match the trees per sheet, expand matches into file pairs, evaluate them in parallel.
+#include "common/compare_atb/atb_compare.h"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <deque>
+#include <filesystem>
+#include <thread>
+
+#include "common/compare/file_cache.h"
+#include "common/compare_atb/concat.h"
+#include "common/compare_atb/files.h"
+#include "common/compare_atb/side.h"
+#include "common/compare_atb/atb_compare_internal.h"
+
+namespace msit::atb {
+namespace {
+
+struct Job {
+  size_t sheet = 0;
+  PairSpec spec;
+  std::string token_text, golden_type, my_type, note;
+  std::vector<SourceFile> golden_ranks, my_ranks;  // > 1 entry: concatenate
+};
+
+}  // namespace
+
+std::string real_path(const std::string& p) {
+  char* r = ::realpath(p.c_str(), nullptr);
+  if (!r) return p;
+  std::string s(r);
+  ::free(r);
+  return s;
+}
+
+bool is_digits(const std::string& s) {
+  return !s.empty() && s.size() < 18 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::vector<std::pair<const TokenDir*, const TokenDir*>> token_pairs(const DumpSide& g, const DumpSide& m) {
+  std::vector<std::pair<const TokenDir*, const TokenDir*>> out;
+  for (const auto& mt : m.tokens) {
+    for (const auto& gt : g.tokens) if (gt.key == mt.key) out.emplace_back(&gt, &mt);
+  }
+  if (out.empty() && g.given_token && m.given_token) {
+    for (const auto& gt : g.tokens) for (const auto& mt : m.tokens) out.emplace_back(&gt, &mt);
+  }
+  return out;
+}
+
+// Only dumps laid out by msit's tools have ranks as siblings; elsewhere a sibling is another dump.
+std::vector<std::string> rank_siblings(const DumpSide& s) {
+  std::string parent = std::filesystem::path(s.process_dir).parent_path().filename().string();
+  if (parent != "tensors" && parent != "torch_tensors") return {};
+  return sibling_process_dirs(s);
+}
+
+bool tree_allowed(const DumpSide& s, const TokenDir& t, uint32_t tree) {
+  if (t.filter == TreeFilter::kAll) return true;
+  return static_cast<int>(tree) == (t.filter == TreeFilter::kEncode ? s.encode_tree : s.decode_tree);
+}
+
+std::vector<MappingEntry> load_mapping(const AtbCompareOptions& o, std::vector<std::string>& warnings) {
+  if (!o.op_mapping_dir) return custom_table({});
+  std::string path = (std::filesystem::path(*o.op_mapping_dir) / "op_mapping_file.json").string();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    warnings.push_back(path + ": not found; only the built-in mapping tables are used");
+    return custom_table({});
+  }
+  auto text = read_topology_file(path);
+  auto user = text.ok() ? parse_op_mapping(*text, path, o.msit_compat) : Result<std::vector<MappingEntry>>(text.error());
+  if (!user.ok()) {
+    warnings.push_back(user.error().to_string() + "; only the built-in mapping tables are used");
+    return custom_table({});
+  }
+  return custom_table(*user);
+}
+
+std::vector<Match> sheet_matches(const DumpSide& g, const DumpSide& m, PolicySet set, const MatchOptions& mo) {
+  std::vector<Match> all;
+  size_t n = std::max(g.trees.size(), m.trees.size());
+  for (size_t i = 0; i < n; ++i) {
+    auto gi = static_cast<uint32_t>(i % g.trees.size()), mi = static_cast<uint32_t>(i % m.trees.size());
+    auto part = match_tree_pair(g.trees[gi], gi, m.trees[mi], mi, set, mo);
+    all.insert(all.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+  }
+  std::stable_sort(all.begin(), all.end(), [&](const Match& a, const Match& b) {
+    return m.trees[a.my.tree].nodes[a.my.node].show_order < m.trees[b.my.tree].nodes[b.my.node].show_order;
+  });
+  return all;
+}
+
+namespace {
+
+struct Expander {
+  const DumpSide& g;
+  const DumpSide& m;
+  const AtbCompareOptions& o;
+  std::vector<std::string> g_sibs, m_sibs;
+  std::deque<SourceFile> files;  // stable addresses for the PairSpec slots
+  std::vector<Job> jobs;
+  uint64_t next_id = 0;
+
+  std::string rel(const DumpSide& s, const Endpoint& e, const TokenDir& t) {
+    return o.robust_dirs && s.kind == SideKind::kAtb ? robust_rel(s.trees[e.tree], e.node, t.dir) : std::string();
+  }
+
+  void expand(size_t sheet, const std::vector<Match>& matches, const TokenDir& gt, const TokenDir& mt) {
+    for (const Match& mm : matches) {
+      if (!tree_allowed(m, mt, mm.my.tree) || !tree_allowed(g, gt, mm.golden.tree)) continue;
+      auto gf = endpoint_files(g, g.trees[mm.golden.tree], gt.dir, mm.golden, true, rel(g, mm.golden, gt), !o.msit_compat);
+      auto mf = endpoint_files(m, m.trees[mm.my.tree], mt.dir, mm.my, false, rel(m, mm.my, mt), !o.msit_compat);
+      std::string note = apply_fixups(gf, mf);
+      for (auto [gi, mi] : pair_files(gf, mf)) add_job(sheet, mm, gf[gi], mf[mi], mt, note);
+    }
+  }
+
+  void add_job(size_t sheet, const Match& mm, const SourceFile& gf, const SourceFile& mf, const TokenDir& mt,
+               const std::string& note) {
+    Job j;
+    j.sheet = sheet;
+    j.spec.data_id = next_id++;
+    j.spec.token = is_digits(mt.key) ? std::stoll(mt.key) : 0;
+    j.token_text = is_digits(mt.key) ? "" : mt.key;
+    j.golden_type = g.trees[mm.golden.tree].nodes[mm.golden.node].type;
+    j.my_type = m.trees[mm.my.tree].nodes[mm.my.node].type;
+    j.note = note;
+    j.golden_ranks = g_sibs.size() > 1 ? rank_files(g, g_sibs, gf) : std::vector<SourceFile>{gf};
+    j.my_ranks = m_sibs.size() > 1 ? rank_files(m, m_sibs, mf) : std::vector<SourceFile>{mf};
+    j.spec.golden_cell = real_path(gf.raw_path);
+    j.spec.my_cell = real_path(mf.raw_path);
+    const SourceFile& gs = files.emplace_back(gf);
+    const SourceFile& ms = files.emplace_back(mf);
+    j.spec.golden = TensorSlot{SlotKind::kFxFile, &gs, Role::kOutput, 0};
+    j.spec.my = TensorSlot{SlotKind::kFxFile, &ms, Role::kOutput, 0};
+    jobs.push_back(std::move(j));
+  }
+};
+
+ReportRow run_job(Job& j, FileCache& cache, const EvalOptions& eo) {
+  ReportRow r;
+  bool concat = j.golden_ranks.size() > 1 || j.my_ranks.size() > 1;
+  std::string why;
+  if (concat) {
+    r.token_id = j.spec.token;
+    r.data_id = j.spec.data_id;
+    r.golden_data_path = j.spec.golden_cell;
+    r.my_data_path = j.spec.my_cell;
+    if (!evaluate_concat(j.golden_ranks, j.my_ranks, r, why)) concat = false;
+  }
+  if (!concat) r = evaluate_pair(std::move(j.spec), cache, eo, nullptr, nullptr);
+  r.token_text = j.token_text;
+  r.golden_op_type = j.golden_type;
+  r.my_op_type = j.my_type;
+  std::string note = j.note;
+  if (!why.empty()) {
+    note += std::string(note.empty() ? "" : "; ") + "ranks not concatenated (" + why + "): selected rank only";
+  } else if (j.golden_ranks.size() > 1 || j.my_ranks.size() > 1) {
+    note += std::string(note.empty() ? "" : "; ") + "concatenated " + std::to_string(j.golden_ranks.size()) + " golden / " +
+            std::to_string(j.my_ranks.size()) + " my rank files";
+  }
+  if (!note.empty()) r.note = r.note.empty() ? note : r.note + "; " + note;
+  return r;
+}
+
+void evaluate_all(std::vector<Job>& jobs, std::vector<AtbSheet>& sheets, const AtbCompareOptions& o) {
+  FileCache cache;
+  std::vector<ReportRow> rows(jobs.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < jobs.size();) rows[i] = run_job(jobs[i], cache, o.eval);
+  };
+  unsigned n = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(std::max<size_t>(jobs.size(), 1))));
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < n; ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < jobs.size(); ++i) sheets[jobs[i].sheet].rows.push_back(std::move(rows[i]));
+}
+
+}  // namespace
+
+bool is_atb_torch_compare(const std::string& golden_path, const std::string& my_path) {
+  return detect_side_kind(golden_path).has_value() && detect_side_kind(my_path).has_value();
+}
+
+Result<AtbCompareResult> run_atb_compare(const std::string& golden_path, const std::string& my_path,
+                                         const AtbCompareOptions& o) {
+  SideOptions so{o.msit_compat, false};
+  MSIT_ASSIGN_OR_RETURN(DumpSide g, open_side(golden_path, so));
+  MSIT_ASSIGN_OR_RETURN(DumpSide m, open_side(my_path, so));
+  AtbCompareResult res;
+  auto kind = [](const DumpSide& s) { return s.kind == SideKind::kAtb ? "ATB" : "torch"; };
+  res.description = std::string(kind(g)) + " (golden) vs " + kind(m) + " (my)";
+  for (auto* s : {&g, &m}) res.warnings.insert(res.warnings.end(), s->warnings.begin(), s->warnings.end());
+  MatchOptions mo;
+  mo.custom = load_mapping(o, res.warnings);
+  auto tokens = token_pairs(g, m);
+  if (tokens.empty()) {
+    return make_error(my_path, "tokens", "no token directory in common with " + golden_path +
+                                             " (name one token directory in each path to compare them anyway)");
+  }
+  std::vector<PolicySet> sets = o.level ? std::vector<PolicySet>{*o.level}
+                                        : std::vector<PolicySet>{PolicySet::kLayer, PolicySet::kModule, PolicySet::kApi};
+  Expander ex{g, m, o, rank_siblings(g), rank_siblings(m), {}, {}, 0};
+  for (size_t s = 0; s < sets.size(); ++s) {
+    res.sheets.push_back(AtbSheet{std::string(policy_set_name(sets[s])), {}});
+    auto matches = sheet_matches(g, m, sets[s], mo);
+    for (auto [gt, mt] : tokens) ex.expand(s, matches, *gt, *mt);
+  }
+  evaluate_all(ex.jobs, res.sheets, o);
+  return res;
+}
+
+}  // namespace msit::atb

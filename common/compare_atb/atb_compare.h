@@ -1,0 +1,42 @@
+// compare for ATB / torch-hook dumps (atb-torch.md 3): ATB vs torch, torch vs torch, ATB vs ATB,
+// on raw, summarised or mixed trees. Returns one row list per report sheet; writes nothing.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/base/result.h"
+#include "common/compare/evaluate.h"
+#include "common/compare_atb/match.h"
+#include "common/report/report_row.h"
+
+namespace msit::atb {
+
+struct AtbCompareOptions {
+  std::optional<PolicySet> level;          // -cl layer|module|api (logits = api); none: all three sheets
+  bool msit_compat = false;                // reproduce msit's accidents (docs/compare.md)
+  bool robust_dirs = false;                // 2.4 robust node -> directory rule
+  std::optional<std::string> op_mapping_dir;
+  unsigned jobs = 2;
+  EvalOptions eval;
+};
+
+struct AtbSheet {
+  std::string name;             // "layer", "module", "api"
+  std::vector<ReportRow> rows;  // report order; data_id counts across sheets
+};
+
+struct AtbCompareResult {
+  std::vector<AtbSheet> sheets;
+  std::vector<std::string> warnings;
+  std::string description;      // "torch vs ATB", for the terminal
+};
+
+// True when both paths are ATB or torch dumps (3.1) — the CLI then takes this mode.
+bool is_atb_torch_compare(const std::string& golden_path, const std::string& my_path);
+
+Result<AtbCompareResult> run_atb_compare(const std::string& golden_path, const std::string& my_path,
+                                         const AtbCompareOptions& opts);
+
+}  // namespace msit::atb

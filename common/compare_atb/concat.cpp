@@ -1,0 +1,139 @@
+// Concatenation of rank files along the first dimension that makes both sides agree (3.7).
+#include "common/compare_atb/concat.h"
+
+#include "common/archive/archive_source.h"
+#include "common/compare/evaluate.h"
+#include "common/compare/metrics.h"
+#include "common/dtype/dtype.h"
+#include "common/formats/dump_reader.h"
+#include "common/layout/logical_stream.h"
+
+namespace msit::atb {
+namespace {
+
+struct Loaded {
+  DType dtype = DType::kUnknown;
+  std::vector<uint64_t> shape;
+  std::vector<float> data;
+};
+
+Result<Loaded> load_floats(const SourceFile& f, uint64_t budget) {
+  if (f.kind != SourceKind::kRaw) return make_error(f.path, "concat", "a summary cannot be concatenated");
+  MSIT_ASSIGN_OR_RETURN(archive::OpenedSource hs, archive::open_dump_source(f.path));
+  MSIT_ASSIGN_OR_RETURN(RawDumpFile raw, read_dump_header(*hs.src, hs.identity));
+  if (raw.tensors.empty()) return make_error(f.path, "concat", "no tensor in the file");
+  const TensorDesc& d = raw.tensors.front();
+  MSIT_ASSIGN_OR_RETURN(LayoutPlan plan, plan_layout(d, f.path));
+  if (plan.element_count > budget) return make_error(f.path, "concat", "too large to concatenate in memory");
+  if (!exact_supported(d.dtype)) return make_error(f.path, "concat", "dtype has no float value");
+  MSIT_ASSIGN_OR_RETURN(archive::OpenedSource ds, archive::open_dump_source(f.path));
+  MSIT_ASSIGN_OR_RETURN(auto reader, LogicalReader::open(std::move(ds.src), d, plan));
+  Loaded l;
+  l.dtype = d.dtype;
+  l.shape = plan.logical_shape;
+  l.data.resize(plan.element_count);
+  size_t esize = dtype_info(d.dtype).bits / 8;
+  std::vector<std::byte> buf(size_t{1} << 16);
+  size_t got = 0, per = buf.size() / esize;
+  while (got < l.data.size()) {
+    MSIT_ASSIGN_OR_RETURN(size_t n, reader->read(buf.data(), std::min(per, l.data.size() - got)));
+    if (n == 0) return make_error(f.path, "payload", "fewer elements than the header promises");
+    elements_to_float(d.dtype, buf.data(), n, l.data.data() + got);
+    got += n;
+  }
+  return l;
+}
+
+uint64_t dim(const std::vector<uint64_t>& s, size_t d) { return d < s.size() ? s[d] : 1; }
+
+// msit's rule: first d with n_o*s_o == n_s*s_s and s_o != s_s, or n_s*s_s == s_o.
+std::optional<size_t> concat_dim(const std::vector<uint64_t>& self, size_t n_self, const std::vector<uint64_t>& other,
+                                 size_t n_other) {
+  for (size_t d = 0; d < std::min(self.size(), other.size()); ++d) {
+    uint64_t s = self[d], o = other[d];
+    if ((n_other * o == n_self * s && s != o) || n_self * s == o) return d;
+  }
+  return std::nullopt;
+}
+
+Result<Loaded> concatenate(std::vector<Loaded> parts, std::optional<size_t> d) {
+  if (parts.size() == 1 || !d) return std::move(parts.front());
+  uint64_t outer = 1;
+  for (size_t i = 0; i < *d; ++i) outer *= dim(parts[0].shape, i);
+  Loaded out;
+  out.dtype = parts[0].dtype;
+  out.shape = parts[0].shape;
+  out.shape[*d] = 0;
+  std::vector<uint64_t> block(parts.size());
+  for (size_t p = 0; p < parts.size(); ++p) {
+    if (parts[p].shape.size() != parts[0].shape.size() || outer == 0 || parts[p].data.size() % outer != 0) {
+      return make_error("", "concat", "rank tensors have different ranks or shapes");
+    }
+    block[p] = parts[p].data.size() / outer;
+    out.shape[*d] += dim(parts[p].shape, *d);
+  }
+  out.data.reserve(outer * [&] { uint64_t s = 0; for (auto b : block) s += b; return s; }());
+  for (uint64_t o = 0; o < outer; ++o) {
+    for (size_t p = 0; p < parts.size(); ++p) {
+      auto first = parts[p].data.begin() + static_cast<std::ptrdiff_t>(o * block[p]);
+      out.data.insert(out.data.end(), first, first + static_cast<std::ptrdiff_t>(block[p]));
+    }
+  }
+  return out;
+}
+
+void side_cells(ReportRow& r, bool golden, const Loaded& l, const SideStats& s) {
+  (golden ? r.golden_dtype : r.my_dtype) = std::string(torch_dtype_name(l.dtype));
+  (golden ? r.golden_shape : r.my_shape) = shape_cell(l.shape);
+  (golden ? r.golden_max : r.my_max) = s.max;
+  (golden ? r.golden_min : r.my_min) = s.min;
+  (golden ? r.golden_mean : r.my_mean) = s.mean;
+}
+
+}  // namespace
+
+bool evaluate_concat(const std::vector<SourceFile>& golden, const std::vector<SourceFile>& mine, ReportRow& r,
+                     std::string& why) {
+  std::vector<Loaded> gp, mp;
+  for (auto* side : {&golden, &mine}) {
+    uint64_t budget = kMaxConcatElements;
+    for (const auto& f : *side) {
+      auto l = load_floats(f, budget);
+      if (!l.ok()) { why = l.error().to_string(); return false; }
+      budget -= l->data.size();
+      (side == &golden ? gp : mp).push_back(std::move(l).value());
+    }
+  }
+  auto gd = concat_dim(gp[0].shape, gp.size(), mp[0].shape, mp.size());
+  auto md = concat_dim(mp[0].shape, mp.size(), gp[0].shape, gp.size());
+  auto g = concatenate(std::move(gp), gd), m = concatenate(std::move(mp), md);
+  if (!g.ok() || !m.ok()) { why = (!g.ok() ? g.error() : m.error()).message; return false; }
+  SideAccumulator ga, ma;
+  ga.add(g->data.data(), g->data.size());
+  ma.add(m->data.data(), m->data.size());
+  SideStats gs = ga.finish(), ms = ma.finish();
+  side_cells(r, true, *g, gs);
+  side_cells(r, false, *m, ms);
+  r.compare_mode = "exact";
+  std::string reason;
+  auto add = [&](const char* s) { reason += (reason.empty() ? "" : " ") + std::string(s); };
+  bool paired = g->data.size() == m->data.size();
+  bool g_bad = gs.nan + gs.posinf + gs.neginf > 0, m_bad = ms.nan + ms.posinf + ms.neginf > 0;
+  if (!paired) add("data shape doesn't match.");
+  if (g_bad) add("golden_data includes NAN or inf.");
+  if (m_bad) add("my_data includes NAN or inf.");
+  r.cmp_fail_reason = reason;
+  if (!reason.empty()) {
+    r.verdict = (m_bad && !g_bad && paired) ? "fail" : "skip";
+    return true;
+  }
+  ExactAccumulator acc;
+  acc.add(g->data.data(), m->data.data(), g->data.size());
+  MetricValues v = acc.finish();
+  r.cosine = v.cosine, r.max_rel = v.max_rel, r.mean_rel = v.mean_rel, r.max_abs = v.max_abs;
+  r.mean_abs = v.mean_abs, r.kl = v.kl, r.red = v.red;
+  r.verdict = v.cosine && v.max_abs ? std::string(verdict_name(verdict_exact(*v.cosine, *v.max_abs))) : "skip";
+  return true;
+}
+
+}  // namespace msit::atb

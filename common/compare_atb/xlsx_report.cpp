@@ -1,0 +1,82 @@
+// The three-sheet workbook through libxlsxwriter: same columns and cells as the CSV, numbers as
+// numbers; msit's filters are not applied here (msit computes them on a copy in this mode).
+#include "common/compare_atb/xlsx_report.h"
+
+#include <xlsxwriter.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
+
+#include "common/report/csv.h"
+
+namespace msit::atb {
+namespace {
+
+std::vector<std::string_view> columns(bool extra) {
+  std::vector<std::string_view> c(msit_columns().begin(), msit_columns().end());
+  if (extra) c.insert(c.end(), extra_columns().begin(), extra_columns().end());
+  return c;
+}
+
+lxw_error write_sheet(lxw_worksheet* ws, const std::vector<ReportRow>& rows, const std::vector<std::string_view>& cols,
+                      bool extra) {
+  for (size_t c = 0; c < cols.size(); ++c) {
+    std::string name(cols[c]);
+    if (lxw_error e = worksheet_write_string(ws, 0, static_cast<lxw_col_t>(c), name.c_str(), nullptr)) return e;
+  }
+  for (size_t r = 0; r < rows.size(); ++r) {
+    auto cells = row_cells(rows[r], extra);
+    auto row = static_cast<lxw_row_t>(r + 1);
+    for (size_t c = 0; c < cells.size() && c < cols.size(); ++c) {
+      const std::string& v = cells[c];
+      if (v.empty()) continue;
+      constexpr size_t kMaxCellChars = 32767;  // Excel's cell limit; libxlsxwriter refuses longer strings
+      std::string cut;
+      if (v.size() > kMaxCellChars) cut = v.substr(0, kMaxCellChars);
+      auto col = static_cast<lxw_col_t>(c);
+      bool number = (is_float_column(cols[c]) && v != "inf" && v != "-inf") ||
+                    ((cols[c] == "data_id" || cols[c] == "token_id") && v.find_first_not_of("0123456789-") == std::string::npos);
+      lxw_error e = number ? worksheet_write_number(ws, row, col, std::strtod(v.c_str(), nullptr), nullptr)
+                           : worksheet_write_string(ws, row, col, cut.empty() ? v.c_str() : cut.c_str(), nullptr);
+      if (e) return e;
+    }
+  }
+  return LXW_NO_ERROR;
+}
+
+}  // namespace
+
+Status write_xlsx_report(const std::string& path, const std::vector<AtbSheet>& sheets, bool extra_columns) {
+  namespace fs = std::filesystem;
+  fs::path target(path);
+  std::string tmp = (target.parent_path() / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()))).string();
+  lxw_workbook_options wo{};
+  wo.constant_memory = LXW_TRUE;  // rows are streamed to disk: 100,000-row sheets stay small in memory
+  lxw_workbook* wb = workbook_new_opt(tmp.c_str(), &wo);
+  if (!wb) return make_error(tmp, "write", "cannot create the xlsx workbook");
+  auto cols = columns(extra_columns);
+  for (const auto& s : sheets) {
+    lxw_worksheet* ws = workbook_add_worksheet(wb, s.name.c_str());
+    lxw_error e = ws ? write_sheet(ws, s.rows, cols, extra_columns) : LXW_ERROR_MEMORY_MALLOC_FAILED;
+    if (e) {
+      workbook_close(wb);
+      std::remove(tmp.c_str());
+      return make_error(tmp, "write", std::string("xlsx sheet ") + s.name + ": " + lxw_strerror(e));
+    }
+  }
+  if (lxw_error e = workbook_close(wb)) {
+    std::remove(tmp.c_str());
+    return make_error(tmp, "write", std::string("xlsx: ") + lxw_strerror(e));
+  }
+  std::error_code ec;
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    return make_error(path, "rename", ec.message());
+  }
+  return ok_status();
+}
+
+}  // namespace msit::atb

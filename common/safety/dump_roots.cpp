@@ -1,0 +1,107 @@
+// Dump roots and per-kind naming (spec formats.md §4.2, §5, §7.1; atb-torch.md §1.1, §2.1).
+// The rule is deliberately narrow: a user's `embeddings.npy` or numpy's own test files are
+// never candidates, because no dump root encloses them or their names are not dump names.
+#include "common/safety/dump_roots.h"
+
+#include <algorithm>
+
+#include "common/formats/dump_name.h"
+
+namespace msit {
+namespace {
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// GE appends a local-time YYYYMMDDHHMMSS directory to the dump path (formats.md §5): a GE
+// dump written without msit's msit_ge_dump wrapper still starts there.
+bool is_ge_time_dir(std::string_view n) { return n.size() == 14 && all_digits(n); }
+
+// gm_{ts}_dump: one FX graph module (formats.md §4.2).
+bool is_gm_dump_dir(std::string_view n) {
+  if (!n.starts_with("gm_") || !n.ends_with("_dump")) return false;
+  return all_digits(n.substr(3, n.size() - 3 - 5));
+}
+
+// msit_dump, msit_dump_{YYYYmmdd_HHMMSS}, ait_dump, ait_dump_{...} (atb-torch.md §1.1, §2.1).
+bool is_atb_root_dir(std::string_view n) {
+  for (std::string_view p : {std::string_view("msit_dump"), std::string_view("ait_dump")}) {
+    if (n == p) return true;
+    if (n.starts_with(p) && n.size() > p.size() + 1 && n[p.size()] == '_') {
+      std::string_view ts = n.substr(p.size() + 1);
+      return std::all_of(ts.begin(), ts.end(), [](char c) { return (c >= '0' && c <= '9') || c == '_'; });
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string_view dump_root_kind_name(DumpRootKind k) {
+  switch (k) {
+    case DumpRootKind::kNone: return "none";
+    case DumpRootKind::kGe: return "ge";
+    case DumpRootKind::kFx: return "fx";
+    case DumpRootKind::kGeOrFx: return "msprobe";
+    case DumpRootKind::kAtbRoot: return "atb-root";
+    case DumpRootKind::kAtbTensors: return "atb";
+    case DumpRootKind::kTorchTensors: return "torch";
+  }
+  return "none";
+}
+
+DumpRootKind root_kind_of_name(std::string_view n) {
+  if (n == "msit_ge_dump" || n == "msprobe_ge_dump") return DumpRootKind::kGe;
+  if (n == "msit_fx_dump" || n == "msprobe_fx_dump" || n == "data_dump" || is_gm_dump_dir(n))
+    return DumpRootKind::kFx;
+  if (n.starts_with("msprobe_") && n.ends_with("_dump") && n.size() > 13) return DumpRootKind::kGeOrFx;
+  if (is_atb_root_dir(n)) return DumpRootKind::kAtbRoot;
+  if (is_ge_time_dir(n)) return DumpRootKind::kGe;
+  return DumpRootKind::kNone;
+}
+
+DumpScope DumpScope::enter(std::string_view name) const {
+  if (kind_ == DumpRootKind::kAtbRoot) {
+    if (name == "tensors") return DumpScope(DumpRootKind::kAtbTensors);
+    if (name == "torch_tensors") return DumpScope(DumpRootKind::kTorchTensors);
+  }
+  DumpRootKind k = root_kind_of_name(name);
+  if (k == DumpRootKind::kNone) return *this;
+  // Inside a GE root, the time directory is part of the GE layout, not a new root.
+  if (k == DumpRootKind::kGe && is_ge_time_dir(name) && kind_ != DumpRootKind::kNone) return *this;
+  return DumpScope(k);
+}
+
+DumpScope DumpScope::of_path(std::string_view dir_path) {
+  DumpScope s;
+  size_t pos = 0;
+  while (pos <= dir_path.size()) {
+    size_t slash = dir_path.find('/', pos);
+    if (slash == std::string_view::npos) slash = dir_path.size();
+    std::string_view comp = dir_path.substr(pos, slash - pos);
+    if (!comp.empty() && comp != ".") s = s.enter(comp);
+    pos = slash + 1;
+  }
+  return s;
+}
+
+bool DumpScope::is_candidate(std::string_view file_name) const {
+  if (!in_dump()) return false;
+  NameKind k = classify_name(file_name).kind;
+  switch (kind_) {
+    case DumpRootKind::kGe: return k == NameKind::kGeDump;
+    case DumpRootKind::kFx: return k == NameKind::kFxNpy;
+    case DumpRootKind::kGeOrFx: return k == NameKind::kGeDump || k == NameKind::kFxNpy;
+    // ATB .bin and torch .pth tensors become candidates once their readers exist.
+    default: return false;
+  }
+}
+
+bool is_dump_candidate_path(std::string_view file_path) {
+  size_t slash = file_path.rfind('/');
+  if (slash == std::string_view::npos) return false;
+  return DumpScope::of_path(file_path.substr(0, slash)).is_candidate(file_path.substr(slash + 1));
+}
+
+}  // namespace msit

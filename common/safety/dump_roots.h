@@ -1,0 +1,49 @@
+// What is a dump: a file may be compacted (and its raw data removed) only when it lies under a
+// recognised dump root AND its name follows that dump kind's naming. Everything else is left
+// alone. This is the one place that decides it (docs/safety.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace msit {
+
+enum class DumpRootKind : uint8_t {
+  kNone,       // not inside any dump root
+  kGe,         // msit_ge_dump, msprobe_ge_dump, a GE time directory (14 digits)
+  kFx,         // msit_fx_dump, msprobe_fx_dump, data_dump, gm_{ts}_dump
+  kGeOrFx,     // other msprobe_*_dump: either naming
+  kAtbRoot,    // msit_dump[_ts] / ait_dump[_ts]: only its tensors/ and torch_tensors/ hold dumps
+  kAtbTensors, // msit_dump*/tensors/...
+  kTorchTensors,  // msit_dump*/torch_tensors/...
+};
+std::string_view dump_root_kind_name(DumpRootKind k);
+
+// The dump scope of a directory, computed from its path components top-down: the innermost
+// recognised root name wins.
+class DumpScope {
+ public:
+  DumpScope() = default;
+  // Scope of a directory path (absolute or relative; every component is looked at).
+  static DumpScope of_path(std::string_view dir_path);
+  // Scope of the sub-directory `name` of this directory.
+  DumpScope enter(std::string_view name) const;
+
+  DumpRootKind kind() const { return kind_; }
+  bool in_dump() const { return kind_ != DumpRootKind::kNone && kind_ != DumpRootKind::kAtbRoot; }
+  // A raw tensor file of this scope's dump kind: a candidate for compaction.
+  bool is_candidate(std::string_view file_name) const;
+
+ private:
+  explicit DumpScope(DumpRootKind k) : kind_(k) {}
+  DumpRootKind kind_ = DumpRootKind::kNone;
+};
+
+// The kind a directory name starts by itself (kNone when it is no root name).
+DumpRootKind root_kind_of_name(std::string_view dir_name);
+
+// Candidate test on a whole path (directory components + file name).
+bool is_dump_candidate_path(std::string_view file_path);
+
+}  // namespace msit

@@ -1,0 +1,301 @@
+// The deletion contract (docs/safety.md): what is a dump, symlink-free resolution, no-replace
+// publication, claim-then-unlink, every byte accounted for, caps, tree locks, open-file index.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "common/formats/dump_reader.h"
+#include "common/safety/beneath.h"
+#include "common/safety/dump_roots.h"
+#include "common/safety/open_files.h"
+#include "common/safety/publish.h"
+#include "common/safety/tree_lock.h"
+#include "common/summary/compact.h"
+#include "common/summary/compact_run.h"
+
+namespace fs = std::filesystem;
+
+namespace msit {
+namespace {
+
+const std::string kFx = "add_1-aten.add.Tensor.OUTPUT.0.20250101000000000000.npy";
+const std::string kGe = "Add.Add_2.44.6.1706596912161941";
+
+std::string npy_bytes(const std::vector<float>& v) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(v.size()) + ",), }";
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  uint16_t len = static_cast<uint16_t>(header.size());
+  out.append(reinterpret_cast<const char*>(&len), 2);
+  out += header;
+  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+  return out;
+}
+
+class SafetyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/msit-safety-test.XXXXXX";
+    dir_ = ::mkdtemp(tmpl);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string write(const std::string& rel, const std::string& bytes) {
+    std::string p = dir_ + "/" + rel;
+    fs::create_directories(fs::path(p).parent_path());
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }
+  static std::string read(const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  std::string dir_;
+};
+
+TEST(DumpRoots, OnlyDumpNamesUnderDumpRootsAreCandidates) {
+  EXPECT_TRUE(is_dump_candidate_path("/data/msit_fx_dump/data_dump/1/gm_1_dump/" + kFx));
+  EXPECT_TRUE(is_dump_candidate_path("/d/msit_fx_dump/worldsize1_global_rank0/gm_20250101_dump/0/" + kFx));
+  EXPECT_TRUE(is_dump_candidate_path("/d/msit_ge_dump/20250101120000/0/graph_1_0/1/0/" + kGe));
+  EXPECT_TRUE(is_dump_candidate_path("/d/20250101120000/0/graph_1_0/1/0/" + kGe));  // GE without msit
+  EXPECT_TRUE(is_dump_candidate_path("/d/msprobe_ge_dump/x/" + kGe));
+  EXPECT_TRUE(is_dump_candidate_path("/d/msprobe_x_dump/y/" + kFx));
+  // A user's arrays and numpy's own test files: no dump root, or not a dump name of it.
+  EXPECT_FALSE(is_dump_candidate_path("/home/u/work/embeddings.npy"));
+  EXPECT_FALSE(is_dump_candidate_path("/home/u/work/" + kFx));
+  EXPECT_FALSE(is_dump_candidate_path("/usr/lib/python3/dist-packages/numpy/lib/tests/data/" + kGe));
+  EXPECT_FALSE(is_dump_candidate_path("/d/msit_fx_dump/embeddings.npy"));
+  EXPECT_FALSE(is_dump_candidate_path("/d/msit_ge_dump/" + kFx));  // FX names are not GE dumps
+  EXPECT_FALSE(is_dump_candidate_path("/d/msit_fx_dump/" + kGe));
+  EXPECT_FALSE(is_dump_candidate_path("/d/msit_ge_dump/dynamo_original_graph_1.txt"));
+  EXPECT_FALSE(is_dump_candidate_path("/d/msit_ge_dump/.msit-claim.abcdef." + kGe));
+  EXPECT_FALSE(is_dump_candidate_path("/d/msit_dump_20250101_120000/model/1/M.json"));
+  EXPECT_FALSE(is_dump_candidate_path("/d/my_msit_ge_dump_copy/" + kGe));
+}
+
+TEST_F(SafetyTest, DirectorySwappedForSymlinkIsNeverEntered) {
+  write("msit_fx_dump/b/" + kFx, npy_bytes({1.0f}));
+  std::string outside = dir_ + "/outside";
+  write("outside/" + kFx, npy_bytes({2.0f}));
+  auto root = open_trusted_dir(dir_ + "/msit_fx_dump");
+  ASSERT_TRUE(root.ok());
+  BeneathResolver r(std::make_shared<const UniqueFd>(std::move(root).value()), dir_ + "/msit_fx_dump");
+  ASSERT_TRUE(r.file("b/" + kFx).ok());
+  fs::rename(dir_ + "/msit_fx_dump/b", dir_ + "/msit_fx_dump/b_real");
+  fs::create_directory_symlink(outside, dir_ + "/msit_fx_dump/b");
+  auto root2 = open_trusted_dir(dir_ + "/msit_fx_dump");
+  auto swapped = open_dir_beneath(root2->get(), "b", dir_ + "/msit_fx_dump/b");
+  ASSERT_FALSE(swapped.ok());
+  EXPECT_NE(swapped.error().to_string().find("symbolic link"), std::string::npos);
+  EXPECT_FALSE(open_dir_beneath(root2->get(), "../outside", "x").ok());
+  EXPECT_FALSE(open_dir_beneath(root2->get(), "/etc", "x").ok());
+  // compact over the swapped tree: the file behind the link is never summarised or removed.
+  CompactReport rep = run_compact({dir_ + "/msit_fx_dump"}, CompactRunOptions{}, nullptr);
+  EXPECT_TRUE(fs::exists(outside + "/" + kFx));
+  EXPECT_FALSE(fs::exists(outside + "/" + kFx + ".summary.json"));
+  EXPECT_EQ(rep.symlinks.size(), 1u);
+}
+
+TEST_F(SafetyTest, ReplacedBetweenSummaryAndRemovalTheNewFileIsKept) {
+  std::string raw = write("msit_fx_dump/" + kFx, npy_bytes({1.0f, 2.0f}));
+  auto p = prepare_summary(raw, CompactOptions{});
+  ASSERT_TRUE(p.ok()) << p.error().to_string();
+  // Same name, same size, new inode: a different file now stands where the summarised one was.
+  std::string replacement = npy_bytes({7.0f, 8.0f});
+  write("msit_fx_dump/new.tmp", replacement);
+  fs::rename(dir_ + "/msit_fx_dump/new.tmp", raw);
+  std::vector<PreparedSummary> batch;
+  batch.push_back(std::move(p).value());
+  auto results = publish_summaries(std::move(batch));
+  ASSERT_FALSE(results[0].ok());
+  EXPECT_EQ(read(raw), replacement);
+  for (auto& e : fs::directory_iterator(dir_ + "/msit_fx_dump"))
+    EXPECT_FALSE(is_claim_name(e.path().filename().string())) << e.path();
+}
+
+TEST_F(SafetyTest, ClaimedFileIsCheckedAgainstTheReadInode) {
+  std::string raw = write("d/" + kFx, npy_bytes({1.0f}));
+  auto f = file_ref_of_path(raw);
+  UniqueFd fd(::open(raw.c_str(), O_RDONLY));
+  auto id = identity_of(fd.get(), raw);
+  ASSERT_TRUE(id.ok());
+  // Another file's fd: the claim must refuse to unlink the name and give it back.
+  std::string other = write("d/other", npy_bytes({1.0f}));
+  UniqueFd ofd(::open(other.c_str(), O_RDONLY));
+  auto oid = identity_of(ofd.get(), other);
+  auto st = remove_if_same(*f, ofd.get(), *oid);
+  EXPECT_FALSE(st.ok());
+  EXPECT_TRUE(fs::exists(raw));
+  // A write after the read changes ctime: refused before anything is renamed.
+  std::ofstream(raw, std::ios::app) << "x";
+  EXPECT_FALSE(remove_if_same(*f, fd.get(), *id).ok());
+  EXPECT_TRUE(fs::exists(raw));
+  auto id2 = identity_of(fd.get(), raw);
+  EXPECT_TRUE(remove_if_same(*f, fd.get(), *id2).ok());
+  EXPECT_FALSE(fs::exists(raw));
+}
+
+TEST_F(SafetyTest, SummaryNameTakenByAnotherFileIsNeverOverwritten) {
+  std::string raw = write("msit_fx_dump/" + kFx, npy_bytes({1.0f, 2.0f}));
+  write("msit_fx_dump/" + kFx + ".summary.json", "a user's own file");
+  auto r = compact_file(raw, CompactOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().to_string().find("already exists"), std::string::npos);
+  EXPECT_EQ(read(raw + ".summary.json"), "a user's own file");
+  EXPECT_TRUE(fs::exists(raw));
+}
+
+TEST_F(SafetyTest, NoReplaceRenameKeepsBoth) {
+  write("d/a", "A");
+  write("d/b", "B");
+  auto f = file_ref_of_path(dir_ + "/d/a");
+  auto st = rename_noreplace(f->dir, "a", "b");
+  EXPECT_FALSE(st.ok());
+  EXPECT_EQ(read(dir_ + "/d/a"), "A");
+  EXPECT_EQ(read(dir_ + "/d/b"), "B");
+}
+
+TEST_F(SafetyTest, DroppedTempLeavesNothing) {
+  fs::create_directories(dir_ + "/d");
+  auto f = file_ref_of_path(dir_ + "/d/x");
+  {
+    auto t = DirTemp::create(f->dir, "x.summary.json");
+    ASSERT_TRUE(t.ok());
+    ASSERT_TRUE(t->write(std::string_view("partial")).ok());
+  }
+  EXPECT_TRUE(fs::is_empty(dir_ + "/d"));
+}
+
+TEST_F(SafetyTest, TrailingBytesKeepTheRawFileUnlessArchived) {
+  std::string bytes = npy_bytes({1.0f, 2.0f}) + "second dump appended";
+  std::string raw = write("msit_fx_dump/" + kFx, bytes);
+  auto r = compact_file(raw, CompactOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().to_string().find("20 bytes after the declared tensors"), std::string::npos);
+  EXPECT_EQ(read(raw), bytes);
+  CompactOptions keep;
+  keep.raw = RawAction::kKeep;
+  EXPECT_TRUE(compact_file(raw, keep).ok());  // a summary is fine; only removal is refused
+  fs::remove(raw + ".summary.json");
+  CompactOptions archive;
+  archive.raw = RawAction::kArchive;
+  auto a = compact_file(raw, archive);
+  ASSERT_TRUE(a.ok()) << a.error().to_string();
+  EXPECT_TRUE(a->raw_removed);
+  EXPECT_TRUE(fs::exists(raw + ".zst"));
+}
+
+TEST_F(SafetyTest, TreeLockExcludesASecondOwnerAndDiesWithItsHolder) {
+  fs::create_directories(dir_ + "/msit_ge_dump/sub");
+  auto root = open_trusted_dir(dir_ + "/msit_ge_dump");
+  int pipefd[2];
+  ASSERT_EQ(::pipe(pipefd), 0);
+  pid_t child = ::fork();
+  if (child == 0) {
+    auto l = TreeLock::acquire(root->get(), dir_ + "/msit_ge_dump");
+    char c = l.ok() ? 'y' : 'n';
+    (void)!::write(pipefd[1], &c, 1);
+    ::pause();
+    std::_Exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(::read(pipefd[0], &c, 1), 1);
+  ASSERT_EQ(c, 'y');
+  auto second = TreeLock::acquire(root->get(), dir_ + "/msit_ge_dump");
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.error().to_string().find("owned by pid " + std::to_string(child)), std::string::npos)
+      << second.error().to_string();
+  EXPECT_EQ(locked_ancestor(dir_ + "/msit_ge_dump/sub").dir, dir_ + "/msit_ge_dump");
+  std::vector<RootProblem> problems;
+  run_compact({dir_ + "/msit_ge_dump"}, CompactRunOptions{}, nullptr, &problems);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].message.find("owned by"), std::string::npos);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_TRUE(TreeLock::acquire(root->get(), dir_ + "/msit_ge_dump").ok());
+}
+
+TEST_F(SafetyTest, CompactOfADirectoryWithoutDumpRootIsAnError) {
+  write("work/embeddings.npy", npy_bytes({1.0f}));
+  write("work/" + kFx, npy_bytes({1.0f}));
+  std::vector<RootProblem> problems;
+  CompactReport rep = run_compact({dir_ + "/work"}, CompactRunOptions{}, nullptr, &problems);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_TRUE(problems[0].no_dump_root);
+  EXPECT_EQ(rep.candidates, 0u);
+  EXPECT_TRUE(fs::exists(dir_ + "/work/embeddings.npy"));
+  EXPECT_TRUE(fs::exists(dir_ + "/work/" + kFx));
+}
+
+TEST_F(SafetyTest, LeftoverClaimGetsItsNameBackAndIsCompactedNormally) {
+  std::string body = npy_bytes({3.0f});
+  write("msit_fx_dump/.msit-claim.abc123." + kFx, body);
+  CompactReport rep = run_compact({dir_ + "/msit_fx_dump"}, CompactRunOptions{}, nullptr);
+  EXPECT_EQ(rep.claims_restored, 1u);
+  EXPECT_EQ(rep.compacted, 1u);
+  EXPECT_TRUE(fs::exists(dir_ + "/msit_fx_dump/" + kFx + ".summary.json"));
+}
+
+TEST_F(SafetyTest, OpenFileIndexSeesOpenAndMappedFiles) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to see every process";
+  std::string path = write("d/mapped", std::string(4096, 'x'));
+  std::string path2 = write("d/opened", "y");
+  struct stat st {}, st2 {};
+  ::stat(path.c_str(), &st);
+  ::stat(path2.c_str(), &st2);
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t child = ::fork();
+  if (child == 0) {
+    int fd = ::open(path.c_str(), O_RDWR);
+    void* m = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ::close(fd);  // only the mapping remains, like np.lib.format.open_memmap
+    int fd2 = ::open(path2.c_str(), O_WRONLY);
+    char c = (m != MAP_FAILED && fd2 >= 0) ? 'y' : 'n';
+    (void)!::write(ready[1], &c, 1);
+    ::pause();
+    std::_Exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  OpenFileIndex idx = OpenFileIndex::scan();
+  // Some sandboxes hide a few root processes even from root: then the index says so.
+  if (!idx.complete()) {
+    EXPECT_FALSE(idx.gap().empty());
+  }
+  EXPECT_TRUE(idx.is_open(st.st_dev, st.st_ino));
+  EXPECT_TRUE(idx.is_open(st2.st_dev, st2.st_ino));
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  OpenFileIndex after = OpenFileIndex::scan();
+  EXPECT_FALSE(after.is_open(st.st_dev, st.st_ino));
+}
+
+TEST(GeCaps, HeaderDeclaringTooManyTensorsIsRefused) {
+  // DumpData with kMaxTensorsPerFile + 1 empty output messages (field 4, length 0).
+  std::string header;
+  for (size_t i = 0; i <= kMaxTensorsPerFile; ++i) header += std::string("\x22\x00", 2);
+  std::string file(8, '\0');
+  uint64_t len = header.size();
+  std::memcpy(file.data(), &len, 8);
+  file += header;
+  auto r = parse_ge_dump_prefix(std::as_bytes(std::span<const char>(file.data(), file.size())), file.size(), "x");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().to_string().find("tensors (limit"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace msit

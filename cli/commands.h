@@ -10,6 +10,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailures = 1;     // some files failed / divergence found (compare)
 inline constexpr int kExitUsage = 2;        // bad command line
 inline constexpr int kExitBadInput = 3;     // input unreadable or invalid
+inline constexpr int kExitInconclusive = 4; // compare: nothing failed, but some rows were judged from statistics only
 inline constexpr int kExitConfig = 78;      // EX_CONFIG: configuration error (no restart)
 
 // Each returns the subcommand; its callback stores the exit code in `exit_code`.

@@ -6,8 +6,14 @@
 #include <malloc.h>
 #endif
 
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <ctime>
+#include <mutex>
 #include <filesystem>
 #include <memory>
 #include <thread>
@@ -17,13 +23,14 @@
 #include "common/compare/compare.h"
 #include "common/io/atomic_write.h"
 #include "common/report/csv.h"
+#include "common/report/html_report.h"
 #include "common/report/terminal_summary.h"
 
 namespace msit::cli {
 namespace {
 
 struct CompareArgs {
-  std::string my_path, golden_path, output = ".";
+  std::string my_path, golden_path, output = ".", html;
   std::optional<int64_t> rank;
   unsigned jobs = 0;
   bool json = false;
@@ -72,6 +79,60 @@ int write_reports(const CompareArgs& a, const CompareResult& res, PhaseTimer* ti
   return kExitOk;
 }
 
+int summarize(const CompareArgs& a, const CompareResult& res);
+
+// "compared N/M pairs" on stderr while a compare runs longer than a second, on a terminal only;
+// the line is cleared when done.
+class Progress {
+ public:
+  Progress(bool enabled, const std::atomic<size_t>& total, const std::atomic<size_t>& done) {
+    if (enabled) th_ = std::thread([this, &total, &done] { loop(total, done); });
+  }
+  ~Progress() {
+    if (!th_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    th_.join();
+    if (shown_) std::fprintf(stderr, "\r\033[K");
+  }
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+ private:
+  void loop(const std::atomic<size_t>& total, const std::atomic<size_t>& done) {
+    std::unique_lock<std::mutex> l(mu_);
+    if (cv_.wait_for(l, std::chrono::seconds(1), [this] { return stop_; })) return;
+    while (!stop_) {
+      size_t t = total.load(), d = done.load();
+      if (t == 0) std::fprintf(stderr, "\rcompare: indexing and matching...\033[K");
+      else std::fprintf(stderr, "\rcompare: %zu/%zu pairs (%zu%%)\033[K", d, t, d * 100 / t);
+      std::fflush(stderr);
+      shown_ = true;
+      cv_.wait_for(l, std::chrono::milliseconds(250), [this] { return stop_; });
+    }
+  }
+  std::thread th_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false, shown_ = false;
+};
+
+int write_html(const CompareArgs& a, const CompareResult& res) {
+  std::vector<HtmlRank> ranks;
+  for (const auto& rr : res.ranks) ranks.push_back(HtmlRank{rr.rank, &rr.rows});
+  std::string title = std::string(compare_mode_name(res.mode)) + ": " + a.my_path + " vs " + a.golden_path;
+  Status st = atomic_write_file(a.html, html_report(ranks, title));
+  if (!st.ok()) {
+    std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  if (!a.quiet) std::printf("HTML report: %s\n", a.html.c_str());
+  return kExitOk;
+}
+
 int run(const CompareArgs& a) {
   if (is_atb_compare(a.atb, a.golden_path, a.my_path)) {
     unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -95,30 +156,61 @@ int run(const CompareArgs& a) {
   o.rank = a.rank;
   o.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   o.eval.stats.sketch_width = a.sketch_width;
-  auto res = run_compare(a.my_path, a.golden_path, o);
+  std::atomic<size_t> total{0}, done{0};
+  o.pairs_total = &total;
+  o.pairs_done = &done;
+  Result<CompareResult> res = make_error(a.my_path, "compare", "not run");
+  {
+    Progress progress(!a.quiet && ::isatty(STDERR_FILENO) == 1, total, done);
+    res = run_compare(a.my_path, a.golden_path, o);
+  }
   if (!res.ok()) {
     std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
     return kExitBadInput;
   }
   for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   if (int rc = write_reports(a, *res, o.timer); rc != kExitOk) return rc;
-  bool fail = false, error = false;
-  if (!a.quiet) std::printf("mode: %s\n", std::string(compare_mode_name(res->mode)).c_str());
-  for (const auto& rr : res->ranks) {
+  if (!a.html.empty()) {
+    if (int rc = write_html(a, *res); rc != kExitOk) return rc;
+  }
+  return summarize(a, *res);
+}
+
+// Exit status: 1 a divergence (a threshold fail or an error jump), 3 rows that could not be
+// compared, 4 inconclusive rows (statistics only) and nothing else wrong, 0 every row passed.
+int summarize(const CompareArgs& a, const CompareResult& res) {
+  bool fail = false, error = false, jump = false;
+  size_t inconclusive = 0;
+  SummaryOptions so;
+  if (a.html.empty()) {
+    so.html_command = "msit-compact compare -m " + a.my_path + " -g " + a.golden_path + " -q --html compare.html";
+  }
+  if (!a.quiet) std::printf("mode: %s\n", std::string(compare_mode_name(res.mode)).c_str());
+  for (const auto& rr : res.ranks) {
     for (const auto& r : rr.rows) {
       fail |= r.verdict == "fail";
       error |= r.verdict == "error";
+      jump |= r.jump != ReportRow::Jump::kNone;
+      inconclusive += r.verdict == "inconclusive";
     }
     if (!a.quiet) {
-      std::printf("%s", terminal_summary(rr.rows, rr.rank).c_str());
+      std::printf("%s", terminal_summary(rr.rows, rr.rank, so).c_str());
       if (rr.ops_without_rows) {
         std::printf("(%llu GE ops have no FX counterpart: intermediate ops of a converted FX node)\n",
                     static_cast<unsigned long long>(rr.ops_without_rows));
       }
     }
   }
-  if (fail) return kExitFailures;
-  return error ? kExitBadInput : kExitOk;
+  if (fail || jump) return kExitFailures;
+  if (error) return kExitBadInput;
+  if (inconclusive) {
+    if (!a.quiet) {
+      std::printf("result: inconclusive: no row fails, but %zu rows were judged from statistics only "
+                  "(exit status %d)\n", inconclusive, kExitInconclusive);
+    }
+    return kExitInconclusive;
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -134,6 +226,7 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
   cmd->add_option("--jobs,-j", a->jobs, "Worker threads (default: number of CPUs)")->check(CLI::Range(1u, 1024u));
   cmd->add_option("--sketch-width", a->sketch_width, "Sketch width for raw files summarised on the fly")
       ->check(CLI::IsMember({16u, 32u, 64u, 128u, 256u, 512u, 1024u, 2048u, 4096u}));
+  cmd->add_option("--html", a->html, "Also write a self-contained HTML report (plots, table) to this file");
   cmd->add_flag("--json", a->json, "Write the rows as JSON instead of CSV");
   cmd->add_flag("--msit-filters", a->msit_filters, "Drop the rows msit drops (shape-only mismatches, int8 rows, "
                                                     "diagnostic rows)");

@@ -7,6 +7,7 @@
 #include <optional>
 #include <thread>
 
+#include "common/compare/divergence.h"
 #include "common/compare/dump_index.h"
 #include "common/compare/file_cache.h"
 #include "common/compare/matching.h"
@@ -252,6 +253,7 @@ void evaluate_pairs(std::vector<RankWork>& work, const std::vector<std::pair<siz
         if (!drop.empty()) r.note = r.note.empty() ? drop : r.note + "; " + drop;
         work[i].report.rows[k] = std::move(r);
       }
+      if (o.pairs_done) o.pairs_done->fetch_add(e - b, std::memory_order_relaxed);
     }
   };
   run_workers(o.jobs, (all.size() + kBatchPairs - 1) / kBatchPairs, worker);
@@ -293,9 +295,14 @@ Result<CompareResult> run_compare(const std::string& my_in, const std::string& g
     for (size_t k = 0; k < work[i].pairs.size(); ++k) all.emplace_back(i, k);
   }
   mark_phase(o.timer, "allocate rows");
+  if (o.pairs_total) o.pairs_total->store(all.size());
   evaluate_pairs(work, all, cache, o);
   mark_phase(o.timer, "evaluate pairs");
-  for (auto& w : work) res.ranks.push_back(std::move(w.report));
+  for (auto& w : work) {
+    mark_error_jumps(w.report.rows);
+    res.ranks.push_back(std::move(w.report));
+  }
+  mark_phase(o.timer, "error jumps");
   return res;
 }
 

@@ -2,6 +2,7 @@
 // (in parallel) and return the report model. No terminal, no files written here.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,6 +23,9 @@ struct CompareOptions {
   unsigned jobs = 2;            // worker threads evaluating pairs (all ranks share them)
   EvalOptions eval;
   PhaseTimer* timer = nullptr;  // phase timings, when asked for (--timings)
+  // Progress for a caller's display: pairs to evaluate (set once matched) and evaluated so far.
+  std::atomic<size_t>* pairs_total = nullptr;
+  std::atomic<size_t>* pairs_done = nullptr;
 };
 
 struct RankReport {

@@ -1,6 +1,8 @@
 // Walks dump trees once and reproduces msit's token / group / rank detection (formats.md 4.3, 5).
 #include "common/compare/dump_index.h"
 
+#include "common/formats/dump_name.h"
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -196,6 +198,7 @@ std::string_view source_kind_name(SourceKind k) {
     case SourceKind::kRaw: return "raw";
     case SourceKind::kSummary: return "summary";
     case SourceKind::kMinMax: return "min_max";
+    case SourceKind::kStatsCsv: return "stats_csv";
   }
   return "?";
 }
@@ -253,7 +256,14 @@ std::optional<std::pair<std::string, SourceKind>> raw_name_of(std::string_view n
     if (!inner || inner->second != SourceKind::kRaw) return std::nullopt;
     return inner;
   }
-  if (ends_with(n, ".json") || n == "mapping.csv") return std::nullopt;
+  // A GE statistics-mode dump (formats.md 1.8): NAME.csv next to where NAME would be.
+  constexpr std::string_view kCsv = ".csv";
+  if (ends_with(n, kCsv) && n.size() > kCsv.size()) {
+    std::string_view raw = n.substr(0, n.size() - kCsv.size());
+    if (!parse_ge_dump_name(raw)) return std::nullopt;
+    return std::make_pair(std::string(raw), SourceKind::kStatsCsv);
+  }
+  if (ends_with(n, ".json")) return std::nullopt;
   return std::make_pair(std::string(n), SourceKind::kRaw);
 }
 

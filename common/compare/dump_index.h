@@ -15,7 +15,7 @@
 namespace msit {
 
 // What stands in a dump tree for one raw file.
-enum class SourceKind : uint8_t { kRaw, kSummary, kMinMax };
+enum class SourceKind : uint8_t { kRaw, kSummary, kMinMax, kStatsCsv };
 std::string_view source_kind_name(SourceKind k);
 
 struct SourceFile {

@@ -227,6 +227,10 @@ void eval_summaries_inner(const TensorSummary& g, const TensorSummary& m, Report
   put_side_cells(r, true, summary_dtype_cell(g), shape_cell(g.original_shape), gst);
   put_side_cells(r, false, summary_dtype_cell(m), shape_cell(m.original_shape), mst);
   if (g.stats_available && m.stats_available) put_stat_errors(r, gst, mst, false);
+  if (!g.l2norm_available || !m.l2norm_available) {  // a GE stats CSV without l2norm: unknown, not 0
+    r.stat_abs[3].reset();
+    r.stat_rel[3].reset();
+  }
   r.nan_inf = nan_inf_text(gst, mst);
   bool same_bytes = !g.xxh3_64.empty() && g.xxh3_64 == m.xxh3_64 && g.dtype == m.dtype && g.shape == m.shape &&
                     g.format == m.format;
@@ -270,6 +274,7 @@ void eval_summaries_inner(const TensorSummary& g, const TensorSummary& m, Report
   if (!have) {
     r.compare_mode = "stats";
     if (r.note.empty() && (g.padding_included || m.padding_included)) r.note = "padding included: no sketch";
+    if (r.note.empty()) r.note = !g.stats.sketch && !g.note.empty() ? g.note : m.note;
     r.verdict = verdict_name(verdict_estimated(std::nullopt, lb));
     return;
   }

@@ -3,6 +3,7 @@
 
 #include "common/archive/archive_source.h"
 #include "common/formats/dump_reader.h"
+#include "common/formats/ge_stats_csv.h"
 #include "common/io/file.h"
 #include "common/summary/compact.h"
 
@@ -36,6 +37,12 @@ void load(LoadedFile& lf) {
     }
     case SourceKind::kSummary: {
       auto s = read_summary_file(f.path);
+      if (!s.ok()) { lf.error = s.error(); return; }
+      lf.summary = std::move(s).value();
+      return;
+    }
+    case SourceKind::kStatsCsv: {
+      auto s = read_ge_stats_csv(f.path);
       if (!s.ok()) { lf.error = s.error(); return; }
       lf.summary = std::move(s).value();
       return;

@@ -230,6 +230,7 @@ std::string_view verdict_name(Verdict v) {
     case Verdict::kFail: return "fail";
     case Verdict::kSkip: return "skip";
     case Verdict::kError: return "error";
+    case Verdict::kInconclusive: return "inconclusive";
   }
   return "?";
 }
@@ -241,7 +242,7 @@ Verdict verdict_exact(double cosine, double max_abs) {
 }
 
 Verdict verdict_estimated(std::optional<double> cosine, double max_abs_lb) {
-  if (!cosine) return max_abs_lb > 1.0 ? Verdict::kFail : Verdict::kPass;
+  if (!cosine) return max_abs_lb > 1.0 ? Verdict::kFail : Verdict::kInconclusive;
   return verdict_exact(*cosine, max_abs_lb);
 }
 

@@ -86,6 +86,9 @@ void for_each_cell(const ReportRow& r, bool extra, Put&& put) {
   text(r.nan_inf);
   put(r.verdict);
   text(r.note);
+  real(r.error_level);
+  real(r.error_jump);
+  put(jump_cell(r.jump));
 }
 
 void append_row(std::string& out, const ReportRow& r, bool extra) {
@@ -102,7 +105,7 @@ void append_row(std::string& out, const ReportRow& r, bool extra) {
 
 bool is_float_column(std::string_view k) {
   return k.ends_with("_value") || k.ends_with("_error") || k == "cosine_similarity" || k == "kl_divergence" ||
-         k == "relative_euclidean_distance";
+         k == "relative_euclidean_distance" || k == "error_level" || k == "error_jump";
 }
 
 std::vector<std::string> row_cells(const ReportRow& r, bool extra) {

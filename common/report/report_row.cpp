@@ -17,8 +17,17 @@ const std::vector<std::string_view>& extra_columns() {
   static const std::vector<std::string_view> k = {
       "compare_mode", "max_stat_absolute_error", "max_stat_relative_error", "min_stat_absolute_error",
       "min_stat_relative_error", "mean_stat_absolute_error", "mean_stat_relative_error",
-      "l2norm_stat_absolute_error", "l2norm_stat_relative_error", "nan_inf", "verdict", "note"};
+      "l2norm_stat_absolute_error", "l2norm_stat_relative_error", "nan_inf", "verdict", "note", "error_level", "error_jump", "divergence"};
   return k;
+}
+
+std::string_view jump_cell(ReportRow::Jump j) {
+  switch (j) {
+    case ReportRow::Jump::kNone: return "";
+    case ReportRow::Jump::kJump: return "jump";
+    case ReportRow::Jump::kFirst: return "first";
+  }
+  return "";
 }
 
 std::string fail_reason_cell(const ReportRow& r) {

@@ -29,13 +29,21 @@ struct ReportRow {
   std::array<std::optional<double>, 4> stat_abs;   // max, min, mean, l2norm
   std::array<std::optional<double>, 4> stat_rel;
   std::string nan_inf;
-  std::string verdict;                             // pass | fail | skip | error
+  std::string verdict;                             // pass | fail | inconclusive | skip | error
   std::string note;
+  // Ours, last: the error-jump rule (common/compare/divergence.h), filled after evaluation.
+  std::optional<double> error_level;               // max(RED, sqrt(2 (1 - cosine)))
+  std::optional<double> error_jump;                // output rows: error_level / the floor before it
+  enum class Jump : uint8_t { kNone, kJump, kFirst } jump = Jump::kNone;
   // Not written: what msit's filters need and where the row sits.
   bool msit_row = true;                            // msit would produce this row at all
   size_t group = 0;
   int64_t rank = -1;
 };
+
+// The divergence cell: empty, "jump" (the error jumped above its floor) or "first" (the first
+// jump of its token: the op named as the first divergence).
+std::string_view jump_cell(ReportRow::Jump j);
 
 // The cmp_fail_reason cell: msit's reasons, then our caveat.
 std::string fail_reason_cell(const ReportRow& r);

@@ -1,38 +1,54 @@
-// Terminal summary of one report: what was compared how, where it first went wrong, the worst.
+// Terminal summary of one report: what was compared how, where it first went wrong (error jump
+// and threshold), the worst pairs, the errors, and what to run next.
 #include "common/report/terminal_summary.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <map>
 
+#include "common/compare/divergence.h"
 #include "common/report/csv.h"
+#include "common/report/op_label.h"
 
 namespace msit {
 namespace {
 
-std::string metric(const char* name, const std::optional<double>& v) {
-  if (!v || std::isnan(*v)) return "";
-  return std::string(" ") + name + "=" + python_float_repr(*v);
+// The token as the report writes it: ATB/torch keys may be text ("warmup").
+std::string token_of(const ReportRow& r) { return r.token_text.empty() ? std::to_string(r.token_id) : r.token_text; }
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
 }
 
-std::string describe(const ReportRow& r) {
-  std::string s = "token " + (r.token_text.empty() ? std::to_string(r.token_id) : r.token_text) + "  my " + r.my_data_path;
-  if (!r.golden_data_path.empty()) s += "\n      golden " + r.golden_data_path;
-  s += "\n     ";
-  if (!r.compare_mode.empty()) s += " [" + r.compare_mode + "]";
-  s += metric("cosine", r.cosine) + metric("max_abs_err", r.max_abs) + metric("max_rel_err", r.max_rel) +
-       metric("rel_euclid", r.red) + metric("kl", r.kl);
-  if (!r.stat_abs[0] || r.compare_mode == "stats") s += metric("max_stat_abs_err", r.stat_abs[0]) + metric("min_stat_abs_err", r.stat_abs[1]);
-  if (std::string why = fail_reason_cell(r); !why.empty()) s += "  reason: " + why;
+std::string metric(const char* name, const std::optional<double>& v) {
+  if (!v || std::isnan(*v)) return "";
+  if (std::strcmp(name, "cosine") == 0) return " cosine=" + python_float_repr(*v);  // 0.9999 vs 0.99999 matters
+  return std::string(" ") + name + "=" + num(*v);
+}
+
+// One line of metrics: mode, the seven metrics present, stats errors when that is all there is.
+std::string metrics_line(const ReportRow& r) {
+  std::string s = r.compare_mode.empty() ? "" : "[" + r.compare_mode + "]";
+  s += metric("cosine", r.cosine);
+  if (r.cosine) s += metric("cos_dist", 1.0 - *r.cosine);
+  s += metric("RED", r.red) + metric("max_abs_err", r.max_abs) + metric("max_rel_err", r.max_rel) + metric("kl", r.kl);
+  if (!r.cosine) s += metric("max_stat_abs_err", r.stat_abs[0]) + metric("min_stat_abs_err", r.stat_abs[1]);
+  s += " verdict " + (r.verdict.empty() ? std::string("none") : r.verdict);
+  if (r.error_jump && r.jump != ReportRow::Jump::kNone) s += ", error jump " + num(*r.error_jump) + "x";
+  if (std::string why = fail_reason_cell(r); !why.empty()) s += "; reason: " + why;
   return s;
 }
 
-// Badness key: larger is worse.
+bool flagged(const ReportRow& r) { return r.verdict == "fail" || r.jump != ReportRow::Jump::kNone; }
+
 double badness(const ReportRow& r) {
-  if (r.cosine) return 2.0 - *r.cosine;                       // in [1, 3] when a cosine exists
+  if (r.cosine) return 2.0 - *r.cosine;  // in [1, 3] when a cosine exists
   if (r.verdict == "fail") return 1.0;
-  return r.stat_rel[0] ? std::min(0.99, *r.stat_rel[0] / 100.0) : -1.0;
+  return r.stat_rel[0] ? std::min(0.99, *r.stat_rel[0] / 100.0) : 0.0;
 }
 
 // Same token and rank and bit-identical metrics: the same tensor pair reached twice.
@@ -52,6 +68,99 @@ bool same_data(const ReportRow& a, const ReportRow& b) {
   return equal && any;  // rows without any number are never folded
 }
 
+// The error already present when `out` was produced: its op's inputs, and every earlier row.
+struct Before {
+  std::optional<double> inputs, earlier;
+};
+Before error_before(const std::vector<ReportRow>& rows, const ReportRow& out) {
+  Before b;
+  std::string file = cell_file(out.my_data_path);
+  bool past = false;
+  for (const auto& r : rows) {
+    if (&r == &out) { past = true; continue; }
+    if (r.token_id != out.token_id || !r.error_level) continue;
+    if (cell_file(r.my_data_path) == file && r.my_data_path.find(",inputs,") != std::string::npos) {
+      b.inputs = std::max(b.inputs.value_or(0.0), *r.error_level);
+    }
+    if (!past) b.earlier = std::max(b.earlier.value_or(0.0), *r.error_level);
+  }
+  return b;
+}
+
+std::string jump_block(const std::vector<ReportRow>& rows, const std::vector<const ReportRow*>& firsts, size_t listed) {
+  std::string s = "first divergence (output error > " + num(kJumpFactor) + "x the error before it):\n";
+  for (size_t i = 0; i < firsts.size() && i < listed; ++i) {
+    const ReportRow& f = *firsts[i];
+    s += "  token " + token_of(f) + ": " + op_text(f);
+    if (f.error_jump) s += ", error " + num(*f.error_jump) + "x its floor";
+    s += "\n";
+    if (i > 0 && op_label(f).name == op_label(*firsts[0]).name) continue;  // details once per op
+    s += "    " + metrics_line(f) + "\n";
+    Before b = error_before(rows, f);
+    s += "    error level " + num(f.error_level.value_or(0.0)) + " vs its inputs " +
+         (b.inputs ? num(*b.inputs) : std::string("(none in the report)")) + ", earlier rows of the token " +
+         (b.earlier ? num(*b.earlier) : std::string("(none)")) + "\n";
+  }
+  if (firsts.size() > listed) s += "  ... and " + std::to_string(firsts.size() - listed) + " more tokens\n";
+  return s;
+}
+
+// An error reason with its paths taken out, so that one cause on many files is one group.
+std::string reason_key(const std::string& why) {
+  std::string k;
+  for (size_t i = 0; i < why.size();) {
+    if (why[i] == '/' && (i == 0 || why[i - 1] == ' ')) {
+      while (i < why.size() && why[i] != ' ' && why[i] != ':' && why[i] != ',') ++i;
+      k += "<file>";
+      continue;
+    }
+    k.push_back(why[i++]);
+  }
+  return k;
+}
+
+std::string error_block(const std::vector<ReportRow>& rows, size_t listed) {
+  std::map<std::string, std::vector<const ReportRow*>> groups;
+  size_t n = 0;
+  for (const auto& r : rows) {
+    if (r.verdict != "error") continue;
+    groups[reason_key(fail_reason_cell(r))].push_back(&r);
+    ++n;
+  }
+  if (n == 0) return "";
+  std::string s = "errors: " + std::to_string(n) + " rows could not be compared\n";
+  for (const auto& [why, list] : groups) {
+    s += "  " + std::to_string(list.size()) + " x " + why + "\n";
+    for (size_t i = 0; i < list.size() && i < listed; ++i) {
+      s += "    token " + token_of(*list[i]) + " " + op_text(*list[i]) + ": " +
+           fail_reason_cell(*list[i]) + "\n";
+    }
+    if (list.size() > listed) s += "    ... and " + std::to_string(list.size() - listed) + " more (verdict error in the report)\n";
+  }
+  return s;
+}
+
+// The file to inspect for a path cell: the raw file or its summary (summary rows are named by
+// their raw file); empty when neither exists (a GE statistics-mode CSV: nothing to inspect).
+std::string inspectable(const std::string& file) {
+  std::error_code ec;
+  if (file.empty() || std::filesystem::exists(file, ec)) return file;
+  if (std::filesystem::exists(file + ".summary.json", ec)) return file + ".summary.json";
+  return "";
+}
+
+std::string next_block(const ReportRow* focus, const SummaryOptions& o) {
+  std::string s;
+  if (focus) {
+    for (const std::string* cell : {&focus->my_data_path, &focus->golden_data_path}) {
+      std::string file = inspectable(cell_file(*cell));
+      if (!file.empty()) s += (s.empty() ? "next: " : "      ") + std::string("msit-compact inspect ") + file + "\n";
+    }
+  }
+  if (!o.html_command.empty()) s += (s.empty() ? "next: " : "      ") + o.html_command + "\n";
+  return s;
+}
+
 }  // namespace
 
 const ReportRow* first_divergence(const std::vector<ReportRow>& rows) {
@@ -61,19 +170,24 @@ const ReportRow* first_divergence(const std::vector<ReportRow>& rows) {
   return nullptr;
 }
 
+const ReportRow* first_jump(const std::vector<ReportRow>& rows) {
+  for (const auto& r : rows) {
+    if (r.jump == ReportRow::Jump::kFirst) return &r;
+  }
+  return nullptr;
+}
+
 std::vector<const ReportRow*> worst_rows(const std::vector<ReportRow>& rows, size_t n) {
   std::vector<const ReportRow*> v;
   for (const auto& r : rows) {
-    if (badness(r) >= 0) v.push_back(&r);
+    if (flagged(r)) v.push_back(&r);
   }
   std::stable_sort(v.begin(), v.end(), [](const ReportRow* a, const ReportRow* b) {
     double ba = badness(*a), bb = badness(*b);
     if (ba != bb) return ba > bb;
     return a->red.value_or(0.0) > b->red.value_or(0.0);
   });
-  // One op's output and the next op's input are usually the same tensor on both sides: their
-  // rows carry identical metrics and would fill the list twice. Equal keys keep report order
-  // (stable sort), so the row kept is the first of them in execution order.
+  // Equal keys keep report order (stable sort): the row kept is the first in execution order.
   std::vector<const ReportRow*> out;
   for (size_t i = 0; i < v.size() && out.size() < n; ++i) {
     bool seen = std::any_of(out.begin(), out.end(), [&](const ReportRow* o) { return same_data(*o, *v[i]); });
@@ -82,11 +196,13 @@ std::vector<const ReportRow*> worst_rows(const std::vector<ReportRow>& rows, siz
   return out;
 }
 
-std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<int64_t> rank) {
+std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<int64_t> rank, const SummaryOptions& o) {
   std::map<std::string, size_t> modes, verdicts;
+  std::vector<const ReportRow*> firsts;
   for (const auto& r : rows) {
     ++modes[r.compare_mode.empty() ? "none" : r.compare_mode];
     ++verdicts[r.verdict.empty() ? "none" : r.verdict];
+    if (r.jump == ReportRow::Jump::kFirst) firsts.push_back(&r);
   }
   std::string s = rank ? "rank " + std::to_string(*rank) + ": " : "";
   s += std::to_string(rows.size()) + " rows;";
@@ -94,16 +210,26 @@ std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<i
   s += " |";
   for (const auto& [v, c] : verdicts) s += " " + v + " " + std::to_string(c);
   s += "\n";
-  if (const ReportRow* f = first_divergence(rows)) {
-    s += "first divergence (execution order):\n  " + describe(*f) + "\n";
+  if (!firsts.empty()) s += jump_block(rows, firsts, o.tokens_listed);
+  else s += "first divergence: none (no output error jumps above the error before it)\n";
+  const ReportRow* fail = first_divergence(rows);
+  if (fail) {
+    s += "threshold (msprobe): first fail in token " + token_of(*fail) + ": " + op_text(*fail) + "\n";
+    if (firsts.empty() || fail != firsts.front()) s += "    " + metrics_line(*fail) + "\n";
   } else {
-    s += "no divergence found\n";
+    s += "threshold (msprobe): no row fails\n";
   }
-  auto worst = worst_rows(rows, 10);
+  auto worst = worst_rows(rows, o.worst);
   if (!worst.empty()) {
     s += "worst " + std::to_string(worst.size()) + ":\n";
-    for (const ReportRow* r : worst) s += "  " + describe(*r) + "\n";
+    for (const ReportRow* r : worst) s += "  token " + token_of(*r) + " " + op_text(*r) + "  " + metrics_line(*r) + "\n";
   }
+  s += error_block(rows, o.errors_listed);
+  if (auto it = verdicts.find("inconclusive"); it != verdicts.end()) {
+    s += "inconclusive: " + std::to_string(it->second) +
+         " rows judged from statistics only (min/max, or no sketch): they are not shown to pass\n";
+  }
+  s += next_block(!firsts.empty() ? firsts.front() : fail, o);
   return s;
 }
 

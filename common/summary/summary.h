@@ -33,6 +33,7 @@ struct TensorSummary {
   uint64_t count = 0;
   bool padding_included = false;
   bool stats_available = true;      // false for complex/packed/opaque dtypes
+  bool l2norm_available = true;     // false: a GE stats CSV without an l2norm column (not written)
   std::string note;                 // why stats or sketch are missing, when they are
   TensorStats stats;
   std::string xxh3_64;              // 16 lowercase hex digits

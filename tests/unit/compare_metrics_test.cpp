@@ -150,6 +150,9 @@ TEST(CompareMetrics, StatErrorsAndVerdicts) {
   EXPECT_EQ(msit::verdict_exact(0.89, 0.0), msit::Verdict::kFail);
   EXPECT_EQ(msit::verdict_exact(1.0, 1.5), msit::Verdict::kFail);
   EXPECT_EQ(msit::verdict_estimated(std::nullopt, 2.0), msit::Verdict::kFail);
+  // Statistics alone cannot show a pass: below the bound anything is possible.
+  EXPECT_EQ(msit::verdict_estimated(std::nullopt, 0.0), msit::Verdict::kInconclusive);
+  EXPECT_EQ(msit::verdict_name(msit::Verdict::kInconclusive), "inconclusive");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/report/csv.h"
+#include "common/report/html_report.h"
 #include "common/report/terminal_summary.h"
 
 using msit::python_float_repr;
@@ -127,8 +128,8 @@ TEST(Report, ExtraColumnsFollowMsitColumns) {
   EXPECT_TRUE(header.ends_with("relative_euclidean_distance,cmp_fail_reason,compare_mode,max_stat_absolute_error,"
                                "max_stat_relative_error,min_stat_absolute_error,min_stat_relative_error,"
                                "mean_stat_absolute_error,mean_stat_relative_error,l2norm_stat_absolute_error,"
-                               "l2norm_stat_relative_error,nan_inf,verdict,note"));
-  EXPECT_TRUE(csv.ends_with(",exact,,,,,,,,,,fail,'-note\n")) << csv;
+                               "l2norm_stat_relative_error,nan_inf,verdict,note,error_level,error_jump,divergence"));
+  EXPECT_TRUE(csv.ends_with(",exact,,,,,,,,,,fail,'-note,,,\n")) << csv;
   std::string json = msit::report_json({r}, msit::CsvOptions{});
   EXPECT_NE(json.find("\"cosine_similarity\": 0.9999999999"), std::string::npos) << json;
   EXPECT_NE(json.find("\"my_max_value\": \"inf\""), std::string::npos);
@@ -173,7 +174,9 @@ TEST(Report, TerminalSummaryPointsAtFirstFailure) {
   std::vector<msit::ReportRow> rows = {ok, bad, bad};
   EXPECT_EQ(msit::first_divergence(rows), &rows[1]);
   EXPECT_EQ(msit::worst_rows(rows, 10).front()->cosine, 0.5);
-  EXPECT_NE(msit::terminal_summary(rows, 0).find("Mul.Mul_3"), std::string::npos);
+  // Op name and type, not paths.
+  EXPECT_NE(msit::terminal_summary(rows, 0).find("first fail in token 0: Mul_3 (Mul) output 0"), std::string::npos)
+      << msit::terminal_summary(rows, 0);
 }
 
 // An op's output and the next op's input are one tensor pair reached twice (identical metrics):
@@ -253,4 +256,39 @@ TEST(Report, CsvStreamKeepsRowOrderAndStopsAtTheFirstSinkError) {
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message, "disk full");
   EXPECT_EQ(calls, 3);  // nothing handed on after the failure
+}
+
+// Error rows are all accounted for, grouped by their reason with the paths taken out.
+TEST(Report, TerminalSummaryGroupsErrorRows) {
+  std::vector<msit::ReportRow> rows;
+  for (int k = 0; k < 12; ++k) {
+    msit::ReportRow r = known_row();
+    r.verdict = "error";
+    r.my_data_path = "/d/ge/Add.Add_" + std::to_string(k) + ".1.1.1,outputs,0";
+    r.cmp_fail_reason = "my_data_path: /d/ge/Add.Add_" + std::to_string(k) + ".1.1.1: header: truncated";
+    rows.push_back(r);
+  }
+  std::string text = msit::terminal_summary(rows, std::nullopt);
+  EXPECT_NE(text.find("errors: 12 rows could not be compared"), std::string::npos) << text;
+  EXPECT_NE(text.find("12 x my_data_path: <file>: header: truncated"), std::string::npos) << text;
+  EXPECT_NE(text.find("Add_7 (Add) output 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("... and 4 more"), std::string::npos) << text;
+}
+
+// The HTML page carries every row as data; a path cannot close the script element.
+TEST(Report, HtmlReportIsSelfContainedAndEscaped) {
+  msit::ReportRow r = known_row();
+  r.my_data_path = "/d/</script><script>alert(1)</script>/Mul.Mul_3.1.1.1,outputs,0";
+  r.note = "</script><script>alert(2)</script><!--";
+  std::vector<msit::ReportRow> rows = {r, known_row()};
+  std::string page = msit::html_report({msit::HtmlRank{std::nullopt, &rows}}, "GE vs FX: <a> & b");
+  EXPECT_EQ(page.find("<script>alert"), std::string::npos);
+  EXPECT_EQ(page.find("<!--"), std::string::npos);
+  EXPECT_NE(page.find("\\u003c/script>\\u003cscript>alert(2)"), std::string::npos);
+  EXPECT_NE(page.find("GE vs FX: &lt;a&gt; &amp; b"), std::string::npos);
+  EXPECT_EQ(page.find(" src="), std::string::npos);
+  EXPECT_EQ(page.find("href="), std::string::npos);
+  size_t data = page.find("<script id=\"data\"");
+  ASSERT_NE(data, std::string::npos);
+  EXPECT_NE(page.find("\"name\":\"Mul_3\"", data), std::string::npos);
 }

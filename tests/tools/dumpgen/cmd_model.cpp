@@ -1,5 +1,6 @@
 // `msit-dumpgen model`: a toy op chain dumped twice, FX golden (float32 npy) and GE (fp16 with
 // rounding noise, graph text with `_fx_tensor_name`), with an optional injected divergence.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -48,6 +49,37 @@ GenTensor as_tensor(Rng& rng, const Mat& m, const char* dtype, int fmt, const ch
   return t;
 }
 
+// C++ default stream formatting (6 significant digits), as the host writes stats.
+std::string stat_cell(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(static_cast<float>(v)));
+  return buf;
+}
+
+// A statistics-mode line (formats.md 1.8, default set: Count after Avg).
+std::string stats_line(const char* role, size_t index, const Mat& m, const char* dtype) {
+  double mx = -HUGE_VAL, mn = HUGE_VAL, sum = 0;
+  for (double x : m.v) {
+    mx = std::max(mx, x);
+    mn = std::min(mn, x);
+    sum += x;
+  }
+  std::string shape;
+  for (uint64_t d : m.shape) shape += (shape.empty() ? "" : "x") + std::to_string(d);
+  size_t esize = std::string(dtype) == "DT_FLOAT" ? 4 : 2;
+  return std::string(role) + "," + std::to_string(index) + "," + std::to_string(m.v.size() * esize) + "," + dtype +
+         ",ND," + (shape.empty() ? "-" : shape) + "," + stat_cell(mx) + "," + stat_cell(mn) + "," +
+         stat_cell(sum / static_cast<double>(std::max<size_t>(1, m.v.size()))) + "," + std::to_string(m.v.size()) +
+         ",0,0,0\n";
+}
+
+std::string stats_csv(const std::vector<Mat>& ins, const Mat& out) {
+  std::string s = "Input/Output,Index,Data Size,Data Type,Format,Shape,Max Value,Min Value,Avg Value,Count,"
+                  "Nan Count,Negative Inf Count,Positive Inf Count\n";
+  for (size_t k = 0; k < ins.size(); ++k) s += stats_line("Input", k, ins[k], ins[k].fp32 ? "DT_FLOAT" : "DT_FLOAT16");
+  return s + stats_line("Output", 0, out, out.fp32 ? "DT_FLOAT" : "DT_FLOAT16");
+}
+
 // GE file for op i (or a fused file spanning ops i..j), inputs then outputs.
 void write_ge(Ctx& c, Rng& rng, const std::string& dir, const std::string& type,
               const std::string& name, const std::vector<Mat>& ins, const std::vector<int>& in_fmt,
@@ -63,8 +95,8 @@ void write_ge(Ctx& c, Rng& rng, const std::string& dir, const std::string& type,
     op.inputs.push_back(as_tensor(rng, ins[k], dt, in_fmt[k], "input", static_cast<int>(k)));
   }
   op.outputs.push_back(as_tensor(rng, out, out_dtype, out_fmt, "output", 0));
-  write_file(dir + "/" + ge_file_name(op), ge_file_bytes(op));
-  (void)c;
+  if (c.o.ge_stats) write_file(dir + "/" + ge_file_name(op) + ".csv", stats_csv(ins, out));
+  else write_file(dir + "/" + ge_file_name(op), ge_file_bytes(op));
 }
 
 void write_fx(Rng& rng, const std::string& dir, const ModelOp& op, const std::vector<Mat>& ins,
@@ -98,6 +130,7 @@ void run_token(Ctx& c, int rank, int token, const std::string& gm) {
     }
     Mat fx_out = apply_op(op, fx_ins, true);
     Mat ge_out = apply_op(op, ge_ins, false);
+    Mat ge_clean = ge_out;
     if (static_cast<int>(i) == o.diverge_at) inject_error(ge_out, o.diverge_scale, rng);
     uint64_t ts = ts0 + i * 100;
     if (!op.fx_node.empty()) write_fx(rng, fdir, op, fx_ins, fx_out, ts20(static_cast<uint64_t>(token) * 1000000 + i * 100));
@@ -119,7 +152,7 @@ void run_token(Ctx& c, int rank, int token, const std::string& gm) {
                          {"cosine_similarity", cosine(fx_out, ge_out)},
                          {"relative_euclidean_distance", rel_euclid(fx_out, ge_out)}});
     fx = round_to(fx_out, true);
-    ge = ge_out;
+    ge = o.diverge_local ? ge_clean : ge_out;
   }
 }
 
@@ -180,14 +213,15 @@ int run_model(const ModelOptions& o) {
     nlohmann::json j = {{"index", i}, {"ge_type", op.ge_type}, {"ge_name", op.ge_name},
                         {"ge_file_op_name", op.file_op_name}, {"in_graph", op.in_graph},
                         {"fx_node", op.fx_node.empty() ? nlohmann::json() : nlohmann::json(op.fx_node + "-" + op.fx_target)},
-                        {"diverged", o.diverge_at >= 0 && static_cast<int>(i) >= o.diverge_at}};
+                        {"diverged", o.diverge_at >= 0 && (o.diverge_local ? static_cast<int>(i) == o.diverge_at
+                                                                             : static_cast<int>(i) >= o.diverge_at)}};
     if (static_cast<int>(i) == o.diverge_at) first = j;
     ops.push_back(j);
   }
   nlohmann::json s = {{"tool", "msit-dumpgen"}, {"command", "model"}, {"ge_root", "msit_ge_dump"},
                       {"fx_root", "msit_fx_dump"}, {"ge_layout", o.ge_layout}, {"fx_layout", o.fx_layout},
                       {"ranks", o.ranks}, {"tokens", o.tokens}, {"fused", o.fused}, {"seed", o.seed},
-                      {"diverge_at", o.diverge_at}, {"diverge_scale", o.diverge_scale},
+                      {"diverge_at", o.diverge_at}, {"diverge_scale", o.diverge_scale}, {"diverge_local", o.diverge_local},
                       {"first_divergence", first}, {"ops", ops}, {"metrics", c.metrics}};
   write_file(o.out + "/scenario.json", s.dump(1));
   std::printf("model: %d ops x %d tokens x %d ranks under %s (first divergence: %s)\n", o.ops,

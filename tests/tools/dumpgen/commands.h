@@ -51,8 +51,10 @@ struct ModelOptions {
   int ranks = 1;
   int diverge_at = -1;  // -1: no divergence
   double diverge_scale = 0.5;
+  bool diverge_local = false;  // the injected error stays in that op's output: later ops get clean inputs
   bool fused = false;
   bool nz_weights = false;
+  bool ge_stats = false;  // GE side as statistics-mode CSV files (formats.md 1.8) instead of dumps
   std::string fx_layout = "rank";  // rank | data-dump
   std::string ge_layout = "rank";  // rank | old
   int hidden = 64;

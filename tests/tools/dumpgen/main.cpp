@@ -57,7 +57,9 @@ void add_model(CLI::App& app, ModelOptions& o) {
   c->add_option("--tokens", o.tokens, "tokens (graph runs)");
   c->add_option("--ranks", o.ranks, "ranks");
   c->add_option("--diverge-at", o.diverge_at, "op index with a large injected error (-1: none)");
-  c->add_option("--diverge-scale", o.diverge_scale, "relative size of the injected error");
+  c->add_option("--diverge-scale", o.diverge_scale, "relative size of the injected error (its RED)");
+  c->add_flag("--diverge-local", o.diverge_local, "do not propagate the injected error to later ops");
+  c->add_flag("--ge-stats", o.ge_stats, "write the GE side as statistics-mode CSV files (ge.exec.dumpData = stats)");
   c->add_flag("--fused", o.fused, "fuse Add+Cast pairs into AutomaticBufferFusionOp files");
   c->add_flag("--nz-weights", o.nz_weights, "store MatMul weights as FRACTAL_NZ on the GE side");
   c->add_option("--fx-layout", o.fx_layout, "rank | data-dump (old, steps from 1)")

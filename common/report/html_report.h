@@ -1,0 +1,27 @@
+// `compare --html FILE`: one self-contained page (inline CSS/JS, no network) with cosine and
+// RED along execution order per rank/token, the first divergence and failures marked, details
+// on hover/click, an op-type filter and a sortable table.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/report/report_row.h"
+
+namespace msit {
+
+struct HtmlRank {
+  std::optional<int64_t> rank;
+  const std::vector<ReportRow>* rows = nullptr;
+};
+
+// title: what was compared (mode, paths), shown at the top of the page.
+std::string html_report(const std::vector<HtmlRank>& ranks, const std::string& title);
+
+// The page's script and style (html_assets.cpp), kept apart from the data code.
+extern const char* const kHtmlStyle;
+extern const char* const kHtmlScript;
+
+}  // namespace msit

@@ -20,6 +20,7 @@ struct RestoreArgs {
   std::vector<std::string> paths;
   bool keep_archive = false;
   bool json = false;
+  bool force = false;
 };
 
 std::atomic<int> g_signal{0};
@@ -40,6 +41,7 @@ int run(const RestoreArgs& a) {
   install_stop_handlers();
   archive::RestoreOptions opts;
   opts.keep_archive = a.keep_archive;
+  opts.force = a.force;
   opts.cancelled = [] { return g_signal.load(std::memory_order_relaxed) != 0; };
   archive::RestoreRun r = archive::restore_paths(a.paths, opts);
   const int sig = g_signal.load();
@@ -80,6 +82,7 @@ CLI::App* register_restore(CLI::App& app, int& exit_code) {
   cmd->add_option("paths", args->paths, "Archives, or directories searched for them (links never followed)")->required();
   cmd->add_flag("--keep-archive", args->keep_archive, "Keep the archives after restoring");
   cmd->add_flag("--json", args->json, "Print the result as JSON");
+  cmd->add_flag("--force", args->force, "Restore in a tree that a running msit-compact (watch) owns");
   cmd->callback([args, &exit_code] { exit_code = run(*args); });
   return cmd;
 }

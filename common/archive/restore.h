@@ -12,6 +12,8 @@ namespace msit::archive {
 
 struct RestoreOptions {
   bool keep_archive = false;  // default: the archive is removed once the raw file is durable
+  // Restore in a tree a live `watch --archive` owns (it would archive the files again).
+  bool force = false;
   // Polled by restore_paths() between archives: the archive in flight is always finished (its
   // temp published or removed) before the run stops. The library installs no signal handler.
   std::function<bool()> cancelled;

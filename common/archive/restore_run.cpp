@@ -4,12 +4,15 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 
 #include "common/archive/archive_source.h"
 #include "common/archive/restore.h"
 #include "common/base/unique_fd.h"
 #include "common/io/noreplace.h"
 #include "common/io/tree_walk.h"
+#include "common/safety/tree_lock.h"
 
 namespace msit::archive {
 namespace {
@@ -50,6 +53,7 @@ RestoreRun restore_paths(const std::vector<std::string>& paths, const RestoreOpt
   std::vector<UniqueFd> root_fds;
   std::vector<Found> found;
   std::vector<std::string> files;  // archives named directly
+  std::vector<TreeLock> locks;     // held until every archive below the roots is restored
   for (const auto& p : paths) {
     struct stat st {};
     if (::lstat(p.c_str(), &st) != 0) {
@@ -59,6 +63,22 @@ RestoreRun restore_paths(const std::vector<std::string>& paths, const RestoreOpt
       if (!fd.valid()) {
         run.errors.push_back(make_sys_error(p, "open", "cannot open the directory", errno));
         continue;
+      }
+      // One owner per tree: a running watch --archive would silently archive the files again.
+      if (!opts.force) {
+        char real[PATH_MAX];
+        LockedAncestor a = locked_ancestor(::realpath(p.c_str(), real) != nullptr ? real : p);
+        if (!a.dir.empty()) {
+          run.errors.push_back(make_error(p, "lock", a.dir + " is owned by " + a.holder +
+                                                         " (a running msit-compact); stop it first, or pass --force"));
+          continue;
+        }
+        auto lock = TreeLock::acquire(fd.get(), p);
+        if (!lock.ok()) {
+          run.errors.push_back(lock.take_error());
+          continue;
+        }
+        locks.push_back(std::move(lock).value());
       }
       roots.push_back(p);
       root_fds.push_back(std::move(fd));

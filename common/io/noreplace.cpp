@@ -16,7 +16,7 @@
 namespace msit {
 namespace {
 
-std::string random_suffix() {
+std::string random_suffix_impl() {
   unsigned char r[6] = {};
   if (::getrandom(r, sizeof r, 0) != static_cast<ssize_t>(sizeof r)) {
     // Never fails for 6 bytes once the pool is initialised; mix in the pid and address anyway.
@@ -30,21 +30,12 @@ std::string random_suffix() {
 }
 
 std::string temp_name_for(const std::string& final_name, const char* kind) {
-  std::string name = std::string(kTempPrefix) + kind + base_name(final_name) + "." + random_suffix();
+  std::string name = std::string(kTempPrefix) + kind + base_name(final_name) + "." + random_suffix_impl();
   // NAME_MAX is 255: keep the temp name short enough even for long op names.
-  if (name.size() > 255) name = std::string(kTempPrefix) + kind + random_suffix();
+  if (name.size() > 255) name = std::string(kTempPrefix) + kind + random_suffix_impl();
   return name;
 }
 
-FileIdentity identity_from(const struct stat& st) {
-  FileIdentity id;
-  id.dev = st.st_dev;
-  id.ino = st.st_ino;
-  id.size = static_cast<uint64_t>(st.st_size);
-  id.mtime_ns = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
-  id.ctime_ns = int64_t{st.st_ctim.tv_sec} * 1'000'000'000 + st.st_ctim.tv_nsec;
-  return id;
-}
 
 Result<UniqueFd> open_dir_per_component(int root_fd, const std::string& rel, const std::string& shown_as) {
   UniqueFd cur(::fcntl(root_fd, F_DUPFD_CLOEXEC, 0));
@@ -70,6 +61,17 @@ Result<UniqueFd> open_dir_per_component(int root_fd, const std::string& rel, con
 }
 
 }  // namespace
+
+std::string random_name_tag() { return random_suffix_impl(); }
+
+bool is_claim_name(std::string_view name) { return name.starts_with(kClaimPrefix); }
+
+std::string raw_name_of_claim(std::string_view n) {
+  if (!is_claim_name(n)) return {};
+  n.remove_prefix(kClaimPrefix.size());
+  if (n.size() <= 7 || n[6] != '.') return {};
+  return std::string(n.substr(7));
+}
 
 Result<PublishResult> publish_noreplace(int dir_fd, const std::string& temp_name, const std::string& final_name,
                                         const std::string& shown_as) {
@@ -188,17 +190,18 @@ Result<bool> unlink_if_same(int dir_fd, const std::string& name, const FileIdent
     if (kept_reason != nullptr) *kept_reason = std::move(why);
     return false;
   };
-  const std::string claim = temp_name_for(name, "claim.");
+  const std::string claim = std::string(kClaimPrefix) + random_suffix_impl() + "." + name;
+  if (claim.size() > 255) return keep("its name is too long to be moved aside safely");
   if (::renameat2(dir_fd, name.c_str(), dir_fd, claim.c_str(), RENAME_NOREPLACE) != 0) {
     const int err = errno;
-    if (err == ENOENT) return keep("it is gone already");
+    if (err == ENOENT) return keep(std::string(kGoneAlready));
     // Without RENAME_NOREPLACE a fresh random name is as good: nothing is there to replace.
     if ((err != EINVAL && err != ENOSYS) || ::renameat(dir_fd, name.c_str(), dir_fd, claim.c_str()) != 0) {
       return make_sys_error(shown_as, "unlink", "cannot move the file aside to remove it", errno);
     }
   }
   struct stat st {};
-  if (::fstatat(dir_fd, claim.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && identity_from(st).same_content_as(expected)) {
+  if (::fstatat(dir_fd, claim.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && identity_from_stat(st).same_content_as(expected)) {
     if (::unlinkat(dir_fd, claim.c_str(), 0) != 0) {
       return make_sys_error(shown_as, "unlink", "cannot remove " + claim, errno);
     }

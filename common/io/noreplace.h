@@ -15,6 +15,15 @@
 
 namespace msit {
 
+// Private name of a file being removed: `.msit-claim.{6 random}.{name}`. A claim left by a killed
+// process is given its name back by the next owner of the tree (its summary is durable).
+inline constexpr std::string_view kClaimPrefix = ".msit-claim.";
+bool is_claim_name(std::string_view name);
+// The name a claim name stands for ("" when it is not a claim name).
+std::string raw_name_of_claim(std::string_view claim_name);
+// Six random characters for private names.
+std::string random_name_tag();
+
 enum class PublishResult : uint8_t {
   kPublished,     // final_name now names the temp's file; the temp name is gone
   kTargetExists,  // final_name was already there: nothing changed, the temp is still in place
@@ -70,6 +79,9 @@ Result<UniqueFd> open_dir_below(int root_fd, const std::string& rel, const std::
 
 // Opens regular file `name` in dir_fd read-only with O_NOFOLLOW (FIFOs do not block).
 Result<UniqueFd> open_regular_at(int dir_fd, const std::string& name, const std::string& shown_as);
+
+// kept_reason of unlink_if_same() when the name was already gone (nothing of ours to remove).
+inline constexpr std::string_view kGoneAlready = "it is gone already";
 
 // Unlinks `name` in dir_fd only if it is still the file `expected` (dev, inode, size, mtime):
 // it is first moved to a private name, checked there, and moved back if it is not the one.

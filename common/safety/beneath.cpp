@@ -2,85 +2,17 @@
 #include "common/safety/beneath.h"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <vector>
 
+#include "common/io/noreplace.h"
+
 namespace msit {
-namespace {
-
-constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW;
-
-int openat2_beneath(int root_fd, const std::string& rel) {
-#ifdef SYS_openat2
-  struct open_how how {};
-  how.flags = static_cast<uint64_t>(kDirFlags);
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  return static_cast<int>(::syscall(SYS_openat2, root_fd, rel.c_str(), &how, sizeof(how)));
-#else
-  (void)root_fd;
-  (void)rel;
-  errno = ENOSYS;
-  return -1;
-#endif
-}
-
-Result<UniqueFd> per_component(int root_fd, std::string_view rel, const std::string& display) {
-  UniqueFd cur(::fcntl(root_fd, F_DUPFD_CLOEXEC, 0));
-  if (!cur.valid()) return make_sys_error(display, "open", "cannot duplicate the root fd", errno);
-  size_t pos = 0;
-  while (pos < rel.size()) {
-    size_t slash = rel.find('/', pos);
-    if (slash == std::string_view::npos) slash = rel.size();
-    std::string comp(rel.substr(pos, slash - pos));
-    pos = slash + 1;
-    if (comp.empty() || comp == ".") continue;
-    UniqueFd next(::openat(cur.get(), comp.c_str(), kDirFlags));
-    if (!next.valid()) {
-      const int err = errno;
-      if (err == ELOOP || err == ENOTDIR)
-        return make_error(display, "open", "a path component is a symbolic link or not a directory; never followed");
-      return make_sys_error(display, "open", "cannot open directory", err);
-    }
-    cur = std::move(next);
-  }
-  return cur;
-}
-
-bool has_dotdot(std::string_view rel) {
-  size_t pos = 0;
-  while (pos <= rel.size()) {
-    size_t slash = rel.find('/', pos);
-    if (slash == std::string_view::npos) slash = rel.size();
-    if (rel.substr(pos, slash - pos) == "..") return true;
-    pos = slash + 1;
-  }
-  return false;
-}
-
-}  // namespace
 
 Result<UniqueFd> open_dir_beneath(int root_fd, std::string_view rel, const std::string& display) {
-  if (!rel.empty() && rel.front() == '/') return make_error(display, "open", "absolute path below a root");
-  if (has_dotdot(rel)) return make_error(display, "open", "'..' in a path below a root");
-  std::string r = rel.empty() ? std::string(".") : std::string(rel);
-  static std::atomic<bool> have_openat2{true};  // ENOSYS once means never
-  if (have_openat2.load(std::memory_order_relaxed)) {
-    int fd = openat2_beneath(root_fd, r);
-    if (fd >= 0) return UniqueFd(fd);
-    const int err = errno;
-    if (err != ENOSYS && err != EPERM) {  // EPERM: seccomp filters that predate openat2
-      if (err == ELOOP || err == EXDEV || err == ENOTDIR)
-        return make_error(display, "open", "a path component is a symbolic link or not a directory; never followed");
-      return make_sys_error(display, "open", "cannot open directory", err);
-    }
-    have_openat2.store(false, std::memory_order_relaxed);
-  }
-  return per_component(root_fd, rel, display);
+  return open_dir_below(root_fd, std::string(rel), display);
 }
 
 Result<UniqueFd> open_trusted_dir(const std::string& path) {

@@ -30,9 +30,9 @@ struct FileRef {
   std::string path;   // dir.path + "/" + name, for messages
 };
 
-// Opens the directory `rel` ("" = root_fd itself) below root_fd: openat2 with
-// RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS where the kernel has it, else one
-// openat(O_NOFOLLOW | O_DIRECTORY) per component. ".." components are refused.
+// Opens the directory `rel` ("" = root_fd itself) below root_fd: open_dir_below()
+// (common/io/noreplace.h: openat2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, else one
+// openat(O_NOFOLLOW | O_DIRECTORY) per component, ".." refused).
 Result<UniqueFd> open_dir_beneath(int root_fd, std::string_view rel, const std::string& display);
 
 // Opens a directory the caller trusts (a root given on the command line or in the config).

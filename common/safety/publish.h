@@ -8,19 +8,13 @@
 
 #include "common/base/result.h"
 #include "common/io/file.h"
+#include "common/io/noreplace.h"
 #include "common/safety/beneath.h"
 
 namespace msit {
 
-// Private names of our own files: temps of summaries/archives, and raw files being removed.
-inline constexpr std::string_view kClaimPrefix = ".msit-claim.";
-bool is_claim_name(std::string_view name);
-// The raw file name a claim name stands for ("" when it is not a claim name).
-std::string raw_name_of_claim(std::string_view claim_name);
-
-// renameat2(RENAME_NOREPLACE) within one directory; where the filesystem lacks it (EINVAL),
-// linkat + unlinkat of the source. An existing `to` is never replaced: EEXIST is an error
-// whose message names both files.
+// publish_noreplace() (common/io/noreplace.h) within one directory, an existing `to` being an
+// error whose message names both files (both are kept).
 Status rename_noreplace(const DirRef& dir, const std::string& from, const std::string& to);
 
 // A file written under a private temp name in a directory reached safely, removed by the
@@ -56,10 +50,9 @@ class DirTemp {
 // Removes raw file `f` only if it is provably the file that was read through `read_fd`:
 //  1. fstat(read_fd) still shows the identity recorded when reading ended, ctime included
 //     (no write, truncate, chmod or utimes since: ctime cannot be set from user space);
-//  2. the name is moved to a private claim name in the same directory (no-replace);
-//  3. the claimed inode is the read inode, with the same size and mtime;
-//  4. only then the claim name is unlinked.
-// If 3 fails, the file is moved back (no-replace) and reported; nothing else is ever removed.
+//  2-4. unlink_if_same(): the name is moved to a private claim name in the same directory
+//     (no-replace), the claimed inode must be the read inode with the same size and mtime,
+//     and only then is the claim name unlinked; otherwise it is moved back and reported.
 Status remove_if_same(const FileRef& f, int read_fd, const FileIdentity& read_id);
 
 // Gives a claim name left by a killed process back its raw name (no-replace). Returns false

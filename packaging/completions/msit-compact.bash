@@ -66,7 +66,7 @@ _msit_compact() {
       ;;
     inspect) opts+=" --json" ;;
     status) opts+=" --json-status --json" ;;
-    restore) opts+=" --keep-archive --json" ;;
+    restore) opts+=" --keep-archive --json --force" ;;
   esac
 
   if [[ "$cur" == -* ]]; then

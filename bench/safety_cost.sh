@@ -3,7 +3,8 @@
 # of a 1 GiB FX tree (32 x 32 MiB npy) and of 4,000 small GE files, with a baseline binary and
 # the current one, interleaved; `cat` of the same bytes is printed as the floor. Wall time and
 # CPU time (user+sys, less sensitive to other load) are medians over RUNS rounds.
-# Usage: bench/safety_cost.sh BASELINE_BIN CURRENT_BIN [WORK_DIR]   (needs python3-numpy, ~3 GB)
+# Usage: [RUNS=5] [TREES="big small"] bench/safety_cost.sh BASELINE_BIN CURRENT_BIN [WORK_DIR]
+#        (needs python3-numpy, ~3 GB; the baseline is any older build, e.g. main at 31ca7c6)
 set -euo pipefail
 old=$1 new=$2
 work=${3:-$(mktemp -d /tmp/msit-safety-bench.XXXXXX)}
@@ -33,7 +34,7 @@ measure() {  # measure BIN TREE -> "wall cpu" seconds
   /usr/bin/time -f '%e %U %S' -o "$work/t" "$1" compact --jobs 1 "$work/run" > /dev/null
   awk '{printf "%s %.2f\n", $1, $2 + $3}' "$work/t"
 }
-for tree in big small; do
+for tree in ${TREES:-big small}; do
   : > "$work/$tree.txt"
   for _ in $(seq "$runs"); do
     echo "old $(measure "$old" "$tree")" >> "$work/$tree.txt"

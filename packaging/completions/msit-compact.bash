@@ -37,6 +37,18 @@ _msit_compact() {
       fi
       return
       ;;
+    --cl | --compare-level)
+      COMPREPLY=($(compgen -W "layer module api logits" -- "$cur"))
+      return
+      ;;
+    --atb-dir-rule)
+      COMPREPLY=($(compgen -W "msit robust" -- "$cur"))
+      return
+      ;;
+    --html | --op-mapping-file | --ops-json)
+      _filedir
+      return
+      ;;
     -j | --jobs | --settle-ms | --zstd-level | --zstd-workers | --rescan-interval-s | --rank)
       return
       ;;
@@ -62,7 +74,8 @@ _msit_compact() {
       ;;
     compare)
       opts+=" -m --my-path -g --golden-path -o --output --rank -j --jobs --sketch-width"
-      opts+=" --json --msit-filters --msit-columns -q --quiet --timings"
+      opts+=" --json --msit-filters --msit-columns -q --quiet --timings --html"
+      opts+=" --cl --compare-level --op-mapping-file --atb-dir-rule --stats --ops-json --msit-compat"
       ;;
     inspect) opts+=" --json" ;;
     status) opts+=" --json-status --json" ;;

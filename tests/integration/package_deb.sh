@@ -75,9 +75,12 @@ grep -qx /etc/msit-compact/msit-compact.conf "$WORK/control/conffiles" || fail "
 dpkg-deb -x "$deb" "$WORK/root"
 file "$WORK/root/usr/bin/msit-compact" | grep -q ', stripped' || fail "binary in the .deb is not stripped"
 build_id=$(file "$WORK/root/usr/bin/msit-compact" | sed -n 's/.*BuildID\[sha1\]=\([0-9a-f]*\).*/\1/p')
-dpkg-deb -c "$ddeb" | grep -q "usr/lib/debug/.build-id/${build_id:0:2}/${build_id:2}.debug" \
+# Listings go to files first: `| grep -q` closing the pipe early kills tar under pipefail.
+dpkg-deb -c "$ddeb" > "$WORK/ddeb.list"
+grep -q "usr/lib/debug/.build-id/${build_id:0:2}/${build_id:2}.debug" "$WORK/ddeb.list" \
   || fail "dbgsym has no debug file for build id $build_id"
-dpkg-deb -I "$ddeb" md5sums | grep -q '^[0-9a-f]*  usr/lib/debug/\.build-id/' \
+dpkg-deb -I "$ddeb" md5sums > "$WORK/ddeb.md5sums"
+grep -q '^[0-9a-f]*  usr/lib/debug/\.build-id/' "$WORK/ddeb.md5sums" \
   || fail "dbgsym md5sums: $(dpkg-deb -I "$ddeb" md5sums)"
 mapfile -t paths < <(dpkg-deb --fsys-tarfile "$deb" | tar -t | sed 's|^\./|/|; s|/$||' | grep -v '^/\?$')
 # Files this package would overwrite (a `cmake --install --prefix /usr`): not ours to replace.

@@ -152,7 +152,7 @@ Result<bool> needs_new_summary(const PreparedSummary& p, const FileSummary& summ
   if (!existing) return true;
   if (*existing == bytes) return false;
   if (format == SummaryFormat::kRich && rich_summary_matches(*existing, p.summary_path, summary)) return false;
-  return make_error(p.summary_path, "rename",
+  return make_error(p.summary_path, "conflict",
                     "a different file already exists under the summary's name (not a summary of this raw "
                     "file's bytes); both kept: move one of them aside");
 }
@@ -253,7 +253,7 @@ Status publish_archive_temp(PreparedSummary& p) {
   if (archive::same_archive_present(t.dir().get(), t.temp_name(), final_name)) return ok_status();
   struct stat there {};
   if (::fstatat(t.dir().get(), final_name.c_str(), &there, AT_SYMLINK_NOFOLLOW) == 0) {
-    return make_error(p.archive_path, "rename", "exists and is not this file's archive; raw file kept");
+    return make_error(p.archive_path, "conflict", "exists and is not this file's archive; raw file kept");
   }
   return st;
 }

@@ -10,6 +10,7 @@
 #include "common/io/atomic_write.h"
 #include "common/summary/compact.h"
 #include "common/summary/compact_run.h"
+#include "tests/unit/npy_fixture.h"
 
 namespace fs = std::filesystem;
 
@@ -17,20 +18,7 @@ namespace msit {
 namespace {
 
 // A float32 .npy file (v1 header) of the given values.
-std::string npy_bytes(const std::vector<float>& v) {
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(v.size()) + ",), }";
-  size_t total = 10 + header.size() + 1;
-  header.append((64 - total % 64) % 64, ' ');
-  header += '\n';
-  std::string out = "\x93NUMPY";
-  out += '\x01';
-  out += '\x00';
-  uint16_t len = static_cast<uint16_t>(header.size());
-  out.append(reinterpret_cast<const char*>(&len), 2);
-  out += header;
-  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
-  return out;
-}
+using test::npy_bytes;
 
 class CompactTest : public ::testing::Test {
  protected:

@@ -22,6 +22,7 @@
 #include "common/safety/tree_lock.h"
 #include "common/summary/compact.h"
 #include "common/summary/compact_run.h"
+#include "tests/unit/npy_fixture.h"
 
 namespace fs = std::filesystem;
 
@@ -31,20 +32,7 @@ namespace {
 const std::string kFx = "add_1-aten.add.Tensor.OUTPUT.0.20250101000000000000.npy";
 const std::string kGe = "Add.Add_2.44.6.1706596912161941";
 
-std::string npy_bytes(const std::vector<float>& v) {
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(v.size()) + ",), }";
-  size_t total = 10 + header.size() + 1;
-  header.append((64 - total % 64) % 64, ' ');
-  header += '\n';
-  std::string out = "\x93NUMPY";
-  out += '\x01';
-  out += '\x00';
-  uint16_t len = static_cast<uint16_t>(header.size());
-  out.append(reinterpret_cast<const char*>(&len), 2);
-  out += header;
-  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
-  return out;
-}
+using test::npy_bytes;
 
 class SafetyTest : public ::testing::Test {
  protected:

@@ -3,10 +3,45 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <regex>
+#include <string_view>
 
 namespace msit::atb {
 namespace {
+
+// Hand-written matchers (std::regex trips GCC 12's -Wmaybe-uninitialized under the sanitizers
+// and is slow): the names are fixed shapes.
+size_t digits_before(std::string_view s, size_t end) {
+  size_t b = end;
+  while (b > 0 && s[b - 1] >= '0' && s[b - 1] <= '9') --b;
+  return end - b;
+}
+
+// `...output_{i}_{j}.pth`: a nested output (a tuple element of a tuple output).
+bool is_nested_output(std::string_view n) {
+  if (!n.ends_with(".pth")) return false;
+  size_t end = n.size() - 4;
+  size_t d = digits_before(n, end);
+  if (d == 0 || end - d == 0 || n[end - d - 1] != '_') return false;
+  end -= d + 1;
+  d = digits_before(n, end);
+  if (d == 0) return false;
+  return n.substr(0, end - d).ends_with("output_");
+}
+
+// 'q', 'k' or 'v' for `root.model.layers.{i}.self_attn.{q|k|v}_proj/output.pth` in a path, else 0.
+char qkv_projection_of(std::string_view path) {
+  constexpr std::string_view kLayers = "root.model.layers.", kAttn = ".self_attn.", kTail = "_proj/output.pth";
+  for (size_t pos = path.find(kLayers); pos != std::string_view::npos; pos = path.find(kLayers, pos + 1)) {
+    size_t i = pos + kLayers.size();
+    size_t start = i;
+    while (i < path.size() && path[i] >= '0' && path[i] <= '9') ++i;
+    if (i == start || path.substr(i, kAttn.size()) != kAttn) continue;
+    i += kAttn.size();
+    if (i >= path.size() || (path[i] != 'q' && path[i] != 'k' && path[i] != 'v')) continue;
+    if (path.substr(i + 1, kTail.size()) == kTail) return path[i];
+  }
+  return 0;
+}
 
 namespace fs = std::filesystem;
 
@@ -52,11 +87,10 @@ std::vector<SourceFile> endpoint_files(const DumpSide& side, const TopoTree& tre
   fs::path dir = rel.empty() ? fs::path(token_dir) : fs::path(token_dir) / rel;
   std::vector<SourceFile> out;
   if (side.kind == SideKind::kTorch) {
-    static const std::regex kNested("output_[0-9]+_[0-9]+\\.pth$");
     switch (e.loc) {
       case Loc::kAllOutput:
         take(dir.string(), [&](const std::string& n) {
-          return starts_with(n, "output") && !(golden && std::regex_search(n, kNested));
+          return starts_with(n, "output") && !(golden && is_nested_output(n));
         }, out);
         break;
       case Loc::kAllInput: take(dir.string(), [](const std::string& n) { return starts_with(n, "input"); }, out); break;
@@ -85,11 +119,9 @@ std::vector<SourceFile> endpoint_files(const DumpSide& side, const TopoTree& tre
 }
 
 std::string apply_fixups(const std::vector<SourceFile>& golden, std::vector<SourceFile>& mine) {
-  static const std::regex kQkv("root\\.model\\.layers\\.[0-9]+\\.self_attn\\.([kvq])_proj/output\\.pth");
-  std::smatch m;
   for (const auto& g : golden) {
-    if (!std::regex_search(g.raw_path, m, kQkv)) continue;
-    char which = m[1].str()[0];
+    const char which = qkv_projection_of(g.raw_path);
+    if (which == 0) continue;
     std::string k = which == 'q' ? "0" : which == 'k' ? "1" : "2";
     std::vector<std::string> wanted = {"0_Attention/0_QKVLinearSplitPack/after/outtensor" + k + ".bin"};
     if (which == 'q') wanted.push_back("0_Attention/1_RotaryPositionEmbedding/before/intensor0.bin");

@@ -3,7 +3,6 @@
 #include <cctype>
 #include <deque>
 #include <map>
-#include <regex>
 
 #include "common/compare_atb/match_internal.h"
 
@@ -202,7 +201,6 @@ void policy_enhanced_names(MatchSink& s, const LayerPairs& layers) {
 }
 
 void policy_special_names(MatchSink& s) {
-  static const std::regex kRmsNorm("^RmsNormOperation_[0-9]+$");
   struct Rule {
     bool (*my)(const std::string& name);
     bool (*golden)(const std::string& name);
@@ -212,7 +210,11 @@ void policy_special_names(MatchSink& s) {
        [](const std::string& n) {
          return (contains(n, "embed_tokens") || contains(n, "word_embeddings")) && !contains(n, "word_embeddings_layernorm");
        }},
-      {[](const std::string& n) { return std::regex_match(n, kRmsNorm); },
+      {[](const std::string& n) {
+         constexpr std::string_view kPrefix = "RmsNormOperation_";
+         return n.size() > kPrefix.size() && n.starts_with(kPrefix) &&
+                std::all_of(n.begin() + kPrefix.size(), n.end(), [](char c) { return c >= '0' && c <= '9'; });
+       },
        [](const std::string& n) { return contains(n, "root.model.norm"); }},
       {[](const std::string& n) { return contains(lower(n), "lmhead"); },
        [](const std::string& n) { return contains(n, "lm_head"); }},

@@ -105,7 +105,7 @@ class Scanner {
   std::unordered_map<std::string, DumpScope> scopes_;
 };
 
-// Drops what a live owner of a subtree holds; returns the number of candidates dropped.
+// Leaves alone what a live owner of a subtree holds: its candidates (reported), temps and claims.
 void drop_owned(RootScan& rs, CompactReport& report) {
   if (rs.owned_subtrees.empty()) return;
   auto owned = [&rs](const std::string& rel) {

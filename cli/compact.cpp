@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/human.h"
 #include "common/summary/compact_run.h"
+#include "common/summary/summary_format.h"
 
 namespace msit::cli {
 namespace {
@@ -23,7 +24,8 @@ namespace {
 struct CompactArgs {
   std::vector<std::string> dirs;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
-  std::string format = "rich";
+  std::string format;  // empty: default_summary_format()
+  unsigned sketch_bits = 32;
   bool keep_raw = false;
   bool archive = false;
   int zstd_level = 1;
@@ -145,7 +147,11 @@ int run(const CompactArgs& a) {
   install_signal_handlers();
   CompactRunOptions opts;
   opts.jobs = a.jobs;
-  opts.file.format = a.format == "msit" ? SummaryFormat::kMsit : SummaryFormat::kRich;
+  auto format = a.format.empty() ? default_summary_format() : parse_summary_format(a.format);
+  if (!format.ok()) throw CLI::ValidationError(format.error().path.empty() ? "--summary-format" : format.error().path,
+                                               format.error().message);
+  opts.file.format = *format;
+  opts.file.store_sketch = a.sketch_bits == 64 ? store::SketchPrecision::kFloat64 : store::SketchPrecision::kFloat32;
   opts.file.raw = a.archive ? RawAction::kArchive : a.keep_raw ? RawAction::kKeep : RawAction::kDelete;
   opts.file.archive.level = a.zstd_level;
   opts.file.archive.workers = a.zstd_workers;
@@ -179,8 +185,13 @@ CLI::App* register_compact(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("compact", "Summarise every finished dump file under DIR once, then remove the raw data");
   cmd->add_option("dirs", args->dirs, "Dump trees (msit_ge_dump, msit_fx_dump, data_dump, or their parent)")->required();
   cmd->add_option("-j,--jobs", args->jobs, "Parallel workers")->check(CLI::Range(1u, 1024u));
-  cmd->add_option("--summary-format", args->format, "rich (.summary.json) or msit (_min_max.npy/.npz)")
-      ->check(CLI::IsMember({"rich", "msit"}));
+  cmd->add_option("--summary-format", args->format,
+                  "store (one msit-summary.db per dump root; default), json (NAME.summary.json) or msit "
+                  "(_min_max.npy/.npz); default from MSIT_COMPACT_SUMMARY_FORMAT if set")
+      ->check(CLI::IsMember({"store", "json", "rich", "msit"}));
+  cmd->add_option("--sketch-bits", args->sketch_bits,
+                  "Bits per sketch bucket in the store: 32 (default, half the size) or 64 (bit-exact)")
+      ->check(CLI::IsMember({32u, 64u}));
   auto* keep = cmd->add_flag("--keep-raw", args->keep_raw, "Write summaries but keep the raw files");
   cmd->add_flag("--archive", args->archive,
                 "Replace each raw file by a verified lossless archive (NAME.zst) instead of deleting it")

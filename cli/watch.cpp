@@ -61,7 +61,7 @@ d::SettingOverrides overrides_of(const WatchArgs& a) {
   if (a.settle_opt->count()) o.settle_ms = a.settle_ms;
   if (a.jobs_opt->count()) o.jobs = a.jobs;
   if (a.rescan_opt->count()) o.rescan_interval_s = a.rescan_s;
-  if (a.format_opt->count()) o.format = a.summary_format == "msit" ? SummaryFormat::kMsit : SummaryFormat::kRich;
+  if (a.format_opt->count()) o.format = *parse_summary_format(a.summary_format);  // checked by IsMember
   if (a.keep_opt->count()) o.keep_raw = a.keep_raw;
   if (a.archive_opt->count()) o.archive = a.archive;
   if (a.level_opt->count()) o.zstd_level = a.zstd_level;
@@ -98,8 +98,10 @@ CLI::App* register_watch(CLI::App& app, int& exit_code) {
                       ->check(CLI::Range(0u, 600000u));
   a->jobs_opt = cmd->add_option("-j,--jobs", a->jobs, "Worker threads (default: number of cores)")
                     ->check(CLI::Range(1u, 1024u));
-  a->format_opt = cmd->add_option("--summary-format", a->summary_format, "rich (.summary.json) or msit (_min_max.npy/.npz)")
-                      ->check(CLI::IsMember({"rich", "msit"}));
+  a->format_opt = cmd->add_option("--summary-format", a->summary_format,
+                                  "store (one msit-summary.db per dump root; default), json (NAME.summary.json) or "
+                                  "msit (_min_max.npy/.npz); default from MSIT_COMPACT_SUMMARY_FORMAT if set")
+                      ->check(CLI::IsMember({"store", "json", "rich", "msit"}));
   a->keep_opt = cmd->add_flag("--keep-raw", a->keep_raw, "Write summaries but keep the raw files");
   a->archive_opt = cmd->add_flag("--archive", a->archive,
                                  "Replace each raw file by a verified lossless archive (NAME.zst) instead of deleting it");

@@ -45,7 +45,7 @@ Status apply_key(std::string_view key, std::string_view value, WatchSettings& s,
     else s.rescan_interval_s = *n;
   } else if (key == "summary_format") {
     auto f = parse_summary_format(value);
-    if (!f.ok()) return bad("expected rich or msit");
+    if (!f.ok()) return bad("expected store, json or msit");
     s.format = *f;
   } else if (key == "keep_raw" || key == "verbose" || key == "archive") {
     auto b = parse_bool(value);
@@ -80,16 +80,6 @@ Result<std::string> read_config_file(const std::string& path) {
 
 }  // namespace
 
-Result<SummaryFormat> parse_summary_format(std::string_view v) {
-  if (v == "rich") return SummaryFormat::kRich;
-  if (v == "msit") return SummaryFormat::kMsit;
-  return make_error("", "config", "summary format must be rich or msit, not " + std::string(v));
-}
-
-std::string_view summary_format_name(SummaryFormat f) {
-  return f == SummaryFormat::kMsit ? "msit" : "rich";
-}
-
 Status apply_config_text(std::string_view text, const std::string& path, WatchSettings& s) {
   size_t line_no = 0;
   while (!text.empty()) {
@@ -110,6 +100,7 @@ Status apply_config_text(std::string_view text, const std::string& path, WatchSe
 
 Result<WatchSettings> load_settings(const std::string& config_path, const SettingOverrides& o) {
   WatchSettings s;
+  MSIT_ASSIGN_OR_RETURN(s.format, default_summary_format());
   if (!config_path.empty()) {
     MSIT_ASSIGN_OR_RETURN(std::string text, read_config_file(config_path));
     MSIT_TRY(apply_config_text(text, config_path, s));

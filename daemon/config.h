@@ -10,6 +10,7 @@
 
 #include "common/base/result.h"
 #include "common/summary/compact.h"
+#include "common/summary/summary_format.h"
 
 namespace msit::daemon {
 
@@ -17,7 +18,7 @@ struct WatchSettings {
   std::vector<std::string> dirs;
   uint32_t settle_ms = 200;
   uint32_t jobs = 0;                 // 0: number of cores
-  SummaryFormat format = SummaryFormat::kRich;
+  SummaryFormat format = SummaryFormat::kStore;  // default_summary_format() at load
   bool keep_raw = false;
   bool archive = false;              // replace raw files by verified .zst archives
   int zstd_level = 1;
@@ -40,7 +41,5 @@ struct SettingOverrides {
 Status apply_config_text(std::string_view text, const std::string& path, WatchSettings& s);
 // Defaults, then the file (when config_path is not empty), then the overrides; validated.
 Result<WatchSettings> load_settings(const std::string& config_path, const SettingOverrides& o);
-Result<SummaryFormat> parse_summary_format(std::string_view v);
-std::string_view summary_format_name(SummaryFormat f);
 
 }  // namespace msit::daemon

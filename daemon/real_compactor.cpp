@@ -90,7 +90,7 @@ CandidatePolicy engine_policy(std::shared_ptr<const LivePolicySettings> live) {
   // With raw files kept, rescans would otherwise re-read every kept raw file; an event still
   // re-checks it.
   p.already_done = [live](const std::string& path) {
-    if (!live->keep_raw.load()) return false;
+    if (!live->keep_raw.load() || live->format.load() == SummaryFormat::kStore) return false;
     struct stat st {};
     return ::lstat(summary_path_for(path, live->format.load()).c_str(), &st) == 0;
   };

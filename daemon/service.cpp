@@ -89,6 +89,7 @@ class Service {
 };
 
 void Service::publish_status(const char* state) {
+  for (const auto& w : compactor_.take_warnings()) log_.warning(w);
   const Counters& c = watcher_->counters();
   std::string line = c.status_line();
   sd_notifyf(0, "STATUS=%s", line.c_str());
@@ -107,6 +108,7 @@ bool Service::lock_roots(bool at_start) {
     // once it is back.
     if (locks_[i].held() && locks_[i].lost()) {
       locks_[i] = TreeLock();
+      compactor_.release_tree(settings_.dirs[i]);
       log_.info(settings_.dirs[i] + ": the tree's lock file was removed; lock released until the tree is back");
       continue;
     }

@@ -2,11 +2,14 @@
 #include "common/compare/dump_index.h"
 
 #include "common/formats/dump_name.h"
+#include "common/store/store_catalog.h"
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <system_error>
 #include <unordered_map>
 
@@ -23,11 +26,40 @@ struct DirEntry {
   std::string name;
   bool is_dir = false;
   bool is_file = false;
+  // A raw file known only from the summary store covering the directory (raw data removed).
+  const store::StoredName* stored = nullptr;
+  const std::string* store_db = nullptr;
 };
 
 // Which regular files a listing keeps (all when empty). Trees hold 100,000s of dump files and
 // most walks look for a handful of names: skipped names cost no allocation and no sorting.
 using FileFilter = std::function<bool(std::string_view name)>;
+
+// The raw files of `dir` that only its summary store still knows, as file entries. The
+// store's path strings live as long as the process-wide catalog.
+void add_stored_entries(const std::string& dir, const FileFilter& keep_file, std::vector<DirEntry>& out) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, std::unique_ptr<std::string>> db_names;
+  std::string db;
+  const auto* names = store::StoreCatalog::instance().stored_in(dir, &db);
+  if (names == nullptr) return;
+  const std::string* db_name = nullptr;
+  {
+    std::lock_guard lock(mu);
+    auto& slot = db_names[db];
+    if (!slot) slot = std::make_unique<std::string>(db);
+    db_name = slot.get();
+  }
+  for (const auto& n : *names) {
+    if (keep_file && !keep_file(n.name)) continue;
+    DirEntry e;
+    e.name = n.name;
+    e.is_file = true;
+    e.stored = &n;
+    e.store_db = db_name;
+    out.push_back(std::move(e));
+  }
+}
 
 // Sorted listing; symlinks are neither dirs nor files here, so they are never followed. The
 // type comes from readdir's d_type: no stat per entry; only filesystems that leave d_type
@@ -54,6 +86,7 @@ std::vector<DirEntry> list_dir(const std::string& dir, const FileFilter& keep_fi
     out.push_back(std::move(e));
   }
   ::closedir(d);
+  add_stored_entries(dir, keep_file, out);
   std::sort(out.begin(), out.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
   return out;
 }
@@ -115,6 +148,10 @@ std::vector<SourceFile> sources_in(const std::string& dir, const std::vector<Dir
   found.reserve(entries.size());
   for (const auto& e : entries) {
     if (!e.is_file) continue;
+    if (e.stored != nullptr) {
+      found.push_back(Candidate{e.name, SourceKind::kStored, &e});
+      continue;
+    }
     auto raw = raw_name_of(e.name);
     if (raw) found.push_back(Candidate{std::move(raw->first), raw->second, &e});
   }
@@ -134,6 +171,12 @@ std::vector<SourceFile> sources_in(const std::string& dir, const std::vector<Dir
     f.raw_path = join(dir, found[i].raw_name);
     f.raw_name = std::move(found[i].raw_name);
     f.kind = found[i].kind;
+    if (const DirEntry* e = found[i].entry; e->stored != nullptr) {
+      f.path = f.raw_path;
+      f.size = e->stored->size;
+      f.store_db = *e->store_db;
+      f.store_id = e->stored->id;
+    }
     out.push_back(std::move(f));
   }
   return out;  // sorted by raw_path
@@ -197,6 +240,7 @@ std::string_view source_kind_name(SourceKind k) {
   switch (k) {
     case SourceKind::kRaw: return "raw";
     case SourceKind::kSummary: return "summary";
+    case SourceKind::kStored: return "stored";
     case SourceKind::kMinMax: return "min_max";
     case SourceKind::kStatsCsv: return "stats_csv";
   }
@@ -237,6 +281,7 @@ std::string msit_fx_node_key(std::string_view n, bool* is_input) {
 
 std::optional<std::pair<std::string, SourceKind>> raw_name_of(std::string_view n) {
   if (n.empty() || n[0] == '.') return std::nullopt;  // hidden and our temp files
+  if (n.starts_with(kStoreFileName) && classify_name(n).kind == NameKind::kStore) return std::nullopt;  // read through it
   constexpr std::string_view kSummary = ".summary.json";
   constexpr std::string_view kNpz = "_min_max.npz";
   constexpr std::string_view kNpy = "_min_max.npy";

@@ -15,7 +15,8 @@
 namespace msit {
 
 // What stands in a dump tree for one raw file.
-enum class SourceKind : uint8_t { kRaw, kSummary, kMinMax, kStatsCsv };
+// Declared in order of preference when several stand for one raw file.
+enum class SourceKind : uint8_t { kRaw, kSummary, kStored, kMinMax, kStatsCsv };
 std::string_view source_kind_name(SourceKind k);
 
 struct SourceFile {
@@ -24,6 +25,9 @@ struct SourceFile {
   std::string raw_name;  // base name of raw_path
   SourceKind kind = SourceKind::kRaw;
   uint64_t size = 0;     // bytes on disk, looked up only for duplicated GE op names (msit keeps the larger)
+  // kStored: the summary store holding it (path = raw_path then) and its row there.
+  std::string store_db;
+  int64_t store_id = -1;
 };
 
 struct FxNodeFiles {

@@ -5,6 +5,7 @@
 #include "common/formats/dump_reader.h"
 #include "common/formats/ge_stats_csv.h"
 #include "common/io/file.h"
+#include "common/store/store_catalog.h"
 #include "common/summary/compact.h"
 
 namespace msit {
@@ -37,6 +38,12 @@ void load(LoadedFile& lf) {
     }
     case SourceKind::kSummary: {
       auto s = read_summary_file(f.path);
+      if (!s.ok()) { lf.error = s.error(); return; }
+      lf.summary = std::move(s).value();
+      return;
+    }
+    case SourceKind::kStored: {
+      auto s = store::StoreCatalog::instance().load(f.store_db, f.store_id);
       if (!s.ok()) { lf.error = s.error(); return; }
       lf.summary = std::move(s).value();
       return;

@@ -1,5 +1,6 @@
 // Node -> files (3.5.1), fix-ups (3.5.2-3.5.3), file pairing (3.5.4) and rank siblings (3.7).
 #include "common/compare_atb/files.h"
+#include "common/store/store_catalog.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -48,7 +49,20 @@ namespace fs = std::filesystem;
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool has(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
 
-// Every dump file of dir (raw, archive or summary), one per raw name, best kind first.
+// A raw file that only its directory's summary store still knows.
+SourceFile stored_source(const std::string& dir, const store::StoredName& n, const std::string& db) {
+  SourceFile f;
+  f.raw_path = (fs::path(dir) / n.name).string();
+  f.path = f.raw_path;
+  f.raw_name = n.name;
+  f.kind = SourceKind::kStored;
+  f.size = n.size;
+  f.store_db = db;
+  f.store_id = n.id;
+  return f;
+}
+
+// Every dump file of dir (raw, archive, summary or stored), one per raw name, best kind first.
 std::vector<SourceFile> dir_files(const std::string& dir) {
   std::vector<SourceFile> out;
   std::error_code ec;
@@ -65,6 +79,10 @@ std::vector<SourceFile> dir_files(const std::string& dir) {
     f.raw_name = raw->first;
     f.kind = raw->second;
     out.push_back(std::move(f));
+  }
+  std::string db;
+  if (const auto* stored = store::StoreCatalog::instance().stored_in(dir, &db)) {
+    for (const auto& n : *stored) out.push_back(stored_source(dir, n, db));
   }
   std::sort(out.begin(), out.end(), [](const SourceFile& a, const SourceFile& b) {
     return a.raw_name != b.raw_name ? a.raw_name < b.raw_name : static_cast<int>(a.kind) < static_cast<int>(b.kind);
@@ -180,6 +198,7 @@ std::vector<SourceFile> rank_files(const DumpSide& side, const std::vector<std::
     if (fs::exists(raw, ec)) s.path = raw, s.kind = SourceKind::kRaw;
     else if (fs::exists(raw + ".zst", ec)) s.path = raw + ".zst", s.kind = SourceKind::kRaw;
     else if (fs::exists(raw + ".summary.json", ec)) s.path = raw + ".summary.json", s.kind = SourceKind::kSummary;
+    else if (std::string db; const auto* n = store::StoreCatalog::instance().find(raw, &db)) s = stored_source(fs::path(raw).parent_path().string(), *n, db);
     else continue;
     out.push_back(std::move(s));
   }

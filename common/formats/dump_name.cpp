@@ -116,6 +116,7 @@ std::string_view name_kind_name(NameKind k) {
     case NameKind::kTemp: return "temp";
     case NameKind::kClaim: return "claim";
     case NameKind::kLock: return "lock";
+    case NameKind::kStore: return "store";
     case NameKind::kStatsCsv: return "stats_csv";
     case NameKind::kMappingCsv: return "mapping_csv";
     case NameKind::kUnknown: return "unknown";
@@ -212,6 +213,13 @@ NameInfo classify_name(std::string_view file_name) {
   if (n.starts_with(".msit-claim.")) {
     info.kind = NameKind::kClaim;
     return info;
+  }
+  if (n.starts_with(kStoreFileName)) {
+    std::string_view rest = n.substr(kStoreFileName.size());
+    if (rest.empty() || rest == "-wal" || rest == "-shm" || rest == "-journal") {
+      info.kind = NameKind::kStore;
+      return info;
+    }
   }
   if (classify_derived(n, info)) return info;
   if (n == "mapping.csv") {

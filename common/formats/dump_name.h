@@ -22,6 +22,7 @@ enum class NameKind : uint8_t {
   kTemp,          // our own temp files (.msit-tmp.*)
   kClaim,         // a raw file moved to its private name just before removal (.msit-claim.*)
   kLock,          // the tree's owner lock (.msit-compact.lock)
+  kStore,         // the summary store of a dump root (msit-summary.db, its -wal, -shm, -journal)
   kStatsCsv,      // GE stats-mode csv
   kMappingCsv,    // mapping.csv of hashed long names
   kUnknown,
@@ -63,5 +64,7 @@ std::optional<std::string> strip_dump_number(std::string_view op_name);
 
 // Suffix added to a raw file's name for its rich summary.
 inline constexpr std::string_view kSummarySuffix = ".summary.json";
+// File name of a dump root's summary store (common/store); SQLite adds -wal, -shm, -journal.
+inline constexpr std::string_view kStoreFileName = "msit-summary.db";
 
 }  // namespace msit

@@ -13,6 +13,7 @@
 
 #include "common/formats/dump_name.h"
 #include "common/formats/dump_reader.h"
+#include "common/store/store_registry.h"
 #include "common/summary/min_max_output.h"
 #include "common/summary/summarize_internal.h"
 
@@ -51,10 +52,7 @@ Result<std::optional<std::string>> read_existing_at(const DirRef& dir, const std
 }
 
 // A summary already in place that describes exactly this raw content needs no rewrite.
-bool rich_summary_matches(const std::string& text, const std::string& path, const FileSummary& fresh) {
-  auto existing = summary_from_json(text, path);
-  if (!existing.ok()) return false;
-  const FileSummary& e = existing.value();
+bool same_summarised_bytes(const FileSummary& e, const FileSummary& fresh) {
   if (e.source_name != fresh.source_name || e.source_size != fresh.source_size ||
       e.tensors.size() != fresh.tensors.size())
     return false;
@@ -62,6 +60,50 @@ bool rich_summary_matches(const std::string& text, const std::string& path, cons
     if (e.tensors[i].xxh3_64 != fresh.tensors[i].xxh3_64) return false;
   }
   return true;
+}
+
+bool rich_summary_matches(const std::string& text, const std::string& path, const FileSummary& fresh) {
+  auto existing = summary_from_json(text, path);
+  return existing.ok() && same_summarised_bytes(existing.value(), fresh);
+}
+
+// Bytes a summary takes as store rows (reported as "after" sizes; the database adds its pages).
+uint64_t stored_size_estimate(const FileSummary& s, store::SketchPrecision precision) {
+  const uint64_t bucket = precision == store::SketchPrecision::kFloat32 ? 4 : 8;
+  uint64_t n = 64 + s.source_name.size() + (s.op ? s.op->name.size() + s.op->type.size() + 40 : 0);
+  for (const auto& t : s.tensors) {
+    n += 160 + t.dtype.size() + 8 * (t.shape.size() + t.original_shape.size());
+    if (t.stats.values) n += 8 * t.stats.values->size();
+    if (t.stats.sketch) n += bucket * t.stats.sketch->values.size();
+  }
+  return n + 48 * s.extra_blocks.size();
+}
+
+// The store holds one summary per raw path: the same bytes again are verified, other bytes
+// under that path are somebody else's summary and are never replaced (as for a summary file).
+Result<bool> needs_new_row(const PreparedSummary& p, const FileSummary& fresh) {
+  MSIT_ASSIGN_OR_RETURN(std::optional<FileSummary> existing, p.store->find(p.store_rel));
+  if (!existing) return true;
+  existing->source_name = fresh.source_name;
+  if (same_summarised_bytes(*existing, fresh)) return false;
+  return make_error(p.raw_path, "conflict",
+                    "the summary store " + p.store->path() + " already holds a different summary under this "
+                    "path (an earlier file of the same name); raw file kept: move it aside to compact it");
+}
+
+// --keep-raw reruns: a stored row recording this exact size and mtime needs no re-read.
+bool row_up_to_date(const PreparedSummary& p, const FileIdentity& id) {
+  auto row = p.store->find_identity(p.store_rel);
+  return row.ok() && row->has_value() && (*row)->size == id.size && (*row)->mtime_ns == id.mtime_ns;
+}
+
+Status attach_store(PreparedSummary& p, const CompactOptions& opts) {
+  if (opts.stores == nullptr) return make_error(p.raw_path, "store", "no summary store registry (internal error)");
+  MSIT_ASSIGN_OR_RETURN(store::StoreRegistry::Slot slot, opts.stores->store_for(p.raw_path));
+  p.store = std::move(slot.store);
+  p.store_rel = std::move(slot.rel);
+  p.summary_path = p.store->path();
+  return ok_status();
 }
 
 Result<std::string> encode_summary(const FileSummary& s, const RawDumpFile& raw, SummaryFormat format) {
@@ -189,30 +231,53 @@ PreparedSummary skeleton(const FileRef& f, const CompactOptions& opts) {
 
 std::string summary_path_for(const std::string& raw_path, SummaryFormat format) {
   if (format == SummaryFormat::kRich) return raw_path + std::string(kSummarySuffix);
+  if (format == SummaryFormat::kStore) return {};  // rows of a store, not a file: store::find_store_of()
   if (ends_with(raw_path, ".npy")) return raw_path.substr(0, raw_path.size() - 4) + "_min_max.npy";
   return raw_path + "_min_max.npz";
 }
 
-Result<PreparedSummary> prepare_summary(const FileRef& f, const CompactOptions& opts) {
+Result<PreparedSummary> prepare_summary(const FileRef& f, const CompactOptions& given) {
+  CompactOptions as_json;
+  const bool network = given.format == SummaryFormat::kStore && given.stores != nullptr &&
+                       given.stores->json_instead(f.path);
+  if (network) {
+    as_json = given;
+    as_json.format = SummaryFormat::kRich;
+  }
+  const CompactOptions& opts = network ? as_json : given;
   PreparedSummary p = skeleton(f, opts);
+  const bool to_store = opts.format == SummaryFormat::kStore;
+  if (to_store && !opts.dry_run) MSIT_TRY(attach_store(p, opts));
   MSIT_ASSIGN_OR_RETURN(OpenedRaw raw, open_raw_at(f));
   p.raw_identity = raw.identity;
-  if (opts.raw == RawAction::kKeep && !opts.dry_run && opts.format == SummaryFormat::kRich &&
-      summary_up_to_date(p, raw.identity)) {
+  if (opts.raw == RawAction::kKeep && !opts.dry_run &&
+      ((opts.format == SummaryFormat::kRich && summary_up_to_date(p, raw.identity)) ||
+       (to_store && row_up_to_date(p, raw.identity)))) {
     return p;
   }
   MSIT_TRY(check_every_byte_covered(raw.header, opts, f.path));
   MSIT_ASSIGN_OR_RETURN(FileSummary summary, summarize_open_file(raw.fd.get(), raw.header, opts.stats));
   MSIT_TRY(check_unchanged_while_read(raw.fd.get(), raw.identity, f.path));
-  MSIT_ASSIGN_OR_RETURN(std::string bytes, encode_summary(summary, raw.header, opts.format));
-  if (bytes.size() > kMaxSummaryOutputBytes) {
-    return make_error(f.path, "summary", "summary would be " + std::to_string(bytes.size() >> 20) +
-                                             " MiB (limit 16 MiB; " + std::to_string(summary.tensors.size()) +
-                                             " tensors): not a real dump op; raw file kept");
+  std::string bytes;
+  if (to_store) {
+    p.summary_bytes = stored_size_estimate(summary, opts.store_sketch);
+  } else {
+    MSIT_ASSIGN_OR_RETURN(bytes, encode_summary(summary, raw.header, opts.format));
+    if (bytes.size() > kMaxSummaryOutputBytes) {
+      return make_error(f.path, "summary", "summary would be " + std::to_string(bytes.size() >> 20) +
+                                               " MiB (limit 16 MiB; " + std::to_string(summary.tensors.size()) +
+                                               " tensors): not a real dump op; raw file kept");
+    }
+    p.summary_bytes = bytes.size();
   }
-  p.summary_bytes = bytes.size();
   if (opts.dry_run) return p;
   if (opts.raw == RawAction::kArchive) MSIT_TRY(prepare_archive(raw, opts, p));
+  if (to_store) {
+    MSIT_ASSIGN_OR_RETURN(bool fresh, needs_new_row(p, summary));
+    if (fresh) p.stored = std::move(summary);
+    p.raw_fd = std::move(raw.fd);
+    return p;
+  }
   MSIT_ASSIGN_OR_RETURN(bool write, needs_new_summary(p, summary, bytes, opts.format));
   if (write) {
     MSIT_ASSIGN_OR_RETURN(DirTemp t, write_temp_unsynced(f.dir, p.summary_name, bytes));
@@ -258,6 +323,26 @@ Status publish_archive_temp(PreparedSummary& p) {
   return st;
 }
 
+// One transaction per store for the batch's new rows, durable before anything else happens;
+// a failed commit fails exactly the entries it held (their raw files stay).
+void commit_store_rows(std::vector<PreparedSummary>& batch, std::vector<std::optional<Error>>& failure) {
+  std::map<store::SummaryStore*, std::vector<size_t>> by_store;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (!batch[i].dry_run && !failure[i] && batch[i].stored) by_store[batch[i].store.get()].push_back(i);
+  }
+  for (auto& [st, members] : by_store) {
+    std::vector<store::StoreEntry> entries;
+    entries.reserve(members.size());
+    for (size_t i : members) entries.push_back({batch[i].store_rel, batch[i].raw_identity, &*batch[i].stored});
+    auto done = st->put(entries);
+    if (done.ok()) continue;
+    for (size_t i : members) {
+      failure[i] = done.error();
+      batch[i].archive_temp.reset();
+    }
+  }
+}
+
 Status publish_one(PreparedSummary& p) {
   if (p.temp) MSIT_TRY(p.temp->publish());
   if (p.archive_temp) MSIT_TRY(publish_archive_temp(p));
@@ -270,11 +355,12 @@ std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummar
   std::vector<std::optional<Error>> failure(batch.size());
   std::vector<bool> summary_new(batch.size(), false);
   sync_temps(batch, failure);
+  commit_store_rows(batch, failure);
   std::map<int, std::pair<DirRef, bool>> dirs;  // by fd: one fsync per directory, and its result
   for (size_t i = 0; i < batch.size(); ++i) {
     PreparedSummary& p = batch[i];
     if (p.dry_run || failure[i]) continue;
-    summary_new[i] = p.temp.has_value();
+    summary_new[i] = p.temp.has_value() || p.stored.has_value();
     const bool wrote = p.temp || p.archive_temp;
     auto st = publish_one(p);
     if (!st.ok()) {

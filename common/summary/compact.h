@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,11 +14,15 @@
 #include "common/safety/beneath.h"
 #include "common/safety/publish.h"
 #include "common/stats/tensor_stats.h"
+#include "common/store/store_registry.h"
+#include "common/store/summary_store.h"
 #include "common/summary/summary.h"
 
 namespace msit {
 
-enum class SummaryFormat : uint8_t { kRich, kMsit };
+// kRich: NAME.summary.json beside each raw file; kMsit: the old converter's _min_max files;
+// kStore: rows of the dump root's summary store (common/store), batched per transaction.
+enum class SummaryFormat : uint8_t { kRich, kMsit, kStore };
 // kArchive: after the summary is durable the raw file is replaced by a verified lossless
 // archive (NAME.zst, see common/archive) instead of being deleted outright.
 enum class RawAction : uint8_t { kDelete, kKeep, kArchive };
@@ -30,6 +35,8 @@ struct CompactOptions {
   // summarised: such a file is kept unless its archive holds every byte (RawAction::kArchive).
   StatsOptions stats;
   archive::ArchiveOptions archive;  // used with RawAction::kArchive
+  store::StoreRegistry* stores = nullptr;  // required by SummaryFormat::kStore
+  store::SketchPrecision store_sketch = store::SketchPrecision::kFloat32;
 };
 
 enum class CompactResultKind : uint8_t {
@@ -51,7 +58,7 @@ struct CompactOutcome {
 // Reads and reduces a raw file or an archive of one (no writes). Used by inspect and compare.
 Result<FileSummary> summarize_raw_file(const std::string& path, const StatsOptions& opts);
 
-// Name of the summary that replaces raw file `path` in the given format.
+// Name of the summary file that replaces raw file `path` in the given format ("" for kStore).
 std::string summary_path_for(const std::string& raw_path, SummaryFormat format);
 
 // The whole job for one file: open (no symlinks), identity, completeness, reduce, write temp,
@@ -70,6 +77,10 @@ struct PreparedSummary {
   std::string summary_path;
   std::string summary_name;
   std::optional<DirTemp> temp;      // absent when an existing summary was verified
+  // kStore: the summary to insert (absent when the store already holds this file's summary).
+  std::shared_ptr<store::SummaryStore> store;
+  std::string store_rel;
+  std::optional<FileSummary> stored;
   UniqueFd raw_fd;                  // the raw file as read: its removal is checked through it
   FileIdentity raw_identity;
   uint64_t summary_bytes = 0;

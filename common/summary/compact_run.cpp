@@ -44,7 +44,7 @@ bool is_side_file(NameKind k) {
   switch (k) {
     case NameKind::kGraphText: case NameKind::kSummary: case NameKind::kMinMaxNpy:
     case NameKind::kMinMaxNpz: case NameKind::kArchive: case NameKind::kStatsCsv:
-    case NameKind::kMappingCsv: case NameKind::kLock: return true;
+    case NameKind::kMappingCsv: case NameKind::kLock: case NameKind::kStore: return true;
     default: return false;
   }
 }
@@ -320,6 +320,13 @@ CompactReport run_compact(const std::vector<std::string>& roots, const CompactRu
     scans.push_back(std::move(*rs));
   }
   report.candidates = items.size();
+  // Summary stores of the trees this run owns, shared by the workers (one writer per store).
+  CompactRunOptions run_opts = opts;
+  store::StoreRegistry stores(opts.file.store_sketch);
+  if (opts.file.format == SummaryFormat::kStore && !opts.file.dry_run) {
+    for (const auto& rs : scans) stores.add_root(rs.root);
+    run_opts.file.stores = &stores;
+  }
   test_pause(PausePoint::kAfterScan);
   // Without leases, /proc tells which files a writer still holds open or mapped.
   std::optional<OpenFileIndex> open;
@@ -327,7 +334,9 @@ CompactReport run_compact(const std::vector<std::string>& roots, const CompactRu
     open = OpenFileIndex::scan();
     if (!open->complete()) report.notes.push_back("open-file check incomplete: " + open->gap());
   }
-  Runner(scans, std::move(items), opts, open ? &*open : nullptr, report, progress).run();
+  Runner(scans, std::move(items), run_opts, open ? &*open : nullptr, report, progress).run();
+  for (auto& w : stores.take_warnings()) report.notes.push_back(std::move(w));
+  stores.close_all();
   report.cancelled = opts.cancel != nullptr && opts.cancel->load();
   if (problems_out != nullptr) *problems_out = std::move(problems);
   return report;

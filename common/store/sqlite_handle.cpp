@@ -1,0 +1,37 @@
+#include "common/store/sqlite_handle.h"
+
+#include <sqlite3.h>
+
+namespace msit::store {
+
+void DbClose::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+void StmtFinalize::operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+
+Error sqlite_error(sqlite3* db, const std::string& path, const std::string& stage, const std::string& what) {
+  std::string msg = what;
+  if (db != nullptr) {
+    msg += ": ";
+    msg += sqlite3_errmsg(db);
+    msg += " (SQLite code " + std::to_string(sqlite3_extended_errcode(db)) + ")";
+  }
+  return make_error(path, stage, std::move(msg));
+}
+
+Status exec(sqlite3* db, const std::string& path, const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) == SQLITE_OK) return ok_status();
+  std::string text = err != nullptr ? err : "unknown error";
+  sqlite3_free(err);
+  return make_error(path, "store", std::string(sql).substr(0, 40) + ": " + text + " (SQLite code " +
+                                       std::to_string(sqlite3_extended_errcode(db)) + ")");
+}
+
+Result<Stmt> prepare(sqlite3* db, const std::string& path, const char* sql) {
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK) {
+    return sqlite_error(db, path, "store", "cannot prepare a statement");
+  }
+  return Stmt(s);
+}
+
+}  // namespace msit::store

@@ -1,0 +1,136 @@
+#include "common/store/store_catalog.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <utility>
+
+namespace msit::store {
+namespace {
+
+std::string parent_of(const std::string& dir) {
+  size_t slash = dir.rfind('/');
+  if (slash == std::string::npos) return {};
+  return slash == 0 ? std::string("/") : dir.substr(0, slash);
+}
+
+std::string db_in(const std::string& dir) {
+  return dir == "/" ? "/" + std::string(kStoreFileName) : dir + "/" + std::string(kStoreFileName);
+}
+
+}  // namespace
+
+StoreCatalog& StoreCatalog::instance() {
+  static StoreCatalog catalog;
+  return catalog;
+}
+
+StoreCatalog::Store* StoreCatalog::open_store(const std::string& dir, const std::string& db_path) {
+  auto it = stores_.find(db_path);
+  if (it != stores_.end()) return it->second.get();
+  auto s = SummaryStore::open_read_only(db_path);
+  if (!s.ok()) {
+    errors_.push_back(s.error());
+    stores_.emplace(db_path, nullptr);
+    return nullptr;
+  }
+  auto store = std::make_unique<Store>();
+  store->db_path = db_path;
+  store->dir = dir;
+  Status listed = (*s)->list([&](int64_t id, std::string_view rel, uint64_t size) {
+    size_t slash = rel.rfind('/');
+    std::string sub = slash == std::string_view::npos ? std::string() : std::string(rel.substr(0, slash));
+    std::string name(slash == std::string_view::npos ? rel : rel.substr(slash + 1));
+    store->by_dir[sub].push_back(StoredName{std::move(name), id, size});
+  });
+  if (!listed.ok()) {
+    errors_.push_back(listed.error());
+    stores_.emplace(db_path, nullptr);
+    return nullptr;
+  }
+  for (auto& [sub, names] : store->by_dir) {
+    std::sort(names.begin(), names.end(), [](const StoredName& a, const StoredName& b) { return a.name < b.name; });
+  }
+  store->idle.push_back(std::move(s).value());
+  Store* raw = store.get();
+  stores_.emplace(db_path, std::move(store));
+  return raw;
+}
+
+StoreCatalog::Store* StoreCatalog::covering(const std::string& dir) {
+  auto it = covering_.find(dir);
+  if (it != covering_.end()) return it->second;
+  Store* found = nullptr;
+  const std::string db = db_in(dir);
+  struct stat st {};
+  if (::lstat(db.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    found = open_store(dir, db);
+  } else {
+    std::string up = parent_of(dir);
+    if (!up.empty() && up != dir) found = covering(up);
+  }
+  covering_.emplace(dir, found);
+  return found;
+}
+
+const std::vector<StoredName>* StoreCatalog::stored_in(const std::string& given, std::string* db_path) {
+  std::error_code ec;
+  std::string dir = std::filesystem::absolute(given, ec).lexically_normal().string();
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (ec || dir.empty()) return nullptr;
+  std::lock_guard lock(mu_);
+  Store* s = covering(dir);
+  if (s == nullptr) return nullptr;
+  std::string sub;
+  if (dir.size() > s->dir.size()) sub = dir.substr(s->dir == "/" ? 1 : s->dir.size() + 1);
+  auto it = s->by_dir.find(sub);
+  if (it == s->by_dir.end()) return nullptr;
+  if (db_path != nullptr) *db_path = s->db_path;
+  return &it->second;
+}
+
+const StoredName* StoreCatalog::find(const std::string& raw_path, std::string* db_path) {
+  size_t slash = raw_path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : raw_path.substr(0, slash);
+  const std::string name = slash == std::string::npos ? raw_path : raw_path.substr(slash + 1);
+  const auto* names = stored_in(dir, db_path);
+  if (names == nullptr) return nullptr;
+  auto it = std::lower_bound(names->begin(), names->end(), name,
+                             [](const StoredName& a, const std::string& n) { return a.name < n; });
+  return it != names->end() && it->name == name ? &*it : nullptr;
+}
+
+Result<FileSummary> StoreCatalog::load(const std::string& db_path, int64_t id) {
+  Store* s = nullptr;
+  {
+    std::lock_guard lock(mu_);
+    auto it = stores_.find(db_path);
+    if (it != stores_.end()) s = it->second.get();
+  }
+  if (s == nullptr) return make_error(db_path, "store", "summary store not open");
+  std::unique_ptr<SummaryStore> conn;
+  {
+    std::lock_guard lock(s->mu);
+    if (!s->idle.empty()) {
+      conn = std::move(s->idle.back());
+      s->idle.pop_back();
+    }
+  }
+  if (!conn) {
+    auto opened = SummaryStore::open_read_only(db_path);
+    if (!opened.ok()) return opened.take_error();
+    conn = std::move(opened).value();
+  }
+  Result<FileSummary> out = conn->load(id);
+  std::lock_guard lock(s->mu);
+  s->idle.push_back(std::move(conn));
+  return out;
+}
+
+std::vector<Error> StoreCatalog::take_errors() {
+  std::lock_guard lock(mu_);
+  return std::exchange(errors_, {});
+}
+
+}  // namespace msit::store

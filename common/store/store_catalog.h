@@ -1,0 +1,58 @@
+// Readers' view of the summary stores in the trees they walk (compare, inspect, export): for
+// any directory, the raw files that the store covering it records there, so that a stored
+// summary stands in for its raw file exactly where a NAME.summary.json would.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/base/result.h"
+#include "common/store/summary_store.h"
+
+namespace msit::store {
+
+struct StoredName {
+  std::string name;  // the raw file's base name
+  int64_t id = 0;    // its row in the store's files table
+  uint64_t size = 0; // the raw file's size
+};
+
+class StoreCatalog {
+ public:
+  // One per process: stores are opened once and their listings shared by all walks.
+  static StoreCatalog& instance();
+
+  // The raw files recorded directly in directory `dir` (absolute, normal) by the nearest store
+  // at or above it, sorted by name; `db_path` receives that store's path. nullptr when none.
+  const std::vector<StoredName>* stored_in(const std::string& dir, std::string* db_path);
+  // The stored entry of raw file `raw_path`, if a store covering its directory has one.
+  const StoredName* find(const std::string& raw_path, std::string* db_path);
+  // The summary of file `id` of store `db_path`; safe from several threads at once.
+  Result<FileSummary> load(const std::string& db_path, int64_t id);
+  // Stores that could not be opened (each once): compare reports them.
+  std::vector<Error> take_errors();
+
+ private:
+  struct Store {
+    std::string db_path;
+    std::string dir;  // the store's directory
+    std::unordered_map<std::string, std::vector<StoredName>> by_dir;  // relative dir -> names
+    std::mutex mu;
+    std::vector<std::unique_ptr<SummaryStore>> idle;  // read connections, one per concurrent loader
+  };
+  // The store whose directory is `dir` or its nearest ancestor holding one; nullptr when none.
+  Store* covering(const std::string& dir);
+  Store* open_store(const std::string& dir, const std::string& db_path);
+
+  std::mutex mu_;
+  std::unordered_map<std::string, Store*> covering_;      // directory -> store (nullptr: none)
+  std::map<std::string, std::unique_ptr<Store>> stores_;  // by db path
+  std::vector<Error> errors_;
+};
+
+}  // namespace msit::store

@@ -1,0 +1,32 @@
+// One FileSummary as rows of the store and back: a files row, one tensors row per tensor and
+// one extra_blocks row per non-tensor block. Values read back equal what summary_from_json()
+// gives for the JSON of the same summary, so compare's report does not depend on the format.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/base/result.h"
+#include "common/store/summary_store.h"
+
+namespace msit::store {
+
+// Binds the files row (?1 path .. ?15 stored_at_ns) in the order of the INSERT in summary_store.cpp.
+void bind_file(sqlite3_stmt* s, const StoreEntry& e, int64_t now_ns);
+void bind_tensor(sqlite3_stmt* s, int64_t file_id, int ord, const TensorSummary& t, SketchPrecision precision);
+void bind_block(sqlite3_stmt* s, int64_t file_id, int ord, const ExtraBlock& b);
+
+// Reading back; `where` names errors (store path and raw path).
+void read_file_row(sqlite3_stmt* s, FileSummary& out);  // columns of kSelectFile
+Result<TensorSummary> read_tensor_row(sqlite3_stmt* s, const std::string& where);  // columns of kSelectTensors
+ExtraBlock read_block_row(sqlite3_stmt* s);
+
+// "[1,4096]" and back.
+std::string dims_text(const std::vector<uint64_t>& dims);
+Result<std::vector<uint64_t>> parse_dims(std::string_view text, const std::string& where);
+
+}  // namespace msit::store

@@ -1,0 +1,147 @@
+#include "common/store/store_schema.h"
+
+#include <sqlite3.h>
+
+#include "common/store/sqlite_handle.h"
+#include "common/store/summary_store.h"
+
+namespace msit::store {
+namespace {
+
+// Column meanings and units: docs/store.md. Paths are relative to the store's directory.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE meta(
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE files(
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  size_bytes INTEGER NOT NULL,
+  mtime_ns INTEGER NOT NULL,
+  dev INTEGER NOT NULL,
+  ino INTEGER NOT NULL,
+  op_type TEXT,
+  op_name TEXT,
+  task_id TEXT,
+  stream_id TEXT,
+  op_timestamp TEXT,
+  dump_op_name TEXT,
+  created_by TEXT NOT NULL,
+  stored_at_ns INTEGER NOT NULL
+);
+CREATE TABLE tensors(
+  file_id INTEGER NOT NULL REFERENCES files(id),
+  ord INTEGER NOT NULL,
+  role TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  sub_index INTEGER,
+  dtype TEXT NOT NULL,
+  shape TEXT NOT NULL,
+  format TEXT NOT NULL,
+  original_shape TEXT NOT NULL,
+  count INTEGER NOT NULL,
+  padding_included INTEGER NOT NULL,
+  stats_available INTEGER NOT NULL,
+  l2norm_available INTEGER NOT NULL,
+  note TEXT,
+  min REAL,
+  max REAL,
+  min_int INTEGER,
+  max_int INTEGER,
+  min_uint TEXT,
+  max_uint TEXT,
+  mean REAL,
+  std REAL,
+  abs_max REAL,
+  l2norm REAL NOT NULL,
+  sum REAL NOT NULL,
+  finite_count INTEGER NOT NULL,
+  nan_count INTEGER NOT NULL,
+  posinf_count INTEGER NOT NULL,
+  neginf_count INTEGER NOT NULL,
+  zero_count INTEGER NOT NULL,
+  elements BLOB,
+  sketch_width INTEGER,
+  sketch_seed INTEGER,
+  sketch BLOB,
+  xxh3_64 TEXT NOT NULL,
+  PRIMARY KEY(file_id, ord)
+) WITHOUT ROWID;
+CREATE TABLE extra_blocks(
+  file_id INTEGER NOT NULL REFERENCES files(id),
+  ord INTEGER NOT NULL,
+  role TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  size_bytes INTEGER NOT NULL,
+  xxh3_64 TEXT NOT NULL,
+  PRIMARY KEY(file_id, ord)
+) WITHOUT ROWID;
+CREATE VIEW tensor_stats AS
+  SELECT f.path, f.op_type, f.op_name, t.role, t.idx, t.sub_index, t.dtype, t.shape, t.count,
+         coalesce(t.min_int, t.min) AS min, coalesce(t.max_int, t.max) AS max, t.mean, t.std,
+         t.abs_max, t.l2norm, t.nan_count, t.posinf_count, t.neginf_count, t.zero_count, t.xxh3_64
+  FROM tensors t JOIN files f ON f.id = t.file_id;
+)sql";
+
+Result<int64_t> pragma_int(sqlite3* db, const std::string& path, const char* sql) {
+  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db, path, sql));
+  if (sqlite3_step(s.get()) != SQLITE_ROW) return sqlite_error(db, path, "store", "cannot read the store's header");
+  return sqlite3_column_int64(s.get(), 0);
+}
+
+}  // namespace
+
+Result<bool> is_empty_database(sqlite3* db, const std::string& path) {
+  MSIT_ASSIGN_OR_RETURN(int64_t n, pragma_int(db, path, "SELECT count(*) FROM sqlite_schema"));
+  return n == 0;
+}
+
+Status create_schema(sqlite3* db, const std::string& path) {
+  MSIT_TRY(exec(db, path, "BEGIN IMMEDIATE"));
+  auto body = [&]() -> Status {
+    MSIT_ASSIGN_OR_RETURN(bool empty, is_empty_database(db, path));
+    if (!empty) return ok_status();  // another writer created it first
+    MSIT_TRY(exec(db, path, kSchemaV1));
+    const std::string stamp = "PRAGMA application_id = " + std::to_string(kStoreApplicationId) +
+                              "; PRAGMA user_version = " + std::to_string(kStoreVersion) + ";";
+    MSIT_TRY(exec(db, path, stamp.c_str()));
+    const std::string meta = "INSERT INTO meta VALUES ('created_by', '" + created_by_string() + "')";
+    return exec(db, path, meta.c_str());
+  };
+  Status st = body();
+  if (!st.ok()) {
+    (void)exec(db, path, "ROLLBACK");
+    return st;
+  }
+  return exec(db, path, "COMMIT");
+}
+
+Status check_existing(sqlite3* db, const std::string& path, bool writable) {
+  MSIT_ASSIGN_OR_RETURN(int64_t app, pragma_int(db, path, "PRAGMA application_id"));
+  if (app != kStoreApplicationId) {
+    return make_error(path, "store", "is an SQLite database of another application (application_id " +
+                                         std::to_string(app) + "), not an msit-compact summary store; left alone");
+  }
+  MSIT_ASSIGN_OR_RETURN(int64_t version, pragma_int(db, path, "PRAGMA user_version"));
+  if (version > kStoreVersion) {
+    return make_error(path, "store", "was written by a newer msit-compact (store version " + std::to_string(version) +
+                                         "; this build reads up to " + std::to_string(kStoreVersion) +
+                                         "): upgrade msit-compact to read or extend it");
+  }
+  if (version < 1) return make_error(path, "store", "has no store version (user_version 0): not a finished store");
+  if (!writable) return ok_status();
+  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db, path, "PRAGMA quick_check"));
+  if (sqlite3_step(s.get()) != SQLITE_ROW) return sqlite_error(db, path, "store", "quick_check failed to run");
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 0));
+  std::string verdict = text != nullptr ? text : "";
+  if (verdict != "ok") {
+    return make_error(path, "store", "failed PRAGMA quick_check (" + verdict.substr(0, 200) +
+                                         "): the store is damaged; no raw file is removed into it and it is not "
+                                         "rebuilt. Move it aside (its rows may still be read with sqlite3) and rerun");
+  }
+  return ok_status();
+}
+
+}  // namespace msit::store

@@ -1,0 +1,354 @@
+// Opening stores safely (writers through a directory fd, never a link or another user's file),
+// batched durable writes, and reads by path or file id.
+#include "common/store/summary_store.h"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+
+#include "common/safety/dump_roots.h"
+#include "common/store/store_codec.h"
+#include "common/store/store_schema.h"
+#include "common/store/store_vfs.h"
+
+namespace msit::store {
+namespace {
+
+constexpr const char* kInsertFile =
+    "INSERT INTO files(path, kind, size_bytes, mtime_ns, dev, ino, op_type, op_name, task_id, stream_id, "
+    "op_timestamp, dump_op_name, created_by, stored_at_ns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+constexpr const char* kInsertTensor =
+    "INSERT INTO tensors(file_id, ord, role, idx, sub_index, dtype, shape, format, original_shape, count, "
+    "padding_included, stats_available, l2norm_available, note, min, max, min_int, max_int, min_uint, max_uint, "
+    "mean, std, abs_max, l2norm, sum, finite_count, nan_count, posinf_count, neginf_count, zero_count, elements, "
+    "sketch_width, sketch_seed, sketch, xxh3_64) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+constexpr const char* kInsertBlock =
+    "INSERT INTO extra_blocks(file_id, ord, role, idx, size_bytes, xxh3_64) VALUES (?,?,?,?,?,?)";
+constexpr const char* kFindId = "SELECT id FROM files WHERE path = ?";
+constexpr const char* kFindIdentity = "SELECT size_bytes, mtime_ns, dev, ino FROM files WHERE path = ?";
+constexpr const char* kSelectFile =
+    "SELECT kind, size_bytes, mtime_ns, op_type, op_name, task_id, stream_id, op_timestamp, dump_op_name, "
+    "created_by, path FROM files WHERE id = ?";
+constexpr const char* kSelectTensors =
+    "SELECT role, idx, sub_index, dtype, shape, format, original_shape, count, padding_included, stats_available, "
+    "l2norm_available, note, min, max, min_int, max_int, min_uint, max_uint, mean, std, abs_max, l2norm, sum, "
+    "finite_count, nan_count, posinf_count, neginf_count, zero_count, elements, sketch_width, sketch_seed, sketch, "
+    "xxh3_64 FROM tensors WHERE file_id = ? ORDER BY ord";
+constexpr const char* kSelectBlocks =
+    "SELECT role, idx, size_bytes, xxh3_64 FROM extra_blocks WHERE file_id = ? ORDER BY ord";
+
+// A hostile summary store must not make a reader allocate without bound.
+constexpr int kMaxTensorsPerFile = 4096;
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string base_name(std::string_view rel) {
+  size_t slash = rel.rfind('/');
+  return std::string(slash == std::string_view::npos ? rel : rel.substr(slash + 1));
+}
+
+// The store's files already in the directory must be plain files of ours: SQLite would
+// otherwise write through a link, or into a file another user planted under the name.
+Status check_store_files(const DirRef& dir) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    const std::string name = std::string(kStoreFileName) + suffix;
+    const std::string path = dir.path + "/" + name;
+    struct stat st {};
+    if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno == ENOENT) continue;
+      return make_sys_error(path, "store", "cannot look at the store's file", errno);
+    }
+    if (!S_ISREG(st.st_mode)) {
+      return make_error(path, "store", "is not a regular file (a link?): stores are never opened through one; "
+                                       "raw files kept");
+    }
+    if (st.st_uid != ::geteuid()) {
+      return make_error(path, "store", "belongs to uid " + std::to_string(st.st_uid) + ", not to this process (uid " +
+                                           std::to_string(::geteuid()) + "): not written to; raw files kept");
+    }
+    if (st.st_nlink != 1) {
+      return make_error(path, "store", "has " + std::to_string(st.st_nlink) + " hard links: not written to; raw "
+                                       "files kept");
+    }
+  }
+  return ok_status();
+}
+
+void harden(sqlite3* db) {
+  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 1, nullptr);
+  sqlite3_busy_timeout(db, 10000);
+}
+
+Result<DbHandle> open_db(const std::string& filename, int flags, const char* vfs, const std::string& path) {
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(filename.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, vfs);
+  DbHandle db(raw);
+  if (rc != SQLITE_OK) return sqlite_error(db.get(), path, "store", "cannot open the summary store");
+  harden(db.get());
+  return db;
+}
+
+}  // namespace
+
+SummaryStore::~SummaryStore() {
+  insert_file_.reset();
+  insert_tensor_.reset();
+  insert_block_.reset();
+  find_id_.reset();
+  find_identity_.reset();
+  select_file_.reset();
+  select_tensors_.reset();
+  select_blocks_.reset();
+  db_.reset();
+}
+
+Result<std::unique_ptr<SummaryStore>> SummaryStore::open_for_write(const DirRef& dir, SketchPrecision precision) {
+  std::unique_ptr<SummaryStore> s(new SummaryStore());
+  s->dir_ = dir;
+  s->path_ = dir.path + "/" + std::string(kStoreFileName);
+  s->precision_ = precision;
+  MSIT_TRY(check_store_files(dir));
+  const char* vfs = beneath_vfs();
+  if (vfs == nullptr) return make_error(s->path_, "store", "this SQLite build cannot open files through a directory fd; use --summary-format json");
+  MSIT_ASSIGN_OR_RETURN(s->db_, open_db(beneath_filename(dir.get(), kStoreFileName),
+                                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs, s->path_));
+  MSIT_TRY(s->init_schema(true));
+  MSIT_TRY(s->prepare_statements(true));
+  return s;
+}
+
+Result<std::unique_ptr<SummaryStore>> SummaryStore::open_read_only(const std::string& db_path) {
+  std::unique_ptr<SummaryStore> s(new SummaryStore());
+  s->path_ = db_path;
+  auto db = open_db(db_path, SQLITE_OPEN_READONLY, nullptr, db_path);
+  if (!db.ok()) return db.take_error();
+  s->db_ = std::move(db).value();
+  auto st = s->init_schema(false);
+  if (!st.ok() && st.error().message.find("unable to open") != std::string::npos) {
+    // A finished store in a directory this user cannot write has no -shm to map: read it as
+    // immutable (no writer may be active then; one that is would be refused above by its lock).
+    const std::string uri = "file:" + db_path + "?immutable=1";
+    MSIT_ASSIGN_OR_RETURN(s->db_, open_db(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr, db_path));
+    st = s->init_schema(false);
+  }
+  MSIT_TRY(st);
+  MSIT_TRY(s->prepare_statements(false));
+  return s;
+}
+
+Status SummaryStore::init_schema(bool writable) {
+  sqlite3* db = db_.get();
+  MSIT_ASSIGN_OR_RETURN(bool empty, is_empty_database(db, path_));
+  if (empty && !writable) return make_error(path_, "store", "is an empty database, not a summary store");
+  if (writable) {
+    // WAL: readers (compare during a dump) never block the writer; FULL: each commit is
+    // fsynced before put() returns, the precondition of every raw file removal.
+    MSIT_ASSIGN_OR_RETURN(Stmt mode, prepare(db, path_, "PRAGMA journal_mode=WAL"));
+    if (sqlite3_step(mode.get()) != SQLITE_ROW) return sqlite_error(db, path_, "store", "cannot switch to WAL");
+    MSIT_TRY(exec(db, path_, "PRAGMA synchronous=FULL"));
+  }
+  if (empty) return create_schema(db, path_);
+  return check_existing(db, path_, writable);
+}
+
+Status SummaryStore::prepare_statements(bool writable) {
+  sqlite3* db = db_.get();
+  if (writable) {
+    MSIT_ASSIGN_OR_RETURN(insert_file_, prepare(db, path_, kInsertFile));
+    MSIT_ASSIGN_OR_RETURN(insert_tensor_, prepare(db, path_, kInsertTensor));
+    MSIT_ASSIGN_OR_RETURN(insert_block_, prepare(db, path_, kInsertBlock));
+  }
+  MSIT_ASSIGN_OR_RETURN(find_id_, prepare(db, path_, kFindId));
+  MSIT_ASSIGN_OR_RETURN(find_identity_, prepare(db, path_, kFindIdentity));
+  MSIT_ASSIGN_OR_RETURN(select_file_, prepare(db, path_, kSelectFile));
+  MSIT_ASSIGN_OR_RETURN(select_tensors_, prepare(db, path_, kSelectTensors));
+  MSIT_ASSIGN_OR_RETURN(select_blocks_, prepare(db, path_, kSelectBlocks));
+  return ok_status();
+}
+
+Status SummaryStore::insert_one(const StoreEntry& e, int64_t stored_ns) {
+  sqlite3* db = db_.get();
+  sqlite3_stmt* f = insert_file_.get();
+  sqlite3_reset(f);
+  bind_file(f, e, stored_ns);
+  if (sqlite3_step(f) != SQLITE_DONE) return sqlite_error(db, path_, "store", "cannot insert " + e.rel);
+  const int64_t id = sqlite3_last_insert_rowid(db);
+  for (size_t i = 0; i < e.summary->tensors.size(); ++i) {
+    sqlite3_stmt* t = insert_tensor_.get();
+    sqlite3_reset(t);
+    bind_tensor(t, id, static_cast<int>(i), e.summary->tensors[i], precision_);
+    if (sqlite3_step(t) != SQLITE_DONE) return sqlite_error(db, path_, "store", "cannot insert a tensor of " + e.rel);
+  }
+  for (size_t i = 0; i < e.summary->extra_blocks.size(); ++i) {
+    sqlite3_stmt* b = insert_block_.get();
+    sqlite3_reset(b);
+    bind_block(b, id, static_cast<int>(i), e.summary->extra_blocks[i]);
+    if (sqlite3_step(b) != SQLITE_DONE) return sqlite_error(db, path_, "store", "cannot insert a block of " + e.rel);
+  }
+  return ok_status();
+}
+
+Status SummaryStore::put(const std::vector<StoreEntry>& batch) {
+  if (batch.empty()) return ok_status();
+  std::lock_guard lock(mu_);
+  if (!insert_file_) return make_error(path_, "store", "opened read-only");
+  MSIT_TRY(exec(db_.get(), path_, "BEGIN IMMEDIATE"));
+  const int64_t t = now_ns();
+  for (const auto& e : batch) {
+    Status st = insert_one(e, t);
+    if (!st.ok()) {
+      (void)exec(db_.get(), path_, "ROLLBACK");
+      return st;
+    }
+  }
+  // With synchronous=FULL in WAL mode, COMMIT returns after the WAL is fsynced.
+  Status st = exec(db_.get(), path_, "COMMIT");
+  if (!st.ok()) (void)exec(db_.get(), path_, "ROLLBACK");
+  return st;
+}
+
+Result<std::optional<FileIdentity>> SummaryStore::find_identity(std::string_view rel) {
+  std::lock_guard lock(mu_);
+  sqlite3_stmt* s = find_identity_.get();
+  sqlite3_reset(s);
+  sqlite3_bind_text(s, 1, rel.data(), static_cast<int>(rel.size()), SQLITE_TRANSIENT);
+  int rc = sqlite3_step(s);
+  if (rc == SQLITE_DONE) return std::optional<FileIdentity>();
+  if (rc != SQLITE_ROW) return sqlite_error(db_.get(), path_, "store", "cannot look up " + std::string(rel));
+  FileIdentity id;
+  id.size = static_cast<uint64_t>(sqlite3_column_int64(s, 0));
+  id.mtime_ns = sqlite3_column_int64(s, 1);
+  id.dev = static_cast<dev_t>(sqlite3_column_int64(s, 2));
+  id.ino = static_cast<ino_t>(sqlite3_column_int64(s, 3));
+  return std::optional<FileIdentity>(id);
+}
+
+Result<std::optional<FileSummary>> SummaryStore::find(std::string_view rel) {
+  std::lock_guard lock(mu_);
+  sqlite3_stmt* s = find_id_.get();
+  sqlite3_reset(s);
+  sqlite3_bind_text(s, 1, rel.data(), static_cast<int>(rel.size()), SQLITE_TRANSIENT);
+  int rc = sqlite3_step(s);
+  if (rc == SQLITE_DONE) return std::optional<FileSummary>();
+  if (rc != SQLITE_ROW) return sqlite_error(db_.get(), path_, "store", "cannot look up " + std::string(rel));
+  const int64_t id = sqlite3_column_int64(s, 0);
+  sqlite3_reset(s);
+  MSIT_ASSIGN_OR_RETURN(FileSummary f, load_locked(id, rel));
+  return std::optional<FileSummary>(std::move(f));
+}
+
+Result<FileSummary> SummaryStore::load(int64_t file_id) {
+  std::lock_guard lock(mu_);
+  return load_locked(file_id, {});
+}
+
+Result<FileSummary> SummaryStore::load_locked(int64_t file_id, std::string_view rel_hint) {
+  sqlite3* db = db_.get();
+  FileSummary out;
+  sqlite3_stmt* f = select_file_.get();
+  sqlite3_reset(f);
+  sqlite3_bind_int64(f, 1, file_id);
+  int rc = sqlite3_step(f);
+  if (rc != SQLITE_ROW) return sqlite_error(db, path_, "store", "cannot read file row " + std::to_string(file_id));
+  read_file_row(f, out);
+  const std::string rel = rel_hint.empty() ? reinterpret_cast<const char*>(sqlite3_column_text(f, 10)) : std::string(rel_hint);
+  sqlite3_reset(f);
+  out.source_name = base_name(rel);
+  const std::string where = path_ + ": " + rel;
+  sqlite3_stmt* t = select_tensors_.get();
+  sqlite3_reset(t);
+  sqlite3_bind_int64(t, 1, file_id);
+  while ((rc = sqlite3_step(t)) == SQLITE_ROW) {
+    if (out.tensors.size() >= kMaxTensorsPerFile) return make_error(where, "store", "more than 4096 tensors");
+    MSIT_ASSIGN_OR_RETURN(TensorSummary ts, read_tensor_row(t, where));
+    out.tensors.push_back(std::move(ts));
+  }
+  if (rc != SQLITE_DONE) return sqlite_error(db, path_, "store", "cannot read the tensors of " + rel);
+  sqlite3_reset(t);
+  sqlite3_stmt* b = select_blocks_.get();
+  sqlite3_reset(b);
+  sqlite3_bind_int64(b, 1, file_id);
+  while ((rc = sqlite3_step(b)) == SQLITE_ROW) {
+    if (out.extra_blocks.size() >= kMaxTensorsPerFile) return make_error(where, "store", "more than 4096 blocks");
+    out.extra_blocks.push_back(read_block_row(b));
+  }
+  if (rc != SQLITE_DONE) return sqlite_error(db, path_, "store", "cannot read the blocks of " + rel);
+  sqlite3_reset(b);
+  return out;
+}
+
+Status SummaryStore::list(const std::function<void(int64_t, std::string_view, uint64_t)>& visit) {
+  std::lock_guard lock(mu_);
+  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, "SELECT id, path, size_bytes FROM files ORDER BY path"));
+  int rc;
+  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 1));
+    visit(sqlite3_column_int64(s.get(), 0),
+          std::string_view(p != nullptr ? p : "", static_cast<size_t>(sqlite3_column_bytes(s.get(), 1))),
+          static_cast<uint64_t>(sqlite3_column_int64(s.get(), 2)));
+  }
+  if (rc != SQLITE_DONE) return sqlite_error(db_.get(), path_, "store", "cannot list the files");
+  return ok_status();
+}
+
+Status SummaryStore::for_each(const std::function<Status(std::string_view, const FileSummary&)>& visit) {
+  std::vector<std::pair<int64_t, std::string>> files;
+  MSIT_TRY(list([&](int64_t id, std::string_view rel, uint64_t) { files.emplace_back(id, std::string(rel)); }));
+  for (const auto& [id, rel] : files) {
+    Result<FileSummary> f = [&] {
+      std::lock_guard lock(mu_);
+      return load_locked(id, rel);
+    }();
+    if (!f.ok()) return f.take_error();
+    MSIT_TRY(visit(rel, *f));
+  }
+  return ok_status();
+}
+
+Result<size_t> SummaryStore::file_count() {
+  std::lock_guard lock(mu_);
+  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, "SELECT count(*) FROM files"));
+  if (sqlite3_step(s.get()) != SQLITE_ROW) return sqlite_error(db_.get(), path_, "store", "cannot count the files");
+  return static_cast<size_t>(sqlite3_column_int64(s.get(), 0));
+}
+
+std::string store_dir_for(std::string_view root, std::string_view rel) {
+  DumpScope scope = DumpScope::of_path(root);
+  if (scope.kind() != DumpRootKind::kNone) return "";
+  size_t pos = 0;
+  while (true) {
+    size_t slash = rel.find('/', pos);
+    if (slash == std::string_view::npos) return "";  // the file itself is not under a dump root
+    scope = scope.enter(rel.substr(pos, slash - pos));
+    if (scope.kind() != DumpRootKind::kNone) return std::string(rel.substr(0, slash));
+    pos = slash + 1;
+  }
+}
+
+std::optional<StoreLocation> find_store_of(const std::string& raw_path) {
+  std::string dir = raw_path;
+  std::string rel;
+  while (true) {
+    size_t slash = dir.rfind('/');
+    if (slash == std::string::npos) return std::nullopt;
+    std::string name = dir.substr(slash + 1);
+    rel = rel.empty() ? name : name + "/" + rel;
+    dir.resize(slash);
+    const std::string db = (dir.empty() ? std::string() : dir) + "/" + std::string(kStoreFileName);
+    struct stat st {};
+    if (::lstat(db.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return StoreLocation{db, rel};
+    if (dir.empty()) return std::nullopt;
+  }
+}
+
+}  // namespace msit::store

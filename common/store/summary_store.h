@@ -1,0 +1,95 @@
+// The summary store of one dump root: an SQLite database (WAL) holding one row per raw file
+// and one per tensor, written in batches whose commit is durable before any raw file of the
+// batch is removed. Schema and versioning: docs/store.md. The JSON form of summary.md stays
+// the public view of one entry (export, inspect).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/base/result.h"
+#include "common/formats/dump_name.h"
+#include "common/io/file.h"
+#include "common/safety/beneath.h"
+#include "common/store/sqlite_handle.h"
+#include "common/summary/summary.h"
+
+namespace msit::store {
+
+inline constexpr int kStoreVersion = 1;
+inline constexpr int32_t kStoreApplicationId = 0x6d736974;  // "msit"
+
+// Sketch buckets are summed in double; stored as float32 they take half the space (the
+// estimates move by far less than 1%, docs/benchmarks.md), as float64 they are bit-exact.
+enum class SketchPrecision : uint8_t { kFloat32, kFloat64 };
+
+struct StoreEntry {
+  std::string rel;           // raw file's path relative to the store's directory
+  FileIdentity identity;     // of the raw file as read
+  const FileSummary* summary = nullptr;
+};
+
+class SummaryStore {
+ public:
+  // Opens the store in `dir` for writing, creating it when absent. Refuses (by path, never
+  // rebuilding) a store that is not ours: a link, a file owned by another user, another
+  // application's database, a newer version, or one failing PRAGMA quick_check.
+  static Result<std::unique_ptr<SummaryStore>> open_for_write(const DirRef& dir, SketchPrecision precision);
+  // Opens an existing store read-only (compare, inspect, export); readable while a writer commits.
+  static Result<std::unique_ptr<SummaryStore>> open_read_only(const std::string& db_path);
+
+  ~SummaryStore();
+  SummaryStore(const SummaryStore&) = delete;
+  SummaryStore& operator=(const SummaryStore&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  // One transaction for the whole batch; durable (WAL fsynced) when this returns ok.
+  Status put(const std::vector<StoreEntry>& batch);
+  // The summary stored for raw path `rel`, if any.
+  Result<std::optional<FileSummary>> find(std::string_view rel);
+  // Identity recorded for `rel` (size, mtime) without reading its tensors.
+  Result<std::optional<FileIdentity>> find_identity(std::string_view rel);
+  // Every (file id, relative raw path, raw size), in path order.
+  Status list(const std::function<void(int64_t id, std::string_view rel, uint64_t size)>& visit);
+  Result<FileSummary> load(int64_t file_id);
+  // Every entry in path order with its summary (export).
+  Status for_each(const std::function<Status(std::string_view rel, const FileSummary&)>& visit);
+  Result<size_t> file_count();
+
+ private:
+  SummaryStore() = default;
+  Status init_schema(bool writable);
+  Status prepare_statements(bool writable);
+  Status insert_one(const StoreEntry& e, int64_t now_ns);
+  Result<FileSummary> load_locked(int64_t file_id, std::string_view rel);
+
+  DirRef dir_;  // keeps the directory fd that writer file names refer to (declared before db_)
+  std::string path_;
+  SketchPrecision precision_ = SketchPrecision::kFloat32;
+  std::mutex mu_;
+  DbHandle db_;
+  Stmt insert_file_, insert_tensor_, insert_block_, find_id_, find_identity_, select_file_, select_tensors_,
+      select_blocks_;
+};
+
+// Where the store of raw file `rel` (relative to tree root `root`) lives, relative to that
+// root: the outermost directory from the root down that is a dump root ("" when the root
+// itself is inside a dump). One store per dump, inside the tree its owner was given.
+std::string store_dir_for(std::string_view root, std::string_view rel);
+
+// The store that holds raw file `raw_path`: the nearest store among the ancestors of its
+// directory, and the raw path relative to that store's directory. nullopt when none.
+struct StoreLocation {
+  std::string db_path;
+  std::string rel;
+};
+std::optional<StoreLocation> find_store_of(const std::string& raw_path);
+
+}  // namespace msit::store

@@ -15,8 +15,9 @@ bool is_transient_error(const Error& e) {
   if (e.sys_errno != 0) return true;
   // Stages of the write/publish path fail for reasons outside the file (space, identity
   // changed by a writer, directory fsync): the raw file stays and a later attempt may pass.
+  // A summary store that is busy, full or moved aside for repair ("store") may work later.
   return e.stage == "write" || e.stage == "fsync" || e.stage == "rename" ||
-         e.stage == "fsync-dir" || e.stage == "unlink" || e.stage == "open";
+         e.stage == "fsync-dir" || e.stage == "unlink" || e.stage == "open" || e.stage == "store";
 }
 
 static JobResult failed(const Job& j, Error e) {

@@ -30,8 +30,9 @@ StoreCatalog::Store* StoreCatalog::open_store(const std::string& dir, const std:
   auto it = stores_.find(db_path);
   if (it != stores_.end()) return it->second.get();
   auto s = SummaryStore::open_read_only(db_path);
-  if (!s.ok()) {
-    errors_.push_back(s.error());
+  Status snap = s.ok() ? (*s)->begin_snapshot() : Status(s.error());
+  if (!snap.ok()) {
+    errors_.push_back(snap.error());
     stores_.emplace(db_path, nullptr);
     return nullptr;
   }
@@ -121,6 +122,7 @@ Result<FileSummary> StoreCatalog::load(const std::string& db_path, int64_t id) {
     auto opened = SummaryStore::open_read_only(db_path);
     if (!opened.ok()) return opened.take_error();
     conn = std::move(opened).value();
+    MSIT_TRY(conn->begin_snapshot());
   }
   Result<FileSummary> out = conn->load(id);
   std::lock_guard lock(s->mu);

@@ -55,9 +55,13 @@ Result<uint64_t> parse_u64(const std::string& text, const std::string& where) {
   return v;
 }
 
-// Column order of the tensor SELECT (summary_store.cpp kSelectTensors).
+// Column order of kSelectFile (summary_store.cpp): the file's columns, then its tensor's.
+enum FileCol : int {
+  kKind, kSizeBytes, kMtime, kOpType, kOpName, kTaskId, kStreamId, kOpTimestamp, kDumpOpName, kCreatedBy, kPath,
+  kBlockCount, kFileCols,
+};
 enum TensorCol : int {
-  kRole, kIdx, kSubIndex, kDtype, kShape, kFormat, kOrigShape, kCount, kPadding, kStatsAvail, kL2Avail, kNote,
+  kRole = kFileCols, kIdx, kSubIndex, kDtype, kShape, kFormat, kOrigShape, kCount, kPadding, kStatsAvail, kL2Avail, kNote,
   kMin, kMax, kMinInt, kMaxInt, kMinUint, kMaxUint, kMean, kStd, kAbsMax, kL2norm, kSum, kFinite, kNan, kPosinf,
   kNeginf, kZero, kElements, kSketchWidth, kSketchSeed, kSketch, kXxh3,
 };
@@ -146,6 +150,7 @@ void bind_file(sqlite3_stmt* s, const StoreEntry& e, int64_t now_ns) {
   }
   bind_text(s, 13, f.created_by);
   sqlite3_bind_int64(s, 14, now_ns);
+  sqlite3_bind_int64(s, 15, static_cast<int64_t>(f.extra_blocks.size()));
 }
 
 void bind_tensor(sqlite3_stmt* s, int64_t file_id, int ord, const TensorSummary& t, SketchPrecision precision) {
@@ -218,24 +223,25 @@ void bind_block(sqlite3_stmt* s, int64_t file_id, int ord, const ExtraBlock& b) 
   bind_text(s, 6, b.xxh3_64);
 }
 
-void read_file_row(sqlite3_stmt* s, FileSummary& out) {
-  // kSelectFile: kind, size_bytes, mtime_ns, op_type, op_name, task_id, stream_id, op_timestamp,
-  // dump_op_name, created_by
-  out.source_kind = text_of(s, 0);
-  out.source_size = u64_of(s, 1);
-  out.source_mtime_ns = sqlite3_column_int64(s, 2);
-  if (!is_null(s, 3)) {
+int64_t read_file_row(sqlite3_stmt* s, FileSummary& out) {
+  out.source_kind = text_of(s, kKind);
+  out.source_size = u64_of(s, kSizeBytes);
+  out.source_mtime_ns = sqlite3_column_int64(s, kMtime);
+  if (!is_null(s, kOpType)) {
     OpInfo op;
-    op.type = text_of(s, 3);
-    op.name = text_of(s, 4);
-    op.task_id = text_of(s, 5);
-    op.stream_id = text_of(s, 6);
-    op.timestamp = text_of(s, 7);
-    op.dump_op_name = text_of(s, 8);
+    op.type = text_of(s, kOpType);
+    op.name = text_of(s, kOpName);
+    op.task_id = text_of(s, kTaskId);
+    op.stream_id = text_of(s, kStreamId);
+    op.timestamp = text_of(s, kOpTimestamp);
+    op.dump_op_name = text_of(s, kDumpOpName);
     out.op = std::move(op);
   }
-  out.created_by = text_of(s, 9);
+  out.created_by = text_of(s, kCreatedBy);
+  return sqlite3_column_int64(s, kBlockCount);
 }
+
+bool has_tensor(sqlite3_stmt* s) { return !is_null(s, kRole); }
 
 Result<TensorSummary> read_tensor_row(sqlite3_stmt* s, const std::string& where) {
   TensorSummary t;

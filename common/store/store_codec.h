@@ -21,8 +21,11 @@ void bind_tensor(sqlite3_stmt* s, int64_t file_id, int ord, const TensorSummary&
 void bind_block(sqlite3_stmt* s, int64_t file_id, int ord, const ExtraBlock& b);
 
 // Reading back; `where` names errors (store path and raw path).
-void read_file_row(sqlite3_stmt* s, FileSummary& out);  // columns of kSelectFile
-Result<TensorSummary> read_tensor_row(sqlite3_stmt* s, const std::string& where);  // columns of kSelectTensors
+// Reads the file columns of kSelectFile (summary_store.cpp); returns its extra-block count.
+int64_t read_file_row(sqlite3_stmt* s, FileSummary& out);
+// The row holds a tensor (LEFT JOIN: not for a file without tensors).
+bool has_tensor(sqlite3_stmt* s);
+Result<TensorSummary> read_tensor_row(sqlite3_stmt* s, const std::string& where);  // tensor columns of kSelectFile
 ExtraBlock read_block_row(sqlite3_stmt* s);
 
 // "[1,4096]" and back.

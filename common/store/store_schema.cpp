@@ -29,7 +29,8 @@ CREATE TABLE files(
   op_timestamp TEXT,
   dump_op_name TEXT,
   created_by TEXT NOT NULL,
-  stored_at_ns INTEGER NOT NULL
+  stored_at_ns INTEGER NOT NULL,
+  extra_block_count INTEGER NOT NULL
 );
 CREATE TABLE tensors(
   file_id INTEGER NOT NULL REFERENCES files(id),

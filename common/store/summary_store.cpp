@@ -20,7 +20,7 @@ namespace {
 
 constexpr const char* kInsertFile =
     "INSERT INTO files(path, kind, size_bytes, mtime_ns, dev, ino, op_type, op_name, task_id, stream_id, "
-    "op_timestamp, dump_op_name, created_by, stored_at_ns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    "op_timestamp, dump_op_name, created_by, stored_at_ns, extra_block_count) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 constexpr const char* kInsertTensor =
     "INSERT INTO tensors(file_id, ord, role, idx, sub_index, dtype, shape, format, original_shape, count, "
     "padding_included, stats_available, l2norm_available, note, min, max, min_int, max_int, min_uint, max_uint, "
@@ -30,14 +30,16 @@ constexpr const char* kInsertBlock =
     "INSERT INTO extra_blocks(file_id, ord, role, idx, size_bytes, xxh3_64) VALUES (?,?,?,?,?,?)";
 constexpr const char* kFindId = "SELECT id FROM files WHERE path = ?";
 constexpr const char* kFindIdentity = "SELECT size_bytes, mtime_ns, dev, ino FROM files WHERE path = ?";
+// One statement per file: its row and its tensors (LEFT JOIN: a file without tensors still
+// gives its row). Column order: store_codec.cpp (FileCol, TensorCol).
 constexpr const char* kSelectFile =
-    "SELECT kind, size_bytes, mtime_ns, op_type, op_name, task_id, stream_id, op_timestamp, dump_op_name, "
-    "created_by, path FROM files WHERE id = ?";
-constexpr const char* kSelectTensors =
-    "SELECT role, idx, sub_index, dtype, shape, format, original_shape, count, padding_included, stats_available, "
-    "l2norm_available, note, min, max, min_int, max_int, min_uint, max_uint, mean, std, abs_max, l2norm, sum, "
-    "finite_count, nan_count, posinf_count, neginf_count, zero_count, elements, sketch_width, sketch_seed, sketch, "
-    "xxh3_64 FROM tensors WHERE file_id = ? ORDER BY ord";
+    "SELECT f.kind, f.size_bytes, f.mtime_ns, f.op_type, f.op_name, f.task_id, f.stream_id, f.op_timestamp, "
+    "f.dump_op_name, f.created_by, f.path, f.extra_block_count, t.role, t.idx, t.sub_index, t.dtype, t.shape, "
+    "t.format, t.original_shape, t.count, t.padding_included, t.stats_available, t.l2norm_available, t.note, t.min, "
+    "t.max, t.min_int, t.max_int, t.min_uint, t.max_uint, t.mean, t.std, t.abs_max, t.l2norm, t.sum, "
+    "t.finite_count, t.nan_count, t.posinf_count, t.neginf_count, t.zero_count, t.elements, t.sketch_width, "
+    "t.sketch_seed, t.sketch, t.xxh3_64 FROM files f LEFT JOIN tensors t ON t.file_id = f.id WHERE f.id = ? "
+    "ORDER BY t.ord";
 constexpr const char* kSelectBlocks =
     "SELECT role, idx, size_bytes, xxh3_64 FROM extra_blocks WHERE file_id = ? ORDER BY ord";
 
@@ -107,7 +109,6 @@ SummaryStore::~SummaryStore() {
   find_id_.reset();
   find_identity_.reset();
   select_file_.reset();
-  select_tensors_.reset();
   select_blocks_.reset();
   db_.reset();
 }
@@ -193,6 +194,15 @@ Status SummaryStore::init_schema(bool writable) {
   return empty ? create_schema(db, path_) : ok_status();
 }
 
+Status SummaryStore::begin_snapshot() {
+  std::lock_guard lock(mu_);
+  if (insert_file_) return make_error(path_, "store", "a writer cannot pin a snapshot");
+  MSIT_TRY(exec(db_.get(), path_, "BEGIN"));
+  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, "SELECT count(*) FROM sqlite_schema"));
+  if (sqlite3_step(s.get()) != SQLITE_ROW) return sqlite_error(db_.get(), path_, "store", "cannot start reading");
+  return ok_status();
+}
+
 Status SummaryStore::prepare_statements(bool writable) {
   sqlite3* db = db_.get();
   if (writable) {
@@ -203,7 +213,6 @@ Status SummaryStore::prepare_statements(bool writable) {
   MSIT_ASSIGN_OR_RETURN(find_id_, prepare(db, path_, kFindId));
   MSIT_ASSIGN_OR_RETURN(find_identity_, prepare(db, path_, kFindIdentity));
   MSIT_ASSIGN_OR_RETURN(select_file_, prepare(db, path_, kSelectFile));
-  MSIT_ASSIGN_OR_RETURN(select_tensors_, prepare(db, path_, kSelectTensors));
   MSIT_ASSIGN_OR_RETURN(select_blocks_, prepare(db, path_, kSelectBlocks));
   return ok_status();
 }
@@ -292,21 +301,19 @@ Result<FileSummary> SummaryStore::load_locked(int64_t file_id, std::string_view 
   sqlite3_bind_int64(f, 1, file_id);
   int rc = sqlite3_step(f);
   if (rc != SQLITE_ROW) return sqlite_error(db, path_, "store", "cannot read file row " + std::to_string(file_id));
-  read_file_row(f, out);
+  const int64_t blocks = read_file_row(f, out);
   const std::string rel = rel_hint.empty() ? reinterpret_cast<const char*>(sqlite3_column_text(f, 10)) : std::string(rel_hint);
-  sqlite3_reset(f);
   out.source_name = base_name(rel);
   const std::string where = path_ + ": " + rel;
-  sqlite3_stmt* t = select_tensors_.get();
-  sqlite3_reset(t);
-  sqlite3_bind_int64(t, 1, file_id);
-  while ((rc = sqlite3_step(t)) == SQLITE_ROW) {
+  for (; rc == SQLITE_ROW; rc = sqlite3_step(f)) {
+    if (!has_tensor(f)) break;
     if (out.tensors.size() >= kMaxTensorsPerFile) return make_error(where, "store", "more than 4096 tensors");
-    MSIT_ASSIGN_OR_RETURN(TensorSummary ts, read_tensor_row(t, where));
+    MSIT_ASSIGN_OR_RETURN(TensorSummary ts, read_tensor_row(f, where));
     out.tensors.push_back(std::move(ts));
   }
-  if (rc != SQLITE_DONE) return sqlite_error(db, path_, "store", "cannot read the tensors of " + rel);
-  sqlite3_reset(t);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return sqlite_error(db, path_, "store", "cannot read the tensors of " + rel);
+  sqlite3_reset(f);
+  if (blocks == 0) return out;
   sqlite3_stmt* b = select_blocks_.get();
   sqlite3_reset(b);
   sqlite3_bind_int64(b, 1, file_id);

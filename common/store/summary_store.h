@@ -49,6 +49,9 @@ class SummaryStore {
   SummaryStore& operator=(const SummaryStore&) = delete;
 
   const std::string& path() const { return path_; }
+  // Read connections: pins one snapshot for the rest of the connection's life (a compare
+  // during a dump sees one consistent state), and with it reads take no lock per query.
+  Status begin_snapshot();
 
   // One transaction for the whole batch; durable (WAL fsynced) when this returns ok.
   Status put(const std::vector<StoreEntry>& batch);
@@ -75,8 +78,7 @@ class SummaryStore {
   SketchPrecision precision_ = SketchPrecision::kFloat32;
   std::mutex mu_;
   DbHandle db_;
-  Stmt insert_file_, insert_tensor_, insert_block_, find_id_, find_identity_, select_file_, select_tensors_,
-      select_blocks_;
+  Stmt insert_file_, insert_tensor_, insert_block_, find_id_, find_identity_, select_file_, select_blocks_;
 };
 
 // Where the store of raw file `rel` (relative to tree root `root`) lives, relative to that

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Summary store vs per-file JSON summaries (issue 13), each measured in the same run:
+#  A. `compact -j 2` of a tree of small FX tensors (default 29,248 files of ~9 KB) copied and
+#     synced to disk first: durable files/s for the store, JSON and --dry-run, `cat` of the
+#     tree as the baseline, and the on-disk size (du) of the summaries against the raw tree.
+#  B. `compare -j 2` of PAIRS summary pairs (FX vs FX, 1,024 float32 each) compacted into
+#     stores and into JSON files: wall time and peak RSS.
+# Usage: bench/store_e2e.sh [BUILD_DIR] [FILES=29248] [PAIRS=100000] [RUNS=3]
+set -euo pipefail
+BUILD=${1:-build}; FILES=${2:-29248}; PAIRS=${3:-100000}; RUNS=${4:-3}
+BIN="$BUILD/cli/msit-compact"
+PY=${PYTHON:-/usr/bin/python3}  # needs numpy (Debian python3-numpy)
+T=$(mktemp -d "${TMPDIR:-/var/tmp}/msit-store-bench.XXXXXX"); trap 'rm -rf "$T"' EXIT
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+# A. FX activations of a decode step: 2,304 float32 (9.3 KB files), 64 ops per directory.
+"$PY" - "$T/tmpl" "$FILES" <<'PY'
+import os, sys
+import numpy as np
+root, n = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng(3)
+for i in range(n):
+    d = f"{root}/msit_fx_dump/worldsize1_global_rank0/gm_20250101000000000001_dump/{i // 64}"
+    if i % 64 == 0:
+        os.makedirs(d)
+    np.save(f"{d}/op{i}-aten.mm.default.OUTPUT.0.2025010100{i:010d}.npy",
+            rng.standard_normal(2304, dtype=np.float32))
+PY
+raw_du=$(du -sk "$T/tmpl" | cut -f1)
+echo "A. $FILES files, $(du -sh --apparent-size "$T/tmpl" | cut -f1) apparent, ${raw_du} KB on disk"
+: > "$T/a.txt"
+for r in $(seq "$RUNS"); do
+  for mode in store json dry cat; do
+    rm -rf "$T/run"; cp -a "$T/tmpl" "$T/run"; sync
+    t0=$(now_ms)
+    case $mode in
+      store) "$BIN" compact -j 2 "$T/run" > /dev/null ;;
+      json) "$BIN" compact -j 2 --summary-format json "$T/run" > /dev/null ;;
+      dry) "$BIN" compact -j 2 --dry-run "$T/run" > /dev/null ;;
+      cat) find "$T/run" -type f -exec cat {} + > /dev/null ;;
+    esac
+    sync; t1=$(now_ms)
+    case $mode in
+      store) sz=$(find "$T/run" -name 'msit-summary.db*' -printf '%k\n' | awk '{s+=$1} END {print s}') ;;
+      json) sz=$(find "$T/run" -name '*.summary.json' -printf '%k\n' | awk '{s+=$1} END {print s}') ;;
+      *) sz=0 ;;
+    esac
+    echo "$r $mode $((t1 - t0)) $sz" >> "$T/a.txt"
+  done
+done
+"$PY" - "$T/a.txt" "$FILES" "$raw_du" <<'PY'
+import statistics as st, sys
+rows = [l.split() for l in open(sys.argv[1])]
+n, raw_kb = int(sys.argv[2]), int(sys.argv[3])
+for mode, label in (("store", "compact (store)"), ("json", "compact --summary-format json"),
+                    ("dry", "compact --dry-run"), ("cat", "cat (baseline)")):
+    ms = [int(r[2]) for r in rows if r[1] == mode]
+    kb = [int(r[3]) for r in rows if r[1] == mode]
+    med = st.median(ms)
+    extra = f", summaries {kb[0] / 1024:.1f} MB on disk = {100 * kb[0] / raw_kb:.1f}% of raw" if kb[0] else ""
+    print(f"  {label:32s} median {med / 1e3:.2f} s ({', '.join(f'{m / 1e3:.2f}' for m in ms)}) "
+          f"= {n / med * 1e3:,.0f} files/s{extra}")
+PY
+
+# B. compare of PAIRS summary pairs, stores vs JSON files.
+"$PY" - "$T" "$PAIRS" <<'PY'
+import os, sys
+import numpy as np
+root, pairs = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng(2)
+golden = rng.standard_normal(1024, dtype=np.float32)
+for fmt in ("store", "json"):
+    for side in ("a", "b"):
+        d = f"{root}/{fmt}{side}/data_dump/1/gm_1_dump"
+        os.makedirs(d)
+        base = golden if side == "b" else golden + np.float32(1e-3) * rng.standard_normal(1024, dtype=np.float32)
+        for i in range(pairs):
+            np.save(f"{d}/op{i}-aten.add.Tensor.OUTPUT.0.2025010100000{i:07d}.npy", base)
+PY
+"$BIN" compact -j 2 "$T/storea" "$T/storeb" > /dev/null
+"$BIN" compact -j 2 --summary-format json "$T/jsona" "$T/jsonb" > /dev/null
+echo "B. compare -j 2 of $PAIRS summary pairs"
+for r in $(seq "$RUNS"); do
+  for fmt in store json; do
+    rm -rf "$T/out"
+    /usr/bin/time -f "  $fmt: %e s, peak RSS %M KB" "$BIN" compare -m "$T/${fmt}a" -g "$T/${fmt}b" -o "$T/out" -j 2 -q \
+      2>&1 >/dev/null | grep -v '^msit' || true
+  done
+done

@@ -1,0 +1,227 @@
+// Store entries out as JSON files or one CSV; stores found without following symlinks.
+#include "common/store/store_export.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <memory>
+
+#include "common/formats/dump_name.h"
+#include "common/report/csv.h"
+#include "common/safety/publish.h"
+#include "common/store/summary_store.h"
+
+namespace msit::store {
+namespace {
+
+// Deeper trees than this are not dump trees; the bound keeps a hostile tree from exhausting fds.
+constexpr int kMaxDepth = 64;
+
+std::string join(const std::string& a, std::string_view b) {
+  if (a.empty()) return std::string(b);
+  if (b.empty()) return a;
+  return a + "/" + std::string(b);
+}
+
+void walk(int dir_fd, const std::string& path, int depth, std::vector<std::string>& out,
+          std::vector<Error>* problems) {
+  auto problem = [&](Error e) {
+    if (problems != nullptr) problems->push_back(std::move(e));
+  };
+  const int fd = ::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+  DIR* d = fd < 0 ? nullptr : ::fdopendir(fd);
+  if (d == nullptr) {
+    if (fd >= 0) ::close(fd);
+    return problem(make_sys_error(path, "walk", "cannot list the directory", errno));
+  }
+  std::vector<std::string> subdirs;
+  while (dirent* e = ::readdir(d)) {
+    const std::string_view name = e->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat st {};
+    if (::fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile
+    if (S_ISDIR(st.st_mode)) subdirs.emplace_back(name);
+    else if (S_ISREG(st.st_mode) && name == kStoreFileName) out.push_back(join(path, name));
+  }
+  ::closedir(d);
+  if (depth >= kMaxDepth) {
+    if (!subdirs.empty()) problem(make_error(path, "walk", "more than 64 directory levels; not searched deeper"));
+    return;
+  }
+  for (const auto& name : subdirs) {
+    UniqueFd sub(::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!sub.valid()) {
+      if (errno != ENOENT && errno != ELOOP && errno != ENOTDIR)  // replaced meanwhile: not ours to follow
+        problem(make_sys_error(join(path, name), "walk", "cannot open the directory", errno));
+      continue;
+    }
+    walk(sub.get(), join(path, name), depth + 1, out, problems);
+  }
+}
+
+// Directories below the export's base, created on demand; the last one is kept (entries come
+// in path order, so consecutive entries mostly share it).
+class DirMaker {
+ public:
+  explicit DirMaker(const DirRef& base) : base_(base) {}
+  Result<DirRef> dir(const std::string& rel) {
+    if (last_.fd && rel == last_rel_) return last_;
+    UniqueFd cur(::fcntl(base_.get(), F_DUPFD_CLOEXEC, 0));
+    if (!cur.valid()) return make_sys_error(base_.path, "export", "cannot duplicate the directory fd", errno);
+    std::string shown = base_.path;
+    std::string_view rest = rel;
+    while (!rest.empty()) {
+      const size_t slash = rest.find('/');
+      const std::string comp(rest.substr(0, slash));
+      rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
+      shown += "/" + comp;
+      if (::mkdirat(cur.get(), comp.c_str(), 0755) != 0 && errno != EEXIST)
+        return make_sys_error(shown, "export", "cannot create the directory", errno);
+      MSIT_ASSIGN_OR_RETURN(UniqueFd next, open_dir_beneath(cur.get(), comp, shown));
+      cur = std::move(next);
+    }
+    last_ = DirRef{std::make_shared<const UniqueFd>(std::move(cur)), shown};
+    last_rel_ = rel;
+    return last_;
+  }
+
+ private:
+  DirRef base_;
+  DirRef last_;
+  std::string last_rel_;
+};
+
+// Writes one JSON file; a name already taken goes to result.conflicts, nothing written.
+Status write_one(const DirRef& dir, const std::string& name, const FileSummary& s, JsonExportResult& result) {
+  const std::string path = dir.path + "/" + name;
+  struct stat st {};
+  if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    result.conflicts.push_back(path);
+    return ok_status();
+  }
+  MSIT_ASSIGN_OR_RETURN(DirTemp temp, DirTemp::create(dir, name));
+  MSIT_TRY(temp.write(summary_to_json(s)));
+  MSIT_TRY(temp.sync_and_close());
+  Status published = temp.publish();
+  if (!published.ok() && published.error().stage == "conflict") {
+    result.conflicts.push_back(path);  // taken between the check and the rename
+    return ok_status();
+  }
+  MSIT_TRY(published);
+  ++result.written;
+  return ok_status();
+}
+
+std::string text_cell(std::string_view v) { return csv_quote(guard_text_cell(v)); }
+
+std::string extreme_cell(const TensorStats& s, bool min) {
+  const auto& i = min ? s.min_i64 : s.max_i64;
+  const auto& u = min ? s.min_u64 : s.max_u64;
+  if (i) return std::to_string(*i);
+  if (u) return std::to_string(*u);
+  return float_cell(min ? s.min : s.max);
+}
+
+// Non-finite statistics are empty cells, as they are null in the JSON form.
+std::string finite_cell(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? python_float_repr(*v) : std::string();
+}
+
+}  // namespace
+
+bool is_safe_rel(std::string_view rel) {
+  if (rel.empty() || rel.front() == '/' || rel.find('\0') != std::string_view::npos) return false;
+  while (true) {
+    const size_t slash = rel.find('/');
+    const std::string_view comp = rel.substr(0, slash);
+    if (comp.empty() || comp == "." || comp == "..") return false;
+    if (slash == std::string_view::npos) return true;
+    rel.remove_prefix(slash + 1);
+  }
+}
+
+std::vector<std::string> find_stores(const std::string& root, std::vector<Error>* problems) {
+  std::vector<std::string> out;
+  struct stat st {};
+  if (::stat(root.c_str(), &st) != 0) {
+    if (problems != nullptr) problems->push_back(make_sys_error(root, "walk", "cannot look at it", errno));
+    return out;
+  }
+  if (S_ISREG(st.st_mode)) return {root};  // a store file given by name (validated when opened)
+  auto fd = open_trusted_dir(root);
+  if (!fd.ok()) {
+    if (problems != nullptr) problems->push_back(fd.error());
+    return out;
+  }
+  std::string base = root;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  walk(fd->get(), base, 0, out, problems);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Status export_store_json(const std::string& db_path, const DirRef& base, const std::string& sub,
+                         JsonExportResult& result) {
+  MSIT_ASSIGN_OR_RETURN(auto store, SummaryStore::open_read_only(db_path));
+  DirMaker dirs(base);
+  return store->for_each([&](std::string_view rel, const FileSummary& s) -> Status {
+    if (!is_safe_rel(rel)) {
+      result.errors.push_back(make_error(db_path, "export", "stored path \"" + std::string(rel.substr(0, 200)) +
+                                                                "\" is not a relative path below the store; skipped"));
+      return ok_status();
+    }
+    const size_t slash = rel.rfind('/');
+    const std::string parent = slash == std::string_view::npos ? sub : join(sub, rel.substr(0, slash));
+    const std::string name = std::string(slash == std::string_view::npos ? rel : rel.substr(slash + 1)) +
+                             std::string(kSummarySuffix);
+    auto dir = dirs.dir(parent);
+    if (!dir.ok()) return dir.take_error();
+    return write_one(*dir, name, s, result);
+  });
+}
+
+std::string_view csv_header() {
+  return "store,path,op_type,op_name,role,index,sub_index,dtype,shape,count,min,max,mean,std,abs_max,l2norm,"
+         "nan_count,posinf_count,neginf_count,zero_count,xxh3_64\n";
+}
+
+std::string csv_rows(std::string_view store, std::string_view rel, const FileSummary& f) {
+  std::string out;
+  const std::string prefix = text_cell(store) + "," + text_cell(rel) + "," +
+                             text_cell(f.op ? f.op->type : std::string()) + "," +
+                             text_cell(f.op ? f.op->name : std::string()) + ",";
+  for (const auto& t : f.tensors) {
+    const TensorStats& s = t.stats;
+    const bool stats = t.stats_available;
+    out += prefix;
+    out += text_cell(t.role) + "," + std::to_string(t.index) + ",";
+    out += (t.sub_index ? std::to_string(*t.sub_index) : std::string()) + ",";
+    std::string shape = "[";
+    for (size_t i = 0; i < t.shape.size(); ++i) shape += (i ? "," : "") + std::to_string(t.shape[i]);
+    out += text_cell(t.dtype) + "," + csv_quote(shape + "]") + "," + std::to_string(t.count) + ",";
+    out += (stats ? extreme_cell(s, true) : "") + "," + (stats ? extreme_cell(s, false) : "") + ",";
+    out += (stats ? finite_cell(s.mean) : "") + "," + (stats ? finite_cell(s.std) : "") + ",";
+    out += (stats ? finite_cell(s.abs_max) : "") + ",";
+    out += (stats && t.l2norm_available ? finite_cell(s.l2norm) : "") + ",";
+    out += std::to_string(s.nan_count) + "," + std::to_string(s.posinf_count) + "," +
+           std::to_string(s.neginf_count) + "," + std::to_string(s.zero_count) + ",";
+    out += text_cell(t.xxh3_64) + "\n";
+  }
+  return out;
+}
+
+Status export_store_csv(const std::string& db_path, const std::string& store_label,
+                        const std::function<Status(std::string_view)>& sink, size_t* rows) {
+  MSIT_ASSIGN_OR_RETURN(auto store, SummaryStore::open_read_only(db_path));
+  return store->for_each([&](std::string_view rel, const FileSummary& s) -> Status {
+    if (rows != nullptr) *rows += s.tensors.size();
+    return sink(csv_rows(store_label, rel, s));
+  });
+}
+
+}  // namespace msit::store

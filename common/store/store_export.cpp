@@ -21,6 +21,9 @@ namespace {
 
 // Deeper trees than this are not dump trees; the bound keeps a hostile tree from exhausting fds.
 constexpr int kMaxDepth = 64;
+// One entry that cannot be written (a name too long, a directory taken by a file) is reported
+// and the export goes on; this many in one store mean the output itself is broken (disk full).
+constexpr size_t kMaxWriteErrors = 100;
 
 std::string join(const std::string& a, std::string_view b) {
   if (a.empty()) return std::string(b);
@@ -43,10 +46,14 @@ void walk(int dir_fd, const std::string& path, int depth, std::vector<std::strin
   while (dirent* e = ::readdir(d)) {
     const std::string_view name = e->d_name;
     if (name == "." || name == "..") continue;
-    struct stat st {};
-    if (::fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile
-    if (S_ISDIR(st.st_mode)) subdirs.emplace_back(name);
-    else if (S_ISREG(st.st_mode) && name == kStoreFileName) out.push_back(join(path, name));
+    unsigned char type = e->d_type;  // of the entry itself: a link is DT_LNK, never followed
+    if (type == DT_UNKNOWN) {
+      struct stat st {};
+      if (::fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile
+      type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+    }
+    if (type == DT_DIR) subdirs.emplace_back(name);
+    else if (type == DT_REG && name == kStoreFileName) out.push_back(join(path, name));
   }
   ::closedir(d);
   if (depth >= kMaxDepth) {
@@ -180,8 +187,12 @@ Status export_store_json(const std::string& db_path, const DirRef& base, const s
     const std::string name = std::string(slash == std::string_view::npos ? rel : rel.substr(slash + 1)) +
                              std::string(kSummarySuffix);
     auto dir = dirs.dir(parent);
-    if (!dir.ok()) return dir.take_error();
-    return write_one(*dir, name, s, result);
+    Status st = dir.ok() ? write_one(*dir, name, s, result) : Status(dir.take_error());
+    if (st.ok()) return st;
+    result.errors.push_back(st.error());
+    if (result.errors.size() < kMaxWriteErrors) return ok_status();
+    return make_error(base.path, "export", "stopped after " + std::to_string(kMaxWriteErrors) +
+                                               " files that could not be written");
   });
 }
 

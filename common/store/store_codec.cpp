@@ -186,7 +186,9 @@ void bind_tensor(sqlite3_stmt* s, int64_t file_id, int ord, const TensorSummary&
   bind_u64(s, c++, st.posinf_count);
   bind_u64(s, c++, st.neginf_count);
   bind_u64(s, c++, st.zero_count);
-  if (st.values) {
+  if (st.values && st.values->empty()) {
+    sqlite3_bind_zeroblob(s, c++, 0);  // an empty tensor has values, none of them: not NULL
+  } else if (st.values) {
     sqlite3_bind_blob(s, c++, st.values->data(), static_cast<int>(st.values->size() * sizeof(double)), SQLITE_TRANSIENT);
   } else {
     sqlite3_bind_null(s, c++);

@@ -127,16 +127,46 @@ Result<std::unique_ptr<SummaryStore>> SummaryStore::open_for_write(const DirRef&
   return s;
 }
 
+// The WAL of a writer killed mid-run must be replayed into a fresh -shm index before a
+// read-only connection can use it; only a read-write connection may do that. It is opened
+// the way writers open stores (directory fd, no links, only files of ours) and closed again:
+// recovery rewrites the -shm index, never the database's content.
+Status recover_wal(const std::string& db_path) {
+  const size_t slash = db_path.rfind('/');
+  const std::string dir_path = slash == std::string::npos ? "." : slash == 0 ? "/" : db_path.substr(0, slash);
+  MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_trusted_dir(dir_path));
+  DirRef dir{std::make_shared<const UniqueFd>(std::move(fd)), dir_path};
+  auto owned = check_store_files(dir);
+  if (!owned.ok()) {
+    return make_error(db_path, "store", "its write-ahead log needs recovery (its writer was killed), which only "
+                                        "its owner can do: run compact or watch on the tree as that user");
+  }
+  const char* vfs = beneath_vfs();
+  if (vfs == nullptr) return make_error(db_path, "store", "cannot recover its write-ahead log with this SQLite");
+  MSIT_ASSIGN_OR_RETURN(DbHandle db, open_db(beneath_filename(dir.get(), kStoreFileName), SQLITE_OPEN_READWRITE, vfs,
+                                             db_path));
+  MSIT_ASSIGN_OR_RETURN(bool empty, is_empty_database(db.get(), db_path));
+  (void)empty;
+  return ok_status();
+}
+
 Result<std::unique_ptr<SummaryStore>> SummaryStore::open_read_only(const std::string& db_path) {
   std::unique_ptr<SummaryStore> s(new SummaryStore());
   s->path_ = db_path;
-  auto db = open_db(db_path, SQLITE_OPEN_READONLY, nullptr, db_path);
-  if (!db.ok()) return db.take_error();
-  s->db_ = std::move(db).value();
-  auto st = s->init_schema(false);
-  if (!st.ok() && st.error().message.find("unable to open") != std::string::npos) {
+  auto open_plain = [&]() -> Status {
+    MSIT_ASSIGN_OR_RETURN(s->db_, open_db(db_path, SQLITE_OPEN_READONLY, nullptr, db_path));
+    return s->init_schema(false);
+  };
+  Status st = open_plain();
+  const int code = s->db_ ? sqlite3_extended_errcode(s->db_.get()) : 0;
+  if (!st.ok() && (code == SQLITE_READONLY_RECOVERY || code == SQLITE_READONLY_CANTINIT ||
+                   code == SQLITE_READONLY_CANTLOCK)) {
+    s->db_.reset();
+    MSIT_TRY(recover_wal(db_path));
+    st = open_plain();
+  } else if (!st.ok() && (code & 0xff) == SQLITE_CANTOPEN) {
     // A finished store in a directory this user cannot write has no -shm to map: read it as
-    // immutable (no writer may be active then; one that is would be refused above by its lock).
+    // immutable (no writer may be active then; one that is would own the tree's lock).
     const std::string uri = "file:" + db_path + "?immutable=1";
     MSIT_ASSIGN_OR_RETURN(s->db_, open_db(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr, db_path));
     st = s->init_schema(false);
@@ -150,6 +180,9 @@ Status SummaryStore::init_schema(bool writable) {
   sqlite3* db = db_.get();
   MSIT_ASSIGN_OR_RETURN(bool empty, is_empty_database(db, path_));
   if (empty && !writable) return make_error(path_, "store", "is an empty database, not a summary store");
+  // Another application's database, a newer or a damaged store is refused before anything
+  // (even the journal mode) is changed in it.
+  if (!empty) MSIT_TRY(check_existing(db, path_, writable));
   if (writable) {
     // WAL: readers (compare during a dump) never block the writer; FULL: each commit is
     // fsynced before put() returns, the precondition of every raw file removal.
@@ -157,8 +190,7 @@ Status SummaryStore::init_schema(bool writable) {
     if (sqlite3_step(mode.get()) != SQLITE_ROW) return sqlite_error(db, path_, "store", "cannot switch to WAL");
     MSIT_TRY(exec(db, path_, "PRAGMA synchronous=FULL"));
   }
-  if (empty) return create_schema(db, path_);
-  return check_existing(db, path_, writable);
+  return empty ? create_schema(db, path_) : ok_status();
 }
 
 Status SummaryStore::prepare_statements(bool writable) {

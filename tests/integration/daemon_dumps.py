@@ -141,10 +141,29 @@ def _summary_ok(path):
         return False
 
 
+def stored_paths(root):
+    """Raw paths (relative to ROOT) that ROOT's summary store holds in committed rows."""
+    import sqlite3
+    db = os.path.join(root, "msit-summary.db")
+    if not os.path.exists(db):
+        return set()
+    # Read-write: a WAL left by a killed writer is replayed (mode=ro cannot rebuild its index).
+    con = sqlite3.connect(db)
+    try:
+        # A file a killed writer created before its first commit has no tables yet.
+        if not con.execute("SELECT 1 FROM sqlite_schema WHERE name = 'files'").fetchone():
+            return set()
+        return {row[0] for row in con.execute("SELECT path FROM files")}
+    finally:
+        con.close()
+
+
 def verify(root, manifest):
-    """Every file ever written still exists raw or has a valid summary; no bad summary.
-    Summaries already validated (same size and mtime) are remembered in MANIFEST.ok."""
+    """Every file ever written still exists raw or has a valid summary (a file or a committed
+    store row); no bad summary. Summaries already validated (same size and mtime) are
+    remembered in MANIFEST.ok."""
     lost, bad, temps = [], [], []
+    stored = stored_paths(root)
     cache_path = manifest + ".ok"
     try:
         with open(cache_path) as f:
@@ -169,7 +188,7 @@ def verify(root, manifest):
         names = [line.strip() for line in f if line.strip()]
     for rel in names:
         p = os.path.join(root, rel)
-        if not os.path.exists(p) and not ok(p + ".summary.json"):
+        if not os.path.exists(p) and rel not in stored and not ok(p + ".summary.json"):
             lost.append(rel)
     for dirpath, _dirs, files in os.walk(root):
         for name in files:
@@ -179,7 +198,8 @@ def verify(root, manifest):
                 temps.append(name)
     with open(cache_path, "w") as f:
         json.dump(cache, f)
-    print(json.dumps({"files": len(names), "lost": lost[:5], "bad": bad[:5], "temps": len(temps)}))
+    print(json.dumps({"files": len(names), "stored": len(stored), "lost": lost[:5], "bad": bad[:5],
+                      "temps": len(temps)}))
     return not lost and not bad
 
 

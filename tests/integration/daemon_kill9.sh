@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kill -9 at random moments (50 times, seeded): after every kill each raw file written so far
-# still exists or has a valid summary, and no partial summary is visible under a final name;
+# still exists or has a valid summary (a file, or a committed row of the summary store), and no partial summary is visible under a final name;
 # after a last clean run everything is compacted and no temp file is left.
 MSIT_BIN="$1"; source "$(dirname "$0")/daemon_lib.sh"
 KILLS=${MSIT_KILLS:-50}
@@ -12,11 +12,18 @@ $DUMPS killloop "$MSIT_BIN" "$d" "$m" "$KILLS" "$SEED" "$WORK/daemon.log" || fai
 next=$(wc -l < "$m")
 sleep 2.2  # temp files of the killed runs are now older than the next start's margin
 start_daemon --settle-ms 0 "$d"
-wait_until 60 '[ "$(status_field pending)" = 0 ] && [ "$(status_field in_flight)" = 0 ] && [ -f "$WORK/status.json" ] && [ "$(find "$d" -type f ! -name "*.summary.json" ! -name .msit-compact.lock | wc -l)" = 0 ]' \
-  || fail "final run did not finish: $(find "$d" -type f ! -name '*.summary.json' ! -name .msit-compact.lock | head -3)"
+left() { find "$d" -type f ! -name "*.summary.json" ! -name .msit-compact.lock ! -name "msit-summary.db*"; }
+wait_until 60 '[ "$(status_field pending)" = 0 ] && [ "$(status_field in_flight)" = 0 ] && [ -f "$WORK/status.json" ] && [ "$(left | wc -l)" = 0 ]' \
+  || fail "final run did not finish: $(left | head -3)"
 out=$($DUMPS verify "$d" "$m") || fail "final: $out"
 echo "final: $out"
 case "$out" in *'"temps": 0}'*) ;; *) fail "temp files left: $out" ;; esac
-[ "$(count_files "$d" '*.summary.json')" = "$next" ] || fail "expected $next summaries"
+if [ "${MSIT_COMPACT_SUMMARY_FORMAT:-store}" = store ]; then
+  rows=$(sqlite3 "file:$d/msit-summary.db?mode=ro" "select count(*) from files")
+  [ "$rows" = "$next" ] || fail "expected $next stored summaries, found $rows"
+  [ "$(sqlite3 "file:$d/msit-summary.db?mode=ro" "pragma integrity_check")" = ok ] || fail "store damaged"
+else
+  [ "$(count_files "$d" '*.summary.json')" = "$next" ] || fail "expected $next summaries"
+fi
 stop_daemon
 echo PASS

@@ -12,6 +12,8 @@ struct Checker {
   std::string file;                 // manifest path of the raw file being checked
   std::vector<std::string> errors;  // "field: what"
   uint64_t skipped_padding = 0, skipped_nostats = 0, tensors_checked = 0;
+  // Relative tolerance of sketch buckets: summary stores may keep them as float32 (2^-24).
+  double sketch_rel = 1e-9;
 
   void fail(const std::string& field, const std::string& what) {
     errors.push_back(field + ": " + what);

@@ -104,7 +104,7 @@ void check_sketch(Checker& c, const std::string& f, const nlohmann::json& want,
   }
   for (size_t i = 0; i < want.size(); ++i) {
     size_t before = c.errors.size();
-    c.close_number(f + ".sketch.values[" + std::to_string(i) + "]", want[i], vals[i], 1e-9, 1e-12 * l2);
+    c.close_number(f + ".sketch.values[" + std::to_string(i) + "]", want[i], vals[i], c.sketch_rel, 1e-12 * l2);
     if (c.errors.size() > before) return;
   }
 }

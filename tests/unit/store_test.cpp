@@ -1,0 +1,329 @@
+// The summary store: round trips equal to the JSON form, batched durability before raw
+// removal, and hostile stores (links, other users' or applications' files, newer versions,
+// damage) refused by path and never rebuilt or written through.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "common/safety/beneath.h"
+#include "common/store/store_catalog.h"
+#include "common/store/store_registry.h"
+#include "common/store/summary_store.h"
+#include "common/summary/compact.h"
+#include "common/summary/compact_run.h"
+#include "npy_fixture.h"
+
+namespace fs = std::filesystem;
+
+namespace msit::store {
+namespace {
+
+const std::string kFx = "add_1-aten.add.Tensor.OUTPUT.0.20250101000000000000.npy";
+
+FileSummary sample_summary() {
+  FileSummary s;
+  s.source_name = "Add.Add_2.44.6.1706596912161941";
+  s.source_kind = "ge_bin";
+  s.source_size = 123456;
+  s.source_mtime_ns = 1706596912161941000;
+  s.op = OpInfo{"Add", "Add_2", "44", "6", "1706596912161941", "Add_2"};
+  s.created_by = "msit-compact test";
+  TensorSummary a;
+  a.role = "input";
+  a.index = 0;
+  a.dtype = "float16";
+  a.shape = {4, 4096};
+  a.format = "ND";
+  a.original_shape = {4, 4096};
+  a.count = 16384;
+  a.stats.count = a.count;
+  a.stats.min = -3.5;
+  a.stats.max = 7.25;
+  a.stats.mean = 0.125;
+  a.stats.std = 1.5;
+  a.stats.abs_max = 7.25;
+  a.stats.l2norm = 123.5;
+  a.stats.zero_count = 3;
+  a.stats.nan_count = 1;
+  a.stats.sketch = Sketch{8, 0x6d7369742d636d70ull, {0.1, -2.5, 3.0000001, 1e-30, 0, 5, -6, 7}};
+  a.xxh3_64 = "0123456789abcdef";
+  TensorSummary b;
+  b.role = "output";
+  b.index = 0;
+  b.sub_index = 2;
+  b.dtype = "int64";
+  b.shape = {3};
+  b.format = "ND";
+  b.original_shape = {3};
+  b.count = 3;
+  b.stats.count = 3;
+  b.stats.min_i64 = -9007199254740993;  // not a double
+  b.stats.min = static_cast<double>(*b.stats.min_i64);
+  b.stats.max_i64 = 5;
+  b.stats.max = 5;
+  b.stats.mean = std::nan("");  // non-finite statistics are null, as in JSON
+  b.stats.values = std::vector<double>{-9007199254740993.0, 0, 5};
+  b.xxh3_64 = "fedcba9876543210";
+  TensorSummary c = b;
+  c.index = 1;
+  c.sub_index.reset();
+  c.dtype = "uint64";
+  c.stats.min_i64.reset();
+  c.stats.max_i64.reset();
+  c.stats.min_u64 = 1;
+  c.stats.max_u64 = 18446744073709551615ull;
+  c.stats.max = 18446744073709551615.0;
+  c.stats_available = true;
+  c.note = "a note";
+  s.tensors = {a, b, c};
+  s.extra_blocks = {ExtraBlock{"workspace", 0, 4096, "00000000000000ff"}};
+  return s;
+}
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/msit-store-test.XXXXXX";
+    dir_ = ::mkdtemp(tmpl);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  DirRef dir_ref(const std::string& path) {
+    auto fd = open_trusted_dir(path);
+    EXPECT_TRUE(fd.ok());
+    return DirRef{std::make_shared<const UniqueFd>(std::move(fd).value()), path};
+  }
+  std::unique_ptr<SummaryStore> writer(SketchPrecision p = SketchPrecision::kFloat64) {
+    auto s = SummaryStore::open_for_write(dir_ref(dir_), p);
+    EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().to_string());
+    return s.ok() ? std::move(s).value() : nullptr;
+  }
+  static std::string read(const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  static void sql(const std::string& db, const char* text) {
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(h, text, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(h);
+    sqlite3_close(h);
+  }
+  std::string db() const { return dir_ + "/" + std::string(kStoreFileName); }
+  std::string dir_;
+};
+
+TEST_F(StoreTest, RoundTripEqualsTheJsonForm) {
+  const FileSummary s = sample_summary();
+  auto w = writer();
+  ASSERT_TRUE(w);
+  FileIdentity id;
+  id.size = s.source_size;
+  ASSERT_TRUE(w->put({StoreEntry{"a/b/" + s.source_name, id, &s}}).ok());
+  auto got = w->find("a/b/" + s.source_name);
+  ASSERT_TRUE(got.ok() && got->has_value()) << (got.ok() ? "missing" : got.error().to_string());
+  auto via_json = summary_from_json(summary_to_json(s), "x");
+  ASSERT_TRUE(via_json.ok()) << via_json.error().to_string();
+  EXPECT_EQ(summary_to_json(**got), summary_to_json(*via_json));
+  EXPECT_EQ((*got)->tensors[1].stats.min_i64, -9007199254740993);
+  EXPECT_EQ((*got)->tensors[2].stats.max_u64, 18446744073709551615ull);
+  EXPECT_FALSE((*got)->tensors[1].stats.mean.has_value());
+  auto absent = w->find("a/b/other");
+  ASSERT_TRUE(absent.ok());
+  EXPECT_FALSE(absent->has_value());
+}
+
+TEST_F(StoreTest, Float32BucketsAreTheRoundedDoubles) {
+  const FileSummary s = sample_summary();
+  auto w = writer(SketchPrecision::kFloat32);
+  ASSERT_TRUE(w);
+  ASSERT_TRUE(w->put({StoreEntry{"f", FileIdentity{}, &s}}).ok());
+  auto got = w->find("f");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  const auto& buckets = (*got)->tensors[0].stats.sketch->values;
+  ASSERT_EQ(buckets.size(), 8u);
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    EXPECT_EQ(buckets[i], static_cast<double>(static_cast<float>(s.tensors[0].stats.sketch->values[i])));
+  }
+}
+
+TEST_F(StoreTest, ReaderSeesCommittedRowsWhileTheWriterIsOpen) {
+  const FileSummary s = sample_summary();
+  auto w = writer();
+  ASSERT_TRUE(w);
+  ASSERT_TRUE(w->put({StoreEntry{"one", FileIdentity{}, &s}}).ok());
+  auto r = SummaryStore::open_read_only(db());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(w->put({StoreEntry{"two", FileIdentity{}, &s}}).ok());
+  auto n = (*r)->file_count();
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 2u);
+}
+
+// A writer killed with committed rows in its WAL: a reader replays it (the -shm index is gone
+// too) and sees every committed row.
+TEST_F(StoreTest, ReaderRecoversTheWalOfAKilledWriter) {
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto w = SummaryStore::open_for_write(dir_ref(dir_), SketchPrecision::kFloat32);
+    const FileSummary s = sample_summary();
+    bool ok = w.ok() && (*w)->put({StoreEntry{"one", FileIdentity{}, &s}}).ok() &&
+              (*w)->put({StoreEntry{"two", FileIdentity{}, &s}}).ok();
+    ::_exit(ok ? 0 : 1);  // no close: the rows are only in the WAL
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_TRUE(fs::exists(db() + "-wal"));
+  fs::remove(db() + "-shm");
+  auto r = SummaryStore::open_read_only(db());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  auto n = (*r)->file_count();
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 2u);
+}
+
+TEST_F(StoreTest, SymlinkUnderTheStoreNameIsNeverFollowed) {
+  const std::string outside = dir_ + "-outside";
+  std::ofstream(outside) << "precious";
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    fs::remove(db() + suffix);
+    ASSERT_EQ(::symlink(outside.c_str(), (db() + suffix).c_str()), 0);
+    auto s = SummaryStore::open_for_write(dir_ref(dir_), SketchPrecision::kFloat32);
+    ASSERT_FALSE(s.ok()) << suffix;
+    EXPECT_NE(s.error().to_string().find("link"), std::string::npos) << s.error().to_string();
+    fs::remove(db() + suffix);
+  }
+  EXPECT_EQ(read(outside), "precious");
+  fs::remove(outside);
+}
+
+TEST_F(StoreTest, DirectorySwappedAfterOpenKeepsWritingIntoTheOpenedOne) {
+  const std::string a = dir_ + "/a", moved = dir_ + "/moved", elsewhere = dir_ + "/elsewhere";
+  fs::create_directories(a);
+  fs::create_directories(elsewhere);
+  auto w = SummaryStore::open_for_write(dir_ref(a), SketchPrecision::kFloat32);
+  ASSERT_TRUE(w.ok());
+  fs::rename(a, moved);
+  ASSERT_EQ(::symlink(elsewhere.c_str(), a.c_str()), 0);
+  const FileSummary s = sample_summary();
+  ASSERT_TRUE((*w)->put({StoreEntry{"x", FileIdentity{}, &s}}).ok());
+  w->reset();
+  EXPECT_TRUE(fs::exists(moved + "/" + std::string(kStoreFileName)));
+  EXPECT_TRUE(fs::is_empty(elsewhere));
+}
+
+TEST_F(StoreTest, NewerStoreIsRefusedWithAClearError) {
+  ASSERT_TRUE(writer());
+  sql(db(), "PRAGMA user_version = 7");
+  for (bool write : {true, false}) {
+    auto s = write ? SummaryStore::open_for_write(dir_ref(dir_), SketchPrecision::kFloat32)
+                   : SummaryStore::open_read_only(db());
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.error().to_string().find("newer msit-compact (store version 7"), std::string::npos)
+        << s.error().to_string();
+  }
+}
+
+TEST_F(StoreTest, AnotherApplicationsDatabaseIsLeftAlone) {
+  sql(db(), "CREATE TABLE t(x); INSERT INTO t VALUES (1);");
+  const std::string before = read(db());
+  auto s = SummaryStore::open_for_write(dir_ref(dir_), SketchPrecision::kFloat32);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().to_string().find("another application"), std::string::npos) << s.error().to_string();
+  EXPECT_TRUE(read(db()) == before) << "another application's database was modified";
+}
+
+TEST_F(StoreTest, DamagedStoreIsReportedAndNeverRebuilt) {
+  {
+    auto w = writer();
+    ASSERT_TRUE(w);
+    const FileSummary s = sample_summary();
+    std::vector<StoreEntry> batch;
+    std::vector<std::string> names;
+    for (int i = 0; i < 200; ++i) names.push_back("f" + std::to_string(i));
+    for (const auto& n : names) batch.push_back(StoreEntry{n, FileIdentity{}, &s});
+    ASSERT_TRUE(w->put(batch).ok());
+  }
+  std::string bytes = read(db());
+  ASSERT_GT(bytes.size(), 3 * 4096u);
+  for (size_t i = 4096 + 100; i < 3 * 4096; ++i) bytes[i] = static_cast<char>(0x5a);
+  std::ofstream(db(), std::ios::binary | std::ios::trunc) << bytes;
+  auto s = SummaryStore::open_for_write(dir_ref(dir_), SketchPrecision::kFloat32);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().path.find(std::string(kStoreFileName)), std::string::npos);
+  EXPECT_TRUE(read(db()) == bytes) << "a damaged store was modified";
+  // Not a database at all.
+  std::ofstream(db(), std::ios::trunc) << "just text, not SQLite";
+  auto t = SummaryStore::open_for_write(dir_ref(dir_), SketchPrecision::kFloat32);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(read(db()), "just text, not SQLite");
+}
+
+TEST(StoreLocation, OutermostDumpRootInsideTheTree) {
+  EXPECT_EQ(store_dir_for("/data/run", "msit_fx_dump/worldsize1_global_rank0/gm_1_dump/0/" + kFx), "msit_fx_dump");
+  EXPECT_EQ(store_dir_for("/data/run/msit_fx_dump", "worldsize1_global_rank0/gm_1_dump/0/" + kFx), "");
+  EXPECT_EQ(store_dir_for("/data/run/msit_ge_dump/20250101120000", "0/graph_1_0/1/0/Add.Add_2.44.6.17"), "");
+  EXPECT_EQ(store_dir_for("/data", "x/y/msit_dump_1/tensors/0_1/0/3_Linear/after/outtensor0.bin"), "x/y/msit_dump_1");
+  EXPECT_EQ(store_dir_for("/data", "loose.npy"), "");
+}
+
+// compact with the store: raw files go only after the commit, and a different summary already
+// stored under a raw file's path is never replaced (the raw file is kept).
+TEST_F(StoreTest, CompactCommitsThenRemovesAndKeepsConflicts) {
+  const std::string root = dir_ + "/msit_fx_dump";
+  fs::create_directories(root + "/0");
+  std::ofstream(root + "/0/" + kFx, std::ios::binary) << test::npy_bytes({1, 2, 3, 4});
+  CompactRunOptions o;
+  o.file.format = SummaryFormat::kStore;
+  CompactReport r = run_compact({root}, o, {});
+  ASSERT_TRUE(r.failures.empty()) << r.failures.front().reason;
+  EXPECT_EQ(r.compacted, 1u);
+  EXPECT_FALSE(fs::exists(root + "/0/" + kFx));
+  auto st = SummaryStore::open_read_only(root + "/" + std::string(kStoreFileName));
+  ASSERT_TRUE(st.ok());
+  auto got = (*st)->find("0/" + kFx);
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->tensors[0].stats.max, 4.0);
+  // Same name, other bytes: a conflict, the raw file stays.
+  std::ofstream(root + "/0/" + kFx, std::ios::binary) << test::npy_bytes({9, 9});
+  CompactReport again = run_compact({root}, o, {});
+  ASSERT_EQ(again.failures.size(), 1u);
+  EXPECT_NE(again.failures[0].reason.find("different summary"), std::string::npos) << again.failures[0].reason;
+  EXPECT_TRUE(fs::exists(root + "/0/" + kFx));
+  // The same bytes again: verified against the stored row, then removed.
+  std::ofstream(root + "/0/" + kFx, std::ios::binary | std::ios::trunc) << test::npy_bytes({1, 2, 3, 4});
+  CompactReport third = run_compact({root}, o, {});
+  EXPECT_TRUE(third.failures.empty());
+  EXPECT_EQ(third.verified, 1u);
+  EXPECT_FALSE(fs::exists(root + "/0/" + kFx));
+  // Readers find it where the raw file was.
+  std::string db_path;
+  const StoredName* n = StoreCatalog::instance().find(root + "/0/" + kFx, &db_path);
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(db_path, root + "/" + std::string(kStoreFileName));
+}
+
+TEST_F(StoreTest, FailedCommitKeepsEveryRawFileOfTheBatch) {
+  const std::string root = dir_ + "/msit_fx_dump";
+  fs::create_directories(root);
+  for (int i = 0; i < 3; ++i) {
+    std::ofstream(root + "/" + std::to_string(i) + kFx, std::ios::binary) << test::npy_bytes({1, 2, float(i)});
+  }
+  // A store another application owns under the name: every commit is refused.
+  sql(root + "/" + std::string(kStoreFileName), "CREATE TABLE t(x)");
+  CompactRunOptions o;
+  o.file.format = SummaryFormat::kStore;
+  CompactReport r = run_compact({root}, o, {});
+  EXPECT_EQ(r.failures.size(), 3u);
+  EXPECT_EQ(r.raw_removed, 0u);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(fs::exists(root + "/" + std::to_string(i) + kFx));
+}
+
+}  // namespace
+}  // namespace msit::store

@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <cmath>
 #include <memory>
+#include <optional>
+#include <thread>
 
 #include "common/formats/dump_name.h"
 #include "common/report/csv.h"
@@ -103,25 +105,49 @@ class DirMaker {
   std::string last_rel_;
 };
 
-// Writes one JSON file; a name already taken goes to result.conflicts, nothing written.
-Status write_one(const DirRef& dir, const std::string& name, const FileSummary& s, JsonExportResult& result) {
-  const std::string path = dir.path + "/" + name;
+struct PendingFile {
+  DirRef dir;
+  std::string name;
+  std::string json;
+};
+enum class Written : uint8_t { kWritten, kConflict };
+
+// One JSON file: temp, fsync, publish without replacing; a name already taken is a conflict.
+Result<Written> write_one(const PendingFile& f) {
   struct stat st {};
-  if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-    result.conflicts.push_back(path);
-    return ok_status();
-  }
-  MSIT_ASSIGN_OR_RETURN(DirTemp temp, DirTemp::create(dir, name));
-  MSIT_TRY(temp.write(summary_to_json(s)));
+  if (::fstatat(f.dir.get(), f.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return Written::kConflict;
+  MSIT_ASSIGN_OR_RETURN(DirTemp temp, DirTemp::create(f.dir, f.name));
+  MSIT_TRY(temp.write(f.json));
   MSIT_TRY(temp.sync_and_close());
   Status published = temp.publish();
-  if (!published.ok() && published.error().stage == "conflict") {
-    result.conflicts.push_back(path);  // taken between the check and the rename
-    return ok_status();
-  }
+  if (!published.ok() && published.error().stage == "conflict") return Written::kConflict;  // taken meanwhile
   MSIT_TRY(published);
-  ++result.written;
-  return ok_status();
+  return Written::kWritten;
+}
+
+// One fsync per small file dominates the export; on several threads the fsyncs overlap (the
+// filesystem's journal commits them together). 5,080 entries on ext4 (2 cores, shared):
+// 8.9-10.5 s on one thread, 2.8-3.8 s on four.
+constexpr size_t kWriters = 4;
+constexpr size_t kBatch = 64;
+
+void write_batch(std::vector<PendingFile>& batch, JsonExportResult& result) {
+  std::vector<std::optional<Result<Written>>> done(batch.size());
+  const size_t n = std::min(kWriters, batch.size());
+  std::vector<std::thread> writers;
+  for (size_t t = 0; t < n; ++t) {
+    writers.emplace_back([&, t] {
+      for (size_t i = t; i < batch.size(); i += n) done[i] = write_one(batch[i]);
+    });
+  }
+  for (auto& w : writers) w.join();
+  for (size_t i = 0; i < batch.size(); ++i) {  // in entry order, whatever thread wrote it
+    const Result<Written>& r = *done[i];
+    if (!r.ok()) result.errors.push_back(r.error());
+    else if (*r == Written::kConflict) result.conflicts.push_back(batch[i].dir.path + "/" + batch[i].name);
+    else ++result.written;
+  }
+  batch.clear();
 }
 
 std::string text_cell(std::string_view v) { return csv_quote(guard_text_cell(v)); }
@@ -176,7 +202,13 @@ Status export_store_json(const std::string& db_path, const DirRef& base, const s
                          JsonExportResult& result) {
   MSIT_ASSIGN_OR_RETURN(auto store, SummaryStore::open_read_only(db_path));
   DirMaker dirs(base);
-  return store->for_each([&](std::string_view rel, const FileSummary& s) -> Status {
+  std::vector<PendingFile> batch;
+  auto too_many = [&]() -> Status {
+    if (result.errors.size() < kMaxWriteErrors) return ok_status();
+    return make_error(base.path, "export", "stopped after " + std::to_string(result.errors.size()) +
+                                               " files that could not be written");
+  };
+  Status st = store->for_each([&](std::string_view rel, const FileSummary& s) -> Status {
     if (!is_safe_rel(rel)) {
       result.errors.push_back(make_error(db_path, "export", "stored path \"" + std::string(rel.substr(0, 200)) +
                                                                 "\" is not a relative path below the store; skipped"));
@@ -187,13 +219,18 @@ Status export_store_json(const std::string& db_path, const DirRef& base, const s
     const std::string name = std::string(slash == std::string_view::npos ? rel : rel.substr(slash + 1)) +
                              std::string(kSummarySuffix);
     auto dir = dirs.dir(parent);
-    Status st = dir.ok() ? write_one(*dir, name, s, result) : Status(dir.take_error());
-    if (st.ok()) return st;
-    result.errors.push_back(st.error());
-    if (result.errors.size() < kMaxWriteErrors) return ok_status();
-    return make_error(base.path, "export", "stopped after " + std::to_string(kMaxWriteErrors) +
-                                               " files that could not be written");
+    if (!dir.ok()) {
+      result.errors.push_back(dir.take_error());
+      return too_many();
+    }
+    batch.push_back(PendingFile{*dir, name, summary_to_json(s)});
+    if (batch.size() < kBatch) return ok_status();
+    write_batch(batch, result);
+    return too_many();
   });
+  write_batch(batch, result);  // the rest, also after a store error: those entries were read
+  MSIT_TRY(st);
+  return too_many();
 }
 
 std::string_view csv_header() {

@@ -9,6 +9,7 @@
 
 #include "common/store/sqlite_handle.h"
 #include "common/store/store_schema.h"
+#include "common/store/summary_store.h"
 
 namespace msit::store {
 namespace {
@@ -45,9 +46,10 @@ Result<DbHandle> open_ro(const std::string& path, const char* query) {
   return db;
 }
 
-// A store this build reads: ours, a version it knows. A store in a directory this user cannot
-// write has no -shm to map in WAL mode; it is then read as immutable (no writer can be active
-// there, or the -shm would exist).
+// A store this build reads: ours, a version it knows. SummaryStore::open_read_only() checks
+// that first and replays the WAL of a killed writer; the connection it returns is kept open
+// meanwhile by the caller. A store in a directory this user cannot write has no -shm to map in
+// WAL mode; it is then read as immutable (no writer can be active there).
 Result<DbHandle> open_checked(const std::string& path) {
   for (const char* query : {"mode=ro", "immutable=1"}) {
     MSIT_ASSIGN_OR_RETURN(DbHandle db, open_ro(path, query));
@@ -110,6 +112,7 @@ Status read_top(sqlite3* db, StoreOverview& o, size_t top_n) {
 }  // namespace
 
 Result<StoreOverview> read_overview(const std::string& db_path, size_t top_n) {
+  MSIT_ASSIGN_OR_RETURN(auto checked, SummaryStore::open_read_only(db_path));
   MSIT_ASSIGN_OR_RETURN(DbHandle handle, open_checked(db_path));
   sqlite3* db = handle.get();
   StoreOverview o;

@@ -69,7 +69,8 @@ void export_json(const ExportArgs& a, const std::vector<std::string>& stores, Ou
     o.entries += r.written;
     o.conflicts.insert(o.conflicts.end(), r.conflicts.begin(), r.conflicts.end());
     o.failures.insert(o.failures.end(), r.errors.begin(), r.errors.end());
-    if (!st.ok()) (st.error().stage == "store" ? o.bad_input : o.failures).push_back(st.error());  // unreadable store vs unwritable output
+    // An unreadable store is bad input; an output that cannot be written is a failure.
+    if (!st.ok()) (st.error().stage == "store" ? o.bad_input : o.failures).push_back(st.error());
     else ++o.stores;
   }
 }

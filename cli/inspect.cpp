@@ -55,7 +55,8 @@ void print_tensor_header(const TensorSummary& t) {
 }
 
 // `store`: the summary store the entry was read from (empty for a file).
-void print_summary(const FileSummary& s, const char* what, const std::string& name = {}, const std::string& store = {}) {
+void print_summary(const FileSummary& s, const char* what, const std::string& name = {},
+                   const std::string& store = {}) {
   std::printf("%s of %s", what, name.empty() ? s.source_name.c_str() : name.c_str());
   if (!store.empty()) std::printf(" (in %s):", store.c_str());
   std::printf(" (%s, %s, mtime_ns %lld), %s\n", s.source_kind.c_str(), human_bytes(s.source_size).c_str(),
@@ -179,7 +180,8 @@ int inspect_store(const InspectArgs& a) {
   if (o->top.empty()) return kExitOk;
   std::printf("  largest abs_max:\n");
   for (const auto& t : o->top) {
-    std::printf("    %-12s %s %s %u%s %s %s\n", number_string(t.abs_max).c_str(), t.path.c_str(), t.role.c_str(), t.index,
+    std::printf("    %-12s %s %s %u%s %s %s\n", number_string(t.abs_max).c_str(), t.path.c_str(), t.role.c_str(),
+                t.index,
                 t.sub_index ? ("." + std::to_string(*t.sub_index)).c_str() : "", t.dtype.c_str(), t.shape.c_str());
   }
   return kExitOk;

@@ -99,7 +99,8 @@ Status read_top(sqlite3* db, StoreOverview& o, size_t top_n) {
     t.path = text_of(s.get(), 0);
     t.role = text_of(s.get(), 1);
     t.index = static_cast<uint32_t>(sqlite3_column_int64(s.get(), 2));
-    if (sqlite3_column_type(s.get(), 3) != SQLITE_NULL) t.sub_index = static_cast<uint32_t>(sqlite3_column_int64(s.get(), 3));
+    if (sqlite3_column_type(s.get(), 3) != SQLITE_NULL)
+      t.sub_index = static_cast<uint32_t>(sqlite3_column_int64(s.get(), 3));
     t.dtype = text_of(s.get(), 4);
     t.shape = text_of(s.get(), 5);
     t.abs_max = sqlite3_column_double(s.get(), 6);

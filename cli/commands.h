@@ -20,5 +20,6 @@ CLI::App* register_watch(CLI::App& app, int& exit_code);
 CLI::App* register_status(CLI::App& app, int& exit_code);
 CLI::App* register_compare(CLI::App& app, int& exit_code);
 CLI::App* register_restore(CLI::App& app, int& exit_code);
+CLI::App* register_export(CLI::App& app, int& exit_code);
 
 }  // namespace msit::cli

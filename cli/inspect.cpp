@@ -1,4 +1,8 @@
-// `msit-compact inspect FILE`: what a raw dump, a summary or a `_min_max` file holds.
+// `msit-compact inspect FILE`: what a raw dump, a summary, a `_min_max` file or a summary store
+// holds; a raw file that is gone is shown from the store that summarised it.
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +15,8 @@
 #include "common/formats/min_max.h"
 #include "common/io/atomic_write.h"
 #include "common/layout/logical_stream.h"
+#include "common/store/store_catalog.h"
+#include "common/store/store_overview.h"
 #include "common/summary/compact.h"
 
 namespace msit::cli {
@@ -48,9 +54,13 @@ void print_tensor_header(const TensorSummary& t) {
               (unsigned long long)t.count);
 }
 
-void print_summary(const FileSummary& s, const char* what) {
-  std::printf("%s of %s (%s, %s, mtime_ns %lld), %s\n", what, s.source_name.c_str(), s.source_kind.c_str(),
-              human_bytes(s.source_size).c_str(), (long long)s.source_mtime_ns, s.created_by.c_str());
+// `store`: the summary store the entry was read from (empty for a file).
+void print_summary(const FileSummary& s, const char* what, const std::string& name = {},
+                   const std::string& store = {}) {
+  std::printf("%s of %s", what, name.empty() ? s.source_name.c_str() : name.c_str());
+  if (!store.empty()) std::printf(" (in %s):", store.c_str());
+  std::printf(" (%s, %s, mtime_ns %lld), %s\n", s.source_kind.c_str(), human_bytes(s.source_size).c_str(),
+              (long long)s.source_mtime_ns, s.created_by.c_str());
   if (s.op) {
     std::printf("  op %s (type %s, task %s, stream %s, timestamp %s)%s%s\n", s.op->name.c_str(), s.op->type.c_str(),
                 s.op->task_id.c_str(), s.op->stream_id.c_str(), s.op->timestamp.c_str(),
@@ -140,8 +150,73 @@ int inspect_min_max(const InspectArgs& a, NameKind kind) {
   return kExitOk;
 }
 
+nlohmann::json overview_json(const store::StoreOverview& o) {
+  nlohmann::json top = nlohmann::json::array();
+  for (const auto& t : o.top) {
+    nlohmann::json j = {{"path", t.path}, {"role", t.role}, {"index", t.index}, {"dtype", t.dtype},
+                        {"shape", t.shape}, {"abs_max", t.abs_max}};
+    if (t.sub_index) j["sub_index"] = *t.sub_index;
+    top.push_back(std::move(j));
+  }
+  return {{"store", o.path},         {"version", o.version},       {"created_by", o.created_by},
+          {"files", o.files},        {"tensors", o.tensors},       {"extra_blocks", o.extra_blocks},
+          {"raw_bytes", o.raw_bytes}, {"apparent_bytes", o.apparent_bytes},
+          {"allocated_bytes", o.allocated_bytes}, {"top_abs_max", std::move(top)}};
+}
+
+int inspect_store(const InspectArgs& a) {
+  auto o = store::read_overview(a.file, 10);
+  if (!o.ok()) throw std::runtime_error(o.error().to_string());
+  if (a.json) {
+    std::printf("%s\n", overview_json(*o).dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    return kExitOk;
+  }
+  std::printf("%s: msit-compact summary store, version %lld, created by %s\n", a.file.c_str(), (long long)o->version,
+              o->created_by.empty() ? "(unknown)" : o->created_by.c_str());
+  std::printf("  %llu files (%s raw), %llu tensors, %llu extra blocks\n", (unsigned long long)o->files,
+              human_bytes(o->raw_bytes).c_str(), (unsigned long long)o->tensors, (unsigned long long)o->extra_blocks);
+  std::printf("  size on disk %s (%s apparent; store, -wal and -shm)\n", human_bytes(o->allocated_bytes).c_str(),
+              human_bytes(o->apparent_bytes).c_str());
+  if (o->top.empty()) return kExitOk;
+  std::printf("  largest abs_max:\n");
+  for (const auto& t : o->top) {
+    std::printf("    %-12s %s %s %u%s %s %s\n", number_string(t.abs_max).c_str(), t.path.c_str(), t.role.c_str(),
+                t.index,
+                t.sub_index ? ("." + std::to_string(*t.sub_index)).c_str() : "", t.dtype.c_str(), t.shape.c_str());
+  }
+  return kExitOk;
+}
+
+// A raw file that is gone: its entry in the store covering its directory, if any.
+bool inspect_stored(const InspectArgs& a) {
+  auto& catalog = store::StoreCatalog::instance();
+  std::string db;
+  const store::StoredName* entry = catalog.find(a.file, &db);
+  for (const auto& e : catalog.take_errors()) throw std::runtime_error(e.to_string());
+  if (entry == nullptr) return false;
+  auto s = catalog.load(db, entry->id);
+  if (!s.ok()) throw std::runtime_error(s.error().to_string());
+  if (a.json) std::printf("%s", summary_to_json(*s).c_str());
+  else print_summary(*s, "stored summary", a.file, db);
+  return true;
+}
+
+bool is_gone(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) != 0 && errno == ENOENT;
+}
+
 int run(const InspectArgs& a) {
-  NameKind kind = classify_name(base_name(a.file)).kind;
+  const std::string name = base_name(a.file);
+  NameKind kind = classify_name(name).kind;
+  if (kind == NameKind::kStore) {
+    if (name == kStoreFileName) return inspect_store(a);
+    throw std::runtime_error(a.file + ": is part of a summary store; inspect its " + std::string(kStoreFileName));
+  }
+  if (is_gone(a.file)) {
+    if (inspect_stored(a)) return kExitOk;
+    throw std::runtime_error(a.file + ": open: no such file, and no summary store covering its directory records it");
+  }
   if (kind == NameKind::kSummary) {
     auto s = read_summary_file(a.file);
     if (!s.ok()) throw std::runtime_error(s.error().to_string());
@@ -157,9 +232,15 @@ int run(const InspectArgs& a) {
 
 CLI::App* register_inspect(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<InspectArgs>();
-  CLI::App* cmd = app.add_subcommand("inspect", "Show what a raw dump, summary or _min_max file holds");
-  cmd->add_option("file", args->file, "A GE dump, .npy, .summary.json, _min_max.npy or _min_max.npz file")->required();
-  cmd->add_flag("--json", args->json, "Print as JSON (a raw file is shown as the summary it would get)");
+  CLI::App* cmd = app.add_subcommand(
+      "inspect", "Show what a raw dump, summary, _min_max file or summary store holds");
+  cmd->add_option("file", args->file,
+                  "A GE dump, .npy, .summary.json, _min_max.npy or _min_max.npz file, a summary store "
+                  "(msit-summary.db), or a raw file that is gone but summarised in a store")
+      ->required();
+  cmd->add_flag("--json", args->json,
+                "Print as JSON (a raw file is shown as the summary it would get, a stored one as its summary, a "
+                "store as its overview)");
   cmd->callback([args, &exit_code] { exit_code = run(*args); });
   return cmd;
 }

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   msit::cli::register_status(app, exit_code);
   msit::cli::register_compare(app, exit_code);
   msit::cli::register_restore(app, exit_code);
+  msit::cli::register_export(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

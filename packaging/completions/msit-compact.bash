@@ -5,11 +5,11 @@ _msit_compact() {
   local cur prev words cword
   _init_completion || return
 
-  local commands="watch compact compare inspect status restore"
+  local commands="watch compact compare inspect status restore export"
   local cmd="" i
   for ((i = 1; i < cword; i++)); do
     case "${words[i]}" in
-      watch | compact | compare | inspect | status | restore)
+      watch | compact | compare | inspect | status | restore | export)
         cmd="${words[i]}"
         break
         ;;
@@ -28,7 +28,15 @@ _msit_compact() {
   # Values of options that take one.
   case "$prev" in
     --summary-format)
-      COMPREPLY=($(compgen -W "rich msit" -- "$cur"))
+      COMPREPLY=($(compgen -W "store json msit" -- "$cur"))
+      return
+      ;;
+    --sketch-bits)
+      COMPREPLY=($(compgen -W "32 64" -- "$cur"))
+      return
+      ;;
+    --format)
+      COMPREPLY=($(compgen -W "json csv" -- "$cur"))
       return
       ;;
     --sketch-width)
@@ -56,7 +64,15 @@ _msit_compact() {
       _filedir
       return
       ;;
-    -m | --my-path | -g | --golden-path | -o | --output)
+    -o | --output)
+      if [[ "$cmd" == export ]]; then
+        _filedir  # a directory (json) or the CSV file
+      else
+        _filedir -d
+      fi
+      return
+      ;;
+    -m | --my-path | -g | --golden-path)
       _filedir -d
       return
       ;;
@@ -70,7 +86,7 @@ _msit_compact() {
       ;;
     compact)
       opts+=" -j --jobs --summary-format --keep-raw --archive --zstd-level --zstd-workers"
-      opts+=" --dry-run --json --force -v --verbose --sketch-width"
+      opts+=" --dry-run --json --force -v --verbose --sketch-width --sketch-bits"
       ;;
     compare)
       opts+=" -m --my-path -g --golden-path -o --output --rank -j --jobs --sketch-width"
@@ -80,6 +96,7 @@ _msit_compact() {
     inspect) opts+=" --json" ;;
     status) opts+=" --json-status --json" ;;
     restore) opts+=" --keep-archive --json --force" ;;
+    export) opts+=" -o --output --format" ;;
   esac
 
   if [[ "$cur" == -* ]]; then
@@ -88,7 +105,7 @@ _msit_compact() {
   fi
   case "$cmd" in
     watch | compact) _filedir -d ;;
-    inspect | restore) _filedir ;;
+    inspect | restore | export) _filedir ;;
   esac
 }
 complete -F _msit_compact msit-compact

@@ -136,7 +136,7 @@ if [ -f /usr/share/bash-completion/bash_completion ]; then
     _msit_compact; echo "${COMPREPLY[*]}"')
   [ "$got" = "compact compare" ] || fail "bash completion of 'msit-compact com': '$got'"
 fi
-for doc in README.md copyright; do
+for doc in README.md store.md copyright; do
   [ -f "/usr/share/doc/msit-compact/$doc" ] || fail "$doc not installed"
 done
 

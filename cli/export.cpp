@@ -1,0 +1,160 @@
+// `msit-compact export ROOT`: the entries of every summary store at or below ROOT as
+// NAME.summary.json files (never replacing one) or as one CSV of all tensors' statistics.
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+
+#include "cli/commands.h"
+#include "common/safety/publish.h"
+#include "common/store/store_export.h"
+
+namespace msit::cli {
+namespace {
+
+struct ExportArgs {
+  std::string root;
+  std::string out;
+  std::string format = "json";
+};
+
+struct Outcome {
+  size_t stores = 0, entries = 0, rows = 0;
+  std::vector<Error> bad_input;  // stores or directories that could not be read
+  std::vector<Error> failures;   // files that could not be written
+  std::vector<std::string> conflicts;
+};
+
+void print_error(const Error& e) { std::fprintf(stderr, "msit-compact: export: %s\n", e.to_string().c_str()); }
+
+// The store's directory relative to ROOT ("" for ROOT itself or a store given by name).
+std::string store_sub(const std::string& root, const std::string& db_path) {
+  std::string base = root;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  if (db_path == root || db_path.size() <= base.size() + 1) return "";
+  std::string rel = db_path.substr(base.size() + 1);
+  const size_t slash = rel.rfind('/');
+  return slash == std::string::npos ? std::string() : rel.substr(0, slash);
+}
+
+std::string dir_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+void export_json(const ExportArgs& a, const std::vector<std::string>& stores, Outcome& o) {
+  DirRef out;
+  if (!a.out.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(a.out, ec);
+    auto fd = ec ? Result<UniqueFd>(make_sys_error(a.out, "export", "cannot create the output directory", ec.value()))
+                 : open_trusted_dir(a.out);
+    if (!fd.ok()) return o.failures.push_back(fd.error());
+    out = DirRef{std::make_shared<const UniqueFd>(std::move(fd).value()), a.out};
+  }
+  for (const auto& db : stores) {
+    DirRef base = out;
+    std::string sub = store_sub(a.root, db);
+    if (a.out.empty()) {
+      auto fd = open_trusted_dir(dir_of(db));
+      if (!fd.ok()) {
+        o.failures.push_back(fd.error());
+        continue;
+      }
+      base = DirRef{std::make_shared<const UniqueFd>(std::move(fd).value()), dir_of(db)};
+      sub.clear();
+    }
+    store::JsonExportResult r;
+    Status st = store::export_store_json(db, base, sub, r);
+    o.entries += r.written;
+    o.conflicts.insert(o.conflicts.end(), r.conflicts.begin(), r.conflicts.end());
+    o.failures.insert(o.failures.end(), r.errors.begin(), r.errors.end());
+    // An unreadable store is bad input; an output that cannot be written is a failure.
+    if (!st.ok()) (st.error().stage == "store" ? o.bad_input : o.failures).push_back(st.error());
+    else ++o.stores;
+  }
+}
+
+// All rows go to a temp next to OUT, published under OUT only when complete (never replacing
+// a file), or to standard output.
+void export_csv(const ExportArgs& a, const std::vector<std::string>& stores, Outcome& o) {
+  std::optional<DirTemp> temp;
+  if (!a.out.empty()) {
+    auto ref = file_ref_of_path(a.out);
+    auto t = ref.ok() ? DirTemp::create(ref->dir, ref->name) : Result<DirTemp>(ref.error());
+    if (!t.ok()) return o.failures.push_back(t.error());
+    temp.emplace(std::move(t).value());
+  }
+  auto sink = [&](std::string_view bytes) -> Status {
+    if (temp) return temp->write(bytes);
+    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size())
+      return make_sys_error("<stdout>", "write", "cannot write the CSV", errno);
+    return ok_status();
+  };
+  if (Status st = sink(store::csv_header()); !st.ok()) return o.failures.push_back(st.error());
+  for (const auto& db : stores) {
+    size_t rows = 0;
+    bool sink_failed = false;
+    Status st = store::export_store_csv(db, db, [&](std::string_view b) {
+      Status s = sink(b);
+      sink_failed = !s.ok();
+      if (s.ok()) ++o.entries;
+      return s;
+    }, &rows);
+    o.rows += rows;
+    if (st.ok()) {
+      ++o.stores;
+      continue;
+    }
+    if (sink_failed) return o.failures.push_back(st.error());  // the output is broken: stop
+    o.bad_input.push_back(st.error());
+  }
+  Status done = temp ? temp->sync_and_close() : (std::fflush(stdout) == 0 ? ok_status()
+                                                 : make_sys_error("<stdout>", "write", "cannot write the CSV", errno));
+  if (done.ok() && temp) {
+    done = temp->publish();
+    if (!done.ok() && done.error().stage == "conflict") return o.conflicts.push_back(temp->final_path());
+  }
+  if (!done.ok()) o.failures.push_back(done.error());
+}
+
+int run(const ExportArgs& a) {
+  Outcome o;
+  const std::vector<std::string> stores = store::find_stores(a.root, &o.bad_input);
+  if (stores.empty() && o.bad_input.empty())
+    o.bad_input.push_back(make_error(a.root, "export", "no msit-summary.db at or below it"));
+  if (!stores.empty()) {
+    if (a.format == "csv") export_csv(a, stores, o);
+    else export_json(a, stores, o);
+  }
+  for (const auto& c : o.conflicts)
+    std::fprintf(stderr, "msit-compact: export: %s: conflict: already exists; kept, nothing written\n", c.c_str());
+  for (const auto& e : o.failures) print_error(e);
+  for (const auto& e : o.bad_input) print_error(e);
+  if (a.format == "csv") {
+    std::fprintf(stderr, "exported %zu rows (%zu entries) of %zu of %zu stores as CSV%s%s\n", o.rows, o.entries,
+                 o.stores, stores.size(), a.out.empty() ? "" : " to ", a.out.c_str());
+  } else {
+    std::fprintf(stderr, "exported %zu entries of %zu of %zu stores as JSON summaries, %zu conflicts\n", o.entries,
+                 o.stores, stores.size(), o.conflicts.size());
+  }
+  if (!o.bad_input.empty()) return kExitBadInput;
+  return o.failures.empty() && o.conflicts.empty() ? kExitOk : kExitFailures;
+}
+
+}  // namespace
+
+CLI::App* register_export(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<ExportArgs>();
+  CLI::App* cmd = app.add_subcommand("export", "Write the entries of summary stores as JSON summaries or one CSV");
+  cmd->add_option("root", args->root, "A dump tree (every msit-summary.db at or below it) or a store file")->required();
+  cmd->add_option("-o,--output", args->out,
+                  "json: directory to write under, mirroring the stores' relative paths (default: next to each "
+                  "store); csv: the file to write (default: standard output). Existing files are never replaced");
+  cmd->add_option("--format", args->format, "json (one NAME.summary.json per entry; default) or csv")
+      ->check(CLI::IsMember({"json", "csv"}));
+  cmd->callback([args, &exit_code] { exit_code = run(*args); });
+  return cmd;
+}
+
+}  // namespace msit::cli

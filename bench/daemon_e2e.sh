@@ -21,8 +21,8 @@ sample() {  # sample DIR OUT: du every 0.5 s until $WORK/stop-sampling exists
     sleep 0.5
   done
 }
-summaries_size() { find "$1" -type f \( -name '*.summary.json' -o -name '*_min_max.np?' \) -printf '%s\n' | awk '{s+=$1} END {print s+0}'; }
-raw_left() { find "$1" -type f ! -name '*.summary.json' ! -name '*_min_max.np?' ! -name '*.txt' ! -name '*.zst' | wc -l; }
+summaries_size() { find "$1" -type f \( -name '*.summary.json' -o -name '*_min_max.np?' -o -name 'msit-summary.db*' \) -printf '%s\n' | awk '{s+=$1} END {print s+0}'; }
+raw_left() { find "$1" -type f ! -name '*.summary.json' ! -name '*_min_max.np?' ! -name '*.txt' ! -name '*.zst' ! -name 'msit-summary.db*' ! -name '.msit-compact.lock' | wc -l; }
 archives_size() { find "$1" -type f -name '*.zst' -printf '%s\n' | awk '{s+=$1} END {print s+0}'; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # utime + stime, clock ticks
 peak() { awk 'BEGIN{m=0} $2>m{m=$2} END{printf "%.0f\n", m/1e6}' "$1"; }

@@ -2,7 +2,17 @@
 
 #include <sqlite3.h>
 
+#include <mutex>
+
 namespace msit::store {
+
+void init_sqlite() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    sqlite3_initialize();
+  });
+}
 
 void DbClose::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 void StmtFinalize::operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }

@@ -21,6 +21,10 @@ struct StmtFinalize {
 using DbHandle = std::unique_ptr<sqlite3, DbClose>;
 using Stmt = std::unique_ptr<sqlite3_stmt, StmtFinalize>;
 
+// Process-wide SQLite set-up, once, before any connection: no memory statistics (their
+// global mutex is taken on every allocation, which serialised compare's reader threads).
+void init_sqlite();
+
 // "what: SQLite's message (extended code)" as an Error about `path`.
 Error sqlite_error(sqlite3* db, const std::string& path, const std::string& stage, const std::string& what);
 

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "common/store/sqlite_handle.h"
+
 namespace msit::store {
 namespace {
 
@@ -97,7 +99,7 @@ Fn swap_syscall(sqlite3_vfs* unix_vfs, const char* name, Fn ours) {
 }
 
 void install() {
-  sqlite3_initialize();
+  init_sqlite();
   sqlite3_vfs* unix_vfs = sqlite3_vfs_find("unix");
   if (unix_vfs == nullptr || unix_vfs->iVersion < 3) return;
   real_open = swap_syscall<OpenFn>(unix_vfs, "open", beneath_open);

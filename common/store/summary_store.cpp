@@ -92,6 +92,7 @@ void harden(sqlite3* db) {
 }
 
 Result<DbHandle> open_db(const std::string& filename, int flags, const char* vfs, const std::string& path) {
+  init_sqlite();
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(filename.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, vfs);
   DbHandle db(raw);

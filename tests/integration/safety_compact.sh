@@ -133,7 +133,8 @@ kill -TERM $BG; wait $BG || true; BG=""
 
 echo "C8: SIGINT finishes the files in flight, removes temps, exits 130"
 mkdir -p "$T/d7/msit_ge_dump"
-for i in $(seq 1 40); do ge "$T/d7/msit_ge_dump/Add.Add_$i.$i.6.17065969121$(printf %05d $i)"; done
+ge "$T/one"  # one interpreter start, 40 copies
+for i in $(seq 1 40); do cp "$T/one" "$T/d7/msit_ge_dump/Add.Add_$i.$i.6.17065969121$(printf %05d $i)"; done
 MSIT_TEST_PAUSE_BEFORE_CLAIM_MS=1000 "$MSIT_BIN" compact "$T/d7" -j 2 > "$T/out" 2> "$T/err" &
 BG=$!
 sleep 0.5

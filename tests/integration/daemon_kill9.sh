@@ -19,9 +19,9 @@ out=$($DUMPS verify "$d" "$m") || fail "final: $out"
 echo "final: $out"
 case "$out" in *'"temps": 0}'*) ;; *) fail "temp files left: $out" ;; esac
 if [ "${MSIT_COMPACT_SUMMARY_FORMAT:-store}" = store ]; then
-  rows=$(sqlite3 "file:$d/msit-summary.db?mode=ro" "select count(*) from files")
+  rows=$(sqlite3 -cmd ".timeout 5000" "file:$d/msit-summary.db?mode=ro" "select count(*) from files")
   [ "$rows" = "$next" ] || fail "expected $next stored summaries, found $rows"
-  [ "$(sqlite3 "file:$d/msit-summary.db?mode=ro" "pragma integrity_check")" = ok ] || fail "store damaged"
+  [ "$(sqlite3 -cmd ".timeout 5000" "file:$d/msit-summary.db?mode=ro" "pragma integrity_check")" = ok ] || fail "store damaged"
 else
   [ "$(count_files "$d" '*.summary.json')" = "$next" ] || fail "expected $next summaries"
 fi

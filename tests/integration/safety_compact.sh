@@ -20,7 +20,7 @@ summarised() {
   dir=$(dirname "$1"); rel=$(basename "$1")
   while [ "$dir" != / ] && [ "$dir" != "$T" ]; do
     if [ -f "$dir/msit-summary.db" ]; then
-      [ "$(sqlite3 "file:$dir/msit-summary.db?mode=ro" "select count(*) from files where path = '$rel'" 2> /dev/null)" = 1 ]
+      [ "$(sqlite3 -cmd ".timeout 5000" "file:$dir/msit-summary.db?mode=ro" "select count(*) from files where path = '$rel'" 2> /dev/null)" = 1 ]
       return
     fi
     rel="$(basename "$dir")/$rel"; dir=$(dirname "$dir")

@@ -5,7 +5,7 @@
 # conflict (raw file kept).
 MSIT_BIN="$1"; source "$(dirname "$0")/daemon_lib.sh"
 d="$WORK/msit_ge_dump"; mkdir -p "$d/x"
-rows() { sqlite3 "file:$d/msit-summary.db?mode=ro" "select count(*) from files" 2>/dev/null || echo 0; }
+rows() { sqlite3 -cmd ".timeout 5000" "file:$d/msit-summary.db?mode=ro" "select count(*) from files" 2>/dev/null || echo 0; }
 raw_left() { find "$d" -type f ! -name 'msit-summary.db*' ! -name .msit-compact.lock | wc -l; }
 $DUMPS one "$WORK/keep.bin" 64
 cp "$WORK/keep.bin" "$d/x/Add.Add_1.1.1.1700000000000001"
@@ -15,7 +15,7 @@ burst=$!
 # Readers while the daemon commits: row counts only grow, never an error.
 last=0
 while kill -0 "$burst" 2> /dev/null; do
-  n=$(sqlite3 "file:$d/msit-summary.db?mode=ro" "select count(*) from files" 2> "$WORK/reader.err" || echo err)
+  n=$(sqlite3 -cmd ".timeout 5000" "file:$d/msit-summary.db?mode=ro" "select count(*) from files" 2> "$WORK/reader.err" || echo err)
   if [ "$n" != err ]; then
     [ "$n" -ge "$last" ] || fail "row count went back from $last to $n"
     last=$n
@@ -42,5 +42,5 @@ $DUMPS one "$d/x/Add.Add_1.1.1.1700000000000001" 512
 wait_until 30 'grep -q "different summary" "$WORK/daemon.log"' || fail "no conflict reported"
 [ -f "$d/x/Add.Add_1.1.1.1700000000000001" ] || fail "raw file with other bytes removed"
 stop_daemon
-[ "$(sqlite3 "file:$d/msit-summary.db?mode=ro" 'pragma integrity_check')" = ok ] || fail "store damaged"
+[ "$(sqlite3 -cmd ".timeout 5000" "file:$d/msit-summary.db?mode=ro" 'pragma integrity_check')" = ok ] || fail "store damaged"
 echo "store_watch: ok"

@@ -2,7 +2,8 @@
 # Summary store vs per-file JSON summaries (issue 13), each measured in the same run:
 #  A. `compact -j 2` of a tree of small FX tensors (default 29,248 files of ~9 KB) copied and
 #     synced to disk first: durable files/s for the store, JSON and --dry-run, `cat` of the
-#     tree as the baseline, and the on-disk size (du) of the summaries against the raw tree.
+#     tree and `rm -rf` of it (what removing the raw files alone costs) as baselines, and the
+#     on-disk size (du) of the summaries against the raw tree. TMPDIR picks the filesystem.
 #  B. `compare -j 2` of PAIRS summary pairs (FX vs FX, 1,024 float32 each) compacted into
 #     stores and into JSON files: wall time and peak RSS.
 #  C. `compact -j 2` of 1 GB in 512 FX files of 2 MiB, synced to disk first, against `cat` of
@@ -35,7 +36,7 @@ raw_du=$(du -sk "$T/tmpl" | cut -f1)
 echo "A. $FILES files, $(du -sh --apparent-size "$T/tmpl" | cut -f1) apparent, ${raw_du} KB on disk"
 : > "$T/a.txt"
 for r in $(seq "$RUNS"); do
-  for mode in store json dry cat; do
+  for mode in store json dry cat rm; do
     rm -rf "$T/run"; cp -a "$T/tmpl" "$T/run"; sync
     t0=$(now_ms)
     case $mode in
@@ -43,6 +44,7 @@ for r in $(seq "$RUNS"); do
       json) "$BIN" compact -j 2 --summary-format json "$T/run" > /dev/null ;;
       dry) "$BIN" compact -j 2 --dry-run "$T/run" > /dev/null ;;
       cat) find "$T/run" -type f -exec cat {} + > /dev/null ;;
+      rm) rm -rf "$T/run" ;;  # the floor: removing the raw files with nothing else to do
     esac
     sync; t1=$(now_ms)
     case $mode in
@@ -58,7 +60,8 @@ import statistics as st, sys
 rows = [l.split() for l in open(sys.argv[1])]
 n, raw_kb = int(sys.argv[2]), int(sys.argv[3])
 for mode, label in (("store", "compact (store)"), ("json", "compact --summary-format json"),
-                    ("dry", "compact --dry-run"), ("cat", "cat (baseline)")):
+                    ("dry", "compact --dry-run"), ("cat", "cat (baseline)"),
+                    ("rm", "rm -rf of the tree (floor)")):
     ms = [int(r[2]) for r in rows if r[1] == mode]
     kb = [int(r[3]) for r in rows if r[1] == mode]
     med = st.median(ms)

@@ -11,6 +11,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "common/base/fd_limit.h"
 #include "common/base/test_hooks.h"
 #include "common/formats/dump_name.h"
 #include "common/io/tree_walk.h"
@@ -352,6 +353,9 @@ CompactReport run_compact(const std::vector<std::string>& roots, const CompactRu
     open = OpenFileIndex::scan();
     if (!open->complete()) report.notes.push_back("open-file check incomplete: " + open->gap());
   }
+  // Each worker holds up to two batches open (one publishing, one being read), and each entry
+  // up to three descriptors (raw file, summary temp, archive temp).
+  run_opts.batch_size = batch_size_within_fd_limit(opts.batch_size, raise_fd_limit(), opts.jobs, 2, 3);
   Runner(scans, std::move(items), run_opts, open ? &*open : nullptr, report, progress).run();
   for (auto& w : stores.take_warnings()) report.notes.push_back(std::move(w));
   stores.close_all();

@@ -14,7 +14,11 @@
 # Needs (Debian): python3-torch python3-pandas python3-numpy python3-tqdm python3-onnx
 # python3-openpyxl (msit_llm's __main__ imports them all at load time).
 #
-# Usage: [MSIT_SRC=/path/to/msit] atb_compare_vs.sh MSIT_COMPACT_BIN [SIZE_MB=512] [RUNS=3]
+# REFERENCE=1 also checks both reports against a float64 reference (bench/report_reference.py:
+# which tool is closer per metric; reads the tensors again, needs ~5x SIZE_MB of memory in doubles);
+# KEEP=DIR copies both reports there.
+#
+# Usage: [MSIT_SRC=/path/to/msit] [REFERENCE=1] [KEEP=DIR] atb_compare_vs.sh MSIT_COMPACT_BIN [SIZE_MB=512] [RUNS=3]
 set -euo pipefail
 BIN=$(realpath "$1")
 MB=${2:-512}
@@ -85,5 +89,12 @@ if [[ $have_msit == 1 ]]; then
   awk -v a="$theirs" -v b="$ours" 'BEGIN {printf "ratio msit/msit-compact (medians): %.1fx\n", a / b}'
   "$PY" "$HERE/report_diff.py" "$T"/msit_out/msit_cmp_report_*.csv "$T"/out/msit_cmp_report_*.csv --worst 5 ||
     echo "the two reports do not hold the same pairs" >&2
+  if [[ -n "${REFERENCE:-}" ]]; then
+    "$PY" "$HERE/report_reference.py" "$T"/msit_out/msit_cmp_report_*.csv "$T"/out/msit_cmp_report_*.csv
+  fi
+  if [[ -n "${KEEP:-}" ]]; then
+    mkdir -p "$KEEP" && cp "$T"/msit_out/msit_cmp_report_*.csv "$KEEP/msit.csv" &&
+      cp "$T"/out/msit_cmp_report_*.csv "$KEEP/msit-compact.csv"
+  fi
 fi
 echo "load: $(uptime)"

@@ -66,6 +66,22 @@ enum TensorCol : int {
   kNeginf, kZero, kElements, kSketchWidth, kSketchSeed, kSketch, kXxh3,
 };
 
+// An extreme goes to exactly one of its three columns: exact int64, exact uint64 as text (SQLite
+// integers are signed), or a double for float tensors.
+struct ExtremeCells {
+  std::optional<double> real;
+  std::optional<int64_t> i64;
+  std::optional<std::string> u64_text;
+};
+ExtremeCells extreme_cells(const std::optional<double>& real, const std::optional<int64_t>& i64,
+                           const std::optional<uint64_t>& u64) {
+  ExtremeCells c;
+  if (i64) c.i64 = *i64;
+  else if (u64) c.u64_text = std::to_string(*u64);
+  else c.real = real;
+  return c;
+}
+
 Status read_extreme(sqlite3_stmt* s, int real_col, int int_col, int uint_col, bool is_min, TensorStats& st,
                     const std::string& where) {
   std::optional<double>& d = is_min ? st.min : st.max;
@@ -171,16 +187,18 @@ void bind_tensor(sqlite3_stmt* s, int64_t file_id, int ord, const TensorSummary&
   sqlite3_bind_int(s, c++, t.stats_available ? 1 : 0);
   sqlite3_bind_int(s, c++, t.l2norm_available ? 1 : 0);
   bind_opt_text(s, c++, t.note);
-  bind_finite(s, c++, st.min_i64 || st.min_u64 ? std::nullopt : st.min);
-  bind_finite(s, c++, st.max_i64 || st.max_u64 ? std::nullopt : st.max);
-  if (st.min_i64) sqlite3_bind_int64(s, c++, *st.min_i64);
-  else sqlite3_bind_null(s, c++);
-  if (st.max_i64) sqlite3_bind_int64(s, c++, *st.max_i64);
-  else sqlite3_bind_null(s, c++);
-  if (st.min_u64 && !st.min_i64) bind_text(s, c++, std::to_string(*st.min_u64));
-  else sqlite3_bind_null(s, c++);
-  if (st.max_u64 && !st.max_i64) bind_text(s, c++, std::to_string(*st.max_u64));
-  else sqlite3_bind_null(s, c++);
+  const ExtremeCells lo = extreme_cells(st.min, st.min_i64, st.min_u64);
+  const ExtremeCells hi = extreme_cells(st.max, st.max_i64, st.max_u64);
+  bind_finite(s, c++, lo.real);
+  bind_finite(s, c++, hi.real);
+  for (const ExtremeCells* e : {&lo, &hi}) {
+    if (e->i64) sqlite3_bind_int64(s, c++, *e->i64);
+    else sqlite3_bind_null(s, c++);
+  }
+  for (const ExtremeCells* e : {&lo, &hi}) {
+    if (e->u64_text) bind_text(s, c++, *e->u64_text);
+    else sqlite3_bind_null(s, c++);
+  }
   bind_finite(s, c++, st.mean);
   bind_finite(s, c++, st.std);
   bind_finite(s, c++, st.abs_max);

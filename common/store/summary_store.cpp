@@ -28,8 +28,7 @@ constexpr const char* kInsertTensor =
     "sketch_width, sketch_seed, sketch, xxh3_64) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 constexpr const char* kInsertBlock =
     "INSERT INTO extra_blocks(file_id, ord, role, idx, size_bytes, xxh3_64) VALUES (?,?,?,?,?,?)";
-constexpr const char* kFindId = "SELECT id FROM files WHERE path = ?";
-constexpr const char* kFindIdentity = "SELECT size_bytes, mtime_ns, dev, ino FROM files WHERE path = ?";
+constexpr const char* kFindFile = "SELECT id, size_bytes, mtime_ns, dev, ino FROM files WHERE path = ?";
 // One statement per file: its row and its tensors (LEFT JOIN: a file without tensors still
 // gives its row). Column order: store_codec.cpp (FileCol, TensorCol).
 constexpr const char* kSelectFile =
@@ -107,8 +106,7 @@ SummaryStore::~SummaryStore() {
   insert_file_.reset();
   insert_tensor_.reset();
   insert_block_.reset();
-  find_id_.reset();
-  find_identity_.reset();
+  find_file_.reset();
   select_file_.reset();
   select_blocks_.reset();
   db_.reset();
@@ -211,8 +209,7 @@ Status SummaryStore::prepare_statements(bool writable) {
     MSIT_ASSIGN_OR_RETURN(insert_tensor_, prepare(db, path_, kInsertTensor));
     MSIT_ASSIGN_OR_RETURN(insert_block_, prepare(db, path_, kInsertBlock));
   }
-  MSIT_ASSIGN_OR_RETURN(find_id_, prepare(db, path_, kFindId));
-  MSIT_ASSIGN_OR_RETURN(find_identity_, prepare(db, path_, kFindIdentity));
+  MSIT_ASSIGN_OR_RETURN(find_file_, prepare(db, path_, kFindFile));
   MSIT_ASSIGN_OR_RETURN(select_file_, prepare(db, path_, kSelectFile));
   MSIT_ASSIGN_OR_RETURN(select_blocks_, prepare(db, path_, kSelectBlocks));
   return ok_status();
@@ -259,33 +256,35 @@ Status SummaryStore::put(const std::vector<StoreEntry>& batch) {
   return st;
 }
 
-Result<std::optional<FileIdentity>> SummaryStore::find_identity(std::string_view rel) {
-  std::lock_guard lock(mu_);
-  sqlite3_stmt* s = find_identity_.get();
+Result<std::optional<SummaryStore::FileRow>> SummaryStore::find_locked(std::string_view rel) {
+  sqlite3_stmt* s = find_file_.get();
   sqlite3_reset(s);
   sqlite3_bind_text(s, 1, rel.data(), static_cast<int>(rel.size()), SQLITE_TRANSIENT);
   int rc = sqlite3_step(s);
-  if (rc == SQLITE_DONE) return std::optional<FileIdentity>();
+  if (rc == SQLITE_DONE) return std::optional<FileRow>();
   if (rc != SQLITE_ROW) return sqlite_error(db_.get(), path_, "store", "cannot look up " + std::string(rel));
-  FileIdentity id;
-  id.size = static_cast<uint64_t>(sqlite3_column_int64(s, 0));
-  id.mtime_ns = sqlite3_column_int64(s, 1);
-  id.dev = static_cast<dev_t>(sqlite3_column_int64(s, 2));
-  id.ino = static_cast<ino_t>(sqlite3_column_int64(s, 3));
-  return std::optional<FileIdentity>(id);
+  FileRow row;
+  row.id = sqlite3_column_int64(s, 0);
+  row.identity.size = static_cast<uint64_t>(sqlite3_column_int64(s, 1));
+  row.identity.mtime_ns = sqlite3_column_int64(s, 2);
+  row.identity.dev = static_cast<dev_t>(sqlite3_column_int64(s, 3));
+  row.identity.ino = static_cast<ino_t>(sqlite3_column_int64(s, 4));
+  sqlite3_reset(s);
+  return std::optional<FileRow>(row);
+}
+
+Result<std::optional<FileIdentity>> SummaryStore::find_identity(std::string_view rel) {
+  std::lock_guard lock(mu_);
+  MSIT_ASSIGN_OR_RETURN(auto row, find_locked(rel));
+  if (!row) return std::optional<FileIdentity>();
+  return std::optional<FileIdentity>(row->identity);
 }
 
 Result<std::optional<FileSummary>> SummaryStore::find(std::string_view rel) {
   std::lock_guard lock(mu_);
-  sqlite3_stmt* s = find_id_.get();
-  sqlite3_reset(s);
-  sqlite3_bind_text(s, 1, rel.data(), static_cast<int>(rel.size()), SQLITE_TRANSIENT);
-  int rc = sqlite3_step(s);
-  if (rc == SQLITE_DONE) return std::optional<FileSummary>();
-  if (rc != SQLITE_ROW) return sqlite_error(db_.get(), path_, "store", "cannot look up " + std::string(rel));
-  const int64_t id = sqlite3_column_int64(s, 0);
-  sqlite3_reset(s);
-  MSIT_ASSIGN_OR_RETURN(FileSummary f, load_locked(id, rel));
+  MSIT_ASSIGN_OR_RETURN(auto row, find_locked(rel));
+  if (!row) return std::optional<FileSummary>();
+  MSIT_ASSIGN_OR_RETURN(FileSummary f, load_locked(row->id, rel));
   return std::optional<FileSummary>(std::move(f));
 }
 

@@ -72,13 +72,18 @@ class SummaryStore {
   Status prepare_statements(bool writable);
   Status insert_one(const StoreEntry& e, int64_t now_ns);
   Result<FileSummary> load_locked(int64_t file_id, std::string_view rel);
+  struct FileRow {
+    int64_t id = 0;
+    FileIdentity identity;
+  };
+  Result<std::optional<FileRow>> find_locked(std::string_view rel);
 
   DirRef dir_;  // keeps the directory fd that writer file names refer to (declared before db_)
   std::string path_;
   SketchPrecision precision_ = SketchPrecision::kFloat32;
   std::mutex mu_;
   DbHandle db_;
-  Stmt insert_file_, insert_tensor_, insert_block_, find_id_, find_identity_, select_file_, select_blocks_;
+  Stmt insert_file_, insert_tensor_, insert_block_, find_file_, select_file_, select_blocks_;
 };
 
 // Where the store of raw file `rel` (relative to tree root `root`) lives, relative to that

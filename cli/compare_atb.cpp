@@ -237,27 +237,34 @@ bool is_atb_compare(const AtbCliArgs& a, const std::string& golden_path, const s
          atb::is_atb_torch_compare(golden_path, my_path);
 }
 
-int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
-  if (r.rank_given) std::fprintf(stderr, "warning: --rank is ignored for ATB/torch dumps: the path selects the process\n");
-  if (r.json && a.level.empty() && a.ops_json.empty() && !a.stats && !a.legacy_ait && !a.weight &&
-      !atb::has_manual_mapping(r.golden_path)) {
-    std::fprintf(stderr, "msit-compact compare: --json needs --cl for ATB/torch dumps (the default report is the xlsx)\n");
-    return kExitUsage;
+namespace {
+
+int usage(const char* message) {
+  std::fprintf(stderr, "msit-compact compare: %s\n", message);
+  return kExitUsage;
+}
+
+// The modes beside msit HEAD's ATB/torch compare: MindIE Torch, -w, manual mapping, legacy ait.
+std::optional<int> run_other_mode(const AtbRunArgs& r, const AtbCliArgs& a) {
+  bool manual = atb::has_manual_mapping(r.golden_path);
+  if (r.json && a.level.empty() && a.ops_json.empty() && !a.stats && !a.legacy_ait && !a.weight && !manual) {
+    return usage("--json needs --cl for ATB/torch dumps (the default report is the xlsx)");
   }
   if (!a.ops_json.empty()) return run_mindie(r, a);
+  if (a.weight && r.json) return usage("--json is not available with -w (the weight report is a CSV)");
   if (a.weight) return run_weight(r, a);
-  if (a.level == "token" && !a.legacy_ait) {
-    std::fprintf(stderr, "msit-compact compare: --cl token needs --legacy-ait (ait's token compare)\n");
-    return kExitUsage;
-  }
-  if (atb::has_manual_mapping(r.golden_path)) return run_legacy(r, a, true);
-  if (a.legacy_ait) {
-    if (!a.level.empty() && a.level != "layer" && a.level != "token") {
-      std::fprintf(stderr, "msit-compact compare: --legacy-ait takes --cl layer or token\n");
-      return kExitUsage;
-    }
-    return run_legacy(r, a, false);
-  }
+  if (a.level == "token" && !a.legacy_ait) return usage("--cl token needs --legacy-ait (ait's token compare)");
+  if (manual) return run_legacy(r, a, true);
+  if (!a.legacy_ait) return std::nullopt;
+  if (!a.level.empty() && a.level != "layer" && a.level != "token") return usage("--legacy-ait takes --cl layer or token");
+  return run_legacy(r, a, false);
+}
+
+}  // namespace
+
+int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
+  if (r.rank_given) std::fprintf(stderr, "warning: --rank is ignored for ATB/torch dumps: the path selects the process\n");
+  if (auto rc = run_other_mode(r, a)) return *rc;
   if (tensor_file(r.golden_path) && tensor_file(r.my_path)) return compare_two_files(r);
   atb::AtbCompareOptions o;
   if (a.level == "layer") o.level = atb::PolicySet::kLayer;

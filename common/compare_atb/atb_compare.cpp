@@ -131,7 +131,7 @@ struct Expander {
     j.token_text = is_digits(mt.key) ? "" : mt.key;
     j.golden_type = g.trees[mm.golden.tree].nodes[mm.golden.node].type;
     j.my_type = m.trees[mm.my.tree].nodes[mm.my.node].type;
-    if (rope_data_fix_applies(gf)) {
+    if (rope_data_fix_applies(gf, g.process_dir)) {
       // msit fixes up the first rank's data only and compares it without concatenation.
       j.rope = fix;
       j.rope->rope_type = rope_type_of(mf);

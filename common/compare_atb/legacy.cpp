@@ -102,6 +102,8 @@ std::vector<FilePair> layer_rows(const Trees& t, const std::string& gp, const st
     std::vector<uint32_t> gl, ml;
     subtree(t.golden, g, true, gl);
     subtree(t.mine, m, true, ml);
+    if (t.golden.leaf(g)) gl.clear();  // ait's get_leaf_nodes: descendants only
+    if (t.mine.leaf(m)) ml.clear();
     for (const auto& [atb, torch] : kBuiltin) {
       auto mine = select(t.mine, ml, [&](const std::string& ty) { return ty == atb; });
       auto gold = select(t.golden, gl, [&](const std::string& ty) { return ty == torch; });

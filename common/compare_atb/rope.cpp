@@ -88,7 +88,11 @@ RopeFix read_rope_fix(const std::optional<SourceFile>& seq_file, bool msit_bound
   return fix;
 }
 
-bool rope_data_fix_applies(const SourceFile& golden) { return has(golden.raw_path, "rotary"); }
+bool rope_data_fix_applies(const SourceFile& golden, const std::string& process_dir) {
+  const std::string& p = golden.raw_path;
+  size_t from = p.compare(0, process_dir.size(), process_dir) == 0 ? process_dir.size() : 0;
+  return p.find("rotary", from) != std::string::npos;
+}
 
 int rope_type_of(const SourceFile& mine) {
   std::string n = lower(mine.raw_name);

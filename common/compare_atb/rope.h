@@ -26,8 +26,9 @@ struct RopeFix {
 
 // seqLen as msit reads it: the one value of intensor4 (raw, or a summary keeping its value).
 RopeFix read_rope_fix(const std::optional<SourceFile>& seq_file, bool msit_bounds);
-// msit applies the data fix-ups to every pair whose golden path contains "rotary".
-bool rope_data_fix_applies(const SourceFile& golden);
+// msit applies the data fix-ups to every pair whose golden path contains "rotary"; we look only
+// below the golden process dir (a dump stored under /data/rotary_tests/ is not a rotary module).
+bool rope_data_fix_applies(const SourceFile& golden, const std::string& process_dir);
 int rope_type_of(const SourceFile& mine);
 
 // The golden tensor sliced as msit does (4-D: row seqLen-1 of dim 2, else of dim 1, then

@@ -134,8 +134,18 @@ Status golden_only(const Located& g, SideAccumulator& acc) {
   return ok_status();
 }
 
+// str(tensor.dtype) of the tensor safetensors loads (bf16 stays bf16, unlike GE/ATB dumps).
+std::string dtype_cell(DType t) {
+  switch (t) {
+    case DType::kBFloat16: return "torch.bfloat16";
+    case DType::kFloat8E4M3FN: return "torch.float8_e4m3fn";
+    case DType::kFloat8E5M2: return "torch.float8_e5m2";
+    default: return std::string(torch_dtype_name(t));
+  }
+}
+
 void fill_side(ReportRow& r, bool golden, DType t, const std::vector<uint64_t>& shape, const SideStats& s) {
-  (golden ? r.golden_dtype : r.my_dtype) = std::string(torch_dtype_name(t));
+  (golden ? r.golden_dtype : r.my_dtype) = dtype_cell(t);
   (golden ? r.golden_shape : r.my_shape) = shape_cell(shape);
   (golden ? r.golden_max : r.my_max) = s.max;
   (golden ? r.golden_min : r.my_min) = s.min;

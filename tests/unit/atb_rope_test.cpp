@@ -123,6 +123,11 @@ TEST(AtbRope, SelectionNeedsFiveFilesAndSeqLen) {
   for (auto& f : other) f.raw_path = "/d/0_Layer/1_LinearOperation/before/" + f.raw_name;
   EXPECT_FALSE(select_rope_files(other).has_value());
   EXPECT_EQ(rope_type_of(named("intensor3.bin")), 1);
+  SourceFile g = named("output_0.pth");
+  g.raw_path = "/data/rotary_runs/torch_tensors/cpu_1/0/root.layers.0.mlp/output_0.pth";
+  EXPECT_FALSE(rope_data_fix_applies(g, "/data/rotary_runs/torch_tensors/cpu_1"));  // only below the process dir
+  g.raw_path = "/data/runs/torch_tensors/cpu_1/0/root.layers.0.self_attn.rotary_emb/output_0.pth";
+  EXPECT_TRUE(rope_data_fix_applies(g, "/data/runs/torch_tensors/cpu_1"));
   EXPECT_EQ(rope_type_of(named("intensor0.bin")), -1);
 }
 

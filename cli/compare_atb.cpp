@@ -11,6 +11,8 @@
 #include "common/compare/dump_index.h"
 #include "common/compare/file_cache.h"
 #include "common/compare_atb/atb_compare.h"
+#include "common/compare_atb/legacy.h"
+#include "common/compare_atb/weight_compare.h"
 #include "common/compare_atb/mindie.h"
 #include "common/compare_atb/stats_compare.h"
 #include "common/compare_atb/xlsx_report.h"
@@ -81,12 +83,95 @@ int run_stats(const AtbRunArgs& r, const atb::AtbCompareOptions& o) {
   return kExitOk;
 }
 
+// ait's file name: local time, not UTC.
+std::string ait_report_name(std::time_t now, const char* ext) {
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char ts[32];
+  std::strftime(ts, sizeof ts, "%Y%m%d%H%M%S", &tm);
+  return std::string("ait_cmp_report_") + ts + "." + ext;
+}
+
+// The legacy ait flows (atb-torch.md 3.9, 3.10): {out}/ait_cmp_report_{local time}.csv.
+int run_legacy(const AtbRunArgs& r, const AtbCliArgs& a, bool manual) {
+  atb::LegacyOptions lo;
+  lo.token_level = a.level == "token";
+  if (!a.op_mapping_dir.empty()) lo.op_mapping_dir = a.op_mapping_dir;
+  lo.msit_compat = a.msit_compat;
+  lo.jobs = r.jobs;
+  if (r.sketch_width) lo.eval.stats.sketch_width = r.sketch_width;
+  auto res = manual ? atb::run_manual_mapping(r.golden_path, lo) : atb::run_legacy_compare(r.golden_path, r.my_path, lo);
+  if (!res.ok()) {
+    std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  auto rows = r.msit_filters || a.msit_compat ? atb::legacy_int8_filter(res->rows) : res->rows;
+  for (auto& row : rows) {
+    if ((row.golden_dtype == "torch.int8") != (row.my_dtype == "torch.int8")) {
+      row.note = row.note.empty() ? "ait drops int8-vs-non-int8 rows" : row.note + "; ait drops int8-vs-non-int8 rows";
+    }
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(r.output, ec);
+  CsvOptions co;
+  co.extra_columns = !r.msit_columns;
+  std::string path = (std::filesystem::path(r.output) / ait_report_name(std::time(nullptr), r.json ? "json" : "csv")).string();
+  Status st = atomic_write_file(path, r.json ? report_json(rows, co) : atb::legacy_csv(rows, co.extra_columns));
+  if (!st.ok()) {
+    std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  if (!r.quiet) {
+    std::printf("Saved comparing results: %s\nmode: %s\n%s", path.c_str(), res->description.c_str(),
+                terminal_summary(rows, std::nullopt).c_str());
+  }
+  bool fail = std::any_of(rows.begin(), rows.end(), [](const ReportRow& x) { return x.verdict == "fail"; });
+  bool error = std::any_of(rows.begin(), rows.end(), [](const ReportRow& x) { return x.verdict == "error"; });
+  if (fail) return kExitFailures;
+  return error ? kExitBadInput : kExitOk;
+}
+
+// -w (msit cmp_weight.py): {out}/msit_cmp_report_{UTC}.csv with msit's weight columns.
+int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
+  auto res = atb::run_weight_compare(r.golden_path, r.my_path, a.msit_compat);
+  if (!res.ok()) {
+    std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  auto rows = res->rows;
+  if (r.msit_filters || a.msit_compat) {  // msit drops shape-only mismatches
+    std::erase_if(rows, [](const atb::WeightRow& w) { return w.row.cmp_fail_reason == "data shape doesn't match."; });
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(r.output, ec);
+  std::string path = (std::filesystem::path(r.output) /
+                      report_file_name("msit_cmp_report", std::nullopt, std::time(nullptr), "csv")).string();
+  if (Status st = atomic_write_file(path, atb::weight_report_csv(rows, !r.msit_columns)); !st.ok()) {
+    std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  std::vector<ReportRow> plain;
+  for (const auto& w : rows) plain.push_back(w.row);
+  if (!r.quiet) {
+    std::printf("Saved comparing results: %s\nmode: weights (golden float vs my int8 dequantised)\n%zu weights compared, "
+                "%zu golden weights without int8 weight/offset/scale in my files\n%s",
+                path.c_str(), rows.size(), res->skipped, terminal_summary(plain, std::nullopt).c_str());
+  }
+  bool fail = std::any_of(plain.begin(), plain.end(), [](const ReportRow& x) { return x.verdict == "fail"; });
+  bool error = std::any_of(plain.begin(), plain.end(), [](const ReportRow& x) { return x.verdict == "error"; });
+  if (fail) return kExitFailures;
+  return error ? kExitBadInput : kExitOk;
+}
+
 }  // namespace
 
 void add_atb_options(CLI::App* cmd, AtbCliArgs& a) {
   cmd->add_option("--compare-level,--cl", a.level,
-                  "ATB/torch dumps: layer, module, api or logits -> one CSV (default: xlsx with sheets layer, module, api)")
-      ->check(CLI::IsMember({"layer", "module", "api", "logits"}));
+                  "ATB/torch dumps: layer, module, api or logits -> one CSV (default: xlsx with sheets layer, module, api); "
+                  "with --legacy-ait: layer (default) or token")
+      ->check(CLI::IsMember({"layer", "module", "api", "logits", "token"}));
   cmd->add_option("--op-mapping-file", a.op_mapping_dir, "ATB/torch dumps: directory holding op_mapping_file.json");
   cmd->add_option("--atb-dir-rule", a.dir_rule, "ATB node -> tensor dir: msit (opId from the topology) or robust "
                                                 "(by type and order of the dump's dirs)")
@@ -95,6 +180,10 @@ void add_atb_options(CLI::App* cmd, AtbCliArgs& a) {
                                    "files (statstics_cmp_report_*.csv)");
   cmd->add_option("--ops-json", a.ops_json, "MindIE Torch: directory of mindie_torch_op_mapping.json and "
                                             "mindie_rt_op_mapping.json (golden: CPU torch token dir, my: NPU dump dir)");
+  cmd->add_flag("--weight,-w", a.weight, "Compare the float weights of the golden model dir with my int8 weights "
+                                         "dequantised by weight_offset/weight_scale (.safetensors)");
+  cmd->add_flag("--legacy-ait", a.legacy_ait, "ATB/torch dumps: the older ait compare (golden: torch token dir, my: "
+                                             "ATB token dir; --cl layer or token; ait_cmp_report_*.csv)");
   cmd->add_flag("--msit-compat", a.msit_compat, "ATB/torch dumps: reproduce msit's accidental behaviours "
                                                "(docs/compare.md, ATB and torch dumps)");
 }
@@ -143,17 +232,39 @@ int compare_two_files(const AtbRunArgs& r) {
 }  // namespace
 
 bool is_atb_compare(const AtbCliArgs& a, const std::string& golden_path, const std::string& my_path) {
-  return !a.ops_json.empty() || (tensor_file(golden_path) && tensor_file(my_path)) ||
+  return !a.ops_json.empty() || a.legacy_ait || a.weight || atb::has_manual_mapping(golden_path) ||
+         (tensor_file(golden_path) && tensor_file(my_path)) ||
          atb::is_atb_torch_compare(golden_path, my_path);
 }
 
-int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
-  if (r.rank_given) std::fprintf(stderr, "warning: --rank is ignored for ATB/torch dumps: the path selects the process\n");
-  if (r.json && a.level.empty() && a.ops_json.empty() && !a.stats) {
-    std::fprintf(stderr, "msit-compact compare: --json needs --cl for ATB/torch dumps (the default report is the xlsx)\n");
-    return kExitUsage;
+namespace {
+
+int usage(const char* message) {
+  std::fprintf(stderr, "msit-compact compare: %s\n", message);
+  return kExitUsage;
+}
+
+// The modes beside msit HEAD's ATB/torch compare: MindIE Torch, -w, manual mapping, legacy ait.
+std::optional<int> run_other_mode(const AtbRunArgs& r, const AtbCliArgs& a) {
+  bool manual = atb::has_manual_mapping(r.golden_path);
+  if (r.json && a.level.empty() && a.ops_json.empty() && !a.stats && !a.legacy_ait && !a.weight && !manual) {
+    return usage("--json needs --cl for ATB/torch dumps (the default report is the xlsx)");
   }
   if (!a.ops_json.empty()) return run_mindie(r, a);
+  if (a.weight && r.json) return usage("--json is not available with -w (the weight report is a CSV)");
+  if (a.weight) return run_weight(r, a);
+  if (a.level == "token" && !a.legacy_ait) return usage("--cl token needs --legacy-ait (ait's token compare)");
+  if (manual) return run_legacy(r, a, true);
+  if (!a.legacy_ait) return std::nullopt;
+  if (!a.level.empty() && a.level != "layer" && a.level != "token") return usage("--legacy-ait takes --cl layer or token");
+  return run_legacy(r, a, false);
+}
+
+}  // namespace
+
+int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
+  if (r.rank_given) std::fprintf(stderr, "warning: --rank is ignored for ATB/torch dumps: the path selects the process\n");
+  if (auto rc = run_other_mode(r, a)) return *rc;
   if (tensor_file(r.golden_path) && tensor_file(r.my_path)) return compare_two_files(r);
   atb::AtbCompareOptions o;
   if (a.level == "layer") o.level = atb::PolicySet::kLayer;

@@ -13,6 +13,7 @@
 #include "common/compare/file_cache.h"
 #include "common/compare_atb/concat.h"
 #include "common/compare_atb/files.h"
+#include "common/compare_atb/rope.h"
 #include "common/compare_atb/side.h"
 #include "common/compare_atb/atb_compare_internal.h"
 
@@ -24,6 +25,7 @@ struct Job {
   PairSpec spec;
   std::string token_text, golden_type, my_type, note;
   std::vector<SourceFile> golden_ranks, my_ranks;  // > 1 entry: concatenate
+  std::optional<RopeFix> rope;                      // golden rotary data: msit's rope fix-ups
 };
 
 }  // namespace
@@ -114,13 +116,14 @@ struct Expander {
       if (!tree_allowed(m, mt, mm.my.tree) || !tree_allowed(g, gt, mm.golden.tree)) continue;
       auto gf = endpoint_files(g, g.trees[mm.golden.tree], gt.dir, mm.golden, true, rel(g, mm.golden, gt), !o.msit_compat);
       auto mf = endpoint_files(m, m.trees[mm.my.tree], mt.dir, mm.my, false, rel(m, mm.my, mt), !o.msit_compat);
-      std::string note = apply_fixups(gf, mf);
-      for (auto [gi, mi] : pair_files(gf, mf)) add_job(sheet, mm, gf[gi], mf[mi], mt, note);
+      apply_qwen_fixup(gf, mf);
+      RopeFix fix = read_rope_fix(select_rope_files(mf), o.msit_compat);
+      for (auto [gi, mi] : pair_files(gf, mf)) add_job(sheet, mm, gf[gi], mf[mi], mt, fix);
     }
   }
 
   void add_job(size_t sheet, const Match& mm, const SourceFile& gf, const SourceFile& mf, const TokenDir& mt,
-               const std::string& note) {
+               const RopeFix& fix) {
     Job j;
     j.sheet = sheet;
     j.spec.data_id = next_id++;
@@ -128,9 +131,15 @@ struct Expander {
     j.token_text = is_digits(mt.key) ? "" : mt.key;
     j.golden_type = g.trees[mm.golden.tree].nodes[mm.golden.node].type;
     j.my_type = m.trees[mm.my.tree].nodes[mm.my.node].type;
-    j.note = note;
-    j.golden_ranks = g_sibs.size() > 1 ? rank_files(g, g_sibs, gf) : std::vector<SourceFile>{gf};
-    j.my_ranks = m_sibs.size() > 1 ? rank_files(m, m_sibs, mf) : std::vector<SourceFile>{mf};
+    if (rope_data_fix_applies(gf, g.process_dir)) {
+      // msit fixes up the first rank's data only and compares it without concatenation.
+      j.rope = fix;
+      j.rope->rope_type = rope_type_of(mf);
+      if (g_sibs.size() > 1 || m_sibs.size() > 1) j.note = "rope: selected rank only, not concatenated";
+    }
+    bool ranks = !j.rope;
+    j.golden_ranks = ranks && g_sibs.size() > 1 ? rank_files(g, g_sibs, gf) : std::vector<SourceFile>{gf};
+    j.my_ranks = ranks && m_sibs.size() > 1 ? rank_files(m, m_sibs, mf) : std::vector<SourceFile>{mf};
     j.spec.golden_cell = real_path(gf.raw_path);
     j.spec.my_cell = real_path(mf.raw_path);
     const SourceFile& gs = files.emplace_back(gf);
@@ -152,7 +161,13 @@ ReportRow run_job(Job& j, FileCache& cache, const EvalOptions& eo) {
     r.my_data_path = j.spec.my_cell;
     if (!evaluate_concat(j.golden_ranks, j.my_ranks, r, why)) concat = false;
   }
-  if (!concat) r = evaluate_pair(std::move(j.spec), cache, eo, nullptr, nullptr);
+  if (j.rope) {
+    const SourceFile& gf = *j.spec.golden.file;
+    const SourceFile& mf = *j.spec.my.file;
+    r = evaluate_rope_pair(std::move(j.spec), gf, mf, *j.rope, cache, eo);
+  } else if (!concat) {
+    r = evaluate_pair(std::move(j.spec), cache, eo, nullptr, nullptr);
+  }
   r.token_text = j.token_text;
   r.golden_op_type = j.golden_type;
   r.my_op_type = j.my_type;

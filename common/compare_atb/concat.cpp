@@ -7,28 +7,44 @@
 #include "common/dtype/dtype.h"
 #include "common/formats/dump_reader.h"
 #include "common/layout/logical_stream.h"
+#include "common/summary/summary.h"
 
 namespace msit::atb {
 namespace {
 
-struct Loaded {
-  DType dtype = DType::kUnknown;
-  std::vector<uint64_t> shape;
-  std::vector<float> data;
-};
+Result<FloatTensor> load_summary_values(const SourceFile& f, uint64_t budget) {
+  if (f.kind != SourceKind::kSummary) return make_error(f.path, "load", "only raw files and summaries can be loaded whole");
+  MSIT_ASSIGN_OR_RETURN(FileSummary s, read_summary_file(f.path));
+  if (s.tensors.size() != 1) return make_error(f.path, "load", "the summary does not hold exactly one tensor");
+  const TensorSummary& t = s.tensors.front();
+  if (!t.stats.values) return make_error(f.path, "load", "the summary keeps statistics, not every element");
+  if (t.stats.values->size() > budget) return make_error(f.path, "load", "too large to load in memory");
+  auto dt = dtype_from_name(t.dtype);
+  FloatTensor l;
+  l.dtype = dt ? *dt : DType::kFloat32;
+  l.shape = t.original_shape.empty() ? t.shape : t.original_shape;
+  l.data.reserve(t.stats.values->size());
+  for (double v : *t.stats.values) l.data.push_back(static_cast<float>(v));
+  return l;
+}
 
-Result<Loaded> load_floats(const SourceFile& f, uint64_t budget) {
-  if (f.kind != SourceKind::kRaw) return make_error(f.path, "concat", "a summary cannot be concatenated");
+}  // namespace
+
+Result<FloatTensor> load_float_tensor(const SourceFile& f, uint64_t budget, bool summary_values) {
+  if (f.kind != SourceKind::kRaw) {
+    if (summary_values) return load_summary_values(f, budget);
+    return make_error(f.path, "concat", "a summary cannot be concatenated");
+  }
   MSIT_ASSIGN_OR_RETURN(archive::OpenedSource hs, archive::open_dump_source(f.path));
   MSIT_ASSIGN_OR_RETURN(RawDumpFile raw, read_dump_header(*hs.src, hs.identity));
-  if (raw.tensors.empty()) return make_error(f.path, "concat", "no tensor in the file");
+  if (raw.tensors.empty()) return make_error(f.path, "load", "no tensor in the file");
   const TensorDesc& d = raw.tensors.front();
   MSIT_ASSIGN_OR_RETURN(LayoutPlan plan, plan_layout(d, f.path));
-  if (plan.element_count > budget) return make_error(f.path, "concat", "too large to concatenate in memory");
-  if (!exact_supported(d.dtype)) return make_error(f.path, "concat", "dtype has no float value");
+  if (plan.element_count > budget) return make_error(f.path, "load", "too large to load in memory");
+  if (!exact_supported(d.dtype)) return make_error(f.path, "load", "dtype has no float value");
   MSIT_ASSIGN_OR_RETURN(archive::OpenedSource ds, archive::open_dump_source(f.path));
   MSIT_ASSIGN_OR_RETURN(auto reader, LogicalReader::open(std::move(ds.src), d, plan));
-  Loaded l;
+  FloatTensor l;
   l.dtype = d.dtype;
   l.shape = plan.logical_shape;
   l.data.resize(plan.element_count);
@@ -44,6 +60,8 @@ Result<Loaded> load_floats(const SourceFile& f, uint64_t budget) {
   return l;
 }
 
+namespace {
+
 uint64_t dim(const std::vector<uint64_t>& s, size_t d) { return d < s.size() ? s[d] : 1; }
 
 // msit's rule: first d with n_o*s_o == n_s*s_s and s_o != s_s, or n_s*s_s == s_o.
@@ -56,11 +74,11 @@ std::optional<size_t> concat_dim(const std::vector<uint64_t>& self, size_t n_sel
   return std::nullopt;
 }
 
-Result<Loaded> concatenate(std::vector<Loaded> parts, std::optional<size_t> d) {
+Result<FloatTensor> concatenate(std::vector<FloatTensor> parts, std::optional<size_t> d) {
   if (parts.size() == 1 || !d) return std::move(parts.front());
   uint64_t outer = 1;
   for (size_t i = 0; i < *d; ++i) outer *= dim(parts[0].shape, i);
-  Loaded out;
+  FloatTensor out;
   out.dtype = parts[0].dtype;
   out.shape = parts[0].shape;
   out.shape[*d] = 0;
@@ -82,7 +100,7 @@ Result<Loaded> concatenate(std::vector<Loaded> parts, std::optional<size_t> d) {
   return out;
 }
 
-void side_cells(ReportRow& r, bool golden, const Loaded& l, const SideStats& s) {
+void side_cells(ReportRow& r, bool golden, const FloatTensor& l, const SideStats& s) {
   (golden ? r.golden_dtype : r.my_dtype) = std::string(torch_dtype_name(l.dtype));
   (golden ? r.golden_shape : r.my_shape) = shape_cell(l.shape);
   (golden ? r.golden_max : r.my_max) = s.max;
@@ -92,13 +110,41 @@ void side_cells(ReportRow& r, bool golden, const Loaded& l, const SideStats& s) 
 
 }  // namespace
 
+void evaluate_floats(const FloatTensor& g, const FloatTensor& m, ReportRow& r) {
+  SideAccumulator ga, ma;
+  ga.add(g.data.data(), g.data.size());
+  ma.add(m.data.data(), m.data.size());
+  SideStats gs = ga.finish(), ms = ma.finish();
+  side_cells(r, true, g, gs);
+  side_cells(r, false, m, ms);
+  r.compare_mode = "exact";
+  std::string reason;
+  auto add = [&](const char* s) { reason += (reason.empty() ? "" : " ") + std::string(s); };
+  bool paired = g.data.size() == m.data.size();
+  bool g_bad = gs.nan + gs.posinf + gs.neginf > 0, m_bad = ms.nan + ms.posinf + ms.neginf > 0;
+  if (!paired) add("data shape doesn't match.");
+  if (g_bad) add("golden_data includes NAN or inf.");
+  if (m_bad) add("my_data includes NAN or inf.");
+  r.cmp_fail_reason = reason;
+  if (!reason.empty()) {
+    r.verdict = (m_bad && !g_bad && paired) ? "fail" : "skip";
+    return;
+  }
+  ExactAccumulator acc;
+  acc.add(g.data.data(), m.data.data(), g.data.size());
+  MetricValues v = acc.finish();
+  r.cosine = v.cosine, r.max_rel = v.max_rel, r.mean_rel = v.mean_rel, r.max_abs = v.max_abs;
+  r.mean_abs = v.mean_abs, r.kl = v.kl, r.red = v.red;
+  r.verdict = v.cosine && v.max_abs ? std::string(verdict_name(verdict_exact(*v.cosine, *v.max_abs))) : "skip";
+}
+
 bool evaluate_concat(const std::vector<SourceFile>& golden, const std::vector<SourceFile>& mine, ReportRow& r,
                      std::string& why) {
-  std::vector<Loaded> gp, mp;
+  std::vector<FloatTensor> gp, mp;
   for (auto* side : {&golden, &mine}) {
     uint64_t budget = kMaxConcatElements;
     for (const auto& f : *side) {
-      auto l = load_floats(f, budget);
+      auto l = load_float_tensor(f, budget, false);
       if (!l.ok()) { why = l.error().to_string(); return false; }
       budget -= l->data.size();
       (side == &golden ? gp : mp).push_back(std::move(l).value());
@@ -108,31 +154,7 @@ bool evaluate_concat(const std::vector<SourceFile>& golden, const std::vector<So
   auto md = concat_dim(mp[0].shape, mp.size(), gp[0].shape, gp.size());
   auto g = concatenate(std::move(gp), gd), m = concatenate(std::move(mp), md);
   if (!g.ok() || !m.ok()) { why = (!g.ok() ? g.error() : m.error()).message; return false; }
-  SideAccumulator ga, ma;
-  ga.add(g->data.data(), g->data.size());
-  ma.add(m->data.data(), m->data.size());
-  SideStats gs = ga.finish(), ms = ma.finish();
-  side_cells(r, true, *g, gs);
-  side_cells(r, false, *m, ms);
-  r.compare_mode = "exact";
-  std::string reason;
-  auto add = [&](const char* s) { reason += (reason.empty() ? "" : " ") + std::string(s); };
-  bool paired = g->data.size() == m->data.size();
-  bool g_bad = gs.nan + gs.posinf + gs.neginf > 0, m_bad = ms.nan + ms.posinf + ms.neginf > 0;
-  if (!paired) add("data shape doesn't match.");
-  if (g_bad) add("golden_data includes NAN or inf.");
-  if (m_bad) add("my_data includes NAN or inf.");
-  r.cmp_fail_reason = reason;
-  if (!reason.empty()) {
-    r.verdict = (m_bad && !g_bad && paired) ? "fail" : "skip";
-    return true;
-  }
-  ExactAccumulator acc;
-  acc.add(g->data.data(), m->data.data(), g->data.size());
-  MetricValues v = acc.finish();
-  r.cosine = v.cosine, r.max_rel = v.max_rel, r.mean_rel = v.mean_rel, r.max_abs = v.max_abs;
-  r.mean_abs = v.mean_abs, r.kl = v.kl, r.red = v.red;
-  r.verdict = v.cosine && v.max_abs ? std::string(verdict_name(verdict_exact(*v.cosine, *v.max_abs))) : "skip";
+  evaluate_floats(*g, *m, r);
   return true;
 }
 

@@ -136,7 +136,7 @@ std::vector<SourceFile> endpoint_files(const DumpSide& side, const TopoTree& tre
   return out;
 }
 
-std::string apply_fixups(const std::vector<SourceFile>& golden, std::vector<SourceFile>& mine) {
+void apply_qwen_fixup(const std::vector<SourceFile>& golden, std::vector<SourceFile>& mine) {
   for (const auto& g : golden) {
     const char which = qkv_projection_of(g.raw_path);
     if (which == 0) continue;
@@ -151,20 +151,6 @@ std::string apply_fixups(const std::vector<SourceFile>& golden, std::vector<Sour
     if (!kept.empty()) mine = std::move(kept);
     break;
   }
-  auto rope = [](const SourceFile& f) {
-    std::string p = f.raw_path;
-    std::transform(p.begin(), p.end(), p.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return has(p, "ropeoperation");
-  };
-  if (mine.size() == 5 && std::all_of(mine.begin(), mine.end(), rope)) {
-    std::vector<SourceFile> kept;
-    for (const char* n : {"intensor2", "intensor3"}) {
-      for (const auto& f : mine) if (starts_with(f.raw_name, n)) { kept.push_back(f); break; }
-    }
-    mine = std::move(kept);
-    return "rope: cos/sin inputs kept; msit's seqLen slicing of the golden rotary data is not applied";
-  }
-  return "";
 }
 
 std::vector<std::pair<size_t, size_t>> pair_files(const std::vector<SourceFile>& golden, const std::vector<SourceFile>& mine) {
@@ -181,6 +167,22 @@ std::vector<std::pair<size_t, size_t>> pair_files(const std::vector<SourceFile>&
   return out;
 }
 
+std::optional<SourceFile> find_source(const std::string& raw) {
+  SourceFile s;
+  s.raw_path = raw;
+  s.raw_name = fs::path(raw).filename().string();
+  std::error_code ec;
+  if (fs::is_regular_file(raw, ec)) s.path = raw, s.kind = SourceKind::kRaw;
+  else if (fs::is_regular_file(raw + ".zst", ec)) s.path = raw + ".zst", s.kind = SourceKind::kRaw;
+  else if (fs::is_regular_file(raw + ".summary.json", ec)) s.path = raw + ".summary.json", s.kind = SourceKind::kSummary;
+  else if (std::string db; const auto* n = store::StoreCatalog::instance().find(raw, &db)) {
+    return stored_source(fs::path(raw).parent_path().string(), *n, db);
+  } else {
+    return std::nullopt;
+  }
+  return s;
+}
+
 std::vector<SourceFile> rank_files(const DumpSide& side, const std::vector<std::string>& siblings, const SourceFile& f) {
   const std::string& self = side.process_name;
   if (self.empty()) return {f};
@@ -192,15 +194,7 @@ std::vector<SourceFile> rank_files(const DumpSide& side, const std::vector<std::
     for (size_t pos = raw.find(self); pos != std::string::npos; pos = raw.find(self, pos + sib.size())) {
       raw.replace(pos, self.size(), sib);
     }
-    SourceFile s = f;
-    s.raw_path = raw;
-    std::error_code ec;
-    if (fs::exists(raw, ec)) s.path = raw, s.kind = SourceKind::kRaw;
-    else if (fs::exists(raw + ".zst", ec)) s.path = raw + ".zst", s.kind = SourceKind::kRaw;
-    else if (fs::exists(raw + ".summary.json", ec)) s.path = raw + ".summary.json", s.kind = SourceKind::kSummary;
-    else if (std::string db; const auto* n = store::StoreCatalog::instance().find(raw, &db)) s = stored_source(fs::path(raw).parent_path().string(), *n, db);
-    else continue;
-    out.push_back(std::move(s));
+    if (auto s = find_source(raw)) out.push_back(std::move(*s));
   }
   if (out.empty()) out.push_back(f);
   return out;

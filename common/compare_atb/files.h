@@ -2,6 +2,7 @@
 // multi-device sibling files of one file (3.7).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,11 +19,15 @@ namespace msit::atb {
 std::vector<SourceFile> endpoint_files(const DumpSide& side, const TopoTree& tree, const std::string& token_dir,
                                        const Endpoint& e, bool golden, const std::string& rel_override, bool ir_names);
 
-// 3.5.2 qwen and 3.5.3 rope path fix-ups on my list; returns a note when data fix-ups were not applied.
-std::string apply_fixups(const std::vector<SourceFile>& golden, std::vector<SourceFile>& mine);
+// 3.5.2 qwen path fix-up on my list (the rope one, 3.5.3, is in rope.h).
+void apply_qwen_fixup(const std::vector<SourceFile>& golden, std::vector<SourceFile>& mine);
 
 // 3.5.4: equal counts -> both sorted by path and zipped; else the cross product.
 std::vector<std::pair<size_t, size_t>> pair_files(const std::vector<SourceFile>& golden, const std::vector<SourceFile>& mine);
+
+// The file standing for raw path `raw`: itself, its .zst archive, its summary or its row in a
+// summary store (in that order); nullopt when none exists.
+std::optional<SourceFile> find_source(const std::string& raw);
 
 // The same file in every sibling process dir that has it (3.7), in sibling name order.
 std::vector<SourceFile> rank_files(const DumpSide& side, const std::vector<std::string>& siblings, const SourceFile& f);

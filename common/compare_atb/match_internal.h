@@ -40,6 +40,9 @@ void policy_enhanced_names(MatchSink& s, const LayerPairs& layers);
 void policy_special_names(MatchSink& s);
 void policy_qwen(MatchSink& s, const LayerPairs& layers);
 
+// A LinearOperation without bias stands for the ElewiseOperation (type 8: add) after it.
+uint32_t linear_with_bias(const TopoTree& t, uint32_t n);
+
 std::string lower(std::string s);
 bool contains(std::string_view hay, std::string_view needle);
 

@@ -55,6 +55,15 @@ std::vector<std::pair<std::string, std::vector<uint32_t>>> by_type(const TopoTre
   return groups;
 }
 
+// "Type_file" -> (type, file or empty).
+std::pair<std::string, std::string> split_entry(const std::string& s) {
+  auto pos = s.find('_');
+  if (pos == std::string::npos) return {s, ""};
+  return {s.substr(0, pos), s.substr(pos + 1)};
+}
+
+}  // namespace
+
 // A LinearOperation without bias is followed by the ElewiseOperation (type 8: add) that adds it.
 uint32_t linear_with_bias(const TopoTree& t, uint32_t n) {
   const TopoNode& node = t.nodes[n];
@@ -65,15 +74,6 @@ uint32_t linear_with_bias(const TopoTree& t, uint32_t n) {
   const TopoNode& next = t.nodes[*(it + 1)];
   return next.type == "ElewiseOperation" && next.param.elewise_type == 8 ? *(it + 1) : n;
 }
-
-// "Type_file" -> (type, file or empty).
-std::pair<std::string, std::string> split_entry(const std::string& s) {
-  auto pos = s.find('_');
-  if (pos == std::string::npos) return {s, ""};
-  return {s.substr(0, pos), s.substr(pos + 1)};
-}
-
-}  // namespace
 
 void policy_modules(MatchSink& s, const LayerPairs& layers) {
   static const std::vector<MappingEntry> kModules = {{"Attention", {"self_attn", "self_attention", "Attention"}},

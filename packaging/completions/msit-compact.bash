@@ -46,7 +46,7 @@ _msit_compact() {
       return
       ;;
     --cl | --compare-level)
-      COMPREPLY=($(compgen -W "layer module api logits" -- "$cur"))
+      COMPREPLY=($(compgen -W "layer module api logits token" -- "$cur"))
       return
       ;;
     --atb-dir-rule)
@@ -92,6 +92,7 @@ _msit_compact() {
       opts+=" -m --my-path -g --golden-path -o --output --rank -j --jobs --sketch-width"
       opts+=" --json --msit-filters --msit-columns -q --quiet --timings --html"
       opts+=" --cl --compare-level --op-mapping-file --atb-dir-rule --stats --ops-json --msit-compat"
+      opts+=" -w --weight --legacy-ait"
       ;;
     inspect) opts+=" --json" ;;
     status) opts+=" --json-status --json" ;;

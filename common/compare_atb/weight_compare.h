@@ -1,0 +1,32 @@
+// Weight compare (`-w`, atb-torch.md 3.1.1; msit cmp_weight.py): float weights of the golden
+// model directory against my quantised model's int8 weights dequantised as
+// (weight - weight_offset) * weight_scale, from .safetensors files; one row per weight.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/base/result.h"
+#include "common/report/report_row.h"
+
+namespace msit::atb {
+
+struct WeightRow {
+  std::string weight_name;
+  ReportRow row;  // paths, dtype/shape/max/min/mean cells, metrics, reasons, verdict, note
+};
+
+struct WeightCompareResult {
+  std::vector<WeightRow> rows;
+  std::vector<std::string> warnings;
+  size_t skipped = 0;  // golden "*weight" tensors without int8 weight + offset + scale in my files
+};
+
+// msit_compat: only my first .safetensors file (msit loads one); else every file of my dir.
+Result<WeightCompareResult> run_weight_compare(const std::string& golden_dir, const std::string& my_dir, bool msit_compat);
+
+// msit's CSV_CMP_WEIGHT_HEADER columns, then (extra) golden_data_path, my_data_path,
+// cmp_fail_reason, verdict, note.
+std::string weight_report_csv(const std::vector<WeightRow>& rows, bool extra);
+
+}  // namespace msit::atb

@@ -35,15 +35,15 @@ int run_mindie(const AtbRunArgs& r, const AtbCliArgs& a) {
   if (r.sketch_width) eo.stats.sketch_width = r.sketch_width;
   auto res = atb::run_mindie_compare(r.golden_path, r.my_path, a.ops_json, eo);
   if (!res.ok()) {
-    std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
+    print_error("compare", res.error().to_string());
     return kExitBadInput;
   }
-  for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  print_warnings("compare", res->warnings, r.verbosity);
   std::error_code ec;
   std::filesystem::create_directories(r.output, ec);
   std::string path = (std::filesystem::path(r.output) / "comparison_results.csv").string();
   if (Status st = atomic_write_file(path, atb::mindie_csv(res->rows)); !st.ok()) {
-    std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+    print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
   std::vector<ReportRow> rows;
@@ -62,16 +62,16 @@ int run_mindie(const AtbRunArgs& r, const AtbCliArgs& a) {
 int run_stats(const AtbRunArgs& r, const atb::AtbCompareOptions& o) {
   auto res = atb::run_stats_compare(r.golden_path, r.my_path, o);
   if (!res.ok()) {
-    std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
+    print_error("compare", res.error().to_string());
     return kExitBadInput;
   }
-  for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  print_warnings("compare", res->warnings, r.verbosity);
   std::error_code ec;
   std::filesystem::create_directories(r.output, ec);
   std::string path = (std::filesystem::path(r.output) /
                       report_file_name("statstics_cmp_report", std::nullopt, std::time(nullptr), "csv")).string();
   if (Status st = atomic_write_file(path, atb::stats_report_csv(res->rows)); !st.ok()) {
-    std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+    print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
   if (!r.quiet) {
@@ -148,9 +148,9 @@ bool is_atb_compare(const AtbCliArgs& a, const std::string& golden_path, const s
 }
 
 int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
-  if (r.rank_given) std::fprintf(stderr, "warning: --rank is ignored for ATB/torch dumps: the path selects the process\n");
+  if (r.rank_given) print_warning("compare", "--rank is ignored for ATB/torch dumps: the path selects the process");
   if (r.json && a.level.empty() && a.ops_json.empty() && !a.stats) {
-    std::fprintf(stderr, "msit-compact compare: --json needs --cl for ATB/torch dumps (the default report is the xlsx)\n");
+    print_error("compare", "--json needs --cl for ATB/torch dumps (the default report is the xlsx)");
     return kExitUsage;
   }
   if (!a.ops_json.empty()) return run_mindie(r, a);
@@ -167,10 +167,10 @@ int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
   if (a.stats) return run_stats(r, o);
   auto res = atb::run_atb_compare(r.golden_path, r.my_path, o);
   if (!res.ok()) {
-    std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
+    print_error("compare", res.error().to_string());
     return kExitBadInput;
   }
-  for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  print_warnings("compare", res->warnings, r.verbosity);
   std::error_code ec;
   std::filesystem::create_directories(r.output, ec);
   CsvOptions co;
@@ -196,7 +196,7 @@ int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
     st = atb::write_xlsx_report(path, res->sheets, co.extra_columns);
   }
   if (!st.ok()) {
-    std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+    print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
   bool fail = false, error = false;

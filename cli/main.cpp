@@ -63,7 +63,7 @@ void register_help(CLI::App& app, int& exit_code) {
   CLI::App* help = app.add_subcommand("help", "Print the help of msit-compact, or of one command (same as CMD --help)");
   help->add_option("command", *cmd_name, "The command to describe");
   help->callback([&app, cmd_name, &exit_code] {
-    if (cmd_name->empty() || *cmd_name == "help") {
+    if (cmd_name->empty()) {
       std::fputs(app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal).c_str(), stdout);
       exit_code = msit::cli::kExitOk;
       return;

@@ -59,7 +59,7 @@ void install_signal_handlers() {
 // Throttled to 10 Hz and only on a terminal, so logs and pipes stay clean.
 class ProgressLine {
  public:
-  ProgressLine() : enabled_(::isatty(STDERR_FILENO) != 0) {}
+  explicit ProgressLine(bool wanted) : enabled_(wanted && ::isatty(STDERR_FILENO) != 0) {}
   void update(const CompactProgress& p) {
     if (!enabled_) return;
     auto now = std::chrono::steady_clock::now();
@@ -192,7 +192,7 @@ int run(const CompactArgs& a) {
   CompactReport report;
   std::vector<RootProblem> problems;
   {
-    ProgressLine progress;
+    ProgressLine progress(a.verbosity != Verbosity::kQuiet);
     report = run_compact(a.dirs, opts, [&progress](const CompactProgress& p) { progress.update(p); }, &problems);
   }
   if (a.json) std::printf("%s\n", report_json(report).dump(2).c_str());

@@ -2,18 +2,24 @@
 # Summary store vs per-file JSON summaries (issue 13), each measured in the same run:
 #  A. `compact -j 2` of a tree of small FX tensors (default 29,248 files of ~9 KB) copied and
 #     synced to disk first: durable files/s for the store, JSON and --dry-run, `cat` of the
-#     tree as the baseline, and the on-disk size (du) of the summaries against the raw tree.
+#     tree and `rm -rf` of it (what removing the raw files alone costs) as baselines, and the
+#     on-disk size (du) of the summaries against the raw tree. TMPDIR picks the filesystem.
 #  B. `compare -j 2` of PAIRS summary pairs (FX vs FX, 1,024 float32 each) compacted into
 #     stores and into JSON files: wall time and peak RSS.
-# Usage: bench/store_e2e.sh [BUILD_DIR] [FILES=29248] [PAIRS=100000] [RUNS=3]
+#  C. `compact -j 2` of 1 GB in 512 FX files of 2 MiB, synced to disk first, against `cat` of
+#     the same tree and `--keep-raw` (no removals), each run in the same loop.
+# Usage: [PARTS="A B C"] bench/store_e2e.sh [BUILD_DIR] [FILES=29248] [PAIRS=100000] [RUNS=3]
 set -euo pipefail
 BUILD=${1:-build}; FILES=${2:-29248}; PAIRS=${3:-100000}; RUNS=${4:-3}
+PARTS=${PARTS:-A B C}
+part() { [[ " $PARTS " == *" $1 "* ]]; }
 BIN="$BUILD/cli/msit-compact"
 PY=${PYTHON:-/usr/bin/python3}  # needs numpy (Debian python3-numpy)
 T=$(mktemp -d "${TMPDIR:-/var/tmp}/msit-store-bench.XXXXXX"); trap 'rm -rf "$T"' EXIT
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 # A. FX activations of a decode step: 2,304 float32 (9.3 KB files), 64 ops per directory.
+if part A; then
 "$PY" - "$T/tmpl" "$FILES" <<'PY'
 import os, sys
 import numpy as np
@@ -30,7 +36,7 @@ raw_du=$(du -sk "$T/tmpl" | cut -f1)
 echo "A. $FILES files, $(du -sh --apparent-size "$T/tmpl" | cut -f1) apparent, ${raw_du} KB on disk"
 : > "$T/a.txt"
 for r in $(seq "$RUNS"); do
-  for mode in store json dry cat; do
+  for mode in store json dry cat rm; do
     rm -rf "$T/run"; cp -a "$T/tmpl" "$T/run"; sync
     t0=$(now_ms)
     case $mode in
@@ -38,6 +44,7 @@ for r in $(seq "$RUNS"); do
       json) "$BIN" compact -j 2 --summary-format json "$T/run" > /dev/null ;;
       dry) "$BIN" compact -j 2 --dry-run "$T/run" > /dev/null ;;
       cat) find "$T/run" -type f -exec cat {} + > /dev/null ;;
+      rm) rm -rf "$T/run" ;;  # the floor: removing the raw files with nothing else to do
     esac
     sync; t1=$(now_ms)
     case $mode in
@@ -53,7 +60,8 @@ import statistics as st, sys
 rows = [l.split() for l in open(sys.argv[1])]
 n, raw_kb = int(sys.argv[2]), int(sys.argv[3])
 for mode, label in (("store", "compact (store)"), ("json", "compact --summary-format json"),
-                    ("dry", "compact --dry-run"), ("cat", "cat (baseline)")):
+                    ("dry", "compact --dry-run"), ("cat", "cat (baseline)"),
+                    ("rm", "rm -rf of the tree (floor)")):
     ms = [int(r[2]) for r in rows if r[1] == mode]
     kb = [int(r[3]) for r in rows if r[1] == mode]
     med = st.median(ms)
@@ -61,8 +69,10 @@ for mode, label in (("store", "compact (store)"), ("json", "compact --summary-fo
     print(f"  {label:32s} median {med / 1e3:.2f} s ({', '.join(f'{m / 1e3:.2f}' for m in ms)}) "
           f"= {n / med * 1e3:,.0f} files/s{extra}")
 PY
+fi
 
 # B. compare of PAIRS summary pairs, stores vs JSON files.
+if part B; then
 "$PY" - "$T" "$PAIRS" <<'PY'
 import os, sys
 import numpy as np
@@ -87,3 +97,43 @@ for r in $(seq "$RUNS"); do
       2>&1 >/dev/null | grep -v '^msit' || true
   done
 done
+fi
+
+# C. 1 GB of large tensors: removals are the cost that separates compact from cat here.
+if part C; then
+"$PY" - "$T/big" <<'PY'
+import os, sys
+import numpy as np
+d = f"{sys.argv[1]}/msit_fx_dump/worldsize1_global_rank0/gm_20250101000000000001_dump/0"
+os.makedirs(d)
+rng = np.random.default_rng(4)
+data = rng.standard_normal(1 << 19, dtype=np.float32)  # 2 MiB of payload per file
+for i in range(512):
+    np.save(f"{d}/op{i}-aten.mm.default.OUTPUT.0.2025010100{i:010d}.npy", data + np.float32(i))
+PY
+echo "C. compact -j 2 of $(du -sh --apparent-size "$T/big" | cut -f1) in 512 files, synced first"
+: > "$T/c.txt"
+for r in $(seq "$RUNS"); do
+  for mode in store keep cat; do
+    rm -rf "$T/run"; cp -a "$T/big" "$T/run"; sync; sleep 3
+    t0=$(now_ms)
+    case $mode in
+      store) "$BIN" compact -j 2 "$T/run" > /dev/null ;;
+      keep) "$BIN" compact -j 2 --keep-raw "$T/run" > /dev/null ;;
+      cat) find "$T/run" -type f -exec cat {} + > /dev/null ;;
+    esac
+    sync; t1=$(now_ms)
+    echo "$r $mode $((t1 - t0))" >> "$T/c.txt"
+  done
+done
+"$PY" - "$T/c.txt" <<'PY'
+import statistics as st, sys
+rows = [l.split() for l in open(sys.argv[1])]
+ms = {m: [int(r[2]) for r in rows if r[1] == m] for m in ("store", "keep", "cat")}
+for m, label in (("store", "compact (store)"), ("keep", "compact --keep-raw"), ("cat", "cat (baseline)")):
+    print(f"  {label:20s} median {st.median(ms[m])} ms ({', '.join(map(str, ms[m]))})")
+ratios = sorted(c / s for c, s in zip(ms["cat"], ms["store"]))
+print(f"  speed of compact vs cat, per run: {', '.join(f'{x:.2f}x' for x in ratios)}; "
+      f"median {st.median(ratios):.2f}x")
+PY
+fi

@@ -10,6 +10,7 @@
 #include <memory>
 #include <thread>
 
+#include "common/base/fd_limit.h"
 #include "common/io/atomic_write.h"
 #include "common/safety/beneath.h"
 #include "common/safety/tree_lock.h"
@@ -230,7 +231,9 @@ int Service::run() {
     if (!s->stopping_) s->watcher_->on_results(s->pool_->take_results());
   });
   wake_.data = this;
-  pool_ = std::make_unique<WorkerPool>(jobs_, kBatchMax, compactor_, steady_clock(),
+  // A running batch keeps each file's descriptors (raw, summary temp, archive temp) open.
+  const size_t batch_max = batch_size_within_fd_limit(kBatchMax, raise_fd_limit(), jobs_, 1, 3);
+  pool_ = std::make_unique<WorkerPool>(jobs_, batch_max, compactor_, steady_clock(),
                                        [this] { uv_async_send(&wake_); }, kBatchBytesMax);
   watcher_ = std::make_unique<Watcher>(watcher_options(settings_, jobs_), settings_.dirs, source_,
                                        steady_clock(), lease_probe(), *pool_, log_,

@@ -1,7 +1,7 @@
 # Integration tests of `msit-compact compact` on trees written by msit-dumpgen, plus the
 # generator's own checks. Each script: bash, set -euo pipefail, its own temp dir.
 set(COMPACT_IT_DIR ${CMAKE_CURRENT_LIST_DIR})
-foreach(name tree idempotent keep_dry fs_edge msit_format restart model stream)
+foreach(name tree idempotent keep_dry fs_edge msit_format restart model stream fd_limit)
   add_test(NAME compact_${name}
            COMMAND bash ${COMPACT_IT_DIR}/compact_${name}.sh ${MSIT_BIN} ${MSIT_DUMPGEN})
   set_tests_properties(compact_${name} PROPERTIES TIMEOUT 600 LABELS integration)

@@ -176,5 +176,39 @@ TEST_F(CompactTest, RunCompactCountsEverythingAndCleansTemps) {
   EXPECT_EQ(again.candidates, 0u);
 }
 
+// Batches published behind the reading of the next (by count and by size): every file of every
+// worker's batches is summarised and removed, the last partial batch included.
+TEST_F(CompactTest, RunCompactPublishesEveryPipelinedBatch) {
+  fs::create_directory(dir_ + "/msit_fx_dump");
+  constexpr int kFiles = 37;
+  for (int i = 0; i < kFiles; ++i) {
+    write("msit_fx_dump/op" + std::to_string(i) + "-aten.add.Tensor.OUTPUT.0.2025010100000000" +
+              std::to_string(1000 + i) + ".npy",
+          npy_bytes({float(i), 2.0f * float(i)}));
+  }
+  for (uint64_t batch_bytes : {uint64_t{1}, uint64_t{32} << 20}) {
+    CompactRunOptions opts;
+    opts.jobs = 2;
+    opts.batch_size = 4;
+    opts.batch_bytes = batch_bytes;
+    opts.file.raw = RawAction::kKeep;
+    CompactReport rep = run_compact({dir_}, opts, nullptr);
+    EXPECT_EQ(rep.candidates, size_t{kFiles});
+    EXPECT_EQ(rep.compacted + rep.verified, size_t{kFiles}) << batch_bytes;
+    EXPECT_EQ(rep.failures.size(), 0u);
+  }
+  CompactRunOptions opts;
+  opts.jobs = 2;
+  opts.batch_size = 4;
+  opts.batch_bytes = 1;  // every file its own batch by size
+  CompactReport rep = run_compact({dir_}, opts, nullptr);
+  EXPECT_EQ(rep.verified, size_t{kFiles});
+  EXPECT_EQ(rep.raw_removed, size_t{kFiles});
+  EXPECT_EQ(rep.failures.size(), 0u);
+  for (const auto& e : fs::directory_iterator(dir_ + "/msit_fx_dump")) {
+    EXPECT_NE(e.path().extension(), ".npy") << e.path();
+  }
+}
+
 }  // namespace
 }  // namespace msit

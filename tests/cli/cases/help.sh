@@ -1,2 +1,6 @@
-# Every command's help text (`help CMD` is checked to be the same by run.sh).
-for cmd in compact watch compare inspect status restore export; do run "$cmd" --help; done
+# Every command's help text (each command the binary lists), and `help CMD` printing exactly
+# the same.
+for cmd in $("$BIN" --help | awk '/^Subcommands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do
+  run "$cmd" --help
+  "$BIN" help "$cmd" | cmp -s - "$W/.stdout" || { echo "FAIL: 'help $cmd' differs from '$cmd --help'" >&2; exit 1; }
+done

@@ -1,9 +1,8 @@
 // `msit-compact compact DIR...`: one-shot compaction with progress and a final report.
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <charconv>
+#include <algorithm>
 #include <csignal>
 #include <map>
 #include <chrono>
@@ -15,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/human.h"
+#include "common/safety/quarantine.h"
 #include "common/summary/compact_run.h"
 #include "common/summary/summary_format.h"
 
@@ -23,17 +23,18 @@ namespace {
 
 struct CompactArgs {
   std::vector<std::string> dirs;
-  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  unsigned jobs = 0;  // 0: one per core
   std::string format;  // empty: default_summary_format()
   unsigned sketch_bits = 32;
   bool keep_raw = false;
   bool archive = false;
-  int zstd_level = 1;
-  int zstd_workers = 1;
+  int zstd_level = static_cast<int>(kZstdLevel.def);
+  int zstd_workers = static_cast<int>(kZstdWorkers.def);
   bool dry_run = false;
   bool json = false;
   bool force = false;
-  bool verbose = false;
+  Verbosity verbosity = Verbosity::kNormal;
+  std::string quarantine;
   uint32_t sketch_width = kDefaultSketchWidth;
 };
 
@@ -58,7 +59,7 @@ void install_signal_handlers() {
 // Throttled to 10 Hz and only on a terminal, so logs and pipes stay clean.
 class ProgressLine {
  public:
-  ProgressLine() : enabled_(::isatty(STDERR_FILENO) != 0) {}
+  explicit ProgressLine(bool wanted) : enabled_(wanted && ::isatty(STDERR_FILENO) != 0) {}
   void update(const CompactProgress& p) {
     if (!enabled_) return;
     auto now = std::chrono::steady_clock::now();
@@ -89,7 +90,12 @@ nlohmann::json report_json(const CompactReport& r) {
   j["bytes_before"] = r.bytes_before;
   j["bytes_after"] = r.bytes_after;
   j["failures"] = nlohmann::json::array();
-  for (const auto& f : r.failures) j["failures"].push_back({{"path", f.path}, {"reason", f.reason}});
+  for (const auto& f : r.failures) {
+    j["failures"].push_back({{"path", f.path}, {"reason", f.reason}, {"stage", f.stage}});
+    if (!f.moved_to.empty()) j["failures"].back()["moved_to"] = f.moved_to;
+  }
+  j["quarantined"] = r.quarantined;
+  j["quarantined_before"] = r.quarantined_before;
   j["claims_restored"] = r.claims_restored;
   j["dump_roots"] = r.dump_roots;
   j["cancelled"] = r.cancelled;
@@ -117,39 +123,62 @@ void print_left_alone(const CompactReport& r, bool verbose) {
   }
 }
 
-void print_report(const CompactReport& r, bool dry_run, bool verbose) {
-  std::printf("%s %zu of %zu dump files (%zu new summaries, %zu verified existing), raw removed: %zu\n",
-              dry_run ? "would compact" : "compacted", r.compacted + r.verified + r.dry_run, r.candidates,
-              r.compacted, r.verified, r.raw_removed);
-  std::printf("bytes before: %s, after: %s", human_bytes(r.bytes_before).c_str(), human_bytes(r.bytes_after).c_str());
-  if (r.bytes_after > 0 && r.bytes_before >= r.bytes_after)
-    std::printf(" (%.1fx smaller)", double(r.bytes_before) / double(r.bytes_after));
-  std::printf("\n");
-  if (r.temp_removed) std::printf("removed %zu stale temp files of an interrupted run\n", r.temp_removed);
-  if (r.claims_restored)
-    std::printf("gave %zu raw files claimed by an interrupted run their names back\n", r.claims_restored);
-  print_left_alone(r, verbose);
-  for (const auto& n : r.notes) std::printf("note: %s\n", n.c_str());
-  for (const auto& f : r.failures) std::fprintf(stderr, "FAILED: %s\n", f.reason.c_str());
-  if (!r.failures.empty()) std::fprintf(stderr, "%zu files failed and were left in place\n", r.failures.size());
+// Failures grouped by stage (header, payload, ...), each with its first few examples in path
+// order; every one only with -v, so that a wrong tree does not print thousands of lines.
+constexpr size_t kExamplesPerReason = 3;
+
+void print_failures(const CompactReport& r, Verbosity v) {
+  if (r.failures.empty()) return;
+  std::map<std::string, std::vector<const CompactFailure*>> by_stage;
+  for (const auto& f : r.failures) by_stage[f.stage.empty() ? "other" : f.stage].push_back(&f);
+  bool hidden = false;
+  for (auto& [stage, list] : by_stage) {
+    std::sort(list.begin(), list.end(), [](auto* a, auto* b) { return a->path < b->path; });
+    std::fprintf(stderr, "FAILED: %zu file%s at stage %s\n", list.size(), list.size() == 1 ? "" : "s", stage.c_str());
+    const size_t shown = v == Verbosity::kVerbose ? list.size() : std::min(kExamplesPerReason, list.size());
+    for (size_t i = 0; i < shown; ++i) {
+      const CompactFailure& f = *list[i];
+      std::fprintf(stderr, "  %s%s%s\n", f.reason.c_str(), f.moved_to.empty() ? "" : "; moved to ", f.moved_to.c_str());
+    }
+    if (shown < list.size()) std::fprintf(stderr, "  ... and %zu more\n", list.size() - shown);
+    hidden |= shown < list.size();
+  }
+  const size_t in_place = r.failures.size() - r.quarantined;
+  std::fprintf(stderr, "%zu file%s failed", r.failures.size(), r.failures.size() == 1 ? "" : "s");
+  if (r.quarantined) std::fprintf(stderr, ": %zu moved to the quarantine (a rerun does not look at them)", r.quarantined);
+  if (r.quarantined == 0) std::fprintf(stderr, " and were left in place");
+  else if (in_place) std::fprintf(stderr, ", %zu left in place", in_place);
+  std::fprintf(stderr, "%s\n", hidden ? " (-v lists every one)" : "");
 }
 
-void check_roots(const std::vector<std::string>& dirs) {
-  for (const auto& d : dirs) {
-    struct stat st {};
-    if (::stat(d.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      throw CLI::ValidationError(d + ": not a directory");
+void print_report(const CompactReport& r, bool dry_run, Verbosity v) {
+  if (v != Verbosity::kQuiet) {
+    std::printf("%s %zu of %zu dump files (%zu new summaries, %zu verified existing), raw removed: %zu\n",
+                dry_run ? "would compact" : "compacted", r.compacted + r.verified + r.dry_run, r.candidates,
+                r.compacted, r.verified, r.raw_removed);
+    std::printf("bytes before: %s, after: %s", human_bytes(r.bytes_before).c_str(), human_bytes(r.bytes_after).c_str());
+    if (r.bytes_after > 0 && r.bytes_before >= r.bytes_after)
+      std::printf(" (%.1fx smaller)", double(r.bytes_before) / double(r.bytes_after));
+    std::printf("\n");
+    if (r.temp_removed) std::printf("removed %zu stale temp files of an interrupted run\n", r.temp_removed);
+    if (r.claims_restored)
+      std::printf("gave %zu raw files claimed by an interrupted run their names back\n", r.claims_restored);
+    print_left_alone(r, v == Verbosity::kVerbose);
+    if (r.quarantined_before)
+      std::printf("quarantine: %zu file%s set aside by an earlier run, not looked at\n", r.quarantined_before,
+                  r.quarantined_before == 1 ? "" : "s");
+    for (const auto& n : r.notes) std::printf("note: %s\n", n.c_str());
   }
+  print_failures(r, v);
 }
 
 int run(const CompactArgs& a) {
-  check_roots(a.dirs);
+  for (const auto& d : a.dirs) require_directory(d);
   install_signal_handlers();
   CompactRunOptions opts;
-  opts.jobs = a.jobs;
+  opts.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   auto format = a.format.empty() ? default_summary_format() : parse_summary_format(a.format);
-  if (!format.ok()) throw CLI::ValidationError(format.error().path.empty() ? "--summary-format" : format.error().path,
-                                               format.error().message);
+  if (!format.ok()) throw InputError(format.error().to_string());
   opts.file.format = *format;
   opts.file.store_sketch = a.sketch_bits == 64 ? store::SketchPrecision::kFloat64 : store::SketchPrecision::kFloat32;
   opts.file.raw = a.archive ? RawAction::kArchive : a.keep_raw ? RawAction::kKeep : RawAction::kDelete;
@@ -158,21 +187,22 @@ int run(const CompactArgs& a) {
   opts.file.dry_run = a.dry_run;
   opts.file.stats.sketch_width = a.sketch_width;
   opts.force = a.force;
+  opts.quarantine = a.quarantine;
   opts.cancel = &g_cancel;
   CompactReport report;
   std::vector<RootProblem> problems;
   {
-    ProgressLine progress;
+    ProgressLine progress(a.verbosity != Verbosity::kQuiet);
     report = run_compact(a.dirs, opts, [&progress](const CompactProgress& p) { progress.update(p); }, &problems);
   }
   if (a.json) std::printf("%s\n", report_json(report).dump(2).c_str());
-  else print_report(report, a.dry_run, a.verbose);
-  for (const auto& p : problems) std::fprintf(stderr, "msit-compact: %s: %s\n", p.root.c_str(), p.message.c_str());
+  else print_report(report, a.dry_run, a.verbosity);
+  for (const auto& p : problems) print_error("compact", p.root + ": " + p.message);
   if (report.cancelled) {
     const int sig = g_signal.load();
-    std::fprintf(stderr, "msit-compact: interrupted by %s: files in flight finished, temps removed; run compact "
-                 "again to continue\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-    return sig == SIGTERM ? 143 : 130;
+    std::fprintf(stderr, "msit-compact compact: interrupted by %s: files in flight finished, temps removed; run "
+                 "compact again to continue\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    return kExitSignalBase + (sig == SIGTERM ? SIGTERM : SIGINT);
   }
   if (!problems.empty()) return kExitBadInput;
   return report.failures.empty() ? kExitOk : kExitFailures;
@@ -184,7 +214,7 @@ CLI::App* register_compact(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<CompactArgs>();
   CLI::App* cmd = app.add_subcommand("compact", "Summarise every finished dump file under DIR once, then remove the raw data");
   cmd->add_option("dirs", args->dirs, "Dump trees (msit_ge_dump, msit_fx_dump, data_dump, or their parent)")->required();
-  cmd->add_option("-j,--jobs", args->jobs, "Parallel workers")->check(CLI::Range(1u, 1024u));
+  add_jobs(cmd, args->jobs, "Parallel workers");
   cmd->add_option("--summary-format", args->format,
                   "store (one msit-summary.db per dump root; default), json (NAME.summary.json) or msit "
                   "(_min_max.npy/.npz); default from MSIT_COMPACT_SUMMARY_FORMAT if set")
@@ -196,24 +226,23 @@ CLI::App* register_compact(CLI::App& app, int& exit_code) {
   cmd->add_flag("--archive", args->archive,
                 "Replace each raw file by a verified lossless archive (NAME.zst) instead of deleting it")
       ->excludes(keep);
-  cmd->add_option("--zstd-level", args->zstd_level, "zstd level of --archive (default 1)")->check(CLI::Range(-7, 19));
-  cmd->add_option("--zstd-workers", args->zstd_workers, "Threads compressing one file's blocks with --archive (default 1)")
-      ->check(CLI::Range(1, 64));
+  add_int_setting(cmd, kZstdLevel, args->zstd_level, "zstd level of --archive");
+  add_int_setting(cmd, kZstdWorkers, args->zstd_workers, "Threads compressing one file's blocks with --archive");
   cmd->add_flag("--dry-run", args->dry_run, "Read and report only; write and delete nothing");
   cmd->add_flag("--json", args->json, "Print the report as JSON");
   cmd->add_flag("--force", args->force,
                 "Compact a tree that a running msit-compact (watch) owns; its temps and claims are then left alone");
-  cmd->add_flag("-v,--verbose", args->verbose, "List every file left alone, with its reason");
-  cmd->add_option("--sketch-width", args->sketch_width, "Sketch buckets (power of two)")
-      ->check(CLI::Range(2u, 65536u))
+  cmd->add_option("--quarantine", args->quarantine,
+                  "Move files whose content is bad (corrupt, truncated) to this directory, relative to each DIR and "
+                  "mirroring their paths; never replaces a file, and later runs do not look inside it")
       ->check(CLI::Validator(
-          [](std::string& s) {
-            unsigned v = 0;
-            auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-            bool ok = ec == std::errc() && end == s.data() + s.size() && (v & (v - 1)) == 0;
-            return ok ? std::string() : std::string("must be a power of two");
+          [](std::string& d) {
+            Status st = check_quarantine_dir(d);
+            return st.ok() ? std::string() : st.error().message;
           },
-          "POWER_OF_TWO"));
+          "RELATIVE_DIR"));
+  add_verbosity(cmd, args->verbosity, "List every file left alone and every failure, with its reason");
+  add_sketch_width(cmd, args->sketch_width, "Sketch buckets");
   cmd->callback([args, &exit_code] { exit_code = run(*args); });
   return cmd;
 }

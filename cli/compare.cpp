@@ -36,7 +36,8 @@ struct CompareArgs {
   bool json = false;
   bool msit_filters = false;
   bool msit_columns = false;
-  bool quiet = false;
+  Verbosity verbosity = Verbosity::kNormal;
+  bool quiet = false;  // verbosity == kQuiet
   bool timings = false;
   uint32_t sketch_width = kDefaultSketchWidth;
   AtbCliArgs atb;  // ATB / torch-hook dumps (cli/compare_atb.cpp)
@@ -55,7 +56,7 @@ int write_reports(const CompareArgs& a, const CompareResult& res, PhaseTimer* ti
   std::error_code ec;
   std::filesystem::create_directories(a.output, ec);
   if (ec) {
-    std::fprintf(stderr, "msit-compact compare: %s: create: %s\n", a.output.c_str(), ec.message().c_str());
+    print_error("compare", a.output + ": create: " + ec.message());
     return kExitBadInput;
   }
   std::time_t now = std::time(nullptr);
@@ -70,7 +71,7 @@ int write_reports(const CompareArgs& a, const CompareResult& res, PhaseTimer* ti
     std::string path = (std::filesystem::path(a.output) / name).string();
     Status st = a.json ? atomic_write_file(path, report_json(rows, co)) : write_csv_file(path, rows, co);
     if (!st.ok()) {
-      std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+      print_error("compare", st.error().to_string());
       return kExitBadInput;
     }
     mark_phase(timer, a.json ? "write JSON report" : "format and write CSV report");
@@ -126,7 +127,7 @@ int write_html(const CompareArgs& a, const CompareResult& res) {
   std::string title = std::string(compare_mode_name(res.mode)) + ": " + a.my_path + " vs " + a.golden_path;
   Status st = atomic_write_file(a.html, html_report(ranks, title));
   if (!st.ok()) {
-    std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+    print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
   if (!a.quiet) std::printf("HTML report: %s\n", a.html.c_str());
@@ -137,7 +138,8 @@ int run(const CompareArgs& a) {
   if (is_atb_compare(a.atb, a.golden_path, a.my_path)) {
     unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
     return run_atb_compare_cli(AtbRunArgs{a.golden_path, a.my_path, a.output, jobs, a.msit_filters, a.msit_columns,
-                                          a.quiet, a.json, a.rank.has_value(), a.sketch_width}, a.atb);
+                                          a.quiet, a.json, a.rank.has_value(), a.sketch_width,
+                                          a.verbosity}, a.atb);
   }
   // A summary compare allocates ~1 KB per tensor pair in small pieces: 300+ MB for 100,000
   // pairs. Where a first touch of a page is expensive (a trapped fault in a VM: ~10 us),
@@ -165,10 +167,10 @@ int run(const CompareArgs& a) {
     res = run_compare(a.my_path, a.golden_path, o);
   }
   if (!res.ok()) {
-    std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
+    print_error("compare", res.error().to_string());
     return kExitBadInput;
   }
-  for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  print_warnings("compare", res->warnings, a.verbosity);
   if (int rc = write_reports(a, *res, o.timer); rc != kExitOk) return rc;
   if (!a.html.empty()) {
     if (int rc = write_html(a, *res); rc != kExitOk) return rc;
@@ -223,18 +225,20 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
   cmd->add_option("--golden-path,-g", a->golden_path, "Golden dump: FX dump, unfused GE dump or FX dump")->required();
   cmd->add_option("--output,-o", a->output, "Directory for the report (default: current directory)");
   cmd->add_option("--rank", a->rank, "Only this rank of a worldsize*_global_rank* layout");
-  cmd->add_option("--jobs,-j", a->jobs, "Worker threads (default: number of CPUs)")->check(CLI::Range(1u, 1024u));
-  cmd->add_option("--sketch-width", a->sketch_width, "Sketch width for raw files summarised on the fly")
-      ->check(CLI::IsMember({16u, 32u, 64u, 128u, 256u, 512u, 1024u, 2048u, 4096u}));
+  add_jobs(cmd, a->jobs, "Worker threads");
+  add_sketch_width(cmd, a->sketch_width, "Sketch buckets for raw files summarised on the fly");
   cmd->add_option("--html", a->html, "Also write a self-contained HTML report (plots, table) to this file");
   cmd->add_flag("--json", a->json, "Write the rows as JSON instead of CSV");
   cmd->add_flag("--msit-filters", a->msit_filters, "Drop the rows msit drops (shape-only mismatches, int8 rows, "
                                                     "diagnostic rows)");
   cmd->add_flag("--msit-columns", a->msit_columns, "Write only msit's 24 columns");
-  cmd->add_flag("--quiet,-q", a->quiet, "Print nothing but warnings and errors");
+  add_verbosity(cmd, a->verbosity, "Every warning, not only the first " + std::to_string(kWarningsShown));
   cmd->add_flag("--timings", a->timings, "Print the wall time and memory of each phase to stderr");
   add_atb_options(cmd, a->atb);
-  cmd->callback([a, &exit_code] { exit_code = run(*a); });
+  cmd->callback([a, &exit_code] {
+    a->quiet = a->verbosity == Verbosity::kQuiet;
+    exit_code = run(*a);
+  });
   return cmd;
 }
 

@@ -37,15 +37,15 @@ int run_mindie(const AtbRunArgs& r, const AtbCliArgs& a) {
   if (r.sketch_width) eo.stats.sketch_width = r.sketch_width;
   auto res = atb::run_mindie_compare(r.golden_path, r.my_path, a.ops_json, eo);
   if (!res.ok()) {
-    std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
+    print_error("compare", res.error().to_string());
     return kExitBadInput;
   }
-  for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  print_warnings("compare", res->warnings, r.verbosity);
   std::error_code ec;
   std::filesystem::create_directories(r.output, ec);
   std::string path = (std::filesystem::path(r.output) / "comparison_results.csv").string();
   if (Status st = atomic_write_file(path, atb::mindie_csv(res->rows)); !st.ok()) {
-    std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+    print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
   std::vector<ReportRow> rows;
@@ -64,16 +64,16 @@ int run_mindie(const AtbRunArgs& r, const AtbCliArgs& a) {
 int run_stats(const AtbRunArgs& r, const atb::AtbCompareOptions& o) {
   auto res = atb::run_stats_compare(r.golden_path, r.my_path, o);
   if (!res.ok()) {
-    std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
+    print_error("compare", res.error().to_string());
     return kExitBadInput;
   }
-  for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  print_warnings("compare", res->warnings, r.verbosity);
   std::error_code ec;
   std::filesystem::create_directories(r.output, ec);
   std::string path = (std::filesystem::path(r.output) /
                       report_file_name("statstics_cmp_report", std::nullopt, std::time(nullptr), "csv")).string();
   if (Status st = atomic_write_file(path, atb::stats_report_csv(res->rows)); !st.ok()) {
-    std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+    print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
   if (!r.quiet) {
@@ -102,10 +102,10 @@ int run_legacy(const AtbRunArgs& r, const AtbCliArgs& a, bool manual) {
   if (r.sketch_width) lo.eval.stats.sketch_width = r.sketch_width;
   auto res = manual ? atb::run_manual_mapping(r.golden_path, lo) : atb::run_legacy_compare(r.golden_path, r.my_path, lo);
   if (!res.ok()) {
-    std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
+    print_error("compare", res.error().to_string());
     return kExitBadInput;
   }
-  for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  print_warnings("compare", res->warnings, r.verbosity);
   auto rows = r.msit_filters || a.msit_compat ? atb::legacy_int8_filter(res->rows) : res->rows;
   for (auto& row : rows) {
     if ((row.golden_dtype == "torch.int8") != (row.my_dtype == "torch.int8")) {
@@ -119,7 +119,7 @@ int run_legacy(const AtbRunArgs& r, const AtbCliArgs& a, bool manual) {
   std::string path = (std::filesystem::path(r.output) / ait_report_name(std::time(nullptr), r.json ? "json" : "csv")).string();
   Status st = atomic_write_file(path, r.json ? report_json(rows, co) : atb::legacy_csv(rows, co.extra_columns));
   if (!st.ok()) {
-    std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+    print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
   if (!r.quiet) {
@@ -136,10 +136,10 @@ int run_legacy(const AtbRunArgs& r, const AtbCliArgs& a, bool manual) {
 int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
   auto res = atb::run_weight_compare(r.golden_path, r.my_path, a.msit_compat);
   if (!res.ok()) {
-    std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
+    print_error("compare", res.error().to_string());
     return kExitBadInput;
   }
-  for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  print_warnings("compare", res->warnings, r.verbosity);
   auto rows = res->rows;
   if (r.msit_filters || a.msit_compat) {  // msit drops shape-only mismatches
     std::erase_if(rows, [](const atb::WeightRow& w) { return w.row.cmp_fail_reason == "data shape doesn't match."; });
@@ -149,7 +149,7 @@ int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
   std::string path = (std::filesystem::path(r.output) /
                       report_file_name("msit_cmp_report", std::nullopt, std::time(nullptr), "csv")).string();
   if (Status st = atomic_write_file(path, atb::weight_report_csv(rows, !r.msit_columns)); !st.ok()) {
-    std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+    print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
   std::vector<ReportRow> plain;
@@ -240,7 +240,7 @@ bool is_atb_compare(const AtbCliArgs& a, const std::string& golden_path, const s
 namespace {
 
 int usage(const char* message) {
-  std::fprintf(stderr, "msit-compact compare: %s\n", message);
+  print_error("compare", message);
   return kExitUsage;
 }
 
@@ -263,7 +263,7 @@ std::optional<int> run_other_mode(const AtbRunArgs& r, const AtbCliArgs& a) {
 }  // namespace
 
 int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
-  if (r.rank_given) std::fprintf(stderr, "warning: --rank is ignored for ATB/torch dumps: the path selects the process\n");
+  if (r.rank_given) print_warning("compare", "--rank is ignored for ATB/torch dumps: the path selects the process");
   if (auto rc = run_other_mode(r, a)) return *rc;
   if (tensor_file(r.golden_path) && tensor_file(r.my_path)) return compare_two_files(r);
   atb::AtbCompareOptions o;
@@ -278,10 +278,10 @@ int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
   if (a.stats) return run_stats(r, o);
   auto res = atb::run_atb_compare(r.golden_path, r.my_path, o);
   if (!res.ok()) {
-    std::fprintf(stderr, "msit-compact compare: %s\n", res.error().to_string().c_str());
+    print_error("compare", res.error().to_string());
     return kExitBadInput;
   }
-  for (const auto& w : res->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  print_warnings("compare", res->warnings, r.verbosity);
   std::error_code ec;
   std::filesystem::create_directories(r.output, ec);
   CsvOptions co;
@@ -307,7 +307,7 @@ int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
     st = atb::write_xlsx_report(path, res->sheets, co.extra_columns);
   }
   if (!st.ok()) {
-    std::fprintf(stderr, "msit-compact compare: %s\n", st.error().to_string().c_str());
+    print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
   bool fail = false, error = false;

@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/options.h"
+
 namespace msit::cli {
 
 struct AtbCliArgs {
@@ -24,6 +26,7 @@ struct AtbRunArgs {
   unsigned jobs = 1;
   bool msit_filters = false, msit_columns = false, quiet = false, json = false, rank_given = false;
   uint32_t sketch_width = 0;
+  Verbosity verbosity = Verbosity::kNormal;
 };
 
 void add_atb_options(CLI::App* cmd, AtbCliArgs& a);

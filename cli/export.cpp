@@ -16,6 +16,7 @@ struct ExportArgs {
   std::string root;
   std::string out;
   std::string format = "json";
+  Verbosity verbosity = Verbosity::kNormal;
 };
 
 struct Outcome {
@@ -25,7 +26,7 @@ struct Outcome {
   std::vector<std::string> conflicts;
 };
 
-void print_error(const Error& e) { std::fprintf(stderr, "msit-compact: export: %s\n", e.to_string().c_str()); }
+void print_failure(const Error& e) { print_error("export", e.to_string()); }
 
 // The store's directory relative to ROOT ("" for ROOT itself or a store given by name).
 std::string store_sub(const std::string& root, const std::string& db_path) {
@@ -127,14 +128,16 @@ int run(const ExportArgs& a) {
     if (a.format == "csv") export_csv(a, stores, o);
     else export_json(a, stores, o);
   }
-  for (const auto& c : o.conflicts)
-    std::fprintf(stderr, "msit-compact: export: %s: conflict: already exists; kept, nothing written\n", c.c_str());
-  for (const auto& e : o.failures) print_error(e);
-  for (const auto& e : o.bad_input) print_error(e);
-  if (a.format == "csv") {
+  for (const auto& c : o.conflicts) print_warning("export", c + ": conflict: already exists; kept, nothing written");
+  for (const auto& e : o.failures) print_failure(e);
+  for (const auto& e : o.bad_input) print_failure(e);
+  if (a.verbosity == Verbosity::kVerbose)
+    for (const auto& db : stores) std::fprintf(stderr, "store: %s\n", db.c_str());
+  const bool counts = a.verbosity != Verbosity::kQuiet;
+  if (counts && a.format == "csv") {
     std::fprintf(stderr, "exported %zu rows (%zu entries) of %zu of %zu stores as CSV%s%s\n", o.rows, o.entries,
                  o.stores, stores.size(), a.out.empty() ? "" : " to ", a.out.c_str());
-  } else {
+  } else if (counts) {
     std::fprintf(stderr, "exported %zu entries of %zu of %zu stores as JSON summaries, %zu conflicts\n", o.entries,
                  o.stores, stores.size(), o.conflicts.size());
   }
@@ -153,6 +156,7 @@ CLI::App* register_export(CLI::App& app, int& exit_code) {
                   "store); csv: the file to write (default: standard output). Existing files are never replaced");
   cmd->add_option("--format", args->format, "json (one NAME.summary.json per entry; default) or csv")
       ->check(CLI::IsMember({"json", "csv"}));
+  add_verbosity(cmd, args->verbosity, "Also name every store exported");
   cmd->callback([args, &exit_code] { exit_code = run(*args); });
   return cmd;
 }

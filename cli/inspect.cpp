@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdarg>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -25,30 +26,51 @@ namespace {
 struct InspectArgs {
   std::string file;
   bool json = false;
+  Verbosity verbosity = Verbosity::kNormal;
 };
+
+// -q prints nothing (the exit status says whether the file could be read); -v adds the
+// exactly stored values and sketch buckets.
+Verbosity g_verbosity = Verbosity::kNormal;
+
+[[gnu::format(printf, 1, 2)]] void say(const char* fmt, ...) {
+  if (g_verbosity == Verbosity::kQuiet) return;
+  va_list ap;
+  va_start(ap, fmt);
+  std::vfprintf(stdout, fmt, ap);
+  va_end(ap);
+}
+
+void print_numbers(const char* what, const std::vector<double>& v) {
+  say("      %s:", what);
+  for (size_t i = 0; i < v.size(); ++i) say("%s%s", i % 8 == 0 && i ? "\n        " : " ", number_string(v[i]).c_str());
+  say("\n");
+}
 
 std::string opt_num(const std::optional<double>& v) { return v ? number_string(*v) : "-"; }
 
 void print_stats(const TensorSummary& t) {
   const TensorStats& s = t.stats;
   if (!t.stats_available) {
-    std::printf("      no statistics (%s); xxh3_64 %s\n", t.note.c_str(), t.xxh3_64.c_str());
+    say("      no statistics (%s); xxh3_64 %s\n", t.note.c_str(), t.xxh3_64.c_str());
     return;
   }
-  std::printf("      min %s  max %s  mean %s  std %s  l2norm %s  abs_max %s\n", opt_num(s.min).c_str(),
+  say("      min %s  max %s  mean %s  std %s  l2norm %s  abs_max %s\n", opt_num(s.min).c_str(),
               opt_num(s.max).c_str(), opt_num(s.mean).c_str(), opt_num(s.std).c_str(),
               number_string(s.l2norm).c_str(), opt_num(s.abs_max).c_str());
-  std::printf("      nan %llu  +inf %llu  -inf %llu  zero %llu  xxh3_64 %s", (unsigned long long)s.nan_count,
+  say("      nan %llu  +inf %llu  -inf %llu  zero %llu  xxh3_64 %s", (unsigned long long)s.nan_count,
               (unsigned long long)s.posinf_count, (unsigned long long)s.neginf_count,
               (unsigned long long)s.zero_count, t.xxh3_64.c_str());
-  if (s.values) std::printf("  values: %zu stored exactly", s.values->size());
-  if (s.sketch) std::printf("  sketch: width %u", s.sketch->width);
-  std::printf("\n");
-  if (t.padding_included) std::printf("      NOTE: padding included (%s)\n", t.note.c_str());
+  if (s.values) say("  values: %zu stored exactly", s.values->size());
+  if (s.sketch) say("  sketch: width %u", s.sketch->width);
+  say("\n");
+  if (g_verbosity == Verbosity::kVerbose && s.values) print_numbers("values", *s.values);
+  if (g_verbosity == Verbosity::kVerbose && s.sketch) print_numbers("sketch buckets", s.sketch->values);
+  if (t.padding_included) say("      NOTE: padding included (%s)\n", t.note.c_str());
 }
 
 void print_tensor_header(const TensorSummary& t) {
-  std::printf("  %s %u%s: %s %s shape %s original %s, %llu elements\n", t.role.c_str(), t.index,
+  say("  %s %u%s: %s %s shape %s original %s, %llu elements\n", t.role.c_str(), t.index,
               t.sub_index ? ("." + std::to_string(*t.sub_index)).c_str() : "", t.dtype.c_str(),
               t.format.c_str(), shape_string(t.shape).c_str(), shape_string(t.original_shape).c_str(),
               (unsigned long long)t.count);
@@ -57,12 +79,12 @@ void print_tensor_header(const TensorSummary& t) {
 // `store`: the summary store the entry was read from (empty for a file).
 void print_summary(const FileSummary& s, const char* what, const std::string& name = {},
                    const std::string& store = {}) {
-  std::printf("%s of %s", what, name.empty() ? s.source_name.c_str() : name.c_str());
-  if (!store.empty()) std::printf(" (in %s):", store.c_str());
-  std::printf(" (%s, %s, mtime_ns %lld), %s\n", s.source_kind.c_str(), human_bytes(s.source_size).c_str(),
-              (long long)s.source_mtime_ns, s.created_by.c_str());
+  say("%s of %s", what, name.empty() ? s.source_name.c_str() : name.c_str());
+  if (!store.empty()) say(" (in %s):", store.c_str());
+  say(" (%s, %s, modified %s), %s\n", s.source_kind.c_str(), human_bytes(s.source_size).c_str(),
+      human_time_ns(s.source_mtime_ns).c_str(), s.created_by.c_str());
   if (s.op) {
-    std::printf("  op %s (type %s, task %s, stream %s, timestamp %s)%s%s\n", s.op->name.c_str(), s.op->type.c_str(),
+    say("  op %s (type %s, task %s, stream %s, timestamp %s)%s%s\n", s.op->name.c_str(), s.op->type.c_str(),
                 s.op->task_id.c_str(), s.op->stream_id.c_str(), s.op->timestamp.c_str(),
                 s.op->dump_op_name.empty() ? "" : ", header op_name ", s.op->dump_op_name.c_str());
   }
@@ -71,24 +93,24 @@ void print_summary(const FileSummary& s, const char* what, const std::string& na
     print_stats(t);
   }
   for (const auto& b : s.extra_blocks)
-    std::printf("  %s %u: %s, xxh3_64 %s\n", b.role.c_str(), b.index, human_bytes(b.size_bytes).c_str(), b.xxh3_64.c_str());
+    say("  %s %u: %s, xxh3_64 %s\n", b.role.c_str(), b.index, human_bytes(b.size_bytes).c_str(), b.xxh3_64.c_str());
 }
 
 void print_layout(const RawDumpFile& raw) {
   for (const auto& t : raw.tensors) {
     if (t.role != Role::kInput && t.role != Role::kOutput) continue;
     if (t.header_stats) {  // ATB stats / header-only .bin: nothing stored to lay out
-      std::printf("  %s %u: %s %s, no data (statistics from the header only)\n", std::string(role_name(t.role)).c_str(),
+      say("  %s %u: %s %s, no data (statistics from the header only)\n", std::string(role_name(t.role)).c_str(),
                   t.index, ge_format_name(t.ge_format).c_str(), shape_string(t.shape).c_str());
       continue;
     }
     auto plan = plan_layout(t, raw.path);
     if (!plan.ok()) {
-      std::printf("  %s %u: %s\n", std::string(role_name(t.role)).c_str(), t.index, plan.error().to_string().c_str());
+      say("  %s %u: %s\n", std::string(role_name(t.role)).c_str(), t.index, plan.error().to_string().c_str());
       continue;
     }
     double pad = plan->stored_count ? 1.0 - double(plan->element_count) / double(plan->stored_count) : 0.0;
-    std::printf("  %s %u: %s stored %s (%llu elements, %llu payload bytes at offset %llu) -> logical %s (%llu), padding %.1f%%%s%s\n",
+    say("  %s %u: %s stored %s (%llu elements, %llu payload bytes at offset %llu) -> logical %s (%llu), padding %.1f%%%s%s\n",
                 std::string(role_name(t.role)).c_str(), t.index, ge_format_name(t.ge_format).c_str(),
                 shape_string(t.shape).c_str(), (unsigned long long)plan->stored_count,
                 (unsigned long long)t.payload_size, (unsigned long long)t.payload_offset,
@@ -100,7 +122,7 @@ void print_layout(const RawDumpFile& raw) {
 void print_archive(const archive::ArchiveSource& a) {
   const auto& m = a.meta();
   const uint64_t stored = a.archive_identity().size;
-  std::printf("  archive: %s holding %s (%s), zstd level %d, byte-shuffled, %zu segments, %s blocks, ratio %.2f\n",
+  say("  archive: %s holding %s (%s), zstd level %d, byte-shuffled, %zu segments, %s blocks, ratio %.2f\n",
               human_bytes(stored).c_str(), m.original_name.c_str(), human_bytes(m.original_size).c_str(), m.level,
               m.segments.size(), human_bytes(m.block_bytes).c_str(),
               stored ? double(m.original_size) / double(stored) : 0.0);
@@ -114,17 +136,17 @@ int inspect_raw(const InspectArgs& a) {
   auto summary = summarize_raw_file(a.file, StatsOptions{});
   if (!summary.ok()) throw std::runtime_error(summary.error().to_string());
   if (a.json) {
-    std::printf("%s", summary_to_json(*summary).c_str());
+    say("%s", summary_to_json(*summary).c_str());
     return kExitOk;
   }
-  std::printf("%s: %s dump, %s", a.file.c_str(), std::string(file_kind_name(raw->kind)).c_str(),
+  say("%s: %s dump, %s", a.file.c_str(), std::string(file_kind_name(raw->kind)).c_str(),
               human_bytes(raw->identity.size).c_str());
   if (raw->kind == FileKind::kGeBin)
-    std::printf(", header version \"%s\"%s", raw->version.c_str(), raw->legacy_whole_protobuf ? " (legacy whole-file protobuf)" : "");
-  std::printf("\n");
+    say(", header version \"%s\"%s", raw->version.c_str(), raw->legacy_whole_protobuf ? " (legacy whole-file protobuf)" : "");
+  say("\n");
   if (auto* arc = dynamic_cast<archive::ArchiveSource*>(src->src.get())) print_archive(*arc);
-  for (const auto& w : raw->warnings) std::printf("  warning: %s\n", w.c_str());
-  std::printf("layout:\n");
+  for (const auto& w : raw->warnings) say("  warning: %s\n", w.c_str());
+  say("layout:\n");
   print_layout(*raw);
   print_summary(*summary, "statistics");
   return kExitOk;
@@ -132,11 +154,11 @@ int inspect_raw(const InspectArgs& a) {
 
 int inspect_min_max(const InspectArgs& a, NameKind kind) {
   auto print_rows = [](const char* what, const MinMaxRows& r) {
-    std::printf("  %s (%s): %zu rows\n", what, std::string(dtype_name(r.dtype)).c_str(), r.rows.size());
+    say("  %s (%s): %zu rows\n", what, std::string(dtype_name(r.dtype)).c_str(), r.rows.size());
     for (size_t i = 0; i < r.rows.size(); ++i)
-      std::printf("    %zu: min %s max %s\n", i, number_string(r.rows[i][0]).c_str(), number_string(r.rows[i][1]).c_str());
+      say("    %zu: min %s max %s\n", i, number_string(r.rows[i][0]).c_str(), number_string(r.rows[i][1]).c_str());
   };
-  std::printf("%s: old converter [min, max] file\n", a.file.c_str());
+  say("%s: old converter [min, max] file\n", a.file.c_str());
   if (kind == NameKind::kMinMaxNpy) {
     auto r = read_min_max_npy(a.file);
     if (!r.ok()) throw std::runtime_error(r.error().to_string());
@@ -168,19 +190,19 @@ int inspect_store(const InspectArgs& a) {
   auto o = store::read_overview(a.file, 10);
   if (!o.ok()) throw std::runtime_error(o.error().to_string());
   if (a.json) {
-    std::printf("%s\n", overview_json(*o).dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    say("%s\n", overview_json(*o).dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return kExitOk;
   }
-  std::printf("%s: msit-compact summary store, version %lld, created by %s\n", a.file.c_str(), (long long)o->version,
+  say("%s: msit-compact summary store, version %lld, created by %s\n", a.file.c_str(), (long long)o->version,
               o->created_by.empty() ? "(unknown)" : o->created_by.c_str());
-  std::printf("  %llu files (%s raw), %llu tensors, %llu extra blocks\n", (unsigned long long)o->files,
+  say("  %llu files (%s raw), %llu tensors, %llu extra blocks\n", (unsigned long long)o->files,
               human_bytes(o->raw_bytes).c_str(), (unsigned long long)o->tensors, (unsigned long long)o->extra_blocks);
-  std::printf("  size on disk %s (%s apparent; store, -wal and -shm)\n", human_bytes(o->allocated_bytes).c_str(),
+  say("  size on disk %s (%s apparent; store, -wal and -shm)\n", human_bytes(o->allocated_bytes).c_str(),
               human_bytes(o->apparent_bytes).c_str());
   if (o->top.empty()) return kExitOk;
-  std::printf("  largest abs_max:\n");
+  say("  largest abs_max:\n");
   for (const auto& t : o->top) {
-    std::printf("    %-12s %s %s %u%s %s %s\n", number_string(t.abs_max).c_str(), t.path.c_str(), t.role.c_str(),
+    say("    %-12s %s %s %u%s %s %s\n", number_string(t.abs_max).c_str(), t.path.c_str(), t.role.c_str(),
                 t.index,
                 t.sub_index ? ("." + std::to_string(*t.sub_index)).c_str() : "", t.dtype.c_str(), t.shape.c_str());
   }
@@ -196,7 +218,7 @@ bool inspect_stored(const InspectArgs& a) {
   if (entry == nullptr) return false;
   auto s = catalog.load(db, entry->id);
   if (!s.ok()) throw std::runtime_error(s.error().to_string());
-  if (a.json) std::printf("%s", summary_to_json(*s).c_str());
+  if (a.json) say("%s", summary_to_json(*s).c_str());
   else print_summary(*s, "stored summary", a.file, db);
   return true;
 }
@@ -215,12 +237,12 @@ int run(const InspectArgs& a) {
   }
   if (is_gone(a.file)) {
     if (inspect_stored(a)) return kExitOk;
-    throw std::runtime_error(a.file + ": open: no such file, and no summary store covering its directory records it");
+    throw InputError(a.file + ": open: no such file, and no summary store covering its directory records it");
   }
   if (kind == NameKind::kSummary) {
     auto s = read_summary_file(a.file);
     if (!s.ok()) throw std::runtime_error(s.error().to_string());
-    if (a.json) std::printf("%s", summary_to_json(*s).c_str());
+    if (a.json) say("%s", summary_to_json(*s).c_str());
     else print_summary(*s, "summary");
     return kExitOk;
   }
@@ -241,7 +263,11 @@ CLI::App* register_inspect(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", args->json,
                 "Print as JSON (a raw file is shown as the summary it would get, a stored one as its summary, a "
                 "store as its overview)");
-  cmd->callback([args, &exit_code] { exit_code = run(*args); });
+  add_verbosity(cmd, args->verbosity, "Also every exactly stored value and sketch bucket");
+  cmd->callback([args, &exit_code] {
+    g_verbosity = args->verbosity;
+    exit_code = run(*args);
+  });
   return cmd;
 }
 

@@ -1,13 +1,90 @@
-// msit-compact entry point: a table of subcommands; errors become messages and exit codes.
+// msit-compact entry point: a table of subcommands; errors become messages and exit statuses
+// (cli/options.h): usage errors name the command and the offending argument, exit 2.
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 
+namespace {
+
+// The subcommand being parsed when an error was raised ("" for the program itself).
+std::string command_of(const CLI::App& app) {
+  auto subs = app.get_subcommands();
+  return subs.empty() ? std::string() : subs.front()->get_name();
+}
+
+// CLI11 words an unknown argument "The following argument(s) was/were not expected: A B".
+std::string usage_message(const CLI::ParseError& e) {
+  std::string what = e.what();
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) == nullptr) return what;
+  const size_t colon = what.find(": ");
+  std::string args = colon == std::string::npos ? what : what.substr(colon + 2);
+  const bool options = !args.empty() && args.front() == '-';
+  const bool several = args.find(' ') != std::string::npos;
+  return std::string(options ? "unknown option" : "unexpected argument") + (several ? "s" : "") + ": " + args;
+}
+
+int usage_error(const std::string& cmd, const std::string& message) {
+  std::fprintf(stderr, "msit-compact%s%s: error: %s\nTry 'msit-compact help%s%s'.\n", cmd.empty() ? "" : " ",
+               cmd.c_str(), message.c_str(), cmd.empty() ? "" : " ", cmd.c_str());
+  return msit::cli::kExitUsage;
+}
+
+CLI::App* find_command(CLI::App& app, const std::string& name) {
+  for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (sub->check_name(name)) return sub;
+  return nullptr;
+}
+
+std::string command_list(const CLI::App& app) {
+  std::string out;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    out += (out.empty() ? "" : ", ") + sub->get_name();
+  return out;
+}
+
+// The first word that is not an option must be a command: say so by name, rather than
+// CLI11's "A subcommand is required" or "argument was not expected".
+bool unknown_command(CLI::App& app, int argc, char** argv, std::string& word) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (!a.empty() && a.front() == '-') continue;
+    word = a;
+    return find_command(app, a) == nullptr;
+  }
+  return false;
+}
+
+// `help [CMD]`: the same text as `CMD --help` (or the program's --help).
+void register_help(CLI::App& app, int& exit_code) {
+  auto cmd_name = std::make_shared<std::string>();
+  CLI::App* help = app.add_subcommand("help", "Print the help of msit-compact, or of one command (same as CMD --help)");
+  help->add_option("command", *cmd_name, "The command to describe");
+  help->callback([&app, cmd_name, &exit_code] {
+    if (cmd_name->empty()) {
+      std::fputs(app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal).c_str(), stdout);
+      exit_code = msit::cli::kExitOk;
+      return;
+    }
+    CLI::App* sub = find_command(app, *cmd_name);
+    if (sub == nullptr) {
+      exit_code = usage_error("", "unknown command '" + *cmd_name + "' (commands: " + command_list(app) + ")");
+      return;
+    }
+    std::fputs(sub->help(app.get_name()).c_str(), stdout);
+    exit_code = msit::cli::kExitOk;
+  });
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  CLI::App app{"msit-compact: summarise Ascend NPU tensor dumps while they are written, and compare them"};
-  app.set_version_flag("--version", std::string("msit-compact ") + MSIT_VERSION);
-  app.require_subcommand(1);
+  CLI::App app{"msit-compact: summarise Ascend NPU tensor dumps while they are written, and compare them",
+               "msit-compact"};
+  app.set_version_flag("-V,--version", std::string("msit-compact ") + MSIT_VERSION);
+  app.require_subcommand(0, 1);
   int exit_code = msit::cli::kExitOk;
   msit::cli::register_compact(app, exit_code);
   msit::cli::register_inspect(app, exit_code);
@@ -16,14 +93,20 @@ int main(int argc, char** argv) {
   msit::cli::register_compare(app, exit_code);
   msit::cli::register_restore(app, exit_code);
   msit::cli::register_export(app, exit_code);
+  register_help(app, exit_code);
+  std::string word;
+  if (unknown_command(app, argc, argv, word))
+    return usage_error("", "unknown command '" + word + "' (commands: " + command_list(app) + ")");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : msit::cli::kExitUsage;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    return usage_error(command_of(app), usage_message(e));
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "msit-compact: error: %s\n", e.what());
+    msit::cli::print_error(command_of(app), e.what());
     return msit::cli::kExitBadInput;
   }
+  if (app.get_subcommands().empty())
+    return usage_error("", "no command given (commands: " + command_list(app) + ")");
   return exit_code;
 }

@@ -21,6 +21,7 @@ struct RestoreArgs {
   bool keep_archive = false;
   bool json = false;
   bool force = false;
+  Verbosity verbosity = Verbosity::kNormal;
 };
 
 std::atomic<int> g_signal{0};
@@ -38,6 +39,7 @@ void install_stop_handlers() {
 }
 
 int run(const RestoreArgs& a) {
+  for (const auto& p : a.paths) require_exists(p, "an archive or a directory");
   install_stop_handlers();
   archive::RestoreOptions opts;
   opts.keep_archive = a.keep_archive;
@@ -60,15 +62,23 @@ int run(const RestoreArgs& a) {
     if (interrupted) j["interrupted_by"] = sig == SIGTERM ? "SIGTERM" : "SIGINT";
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    std::printf("restored %zu of %zu archives (%s)%s\n", r.restored.size(), r.archives,
-                human_bytes(bytes).c_str(), a.keep_archive ? ", archives kept" : "");
+    if (a.verbosity == Verbosity::kVerbose) {
+      for (const auto& o : r.restored) {
+        std::printf("%s -> %s (%s)%s\n", o.archive_path.c_str(), o.raw_path.c_str(), human_bytes(o.raw_bytes).c_str(),
+                    o.already_present ? ", already present" : "");
+      }
+    }
+    if (a.verbosity != Verbosity::kQuiet) {
+      std::printf("restored %zu of %zu archives (%s)%s\n", r.restored.size(), r.archives,
+                  human_bytes(bytes).c_str(), a.keep_archive ? ", archives kept" : "");
+    }
     for (const auto& e : r.errors) std::fprintf(stderr, "FAILED: %s\n", e.to_string().c_str());
   }
-  if (r.archives == 0 && r.errors.empty()) std::fprintf(stderr, "no archives found\n");
+  if (r.archives == 0 && r.errors.empty()) print_warning("restore", "no archives found");
   if (interrupted) {
     std::fprintf(stderr, "restore interrupted by %s: %zu of %zu archives restored, the rest left as they were\n",
                  sig == SIGTERM ? "SIGTERM" : "SIGINT", r.restored.size(), r.archives);
-    return 128 + sig;
+    return kExitSignalBase + sig;
   }
   return r.errors.empty() ? kExitOk : kExitFailures;
 }
@@ -83,6 +93,7 @@ CLI::App* register_restore(CLI::App& app, int& exit_code) {
   cmd->add_flag("--keep-archive", args->keep_archive, "Keep the archives after restoring");
   cmd->add_flag("--json", args->json, "Print the result as JSON");
   cmd->add_flag("--force", args->force, "Restore in a tree that a running msit-compact (watch) owns");
+  add_verbosity(cmd, args->verbosity, "One line per archive restored");
   cmd->callback([args, &exit_code] { exit_code = run(*args); });
   return cmd;
 }

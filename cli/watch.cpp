@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <csignal>
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/human.h"
 #include "daemon/config.h"
 #include "daemon/service.h"
 
@@ -28,11 +30,12 @@ struct WatchArgs {
   std::string config;
   std::string summary_format;
   uint32_t settle_ms = 0, jobs = 0, rescan_s = 0;
-  bool keep_raw = false, verbose = false, archive = false;
-  int zstd_level = 1;
+  bool keep_raw = false, archive = false;
+  Verbosity verbosity = Verbosity::kNormal;
+  int zstd_level = static_cast<int>(kZstdLevel.def);
   std::string json_status;
   CLI::Option *settle_opt = nullptr, *jobs_opt = nullptr, *rescan_opt = nullptr,
-              *format_opt = nullptr, *keep_opt = nullptr, *verbose_opt = nullptr,
+              *format_opt = nullptr, *keep_opt = nullptr,
               *json_opt = nullptr, *archive_opt = nullptr, *level_opt = nullptr;
 };
 
@@ -65,13 +68,14 @@ d::SettingOverrides overrides_of(const WatchArgs& a) {
   if (a.keep_opt->count()) o.keep_raw = a.keep_raw;
   if (a.archive_opt->count()) o.archive = a.archive;
   if (a.level_opt->count()) o.zstd_level = a.zstd_level;
-  if (a.verbose_opt->count()) o.verbose = a.verbose;
+  if (a.verbosity == Verbosity::kVerbose) o.verbose = true;
   if (a.json_opt->count()) o.json_status = a.json_status;
   return o;
 }
 
 int run_watch(const WatchArgs& a) {
   d::Logger log(d::Logger::stderr_is_journal());
+  log.set_quiet(a.verbosity == Verbosity::kQuiet);
   d::SettingOverrides o = overrides_of(a);
   auto load = [&a, o, &log]() -> Result<d::WatchSettings> {
     Result<d::WatchSettings> s = d::load_settings(a.config, o);
@@ -94,10 +98,8 @@ CLI::App* register_watch(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "watch", "Compact dump files as soon as they are complete, while the model is still dumping (runs until SIGTERM/Ctrl-C)");
   cmd->add_option("dirs", a->dirs, "Dump roots or their parents; they may not exist yet");
-  a->settle_opt = cmd->add_option("--settle-ms", a->settle_ms, "Quiet time after a file's last event before it is claimed (default 200)")
-                      ->check(CLI::Range(0u, 600000u));
-  a->jobs_opt = cmd->add_option("-j,--jobs", a->jobs, "Worker threads (default: number of cores)")
-                    ->check(CLI::Range(1u, 1024u));
+  a->settle_opt = add_int_setting(cmd, kSettleMs, a->settle_ms, "Quiet time in ms after a file's last event before it is claimed");
+  a->jobs_opt = add_jobs(cmd, a->jobs, "Worker threads");
   a->format_opt = cmd->add_option("--summary-format", a->summary_format,
                                   "store (one msit-summary.db per dump root; default), json (NAME.summary.json) or "
                                   "msit (_min_max.npy/.npz); default from MSIT_COMPACT_SUMMARY_FORMAT if set")
@@ -105,12 +107,11 @@ CLI::App* register_watch(CLI::App& app, int& exit_code) {
   a->keep_opt = cmd->add_flag("--keep-raw", a->keep_raw, "Write summaries but keep the raw files");
   a->archive_opt = cmd->add_flag("--archive", a->archive,
                                  "Replace each raw file by a verified lossless archive (NAME.zst) instead of deleting it");
-  a->level_opt = cmd->add_option("--zstd-level", a->zstd_level, "zstd level of --archive (default 1)")->check(CLI::Range(1, 19));
-  a->rescan_opt = cmd->add_option("--rescan-interval-s", a->rescan_s, "Full rescan period, the safety net for lost events (default 30)")
-                      ->check(CLI::Range(1u, 86400u));
+  a->level_opt = add_int_setting(cmd, kZstdLevel, a->zstd_level, "zstd level of --archive");
+  a->rescan_opt = add_int_setting(cmd, kRescanIntervalS, a->rescan_s, "Full rescan period in s, the safety net for lost events");
   cmd->add_option("--config", a->config, "Config file of `key = value` lines (command-line options win); re-read on SIGHUP");
   a->json_opt = cmd->add_option("--json-status", a->json_status, "Write counters to this JSON file every second (atomically)");
-  a->verbose_opt = cmd->add_flag("-v,--verbose", a->verbose, "Debug log lines");
+  add_verbosity(cmd, a->verbosity, "Debug log lines too");
   cmd->callback([a, &exit_code] { exit_code = run_watch(*a); });
   return cmd;
 }
@@ -132,64 +133,81 @@ std::vector<std::string> default_status_files() {
   return out;
 }
 
-int print_status(const std::string& file, bool as_json) {
+struct StatusArgs {
+  std::string file;
+  bool json = false;
+  Verbosity verbosity = Verbosity::kNormal;
+};
+
+void print_status_text(const std::string& file, const nlohmann::json& j, const std::string& state, Verbosity v) {
+  auto u = [&j](const char* k) { return static_cast<unsigned long long>(j.value(k, uint64_t{0})); };
+  auto bytes = [&j](const char* k) { return human_bytes(j.value(k, uint64_t{0})); };
+  std::printf("%s: pid %d, %s\n", file.c_str(), j.value("pid", 0), state.c_str());
+  std::printf("  files compacted     %llu (+%llu verified existing summaries)\n", u("files_compacted"), u("verified_existing"));
+  std::printf("  bytes freed         %s (raw %s, summaries %s)\n", bytes("bytes_freed").c_str(), bytes("raw_bytes").c_str(),
+              bytes("summary_bytes").c_str());
+  std::printf("  pending             %llu (in flight %llu)\n", u("pending"), u("in_flight"));
+  std::printf("  errors              %llu (files %llu, never completed %llu)\n", u("errors"), u("files_failed"), u("incomplete_given_up"));
+  std::printf("  watches             %llu (unwatched dirs %llu, missing roots %llu)\n", u("watches"), u("unwatched_dirs"), u("missing_roots"));
+  if (j.contains("latency_ms") && j["latency_ms"].is_object()) {
+    const auto& l = j["latency_ms"];
+    std::printf("  close->deleted      p50 %s, p99 %s, max %s over %llu files\n",
+                human_duration_ms(l.value("p50", 0.0)).c_str(), human_duration_ms(l.value("p99", 0.0)).c_str(),
+                human_duration_ms(l.value("max", 0.0)).c_str(),
+                static_cast<unsigned long long>(l.value("count", uint64_t{0})));
+  }
+  if (v != Verbosity::kVerbose) return;
+  std::printf("  updated             %s\n", human_time_ns(j.value("updated_unix_s", int64_t{0}) * 1'000'000'000).c_str());
+  std::printf("  rescans             %llu (inotify overflows %llu)\n", u("rescans"), u("overflows"));
+  std::printf("  stale temps removed %llu\n", u("temp_cleaned"));
+}
+
+// kExitOk when the daemon is running, kExitFailures when it is not, kExitBadInput when the
+// file cannot be read.
+int print_status(const std::string& file, const StatusArgs& a) {
   std::ifstream in(file);
   if (!in) {
-    std::fprintf(stderr, "msit-compact status: %s: open: cannot read status file (is `watch --json-status` running?)\n", file.c_str());
+    print_error("status", file + ": open: cannot read status file (is `watch --json-status` running?)");
     return kExitBadInput;
   }
   std::stringstream ss;
   ss << in.rdbuf();
   nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
-    std::fprintf(stderr, "msit-compact status: %s: parse: not a status JSON file\n", file.c_str());
+    print_error("status", file + ": parse: not a status JSON file");
     return kExitBadInput;
   }
   int pid = j.value("pid", 0);
   bool alive = pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
   std::string state = j.value("state", std::string("unknown"));
   if (state == "running" && !alive) state = "not running (stale status file)";
-  if (as_json) {
+  const bool running = state == "running";
+  if (a.json) {
     j["alive"] = alive;
-    std::printf("%s\n", j.dump(2).c_str());
-    return kExitOk;
+    if (a.verbosity != Verbosity::kQuiet) std::printf("%s\n", j.dump(2).c_str());
+  } else if (a.verbosity != Verbosity::kQuiet) {
+    print_status_text(file, j, state, a.verbosity);
   }
-  auto u = [&j](const char* k) { return static_cast<unsigned long long>(j.value(k, uint64_t{0})); };
-  std::printf("%s: pid %d, %s\n", file.c_str(), pid, state.c_str());
-  std::printf("  files compacted     %llu (+%llu verified existing summaries)\n", u("files_compacted"), u("verified_existing"));
-  std::printf("  bytes freed         %llu (raw %llu, summaries %llu)\n", u("bytes_freed"), u("raw_bytes"), u("summary_bytes"));
-  std::printf("  pending             %llu (in flight %llu)\n", u("pending"), u("in_flight"));
-  std::printf("  errors              %llu (files %llu, never completed %llu)\n", u("errors"), u("files_failed"), u("incomplete_given_up"));
-  std::printf("  watches             %llu (unwatched dirs %llu, missing roots %llu)\n", u("watches"), u("unwatched_dirs"), u("missing_roots"));
-  if (j.contains("latency_ms") && j["latency_ms"].is_object()) {
-    const auto& l = j["latency_ms"];
-    std::printf("  close->deleted      p50 %.0f ms, p99 %.0f ms, max %.0f ms over %llu files\n",
-                l.value("p50", 0.0), l.value("p99", 0.0), l.value("max", 0.0),
-                static_cast<unsigned long long>(l.value("count", uint64_t{0})));
-  }
-  return kExitOk;
+  return running ? kExitOk : kExitFailures;
 }
 
 }  // namespace
 
 CLI::App* register_status(CLI::App& app, int& exit_code) {
-  auto file = std::make_shared<std::string>();
-  auto as_json = std::make_shared<bool>(false);
+  auto a = std::make_shared<StatusArgs>();
   CLI::App* cmd = app.add_subcommand("status", "Print a running watch daemon's counters (from its --json-status file)");
-  cmd->add_option("--json-status", *file, "Status file (default: every /run/msit-compact/*/status.json)");
-  cmd->add_flag("--json", *as_json, "Print the status as JSON");
-  cmd->callback([file, as_json, &exit_code] {
-    std::vector<std::string> files = file->empty() ? default_status_files() : std::vector<std::string>{*file};
+  cmd->add_option("--json-status", a->file, "Status file (default: every /run/msit-compact/*/status.json)");
+  cmd->add_flag("--json", a->json, "Print the status as JSON");
+  add_verbosity(cmd, a->verbosity, "Also the update time, rescans and overflows");
+  cmd->callback([a, &exit_code] {
+    std::vector<std::string> files = a->file.empty() ? default_status_files() : std::vector<std::string>{a->file};
     if (files.empty()) {
-      std::fprintf(stderr, "msit-compact status: no status file found under /run/msit-compact/; pass --json-status FILE\n");
+      print_error("status", "no status file found under /run/msit-compact/ (no watch running?); pass --json-status FILE");
       exit_code = kExitFailures;
       return;
     }
     exit_code = kExitOk;
-    for (const auto& f : files) {
-      int rc = print_status(f, *as_json);
-      if (rc != kExitOk) exit_code = rc;
-    }
+    for (const auto& f : files) exit_code = std::max(exit_code, print_status(f, *a));
   });
   return cmd;
 }

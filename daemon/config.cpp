@@ -22,6 +22,11 @@ std::optional<uint32_t> parse_u32(std::string_view v) {
   return out;
 }
 
+// The same words as the command line's range check (cli/options.cpp).
+std::string out_of_range(const IntSetting& r) {
+  return "expected an integer from " + std::to_string(r.min) + " to " + std::to_string(r.max);
+}
+
 std::optional<bool> parse_bool(std::string_view v) {
   if (v == "true" || v == "yes" || v == "1" || v == "on") return true;
   if (v == "false" || v == "no" || v == "0" || v == "off") return false;
@@ -51,10 +56,12 @@ Status apply_key(std::string_view key, std::string_view value, WatchSettings& s,
     auto b = parse_bool(value);
     if (!b) return bad("expected true or false");
     (key == "keep_raw" ? s.keep_raw : key == "archive" ? s.archive : s.verbose) = *b;
-  } else if (key == "zstd_level") {
-    auto n = parse_u32(value);
-    if (!n || *n < 1 || *n > 19) return bad("expected a zstd level from 1 to 19");
-    s.zstd_level = static_cast<int>(*n);
+  } else if (key == kZstdLevel.key) {
+    int n = 0;
+    auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (ec != std::errc() || p != value.data() + value.size() || !kZstdLevel.contains(n))
+      return bad(out_of_range(kZstdLevel).c_str());
+    s.zstd_level = n;
   } else if (key == "json_status") {
     s.json_status = std::string(value);
   } else {
@@ -117,10 +124,14 @@ Result<WatchSettings> load_settings(const std::string& config_path, const Settin
   if (o.json_status) s.json_status = *o.json_status;
   if (s.dirs.empty())
     return make_error(config_path, "config", "no directory to watch (give DIR or `dir = PATH`)");
-  if (s.rescan_interval_s == 0)
-    return make_error(config_path, "config", "rescan_interval_s must be at least 1");
-  if (s.settle_ms > 600'000) return make_error(config_path, "config", "settle_ms above 600000");
-  if (s.jobs > 1024) return make_error(config_path, "config", "jobs above 1024");
+  // One range per setting, shared with the command line (common/summary/option_limits.h).
+  auto check = [&config_path](const IntSetting& r, int64_t v, bool zero_is_default) -> Status {
+    if (r.contains(v) || (zero_is_default && v == 0)) return ok_status();
+    return make_error(config_path, "config", std::string(r.key) + " = " + std::to_string(v) + ": " + out_of_range(r));
+  };
+  MSIT_TRY(check(kRescanIntervalS, s.rescan_interval_s, false));
+  MSIT_TRY(check(kSettleMs, s.settle_ms, false));
+  MSIT_TRY(check(kJobs, s.jobs, true));
   if (s.archive && s.keep_raw)
     return make_error(config_path, "config", "archive and keep_raw exclude each other");
   return s;

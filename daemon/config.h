@@ -10,19 +10,20 @@
 
 #include "common/base/result.h"
 #include "common/summary/compact.h"
+#include "common/summary/option_limits.h"
 #include "common/summary/summary_format.h"
 
 namespace msit::daemon {
 
 struct WatchSettings {
   std::vector<std::string> dirs;
-  uint32_t settle_ms = 200;
-  uint32_t jobs = 0;                 // 0: number of cores
+  uint32_t settle_ms = kSettleMs.def;
+  uint32_t jobs = kJobs.def;         // 0: number of cores
   SummaryFormat format = SummaryFormat::kStore;  // default_summary_format() at load
   bool keep_raw = false;
   bool archive = false;              // replace raw files by verified .zst archives
-  int zstd_level = 1;
-  uint32_t rescan_interval_s = 30;
+  int zstd_level = kZstdLevel.def;
+  uint32_t rescan_interval_s = kRescanIntervalS.def;
   std::string json_status;           // empty: none
   bool verbose = false;
 };

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/base/human_units.h"
+
 namespace msit::daemon {
 
 void LatencyHistogram::add(int64_t ns) {
@@ -25,19 +27,6 @@ double LatencyHistogram::percentile_ms(double p) const {
     if (seen >= rank) return static_cast<double>(b + 1);  // upper edge of the bucket
   }
   return max_ms();
-}
-
-std::string human_bytes(uint64_t n) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(n);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-  return buf;
 }
 
 std::string Counters::status_line() const {

@@ -47,6 +47,4 @@ struct Counters {
   std::string to_json(int pid, const std::string& state) const;
 };
 
-std::string human_bytes(uint64_t n);
-
 }  // namespace msit::daemon

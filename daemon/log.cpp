@@ -36,6 +36,7 @@ static const char* level_word(LogLevel l) {
 
 void Logger::log(LogLevel level, std::string_view message) {
   if (level == LogLevel::kDebug && !verbose_) return;
+  if (quiet_ && level > LogLevel::kWarning) return;
   std::string line;
   if (journal_) {
     line = "<" + std::to_string(static_cast<int>(level)) + ">";

@@ -24,6 +24,8 @@ class Logger {
   void info(std::string_view m) { log(LogLevel::kInfo, m); }
   void debug(std::string_view m) { log(LogLevel::kDebug, m); }
   void set_verbose(bool v) { verbose_ = v; }
+  // `watch -q`: only warnings and errors.
+  void set_quiet(bool q) { quiet_ = q; }
 
   // Tests capture lines instead of writing them to stderr.
   void capture_to(std::vector<std::string>* lines) { capture_ = lines; }
@@ -31,6 +33,7 @@ class Logger {
  private:
   bool journal_;
   bool verbose_ = false;
+  bool quiet_ = false;
   std::mutex mu_;
   std::vector<std::string>* capture_ = nullptr;
 };

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "common/base/human_units.h"
 #include "common/safety/publish.h"
 
 namespace msit::daemon {
@@ -232,6 +233,8 @@ void Watcher::handle_result(JobResult& r) {
         counters_.bytes_freed += r.raw_bytes - r.summary_bytes;
       if (r.raw_removed && r.event_ns > 0) counters_.latency.add(r.done_ns - r.event_ns);
       if (p.error_logged) log_.info(r.path + ": compacted after earlier failures");
+      else log_.debug(r.path + (r.verified_existing ? ": existing summary verified (" : ": compacted (") +
+                      human_bytes(r.raw_bytes) + (r.raw_removed ? ", raw removed)" : ", raw kept)"));
       break;
     case JobStatus::kGone:
     case JobStatus::kCancelled:

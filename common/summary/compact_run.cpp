@@ -17,6 +17,7 @@
 #include "common/io/tree_walk.h"
 #include "common/safety/dump_roots.h"
 #include "common/safety/open_files.h"
+#include "common/safety/quarantine.h"
 #include "common/safety/tree_lock.h"
 
 namespace msit {
@@ -30,6 +31,14 @@ std::string_view left_alone_reason(LeftAlone r) {
     case LeftAlone::kOpenByProcess: return "open or mapped by a process";
   }
   return "left alone";
+}
+
+bool is_bad_content_failure(const CompactFailure& f) {
+  static constexpr std::string_view kStages[] = {"header", "payload", "incomplete", "parse", "layout",
+                                                 "read",   "reduce",  "stats",      "min_max"};
+  for (auto s : kStages)
+    if (f.stage == s) return true;
+  return false;
 }
 
 namespace {
@@ -62,13 +71,18 @@ bool under(const std::string& rel, const std::string& dir) {
 
 class Scanner {
  public:
-  Scanner(RootScan& rs, CompactReport& report) : rs_(rs), report_(report) {
+  Scanner(RootScan& rs, CompactReport& report, const std::string& quarantine)
+      : rs_(rs), report_(report), quarantine_(quarantine) {
     scopes_[""] = DumpScope::of_path(rs.root);
     if (scopes_[""].kind() != DumpRootKind::kNone) ++report_.dump_roots;
   }
 
   void visit(const WalkEntry& e) {
     const std::string rel = e.path.substr(rs_.root.size() + 1);
+    if (!quarantine_.empty() && (rel == quarantine_ || under(rel, quarantine_))) {
+      if (e.type == EntryType::kFile) ++report_.quarantined_before;
+      return;
+    }
     const DumpScope& scope = scopes_[parent_rel(rel)];
     if (e.type == EntryType::kSymlink) { report_.symlinks.push_back(e.path); return; }
     if (e.type == EntryType::kDirectory) {
@@ -104,6 +118,7 @@ class Scanner {
 
   RootScan& rs_;
   CompactReport& report_;
+  const std::string& quarantine_;
   std::unordered_map<std::string, DumpScope> scopes_;
 };
 
@@ -138,7 +153,7 @@ void recover_leftovers(RootScan& rs, CompactReport& report) {
                                                       : parent_rel(rel) + "/" + raw_name_of_claim(f->name));
     } else {
       report.failures.push_back({f->path, f->path + ": [rename] a raw file claimed by an interrupted run cannot get "
-                                                    "its name back (the name is taken); both kept"});
+                                                    "its name back (the name is taken); both kept", "rename", {}});
     }
   }
   for (const auto& rel : rs.temps) {
@@ -183,10 +198,10 @@ std::optional<RootScan> scan_root(const std::string& given, const CompactRunOpti
     rs.lock = std::move(lock).value();
   }
   const size_t roots_before = report.dump_roots;
-  Scanner scanner(rs, report);
+  Scanner scanner(rs, report, opts.quarantine);
   std::vector<Error> errors;
   walk_tree(rs.root, [&scanner](const WalkEntry& e) { scanner.visit(e); }, errors);
-  for (auto& e : errors) report.failures.push_back({e.path, e.to_string()});
+  for (auto& e : errors) report.failures.push_back({e.path, e.to_string(), e.stage, {}});
   if (report.dump_roots == roots_before) {
     problems.push_back({given, "no dump root in this directory (msit_ge_dump, msit_fx_dump, msprobe_*_dump, "
                                "data_dump, gm_*_dump, a GE time directory, msit_dump*/tensors): nothing is compacted "
@@ -295,7 +310,7 @@ class Runner {
 
   void record_failure(const std::string& path, const Error& e) {
     std::lock_guard lock(mu_);
-    report_.failures.push_back({path, e.to_string()});
+    report_.failures.push_back({path, e.to_string(), e.stage, {}});
     ++prog_.failed;
     advance();
   }
@@ -321,6 +336,25 @@ class Runner {
   std::mutex mu_;
   CompactProgress prog_;
 };
+
+// Moves the files whose content failed to the quarantine of their root, while the run still
+// holds the trees' locks. A file that cannot be moved stays a failure in place, with both reasons.
+void quarantine_failures(const std::vector<RootScan>& scans, const std::string& qdir, CompactReport& report) {
+  for (auto& f : report.failures) {
+    if (!is_bad_content_failure(f)) continue;
+    for (const auto& rs : scans) {
+      if (!under(f.path, rs.root)) continue;
+      auto moved = quarantine_file(DirRef{rs.fd, rs.root}, f.path.substr(rs.root.size() + 1), qdir);
+      if (moved.ok()) {
+        f.moved_to = *moved;
+        ++report.quarantined;
+      } else {
+        f.reason += "; " + moved.error().to_string();
+      }
+      break;
+    }
+  }
+}
 
 }  // namespace
 
@@ -357,6 +391,7 @@ CompactReport run_compact(const std::vector<std::string>& roots, const CompactRu
   // up to three descriptors (raw file, summary temp, archive temp).
   run_opts.batch_size = batch_size_within_fd_limit(opts.batch_size, raise_fd_limit(), opts.jobs, 2, 3);
   Runner(scans, std::move(items), run_opts, open ? &*open : nullptr, report, progress).run();
+  if (!opts.quarantine.empty() && !opts.file.dry_run) quarantine_failures(scans, opts.quarantine, report);
   for (auto& w : stores.take_warnings()) report.notes.push_back(std::move(w));
   stores.close_all();
   report.cancelled = opts.cancel != nullptr && opts.cancel->load();

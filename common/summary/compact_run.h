@@ -22,11 +22,16 @@ struct CompactRunOptions {
   uint64_t batch_bytes = 32ull << 20;
   bool force = false;      // proceed on a tree another msit-compact owns (no lock, no cleanup)
   const std::atomic<bool>* cancel = nullptr;  // set by a signal: finish files in flight, stop
+  // Relative directory below each root (`--quarantine`): files whose content is bad are moved
+  // there, and it is never scanned. Empty: none.
+  std::string quarantine;
 };
 
 struct CompactFailure {
   std::string path;
   std::string reason;  // Error::to_string(): names path, stage and cause
+  std::string stage;   // Error::stage: what the report groups failures by
+  std::string moved_to;  // --quarantine: where the file now is (empty: left in place)
 };
 
 struct CompactProgress {
@@ -59,7 +64,13 @@ struct CompactReport {
   std::vector<LeftAloneFile> left_alone;
   std::vector<std::string> symlinks;      // never followed, never deleted through
   std::vector<std::string> notes;         // one-line facts about the run (e.g. /proc gaps)
+  size_t quarantined = 0;                 // failures moved to the quarantine by this run
+  size_t quarantined_before = 0;          // files found in the quarantine (not looked at)
 };
+
+// A failure that says the file itself is bad (header, payload, truncated...), as opposed to
+// one of the run (write, rename, a full disk): only those are moved to the quarantine.
+bool is_bad_content_failure(const CompactFailure& f);
 
 // Errors that stop a tree before any file is touched: not a directory, owned by a live
 // watch, no dump root in it. Returned per root; the other roots still run.

@@ -5,11 +5,11 @@ _msit_compact() {
   local cur prev words cword
   _init_completion || return
 
-  local commands="watch compact compare inspect status restore export"
+  local commands="watch compact compare inspect status restore export help"
   local cmd="" i
   for ((i = 1; i < cword; i++)); do
     case "${words[i]}" in
-      watch | compact | compare | inspect | status | restore | export)
+      watch | compact | compare | inspect | status | restore | export | help)
         cmd="${words[i]}"
         break
         ;;
@@ -18,7 +18,7 @@ _msit_compact() {
 
   if [[ -z "$cmd" ]]; then
     if [[ "$cur" == -* ]]; then
-      COMPREPLY=($(compgen -W "-h --help --version" -- "$cur"))
+      COMPREPLY=($(compgen -W "-h --help -V --version" -- "$cur"))
     else
       COMPREPLY=($(compgen -W "$commands" -- "$cur"))
     fi
@@ -40,10 +40,11 @@ _msit_compact() {
       return
       ;;
     --sketch-width)
-      if [[ "$cmd" == compare ]]; then
-        COMPREPLY=($(compgen -W "16 32 64 128 256 512 1024 2048 4096" -- "$cur"))
-      fi
+      COMPREPLY=($(compgen -W "16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536" -- "$cur"))
       return
+      ;;
+    --quarantine)
+      return  # a new directory name, relative to each dump tree
       ;;
     --cl | --compare-level)
       COMPREPLY=($(compgen -W "layer module api logits token" -- "$cur"))
@@ -82,22 +83,23 @@ _msit_compact() {
   case "$cmd" in
     watch)
       opts+=" --settle-ms -j --jobs --summary-format --keep-raw --archive --zstd-level"
-      opts+=" --rescan-interval-s --config --json-status -v --verbose"
+      opts+=" --rescan-interval-s --config --json-status -v --verbose -q --quiet"
       ;;
     compact)
       opts+=" -j --jobs --summary-format --keep-raw --archive --zstd-level --zstd-workers"
-      opts+=" --dry-run --json --force -v --verbose --sketch-width --sketch-bits"
+      opts+=" --dry-run --json --force --quarantine --sketch-width --sketch-bits -v --verbose -q --quiet"
       ;;
     compare)
       opts+=" -m --my-path -g --golden-path -o --output --rank -j --jobs --sketch-width"
-      opts+=" --json --msit-filters --msit-columns -q --quiet --timings --html"
+      opts+=" --json --msit-filters --msit-columns --timings --html -v --verbose -q --quiet"
       opts+=" --cl --compare-level --op-mapping-file --atb-dir-rule --stats --ops-json --msit-compat"
       opts+=" -w --weight --legacy-ait"
       ;;
-    inspect) opts+=" --json" ;;
-    status) opts+=" --json-status --json" ;;
-    restore) opts+=" --keep-archive --json --force" ;;
-    export) opts+=" -o --output --format" ;;
+    inspect) opts+=" --json -v --verbose -q --quiet" ;;
+    status) opts+=" --json-status --json -v --verbose -q --quiet" ;;
+    restore) opts+=" --keep-archive --json --force -v --verbose -q --quiet" ;;
+    export) opts+=" -o --output --format -v --verbose -q --quiet" ;;
+    help) opts="-h --help" ;;
   esac
 
   if [[ "$cur" == -* ]]; then
@@ -105,6 +107,7 @@ _msit_compact() {
     return
   fi
   case "$cmd" in
+    help) COMPREPLY=($(compgen -W "$commands" -- "$cur")) ;;
     watch | compact) _filedir -d ;;
     inspect | restore | export) _filedir ;;
   esac

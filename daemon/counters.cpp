@@ -51,7 +51,7 @@ std::string Counters::status_line() const {
   return buf;
 }
 
-std::string Counters::to_json(int pid, const std::string& state) const {
+nlohmann::json Counters::to_json(int pid, const std::string& state) const {
   nlohmann::json j;
   j["schema"] = "msit-compact/watch-status";
   j["version"] = 1;
@@ -78,7 +78,7 @@ std::string Counters::to_json(int pid, const std::string& state) const {
                      {"p50", latency.percentile_ms(50)},
                      {"p99", latency.percentile_ms(99)},
                      {"max", latency.max_ms()}};
-  return j.dump(2) + "\n";
+  return j;
 }
 
 }  // namespace msit::daemon

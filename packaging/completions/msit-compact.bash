@@ -57,7 +57,7 @@ _msit_compact() {
       _filedir
       return
       ;;
-    -j | --jobs | --settle-ms | --zstd-level | --zstd-workers | --rescan-interval-s | --rank)
+    -j | --jobs | --settle-ms | --zstd-level | --zstd-workers | --rescan-interval-s | --min-free | --rank)
       return
       ;;
     --config | --json-status)
@@ -82,7 +82,7 @@ _msit_compact() {
   case "$cmd" in
     watch)
       opts+=" --settle-ms -j --jobs --summary-format --keep-raw --archive --zstd-level"
-      opts+=" --rescan-interval-s --config --json-status -v --verbose"
+      opts+=" --rescan-interval-s --min-free --config --json-status -v --verbose"
       ;;
     compact)
       opts+=" -j --jobs --summary-format --keep-raw --archive --zstd-level --zstd-workers"

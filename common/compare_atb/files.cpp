@@ -1,5 +1,6 @@
 // Node -> files (3.5.1), fix-ups (3.5.2-3.5.3), file pairing (3.5.4) and rank siblings (3.7).
 #include "common/compare_atb/files.h"
+#include "common/io/derived_names.h"
 #include "common/store/store_catalog.h"
 
 #include <algorithm>
@@ -196,8 +197,8 @@ std::vector<SourceFile> rank_files(const DumpSide& side, const std::vector<std::
     s.raw_path = raw;
     std::error_code ec;
     if (fs::exists(raw, ec)) s.path = raw, s.kind = SourceKind::kRaw;
-    else if (fs::exists(raw + ".zst", ec)) s.path = raw + ".zst", s.kind = SourceKind::kRaw;
-    else if (fs::exists(raw + ".summary.json", ec)) s.path = raw + ".summary.json", s.kind = SourceKind::kSummary;
+    else if (fs::exists(archive_name_for(raw), ec)) s.path = archive_name_for(raw), s.kind = SourceKind::kRaw;
+    else if (fs::exists(summary_name_for(raw), ec)) s.path = summary_name_for(raw), s.kind = SourceKind::kSummary;
     else if (std::string db; const auto* n = store::StoreCatalog::instance().find(raw, &db)) s = stored_source(fs::path(raw).parent_path().string(), *n, db);
     else continue;
     out.push_back(std::move(s));

@@ -34,9 +34,11 @@ struct WatchArgs {
   Verbosity verbosity = Verbosity::kNormal;
   int zstd_level = static_cast<int>(kZstdLevel.def);
   std::string json_status;
+  std::string min_free;
   CLI::Option *settle_opt = nullptr, *jobs_opt = nullptr, *rescan_opt = nullptr,
               *format_opt = nullptr, *keep_opt = nullptr,
-              *json_opt = nullptr, *archive_opt = nullptr, *level_opt = nullptr;
+              *json_opt = nullptr, *archive_opt = nullptr, *level_opt = nullptr,
+              *min_free_opt = nullptr;
 };
 
 // Absolute, without trailing slashes; a root given as a symlink is resolved once, explicitly
@@ -70,6 +72,7 @@ d::SettingOverrides overrides_of(const WatchArgs& a) {
   if (a.level_opt->count()) o.zstd_level = a.zstd_level;
   if (a.verbosity == Verbosity::kVerbose) o.verbose = true;
   if (a.json_opt->count()) o.json_status = a.json_status;
+  if (a.min_free_opt->count()) o.min_free = a.min_free;
   return o;
 }
 
@@ -112,6 +115,9 @@ CLI::App* register_watch(CLI::App& app, int& exit_code) {
   cmd->add_option("--config", a->config, "Config file of `key = value` lines (command-line options win); re-read on SIGHUP");
   a->json_opt = cmd->add_option("--json-status", a->json_status, "Write counters to this JSON file every second (atomically)");
   add_verbosity(cmd, a->verbosity, "Debug log lines too");
+  a->min_free_opt = cmd->add_option("--min-free", a->min_free,
+                                    "Warn (log, STATUS=, low_space_hook) when a watched filesystem has less free space "
+                                    "than this: bytes with K/M/G/T suffix or a percent (default 5%; 0 turns it off)");
   cmd->callback([a, &exit_code] { exit_code = run_watch(*a); });
   return cmd;
 }
@@ -133,6 +139,25 @@ std::vector<std::string> default_status_files() {
   return out;
 }
 
+// One line per watched filesystem: free space against the watch's min_free watermark.
+void print_filesystems(const nlohmann::json& j) {
+  if (!j.contains("filesystems") || !j["filesystems"].is_array()) return;
+  for (const auto& fs : j["filesystems"]) {
+    if (!fs.is_object()) continue;
+    std::string roots;
+    if (fs.contains("roots") && fs["roots"].is_array())
+      for (const auto& r : fs["roots"])
+        if (r.is_string()) roots += (roots.empty() ? "" : ", ") + r.get<std::string>();
+    uint64_t min_free = fs.value("min_free_bytes", uint64_t{0});
+    std::string state = min_free == 0            ? std::string("no watermark")
+                        : fs.value("low", false) ? "LOW (under min_free " + human_bytes(min_free) + ")"
+                                                 : "ok (min_free " + human_bytes(min_free) + ")";
+    std::printf("  free space          %s: %s of %s, %s\n", roots.c_str(),
+                human_bytes(fs.value("free_bytes", uint64_t{0})).c_str(),
+                human_bytes(fs.value("total_bytes", uint64_t{0})).c_str(), state.c_str());
+  }
+}
+
 struct StatusArgs {
   std::string file;
   bool json = false;
@@ -149,6 +174,7 @@ void print_status_text(const std::string& file, const nlohmann::json& j, const s
   std::printf("  pending             %llu (in flight %llu)\n", u("pending"), u("in_flight"));
   std::printf("  errors              %llu (files %llu, never completed %llu)\n", u("errors"), u("files_failed"), u("incomplete_given_up"));
   std::printf("  watches             %llu (unwatched dirs %llu, missing roots %llu)\n", u("watches"), u("unwatched_dirs"), u("missing_roots"));
+  print_filesystems(j);
   if (j.contains("latency_ms") && j["latency_ms"].is_object()) {
     const auto& l = j["latency_ms"];
     std::printf("  close->deleted      p50 %s, p99 %s, max %s over %llu files\n",

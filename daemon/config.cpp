@@ -42,12 +42,20 @@ Status apply_key(std::string_view key, std::string_view value, WatchSettings& s,
   if (key == "dir") {
     if (value.empty()) return bad("empty directory");
     s.dirs.emplace_back(value);
-  } else if (key == "settle_ms" || key == "jobs" || key == "rescan_interval_s") {
+  } else if (key == "settle_ms" || key == "jobs" || key == "rescan_interval_s" ||
+             key == "low_space_hook_interval_s") {
     auto n = parse_u32(value);
     if (!n) return bad("expected a non-negative integer");
     if (key == "settle_ms") s.settle_ms = *n;
     else if (key == "jobs") s.jobs = *n;
-    else s.rescan_interval_s = *n;
+    else if (key == "rescan_interval_s") s.rescan_interval_s = *n;
+    else s.low_space_hook_interval_s = *n;
+  } else if (key == "min_free") {
+    auto m = parse_min_free(value);
+    if (!m) return bad("expected bytes with an optional K/M/G/T suffix, or a percent from 0% to 100%");
+    s.min_free = *m;
+  } else if (key == "low_space_hook") {
+    s.low_space_hook = std::string(value);
   } else if (key == "summary_format") {
     auto f = parse_summary_format(value);
     if (!f.ok()) return bad("expected store, json or msit");
@@ -66,7 +74,7 @@ Status apply_key(std::string_view key, std::string_view value, WatchSettings& s,
     s.json_status = std::string(value);
   } else {
     return bad("unknown key (known: dir, settle_ms, jobs, summary_format, keep_raw, archive, zstd_level, "
-               "rescan_interval_s, json_status, verbose)");
+               "rescan_interval_s, json_status, verbose, min_free, low_space_hook, low_space_hook_interval_s)");
   }
   return ok_status();
 }
@@ -122,6 +130,13 @@ Result<WatchSettings> load_settings(const std::string& config_path, const Settin
   if (o.zstd_level) s.zstd_level = *o.zstd_level;
   if (o.verbose) s.verbose = *o.verbose;
   if (o.json_status) s.json_status = *o.json_status;
+  if (o.min_free) {
+    auto m = parse_min_free(*o.min_free);
+    if (!m)
+      return make_error("--min-free " + *o.min_free, "config",
+                        "expected bytes with an optional K/M/G/T suffix, or a percent from 0% to 100%");
+    s.min_free = *m;
+  }
   if (s.dirs.empty())
     return make_error(config_path, "config", "no directory to watch (give DIR or `dir = PATH`)");
   // One range per setting, shared with the command line (common/summary/option_limits.h).
@@ -132,6 +147,8 @@ Result<WatchSettings> load_settings(const std::string& config_path, const Settin
   MSIT_TRY(check(kRescanIntervalS, s.rescan_interval_s, false));
   MSIT_TRY(check(kSettleMs, s.settle_ms, false));
   MSIT_TRY(check(kJobs, s.jobs, true));
+  if (s.low_space_hook_interval_s == 0)
+    return make_error(config_path, "config", "low_space_hook_interval_s must be at least 1");
   if (s.archive && s.keep_raw)
     return make_error(config_path, "config", "archive and keep_raw exclude each other");
   return s;

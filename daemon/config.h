@@ -12,6 +12,7 @@
 #include "common/summary/compact.h"
 #include "common/summary/option_limits.h"
 #include "common/summary/summary_format.h"
+#include "daemon/disk_space.h"
 
 namespace msit::daemon {
 
@@ -26,6 +27,9 @@ struct WatchSettings {
   uint32_t rescan_interval_s = kRescanIntervalS.def;
   std::string json_status;           // empty: none
   bool verbose = false;
+  MinFree min_free;                  // free-space watermark of each watched filesystem (5%)
+  std::string low_space_hook;        // command run (no shell) when a filesystem goes under it
+  uint32_t low_space_hook_interval_s = 300;
 };
 
 // Values given on the command line; unset ones come from the config file or the defaults.
@@ -36,6 +40,7 @@ struct SettingOverrides {
   std::optional<bool> keep_raw, verbose, archive;
   std::optional<int> zstd_level;
   std::optional<std::string> json_status;
+  std::optional<std::string> min_free;  // checked by load_settings()
 };
 
 // Applies the text of a config file. Errors name "path:line" and the offending key.

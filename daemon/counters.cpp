@@ -33,14 +33,14 @@ std::string Counters::status_line() const {
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "compacted %llu files, freed %s, pending %llu, in flight %llu, errors %llu",
-                static_cast<unsigned long long>(files_compacted + verified_existing),
+                static_cast<unsigned long long>(files_compacted) + verified_existing,
                 human_bytes(bytes_freed).c_str(), static_cast<unsigned long long>(pending),
                 static_cast<unsigned long long>(in_flight),
                 static_cast<unsigned long long>(errors));
   return buf;
 }
 
-std::string Counters::to_json(int pid, const std::string& state) const {
+nlohmann::json Counters::to_json(int pid, const std::string& state) const {
   nlohmann::json j;
   j["schema"] = "msit-compact/watch-status";
   j["version"] = 1;
@@ -67,7 +67,7 @@ std::string Counters::to_json(int pid, const std::string& state) const {
                      {"p50", latency.percentile_ms(50)},
                      {"p99", latency.percentile_ms(99)},
                      {"max", latency.max_ms()}};
-  return j.dump(2) + "\n";
+  return j;
 }
 
 }  // namespace msit::daemon

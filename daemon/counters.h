@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace msit::daemon {
 
 // Latency histogram with 1 ms buckets up to 10 s, and exact max.
@@ -43,8 +45,8 @@ struct Counters {
 
   // "compacted 12 files, freed 1.2 GiB, pending 3, in flight 2, errors 0"
   std::string status_line() const;
-  // Status file content; `extra` members (pid, roots, ...) are added by the service.
-  std::string to_json(int pid, const std::string& state) const;
+  // Status file content; the service adds the filesystems' free space.
+  nlohmann::json to_json(int pid, const std::string& state) const;
 };
 
 }  // namespace msit::daemon

@@ -83,7 +83,7 @@ std::vector<JobResult> EngineCompactor::run_batch(const std::vector<Job>& jobs) 
   return out;
 }
 
-CandidatePolicy engine_policy(std::shared_ptr<const LivePolicySettings> live) {
+CandidatePolicy engine_policy(const std::shared_ptr<const LivePolicySettings>& live) {
   CandidatePolicy p;
   p.is_candidate = [](const std::string& dir, std::string_view name) {
     return DumpScope::of_path(dir).is_candidate(name);

@@ -54,7 +54,7 @@ struct LivePolicySettings {
 };
 
 // Raw dump files under a dump root (common/safety/dump_roots.h) are candidates; nothing else.
-CandidatePolicy engine_policy(std::shared_ptr<const LivePolicySettings> live);
+CandidatePolicy engine_policy(const std::shared_ptr<const LivePolicySettings>& live);
 
 // Whether an error is worth retrying later (I/O, space, a file that changed) rather than a
 // property of the file's content (corrupt or unsupported header).

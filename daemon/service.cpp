@@ -7,13 +7,17 @@
 #include <uv.h>
 
 #include <csignal>
+#include <map>
 #include <memory>
 #include <thread>
 
 #include "common/base/fd_limit.h"
+#include <nlohmann/json.hpp>
+
 #include "common/io/atomic_write.h"
 #include "common/safety/beneath.h"
 #include "common/safety/tree_lock.h"
+#include "daemon/disk_space.h"
 #include "daemon/real_compactor.h"
 #include "daemon/watcher.h"
 #include "daemon/work_queue.h"
@@ -35,6 +39,14 @@ WatcherOptions watcher_options(const WatchSettings& s, unsigned jobs) {
   return o;
 }
 
+WatermarkOptions watermark_options(const WatchSettings& s) {
+  WatermarkOptions o;
+  o.min_free = s.min_free;
+  o.hook_argv = split_command(s.low_space_hook);
+  o.hook_interval_ns = int64_t{s.low_space_hook_interval_s} * 1'000'000'000;
+  return o;
+}
+
 CompactOptions compact_options(const WatchSettings& s) {
   CompactOptions c;
   c.format = s.format;
@@ -49,7 +61,9 @@ class Service {
       : settings_(s), reload_(reload), log_(log), source_(source),
         jobs_(s.jobs != 0 ? s.jobs : std::max(1u, std::thread::hardware_concurrency())),
         compactor_(compact_options(s), s.dirs), live_(std::make_shared<LivePolicySettings>()),
-        locks_(s.dirs.size()) {
+        locks_(s.dirs.size()),
+        watermarks_(watermark_options(s), s.dirs, statvfs_space, log,
+                    [this](const std::vector<std::string>& argv) { return start_hook(argv); }) {
     live_->keep_raw = s.keep_raw;
     live_->format = s.format;
   }
@@ -67,6 +81,8 @@ class Service {
   // Takes the lock of every root that exists and is not locked yet; false when another live
   // msit-compact owns one (the daemon then refuses to start).
   bool lock_roots(bool at_start);
+  // The low-space hook, without a shell; one at a time per root (a still-running one is not doubled).
+  bool start_hook(const std::vector<std::string>& argv);
 
   WatchSettings settings_;
   ReloadFn reload_;
@@ -76,6 +92,8 @@ class Service {
   EngineCompactor compactor_;
   std::shared_ptr<LivePolicySettings> live_;
   std::vector<TreeLock> locks_;
+  DiskWatermarks watermarks_;
+  std::map<std::string, uv_process_t*> hooks_running_;  // by root; freed by their close callback
   uv_loop_t loop_{};
   uv_poll_t poll_{};
   uv_timer_t tick_{}, status_{}, watchdog_{};
@@ -92,10 +110,12 @@ class Service {
 void Service::publish_status(const char* state) {
   for (const auto& w : compactor_.take_warnings()) log_.warning(w);
   const Counters& c = watcher_->counters();
-  std::string line = c.status_line();
+  std::string line = c.status_line() + watermarks_.status_suffix();
   sd_notifyf(0, "STATUS=%s", line.c_str());
   if (!settings_.json_status.empty()) {
-    Status st = atomic_write_file(settings_.json_status, c.to_json(static_cast<int>(::getpid()), state));
+    nlohmann::json j = c.to_json(static_cast<int>(::getpid()), state);
+    j["filesystems"] = watermarks_.to_json();
+    Status st = atomic_write_file(settings_.json_status, j.dump(2) + "\n");
     // Once per episode: a full /run must not flood the journal every second.
     if (!st.ok() && !status_warned_) log_.warning(st.error().to_string() + " (status file; reported once)");
     status_warned_ = !st.ok();
@@ -132,10 +152,58 @@ bool Service::lock_roots(bool at_start) {
   return true;
 }
 
+bool Service::start_hook(const std::vector<std::string>& argv) {
+  const std::string& root = argv[argv.size() - 2];
+  if (hooks_running_.count(root) != 0) {
+    log_.warning("low_space_hook for " + root + " is still running; not started again");
+    return false;
+  }
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  uv_stdio_container_t stdio[3];
+  stdio[0].flags = UV_IGNORE;  // /dev/null
+  for (int fd : {1, 2}) {
+    stdio[fd].flags = UV_INHERIT_FD;
+    stdio[fd].data.fd = 2;  // the daemon's log (the journal under systemd)
+  }
+  uv_process_options_t o{};
+  o.file = args[0];
+  o.args = args.data();
+  o.stdio_count = 3;
+  o.stdio = stdio;
+  o.exit_cb = [](uv_process_t* p, int64_t exit_status, int term_signal) {
+    Service* s = self(p);
+    std::string root;
+    for (auto it = s->hooks_running_.begin(); it != s->hooks_running_.end(); ++it)
+      if (it->second == p) {
+        root = it->first;
+        s->hooks_running_.erase(it);
+        break;
+      }
+    if (exit_status != 0 || term_signal != 0)
+      s->log_.warning("low_space_hook for " + root + " exited with status " + std::to_string(exit_status) +
+                      (term_signal != 0 ? ", signal " + std::to_string(term_signal) : ""));
+    uv_close(reinterpret_cast<uv_handle_t*>(p), [](uv_handle_t* h) { delete reinterpret_cast<uv_process_t*>(h); });
+  };
+  auto* proc = new uv_process_t{};
+  proc->data = this;
+  int rc = uv_spawn(&loop_, proc, &o);
+  if (rc != 0) {
+    log_.warning("low_space_hook: cannot start " + argv[0] + ": " + uv_strerror(rc));
+    uv_close(reinterpret_cast<uv_handle_t*>(proc), [](uv_handle_t* h) { delete reinterpret_cast<uv_process_t*>(h); });
+    return false;
+  }
+  hooks_running_[root] = proc;
+  log_.info("low_space_hook started for " + root + " (pid " + std::to_string(proc->pid) + ")");
+  return true;
+}
+
 void Service::on_status_timer() {
   lock_roots(false);
-  publish_status("running");
   int64_t now = steady_clock().now_ns();
+  watermarks_.check(now);
+  publish_status("running");
   std::string line = watcher_->counters().status_line();
   if (line != last_logged_ && now - last_log_ns_ >= kStatusLogEveryNs) {
     log_.info(line);
@@ -157,6 +225,7 @@ void Service::reload() {
   settings_ = *s;
   watcher_->set_options(watcher_options(settings_, jobs_));
   compactor_.set_options(compact_options(settings_));
+  watermarks_.set_options(watermark_options(settings_));
   live_->keep_raw = settings_.keep_raw;
   live_->format = settings_.format;
   log_.set_verbose(settings_.verbose);
@@ -176,6 +245,8 @@ void Service::begin_stop(int signum) {
   uv_poll_stop(&poll_);
   uv_timer_stop(&tick_);
   uv_timer_stop(&status_);
+  // A hook still running would keep the loop alive: ask it to stop (its exit is still logged).
+  for (auto& [root, proc] : hooks_running_) uv_process_kill(proc, SIGTERM);
   // Blocks the loop only while the running batches finish; queued jobs come back cancelled.
   pool_->shutdown();
   watcher_->on_results(pool_->take_results());
@@ -242,6 +313,7 @@ int Service::run() {
             std::to_string(jobs_) + " worker(s), settle " + std::to_string(settings_.settle_ms) + " ms");
   watcher_->start();
   start_handles();
+  watermarks_.check(steady_clock().now_ns());
   publish_status("running");
   sd_notify(0, "READY=1");  // after the first scan: every existing file is known
   log_.info("start-up scan done: " + watcher_->counters().status_line());

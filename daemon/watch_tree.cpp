@@ -2,14 +2,15 @@
 // scanned; vanished directories drop their watches; missing roots are polled until they appear.
 #include "daemon/watch_tree.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 
+#include "common/base/unique_fd.h"
 #include "common/io/atomic_write.h"
+#include "common/io/tree_walk.h"
 #include "common/safety/publish.h"
 
 namespace msit::daemon {
@@ -105,26 +106,13 @@ void WatchTree::establish(const std::string& top) {
 
 void WatchTree::scan_entries(const std::string& dir, std::vector<std::string>& subdirs) {
   // O_NOFOLLOW: a directory swapped for a symlink since it was seen is not entered.
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return;
-  DIR* d = ::fdopendir(fd);
-  if (d == nullptr) {
-    ::close(fd);
-    return;
-  }
-  while (struct dirent* de = ::readdir(d)) {
-    std::string_view name = de->d_name;
-    if (name == "." || name == "..") continue;
-    unsigned char type = de->d_type;
-    if (type == DT_UNKNOWN) {
-      struct stat st {};
-      if (::fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-      type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
-    }
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return;
+  (void)list_dir_fd(fd.get(), dir, [&](std::string_view name, EntryType type) {
     std::string path = dir + "/" + std::string(name);
-    if (type == DT_DIR) {
+    if (type == EntryType::kDirectory) {
       subdirs.push_back(std::move(path));
-    } else if (type == DT_REG) {
+    } else if (type == EntryType::kFile) {
       if (is_temp_name(name)) {
         if (hooks_.temp_file) hooks_.temp_file(path);
       } else if (is_claim_name(name)) {
@@ -133,8 +121,7 @@ void WatchTree::scan_entries(const std::string& dir, std::vector<std::string>& s
         hooks_.candidate(path, false);
       }
     }  // symlinks, sockets, fifos: never followed, never touched
-  }
-  ::closedir(d);
+  });  // an unlistable directory is retried by the next rescan
 }
 
 void WatchTree::drop_subtree(const std::string& dir) {

@@ -1,7 +1,6 @@
 // ArchiveSource: validation of the container and on-demand decoding of its blocks.
 #include "common/archive/archive_source.h"
 
-#include <xxhash.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -10,7 +9,9 @@
 #include <thread>
 
 #include "common/archive/shuffle.h"
+#include "common/io/derived_names.h"
 #include "common/io/noreplace.h"
+#include "common/io/xxh3.h"
 
 namespace msit::archive {
 namespace {
@@ -76,10 +77,6 @@ DecodeScratch* acquire_scratch() {
 
 }  // namespace
 
-bool is_archive_path(const std::string& path) {
-  return path.size() > 4 && path.compare(path.size() - 4, 4, ".zst") == 0;
-}
-
 Result<std::shared_ptr<ArchiveSource>> ArchiveSource::open(const std::string& path) {
   MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_regular_nofollow(path));
   MSIT_ASSIGN_OR_RETURN(FileIdentity id, identity_of(fd.get(), path));
@@ -142,12 +139,10 @@ Status ArchiveSource::load_container() {
   blocks_ = plan_blocks(meta_);
   std::vector<std::byte> index(static_cast<size_t>(index_end - trailer_.index_offset));
   MSIT_TRY(bytes_->read_at(trailer_.index_offset, index, "archive"));
-  XXH3_state_t* st = XXH3_createState();
-  XXH3_64bits_reset(st);
-  XXH3_64bits_update(st, head.data(), head.size());
-  XXH3_64bits_update(st, index.data(), index.size());
-  const uint64_t check = XXH3_64bits_digest(st);
-  XXH3_freeState(st);
+  Xxh3 st;
+  st.update(head.data(), head.size());
+  st.update(index.data(), index.size());
+  const uint64_t check = st.digest();
   if (check != trailer_.check_xxh3) {
     return make_error(path_, "archive", "header/index checksum mismatch (corrupt archive)");
   }
@@ -221,8 +216,7 @@ Status ArchiveSource::read_at(uint64_t off, std::span<std::byte> out, const char
 }
 
 Status ArchiveSource::verify(const std::function<Status(std::span<const std::byte>)>& sink) {
-  XXH3_state_t* st = XXH3_createState();
-  XXH3_64bits_reset(st);
+  Xxh3 st;
   Status status = ok_status();
   for (size_t i = 0; i < blocks_.size() && status.ok(); ++i) {
     auto bytes = block(i);
@@ -230,11 +224,10 @@ Status ArchiveSource::verify(const std::function<Status(std::span<const std::byt
       status = bytes.take_error();
       break;
     }
-    XXH3_64bits_update(st, (*bytes)->data(), (*bytes)->size());
+    st.update((*bytes)->data(), (*bytes)->size());
     if (sink) status = sink(**bytes);
   }
-  const uint64_t h = XXH3_64bits_digest(st);
-  XXH3_freeState(st);
+  const uint64_t h = st.digest();
   MSIT_TRY(std::move(status));
   if (h != trailer_.original_xxh3) {
     return make_error(path_, "archive", "decoded bytes do not match the recorded XXH3 of the original (corrupt archive)");
@@ -244,7 +237,7 @@ Status ArchiveSource::verify(const std::function<Status(std::span<const std::byt
 
 Result<OpenedSource> open_dump_source(const std::string& path) {
   OpenedSource o;
-  if (is_archive_path(path)) {
+  if (is_archive_name(path)) {
     MSIT_ASSIGN_OR_RETURN(auto a, ArchiveSource::open(path));
     o.identity = a->original_identity();
     o.src = std::move(a);

@@ -59,8 +59,6 @@ class ArchiveSource final : public ByteSource {
   std::unique_ptr<DecodeScratch, void (*)(DecodeScratch*)> scratch_{nullptr, nullptr};
 };
 
-// True for names of archives (NAME.zst).
-bool is_archive_path(const std::string& path);
 
 // A raw dump source: the file itself, or the archive standing for it.
 struct OpenedSource {

@@ -4,7 +4,6 @@
 
 #include <fcntl.h>
 #include <unistd.h>
-#include <xxhash.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -15,6 +14,8 @@
 #include "common/archive/shuffle.h"
 #include "common/dtype/dtype.h"
 #include "common/io/atomic_write.h"
+#include "common/io/derived_names.h"
+#include "common/io/xxh3.h"
 
 namespace msit::archive {
 namespace {
@@ -78,12 +79,10 @@ class Writer {
  public:
   Writer(ByteSource& src, const ArchiveOptions& opts, Meta meta)
       : src_(src), opts_(opts), meta_(std::move(meta)), blocks_(plan_blocks(meta_)),
-        hash_(XXH3_createState()), n_(static_cast<size_t>(std::clamp(opts.workers, 1, 64))),
+        n_(static_cast<size_t>(std::clamp(opts.workers, 1, 64))),
         enc_(thread_encoders(n_)) {
-    XXH3_64bits_reset(hash_);
     for (size_t i = 0; i < n_; ++i) enc_[i]->setup(opts.level, meta_.block_bytes);
   }
-  ~Writer() { XXH3_freeState(hash_); }
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
@@ -96,7 +95,7 @@ class Writer {
   ArchiveOptions opts_;
   Meta meta_;
   std::vector<Block> blocks_;
-  XXH3_state_t* hash_;
+  Xxh3 hash_;                                      // of the original bytes
   size_t n_;                                       // blocks compressed at once
   std::vector<std::unique_ptr<Encoder>>& enc_;     // this thread's, at least n_
 };
@@ -105,7 +104,7 @@ Status Writer::write_batch(DirTemp& out, size_t first, size_t count, uint64_t& p
   for (size_t k = 0; k < count; ++k) {
     const Block& b = blocks_[first + k];
     MSIT_TRY(src_.read_at(b.raw_offset, std::span<std::byte>(enc_[k]->raw.data(), b.raw_bytes), "archive"));
-    XXH3_64bits_update(hash_, enc_[k]->raw.data(), b.raw_bytes);
+    hash_.update(enc_[k]->raw.data(), b.raw_bytes);
   }
   if (count == 1) {
     enc_[0]->encode(blocks_[first]);
@@ -139,13 +138,11 @@ Result<WrittenArchive> Writer::run(DirTemp& out, const std::string& final_path) 
   Trailer t;
   t.index_offset = pos;
   t.block_count = blocks_.size();
-  t.original_xxh3 = XXH3_64bits_digest(hash_);
-  XXH3_state_t* check = XXH3_createState();
-  XXH3_64bits_reset(check);
-  XXH3_64bits_update(check, head.data(), head.size());
-  XXH3_64bits_update(check, index.data(), index.size());
-  t.check_xxh3 = XXH3_64bits_digest(check);
-  XXH3_freeState(check);
+  t.original_xxh3 = hash_.digest();
+  Xxh3 check;
+  check.update(head.data(), head.size());
+  check.update(index.data(), index.size());
+  t.check_xxh3 = check.digest();
   const std::string tail = index + encode_trailer(t);
   MSIT_TRY(out.write(std::as_bytes(std::span<const char>(tail))));
   MSIT_TRY(out.sync_and_close());
@@ -167,12 +164,6 @@ Result<UniqueFd> open_temp_for_check(const DirTemp& t) {
 }
 
 }  // namespace
-
-std::string archive_path_for(const std::string& raw_path) { return raw_path + ".zst"; }
-
-std::string raw_path_for_archive(const std::string& archive_path) {
-  return is_archive_path(archive_path) ? archive_path.substr(0, archive_path.size() - 4) : archive_path;
-}
 
 std::vector<Segment> segments_for(const RawDumpFile& raw, uint64_t file_size) {
   std::vector<const TensorDesc*> ts;
@@ -228,9 +219,9 @@ Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDum
     m.original_gid = owner->gid;
   }
   fit_reader_caps(m);
-  const std::string final_path = archive_path_for(raw.path);
+  const std::string final_path = archive_name_for(raw.path);
   // An archive is data, never a program: no exec, setuid, setgid or sticky bit on it.
-  MSIT_ASSIGN_OR_RETURN(DirTemp out, DirTemp::create(dir, archive_path_for(raw_name), mode & 0666));
+  MSIT_ASSIGN_OR_RETURN(DirTemp out, DirTemp::create(dir, archive_name_for(raw_name), mode & 0666));
   Writer w(src, opts, std::move(m));
   MSIT_ASSIGN_OR_RETURN(WrittenArchive written, w.run(out, final_path));
   // Decode what reached the disk: a bug or corruption on the way cannot pass this check.

@@ -28,9 +28,7 @@ struct WrittenArchive {
   uint64_t original_xxh3 = 0;
 };
 
-std::string archive_path_for(const std::string& raw_path);
-// The raw path an archive restores to (NAME.zst -> NAME).
-std::string raw_path_for_archive(const std::string& archive_path);
+// Archive names: archive_name_for() / without_archive_suffix() (common/io/derived_names.h).
 
 // Payloads are shuffled by their element size (complex: by component); headers, gaps and
 // 1-byte or packed types are stored as they are. Segments tile [0, file_size).

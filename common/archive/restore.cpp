@@ -6,15 +6,16 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <cerrno>
 
 #include "common/archive/archive_source.h"
 #include "common/archive/archive_writer.h"
 #include "common/io/atomic_write.h"
+#include "common/io/derived_names.h"
 #include "common/io/file.h"
 #include "common/io/noreplace.h"
+#include "common/io/xxh3.h"
 
 namespace msit::archive {
 namespace {
@@ -32,8 +33,7 @@ Result<bool> identical_raw_present(int dir_fd, const std::string& raw_name, cons
   MSIT_ASSIGN_OR_RETURN(FileIdentity id, identity_of(fd->get(), shown));
   if (id.size != a.meta().original_size) return false;
   ChunkReader reader(fd->get(), shown, 0, id.size);
-  XXH3_state_t* st = XXH3_createState();
-  XXH3_64bits_reset(st);
+  Xxh3 st;
   Status status = ok_status();
   while (true) {
     auto chunk = reader.next();
@@ -42,10 +42,9 @@ Result<bool> identical_raw_present(int dir_fd, const std::string& raw_name, cons
       break;
     }
     if (chunk->empty()) break;
-    XXH3_64bits_update(st, chunk->data(), chunk->size());
+    st.update(chunk->data(), chunk->size());
   }
-  const uint64_t h = XXH3_64bits_digest(st);
-  XXH3_freeState(st);
+  const uint64_t h = st.digest();
   MSIT_TRY(std::move(status));
   return h == a.trailer().original_xxh3;
 }
@@ -127,7 +126,7 @@ Status decode_to_raw(int dir_fd, const std::string& raw_name, const std::string&
 Result<RestoreOutcome> restore_archive_at(int dir_fd, const std::string& shown_dir, const std::string& name,
                                           const RestoreOptions& opts) {
   const std::string shown = join(shown_dir, name);
-  const std::string raw_name = raw_path_for_archive(name);
+  const std::string raw_name = std::string(without_archive_suffix(name));
   if (raw_name == name || raw_name.empty() || name.find('/') != std::string::npos) {
     return make_error(shown, "restore", "archive names are NAME.zst; cannot derive the raw file name");
   }

@@ -10,6 +10,7 @@
 #include "common/archive/archive_source.h"
 #include "common/archive/restore.h"
 #include "common/base/unique_fd.h"
+#include "common/io/derived_names.h"
 #include "common/io/noreplace.h"
 #include "common/io/tree_walk.h"
 #include "common/safety/tree_lock.h"
@@ -32,7 +33,7 @@ void collect_under(const std::string& root, size_t root_index, std::vector<Found
   const std::string r = trim_slashes(root);
   const size_t skip = r == "/" ? 1 : r.size() + 1;
   walk_tree(r, [&](const WalkEntry& e) {
-    if (e.type != EntryType::kFile || !is_archive_path(e.name) || e.name[0] == '.') return;
+    if (e.type != EntryType::kFile || !is_archive_name(e.name) || e.name[0] == '.') return;
     const std::string rel = e.path.substr(skip);
     const size_t slash = rel.find_last_of('/');
     out.push_back({root_index, slash == std::string::npos ? "" : rel.substr(0, slash), e.name});
@@ -83,7 +84,7 @@ RestoreRun restore_paths(const std::vector<std::string>& paths, const RestoreOpt
       roots.push_back(p);
       root_fds.push_back(std::move(fd));
       collect_under(p, roots.size() - 1, found, run.errors);
-    } else if (is_archive_path(p)) {
+    } else if (is_archive_name(p)) {
       files.push_back(p);
     } else {
       run.errors.push_back(make_error(p, "restore", "not an archive (archives are named NAME.zst)"));

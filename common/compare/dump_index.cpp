@@ -2,6 +2,9 @@
 #include "common/compare/dump_index.h"
 
 #include "common/formats/dump_name.h"
+#include "common/formats/graph_text.h"
+#include "common/io/derived_names.h"
+#include "common/io/tree_walk.h"
 #include "common/store/store_catalog.h"
 
 #include <algorithm>
@@ -13,7 +16,6 @@
 #include <system_error>
 #include <unordered_map>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -61,31 +63,18 @@ void add_stored_entries(const std::string& dir, const FileFilter& keep_file, std
   }
 }
 
-// Sorted listing; symlinks are neither dirs nor files here, so they are never followed. The
-// type comes from readdir's d_type: no stat per entry; only filesystems that leave d_type
-// unknown get an fstatat.
+// Sorted listing; symlinks are neither dirs nor files here, so they are never followed.
 std::vector<DirEntry> list_dir(const std::string& dir, const FileFilter& keep_file = {}) {
   std::vector<DirEntry> out;
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return out;
-  while (const dirent* de = ::readdir(d)) {
-    std::string_view n = de->d_name;
-    if (n == "." || n == "..") continue;
-    unsigned char type = de->d_type;
-    if (type == DT_REG && keep_file && !keep_file(n)) continue;
-    if (type == DT_UNKNOWN) {
-      struct stat st {};
-      if (::fstatat(::dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-      type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
-      if (type == DT_REG && keep_file && !keep_file(n)) continue;
-    }
+  Status listed = list_dir_path(dir, [&](std::string_view n, EntryType type) {
+    if (type == EntryType::kFile && keep_file && !keep_file(n)) return;
     DirEntry e;
     e.name = n;
-    e.is_dir = type == DT_DIR;
-    e.is_file = type == DT_REG;
+    e.is_dir = type == EntryType::kDirectory;
+    e.is_file = type == EntryType::kFile;
     out.push_back(std::move(e));
-  }
-  ::closedir(d);
+  });
+  if (!listed.ok()) return out;
   add_stored_entries(dir, keep_file, out);
   std::sort(out.begin(), out.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
   return out;
@@ -236,17 +225,6 @@ bool is_multi_device(const std::string& root) {
 
 }  // namespace
 
-std::string_view source_kind_name(SourceKind k) {
-  switch (k) {
-    case SourceKind::kRaw: return "raw";
-    case SourceKind::kSummary: return "summary";
-    case SourceKind::kStored: return "stored";
-    case SourceKind::kMinMax: return "min_max";
-    case SourceKind::kStatsCsv: return "stats_csv";
-  }
-  return "?";
-}
-
 const SourceFile* TokenFiles::ge_file(std::string_view op_name) const {
   for (const auto& [name, f] : ge_ops) {
     if (name == op_name) return &f;
@@ -282,9 +260,9 @@ std::string msit_fx_node_key(std::string_view n, bool* is_input) {
 std::optional<std::pair<std::string, SourceKind>> raw_name_of(std::string_view n) {
   if (n.empty() || n[0] == '.') return std::nullopt;  // hidden and our temp files
   if (n.starts_with(kStoreFileName) && classify_name(n).kind == NameKind::kStore) return std::nullopt;  // read through it
-  constexpr std::string_view kSummary = ".summary.json";
-  constexpr std::string_view kNpz = "_min_max.npz";
-  constexpr std::string_view kNpy = "_min_max.npy";
+  constexpr std::string_view kSummary = kSummarySuffix;
+  constexpr std::string_view kNpz = kMinMaxNpzSuffix;
+  constexpr std::string_view kNpy = kMinMaxNpySuffix;
   if (ends_with(n, kSummary) && n.size() > kSummary.size()) {
     return std::make_pair(std::string(n.substr(0, n.size() - kSummary.size())), SourceKind::kSummary);
   }
@@ -295,9 +273,8 @@ std::optional<std::pair<std::string, SourceKind>> raw_name_of(std::string_view n
     return std::make_pair(std::string(n.substr(0, n.size() - kNpy.size())) + ".npy", SourceKind::kMinMax);
   }
   // An archive (NAME.zst) holds the raw bytes: it is compared exactly, like the raw file.
-  constexpr std::string_view kZst = ".zst";
-  if (ends_with(n, kZst) && n.size() > kZst.size()) {
-    auto inner = raw_name_of(n.substr(0, n.size() - kZst.size()));
+  if (is_archive_name(n)) {
+    auto inner = raw_name_of(without_archive_suffix(n));
     if (!inner || inner->second != SourceKind::kRaw) return std::nullopt;
     return inner;
   }
@@ -331,8 +308,7 @@ std::string absolute_path(const std::string& p) {
 }
 
 std::vector<std::string> find_graph_files(const std::string& root, std::optional<int64_t> rank) {
-  constexpr std::string_view kPrefix = "dynamo_original_graph_";
-  auto is_graph = [](std::string_view n) { return n.starts_with(kPrefix) && n.ends_with(".txt"); };
+  auto is_graph = [](std::string_view n) { return is_original_graph_file_name(n); };
   std::vector<std::pair<uint64_t, std::string>> found;
   bool stop = false;
   std::string rank_tag = rank ? "rank_" + std::to_string(*rank) + "_" : "";
@@ -340,12 +316,9 @@ std::vector<std::string> find_graph_files(const std::string& root, std::optional
     for (const auto& e : entries) {
       if (!e.is_file) continue;
       if (rank && e.name.find(rank_tag) == std::string::npos) continue;
-      size_t i = e.name.find_first_of("0123456789");
-      if (i == std::string::npos) continue;  // msit requires a digit run
-      size_t j = e.name.find_first_not_of("0123456789", i);
-      std::string digits = e.name.substr(i, j - i);
-      uint64_t key = digits.size() > 19 ? UINT64_MAX : std::stoull(digits);
-      found.emplace_back(key, join(dir, e.name));
+      std::optional<uint64_t> key = graph_file_sort_key(e.name);
+      if (!key) continue;  // msit requires a digit run
+      found.emplace_back(*key, join(dir, e.name));
     }
     return true;
   }, &stop, is_graph);
@@ -366,8 +339,7 @@ bool is_fx_file_name(std::string_view n) {
 
 // What find_graph_files keeps: the graph prefix, ".txt", and a digit run (msit's sort key).
 bool is_graph_file_name(std::string_view n) {
-  return n.starts_with("dynamo_original_graph_") && n.ends_with(".txt") &&
-         n.find_first_of("0123456789") != std::string_view::npos;
+  return is_original_graph_file_name(n) && graph_file_sort_key(n).has_value();
 }
 
 }  // namespace

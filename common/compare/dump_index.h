@@ -17,7 +17,6 @@ namespace msit {
 // What stands in a dump tree for one raw file.
 // Declared in order of preference when several stand for one raw file.
 enum class SourceKind : uint8_t { kRaw, kSummary, kStored, kMinMax, kStatsCsv };
-std::string_view source_kind_name(SourceKind k);
 
 struct SourceFile {
   std::string path;      // the file on disk

@@ -133,8 +133,8 @@ void FileCache::preload(const std::vector<const SourceFile*>& files, SmallFileBa
   }
   reader.read(paths, kSummaryMaxBytes);
   for (size_t k = 0; k < slots.size(); ++k) {
-    auto& [lf, once] = slots[k];
-    std::call_once(*once, [&] { fill_summary(*lf, reader.contents(k)); });
+    auto& slot = slots[k];  // not a structured binding: clang before 16 cannot capture one
+    std::call_once(*slot.second, [&] { fill_summary(*slot.first, reader.contents(k)); });
   }
 }
 

@@ -1,5 +1,6 @@
 // Node -> files (3.5.1), fix-ups (3.5.2-3.5.3), file pairing (3.5.4) and rank siblings (3.7).
 #include "common/compare_atb/files.h"
+#include "common/io/derived_names.h"
 #include "common/store/store_catalog.h"
 
 #include <algorithm>
@@ -173,8 +174,8 @@ std::optional<SourceFile> find_source(const std::string& raw) {
   s.raw_name = fs::path(raw).filename().string();
   std::error_code ec;
   if (fs::is_regular_file(raw, ec)) s.path = raw, s.kind = SourceKind::kRaw;
-  else if (fs::is_regular_file(raw + ".zst", ec)) s.path = raw + ".zst", s.kind = SourceKind::kRaw;
-  else if (fs::is_regular_file(raw + ".summary.json", ec)) s.path = raw + ".summary.json", s.kind = SourceKind::kSummary;
+  else if (fs::is_regular_file(archive_name_for(raw), ec)) s.path = archive_name_for(raw), s.kind = SourceKind::kRaw;
+  else if (fs::is_regular_file(summary_name_for(raw), ec)) s.path = summary_name_for(raw), s.kind = SourceKind::kSummary;
   else if (std::string db; const auto* n = store::StoreCatalog::instance().find(raw, &db)) {
     return stored_source(fs::path(raw).parent_path().string(), *n, db);
   } else {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "common/formats/atb_names.h"
+#include "common/io/derived_names.h"
 
 namespace msit {
 namespace {
@@ -149,7 +150,7 @@ void name_tensor(const std::string& path, TensorDesc& t) {
   std::string_view base = path;
   if (size_t slash = base.find_last_of('/'); slash != std::string_view::npos) base.remove_prefix(slash + 1);
   // An archived tensor (NAME.bin.zst) keeps the role of its original name.
-  if (base.size() > 4 && base.substr(base.size() - 4) == ".zst") base.remove_suffix(4);
+  base = without_archive_suffix(base);
   if (auto n = parse_atb_tensor_name(base)) {
     t.role = n->role;
     t.index = n->index;

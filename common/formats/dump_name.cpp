@@ -87,9 +87,9 @@ bool classify_derived(std::string_view n, NameInfo& info) {
   struct Rule { std::string_view suffix; NameKind kind; std::string_view raw_suffix; };
   static constexpr Rule kRules[] = {
       {kSummarySuffix, NameKind::kSummary, ""},
-      {"_min_max.npy", NameKind::kMinMaxNpy, ".npy"},
-      {"_min_max.npz", NameKind::kMinMaxNpz, ""},
-      {".zst", NameKind::kArchive, ""},
+      {kMinMaxNpySuffix, NameKind::kMinMaxNpy, ".npy"},
+      {kMinMaxNpzSuffix, NameKind::kMinMaxNpz, ""},
+      {kArchiveSuffix, NameKind::kArchive, ""},
   };
   for (const Rule& r : kRules) {
     if (n.size() > r.suffix.size() && n.ends_with(r.suffix)) {
@@ -202,15 +202,15 @@ NameInfo classify_name(std::string_view file_name) {
   NameInfo info;
   std::string_view n = file_name.substr(file_name.rfind('/') + 1);
   if (n.empty() || n == "." || n == "..") return info;
-  if (n.starts_with(".msit-tmp.")) {
+  if (n.starts_with(kTempPrefix)) {
     info.kind = NameKind::kTemp;
     return info;
   }
-  if (n == ".msit-compact.lock") {
+  if (n == kLockName) {
     info.kind = NameKind::kLock;
     return info;
   }
-  if (n.starts_with(".msit-claim.")) {
+  if (n.starts_with(kClaimPrefix)) {
     info.kind = NameKind::kClaim;
     return info;
   }

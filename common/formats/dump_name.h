@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/formats/tensor_desc.h"
+#include "common/io/derived_names.h"
 
 namespace msit {
 
@@ -61,10 +62,5 @@ std::optional<FxDumpName> parse_fx_dump_name(std::string_view file_name);
 // reads as a last ".N" of the op name (as msit does). This gives the op name without it, or
 // nullopt when the op name does not end in ".<digits>".
 std::optional<std::string> strip_dump_number(std::string_view op_name);
-
-// Suffix added to a raw file's name for its rich summary.
-inline constexpr std::string_view kSummarySuffix = ".summary.json";
-// File name of a dump root's summary store (common/store); SQLite adds -wal, -shm, -journal.
-inline constexpr std::string_view kStoreFileName = "msit-summary.db";
 
 }  // namespace msit

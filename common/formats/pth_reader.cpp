@@ -7,6 +7,7 @@
 #include "common/formats/atb_names.h"
 #include "common/formats/npz_internal.h"
 #include "common/formats/pth_pickle.h"
+#include "common/io/derived_names.h"
 
 namespace msit {
 namespace {
@@ -27,7 +28,7 @@ const ZipEntry* find_entry(const std::vector<ZipEntry>& es, const std::string& n
 void name_tensor(const std::string& path, TensorDesc& t) {
   std::string_view base = path;
   if (size_t slash = base.find_last_of('/'); slash != std::string_view::npos) base.remove_prefix(slash + 1);
-  if (base.size() > 4 && base.substr(base.size() - 4) == ".zst") base.remove_suffix(4);
+  base = without_archive_suffix(base);
   if (auto n = parse_torch_tensor_name(base)) {
     t.role = n->role;
     if (!n->indices.empty()) t.index = n->indices[0];

@@ -7,11 +7,10 @@
 #include <string_view>
 
 #include "common/base/result.h"
+#include "common/io/derived_names.h"
 
 namespace msit {
 
-// Temp files start with this prefix so no reader mistakes them for dumps or summaries.
-inline constexpr std::string_view kTempPrefix = ".msit-tmp.";
 
 // Writes data to a fresh temp file next to final_path and fsyncs it. Returns the temp path.
 Result<std::string> write_temp_synced(const std::string& final_path, std::string_view data);

@@ -11,13 +11,13 @@
 
 #include "common/base/result.h"
 #include "common/base/unique_fd.h"
+#include "common/io/derived_names.h"
 #include "common/io/file.h"
 
 namespace msit {
 
-// Private name of a file being removed: `.msit-claim.{6 random}.{name}`. A claim left by a killed
-// process is given its name back by the next owner of the tree (its summary is durable).
-inline constexpr std::string_view kClaimPrefix = ".msit-claim.";
+// Claim names (kClaimPrefix): a claim left by a killed process is given its name back by the
+// next owner of the tree (its summary is durable).
 bool is_claim_name(std::string_view name);
 // The name a claim name stands for ("" when it is not a claim name).
 std::string raw_name_of_claim(std::string_view claim_name);

@@ -1,49 +1,50 @@
-// Sorted, symlink-safe recursive directory walk (readdir + lstat where d_type is unknown).
+// Directory listing (readdir + fstatat where d_type is unknown) and the sorted, symlink-safe
+// recursive walk over it.
 #include "common/io/tree_walk.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 
+#include "common/base/unique_fd.h"
+
 namespace msit {
 namespace {
 
-EntryType type_of(const std::string& path, unsigned char d_type) {
+EntryType type_of_d_type(unsigned char d_type) {
   switch (d_type) {
     case DT_REG: return EntryType::kFile;
     case DT_DIR: return EntryType::kDirectory;
     case DT_LNK: return EntryType::kSymlink;
-    case DT_UNKNOWN: break;
     default: return EntryType::kOther;
   }
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return EntryType::kOther;
-  if (S_ISREG(st.st_mode)) return EntryType::kFile;
-  if (S_ISDIR(st.st_mode)) return EntryType::kDirectory;
-  if (S_ISLNK(st.st_mode)) return EntryType::kSymlink;
+}
+
+EntryType type_of_mode(mode_t mode) {
+  if (S_ISREG(mode)) return EntryType::kFile;
+  if (S_ISDIR(mode)) return EntryType::kDirectory;
+  if (S_ISLNK(mode)) return EntryType::kSymlink;
   return EntryType::kOther;
 }
 
 void walk_dir(const std::string& dir, const std::function<void(const WalkEntry&)>& visit,
               std::vector<Error>& errors) {
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) {
-    errors.push_back(make_sys_error(dir, "scan", "cannot open directory", errno));
+  std::vector<WalkEntry> entries;
+  Status listed = list_dir_path(dir, [&](std::string_view name, EntryType type) {
+    WalkEntry w;
+    w.path = dir == "/" ? "/" + std::string(name) : dir + "/" + std::string(name);
+    w.name = std::string(name);
+    w.type = type;
+    entries.push_back(std::move(w));
+  });
+  if (!listed.ok()) {
+    errors.push_back(make_sys_error(dir, "scan", "cannot open directory", listed.error().sys_errno));
     return;
   }
-  std::vector<WalkEntry> entries;
-  while (dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    WalkEntry w;
-    w.path = dir == "/" ? "/" + name : dir + "/" + name;
-    w.name = std::move(name);
-    w.type = type_of(w.path, e->d_type);
-    entries.push_back(std::move(w));
-  }
-  ::closedir(d);
   std::sort(entries.begin(), entries.end(), [](const WalkEntry& a, const WalkEntry& b) { return a.name < b.name; });
   for (const auto& w : entries) {
     visit(w);
@@ -52,6 +53,37 @@ void walk_dir(const std::string& dir, const std::function<void(const WalkEntry&)
 }
 
 }  // namespace
+
+Status list_dir_fd(int dir_fd, const std::string& shown_path, const DirEntryFn& fn) {
+  // A duplicate for readdir: closedir closes it, the caller's fd stays open.
+  int fd = ::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+  DIR* d = fd < 0 ? nullptr : ::fdopendir(fd);
+  if (d == nullptr) {
+    int err = errno;
+    if (fd >= 0) ::close(fd);
+    return make_sys_error(shown_path, "list", "cannot list the directory", err);
+  }
+  ::rewinddir(d);  // the duplicate shares the caller's offset
+  while (const dirent* e = ::readdir(d)) {
+    std::string_view name = e->d_name;
+    if (name == "." || name == "..") continue;
+    EntryType type = type_of_d_type(e->d_type);
+    if (e->d_type == DT_UNKNOWN) {
+      struct stat st {};
+      if (::fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile
+      type = type_of_mode(st.st_mode);
+    }
+    fn(name, type);
+  }
+  ::closedir(d);
+  return ok_status();
+}
+
+Status list_dir_path(const std::string& path, const DirEntryFn& fn) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) return make_sys_error(path, "list", "cannot list the directory", errno);
+  return list_dir_fd(fd.get(), path, fn);
+}
 
 void walk_tree(const std::string& root, const std::function<void(const WalkEntry&)>& visit,
                std::vector<Error>& errors) {

@@ -1,8 +1,9 @@
-// Walks a directory tree without ever following symbolic links.
+// Lists directories and walks directory trees without ever following symbolic links.
 #pragma once
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/base/result.h"
@@ -16,6 +17,15 @@ struct WalkEntry {
   std::string name;       // last component
   EntryType type = EntryType::kOther;
 };
+
+// Calls fn for each entry of a directory (not . and ..), typed without following it: readdir's
+// d_type, or fstatat(AT_SYMLINK_NOFOLLOW) on filesystems that leave d_type unknown (an entry
+// gone meanwhile is skipped). Entries come in readdir order. dir_fd stays open and unmoved for
+// the caller; shown_path names it in the error.
+using DirEntryFn = std::function<void(std::string_view name, EntryType type)>;
+Status list_dir_fd(int dir_fd, const std::string& shown_path, const DirEntryFn& fn);
+// The same for a path (opened like opendir(3): a symlink naming the directory itself is followed).
+Status list_dir_path(const std::string& path, const DirEntryFn& fn);
 
 // Calls visit for every entry below root (root itself excluded), depth-first, names sorted
 // within a directory. Symlinks are reported as kSymlink and never descended into.

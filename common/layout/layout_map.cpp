@@ -23,27 +23,6 @@ bool is_plain_format(int primary) {
   }
 }
 
-const char* format_name(int primary) {
-  static constexpr const char* kNames[] = {
-      "NCHW", "NHWC", "ND", "NC1HWC0", "FRACTAL_Z", "NC1C0HWPAD", "NHWC1C0", "FSR_NCHW",
-      "FRACTAL_DECONV", "C1HWNC0", "FRACTAL_DECONV_TRANSPOSE", "FRACTAL_DECONV_SP_STRIDE_TRANS",
-      "NC1HWC0_C04", "FRACTAL_Z_C04", "CHWN", "FRACTAL_DECONV_SP_STRIDE8_TRANS", "HWCN",
-      "NC1KHKWHWC0", "BN_WEIGHT", "FILTER_HWCK", "HASHTABLE_LOOKUP_LOOKUPS",
-      "HASHTABLE_LOOKUP_KEYS", "HASHTABLE_LOOKUP_VALUE", "HASHTABLE_LOOKUP_OUTPUT",
-      "HASHTABLE_LOOKUP_HITS", "C1HWNCoC0", "MD", "NDHWC", "FRACTAL_ZZ", "FRACTAL_NZ", "NCDHW",
-      "DHWCN", "NDC1HWC0", "FRACTAL_Z_3D", "CN", "NC", "DHWNC", "FRACTAL_Z_3D_TRANSPOSE",
-      "FRACTAL_ZN_LSTM", "FRACTAL_Z_G", "RESERVED", "ALL", "NULL", "ND_RNN_BIAS",
-      "FRACTAL_ZN_RNN", "NYUV", "NYUV_A", "NCL", "FRACTAL_Z_WINO", "C1HWC0"};
-  if (primary >= 0 && primary < static_cast<int>(std::size(kNames))) return kNames[primary];
-  return nullptr;
-}
-
-std::string format_text(int64_t packed) {
-  int primary = static_cast<int>(packed & 0xFF);
-  const char* n = format_name(primary);
-  return n ? std::string(n) : "FORMAT_" + std::to_string(primary);
-}
-
 // Stored elements delivered in stored order: statistics then include any padding.
 void set_stored_fallback(LayoutMap& m, const TensorDesc& t, std::string note) {
   m.kind = MapKind::kPlain;
@@ -191,7 +170,7 @@ Result<LayoutMap> build_layout_map(const TensorDesc& t, const std::string& path,
   const uint64_t logical = saturating_numel(orig);
   if (is_plain_format(primary)) {
     if (logical != m.stored_count) {
-      set_stored_fallback(m, t, "format " + format_text(t.ge_format) + " shape " +
+      set_stored_fallback(m, t, "format " + ge_format_name(t.ge_format) + " shape " +
                                     shape_text(t.shape) + " and original_shape " +
                                     shape_text(orig) + " differ in element count; " +
                                     "statistics cover the stored elements");
@@ -213,7 +192,7 @@ Result<LayoutMap> build_layout_map(const TensorDesc& t, const std::string& path,
 
   std::string why;
   if (!map_device_format(t, m, why)) {
-    set_stored_fallback(m, t, "format " + format_text(t.ge_format) + " " + why +
+    set_stored_fallback(m, t, "format " + ge_format_name(t.ge_format) + " " + why +
                                   "; statistics include padding");
   }
   return m;

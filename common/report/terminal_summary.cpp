@@ -9,6 +9,7 @@
 #include <map>
 
 #include "common/compare/divergence.h"
+#include "common/io/derived_names.h"
 #include "common/report/csv.h"
 #include "common/report/op_label.h"
 
@@ -145,7 +146,7 @@ std::string error_block(const std::vector<ReportRow>& rows, size_t listed) {
 std::string inspectable(const std::string& file) {
   std::error_code ec;
   if (file.empty() || std::filesystem::exists(file, ec)) return file;
-  if (std::filesystem::exists(file + ".summary.json", ec)) return file + ".summary.json";
+  if (std::filesystem::exists(summary_name_for(file), ec)) return summary_name_for(file);
   return "";
 }
 
@@ -166,13 +167,6 @@ std::string next_block(const ReportRow* focus, const SummaryOptions& o) {
 const ReportRow* first_divergence(const std::vector<ReportRow>& rows) {
   for (const auto& r : rows) {
     if (r.verdict == "fail") return &r;
-  }
-  return nullptr;
-}
-
-const ReportRow* first_jump(const std::vector<ReportRow>& rows) {
-  for (const auto& r : rows) {
-    if (r.jump == ReportRow::Jump::kFirst) return &r;
   }
   return nullptr;
 }

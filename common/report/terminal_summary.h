@@ -13,8 +13,6 @@ namespace msit {
 
 // First row in report (execution) order whose threshold verdict is "fail"; nullptr when none.
 const ReportRow* first_divergence(const std::vector<ReportRow>& rows);
-// First row marked as a first error jump (ReportRow::Jump::kFirst), any token; nullptr when none.
-const ReportRow* first_jump(const std::vector<ReportRow>& rows);
 // Up to n failing or jumping rows: jumps and fails by lowest cosine, then largest relative
 // Euclidean distance. Rows of the same token with bit-identical metrics (an op's output and
 // the next op's input: one tensor pair reached twice) appear once, as the first in report order.

@@ -39,19 +39,6 @@ bool is_atb_root_dir(std::string_view n) {
 
 }  // namespace
 
-std::string_view dump_root_kind_name(DumpRootKind k) {
-  switch (k) {
-    case DumpRootKind::kNone: return "none";
-    case DumpRootKind::kGe: return "ge";
-    case DumpRootKind::kFx: return "fx";
-    case DumpRootKind::kGeOrFx: return "msprobe";
-    case DumpRootKind::kAtbRoot: return "atb-root";
-    case DumpRootKind::kAtbTensors: return "atb";
-    case DumpRootKind::kTorchTensors: return "torch";
-  }
-  return "none";
-}
-
 DumpRootKind root_kind_of_name(std::string_view n) {
   if (n == "msit_ge_dump" || n == "msprobe_ge_dump") return DumpRootKind::kGe;
   if (n == "msit_fx_dump" || n == "msprobe_fx_dump" || n == "data_dump" || is_gm_dump_dir(n))

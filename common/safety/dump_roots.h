@@ -18,7 +18,6 @@ enum class DumpRootKind : uint8_t {
   kAtbTensors, // msit_dump*/tensors/...
   kTorchTensors,  // msit_dump*/torch_tensors/...
 };
-std::string_view dump_root_kind_name(DumpRootKind k);
 
 // The dump scope of a directory, computed from its path components top-down: the innermost
 // recognised root name wins.

@@ -10,10 +10,10 @@
 
 #include "common/base/result.h"
 #include "common/base/unique_fd.h"
+#include "common/io/derived_names.h"
 
 namespace msit {
 
-inline constexpr std::string_view kLockName = ".msit-compact.lock";
 
 class TreeLock {
  public:

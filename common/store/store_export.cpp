@@ -1,7 +1,6 @@
 // Store entries out as JSON files or one CSV; stores found without following symlinks.
 #include "common/store/store_export.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include <thread>
 
 #include "common/formats/dump_name.h"
+#include "common/io/tree_walk.h"
 #include "common/report/csv.h"
 #include "common/safety/publish.h"
 #include "common/store/summary_store.h"
@@ -38,26 +38,13 @@ void walk(int dir_fd, const std::string& path, int depth, std::vector<std::strin
   auto problem = [&](Error e) {
     if (problems != nullptr) problems->push_back(std::move(e));
   };
-  const int fd = ::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
-  DIR* d = fd < 0 ? nullptr : ::fdopendir(fd);
-  if (d == nullptr) {
-    if (fd >= 0) ::close(fd);
-    return problem(make_sys_error(path, "walk", "cannot list the directory", errno));
-  }
   std::vector<std::string> subdirs;
-  while (dirent* e = ::readdir(d)) {
-    const std::string_view name = e->d_name;
-    if (name == "." || name == "..") continue;
-    unsigned char type = e->d_type;  // of the entry itself: a link is DT_LNK, never followed
-    if (type == DT_UNKNOWN) {
-      struct stat st {};
-      if (::fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile
-      type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
-    }
-    if (type == DT_DIR) subdirs.emplace_back(name);
-    else if (type == DT_REG && name == kStoreFileName) out.push_back(join(path, name));
-  }
-  ::closedir(d);
+  Status listed = list_dir_fd(dir_fd, path, [&](std::string_view name, EntryType type) {
+    if (type == EntryType::kDirectory) subdirs.emplace_back(name);
+    else if (type == EntryType::kFile && name == kStoreFileName) out.push_back(join(path, name));
+  });
+  if (!listed.ok())
+    return problem(make_sys_error(path, "walk", "cannot list the directory", listed.error().sys_errno));
   if (depth >= kMaxDepth) {
     if (!subdirs.empty()) problem(make_error(path, "walk", "more than 64 directory levels; not searched deeper"));
     return;

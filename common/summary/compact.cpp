@@ -14,6 +14,7 @@
 #include "common/base/io_pool.h"
 #include "common/formats/dump_name.h"
 #include "common/formats/dump_reader.h"
+#include "common/io/derived_names.h"
 #include "common/store/store_registry.h"
 #include "common/summary/min_max_output.h"
 #include "common/summary/summarize_internal.h"
@@ -24,10 +25,6 @@ namespace {
 // A crafted header must not make the daemon build a summary of hundreds of MB (real ones are
 // a few KB; the tensor count is capped by the readers, kMaxTensorsPerFile).
 constexpr size_t kMaxSummaryOutputBytes = 16u << 20;
-
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // Reads a small file of ours (summary, converter file) through the directory fd, never
 // following a link. nullopt when there is no such file.
@@ -231,10 +228,9 @@ PreparedSummary skeleton(const FileRef& f, const CompactOptions& opts) {
 }  // namespace
 
 std::string summary_path_for(const std::string& raw_path, SummaryFormat format) {
-  if (format == SummaryFormat::kRich) return raw_path + std::string(kSummarySuffix);
+  if (format == SummaryFormat::kRich) return summary_name_for(raw_path);
   if (format == SummaryFormat::kStore) return {};  // rows of a store, not a file: store::find_store_of()
-  if (ends_with(raw_path, ".npy")) return raw_path.substr(0, raw_path.size() - 4) + "_min_max.npy";
-  return raw_path + "_min_max.npz";
+  return min_max_name_for(raw_path);
 }
 
 Result<PreparedSummary> prepare_summary(const FileRef& f, const CompactOptions& given) {
@@ -315,7 +311,7 @@ Status publish_archive_temp(PreparedSummary& p) {
   DirTemp& t = *p.archive_temp;
   auto st = t.publish();
   if (st.ok()) return st;
-  const std::string final_name = archive::archive_path_for(p.raw_file.name);
+  const std::string final_name = archive_name_for(p.raw_file.name);
   if (archive::same_archive_present(t.dir().get(), t.temp_name(), final_name)) return ok_status();
   struct stat there {};
   if (::fstatat(t.dir().get(), final_name.c_str(), &there, AT_SYMLINK_NOFOLLOW) == 0) {

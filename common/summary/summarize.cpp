@@ -1,5 +1,4 @@
 // Reads one raw dump file and reduces every tensor to its summary entry, streaming.
-#include <xxhash.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +10,8 @@
 #include "common/formats/dump_name.h"
 #include "common/formats/dump_reader.h"
 #include "common/io/atomic_write.h"
+#include "common/io/derived_names.h"
+#include "common/io/xxh3.h"
 #include "common/layout/logical_stream.h"
 #include "common/stats/feed_pipeline.h"
 #include "common/summary/compact.h"
@@ -25,23 +26,6 @@ constexpr size_t kBatchBytes = 256u << 10;
 // common/stats/feed_pipeline.h); `compact --jobs 1` thus uses up to two cores.
 constexpr uint64_t kPipelineMinBytes = 4u << 20;
 constexpr size_t kPipelineBatchBytes = 1u << 20;
-
-class Xxh3 {
- public:
-  Xxh3() : st_(XXH3_createState()) { XXH3_64bits_reset(st_); }
-  ~Xxh3() { XXH3_freeState(st_); }
-  Xxh3(const Xxh3&) = delete;
-  Xxh3& operator=(const Xxh3&) = delete;
-  void update(std::span<const std::byte> b) { XXH3_64bits_update(st_, b.data(), b.size()); }
-  std::string hex() const {
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(XXH3_64bits_digest(st_)));
-    return buf;
-  }
-
- private:
-  XXH3_state_t* st_;
-};
 
 // Hashes a block without interpreting it (unsupported dtypes, buffers, workspaces).
 Result<std::string> hash_block(ByteSource& src, uint64_t offset, uint64_t size) {
@@ -129,19 +113,10 @@ Result<TensorSummary> summarize_tensor(const SourcePtr& src, const TensorDesc& t
   return ts;
 }
 
-// An archive (NAME.zst) summarises as the file it holds.
-std::string original_name_of(std::string name) {
-  constexpr std::string_view kZst = ".zst";
-  if (name.size() > kZst.size() && name.compare(name.size() - kZst.size(), kZst.size(), kZst) == 0) {
-    name.resize(name.size() - kZst.size());
-  }
-  return name;
-}
-
 void fill_op_info(const RawDumpFile& raw, FileSummary& s) {
   if (raw.kind != FileKind::kGeBin) return;
   OpInfo op;
-  if (auto name = parse_ge_dump_name(original_name_of(base_name(raw.path)))) {
+  if (auto name = parse_ge_dump_name(std::string(without_archive_suffix(base_name(raw.path))))) {
     op.type = name->op_type;
     op.name = name->op_name;
     op.task_id = name->task_id;
@@ -156,7 +131,7 @@ void fill_op_info(const RawDumpFile& raw, FileSummary& s) {
 
 Result<FileSummary> summarize_source(const SourcePtr& src, const RawDumpFile& raw, const StatsOptions& opts) {
   FileSummary s;
-  s.source_name = original_name_of(base_name(raw.path));
+  s.source_name = std::string(without_archive_suffix(base_name(raw.path)));
   s.source_kind = std::string(file_kind_name(raw.kind));
   s.source_size = raw.identity.size;
   s.source_mtime_ns = raw.identity.mtime_ns;

@@ -58,7 +58,7 @@ _msit_compact() {
       _filedir
       return
       ;;
-    -j | --jobs | --settle-ms | --zstd-level | --zstd-workers | --rescan-interval-s | --rank)
+    -j | --jobs | --settle-ms | --zstd-level | --zstd-workers | --rescan-interval-s | --min-free | --rank)
       return
       ;;
     --config | --json-status)
@@ -83,7 +83,7 @@ _msit_compact() {
   case "$cmd" in
     watch)
       opts+=" --settle-ms -j --jobs --summary-format --keep-raw --archive --zstd-level"
-      opts+=" --rescan-interval-s --config --json-status -v --verbose -q --quiet"
+      opts+=" --rescan-interval-s --min-free --config --json-status -v --verbose -q --quiet"
       ;;
     compact)
       opts+=" -j --jobs --summary-format --keep-raw --archive --zstd-level --zstd-workers"

@@ -6,7 +6,7 @@ add_library(msit_fault_shim SHARED ${MSIT_DAEMON_IT}/daemon_fault_shim.c)
 target_link_libraries(msit_fault_shim PRIVATE dl)
 set_target_properties(msit_fault_shim PROPERTIES C_STANDARD 11)
 
-foreach(t lifecycle notify slow_writer burst kill9 write_failure symlinks dirs)
+foreach(t lifecycle notify slow_writer burst kill9 write_failure symlinks dirs watermark)
   add_test(NAME daemon_${t}
            COMMAND bash ${MSIT_DAEMON_IT}/daemon_${t}.sh ${MSIT_BIN} $<TARGET_FILE:msit_fault_shim>)
   set_tests_properties(daemon_${t} PROPERTIES TIMEOUT 180 LABELS daemon)

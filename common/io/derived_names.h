@@ -1,0 +1,33 @@
+// Names derived from a raw dump file's name (summaries, old-converter files, archives) and the
+// names of our own files (temps, claims, lock, store): every suffix and prefix has its home here.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace msit {
+
+inline constexpr std::string_view kSummarySuffix = ".summary.json";  // NAME -> NAME.summary.json
+inline constexpr std::string_view kMinMaxNpySuffix = "_min_max.npy";  // STEM.npy -> STEM_min_max.npy
+inline constexpr std::string_view kMinMaxNpzSuffix = "_min_max.npz";  // NAME -> NAME_min_max.npz
+inline constexpr std::string_view kArchiveSuffix = ".zst";            // NAME -> NAME.zst
+// Temp files start with this prefix so no reader mistakes them for dumps or summaries.
+inline constexpr std::string_view kTempPrefix = ".msit-tmp.";
+// Private name of a file being removed: `.msit-claim.{6 random}.{name}` (common/io/noreplace.h).
+inline constexpr std::string_view kClaimPrefix = ".msit-claim.";
+// The tree owner's lock file at a dump root (common/safety/tree_lock.h).
+inline constexpr std::string_view kLockName = ".msit-compact.lock";
+// File name of a dump root's summary store (common/store); SQLite adds -wal, -shm, -journal.
+inline constexpr std::string_view kStoreFileName = "msit-summary.db";
+
+// These take a file name or a whole path alike: they only add or remove a suffix.
+std::string summary_name_for(std::string_view raw);  // NAME.summary.json
+// The old converter's name: STEM.npy -> STEM_min_max.npy, any other NAME -> NAME_min_max.npz.
+std::string min_max_name_for(std::string_view raw);
+std::string archive_name_for(std::string_view raw);  // NAME.zst
+// NAME.zst with a non-empty NAME.
+bool is_archive_name(std::string_view name);
+// What an archive restores to and summarises as: NAME for NAME.zst, anything else unchanged.
+std::string_view without_archive_suffix(std::string_view name);
+
+}  // namespace msit

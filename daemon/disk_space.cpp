@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/base/human_units.h"
 #include "daemon/counters.h"
 
 namespace msit::daemon {

@@ -83,4 +83,5 @@ def main():
     return 0 if only_t == 0 and only_o == 0 else 1
 
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

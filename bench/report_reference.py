@@ -6,8 +6,10 @@ per-element differences and ratios in float32 (as torch) and everything else in 
 prints the largest error of each against that reference.
 Reads .npy, .pth (torch.load: needs python3-torch) and ATB .bin (formats.md 7.2, dtypes 0/1/27).
 Usage: report_reference.py MSIT_CSV OURS_CSV   (tensors must still be at the reports' paths)"""
-import csv, math, sys
+import math, sys
 import numpy as np
+
+from report_diff import rows_by_key  # same directory: one reader of the two reports
 
 EPS = np.float32(1.1920928955078125e-07)
 ATB_DTYPES = {0: np.float32, 1: np.float16, 27: "bf16"}
@@ -52,18 +54,8 @@ def reference(g32, m32):
             "relative_euclidean_distance": 0.0 if math.sqrt(gg) <= EPS else math.sqrt(float(np.dot(d32, d32)) / gg)}
 
 
-def rows(path):
-    out, seen = {}, {}
-    with open(path, newline="") as f:
-        for r in csv.DictReader(f):
-            k = (r["token_id"], r["golden_data_path"], r["my_data_path"])
-            seen[k] = seen.get(k, 0) + 1
-            out[k + (seen[k],)] = r
-    return out
-
-
 def main():
-    theirs, ours = rows(sys.argv[1]), rows(sys.argv[2])
+    theirs, ours = rows_by_key(sys.argv[1]), rows_by_key(sys.argv[2])
     keys = [k for k in theirs if k in ours and not theirs[k]["cmp_fail_reason"]]
     tally = {}
     cache = {}

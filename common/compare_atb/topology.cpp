@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/base/unique_fd.h"
+#include "common/formats/json_depth.h"
 
 namespace msit::atb {
 namespace {
@@ -115,23 +116,8 @@ struct AtbBuilder {
 }  // namespace
 
 Status check_json_depth(std::string_view text, uint32_t max_depth, const std::string& path) {
-  uint32_t depth = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == '{' || c == '[') {
-      if (++depth > max_depth) {
-        return make_error(path, "topology", "JSON nested deeper than " + std::to_string(max_depth) + " levels");
-      }
-    } else if ((c == '}' || c == ']') && depth > 0) --depth;
-  }
-  return ok_status();
+  if (!json_nesting_exceeds(text, max_depth)) return ok_status();
+  return make_error(path, "topology", "JSON nested deeper than " + std::to_string(max_depth) + " levels");
 }
 
 int64_t trailing_number(std::string_view name) {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/base/unique_fd.h"
+#include "common/formats/json_depth.h"
 
 namespace msit {
 namespace {
@@ -29,26 +30,6 @@ DType dtype_of(std::string_view s) {
       {"BOOL", DType::kBool},   {"F8_E4M3", DType::kFloat8E4M3FN}, {"F8_E5M2", DType::kFloat8E5M2}};
   for (const auto& [name, t] : kTypes) if (name == s) return t;
   return DType::kUnknown;
-}
-
-// Brackets outside strings: a header nested deeper than a few levels is not a safetensors header.
-bool too_deep(std::string_view text) {
-  uint32_t depth = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > kMaxDepth) return true;
-    } else if ((c == '}' || c == ']') && depth > 0) {
-      --depth;
-    }
-  }
-  return false;
 }
 
 Result<SafetensorsEntry> parse_entry(const std::string& name, const Json& v, uint64_t data_base, uint64_t file_size,
@@ -93,7 +74,7 @@ const SafetensorsEntry* SafetensorsIndex::find(std::string_view name) const {
 Result<SafetensorsIndex> parse_safetensors_header(std::string_view header, uint64_t data_base, uint64_t file_size,
                                                   const std::string& path) {
   if (data_base > file_size) return make_error(path, "header", "header longer than the file");
-  if (too_deep(header)) return make_error(path, "header", "JSON nested too deeply for a safetensors header");
+  if (json_nesting_exceeds(header, kMaxDepth)) return make_error(path, "header", "JSON nested too deeply for a safetensors header");
   Json doc = Json::parse(header.begin(), header.end(), nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) return make_error(path, "header", "not a JSON object");
   if (doc.size() > kMaxSafetensorsEntries + 1) return make_error(path, "header", "too many tensors");

@@ -14,29 +14,6 @@ namespace {
 
 using namespace atb_test;
 
-struct TempDir {
-  fs::path p;
-  TempDir() {
-    char tmpl[] = "/tmp/atb_compare_XXXXXX";
-    p = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(p, ec);
-  }
-};
-
-std::string tail(const std::string& path, int parts) {
-  fs::path p(path);
-  std::vector<std::string> v;
-  for (const auto& x : p) v.push_back(x.string());
-  std::string out;
-  for (size_t i = v.size() - std::min<size_t>(v.size(), static_cast<size_t>(parts)); i < v.size(); ++i) {
-    out += (out.empty() ? "" : "/") + v[i];
-  }
-  return out;
-}
-
 TEST(AtbTopology, TorchModelTreeOfF1) {
   std::string text = R"({"name": "root", "type": "Net", "children": [{"name": "root.act", "type": "ReLU", "children": []}, {"name": "root.fc", "type": "Linear", "children": []}]})";
   auto t = parse_torch_model_tree(text, "model_tree.json");

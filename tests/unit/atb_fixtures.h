@@ -2,6 +2,9 @@
 // .bin files (formats.md 7.2), torch tensor files and the topology JSONs, in a temp directory.
 #pragma once
 
+#include <stdlib.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -13,6 +16,32 @@ namespace atb_test {
 
 namespace fs = std::filesystem;
 using compare_test::write_file;
+
+// A directory under /tmp, removed with everything in it when the test ends.
+struct TempDir {
+  fs::path p;
+  TempDir() {
+    char tmpl[] = "/tmp/atb_test_XXXXXX";
+    p = ::mkdtemp(tmpl);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(p, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+// The last `parts` components of a path, joined with '/' (report paths without the temp prefix).
+inline std::string tail(const std::string& path, int parts) {
+  std::vector<std::string> v;
+  for (const auto& x : fs::path(path)) v.push_back(x.string());
+  std::string out;
+  for (size_t i = v.size() - std::min<size_t>(v.size(), static_cast<size_t>(parts)); i < v.size(); ++i) {
+    out += (out.empty() ? "" : "/") + v[i];
+  }
+  return out;
+}
 
 // IEEE half of a float that fp16 holds exactly (normal numbers and zero only: fixtures).
 inline uint16_t to_half(float f) {

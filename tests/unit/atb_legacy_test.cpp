@@ -10,28 +10,6 @@ namespace {
 
 using namespace atb_test;
 
-struct TempDir {
-  fs::path p;
-  TempDir() {
-    char tmpl[] = "/tmp/atb_legacy_XXXXXX";
-    p = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(p, ec);
-  }
-};
-
-std::string tail(const std::string& path, int parts) {
-  std::vector<std::string> v;
-  for (const auto& x : fs::path(path)) v.push_back(x.string());
-  std::string out;
-  for (size_t i = v.size() - std::min<size_t>(v.size(), static_cast<size_t>(parts)); i < v.size(); ++i) {
-    out += (out.empty() ? "" : "/") + v[i];
-  }
-  return out;
-}
-
 // F3's trees (11 layers, files for layers 0 and 10); layer 10's Linear differs.
 struct LegacyF3 {
   TempDir tmp;

@@ -13,18 +13,6 @@ namespace {
 
 using namespace atb_test;
 
-struct TempDir {
-  fs::path p;
-  TempDir() {
-    char tmpl[] = "/tmp/atb_rope_XXXXXX";
-    p = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(p, ec);
-  }
-};
-
 FloatTensor tensor(std::vector<uint64_t> shape, std::vector<float> data) {
   FloatTensor t;
   t.dtype = DType::kFloat32;

@@ -11,18 +11,6 @@ namespace {
 
 using namespace atb_test;
 
-struct TempDir {
-  fs::path p;
-  TempDir() {
-    char tmpl[] = "/tmp/weight_cmp_XXXXXX";
-    p = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(p, ec);
-  }
-};
-
 struct Tensor {
   std::string name, dtype;  // "F32" or "I8"
   std::vector<uint64_t> shape;

@@ -87,9 +87,11 @@ Status apply_line(std::string_view key, std::string_view v, Parsed& p, const std
   if (key == "$Version") {
     p.version = std::string(v);
   } else if (key == "$Object.Count") {
-    if (!(p.count = to_int<uint64_t>(v)) || *p.count > kMaxObjects) return bad("is not a valid object count");
+    p.count = to_int<uint64_t>(v);
+    if (!p.count || *p.count > kMaxObjects) return bad("is not a valid object count");
   } else if (key == "$Object.Length") {
-    if (!(p.length = to_int<uint64_t>(v))) return bad("is not a byte count");
+    p.length = to_int<uint64_t>(v);
+    if (!p.length) return bad("is not a byte count");
   } else if (key == "$Object.data") {
     uint64_t a = 0, b = 0;
     if (!parse_pair(v, a, b)) return bad("is not 'offset,length'");
@@ -98,9 +100,11 @@ Status apply_line(std::string_view key, std::string_view v, Parsed& p, const std
   } else if (key.substr(0, 8) == "$Object.") {
     ++p.other_objects;
   } else if (key == "format") {
-    if (!(p.format = to_int<int64_t>(v))) return bad("is not an integer");
+    p.format = to_int<int64_t>(v);
+    if (!p.format) return bad("is not an integer");
   } else if (key == "dtype") {
-    if (!(p.dtype = to_int<int64_t>(v))) return bad("is not an integer");
+    p.dtype = to_int<int64_t>(v);
+    if (!p.dtype) return bad("is not an integer");
   } else if (key == "dims") {
     MSIT_ASSIGN_OR_RETURN(p.dims, parse_dims(v, path));
   } else if (key == "max" || key == "min" || key == "mean" || key == "l2norm") {

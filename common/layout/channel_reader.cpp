@@ -44,7 +44,8 @@ Status ChannelReader::fill_strip() {
   std::byte* out = stage_.data();
   for (uint64_t i = 0; i < m; ++i, out += es) std::memcpy(out, src + i * g.c0 * es, es);
   stage_len_ = static_cast<size_t>(m);
-  if ((hw_ += m) < g.hw) return ok_status();
+  hw_ += m;
+  if (hw_ < g.hw) return ok_status();
   hw_ = 0;
   if (++d_ < g.d) return ok_status();
   d_ = 0;

@@ -28,7 +28,8 @@ class PanelReader final : public ReaderBase {
   Status load_window();
   void advance(uint64_t rows) {
     produced_ += rows * m_.panel.row_len;
-    if ((win_row_ += rows) < win_rows_) return;
+    win_row_ += rows;
+    if (win_row_ < win_rows_) return;
     win_row_ = 0;
     ++win_batch_;
   }
@@ -79,7 +80,8 @@ Status PanelReader::load_window() {
   }
   win_batches_ = 1;
   win_rows_ = k;
-  if ((row_ += k) == g.rows) {
+  row_ += k;
+  if (row_ == g.rows) {
     row_ = 0;
     ++batch_;
   }

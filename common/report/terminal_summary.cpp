@@ -3,6 +3,7 @@
 #include "common/report/terminal_summary.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -61,7 +62,7 @@ bool same_data(const ReportRow& a, const ReportRow& b) {
   auto eq = [&](const std::optional<double>& x, const std::optional<double>& y) {
     any = any || x.has_value();
     if (x.has_value() != y.has_value()) return false;
-    return !x || std::memcmp(&*x, &*y, sizeof(double)) == 0;
+    return !x || std::bit_cast<uint64_t>(*x) == std::bit_cast<uint64_t>(*y);  // NaN equals itself here
   };
   bool equal = eq(a.cosine, b.cosine) && eq(a.max_abs, b.max_abs) && eq(a.max_rel, b.max_rel) &&
                eq(a.mean_abs, b.mean_abs) && eq(a.mean_rel, b.mean_rel) && eq(a.kl, b.kl) && eq(a.red, b.red);

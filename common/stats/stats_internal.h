@@ -14,7 +14,7 @@ namespace msit::stats_detail {
 struct Moments {
   uint64_t n = 0;     // finite elements
   double sum = 0;     // plain sum, reported as `sum` and used for `mean`
-  double mean = 0;    // running mean of the merge (for the variance update only)
+  double mean = 0;    // running mean of the chunks (for the variance update only)
   double m2 = 0;      // sum of squared deviations from the mean
   double min = std::numeric_limits<double>::infinity();
   double max = -std::numeric_limits<double>::infinity();
@@ -32,19 +32,6 @@ struct Moments {
     m2 += m2_c + delta * delta * na * nb / static_cast<double>(total);
     sum += s_c;
     n = total;
-  }
-  void merge(const Moments& o) {
-    if (o.n > 0) {
-      const double s_keep = sum + o.sum;
-      add_chunk(o.n, o.mean * static_cast<double>(o.n), o.m2);
-      sum = s_keep;
-    }
-    if (o.min < min) min = o.min;
-    if (o.max > max) max = o.max;
-    nan += o.nan;
-    posinf += o.posinf;
-    neginf += o.neginf;
-    zero += o.zero;
   }
 };
 

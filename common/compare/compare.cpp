@@ -214,10 +214,11 @@ Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& jo
   return ok_status();
 }
 
-// A whole-file FX side (one row per file, not kept in the cache) that is a summary: read in
-// the batch instead of one by one.
+// A whole-file FX side (one row per file, not kept in the cache) that is a summary file or a
+// stored summary: read in the batch instead of one by one.
 bool batched(const TensorSlot& s) {
-  return s.kind == SlotKind::kFxFile && s.file != nullptr && s.file->kind == SourceKind::kSummary;
+  return s.kind == SlotKind::kFxFile && s.file != nullptr &&
+         (s.file->kind == SourceKind::kSummary || s.file->kind == SourceKind::kStored);
 }
 
 // Every pair of every rank through one pool of workers, kBatchPairs pairs at a time: the

@@ -82,6 +82,40 @@ void fill_summary(LoadedFile& lf, const Result<std::string_view>& text) {
   else lf.error = s.error();
 }
 
+// The stored summaries among files (out[i] still empty), one batched read per store.
+void load_stored(const std::vector<const SourceFile*>& files, std::vector<std::shared_ptr<LoadedFile>>& out) {
+  std::vector<size_t> todo, rest, which;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (!out[i] && files[i]->kind == SourceKind::kStored) todo.push_back(i);
+  }
+  std::vector<int64_t> ids;
+  std::vector<std::optional<Result<FileSummary>>> got;
+  while (!todo.empty()) {
+    const std::string& db = files[todo.front()]->store_db;  // a batch names a store or two
+    ids.clear();
+    which.clear();
+    rest.clear();
+    for (size_t i : todo) {
+      if (files[i]->store_db == db) {
+        ids.push_back(files[i]->store_id);
+        which.push_back(i);
+      } else {
+        rest.push_back(i);
+      }
+    }
+    store::StoreCatalog::instance().load_many(db, ids, got);
+    for (size_t k = 0; k < which.size(); ++k) {
+      auto lf = std::make_shared<LoadedFile>();
+      lf->source = files[which[k]];
+      lf->fx = single_tensor_name(lf->source->raw_name);
+      if (got[k]->ok()) lf->summary = std::move(*got[k]).value();
+      else lf->error = got[k]->error();
+      out[which[k]] = std::move(lf);
+    }
+    todo.swap(rest);
+  }
+}
+
 uint32_t count_role(const std::vector<TensorDesc>& v, Role r) {
   uint32_t n = 0;
   for (const auto& t : v) n += t.role == r;
@@ -108,6 +142,7 @@ void FileCache::load_uncached(const std::vector<const SourceFile*>& files, Small
     fill_summary(*lf, reader.contents(k));
     out[which[k]] = std::move(lf);
   }
+  load_stored(files, out);
   for (size_t i = 0; i < files.size(); ++i) {
     if (!out[i]) out[i] = get(*files[i], false);
   }

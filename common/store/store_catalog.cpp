@@ -44,7 +44,8 @@ StoreCatalog::Store* StoreCatalog::open_store(const std::string& dir, const std:
     std::string sub = slash == std::string_view::npos ? std::string() : std::string(rel.substr(0, slash));
     std::string name(slash == std::string_view::npos ? rel : rel.substr(slash + 1));
     store->by_dir[sub].push_back(StoredName{std::move(name), id, size});
-  });
+  }, /*path_order=*/false);  // each directory's names are sorted below
+
   if (!listed.ok()) {
     errors_.push_back(listed.error());
     stores_.emplace(db_path, nullptr);
@@ -102,7 +103,7 @@ const StoredName* StoreCatalog::find(const std::string& raw_path, std::string* d
   return it != names->end() && it->name == name ? &*it : nullptr;
 }
 
-Result<FileSummary> StoreCatalog::load(const std::string& db_path, int64_t id) {
+Result<std::unique_ptr<SummaryStore>> StoreCatalog::take_connection(const std::string& db_path, Store** store) {
   Store* s = nullptr;
   {
     std::lock_guard lock(mu_);
@@ -110,24 +111,43 @@ Result<FileSummary> StoreCatalog::load(const std::string& db_path, int64_t id) {
     if (it != stores_.end()) s = it->second.get();
   }
   if (s == nullptr) return make_error(db_path, "store", "summary store not open");
-  std::unique_ptr<SummaryStore> conn;
+  *store = s;
   {
     std::lock_guard lock(s->mu);
     if (!s->idle.empty()) {
-      conn = std::move(s->idle.back());
+      std::unique_ptr<SummaryStore> conn = std::move(s->idle.back());
       s->idle.pop_back();
+      return conn;
     }
   }
-  if (!conn) {
-    auto opened = SummaryStore::open_read_only(db_path);
-    if (!opened.ok()) return opened.take_error();
-    conn = std::move(opened).value();
-    MSIT_TRY(conn->begin_snapshot());
-  }
-  Result<FileSummary> out = conn->load(id);
+  MSIT_ASSIGN_OR_RETURN(std::unique_ptr<SummaryStore> conn, SummaryStore::open_read_only(db_path));
+  MSIT_TRY(conn->begin_snapshot());
+  return conn;
+}
+
+void StoreCatalog::give_back(Store* s, std::unique_ptr<SummaryStore> conn) {
   std::lock_guard lock(s->mu);
   s->idle.push_back(std::move(conn));
+}
+
+Result<FileSummary> StoreCatalog::load(const std::string& db_path, int64_t id) {
+  Store* s = nullptr;
+  MSIT_ASSIGN_OR_RETURN(std::unique_ptr<SummaryStore> conn, take_connection(db_path, &s));
+  Result<FileSummary> out = conn->load(id);
+  give_back(s, std::move(conn));
   return out;
+}
+
+void StoreCatalog::load_many(const std::string& db_path, const std::vector<int64_t>& ids,
+                             std::vector<std::optional<Result<FileSummary>>>& out) {
+  Store* s = nullptr;
+  auto conn = take_connection(db_path, &s);
+  if (!conn.ok()) {
+    out.assign(ids.size(), Result<FileSummary>(conn.error()));
+    return;
+  }
+  (*conn)->load_many(ids, out);
+  give_back(s, std::move(conn).value());
 }
 
 std::vector<Error> StoreCatalog::take_errors() {

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -34,6 +35,9 @@ class StoreCatalog {
   const StoredName* find(const std::string& raw_path, std::string* db_path);
   // The summary of file `id` of store `db_path`; safe from several threads at once.
   Result<FileSummary> load(const std::string& db_path, int64_t id);
+  // load() of many files of one store, out[i] for ids[i], mostly in one statement.
+  void load_many(const std::string& db_path, const std::vector<int64_t>& ids,
+                 std::vector<std::optional<Result<FileSummary>>>& out);
   // Stores that could not be opened (each once): compare reports them.
   std::vector<Error> take_errors();
 
@@ -48,6 +52,9 @@ class StoreCatalog {
   // The store whose directory is `dir` or its nearest ancestor holding one; nullptr when none.
   Store* covering(const std::string& dir);
   Store* open_store(const std::string& dir, const std::string& db_path);
+  // A read connection of `db_path` (idle or new, with its snapshot) and back.
+  Result<std::unique_ptr<SummaryStore>> take_connection(const std::string& db_path, Store** store);
+  static void give_back(Store* s, std::unique_ptr<SummaryStore> conn);
 
   std::mutex mu_;
   std::unordered_map<std::string, Store*> covering_;      // directory -> store (nullptr: none)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
 
 #include "common/safety/dump_roots.h"
@@ -31,14 +32,21 @@ constexpr const char* kInsertBlock =
 constexpr const char* kFindFile = "SELECT id, size_bytes, mtime_ns, dev, ino FROM files WHERE path = ?";
 // One statement per file: its row and its tensors (LEFT JOIN: a file without tensors still
 // gives its row). Column order: store_codec.cpp (FileCol, TensorCol).
-constexpr const char* kSelectFile =
-    "SELECT f.kind, f.size_bytes, f.mtime_ns, f.op_type, f.op_name, f.task_id, f.stream_id, f.op_timestamp, "
-    "f.dump_op_name, f.created_by, f.path, f.extra_block_count, t.role, t.idx, t.sub_index, t.dtype, t.shape, "
-    "t.format, t.original_shape, t.count, t.padding_included, t.stats_available, t.l2norm_available, t.note, t.min, "
-    "t.max, t.min_int, t.max_int, t.min_uint, t.max_uint, t.mean, t.std, t.abs_max, t.l2norm, t.sum, "
-    "t.finite_count, t.nan_count, t.posinf_count, t.neginf_count, t.zero_count, t.elements, t.sketch_width, "
-    "t.sketch_seed, t.sketch, t.xxh3_64 FROM files f LEFT JOIN tensors t ON t.file_id = f.id WHERE f.id = ? "
-    "ORDER BY t.ord";
+#define MSIT_STORE_SELECT_COLUMNS                                                                              \
+  "SELECT f.kind, f.size_bytes, f.mtime_ns, f.op_type, f.op_name, f.task_id, f.stream_id, f.op_timestamp, "     \
+  "f.dump_op_name, f.created_by, f.path, f.extra_block_count, t.role, t.idx, t.sub_index, t.dtype, t.shape, "     \
+  "t.format, t.original_shape, t.count, t.padding_included, t.stats_available, t.l2norm_available, t.note, t.min, " \
+  "t.max, t.min_int, t.max_int, t.min_uint, t.max_uint, t.mean, t.std, t.abs_max, t.l2norm, t.sum, "               \
+  "t.finite_count, t.nan_count, t.posinf_count, t.neginf_count, t.zero_count, t.elements, t.sketch_width, "        \
+  "t.sketch_seed, t.sketch, t.xxh3_64"
+constexpr const char* kSelectFile = MSIT_STORE_SELECT_COLUMNS
+    " FROM files f LEFT JOIN tensors t ON t.file_id = f.id WHERE f.id = ? ORDER BY t.ord";
+// The same for every file whose id lies in [?1, ?2], their id last: one statement reads the
+// files of a whole compare batch (ids of neighbouring raw files lie close together).
+constexpr const char* kSelectRange = MSIT_STORE_SELECT_COLUMNS
+    ", f.id FROM files f LEFT JOIN tensors t ON t.file_id = f.id WHERE f.id BETWEEN ?1 AND ?2 ORDER BY f.id, t.ord";
+#undef MSIT_STORE_SELECT_COLUMNS
+constexpr int kRangeIdColumn = 45;
 constexpr const char* kSelectBlocks =
     "SELECT role, idx, size_bytes, xxh3_64 FROM extra_blocks WHERE file_id = ? ORDER BY ord";
 
@@ -108,6 +116,7 @@ SummaryStore::~SummaryStore() {
   insert_block_.reset();
   find_file_.reset();
   select_file_.reset();
+  select_range_.reset();
   select_blocks_.reset();
   db_.reset();
 }
@@ -211,6 +220,7 @@ Status SummaryStore::prepare_statements(bool writable) {
   }
   MSIT_ASSIGN_OR_RETURN(find_file_, prepare(db, path_, kFindFile));
   MSIT_ASSIGN_OR_RETURN(select_file_, prepare(db, path_, kSelectFile));
+  MSIT_ASSIGN_OR_RETURN(select_range_, prepare(db, path_, kSelectRange));
   MSIT_ASSIGN_OR_RETURN(select_blocks_, prepare(db, path_, kSelectBlocks));
   return ok_status();
 }
@@ -294,41 +304,96 @@ Result<FileSummary> SummaryStore::load(int64_t file_id) {
 }
 
 Result<FileSummary> SummaryStore::load_locked(int64_t file_id, std::string_view rel_hint) {
-  sqlite3* db = db_.get();
-  FileSummary out;
   sqlite3_stmt* f = select_file_.get();
   sqlite3_reset(f);
   sqlite3_bind_int64(f, 1, file_id);
   int rc = sqlite3_step(f);
-  if (rc != SQLITE_ROW) return sqlite_error(db, path_, "store", "cannot read file row " + std::to_string(file_id));
+  if (rc != SQLITE_ROW) {
+    return sqlite_error(db_.get(), path_, "store", "cannot read file row " + std::to_string(file_id));
+  }
+  Result<FileSummary> out = read_group(f, rc, file_id, rel_hint, -1);
+  sqlite3_reset(f);
+  return out;
+}
+
+// The file at f's current row and its tensor rows; with id_column >= 0 (range statements),
+// only the rows whose id column is file_id. rc is left at the step past them, unless an
+// error is returned. Its extra blocks are read by a second statement.
+Result<FileSummary> SummaryStore::read_group(sqlite3_stmt* f, int& rc, int64_t file_id, std::string_view rel_hint,
+                                             int id_column) {
+  sqlite3* db = db_.get();
+  FileSummary out;
   const int64_t blocks = read_file_row(f, out);
   const std::string rel = rel_hint.empty() ? reinterpret_cast<const char*>(sqlite3_column_text(f, 10)) : std::string(rel_hint);
   out.source_name = base_name(rel);
   const std::string where = path_ + ": " + rel;
   for (; rc == SQLITE_ROW; rc = sqlite3_step(f)) {
-    if (!has_tensor(f)) break;
+    if (id_column >= 0 && sqlite3_column_int64(f, id_column) != file_id) break;
+    if (!has_tensor(f)) continue;  // LEFT JOIN: the one row of a file without tensors
     if (out.tensors.size() >= kMaxTensorsPerFile) return make_error(where, "store", "more than 4096 tensors");
     MSIT_ASSIGN_OR_RETURN(TensorSummary ts, read_tensor_row(f, where));
     out.tensors.push_back(std::move(ts));
   }
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) return sqlite_error(db, path_, "store", "cannot read the tensors of " + rel);
-  sqlite3_reset(f);
   if (blocks == 0) return out;
   sqlite3_stmt* b = select_blocks_.get();
   sqlite3_reset(b);
   sqlite3_bind_int64(b, 1, file_id);
-  while ((rc = sqlite3_step(b)) == SQLITE_ROW) {
+  int brc;
+  while ((brc = sqlite3_step(b)) == SQLITE_ROW) {
     if (out.extra_blocks.size() >= kMaxTensorsPerFile) return make_error(where, "store", "more than 4096 blocks");
     out.extra_blocks.push_back(read_block_row(b));
   }
-  if (rc != SQLITE_DONE) return sqlite_error(db, path_, "store", "cannot read the blocks of " + rel);
+  if (brc != SQLITE_DONE) return sqlite_error(db, path_, "store", "cannot read the blocks of " + rel);
   sqlite3_reset(b);
   return out;
 }
 
-Status SummaryStore::list(const std::function<void(int64_t, std::string_view, uint64_t)>& visit) {
+void SummaryStore::load_many(const std::vector<int64_t>& ids, std::vector<std::optional<Result<FileSummary>>>& out) {
   std::lock_guard lock(mu_);
-  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, "SELECT id, path, size_bytes FROM files ORDER BY path"));
+  out.assign(ids.size(), std::nullopt);
+  if (ids.empty()) return;
+  std::vector<size_t> order(ids.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ids[a] < ids[b]; });
+  const int64_t lo = ids[order.front()], hi = ids[order.back()];
+  // Scattered ids (another tree's order): one lookup each rather than a scan of the gaps.
+  const auto span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+  if (lo < 0 || span > 4 * ids.size() + 64) {
+    for (size_t i = 0; i < ids.size(); ++i) out[i] = load_locked(ids[i], {});
+    return;
+  }
+  sqlite3_stmt* f = select_range_.get();
+  sqlite3_reset(f);
+  sqlite3_bind_int64(f, 1, lo);
+  sqlite3_bind_int64(f, 2, hi);
+  int rc = sqlite3_step(f);
+  size_t k = 0;  // order[k]: the next wanted id
+  while (rc == SQLITE_ROW && k < order.size()) {
+    const int64_t id = sqlite3_column_int64(f, kRangeIdColumn);
+    while (k < order.size() && ids[order[k]] < id) ++k;  // not in the store: a lookup below says so
+    if (k == order.size() || ids[order[k]] != id) {
+      while ((rc = sqlite3_step(f)) == SQLITE_ROW && sqlite3_column_int64(f, kRangeIdColumn) == id) {}
+      continue;
+    }
+    Result<FileSummary> got = read_group(f, rc, id, {}, kRangeIdColumn);
+    if (!got.ok()) break;  // the per-file lookups below report it
+    size_t first = k;
+    for (++k; k < order.size() && ids[order[k]] == id; ++k) out[order[k]] = got;
+    out[order[first]] = std::move(got);
+  }
+  sqlite3_reset(f);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (!out[i]) out[i] = load_locked(ids[i], {});
+  }
+}
+
+Status SummaryStore::list(const std::function<void(int64_t, std::string_view, uint64_t)>& visit, bool path_order) {
+  std::lock_guard lock(mu_);
+  // In path order the scan walks the path index and looks each row up in the table; in id
+  // order it reads the table once, sequentially (100,000 files: a third of the time).
+  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, path_order ? "SELECT id, path, size_bytes FROM files ORDER BY path"
+                                                                      : "SELECT id, path, size_bytes FROM files"));
   int rc;
   while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 1));

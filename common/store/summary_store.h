@@ -59,9 +59,13 @@ class SummaryStore {
   Result<std::optional<FileSummary>> find(std::string_view rel);
   // Identity recorded for `rel` (size, mtime) without reading its tensors.
   Result<std::optional<FileIdentity>> find_identity(std::string_view rel);
-  // Every (file id, relative raw path, raw size), in path order.
-  Status list(const std::function<void(int64_t id, std::string_view rel, uint64_t size)>& visit);
+  // Every (file id, relative raw path, raw size), in path order (else in id order).
+  Status list(const std::function<void(int64_t id, std::string_view rel, uint64_t size)>& visit,
+              bool path_order = true);
   Result<FileSummary> load(int64_t file_id);
+  // load() of many files, out[i] for ids[i]: files whose ids lie close together (neighbouring
+  // raw files, as compare reads them) come from one range statement instead of one each.
+  void load_many(const std::vector<int64_t>& ids, std::vector<std::optional<Result<FileSummary>>>& out);
   // Every entry in path order with its summary (export).
   Status for_each(const std::function<Status(std::string_view rel, const FileSummary&)>& visit);
   Result<size_t> file_count();
@@ -72,6 +76,7 @@ class SummaryStore {
   Status prepare_statements(bool writable);
   Status insert_one(const StoreEntry& e, int64_t now_ns);
   Result<FileSummary> load_locked(int64_t file_id, std::string_view rel);
+  Result<FileSummary> read_group(sqlite3_stmt* f, int& rc, int64_t file_id, std::string_view rel_hint, int id_column);
   struct FileRow {
     int64_t id = 0;
     FileIdentity identity;
@@ -83,7 +88,7 @@ class SummaryStore {
   SketchPrecision precision_ = SketchPrecision::kFloat32;
   std::mutex mu_;
   DbHandle db_;
-  Stmt insert_file_, insert_tensor_, insert_block_, find_file_, select_file_, select_blocks_;
+  Stmt insert_file_, insert_tensor_, insert_block_, find_file_, select_file_, select_range_, select_blocks_;
 };
 
 // Where the store of raw file `rel` (relative to tree root `root`) lives, relative to that

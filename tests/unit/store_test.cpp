@@ -137,6 +137,44 @@ TEST_F(StoreTest, RoundTripEqualsTheJsonForm) {
   EXPECT_FALSE(absent->has_value());
 }
 
+// load_many (compare's batched read): every id as load() gives it, whether the ids are
+// neighbours (one range statement), scattered (one lookup each), repeated or absent.
+TEST_F(StoreTest, LoadManyEqualsLoadForEveryId) {
+  FileSummary s = sample_summary();
+  FileSummary bare = s;
+  bare.tensors.clear();  // a file without tensors: one LEFT JOIN row of nulls
+  bare.extra_blocks.clear();
+  auto w = writer();
+  ASSERT_TRUE(w);
+  std::vector<StoreEntry> batch;
+  std::vector<FileSummary> keep(300, s);
+  for (size_t i = 0; i < keep.size(); ++i) {
+    keep[i].tensors[0].stats.max = static_cast<double>(i);
+    batch.push_back(StoreEntry{"d/f" + std::to_string(i), FileIdentity{}, i % 7 == 3 ? &bare : &keep[i]});
+  }
+  ASSERT_TRUE(w->put(batch).ok());
+  auto r = SummaryStore::open_read_only(db());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE((*r)->begin_snapshot().ok());
+  const std::vector<std::vector<int64_t>> cases = {
+      {5, 3, 4, 6, 10, 9, 3}, {1, 300, 150, 2}, {299, 300, 301, 0, 298}, {42}, {}};
+  for (const auto& ids : cases) {
+    std::vector<std::optional<Result<FileSummary>>> got;
+    (*r)->load_many(ids, got);
+    ASSERT_EQ(got.size(), ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      auto one = (*r)->load(ids[i]);
+      ASSERT_TRUE(got[i].has_value());
+      ASSERT_EQ(got[i]->ok(), one.ok()) << "id " << ids[i];
+      if (one.ok()) {
+        EXPECT_EQ(summary_to_json(got[i]->value()), summary_to_json(*one)) << "id " << ids[i];
+      } else {
+        EXPECT_EQ(got[i]->error().to_string(), one.error().to_string());
+      }
+    }
+  }
+}
+
 TEST_F(StoreTest, Float32BucketsAreTheRoundedDoubles) {
   const FileSummary s = sample_summary();
   auto w = writer(SketchPrecision::kFloat32);

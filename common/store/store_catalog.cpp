@@ -109,7 +109,7 @@ Result<FileSummary> StoreCatalog::load(const std::string& db_path, int64_t id) {
     auto it = stores_.find(db_path);
     if (it != stores_.end()) s = it->second.get();
   }
-  if (s == nullptr) return make_error(db_path, "store", "summary store not open");
+  if (s == nullptr) return make_error(db_path, Stage::kStore, "summary store not open");
   std::unique_ptr<SummaryStore> conn;
   {
     std::lock_guard lock(s->mu);

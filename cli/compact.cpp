@@ -91,7 +91,7 @@ nlohmann::json report_json(const CompactReport& r) {
   j["bytes_after"] = r.bytes_after;
   j["failures"] = nlohmann::json::array();
   for (const auto& f : r.failures) {
-    j["failures"].push_back({{"path", f.path}, {"reason", f.reason}, {"stage", f.stage}});
+    j["failures"].push_back({{"path", f.path}, {"reason", f.reason}, {"stage", std::string(stage_name(f.stage))}});
     if (!f.moved_to.empty()) j["failures"].back()["moved_to"] = f.moved_to;
   }
   j["quarantined"] = r.quarantined;
@@ -130,7 +130,7 @@ constexpr size_t kExamplesPerReason = 3;
 void print_failures(const CompactReport& r, Verbosity v) {
   if (r.failures.empty()) return;
   std::map<std::string, std::vector<const CompactFailure*>> by_stage;
-  for (const auto& f : r.failures) by_stage[f.stage.empty() ? "other" : f.stage].push_back(&f);
+  for (const auto& f : r.failures) by_stage[f.stage == Stage::kNone ? "other" : std::string(stage_name(f.stage))].push_back(&f);
   bool hidden = false;
   for (auto& [stage, list] : by_stage) {
     std::sort(list.begin(), list.end(), [](auto* a, auto* b) { return a->path < b->path; });

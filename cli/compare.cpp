@@ -161,7 +161,7 @@ int run(const CompareArgs& a) {
   std::atomic<size_t> total{0}, done{0};
   o.pairs_total = &total;
   o.pairs_done = &done;
-  Result<CompareResult> res = make_error(a.my_path, "compare", "not run");
+  Result<CompareResult> res = make_error(a.my_path, Stage::kCompare, "not run");
   {
     Progress progress(!a.quiet && ::isatty(STDERR_FILENO) == 1, total, done);
     res = run_compare(a.my_path, a.golden_path, o);
@@ -190,10 +190,10 @@ int summarize(const CompareArgs& a, const CompareResult& res) {
   if (!a.quiet) std::printf("mode: %s\n", std::string(compare_mode_name(res.mode)).c_str());
   for (const auto& rr : res.ranks) {
     for (const auto& r : rr.rows) {
-      fail |= r.verdict == "fail";
-      error |= r.verdict == "error";
+      fail |= r.verdict == Verdict::kFail;
+      error |= r.verdict == Verdict::kError;
       jump |= r.jump != ReportRow::Jump::kNone;
-      inconclusive += r.verdict == "inconclusive";
+      inconclusive += r.verdict == Verdict::kInconclusive;
     }
     if (!a.quiet) {
       std::printf("%s", terminal_summary(rr.rows, rr.rank, so).c_str());

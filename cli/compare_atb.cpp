@@ -50,8 +50,8 @@ int run_mindie(const AtbRunArgs& r, const AtbCliArgs& a) {
   }
   std::vector<ReportRow> rows;
   for (const auto& mr : res->rows) rows.push_back(mr.row);
-  bool fail = std::any_of(rows.begin(), rows.end(), [](const ReportRow& x) { return x.verdict == "fail"; });
-  bool error = std::any_of(rows.begin(), rows.end(), [](const ReportRow& x) { return x.verdict == "error"; });
+  bool fail = std::any_of(rows.begin(), rows.end(), [](const ReportRow& x) { return x.verdict == Verdict::kFail; });
+  bool error = std::any_of(rows.begin(), rows.end(), [](const ReportRow& x) { return x.verdict == Verdict::kError; });
   if (!r.quiet) {
     std::printf("Saved comparing results: %s\nmode: MindIE Torch (CPU golden vs NPU)\n%s", path.c_str(),
                 terminal_summary(rows, std::nullopt).c_str());
@@ -126,8 +126,8 @@ int run_legacy(const AtbRunArgs& r, const AtbCliArgs& a, bool manual) {
     std::printf("Saved comparing results: %s\nmode: %s\n%s", path.c_str(), res->description.c_str(),
                 terminal_summary(rows, std::nullopt).c_str());
   }
-  bool fail = std::any_of(rows.begin(), rows.end(), [](const ReportRow& x) { return x.verdict == "fail"; });
-  bool error = std::any_of(rows.begin(), rows.end(), [](const ReportRow& x) { return x.verdict == "error"; });
+  bool fail = std::any_of(rows.begin(), rows.end(), [](const ReportRow& x) { return x.verdict == Verdict::kFail; });
+  bool error = std::any_of(rows.begin(), rows.end(), [](const ReportRow& x) { return x.verdict == Verdict::kError; });
   if (fail) return kExitFailures;
   return error ? kExitBadInput : kExitOk;
 }
@@ -159,8 +159,8 @@ int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
                 "%zu golden weights without int8 weight/offset/scale in my files\n%s",
                 path.c_str(), rows.size(), res->skipped, terminal_summary(plain, std::nullopt).c_str());
   }
-  bool fail = std::any_of(plain.begin(), plain.end(), [](const ReportRow& x) { return x.verdict == "fail"; });
-  bool error = std::any_of(plain.begin(), plain.end(), [](const ReportRow& x) { return x.verdict == "error"; });
+  bool fail = std::any_of(plain.begin(), plain.end(), [](const ReportRow& x) { return x.verdict == Verdict::kFail; });
+  bool error = std::any_of(plain.begin(), plain.end(), [](const ReportRow& x) { return x.verdict == Verdict::kError; });
   if (fail) return kExitFailures;
   return error ? kExitBadInput : kExitOk;
 }
@@ -225,8 +225,8 @@ int compare_two_files(const AtbRunArgs& r) {
               cell(row.cosine).c_str(), cell(row.max_rel).c_str(), cell(row.mean_rel).c_str(), cell(row.max_abs).c_str(),
               cell(row.mean_abs).c_str(), cell(row.kl).c_str(), cell(row.red).c_str(),
               row.cmp_fail_reason.empty() ? "" : " cmp_fail_reason=", row.cmp_fail_reason.c_str());
-  if (row.verdict == "fail") return kExitFailures;
-  return row.verdict == "error" ? kExitBadInput : kExitOk;
+  if (row.verdict == Verdict::kFail) return kExitFailures;
+  return row.verdict == Verdict::kError ? kExitBadInput : kExitOk;
 }
 
 }  // namespace
@@ -316,8 +316,8 @@ int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
   }
   for (const auto& sheet : res->sheets) {
     for (const auto& row : sheet.rows) {
-      fail |= row.verdict == "fail";
-      error |= row.verdict == "error";
+      fail |= row.verdict == Verdict::kFail;
+      error |= row.verdict == Verdict::kError;
     }
     if (!r.quiet) std::printf("[%s] %s", sheet.name.c_str(), terminal_summary(sheet.rows, std::nullopt).c_str());
   }

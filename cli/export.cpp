@@ -48,7 +48,7 @@ void export_json(const ExportArgs& a, const std::vector<std::string>& stores, Ou
   if (!a.out.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(a.out, ec);
-    auto fd = ec ? Result<UniqueFd>(make_sys_error(a.out, "export", "cannot create the output directory", ec.value()))
+    auto fd = ec ? Result<UniqueFd>(make_sys_error(a.out, Stage::kExport, "cannot create the output directory", ec.value()))
                  : open_trusted_dir(a.out);
     if (!fd.ok()) return o.failures.push_back(fd.error());
     out = DirRef{std::make_shared<const UniqueFd>(std::move(fd).value()), a.out};
@@ -71,7 +71,7 @@ void export_json(const ExportArgs& a, const std::vector<std::string>& stores, Ou
     o.conflicts.insert(o.conflicts.end(), r.conflicts.begin(), r.conflicts.end());
     o.failures.insert(o.failures.end(), r.errors.begin(), r.errors.end());
     // An unreadable store is bad input; an output that cannot be written is a failure.
-    if (!st.ok()) (st.error().stage == "store" ? o.bad_input : o.failures).push_back(st.error());
+    if (!st.ok()) (st.error().stage == Stage::kStore ? o.bad_input : o.failures).push_back(st.error());
     else ++o.stores;
   }
 }
@@ -89,7 +89,7 @@ void export_csv(const ExportArgs& a, const std::vector<std::string>& stores, Out
   auto sink = [&](std::string_view bytes) -> Status {
     if (temp) return temp->write(bytes);
     if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size())
-      return make_sys_error("<stdout>", "write", "cannot write the CSV", errno);
+      return make_sys_error("<stdout>", Stage::kWrite, "cannot write the CSV", errno);
     return ok_status();
   };
   if (Status st = sink(store::csv_header()); !st.ok()) return o.failures.push_back(st.error());
@@ -111,10 +111,10 @@ void export_csv(const ExportArgs& a, const std::vector<std::string>& stores, Out
     o.bad_input.push_back(st.error());
   }
   Status done = temp ? temp->sync_and_close() : (std::fflush(stdout) == 0 ? ok_status()
-                                                 : make_sys_error("<stdout>", "write", "cannot write the CSV", errno));
+                                                 : make_sys_error("<stdout>", Stage::kWrite, "cannot write the CSV", errno));
   if (done.ok() && temp) {
     done = temp->publish();
-    if (!done.ok() && done.error().stage == "conflict") return o.conflicts.push_back(temp->final_path());
+    if (!done.ok() && done.error().stage == Stage::kConflict) return o.conflicts.push_back(temp->final_path());
   }
   if (!done.ok()) o.failures.push_back(done.error());
 }
@@ -123,7 +123,7 @@ int run(const ExportArgs& a) {
   Outcome o;
   const std::vector<std::string> stores = store::find_stores(a.root, &o.bad_input);
   if (stores.empty() && o.bad_input.empty())
-    o.bad_input.push_back(make_error(a.root, "export", "no msit-summary.db at or below it"));
+    o.bad_input.push_back(make_error(a.root, Stage::kExport, "no msit-summary.db at or below it"));
   if (!stores.empty()) {
     if (a.format == "csv") export_csv(a, stores, o);
     else export_json(a, stores, o);

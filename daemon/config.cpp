@@ -36,7 +36,7 @@ std::optional<bool> parse_bool(std::string_view v) {
 Status apply_key(std::string_view key, std::string_view value, WatchSettings& s,
                  const std::string& where) {
   auto bad = [&](const char* what) {
-    return make_error(where, "config", "`" + std::string(key) + " = " + std::string(value) +
+    return make_error(where, Stage::kConfig, "`" + std::string(key) + " = " + std::string(value) +
                                            "`: " + what);
   };
   if (key == "dir") {
@@ -82,14 +82,14 @@ Status apply_key(std::string_view key, std::string_view value, WatchSettings& s,
 // Config files may be symlinks (managed by configuration tools), unlike dump files.
 Result<std::string> read_config_file(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "re");
-  if (f == nullptr) return make_sys_error(path, "config", "cannot open config file", errno);
+  if (f == nullptr) return make_sys_error(path, Stage::kConfig, "cannot open config file", errno);
   std::string text;
   char buf[4096];
   size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && text.size() < (1u << 20)) text.append(buf, n);
   bool failed = std::ferror(f) != 0;
   std::fclose(f);
-  if (failed) return make_error(path, "config", "read error");
+  if (failed) return make_error(path, Stage::kConfig, "read error");
   return text;
 }
 
@@ -107,7 +107,7 @@ Status apply_config_text(std::string_view text, const std::string& path, WatchSe
     std::string where = path + ":" + std::to_string(line_no);
     size_t eq = line.find('=');
     if (eq == std::string_view::npos)
-      return make_error(where, "config", "expected `key = value`, got `" + std::string(line) + "`");
+      return make_error(where, Stage::kConfig, "expected `key = value`, got `" + std::string(line) + "`");
     MSIT_TRY(apply_key(trim(line.substr(0, eq)), trim(line.substr(eq + 1)), s, where));
   }
   return ok_status();
@@ -133,24 +133,24 @@ Result<WatchSettings> load_settings(const std::string& config_path, const Settin
   if (o.min_free) {
     auto m = parse_min_free(*o.min_free);
     if (!m)
-      return make_error("--min-free " + *o.min_free, "config",
+      return make_error("--min-free " + *o.min_free, Stage::kConfig,
                         "expected bytes with an optional K/M/G/T suffix, or a percent from 0% to 100%");
     s.min_free = *m;
   }
   if (s.dirs.empty())
-    return make_error(config_path, "config", "no directory to watch (give DIR or `dir = PATH`)");
+    return make_error(config_path, Stage::kConfig, "no directory to watch (give DIR or `dir = PATH`)");
   // One range per setting, shared with the command line (common/summary/option_limits.h).
   auto check = [&config_path](const IntSetting& r, int64_t v, bool zero_is_default) -> Status {
     if (r.contains(v) || (zero_is_default && v == 0)) return ok_status();
-    return make_error(config_path, "config", std::string(r.key) + " = " + std::to_string(v) + ": " + out_of_range(r));
+    return make_error(config_path, Stage::kConfig, std::string(r.key) + " = " + std::to_string(v) + ": " + out_of_range(r));
   };
   MSIT_TRY(check(kRescanIntervalS, s.rescan_interval_s, false));
   MSIT_TRY(check(kSettleMs, s.settle_ms, false));
   MSIT_TRY(check(kJobs, s.jobs, true));
   if (s.low_space_hook_interval_s == 0)
-    return make_error(config_path, "config", "low_space_hook_interval_s must be at least 1");
+    return make_error(config_path, Stage::kConfig, "low_space_hook_interval_s must be at least 1");
   if (s.archive && s.keep_raw)
-    return make_error(config_path, "config", "archive and keep_raw exclude each other");
+    return make_error(config_path, Stage::kConfig, "archive and keep_raw exclude each other");
   return s;
 }
 

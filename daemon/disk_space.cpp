@@ -67,7 +67,7 @@ Result<FsSpace> statvfs_space(const std::string& path) {
     int err = errno;
     size_t slash = p.find_last_of('/');
     if ((err != ENOENT && err != ENOTDIR) || slash == std::string::npos || p == "/")
-      return make_sys_error(path, "statvfs", "cannot read the free space", err);
+      return make_sys_error(path, Stage::kStatvfs, "cannot read the free space", err);
     p = slash == 0 ? "/" : p.substr(0, slash);
   }
 }

@@ -17,7 +17,7 @@ class InotifySource final : public EventSource {
 
   Result<int> add_watch(const std::string& dir) override {
     int wd = ::inotify_add_watch(fd_.get(), dir.c_str(), kDirWatchMask);
-    if (wd < 0) return make_sys_error(dir, "watch", "inotify_add_watch failed", errno);
+    if (wd < 0) return make_sys_error(dir, Stage::kWatch, "inotify_add_watch failed", errno);
     return wd;
   }
 
@@ -33,7 +33,7 @@ class InotifySource final : public EventSource {
       if (n < 0) {
         if (errno == EINTR) continue;
         if (errno == EAGAIN) return ok_status();
-        return make_sys_error("inotify", "read", "reading events failed", errno);
+        return make_sys_error("inotify", Stage::kRead, "reading events failed", errno);
       }
       if (n == 0) return ok_status();
       size_t off = 0;
@@ -58,7 +58,7 @@ class InotifySource final : public EventSource {
 
 Result<std::unique_ptr<EventSource>> make_inotify_source() {
   int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-  if (fd < 0) return make_sys_error("inotify", "init", "inotify_init1 failed", errno);
+  if (fd < 0) return make_sys_error("inotify", Stage::kInit, "inotify_init1 failed", errno);
   return std::unique_ptr<EventSource>(new InotifySource(UniqueFd(fd)));
 }
 

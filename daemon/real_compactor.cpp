@@ -16,8 +16,8 @@ bool is_transient_error(const Error& e) {
   // Stages of the write/publish path fail for reasons outside the file (space, identity
   // changed by a writer, directory fsync): the raw file stays and a later attempt may pass.
   // A summary store that is busy, full or moved aside for repair ("store") may work later.
-  return e.stage == "write" || e.stage == "fsync" || e.stage == "rename" ||
-         e.stage == "fsync-dir" || e.stage == "unlink" || e.stage == "open" || e.stage == "store";
+  return e.stage == Stage::kWrite || e.stage == Stage::kFsync || e.stage == Stage::kRename ||
+         e.stage == Stage::kFsyncDir || e.stage == Stage::kUnlink || e.stage == Stage::kOpen || e.stage == Stage::kStore;
 }
 
 static JobResult failed(const Job& j, Error e) {
@@ -26,9 +26,9 @@ static JobResult failed(const Job& j, Error e) {
   r.seen = j.seen;
   r.event_ns = j.event_ns;
   // A file of a few bytes is a writer's first piece more often than a corrupt dump.
-  if (is_incomplete_error(e) || (e.stage == "header" && j.seen.size <= 8)) {
+  if (is_incomplete_error(e) || (e.stage == Stage::kHeader && j.seen.size <= 8)) {
     r.status = JobStatus::kIncomplete;
-  } else if (e.sys_errno == ENOENT && (e.stage == "open" || e.stage == "stat")) {
+  } else if (e.sys_errno == ENOENT && (e.stage == Stage::kOpen || e.stage == Stage::kStat)) {
     r.status = JobStatus::kGone;
   } else {
     r.status = JobStatus::kFailed;

@@ -140,7 +140,7 @@ bool Service::lock_roots(bool at_start) {
     LockedAncestor a = locked_ancestor(root);
     Result<TreeLock> lock = a.dir.empty()
                                 ? TreeLock::acquire(fd->get(), root)
-                                : Result<TreeLock>(make_error(root, "lock", a.dir + " is owned by " + a.holder));
+                                : Result<TreeLock>(make_error(root, Stage::kLock, a.dir + " is owned by " + a.holder));
     if (!lock.ok()) {
       log_.error(lock.error().to_string() + (at_start ? "; not starting" : "; this root is not watched"));
       if (at_start) return false;

@@ -19,7 +19,7 @@ namespace {
 class FdHolder final : public ByteSource {
  public:
   FdHolder(UniqueFd fd, std::string path, uint64_t size) : fd_(std::move(fd)), file_(fd_.get(), std::move(path), size) {}
-  Status read_at(uint64_t off, std::span<std::byte> out, const char* stage) override {
+  Status read_at(uint64_t off, std::span<std::byte> out, Stage stage) override {
     return file_.read_at(off, out, stage);
   }
   uint64_t size() const override { return file_.size(); }
@@ -102,7 +102,7 @@ Result<std::shared_ptr<ArchiveSource>> ArchiveSource::open(std::unique_ptr<ByteS
   a->id_ = id;
   MSIT_TRY(a->load_container());
   a->scratch_ = {acquire_scratch(), &release_scratch};
-  if (a->scratch_->dctx == nullptr) return make_error(a->path_, "archive", "cannot allocate a zstd decoder");
+  if (a->scratch_->dctx == nullptr) return make_error(a->path_, Stage::kArchive, "cannot allocate a zstd decoder");
   return a;
 }
 
@@ -111,45 +111,45 @@ ArchiveSource::~ArchiveSource() = default;
 Status ArchiveSource::load_container() {
   const uint64_t size = id_.size;
   if (size < kFixedHeaderBytes + kTrailerBytes) {
-    return make_error(path_, "archive", "file of " + std::to_string(size) + " bytes is too small to be an archive");
+    return make_error(path_, Stage::kArchive, "file of " + std::to_string(size) + " bytes is too small to be an archive");
   }
   std::byte fixed[kFixedHeaderBytes];
-  MSIT_TRY(bytes_->read_at(0, fixed, "archive"));
+  MSIT_TRY(bytes_->read_at(0, fixed, Stage::kArchive));
   MSIT_ASSIGN_OR_RETURN(uint32_t meta_len, decode_fixed_header(fixed, path_));
   const uint64_t data_begin = kFixedHeaderBytes + uint64_t{meta_len};
-  if (data_begin > size - kTrailerBytes) return make_error(path_, "archive", "metadata runs past the end of the file");
+  if (data_begin > size - kTrailerBytes) return make_error(path_, Stage::kArchive, "metadata runs past the end of the file");
   std::byte tb[kTrailerBytes];
-  MSIT_TRY(bytes_->read_at(size - kTrailerBytes, tb, "archive"));
+  MSIT_TRY(bytes_->read_at(size - kTrailerBytes, tb, Stage::kArchive));
   MSIT_ASSIGN_OR_RETURN(trailer_, decode_trailer(tb, path_));
 
   std::string head(static_cast<size_t>(data_begin), '\0');
-  MSIT_TRY(bytes_->read_at(0, std::as_writable_bytes(std::span<char>(head)), "archive"));
+  MSIT_TRY(bytes_->read_at(0, std::as_writable_bytes(std::span<char>(head)), Stage::kArchive));
   MSIT_ASSIGN_OR_RETURN(meta_, decode_meta(std::string_view(head).substr(kFixedHeaderBytes), path_));
   const uint64_t n_blocks = count_blocks(meta_);
   if (n_blocks > kMaxBlocks) {
-    return make_error(path_, "archive", "metadata implies " + std::to_string(n_blocks) + " blocks, over the limit of " +
+    return make_error(path_, Stage::kArchive, "metadata implies " + std::to_string(n_blocks) + " blocks, over the limit of " +
                                             std::to_string(kMaxBlocks) + " (crafted or corrupt archive)");
   }
   const uint64_t index_end = size - kTrailerBytes;
   if (trailer_.block_count != n_blocks || trailer_.index_offset < data_begin ||
       trailer_.index_offset > index_end || (index_end - trailer_.index_offset) / kIndexEntryBytes != n_blocks ||
       (index_end - trailer_.index_offset) % kIndexEntryBytes != 0) {
-    return make_error(path_, "archive", "trailer and metadata disagree on the block index (corrupt archive)");
+    return make_error(path_, Stage::kArchive, "trailer and metadata disagree on the block index (corrupt archive)");
   }
   blocks_ = plan_blocks(meta_);
   std::vector<std::byte> index(static_cast<size_t>(index_end - trailer_.index_offset));
-  MSIT_TRY(bytes_->read_at(trailer_.index_offset, index, "archive"));
+  MSIT_TRY(bytes_->read_at(trailer_.index_offset, index, Stage::kArchive));
   Xxh3 st;
   st.update(head.data(), head.size());
   st.update(index.data(), index.size());
   const uint64_t check = st.digest();
   if (check != trailer_.check_xxh3) {
-    return make_error(path_, "archive", "header/index checksum mismatch (corrupt archive)");
+    return make_error(path_, Stage::kArchive, "header/index checksum mismatch (corrupt archive)");
   }
   MSIT_TRY(decode_index(index, blocks_, data_begin, trailer_.index_offset, path_));
   for (size_t i = 0; i < blocks_.size(); ++i) {
     if (blocks_[i].frame_bytes > ZSTD_compressBound(blocks_[i].raw_bytes)) {
-      return make_error(path_, "archive", "block " + std::to_string(i) + " frame is larger than zstd can produce (corrupt archive)");
+      return make_error(path_, Stage::kArchive, "block " + std::to_string(i) + " frame is larger than zstd can produce (corrupt archive)");
     }
   }
   return ok_status();
@@ -175,16 +175,16 @@ Result<const std::vector<std::byte>*> ArchiveSource::block(size_t i) {
   }
   const Block& b = blocks_[i];
   s.frame.resize(b.frame_bytes);
-  MSIT_TRY(bytes_->read_at(b.frame_offset, s.frame, "archive"));
+  MSIT_TRY(bytes_->read_at(b.frame_offset, s.frame, Stage::kArchive));
   const unsigned long long content = ZSTD_getFrameContentSize(s.frame.data(), s.frame.size());
   if (content != b.raw_bytes) {
-    return make_error(path_, "archive", "block " + std::to_string(i) + " is not a zstd frame of " +
+    return make_error(path_, Stage::kArchive, "block " + std::to_string(i) + " is not a zstd frame of " +
                                             std::to_string(b.raw_bytes) + " bytes (corrupt archive)");
   }
   s.shuffled.resize(b.raw_bytes);
   const size_t n = ZSTD_decompressDCtx(s.dctx, s.shuffled.data(), s.shuffled.size(), s.frame.data(), s.frame.size());
   if (ZSTD_isError(n) || n != b.raw_bytes) {
-    return make_error(path_, "archive", "block " + std::to_string(i) + ": " +
+    return make_error(path_, Stage::kArchive, "block " + std::to_string(i) + ": " +
                                             (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short frame") +
                                             " (corrupt archive)");
   }
@@ -196,7 +196,7 @@ Result<const std::vector<std::byte>*> ArchiveSource::block(size_t i) {
   return &c.bytes;
 }
 
-Status ArchiveSource::read_at(uint64_t off, std::span<std::byte> out, const char* stage) {
+Status ArchiveSource::read_at(uint64_t off, std::span<std::byte> out, Stage stage) {
   if (off > meta_.original_size || out.size() > meta_.original_size - off) {
     return make_error(path_, stage, "read of " + std::to_string(out.size()) + " bytes at offset " +
                                         std::to_string(off) + " is past the archived file's " +
@@ -230,7 +230,7 @@ Status ArchiveSource::verify(const std::function<Status(std::span<const std::byt
   const uint64_t h = st.digest();
   MSIT_TRY(std::move(status));
   if (h != trailer_.original_xxh3) {
-    return make_error(path_, "archive", "decoded bytes do not match the recorded XXH3 of the original (corrupt archive)");
+    return make_error(path_, Stage::kArchive, "decoded bytes do not match the recorded XXH3 of the original (corrupt archive)");
   }
   return ok_status();
 }

@@ -31,7 +31,7 @@ class ArchiveSource final : public ByteSource {
   static Result<std::shared_ptr<ArchiveSource>> open(std::unique_ptr<ByteSource> bytes, const FileIdentity& id);
   ~ArchiveSource() override;
 
-  Status read_at(uint64_t off, std::span<std::byte> out, const char* stage) override;
+  Status read_at(uint64_t off, std::span<std::byte> out, Stage stage) override;
   uint64_t size() const override { return meta_.original_size; }
   const std::string& path() const override { return path_; }
 

@@ -103,7 +103,7 @@ class Writer {
 Status Writer::write_batch(DirTemp& out, size_t first, size_t count, uint64_t& pos) {
   for (size_t k = 0; k < count; ++k) {
     const Block& b = blocks_[first + k];
-    MSIT_TRY(src_.read_at(b.raw_offset, std::span<std::byte>(enc_[k]->raw.data(), b.raw_bytes), "archive"));
+    MSIT_TRY(src_.read_at(b.raw_offset, std::span<std::byte>(enc_[k]->raw.data(), b.raw_bytes), Stage::kArchive));
     hash_.update(enc_[k]->raw.data(), b.raw_bytes);
   }
   if (count == 1) {
@@ -115,7 +115,7 @@ Status Writer::write_batch(DirTemp& out, size_t first, size_t count, uint64_t& p
   }
   for (size_t k = 0; k < count; ++k) {
     Encoder& e = *enc_[k];
-    if (e.error) return make_error(src_.path(), "archive", std::string("zstd: ") + ZSTD_getErrorName(e.error));
+    if (e.error) return make_error(src_.path(), Stage::kArchive, std::string("zstd: ") + ZSTD_getErrorName(e.error));
     Block& b = blocks_[first + k];
     b.frame_offset = pos;
     b.frame_bytes = static_cast<uint32_t>(e.frame_len);
@@ -159,7 +159,7 @@ void drop_page_cache(int fd) { ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED); }
 
 Result<UniqueFd> open_temp_for_check(const DirTemp& t) {
   UniqueFd fd(::openat(t.dir().get(), t.temp_name().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid()) return make_sys_error(t.final_path(), "archive", "cannot reopen the archive temp " + t.temp_name(), errno);
+  if (!fd.valid()) return make_sys_error(t.final_path(), Stage::kArchive, "cannot reopen the archive temp " + t.temp_name(), errno);
   return fd;
 }
 
@@ -203,7 +203,7 @@ Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDum
                                                    const std::string& raw_name,
                                                    std::optional<OriginalOwner> owner) {
   if (opts.block_bytes < kMinBlockBytes || opts.block_bytes > kMaxBlockBytes || opts.block_bytes % 8 != 0) {
-    return make_error(src.path(), "archive", "block size " + std::to_string(opts.block_bytes) + " is out of range");
+    return make_error(src.path(), Stage::kArchive, "block size " + std::to_string(opts.block_bytes) + " is out of range");
   }
   Meta m;
   m.original_name = raw.path.substr(raw.path.find_last_of('/') + 1);
@@ -229,7 +229,7 @@ Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDum
   const int check_fd = rfd.get();
   MSIT_ASSIGN_OR_RETURN(auto check, ArchiveSource::open(std::move(rfd), dir.path + "/" + out.temp_name()));
   if (check->trailer().original_xxh3 != written.original_xxh3) {
-    return make_error(final_path, "archive", "archive trailer does not record the hash of the bytes read");
+    return make_error(final_path, Stage::kArchive, "archive trailer does not record the hash of the bytes read");
   }
   MSIT_TRY(check->verify());
   drop_page_cache(check_fd);
@@ -252,7 +252,7 @@ Result<PublishResult> publish_archive(int dir_fd, const std::string& temp_name, 
                                       const std::string& shown_final) {
   MSIT_ASSIGN_OR_RETURN(PublishResult r, publish_noreplace(dir_fd, temp_name, final_name, shown_final));
   if (r == PublishResult::kPublished || same_archive_present(dir_fd, temp_name, final_name)) return r;
-  return make_error(shown_final, "rename", "exists and is not this file's archive; raw file kept");
+  return make_error(shown_final, Stage::kRename, "exists and is not this file's archive; raw file kept");
 }
 
 }  // namespace msit::archive

@@ -26,7 +26,7 @@ Status check_segments(const Meta& m, const std::string& path) {
   for (size_t i = 0; i < m.segments.size(); ++i) {
     const Segment& s = m.segments[i];
     if (s.offset != pos || s.length == 0 || s.length > m.original_size - pos || !valid_elem(s.elem)) {
-      return make_error(path, "archive",
+      return make_error(path, Stage::kArchive,
                         "segment " + std::to_string(i) + " (offset " + std::to_string(s.offset) + ", length " +
                             std::to_string(s.length) + ", element " + std::to_string(s.elem) +
                             ") does not continue the previous one inside the original size");
@@ -34,7 +34,7 @@ Status check_segments(const Meta& m, const std::string& path) {
     pos += s.length;
   }
   if (pos != m.original_size) {
-    return make_error(path, "archive", "segments cover " + std::to_string(pos) + " bytes, original size is " +
+    return make_error(path, Stage::kArchive, "segments cover " + std::to_string(pos) + " bytes, original size is " +
                                            std::to_string(m.original_size));
   }
   return ok_status();
@@ -115,17 +115,17 @@ std::string encode_trailer(const Trailer& t) {
 
 Result<uint32_t> decode_fixed_header(std::span<const std::byte> b, const std::string& path) {
   if (b.size() < kFixedHeaderBytes || std::memcmp(b.data(), kMagic.data(), kMagic.size()) != 0) {
-    return make_error(path, "archive", "not an msit-compact archive (bad magic)");
+    return make_error(path, Stage::kArchive, "not an msit-compact archive (bad magic)");
   }
   const uint64_t version = get_le(b, 8, 4);
   if (version != kVersion) {
-    return make_error(path, "archive", "archive version " + std::to_string(version) +
+    return make_error(path, Stage::kArchive, "archive version " + std::to_string(version) +
                                            " is not supported (this build reads version " +
                                            std::to_string(kVersion) + ")");
   }
   const uint64_t meta_len = get_le(b, 12, 4);
   if (meta_len == 0 || meta_len > kMaxMetaBytes) {
-    return make_error(path, "archive", "metadata length " + std::to_string(meta_len) + " is out of range");
+    return make_error(path, Stage::kArchive, "metadata length " + std::to_string(meta_len) + " is out of range");
   }
   return static_cast<uint32_t>(meta_len);
 }
@@ -147,7 +147,7 @@ Result<nlohmann::json> parse_bounded(std::string_view text, const std::string& p
   };
   auto j = nlohmann::json::parse(text, cb, /*allow_exceptions=*/false);
   if (too_big) {
-    return make_error(path, "archive", "metadata is nested deeper or holds more than " + std::to_string(kMaxValues) +
+    return make_error(path, Stage::kArchive, "metadata is nested deeper or holds more than " + std::to_string(kMaxValues) +
                                            " values (limit; crafted or corrupt archive)");
   }
   return j;
@@ -166,7 +166,7 @@ Status decode_owner(const nlohmann::json& j, Meta& m, const std::string& path) {
   // (uid_t)-1 means "unchanged" to chown: never a real owner.
   if (!has_uid || !has_gid || !u.is_number_unsigned() || !g.is_number_unsigned() ||
       u.get<uint64_t>() >= 0xffffffffu || g.get<uint64_t>() >= 0xffffffffu) {
-    return make_error(path, "archive", "recorded owner (original_uid/original_gid) is incomplete or out of range");
+    return make_error(path, Stage::kArchive, "recorded owner (original_uid/original_gid) is incomplete or out of range");
   }
   m.has_owner = true;
   m.original_uid = static_cast<uint32_t>(u.get<uint64_t>());
@@ -178,7 +178,7 @@ Status decode_owner(const nlohmann::json& j, Meta& m, const std::string& path) {
 
 Result<Meta> decode_meta(std::string_view text, const std::string& path) {
   MSIT_ASSIGN_OR_RETURN(nlohmann::json j, parse_bounded(text, path));
-  if (!j.is_object()) return make_error(path, "archive", "metadata is not a JSON object");
+  if (!j.is_object()) return make_error(path, Stage::kArchive, "metadata is not a JSON object");
   // Typed access: a float where an integer belongs is corrupt metadata, not a value to convert.
   auto u64 = [](const nlohmann::json& v) -> std::optional<uint64_t> {
     if (!v.is_number_unsigned()) return std::nullopt;
@@ -188,7 +188,7 @@ Result<Meta> decode_meta(std::string_view text, const std::string& path) {
   try {
     if (!j.at("codec").is_string() || j.at("codec").get<std::string>() != "zstd" ||
         !j.at("shuffle").is_string() || j.at("shuffle").get<std::string>() != "byte") {
-      return make_error(path, "archive", "unknown codec or shuffle in metadata");
+      return make_error(path, Stage::kArchive, "unknown codec or shuffle in metadata");
     }
     const auto size = u64(j.at("original_size"));
     const auto mode = u64(j.at("original_mode"));
@@ -197,17 +197,17 @@ Result<Meta> decode_meta(std::string_view text, const std::string& path) {
     const auto& level = j.at("level");
     if (!size || !mode || *mode > 07777 || !bb || !mtime.is_number_integer() || !level.is_number_integer() ||
         !j.at("original_name").is_string() || !j.at("segments").is_array()) {
-      return make_error(path, "archive", "metadata fields missing or of the wrong type");
+      return make_error(path, Stage::kArchive, "metadata fields missing or of the wrong type");
     }
     if (*bb < kMinBlockBytes || *bb > kMaxBlockBytes || *bb % 8 != 0) {
-      return make_error(path, "archive", "block size " + std::to_string(*bb) + " is out of range");
+      return make_error(path, Stage::kArchive, "block size " + std::to_string(*bb) + " is out of range");
     }
     m.original_name = j.at("original_name").get<std::string>();
     if (!valid_name(m.original_name)) {
-      return make_error(path, "archive", "recorded original name is empty, too long or holds '/' or NUL");
+      return make_error(path, Stage::kArchive, "recorded original name is empty, too long or holds '/' or NUL");
     }
     if (j.at("segments").size() > kMaxSegments) {
-      return make_error(path, "archive", std::to_string(j.at("segments").size()) + " segments exceed the limit of " +
+      return make_error(path, Stage::kArchive, std::to_string(j.at("segments").size()) + " segments exceed the limit of " +
                                              std::to_string(kMaxSegments) + " (crafted or corrupt archive)");
     }
     MSIT_TRY(decode_owner(j, m, path));
@@ -218,13 +218,13 @@ Result<Meta> decode_meta(std::string_view text, const std::string& path) {
     m.level = static_cast<int>(std::clamp<int64_t>(level.get<int64_t>(), -1000, 1000));
     m.block_bytes = static_cast<uint32_t>(*bb);
     for (const auto& s : j.at("segments")) {
-      if (!s.is_array() || s.size() != 3) return make_error(path, "archive", "malformed segment in metadata");
+      if (!s.is_array() || s.size() != 3) return make_error(path, Stage::kArchive, "malformed segment in metadata");
       const auto off = u64(s[0]), len = u64(s[1]), elem = u64(s[2]);
-      if (!off || !len || !elem || !valid_elem(*elem)) return make_error(path, "archive", "malformed segment in metadata");
+      if (!off || !len || !elem || !valid_elem(*elem)) return make_error(path, Stage::kArchive, "malformed segment in metadata");
       m.segments.push_back({*off, *len, static_cast<uint32_t>(*elem)});
     }
   } catch (const nlohmann::json::exception& e) {
-    return make_error(path, "archive", std::string("malformed metadata: ") + e.what());
+    return make_error(path, Stage::kArchive, std::string("malformed metadata: ") + e.what());
   }
   MSIT_TRY(check_segments(m, path));
   return m;
@@ -233,7 +233,7 @@ Result<Meta> decode_meta(std::string_view text, const std::string& path) {
 Result<Trailer> decode_trailer(std::span<const std::byte> b, const std::string& path) {
   if (b.size() != kTrailerBytes ||
       std::memcmp(b.data() + 32, kEndMagic.data(), kEndMagic.size()) != 0) {
-    return make_error(path, "archive", "trailer missing (archive truncated or not finished)");
+    return make_error(path, Stage::kArchive, "trailer missing (archive truncated or not finished)");
   }
   Trailer t;
   t.index_offset = get_le(b, 0, 8);
@@ -246,7 +246,7 @@ Result<Trailer> decode_trailer(std::span<const std::byte> b, const std::string& 
 Status decode_index(std::span<const std::byte> b, std::vector<Block>& blocks, uint64_t data_begin,
                     uint64_t data_end, const std::string& path) {
   if (b.size() != blocks.size() * kIndexEntryBytes) {
-    return make_error(path, "archive", "index holds " + std::to_string(b.size() / kIndexEntryBytes) +
+    return make_error(path, Stage::kArchive, "index holds " + std::to_string(b.size() / kIndexEntryBytes) +
                                            " blocks, the metadata implies " + std::to_string(blocks.size()));
   }
   uint64_t pos = data_begin;
@@ -256,14 +256,14 @@ Status decode_index(std::span<const std::byte> b, std::vector<Block>& blocks, ui
     const uint64_t len = get_le(b, o + 8, 4);
     const uint64_t raw = get_le(b, o + 12, 4);
     if (off != pos || len == 0 || len > data_end - pos || raw != blocks[i].raw_bytes) {
-      return make_error(path, "archive", "index entry " + std::to_string(i) + " is inconsistent (frame at " +
+      return make_error(path, Stage::kArchive, "index entry " + std::to_string(i) + " is inconsistent (frame at " +
                                              std::to_string(off) + " of " + std::to_string(len) + " bytes)");
     }
     blocks[i].frame_offset = off;
     blocks[i].frame_bytes = static_cast<uint32_t>(len);
     pos += len;
   }
-  if (pos != data_end) return make_error(path, "archive", "frames do not end where the index begins");
+  if (pos != data_end) return make_error(path, Stage::kArchive, "frames do not end where the index begins");
   return ok_status();
 }
 

@@ -62,7 +62,7 @@ Status set_times(int fd, int64_t mtime_ns, const std::string& shown) {
   ts[0].tv_nsec = UTIME_OMIT;
   ts[1].tv_sec = static_cast<time_t>(sec);
   ts[1].tv_nsec = static_cast<long>(nsec);
-  if (::futimens(fd, ts) != 0) return make_sys_error(shown, "restore", "cannot set the original mtime", errno);
+  if (::futimens(fd, ts) != 0) return make_sys_error(shown, Stage::kRestore, "cannot set the original mtime", errno);
   return ok_status();
 }
 
@@ -74,14 +74,14 @@ Status apply_attributes(int fd, int dir_fd, const Meta& m, const std::string& sh
     gid_t gid = m.original_gid;
     if (!m.has_owner) {
       struct stat dir {};
-      if (::fstat(dir_fd, &dir) != 0) return make_sys_error(shown, "restore", "cannot stat the directory", errno);
+      if (::fstat(dir_fd, &dir) != 0) return make_sys_error(shown, Stage::kRestore, "cannot stat the directory", errno);
       uid = dir.st_uid;
       gid = dir.st_gid;
     }
-    if (::fchown(fd, uid, gid) != 0) return make_sys_error(shown, "restore", "cannot set the owner", errno);
+    if (::fchown(fd, uid, gid) != 0) return make_sys_error(shown, Stage::kRestore, "cannot set the owner", errno);
   }
   if (::fchmod(fd, static_cast<mode_t>(m.original_mode & 0777)) != 0) {
-    return make_sys_error(shown, "restore", "cannot set the mode", errno);
+    return make_sys_error(shown, Stage::kRestore, "cannot set the mode", errno);
   }
   return set_times(fd, m.original_mtime_ns, shown);
 }
@@ -95,7 +95,7 @@ Status check_space(int dir_fd, uint64_t bytes, const std::string& shown) {
   const uint64_t frsize = vfs.f_frsize == 0 ? 1 : vfs.f_frsize;
   const uint64_t avail = blocks > UINT64_MAX / frsize ? UINT64_MAX : blocks * frsize;
   if (bytes > avail) {
-    return make_error(shown, "restore", "needs " + std::to_string(bytes) + " bytes, the filesystem has " +
+    return make_error(shown, Stage::kRestore, "needs " + std::to_string(bytes) + " bytes, the filesystem has " +
                                             std::to_string(avail) + " free; not restored");
   }
   return ok_status();
@@ -106,17 +106,17 @@ Status decode_to_raw(int dir_fd, const std::string& raw_name, const std::string&
   MSIT_ASSIGN_OR_RETURN(TempAt t, create_temp_at(dir_fd, raw_name, raw_shown));
   MSIT_TRY(a.verify([&](std::span<const std::byte> b) { return write_all(t.fd.get(), b, raw_shown); }));
   MSIT_TRY(apply_attributes(t.fd.get(), dir_fd, a.meta(), raw_shown));
-  if (::fsync(t.fd.get()) != 0) return make_sys_error(raw_shown, "fsync", "fsync of the restored temp failed", errno);
-  if (::close(t.fd.release()) != 0) return make_sys_error(raw_shown, "write", "close of the restored temp failed", errno);
+  if (::fsync(t.fd.get()) != 0) return make_sys_error(raw_shown, Stage::kFsync, "fsync of the restored temp failed", errno);
+  if (::close(t.fd.release()) != 0) return make_sys_error(raw_shown, Stage::kWrite, "close of the restored temp failed", errno);
   MSIT_ASSIGN_OR_RETURN(PublishResult r, publish_noreplace(dir_fd, t.name.path(), raw_name, raw_shown));
   if (r == PublishResult::kTargetExists) {
-    return make_error(raw_shown, "restore",
+    return make_error(raw_shown, Stage::kRestore,
                       "a file appeared under the raw name while the archive was decoded; "
                       "it was kept, and so was the archive");
   }
   t.name.release();
   if (::fsync(dir_fd) != 0) {
-    return make_sys_error(raw_shown, "fsync-dir", "restored, but the directory fsync failed; archive kept", errno);
+    return make_sys_error(raw_shown, Stage::kFsyncDir, "restored, but the directory fsync failed; archive kept", errno);
   }
   return ok_status();
 }
@@ -128,7 +128,7 @@ Result<RestoreOutcome> restore_archive_at(int dir_fd, const std::string& shown_d
   const std::string shown = join(shown_dir, name);
   const std::string raw_name = std::string(without_archive_suffix(name));
   if (raw_name == name || raw_name.empty() || name.find('/') != std::string::npos) {
-    return make_error(shown, "restore", "archive names are NAME.zst; cannot derive the raw file name");
+    return make_error(shown, Stage::kRestore, "archive names are NAME.zst; cannot derive the raw file name");
   }
   MSIT_ASSIGN_OR_RETURN(auto a, ArchiveSource::open_at(dir_fd, name, shown));
   RestoreOutcome o;
@@ -139,11 +139,11 @@ Result<RestoreOutcome> restore_archive_at(int dir_fd, const std::string& shown_d
   if (::fstatat(dir_fd, raw_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
     MSIT_ASSIGN_OR_RETURN(bool same, identical_raw_present(dir_fd, raw_name, o.raw_path, *a));
     if (!same) {
-      return make_error(o.raw_path, "restore", "a different file already exists under the raw name; not overwritten, archive kept");
+      return make_error(o.raw_path, Stage::kRestore, "a different file already exists under the raw name; not overwritten, archive kept");
     }
     o.already_present = true;
   } else if (errno != ENOENT) {
-    return make_sys_error(o.raw_path, "restore", "cannot check the raw name", errno);
+    return make_sys_error(o.raw_path, Stage::kRestore, "cannot check the raw name", errno);
   } else {
     MSIT_TRY(decode_to_raw(dir_fd, raw_name, o.raw_path, *a));
   }
@@ -151,7 +151,7 @@ Result<RestoreOutcome> restore_archive_at(int dir_fd, const std::string& shown_d
     std::string why;
     MSIT_ASSIGN_OR_RETURN(bool removed, unlink_if_same(dir_fd, name, a->archive_identity(), shown, &why));
     if (!removed) {
-      return make_error(shown, "unlink", "restored " + o.raw_path + ", but the archive was kept: " + why);
+      return make_error(shown, Stage::kUnlink, "restored " + o.raw_path + ", but the archive was kept: " + why);
     }
     o.archive_removed = true;
   }
@@ -161,7 +161,7 @@ Result<RestoreOutcome> restore_archive_at(int dir_fd, const std::string& shown_d
 Result<RestoreOutcome> restore_archive(const std::string& archive_path, const RestoreOptions& opts) {
   const std::string dir = parent_dir(archive_path);
   UniqueFd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!dfd.valid()) return make_sys_error(dir, "open", "cannot open the archive's directory", errno);
+  if (!dfd.valid()) return make_sys_error(dir, Stage::kOpen, "cannot open the archive's directory", errno);
   return restore_archive_at(dfd.get(), archive_path.find('/') == std::string::npos ? "" : dir,
                             base_name(archive_path), opts);
 }

@@ -58,11 +58,11 @@ RestoreRun restore_paths(const std::vector<std::string>& paths, const RestoreOpt
   for (const auto& p : paths) {
     struct stat st {};
     if (::lstat(p.c_str(), &st) != 0) {
-      run.errors.push_back(make_sys_error(p, "restore", "cannot stat", errno));
+      run.errors.push_back(make_sys_error(p, Stage::kRestore, "cannot stat", errno));
     } else if (S_ISDIR(st.st_mode)) {
       UniqueFd fd(::open(p.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
       if (!fd.valid()) {
-        run.errors.push_back(make_sys_error(p, "open", "cannot open the directory", errno));
+        run.errors.push_back(make_sys_error(p, Stage::kOpen, "cannot open the directory", errno));
         continue;
       }
       // One owner per tree: a running watch --archive would silently archive the files again.
@@ -70,7 +70,7 @@ RestoreRun restore_paths(const std::vector<std::string>& paths, const RestoreOpt
         char real[PATH_MAX];
         LockedAncestor a = locked_ancestor(::realpath(p.c_str(), real) != nullptr ? real : p);
         if (!a.dir.empty()) {
-          run.errors.push_back(make_error(p, "lock", a.dir + " is owned by " + a.holder +
+          run.errors.push_back(make_error(p, Stage::kLock, a.dir + " is owned by " + a.holder +
                                                          " (a running msit-compact); stop it first, or pass --force"));
           continue;
         }
@@ -87,7 +87,7 @@ RestoreRun restore_paths(const std::vector<std::string>& paths, const RestoreOpt
     } else if (is_archive_name(p)) {
       files.push_back(p);
     } else {
-      run.errors.push_back(make_error(p, "restore", "not an archive (archives are named NAME.zst)"));
+      run.errors.push_back(make_error(p, Stage::kRestore, "not an archive (archives are named NAME.zst)"));
     }
   }
   run.archives = files.size() + found.size();

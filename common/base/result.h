@@ -7,11 +7,13 @@
 #include <utility>
 #include <variant>
 
+#include "common/base/stage.h"
+
 namespace msit {
 
 struct Error {
   std::string path;     // file the error is about (may be empty)
-  std::string stage;    // open, header, payload, write, rename, unlink, ...
+  Stage stage = Stage::kNone;  // open, header, payload, write, rename, unlink, ...
   std::string message;  // what is wrong, and where useful what to do
   int sys_errno = 0;    // errno when a syscall failed, else 0
 
@@ -19,9 +21,9 @@ struct Error {
   std::string to_string() const;
 };
 
-Error make_error(std::string path, std::string stage, std::string message);
+Error make_error(std::string path, Stage stage, std::string message);
 // Captures errno and its text at the call site.
-Error make_sys_error(std::string path, std::string stage, std::string what, int err);
+Error make_sys_error(std::string path, Stage stage, std::string what, int err);
 
 template <class T>
 class [[nodiscard]] Result {

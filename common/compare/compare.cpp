@@ -63,10 +63,10 @@ Result<CompareMode> detect_mode(const std::string& my, const std::string& golden
     return CompareMode::kGeGe;
   }
   if (my_fx) {
-    return make_error(my, "mode", "this is an FX dump but the golden tree is not; pass the GE dump (with its "
+    return make_error(my, Stage::kMode, "this is an FX dump but the golden tree is not; pass the GE dump (with its "
                                   "dynamo_original_graph_*.txt) as --my-path and the FX dump as --golden-path");
   }
-  return make_error(my, "mode", "no GE graph text (dynamo_original_graph_*.txt) found; GE vs FX compare needs the "
+  return make_error(my, Stage::kMode, "no GE graph text (dynamo_original_graph_*.txt) found; GE vs FX compare needs the "
                                 "graph dumped next to the GE dump (torchair graph_dump type txt)");
 }
 
@@ -92,7 +92,7 @@ Result<std::vector<RankJob>> plan_ranks(const std::string& my, const std::string
   }
   if (common.empty()) {
     std::string what = o.rank ? "rank " + std::to_string(*o.rank) + " is not in both trees" : "no common rank";
-    return make_error(my, "ranks", what + ": my ranks " + list_ids(mine) + ", golden ranks " + list_ids(gold));
+    return make_error(my, Stage::kRanks, what + ": my ranks " + list_ids(mine) + ", golden ranks " + list_ids(gold));
   }
   std::vector<RankJob> jobs;
   for (int64_t r : common) jobs.push_back(RankJob{r, my_ranks[r], golden_ranks[r], true});
@@ -207,7 +207,7 @@ Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& jo
   if (w.pairs.empty()) {
     auto mine = token_ids(w.my), gold = token_ids(w.golden);
     std::string where = job.rank ? " (rank " + std::to_string(*job.rank) + ")" : "";
-    return make_error(job.my_root, "match", "nothing to compare" + where + ": my token ids " + list_ids(mine) +
+    return make_error(job.my_root, Stage::kMatch, "nothing to compare" + where + ": my token ids " + list_ids(mine) +
                                                 ", golden token ids " + list_ids(gold) +
                                                 (n == 0 ? ", and no dump group could be paired" : ""));
   }
@@ -275,7 +275,7 @@ Result<CompareResult> run_compare(const std::string& my_in, const std::string& g
   std::string my = absolute_path(my_in), golden = absolute_path(golden_in);
   std::error_code ec;
   for (const auto* p : {&my, &golden}) {
-    if (!std::filesystem::is_directory(*p, ec)) return make_error(*p, "open", "not a directory");
+    if (!std::filesystem::is_directory(*p, ec)) return make_error(*p, Stage::kOpen, "not a directory");
   }
   CompareResult res;
   std::string base = std::filesystem::path(my).filename().string();

@@ -370,7 +370,7 @@ std::map<int64_t, std::string> find_rank_dirs(const std::string& root) {
 Result<DumpTree> index_ge_tree(const std::string& root_in, bool rank_layout) {
   std::string root = absolute_path(root_in);
   std::error_code ec;
-  if (!fs::is_directory(fs::symlink_status(root, ec))) return make_error(root, "index", "not a directory");
+  if (!fs::is_directory(fs::symlink_status(root, ec))) return make_error(root, Stage::kIndex, "not a directory");
   DumpTree tree;
   tree.kind = TreeKind::kGe;
   tree.root = root;
@@ -450,7 +450,7 @@ void fill_fx_token(DumpGroup& g, int64_t token, const std::string& dir) {
 Result<DumpTree> index_fx_tree(const std::string& root_in, bool rank_layout) {
   std::string root = absolute_path(root_in);
   std::error_code ec;
-  if (!fs::is_directory(fs::symlink_status(root, ec))) return make_error(root, "index", "not a directory");
+  if (!fs::is_directory(fs::symlink_status(root, ec))) return make_error(root, Stage::kIndex, "not a directory");
   DumpTree tree;
   tree.kind = TreeKind::kFx;
   tree.root = root;

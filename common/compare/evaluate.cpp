@@ -68,7 +68,7 @@ Result<const TensorSummary*> summary_of(const Side& s, const TensorSlot& slot, F
   hold = cache.summarize(*s.lf, o);
   if (!hold->ok()) return hold->error();
   const TensorSummary* t = find_summary_tensor(hold->value(), s.lf->fx, slot.role, slot.index);
-  if (!t) return make_error(s.lf->source->path, "summary", "tensor missing from the on-the-fly summary");
+  if (!t) return make_error(s.lf->source->path, Stage::kSummary, "tensor missing from the on-the-fly summary");
   return t;
 }
 
@@ -147,7 +147,7 @@ bool check_reasons(ReportRow& r, bool count_differs, bool g_nonfinite, bool m_no
   r.cmp_fail_reason = reason;
   if (reason.empty()) return true;
   // A NaN/inf that only my side has is a divergence; the rest cannot be judged.
-  r.verdict = (m_nonfinite && !g_nonfinite && !count_differs) ? "fail" : "skip";
+  r.verdict = (m_nonfinite && !g_nonfinite && !count_differs) ? Verdict::kFail : Verdict::kSkip;
   return false;
 }
 
@@ -169,7 +169,7 @@ void eval_exact(const Side& g, const Side& m, ReportRow& r, const EvalOptions& o
   auto ms = open_stream(m, o.chunk_elements);
   if (!gs.ok() || !ms.ok()) {
     r.cmp_fail_reason = !gs.ok() ? "golden_data_path: " + gs.error().to_string() : "my_data_path: " + ms.error().to_string();
-    r.verdict = "error";
+    r.verdict = Verdict::kError;
     return;
   }
   ExactAccumulator acc;
@@ -180,7 +180,7 @@ void eval_exact(const Side& g, const Side& m, ReportRow& r, const EvalOptions& o
       MSIT_ASSIGN_OR_RETURN(size_t n, pull(*gs, o.chunk_elements));
       if (n == 0) return ok_status();
       MSIT_ASSIGN_OR_RETURN(size_t k, pull(*ms, n));
-      if (k != n) return make_error(m.lf->source->path, "payload", "fewer elements than the header promises");
+      if (k != n) return make_error(m.lf->source->path, Stage::kPayload, "fewer elements than the header promises");
       acc.add(gs->f.data(), ms->f.data(), n);
       ga.add(gs->f.data(), n);
       ma.add(ms->f.data(), n);
@@ -197,7 +197,7 @@ void eval_exact(const Side& g, const Side& m, ReportRow& r, const EvalOptions& o
   };
   if (auto st = run(); !st.ok()) {
     r.cmp_fail_reason = "read failed: " + st.error().to_string();
-    r.verdict = "error";
+    r.verdict = Verdict::kError;
     return;
   }
   SideStats gst = ga.finish(), mst = ma.finish();
@@ -208,7 +208,7 @@ void eval_exact(const Side& g, const Side& m, ReportRow& r, const EvalOptions& o
   if (!check_reasons(r, !paired, gst.nan + gst.posinf + gst.neginf > 0, mst.nan + mst.posinf + mst.neginf > 0)) return;
   MetricValues v = acc.finish();
   put_metrics(r, v);
-  r.verdict = v.cosine && v.max_abs ? std::string(verdict_name(verdict_exact(*v.cosine, *v.max_abs))) : "skip";
+  r.verdict = v.cosine && v.max_abs ? verdict_exact(*v.cosine, *v.max_abs) : Verdict::kSkip;
 }
 
 std::string summary_dtype_cell(const TensorSummary& t) {
@@ -241,7 +241,7 @@ void eval_summaries_inner(const TensorSummary& g, const TensorSummary& m, Report
   if (same_bytes) {
     r.compare_mode = "hash";
     put_metrics(r, MetricValues{1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0});
-    r.verdict = "pass";
+    r.verdict = Verdict::kPass;
     return;
   }
   const auto& gv = g.stats.values;
@@ -253,7 +253,7 @@ void eval_summaries_inner(const TensorSummary& g, const TensorSummary& m, Report
     acc.add(gf.data(), mf.data(), gf.size());
     MetricValues v = acc.finish();
     put_metrics(r, v);
-    r.verdict = v.cosine && v.max_abs ? std::string(verdict_name(verdict_exact(*v.cosine, *v.max_abs))) : "skip";
+    r.verdict = v.cosine && v.max_abs ? verdict_exact(*v.cosine, *v.max_abs) : Verdict::kSkip;
     return;
   }
   // Sketches: a side with exact values gets the other side's sketch computed from them.
@@ -275,14 +275,14 @@ void eval_summaries_inner(const TensorSummary& g, const TensorSummary& m, Report
     r.compare_mode = "stats";
     if (r.note.empty() && (g.padding_included || m.padding_included)) r.note = "padding included: no sketch";
     if (r.note.empty()) r.note = !g.stats.sketch && !g.note.empty() ? g.note : m.note;
-    r.verdict = verdict_name(verdict_estimated(std::nullopt, lb));
+    r.verdict = verdict_estimated(std::nullopt, lb);
     return;
   }
   r.compare_mode = "sketch";
   auto e = estimate_from_sketches(gb, mb, g.stats.l2norm, m.stats.l2norm, g.count);
   r.cosine = e.cosine;
   r.red = e.red;
-  r.verdict = verdict_name(verdict_estimated(e.cosine, std::max(lb, e.rms_error.value_or(0.0))));
+  r.verdict = verdict_estimated(e.cosine, std::max(lb, e.rms_error.value_or(0.0)));
 }
 
 uint64_t numel(const std::vector<uint64_t>& dims) {
@@ -311,7 +311,7 @@ void padding_caveats(const TensorSummary& g, const TensorSummary& m, ReportRow& 
   r.stat_abs.fill(std::nullopt);
   r.stat_rel.fill(std::nullopt);
   // Only NaN/inf on my side alone is still a divergence; a verdict from padded statistics is not.
-  if (r.cmp_fail_reason != "my_data includes NAN or inf.") r.verdict = "skip";
+  if (r.cmp_fail_reason != "my_data includes NAN or inf.") r.verdict = Verdict::kSkip;
 }
 
 void eval_summaries(const TensorSummary& g, const TensorSummary& m, ReportRow& r) {
@@ -335,7 +335,7 @@ void eval_min_max(const MinMaxSide& g, const MinMaxSide& m, ReportRow& r) {
   };
   if (!check_reasons(r, false, nonfinite(g.st), nonfinite(m.st))) return;
   double lb = std::max(r.stat_abs[0].value_or(0.0), r.stat_abs[1].value_or(0.0));
-  r.verdict = verdict_name(verdict_estimated(std::nullopt, lb));
+  r.verdict = verdict_estimated(std::nullopt, lb);
 }
 
 MinMaxSide min_max_side(const Side& s) {
@@ -389,14 +389,14 @@ ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& 
   if (!p.problem.empty()) {
     r.cmp_fail_reason = p.problem;
     bool unreadable = p.problem.rfind("my_data_path: ", 0) == 0 || p.problem.rfind("golden_data_path: ", 0) == 0;
-    r.verdict = unreadable ? "error" : "skip";
+    r.verdict = unreadable ? Verdict::kError : Verdict::kSkip;
     return r;
   }
   Side g = resolve(p.golden, cache, std::move(golden_file), "golden_data_path");
   Side m = resolve(p.my, cache, std::move(my_file), "my_data_path");
   if (g.k == Side::K::kError || m.k == Side::K::kError) {
     r.cmp_fail_reason = g.k == Side::K::kError ? g.error : m.error;
-    r.verdict = "error";
+    r.verdict = Verdict::kError;
     return r;
   }
   if (g.k == Side::K::kEmpty || m.k == Side::K::kEmpty) {
@@ -404,7 +404,7 @@ ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& 
     r.golden_dtype = "torch.float32";
     r.golden_shape = "[0]";
     r.cmp_fail_reason = std::string(kShapeReason);
-    r.verdict = "skip";
+    r.verdict = Verdict::kSkip;
     r.note = "fused component missing from the golden dump";
     return r;
   }
@@ -433,12 +433,12 @@ ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& 
   const TensorSummary* mt = nullptr;
   if (g.k != Side::K::kMinMax) {
     auto t = summary_of(g, p.golden, cache, so, hold_g);
-    if (!t.ok()) { r.cmp_fail_reason = "golden_data_path: " + t.error().to_string(); r.verdict = "error"; return r; }
+    if (!t.ok()) { r.cmp_fail_reason = "golden_data_path: " + t.error().to_string(); r.verdict = Verdict::kError; return r; }
     gt = *t;
   }
   if (m.k != Side::K::kMinMax) {
     auto t = summary_of(m, p.my, cache, so, hold_m);
-    if (!t.ok()) { r.cmp_fail_reason = "my_data_path: " + t.error().to_string(); r.verdict = "error"; return r; }
+    if (!t.ok()) { r.cmp_fail_reason = "my_data_path: " + t.error().to_string(); r.verdict = Verdict::kError; return r; }
     mt = *t;
   }
   if (gt && mt) {

@@ -60,7 +60,7 @@ void load(LoadedFile& lf) {
         if (!r.ok()) { lf.error = r.error(); return; }
         lf.mm_outputs = std::move(r).value();
         if (lf.mm_outputs.rows.size() != 1) {
-          lf.error = make_error(f.path, "min_max", "expected one [min, max] pair, found " +
+          lf.error = make_error(f.path, Stage::kMinMax, "expected one [min, max] pair, found " +
                                                        std::to_string(lf.mm_outputs.rows.size()));
         }
         return;

@@ -224,17 +224,6 @@ StatError stat_error(std::optional<double> g, std::optional<double> m) {
   return e;
 }
 
-std::string_view verdict_name(Verdict v) {
-  switch (v) {
-    case Verdict::kPass: return "pass";
-    case Verdict::kFail: return "fail";
-    case Verdict::kSkip: return "skip";
-    case Verdict::kError: return "error";
-    case Verdict::kInconclusive: return "inconclusive";
-  }
-  return "?";
-}
-
 Verdict verdict_exact(double cosine, double max_abs) {
   // msprobe: cosine < 0.99 with max abs err > 0.001, or cosine < 0.9, or max abs err > 1.
   bool fail = (cosine < 0.99 && max_abs > 0.001) || cosine < 0.9 || max_abs > 1.0;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/report/verdict.h"
 #include "common/stats/tensor_stats.h"
 
 namespace msit {
@@ -83,8 +84,6 @@ StatError stat_error(std::optional<double> golden, std::optional<double> mine);
 // Verdict (docs/compare.md): msprobe thresholds on exact metrics; for estimates the max
 // absolute error is replaced by a lower bound. Without a cosine (min/max or statistics only)
 // nothing below the lower bound can be ruled out: inconclusive, never pass.
-enum class Verdict : uint8_t { kPass, kFail, kSkip, kError, kInconclusive };
-std::string_view verdict_name(Verdict v);
 Verdict verdict_exact(double cosine, double max_abs);
 Verdict verdict_estimated(std::optional<double> cosine, double max_abs_lower_bound);
 

@@ -216,7 +216,7 @@ Result<AtbCompareResult> run_atb_compare(const std::string& golden_path, const s
   mo.custom = load_mapping(o, res.warnings);
   auto tokens = token_pairs(g, m);
   if (tokens.empty()) {
-    return make_error(my_path, "tokens", "no token directory in common with " + golden_path +
+    return make_error(my_path, Stage::kTokens, "no token directory in common with " + golden_path +
                                              " (name one token directory in each path to compare them anyway)");
   }
   std::vector<PolicySet> sets = o.level ? std::vector<PolicySet>{*o.level}

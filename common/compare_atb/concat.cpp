@@ -13,12 +13,12 @@ namespace msit::atb {
 namespace {
 
 Result<FloatTensor> load_summary_values(const SourceFile& f, uint64_t budget) {
-  if (f.kind != SourceKind::kSummary) return make_error(f.path, "load", "only raw files and summaries can be loaded whole");
+  if (f.kind != SourceKind::kSummary) return make_error(f.path, Stage::kLoad, "only raw files and summaries can be loaded whole");
   MSIT_ASSIGN_OR_RETURN(FileSummary s, read_summary_file(f.path));
-  if (s.tensors.size() != 1) return make_error(f.path, "load", "the summary does not hold exactly one tensor");
+  if (s.tensors.size() != 1) return make_error(f.path, Stage::kLoad, "the summary does not hold exactly one tensor");
   const TensorSummary& t = s.tensors.front();
-  if (!t.stats.values) return make_error(f.path, "load", "the summary keeps statistics, not every element");
-  if (t.stats.values->size() > budget) return make_error(f.path, "load", "too large to load in memory");
+  if (!t.stats.values) return make_error(f.path, Stage::kLoad, "the summary keeps statistics, not every element");
+  if (t.stats.values->size() > budget) return make_error(f.path, Stage::kLoad, "too large to load in memory");
   auto dt = dtype_from_name(t.dtype);
   FloatTensor l;
   l.dtype = dt ? *dt : DType::kFloat32;
@@ -33,15 +33,15 @@ Result<FloatTensor> load_summary_values(const SourceFile& f, uint64_t budget) {
 Result<FloatTensor> load_float_tensor(const SourceFile& f, uint64_t budget, bool summary_values) {
   if (f.kind != SourceKind::kRaw) {
     if (summary_values) return load_summary_values(f, budget);
-    return make_error(f.path, "concat", "a summary cannot be concatenated");
+    return make_error(f.path, Stage::kConcat, "a summary cannot be concatenated");
   }
   MSIT_ASSIGN_OR_RETURN(archive::OpenedSource hs, archive::open_dump_source(f.path));
   MSIT_ASSIGN_OR_RETURN(RawDumpFile raw, read_dump_header(*hs.src, hs.identity));
-  if (raw.tensors.empty()) return make_error(f.path, "load", "no tensor in the file");
+  if (raw.tensors.empty()) return make_error(f.path, Stage::kLoad, "no tensor in the file");
   const TensorDesc& d = raw.tensors.front();
   MSIT_ASSIGN_OR_RETURN(LayoutPlan plan, plan_layout(d, f.path));
-  if (plan.element_count > budget) return make_error(f.path, "load", "too large to load in memory");
-  if (!exact_supported(d.dtype)) return make_error(f.path, "load", "dtype has no float value");
+  if (plan.element_count > budget) return make_error(f.path, Stage::kLoad, "too large to load in memory");
+  if (!exact_supported(d.dtype)) return make_error(f.path, Stage::kLoad, "dtype has no float value");
   MSIT_ASSIGN_OR_RETURN(archive::OpenedSource ds, archive::open_dump_source(f.path));
   MSIT_ASSIGN_OR_RETURN(auto reader, LogicalReader::open(std::move(ds.src), d, plan));
   FloatTensor l;
@@ -53,7 +53,7 @@ Result<FloatTensor> load_float_tensor(const SourceFile& f, uint64_t budget, bool
   size_t got = 0, per = buf.size() / esize;
   while (got < l.data.size()) {
     MSIT_ASSIGN_OR_RETURN(size_t n, reader->read(buf.data(), std::min(per, l.data.size() - got)));
-    if (n == 0) return make_error(f.path, "payload", "fewer elements than the header promises");
+    if (n == 0) return make_error(f.path, Stage::kPayload, "fewer elements than the header promises");
     elements_to_float(d.dtype, buf.data(), n, l.data.data() + got);
     got += n;
   }
@@ -85,7 +85,7 @@ Result<FloatTensor> concatenate(std::vector<FloatTensor> parts, std::optional<si
   std::vector<uint64_t> block(parts.size());
   for (size_t p = 0; p < parts.size(); ++p) {
     if (parts[p].shape.size() != parts[0].shape.size() || outer == 0 || parts[p].data.size() % outer != 0) {
-      return make_error("", "concat", "rank tensors have different ranks or shapes");
+      return make_error("", Stage::kConcat, "rank tensors have different ranks or shapes");
     }
     block[p] = parts[p].data.size() / outer;
     out.shape[*d] += dim(parts[p].shape, *d);
@@ -127,7 +127,7 @@ void evaluate_floats(const FloatTensor& g, const FloatTensor& m, ReportRow& r) {
   if (m_bad) add("my_data includes NAN or inf.");
   r.cmp_fail_reason = reason;
   if (!reason.empty()) {
-    r.verdict = (m_bad && !g_bad && paired) ? "fail" : "skip";
+    r.verdict = (m_bad && !g_bad && paired) ? Verdict::kFail : Verdict::kSkip;
     return;
   }
   ExactAccumulator acc;
@@ -135,7 +135,7 @@ void evaluate_floats(const FloatTensor& g, const FloatTensor& m, ReportRow& r) {
   MetricValues v = acc.finish();
   r.cosine = v.cosine, r.max_rel = v.max_rel, r.mean_rel = v.mean_rel, r.max_abs = v.max_abs;
   r.mean_abs = v.mean_abs, r.kl = v.kl, r.red = v.red;
-  r.verdict = v.cosine && v.max_abs ? std::string(verdict_name(verdict_exact(*v.cosine, *v.max_abs))) : "skip";
+  r.verdict = v.cosine && v.max_abs ? verdict_exact(*v.cosine, *v.max_abs) : Verdict::kSkip;
 }
 
 bool evaluate_concat(const std::vector<SourceFile>& golden, const std::vector<SourceFile>& mine, ReportRow& r,

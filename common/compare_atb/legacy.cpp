@@ -73,7 +73,7 @@ Result<Trees> load_trees(const std::string& gp, const std::string& mp) {
     if (f.size() > 5 && f.ends_with(".json")) { json = (model / f).string(); break; }
   }
   if (pid.empty() || json.empty()) {
-    return make_error(model.string(), "topology", "no ATB model JSON (legacy layout: -m is tensors/{dev}_{pid}/{token})");
+    return make_error(model.string(), Stage::kTopology, "no ATB model JSON (legacy layout: -m is tensors/{dev}_{pid}/{token})");
   }
   MSIT_ASSIGN_OR_RETURN(std::string mt, read_topology_file(json));
   uint32_t show = 0;
@@ -158,7 +158,7 @@ Result<LegacyResult> run_legacy_compare(const std::string& golden_path, const st
   std::vector<FilePair> pairs;
   if (o.token_level) {
     if (!fs::is_regular_file(fs::path(gp) / "model_tree.json")) {
-      return make_error(gp, "detect", "legacy -cl token: the golden path must be the torch process dir (model_tree.json)");
+      return make_error(gp, Stage::kDetect, "legacy -cl token: the golden path must be the torch process dir (model_tree.json)");
     }
     res.description = "legacy ait, token level: torch (golden) vs ATB (my)";
     pairs = token_rows(gp, mp, res.warnings);

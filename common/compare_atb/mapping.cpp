@@ -33,18 +33,18 @@ std::vector<MappingEntry> custom_table(const std::vector<MappingEntry>& user) {
 }
 
 Result<std::vector<MappingEntry>> parse_op_mapping(std::string_view text, const std::string& path, bool msit_compat) {
-  if (text.size() > kMaxTopologyBytes) return make_error(path, "op mapping", "file too large");
+  if (text.size() > kMaxTopologyBytes) return make_error(path, Stage::kOpMapping, "file too large");
   MSIT_TRY(check_json_depth(text, 4, path));
   auto j = nlohmann::ordered_json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return make_error(path, "op mapping", "not a JSON object");
-  if (j.size() > kMaxMappingEntries) return make_error(path, "op mapping", "too many entries");
+  if (j.is_discarded() || !j.is_object()) return make_error(path, Stage::kOpMapping, "not a JSON object");
+  if (j.size() > kMaxMappingEntries) return make_error(path, Stage::kOpMapping, "too many entries");
   std::vector<MappingEntry> out;
   for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!valid_word(it.key())) return make_error(path, "op mapping", "key \"" + it.key() + "\" is not [A-Za-z0-9_]*");
+    if (!valid_word(it.key())) return make_error(path, Stage::kOpMapping, "key \"" + it.key() + "\" is not [A-Za-z0-9_]*");
     MappingEntry e{it.key(), {}};
     auto add = [&](const nlohmann::ordered_json& v) -> Status {
       if (!v.is_string() || !valid_word(v.get<std::string>())) {
-        return make_error(path, "op mapping", "value of \"" + it.key() + "\" must be [A-Za-z0-9_]* strings");
+        return make_error(path, Stage::kOpMapping, "value of \"" + it.key() + "\" must be [A-Za-z0-9_]* strings");
       }
       e.second.push_back(v.get<std::string>());
       return ok_status();
@@ -59,7 +59,7 @@ Result<std::vector<MappingEntry>> parse_op_mapping(std::string_view text, const 
     } else if (it->is_array()) {
       for (const auto& v : *it) MSIT_TRY(add(v));
     } else {
-      return make_error(path, "op mapping", "value of \"" + it.key() + "\" is neither a string nor a list");
+      return make_error(path, Stage::kOpMapping, "value of \"" + it.key() + "\" is neither a string nor a list");
     }
     out.push_back(std::move(e));
   }

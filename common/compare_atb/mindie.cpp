@@ -24,10 +24,10 @@ std::string trim(std::string_view s) {
 }
 
 Result<Json> parse_list(std::string_view text, const std::string& path) {
-  if (text.size() > kMaxTopologyBytes) return make_error(path, "mapping", "file too large");
+  if (text.size() > kMaxTopologyBytes) return make_error(path, Stage::kMapping, "file too large");
   MSIT_TRY(check_json_depth(text, 8, path));
   Json j = Json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_array()) return make_error(path, "mapping", "not a JSON list");
+  if (j.is_discarded() || !j.is_array()) return make_error(path, Stage::kMapping, "not a JSON list");
   return j;
 }
 

@@ -173,7 +173,7 @@ ReportRow evaluate_rope_pair(PairSpec spec, const SourceFile& golden, const Sour
     r.stat_abs = {};
     r.stat_rel = {};
     r.compare_mode.clear();
-    if (r.verdict != "error") r.verdict = "skip";
+    if (r.verdict != Verdict::kError) r.verdict = Verdict::kSkip;
     note += std::string("rope: msit ") + (g_fix ? "slices the golden rotary data at row seqLen-1" : "halves my repeated columns") +
             ", which a summary without every value cannot reproduce: not compared; ";
   }

@@ -102,7 +102,7 @@ Status load_atb_trees(DumpSide& s, const fs::path& root, const SideOptions& o) {
   for (auto& f : list_entries(model.string(), false)) {
     if (f.size() > 5 && f.substr(f.size() - 5) == ".json") files.push_back(f);
   }
-  if (files.empty()) return make_error(model.string(), "topology", "no model JSON: an ATB dump needs its model topology");
+  if (files.empty()) return make_error(model.string(), Stage::kTopology, "no model JSON: an ATB dump needs its model topology");
   std::vector<TopoTree> trees;
   uint32_t show = 0;
   for (const auto& f : files) {
@@ -177,7 +177,7 @@ Result<DumpSide> open_side(const std::string& path, const SideOptions& o) {
   }
   auto torch = find_torch_process(p);
   if (!torch) {
-    return make_error(path, "detect", "neither an ATB dump (msit_dump*/ait_dump* with model/ topology) nor a torch dump "
+    return make_error(path, Stage::kDetect, "neither an ATB dump (msit_dump*/ait_dump* with model/ topology) nor a torch dump "
                                       "(model_tree.json in the path, its parent or grandparent)");
   }
   s.kind = SideKind::kTorch;

@@ -60,14 +60,14 @@ Result<StatsResult> run_stats_compare(const std::string& golden_path, const std:
   SideOptions so{o.msit_compat, false};
   MSIT_ASSIGN_OR_RETURN(DumpSide g, open_side(golden_path, so));
   if (g.kind != SideKind::kTorch) {
-    return make_error(golden_path, "stats", "the golden dump of a statistics compare must be a torch dump");
+    return make_error(golden_path, Stage::kStats, "the golden dump of a statistics compare must be a torch dump");
   }
   MSIT_ASSIGN_OR_RETURN(DumpSide m, open_side(my_path, so));
   StatsResult res;
   MatchOptions mo;
   mo.custom = load_mapping(o, res.warnings);
   auto tokens = token_pairs(g, m);
-  if (tokens.empty()) return make_error(my_path, "tokens", "no token directory in common with " + golden_path);
+  if (tokens.empty()) return make_error(my_path, Stage::kTokens, "no token directory in common with " + golden_path);
   auto matches = sheet_matches(g, m, PolicySet::kApi, mo);
   FileCache cache;
   uint64_t next_id = 0;

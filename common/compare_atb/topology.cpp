@@ -18,10 +18,10 @@ namespace {
 using Json = nlohmann::json;
 
 Result<Json> parse_json(std::string_view text, const std::string& path) {
-  if (text.size() > kMaxTopologyBytes) return make_error(path, "topology", "file larger than the topology limit");
+  if (text.size() > kMaxTopologyBytes) return make_error(path, Stage::kTopology, "file larger than the topology limit");
   MSIT_TRY(check_json_depth(text, kMaxJsonDepth, path));
   Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return make_error(path, "topology", "not valid JSON");
+  if (j.is_discarded()) return make_error(path, Stage::kTopology, "not valid JSON");
   return j;
 }
 
@@ -46,13 +46,13 @@ struct TorchBuilder {
   const std::string& path;
 
   Status add(const Json& o, int32_t parent, uint32_t depth) {
-    if (!o.is_object()) return make_error(path, "topology", "a model_tree node is not an object");
-    if (tree.nodes.size() >= kMaxTopologyNodes) return make_error(path, "topology", "too many nodes");
+    if (!o.is_object()) return make_error(path, Stage::kTopology, "a model_tree node is not an object");
+    if (tree.nodes.size() >= kMaxTopologyNodes) return make_error(path, Stage::kTopology, "too many nodes");
     const Json* name = member(o, "name");
-    if (!name || !name->is_string()) return make_error(path, "topology", "a model_tree node has no string \"name\"");
+    if (!name || !name->is_string()) return make_error(path, Stage::kTopology, "a model_tree node has no string \"name\"");
     TopoNode n;
     n.name = name->get<std::string>();
-    if (!safe_component(n.name)) return make_error(path, "topology", "module name \"" + n.name + "\" is not a directory name");
+    if (!safe_component(n.name)) return make_error(path, Stage::kTopology, "module name \"" + n.name + "\" is not a directory name");
     n.type = string_member(o, "type");
     n.tensor_path = n.name;
     n.parent = parent;
@@ -62,7 +62,7 @@ struct TorchBuilder {
     tree.nodes.push_back(std::move(n));
     const Json* kids = member(o, "children");
     if (!kids || kids->is_null()) return ok_status();
-    if (!kids->is_array()) return make_error(path, "topology", "\"children\" of " + tree.nodes[self].name + " is not a list");
+    if (!kids->is_array()) return make_error(path, Stage::kTopology, "\"children\" of " + tree.nodes[self].name + " is not a list");
     for (const Json& k : *kids) MSIT_TRY(add(k, static_cast<int32_t>(self), depth + 1));
     return ok_status();
   }
@@ -87,12 +87,12 @@ struct AtbBuilder {
   uint32_t& show;
 
   Status add(const Json& o, int32_t parent, uint32_t depth, const std::string& rel) {
-    if (!o.is_object()) return make_error(path, "topology", "an ATB node is not an object");
-    if (tree.nodes.size() >= kMaxTopologyNodes) return make_error(path, "topology", "too many nodes");
+    if (!o.is_object()) return make_error(path, Stage::kTopology, "an ATB node is not an object");
+    if (tree.nodes.size() >= kMaxTopologyNodes) return make_error(path, Stage::kTopology, "too many nodes");
     TopoNode n;
     n.name = string_member(o, "opName");
     n.type = string_member(o, "opType");
-    if (!safe_component(n.type)) return make_error(path, "topology", "opType \"" + n.type + "\" is not a directory name");
+    if (!safe_component(n.type)) return make_error(path, Stage::kTopology, "opType \"" + n.type + "\" is not a directory name");
     n.tensor_path = rel;
     n.parent = parent;
     n.depth = depth;
@@ -103,7 +103,7 @@ struct AtbBuilder {
     tree.nodes.push_back(std::move(n));
     const Json* kids = member(o, "nodes");
     if (!kids || kids->is_null()) return ok_status();
-    if (!kids->is_array()) return make_error(path, "topology", "\"nodes\" of " + tree.nodes[self].name + " is not a list");
+    if (!kids->is_array()) return make_error(path, Stage::kTopology, "\"nodes\" of " + tree.nodes[self].name + " is not a list");
     size_t q = 0;
     for (const Json& k : *kids) {
       std::string child = rel + "/" + std::to_string(q++) + "_" + string_member(k, "opType");
@@ -117,7 +117,7 @@ struct AtbBuilder {
 
 Status check_json_depth(std::string_view text, uint32_t max_depth, const std::string& path) {
   if (!json_nesting_exceeds(text, max_depth)) return ok_status();
-  return make_error(path, "topology", "JSON nested deeper than " + std::to_string(max_depth) + " levels");
+  return make_error(path, Stage::kTopology, "JSON nested deeper than " + std::to_string(max_depth) + " levels");
 }
 
 int64_t trailing_number(std::string_view name) {
@@ -144,9 +144,9 @@ Result<TopoTree> parse_torch_model_tree(std::string_view text, const std::string
 Result<TopoTree> parse_atb_model(std::string_view text, const std::string& path, bool transdata, uint32_t& show_counter,
                                  bool legacy_start0) {
   MSIT_ASSIGN_OR_RETURN(Json j, parse_json(text, path));
-  if (!j.is_object()) return make_error(path, "topology", "an ATB model JSON must be an object");
+  if (!j.is_object()) return make_error(path, Stage::kTopology, "an ATB model JSON must be an object");
   const Json* nodes = member(j, "nodes");
-  if (!nodes || !nodes->is_array()) return make_error(path, "topology", "no \"nodes\" list");
+  if (!nodes || !nodes->is_array()) return make_error(path, Stage::kTopology, "no \"nodes\" list");
   TopoTree t;
   t.source = path;
   t.atb = true;
@@ -168,19 +168,19 @@ Result<TopoTree> parse_atb_model(std::string_view text, const std::string& path,
 
 Result<std::string> read_topology_file(const std::string& path) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return make_sys_error(path, "open", "cannot open topology file", errno);
+  if (fd.get() < 0) return make_sys_error(path, Stage::kOpen, "cannot open topology file", errno);
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return make_sys_error(path, "open", "fstat", errno);
-  if (!S_ISREG(st.st_mode)) return make_error(path, "open", "not a regular file");
+  if (::fstat(fd.get(), &st) != 0) return make_sys_error(path, Stage::kOpen, "fstat", errno);
+  if (!S_ISREG(st.st_mode)) return make_error(path, Stage::kOpen, "not a regular file");
   if (static_cast<uint64_t>(st.st_size) > kMaxTopologyBytes) {
-    return make_error(path, "topology", "file of " + std::to_string(st.st_size) + " bytes exceeds the topology limit");
+    return make_error(path, Stage::kTopology, "file of " + std::to_string(st.st_size) + " bytes exceeds the topology limit");
   }
   std::string out(static_cast<size_t>(st.st_size), '\0');
   size_t got = 0;
   while (got < out.size()) {
     ssize_t n = ::read(fd.get(), out.data() + got, out.size() - got);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return make_sys_error(path, "read", "read topology file", errno);
+    if (n < 0) return make_sys_error(path, Stage::kRead, "read topology file", errno);
     if (n == 0) break;
     got += static_cast<size_t>(n);
   }

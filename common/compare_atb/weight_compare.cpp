@@ -54,11 +54,11 @@ Located locate(const std::vector<SafetensorsIndex>& files, const std::string& na
 }
 
 Result<std::vector<float>> load_whole(const Located& l) {
-  if (l.e->count > kMaxQuantParams) return make_error(l.idx->path, "weight", l.e->name + ": too large to hold in memory");
+  if (l.e->count > kMaxQuantParams) return make_error(l.idx->path, Stage::kWeight, l.e->name + ": too large to hold in memory");
   std::vector<std::byte> raw(l.e->size);
   MSIT_TRY(read_safetensors_elements(*l.idx, *l.e, 0, l.e->count, raw.data()));
   std::vector<float> v(l.e->count);
-  if (!elements_to_float(l.e->dtype, raw.data(), v.size(), v.data())) return make_error(l.idx->path, "weight", "dtype has no float value");
+  if (!elements_to_float(l.e->dtype, raw.data(), v.size(), v.data())) return make_error(l.idx->path, Stage::kWeight, "dtype has no float value");
   return v;
 }
 
@@ -158,13 +158,13 @@ Result<ReportRow> compare_weight(const Located& g, const Located& w, const Locat
   r.my_data_path = w.idx->path;
   auto off_st = broadcast_strides(o.e->shape, w.e->shape), sc_st = broadcast_strides(sc.e->shape, w.e->shape);
   if (!off_st || !sc_st) {
-    r.verdict = "error";
+    r.verdict = Verdict::kError;
     r.note = "weight_offset " + shape_cell(o.e->shape) + " / weight_scale " + shape_cell(sc.e->shape) +
              " do not broadcast onto the weight " + shape_cell(w.e->shape) + ": not compared";
     return r;
   }
   if (!exact_supported(g.e->dtype)) {
-    r.verdict = "error";
+    r.verdict = Verdict::kError;
     r.note = "golden dtype " + g.e->dtype_text + " has no float value: not compared";
     return r;
   }
@@ -186,13 +186,13 @@ Result<ReportRow> compare_weight(const Located& g, const Located& w, const Locat
   if (m_bad) add("my_data includes NAN or inf.");
   r.cmp_fail_reason = reason;
   if (!reason.empty()) {
-    r.verdict = m_bad && !g_bad && lockstep ? "fail" : "skip";
+    r.verdict = m_bad && !g_bad && lockstep ? Verdict::kFail : Verdict::kSkip;
     return r;
   }
   MetricValues v = s.exact.finish();
   r.cosine = v.cosine, r.max_rel = v.max_rel, r.mean_rel = v.mean_rel, r.max_abs = v.max_abs;
   r.mean_abs = v.mean_abs, r.kl = v.kl, r.red = v.red;
-  r.verdict = v.cosine && v.max_abs ? std::string(verdict_name(verdict_exact(*v.cosine, *v.max_abs))) : "skip";
+  r.verdict = v.cosine && v.max_abs ? verdict_exact(*v.cosine, *v.max_abs) : Verdict::kSkip;
   return r;
 }
 
@@ -201,11 +201,11 @@ Result<ReportRow> compare_weight(const Located& g, const Located& w, const Locat
 Result<WeightCompareResult> run_weight_compare(const std::string& golden_dir, const std::string& my_dir, bool msit_compat) {
   auto gfiles = safetensors_files(golden_dir), mfiles = safetensors_files(my_dir);
   if (gfiles.empty()) {
-    return make_error(golden_dir, "weight", has_bin_files(golden_dir)
+    return make_error(golden_dir, Stage::kWeight, has_bin_files(golden_dir)
         ? "only .bin weights (torch.save of a state dict, which msit also reads): not supported, convert them to .safetensors"
         : "no .safetensors file in the directory");
   }
-  if (mfiles.empty()) return make_error(my_dir, "weight", "no .safetensors file in the directory");
+  if (mfiles.empty()) return make_error(my_dir, Stage::kWeight, "no .safetensors file in the directory");
   if (msit_compat) mfiles.resize(1);
   std::vector<SafetensorsIndex> mine;
   for (const auto& f : mfiles) {
@@ -243,7 +243,7 @@ std::string weight_report_csv(const std::vector<WeightRow>& rows, bool extra) {
     text(r.golden_dtype), text(r.golden_shape), real(r.golden_max), real(r.golden_min), real(r.golden_mean);
     text(r.my_dtype), text(r.my_shape), real(r.my_max), real(r.my_min), real(r.my_mean);
     for (const auto* m : {&r.cosine, &r.max_rel, &r.mean_rel, &r.max_abs, &r.mean_abs, &r.kl, &r.red}) real(*m);
-    if (extra) text(r.golden_data_path), text(r.my_data_path), text(r.cmp_fail_reason), text(r.verdict), text(r.note);
+    if (extra) text(r.golden_data_path), text(r.my_data_path), text(r.cmp_fail_reason), text(std::string(verdict_name(r.verdict))), text(r.note);
     out += "\n";
   }
   return out;

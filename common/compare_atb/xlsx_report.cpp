@@ -55,7 +55,7 @@ Status write_xlsx_report(const std::string& path, const std::vector<AtbSheet>& s
   lxw_workbook_options wo{};
   wo.constant_memory = LXW_TRUE;  // rows are streamed to disk: 100,000-row sheets stay small in memory
   lxw_workbook* wb = workbook_new_opt(tmp.c_str(), &wo);
-  if (!wb) return make_error(tmp, "write", "cannot create the xlsx workbook");
+  if (!wb) return make_error(tmp, Stage::kWrite, "cannot create the xlsx workbook");
   auto cols = columns(extra_columns);
   for (const auto& s : sheets) {
     lxw_worksheet* ws = workbook_add_worksheet(wb, s.name.c_str());
@@ -63,18 +63,18 @@ Status write_xlsx_report(const std::string& path, const std::vector<AtbSheet>& s
     if (e) {
       workbook_close(wb);
       std::remove(tmp.c_str());
-      return make_error(tmp, "write", std::string("xlsx sheet ") + s.name + ": " + lxw_strerror(e));
+      return make_error(tmp, Stage::kWrite, std::string("xlsx sheet ") + s.name + ": " + lxw_strerror(e));
     }
   }
   if (lxw_error e = workbook_close(wb)) {
     std::remove(tmp.c_str());
-    return make_error(tmp, "write", std::string("xlsx: ") + lxw_strerror(e));
+    return make_error(tmp, Stage::kWrite, std::string("xlsx: ") + lxw_strerror(e));
   }
   std::error_code ec;
   fs::rename(tmp, target, ec);
   if (ec) {
     std::remove(tmp.c_str());
-    return make_error(path, "rename", ec.message());
+    return make_error(path, Stage::kRename, ec.message());
   }
   return ok_status();
 }

@@ -29,7 +29,7 @@ struct Parsed {
 };
 
 Error header_error(const std::string& path, const std::string& what) {
-  return make_error(path, "header", "ATB .bin header: " + what);
+  return make_error(path, Stage::kHeader, "ATB .bin header: " + what);
 }
 
 template <class T>
@@ -125,7 +125,7 @@ Result<Parsed> parse_lines(std::string_view text, uint64_t file_size, const std:
     size_t nl = text.find('\n', pos);
     if (nl == std::string_view::npos) {
       if (file_size > text.size()) return header_error(path, "no '$End=1' line in the first 64 KiB");
-      return make_error(path, "incomplete", "ATB .bin header has no '$End=1' line yet: still being written, or truncated");
+      return make_error(path, Stage::kIncomplete, "ATB .bin header has no '$End=1' line yet: still being written, or truncated");
     }
     std::string_view line = text.substr(pos, nl - pos);
     pos = nl + 1;
@@ -171,7 +171,7 @@ Status place_payload(const Parsed& p, uint64_t file_size, const std::string& pat
                                   " lies outside $Object.Length=" + std::to_string(length));
   }
   if (length > file_size - p.raw_start) {
-    return make_error(path, "incomplete",
+    return make_error(path, Stage::kIncomplete,
                       "ATB .bin declares " + std::to_string(length) + " data bytes but the file has " +
                           std::to_string(file_size - p.raw_start) + " after the header: still being written, or truncated");
   }
@@ -224,7 +224,7 @@ Result<RawDumpFile> parse_atb_bin_prefix(std::span<const std::byte> prefix, uint
 
 Result<RawDumpFile> read_atb_bin_header(ByteSource& src, const FileIdentity& id) {
   std::vector<std::byte> buf(static_cast<size_t>(std::min<uint64_t>(id.size, kMaxAtbHeaderBytes)));
-  MSIT_TRY(src.read_at(0, buf, "header"));
+  MSIT_TRY(src.read_at(0, buf, Stage::kHeader));
   auto r = parse_atb_bin_prefix(buf, id.size, src.path());
   if (r.ok()) r->identity = id;
   return r;

@@ -28,7 +28,7 @@ Result<RawDumpFile> read_dump_header(ByteSource& src, const FileIdentity& id) {
   if (ends_with_npy(path)) return read_npy_header(src, id);
   char first[9] = {};
   const size_t n = static_cast<size_t>(std::min<uint64_t>(id.size, sizeof first));
-  MSIT_TRY(src.read_at(0, std::as_writable_bytes(std::span<char>(first, n)), "header"));
+  MSIT_TRY(src.read_at(0, std::as_writable_bytes(std::span<char>(first, n)), Stage::kHeader));
   if (n >= 6 && std::memcmp(first, kNpyMagic, 6) == 0) return read_npy_header(src, id);
   if (looks_like_atb_bin(std::as_bytes(std::span<const char>(first, n)))) return read_atb_bin_header(src, id);
   // torch.save writes a ZIP; a GE dump would need a 67 MB header length to start with "PK\3\4",
@@ -42,6 +42,6 @@ Result<RawDumpFile> read_dump_header(int fd, const std::string& path, const File
   return read_dump_header(src, id);
 }
 
-bool is_incomplete_error(const Error& e) { return e.stage == "incomplete"; }
+bool is_incomplete_error(const Error& e) { return e.stage == Stage::kIncomplete; }
 
 }  // namespace msit

@@ -76,7 +76,7 @@ Result<RawDumpFile> big_dump_from(const dumpdata::DumpData& d, uint64_t header_l
   f.dump_op_name = d.op_name();
   f.dump_time = d.dump_time();
   if (declared_tensors(d) > kMaxTensorsPerFile) {
-    return make_error(path, "header", "declares " + std::to_string(declared_tensors(d)) + " tensors (limit " +
+    return make_error(path, Stage::kHeader, "declares " + std::to_string(declared_tensors(d)) + " tensors (limit " +
                                           std::to_string(kMaxTensorsPerFile) + "): not a real GE op dump");
   }
   Layout l = layout_of(d);
@@ -84,7 +84,7 @@ Result<RawDumpFile> big_dump_from(const dumpdata::DumpData& d, uint64_t header_l
   for (size_t i = 0; i < l.tensors.size(); ++i) {
     TensorDesc& t = l.tensors[i];
     if (l.sizes[i] > UINT64_MAX - pos) {
-      return make_error(path, "header",
+      return make_error(path, Stage::kHeader,
                         "payload sizes overflow 64 bits at " + std::string(role_name(t.role)) + " " +
                             std::to_string(t.index) + " (size " + std::to_string(l.sizes[i]) +
                             "): corrupt header");
@@ -93,7 +93,7 @@ Result<RawDumpFile> big_dump_from(const dumpdata::DumpData& d, uint64_t header_l
     pos += l.sizes[i];
   }
   if (pos > file_size) {
-    return make_error(path, "incomplete",
+    return make_error(path, Stage::kIncomplete,
                       "header declares " + std::to_string(pos) + " bytes (8 + header " +
                           std::to_string(header_len) + " + payloads " +
                           std::to_string(pos - 8 - header_len) + ") but the file has " +
@@ -114,22 +114,22 @@ Result<RawDumpFile> big_dump_from(const dumpdata::DumpData& d, uint64_t header_l
 // The big-dump attempt; an error here may still be rescued by the legacy layout.
 Result<RawDumpFile> parse_big_dump(ByteSource& src, uint64_t file_size, const std::string& path,
                                    uint64_t header_len, bool& header_parsed) {
-  if (header_len == 0) return make_error(path, "header", "header length is 0: not a GE dump");
+  if (header_len == 0) return make_error(path, Stage::kHeader, "header length is 0: not a GE dump");
   if (header_len > kMaxGeHeaderBytes) {
-    return make_error(path, "header",
+    return make_error(path, Stage::kHeader,
                       "header length " + std::to_string(header_len) + " exceeds the limit of " +
                           std::to_string(kMaxGeHeaderBytes) + " bytes: not a GE dump or corrupt");
   }
   if (header_len > file_size - 8) {
-    return make_error(path, "incomplete",
+    return make_error(path, Stage::kIncomplete,
                       "header length " + std::to_string(header_len) + " runs past the end of the " +
                           std::to_string(file_size) + "-byte file: still being written, or truncated");
   }
   std::vector<std::byte> header(static_cast<size_t>(header_len));
-  MSIT_TRY(src.read_at(8, header, "header"));
+  MSIT_TRY(src.read_at(8, header, Stage::kHeader));
   dumpdata::DumpData d;
   if (!d.ParseFromArray(header.data(), static_cast<int>(header.size()))) {
-    return make_error(path, "header",
+    return make_error(path, Stage::kHeader,
                       "the " + std::to_string(header_len) +
                           "-byte header at offset 8 is not a valid DumpData protobuf");
   }
@@ -170,15 +170,15 @@ bool attrs_are_legacy_spaces(const dumpdata::DumpData& d) {
 
 Result<RawDumpFile> parse_ge(ByteSource& src, uint64_t file_size, const std::string& path) {
   if (file_size <= 8) {
-    return make_error(path, "header",
+    return make_error(path, Stage::kHeader,
                       "file of " + std::to_string(file_size) +
                           " bytes is too small to be a GE dump (8-byte header length + header)");
   }
   std::byte prefix[12] = {};
   size_t prefix_len = file_size >= 12 ? 12 : 8;
-  MSIT_TRY(src.read_at(0, std::span<std::byte>(prefix, prefix_len), "header"));
+  MSIT_TRY(src.read_at(0, std::span<std::byte>(prefix, prefix_len), Stage::kHeader));
   if (file_size > 12 && load_le(prefix + 8, 4) == kNanoMagic) {
-    return make_error(path, "header",
+    return make_error(path, Stage::kHeader,
                       "nano-format dump (magic 0x5A5A5A5A at offset 8) is not supported");
   }
   bool header_parsed = false;

@@ -27,7 +27,7 @@ class WireCursor {
     if (pos_ < win_start_ || pos_ >= win_start_ + win_.size()) {
       size_t n = static_cast<size_t>(std::min<uint64_t>(kWindow, end_ - pos_));
       win_.resize(n);
-      MSIT_TRY(src_.read_at(pos_, win_, "header"));
+      MSIT_TRY(src_.read_at(pos_, win_, Stage::kHeader));
       win_start_ = pos_;
     }
     out = std::to_integer<uint8_t>(win_[static_cast<size_t>(pos_ - win_start_)]);
@@ -57,7 +57,7 @@ class WireCursor {
     size_t n = static_cast<size_t>(pos_ - from);
     size_t old = out.size();
     out.resize(old + n);
-    return src_.read_at(from, std::as_writable_bytes(std::span<char>(out.data() + old, n)), "header");
+    return src_.read_at(from, std::as_writable_bytes(std::span<char>(out.data() + old, n)), Stage::kHeader);
   }
 
   Status skip_field(uint64_t key, int depth = 0) {
@@ -85,7 +85,7 @@ class WireCursor {
   }
 
   Error fail(const std::string& what) const {
-    return make_error(path_, "header", what + " at byte " + std::to_string(pos_));
+    return make_error(path_, Stage::kHeader, what + " at byte " + std::to_string(pos_));
   }
 
  private:
@@ -229,10 +229,10 @@ Result<RawDumpFile> parse_legacy_whole_protobuf(ByteSource& src, uint64_t file_s
                                                 const std::string& path) {
   // Cheap precheck: a DumpData starts with the key of one of its fields 1-9.
   std::byte first{};
-  MSIT_TRY(src.read_at(0, std::span<std::byte>(&first, 1), "header"));
+  MSIT_TRY(src.read_at(0, std::span<std::byte>(&first, 1), Stage::kHeader));
   uint8_t key = std::to_integer<uint8_t>(first);
   if (key >> 3 < 1 || key >> 3 > 9 || (key & 7) != ((key >> 3) == 2 ? 0 : 2)) {
-    return make_error(path, "header", "first byte is not a DumpData field key");
+    return make_error(path, Stage::kHeader, "first byte is not a DumpData field key");
   }
   WireCursor c(src, file_size, path);
   Walked w;

@@ -66,7 +66,7 @@ Col column_of(std::string_view t) {
 }
 
 Status fill_stat(TensorSummary& t, Col c, std::string_view cell, bool& have_count, bool& have_l2) {
-  auto bad = [&] { return Status(make_error("", "stats", "bad value '" + std::string(cell.substr(0, 40)) + "'")); };
+  auto bad = [&] { return Status(make_error("", Stage::kStats, "bad value '" + std::string(cell.substr(0, 40)) + "'")); };
   if (c == Col::kUnknown) return ok_status();
   if (c == Col::kCount || c == Col::kNan || c == Col::kNegInf || c == Col::kPosInf) {
     auto v = parse_u64(cell);
@@ -88,7 +88,7 @@ Status fill_stat(TensorSummary& t, Col c, std::string_view cell, bool& have_coun
 
 Result<TensorSummary> parse_row(const std::vector<std::string_view>& f, const std::vector<Col>& cols,
                                 const std::string& where) {
-  auto err = [&](const std::string& m) { return make_error(where, "stats csv", m); };
+  auto err = [&](const std::string& m) { return make_error(where, Stage::kStatsCsv, m); };
   if (f.size() != 6 + cols.size()) {
     return err(std::to_string(f.size()) + " fields, the header has " + std::to_string(6 + cols.size()));
   }
@@ -153,26 +153,26 @@ Result<FileSummary> parse_ge_stats_csv(std::string_view text, const std::string&
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) continue;
-    if (line_no > kGeStatsCsvMaxLines) return make_error(path, "stats csv", "more than 65536 lines");
+    if (line_no > kGeStatsCsvMaxLines) return make_error(path, Stage::kStatsCsv, "more than 65536 lines");
     std::string where = path + ":" + std::to_string(line_no);
     if (line.starts_with(kPrefix)) {
       // A repeated header (appended chunk) must name the same columns.
       std::vector<Col> now;
       auto rest = line.substr(kPrefix.size());
       if (!rest.empty()) {
-        if (rest[0] != ',') return make_error(where, "stats csv", "bad header");
+        if (rest[0] != ',') return make_error(where, Stage::kStatsCsv, "bad header");
         for (auto t : split(rest.substr(1), ',')) now.push_back(column_of(t));
       }
-      if (header && now != cols) return make_error(where, "stats csv", "a later header names other columns");
+      if (header && now != cols) return make_error(where, Stage::kStatsCsv, "a later header names other columns");
       cols = std::move(now);
       header = true;
       continue;
     }
-    if (!header) return make_error(where, "stats csv", "no header line starting with '" + std::string(kPrefix) + "'");
+    if (!header) return make_error(where, Stage::kStatsCsv, "no header line starting with '" + std::string(kPrefix) + "'");
     MSIT_ASSIGN_OR_RETURN(TensorSummary t, parse_row(split(line, ','), cols, where));
     s.tensors.push_back(std::move(t));
   }
-  if (!header) return make_error(path, "stats csv", "empty file");
+  if (!header) return make_error(path, Stage::kStatsCsv, "empty file");
   return s;
 }
 

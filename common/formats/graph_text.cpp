@@ -61,7 +61,7 @@ class Tokenizer {
   const std::string& text() const { return text_; }
   bool is(char p) const { return kind_ == Tok::kPunct && text_.size() == 1 && text_[0] == p; }
   Error error(const std::string& what) const {
-    return make_error(path_, "graph text", "line " + std::to_string(line_) + ": " + what);
+    return make_error(path_, Stage::kGraphText, "line " + std::to_string(line_) + ": " + what);
   }
 
  private:

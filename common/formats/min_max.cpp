@@ -137,14 +137,14 @@ Result<MinMaxRows> decode_rows(std::span<const std::byte> bytes, const std::stri
   MSIT_ASSIGN_OR_RETURN(NpyHeader h, parse_npy_header(bytes, path));
   MSIT_ASSIGN_OR_RETURN(NpyDType d, dtype_from_descr(h.descr, path));
   if (d.dtype == DType::kComplex64 || d.dtype == DType::kComplex128) {
-    return make_error(path, "header", "min_max array of complex dtype is not supported");
+    return make_error(path, Stage::kHeader, "min_max array of complex dtype is not supported");
   }
   uint64_t n = 0;
   if (h.shape == std::vector<uint64_t>{2}) n = 1;
   else if (h.shape.size() == 2 && h.shape[1] == 2) n = h.shape[0];
-  else if (h.shape != std::vector<uint64_t>{0}) return make_error(path, "header", "min_max array is not of shape (2,) or (n, 2)");
+  else if (h.shape != std::vector<uint64_t>{0}) return make_error(path, Stage::kHeader, "min_max array is not of shape (2,) or (n, 2)");
   if (n > (bytes.size() - h.data_offset) / (2 * d.itemsize)) {
-    return make_error(path, "payload", "min_max array data is truncated");
+    return make_error(path, Stage::kPayload, "min_max array data is truncated");
   }
   MinMaxRows r;
   r.dtype = d.dtype;
@@ -162,7 +162,7 @@ Result<MinMaxRows> decode_rows(std::span<const std::byte> bytes, const std::stri
 
 Result<MinMaxRows> parse_min_max_npy(std::span<const std::byte> bytes, const std::string& path) {
   MSIT_ASSIGN_OR_RETURN(MinMaxRows r, decode_rows(bytes, path));
-  if (r.rows.size() != 1) return make_error(path, "header", "a _min_max.npy must hold exactly [min, max]");
+  if (r.rows.size() != 1) return make_error(path, Stage::kHeader, "a _min_max.npy must hold exactly [min, max]");
   return r;
 }
 

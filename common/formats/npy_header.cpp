@@ -143,7 +143,7 @@ uint64_t load_le(const std::byte* p, size_t n) {
 }
 
 Error header_error(const std::string& path, const std::string& what) {
-  return make_error(path, "header", "npy header: " + what);
+  return make_error(path, Stage::kHeader, "npy header: " + what);
 }
 
 // Applies the dict's keys (any order, last duplicate wins, unknown keys ignored).
@@ -197,14 +197,14 @@ Result<NpyHeader> parse_npy_header(std::span<const std::byte> prefix, const std:
     return header_error(path, "unsupported format version " + std::to_string(h.major_version));
   }
   size_t len_bytes = h.major_version == 1 ? 2 : 4;
-  if (prefix.size() < 8 + len_bytes) return make_error(path, "incomplete", "npy header: file ends in the preamble");
+  if (prefix.size() < 8 + len_bytes) return make_error(path, Stage::kIncomplete, "npy header: file ends in the preamble");
   uint64_t header_len = load_le(prefix.data() + 8, len_bytes);
   if (header_len > kMaxNpyHeaderBytes) {
     return header_error(path, "header length " + std::to_string(header_len) + " exceeds the limit");
   }
   h.data_offset = 8 + len_bytes + header_len;
   if (prefix.size() < h.data_offset) {
-    return make_error(path, "incomplete",
+    return make_error(path, Stage::kIncomplete,
                       "npy header: file ends inside the " + std::to_string(header_len) + "-byte header");
   }
   std::string_view text(reinterpret_cast<const char*>(prefix.data()) + 8 + len_bytes,

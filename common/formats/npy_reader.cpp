@@ -25,7 +25,7 @@ constexpr DescrEntry kNumeric[] = {
 };
 
 Error unsupported(const std::string& path, const std::string& descr, const char* why) {
-  return make_error(path, "header", "npy header: unsupported dtype '" + descr + "' (" + why + ")");
+  return make_error(path, Stage::kHeader, "npy header: unsupported dtype '" + descr + "' (" + why + ")");
 }
 
 }  // namespace
@@ -92,12 +92,12 @@ Result<RawDumpFile> parse_npy_prefix(std::span<const std::byte> prefix, uint64_t
   uint64_t numel = 1;
   for (uint64_t dim : h.shape) {
     if (dim != 0 && numel > UINT64_MAX / dim) {
-      return make_error(path, "header", "npy header: shape overflows 64 bits");
+      return make_error(path, Stage::kHeader, "npy header: shape overflows 64 bits");
     }
     numel *= dim;
   }
   if (numel > UINT64_MAX / d.itemsize || numel * d.itemsize > UINT64_MAX - h.data_offset) {
-    return make_error(path, "header", "npy header: data size overflows 64 bits");
+    return make_error(path, Stage::kHeader, "npy header: data size overflows 64 bits");
   }
   t.payload_size = numel * d.itemsize;
   RawDumpFile f;
@@ -106,7 +106,7 @@ Result<RawDumpFile> parse_npy_prefix(std::span<const std::byte> prefix, uint64_t
   f.identity.size = file_size;
   f.declared_size = h.data_offset + t.payload_size;
   if (f.declared_size > file_size) {
-    return make_error(path, "incomplete",
+    return make_error(path, Stage::kIncomplete,
                       "npy data needs " + std::to_string(t.payload_size) + " bytes after the header but the file has " +
                           std::to_string(file_size - std::min(file_size, h.data_offset)) +
                           ": still being written, or truncated");
@@ -128,7 +128,7 @@ Result<RawDumpFile> read_npy_header(ByteSource& src, const FileIdentity& id) {
   const std::string& path = src.path();
   std::byte first[12] = {};
   size_t n = static_cast<size_t>(std::min<uint64_t>(id.size, sizeof first));
-  MSIT_TRY(src.read_at(0, std::span<std::byte>(first, n), "header"));
+  MSIT_TRY(src.read_at(0, std::span<std::byte>(first, n), Stage::kHeader));
   size_t pre = npy_internal::npy_preamble_size(std::span<const std::byte>(first, n));
   if (pre == 0 || n < pre) return parse_npy_prefix(std::span<const std::byte>(first, n), id.size, path);
   uint64_t header_len = 0;
@@ -137,7 +137,7 @@ Result<RawDumpFile> read_npy_header(ByteSource& src, const FileIdentity& id) {
   uint64_t body = header_len > npy_internal::kMaxNpyHeaderBytes ? 0 : header_len;
   uint64_t want = std::min<uint64_t>(id.size, pre + body);
   std::vector<std::byte> buf(static_cast<size_t>(want));
-  MSIT_TRY(src.read_at(0, buf, "header"));
+  MSIT_TRY(src.read_at(0, buf, Stage::kHeader));
   auto r = parse_npy_prefix(buf, id.size, path);
   if (r.ok()) r->identity = id;
   return r;

@@ -26,7 +26,7 @@ void put(std::string& out, uint64_t v, size_t n) {
 }
 
 Error zip_error(const std::string& path, const std::string& kind, const std::string& what) {
-  return make_error(path, "header", kind + ": " + what);
+  return make_error(path, Stage::kHeader, kind + ": " + what);
 }
 
 struct Directory {
@@ -40,7 +40,7 @@ Status read_zip64_end(ByteSource& src, std::span<const std::byte> loc, const std
   const uint64_t at = le(loc, 8, 8);
   std::byte rec[56];
   if (at > src.size() || src.size() - at < sizeof rec) return zip_error(path, kind, "ZIP64 end of central directory is corrupt");
-  MSIT_TRY(src.read_at(at, rec, "header"));
+  MSIT_TRY(src.read_at(at, rec, Stage::kHeader));
   if (le(rec, 0, 4) != kZip64EocdSig) return zip_error(path, kind, "ZIP64 end of central directory is corrupt");
   d = {le(rec, 32, 8), le(rec, 40, 8), le(rec, 48, 8)};
   return ok_status();
@@ -53,7 +53,7 @@ Result<Directory> find_directory(ByteSource& src, const std::string& kind) {
   // The end record, its comment (<= 64 KiB) and a ZIP64 locator before it.
   const uint64_t tail_len = std::min<uint64_t>(size, kEocdSize + 0xFFFF + 20);
   std::vector<std::byte> tail(static_cast<size_t>(tail_len));
-  MSIT_TRY(src.read_at(size - tail_len, tail, "header"));
+  MSIT_TRY(src.read_at(size - tail_len, tail, Stage::kHeader));
   std::span<const std::byte> z(tail);
   const size_t lowest = z.size() > kEocdSize + 0xFFFF ? z.size() - kEocdSize - 0xFFFF : 0;
   for (size_t pos = z.size() - kEocdSize + 1; pos-- > lowest;) {
@@ -116,7 +116,7 @@ Result<ZipEntry> read_entry(ByteSource& src, std::span<const std::byte> cd, size
   if (offset > src.size() || src.size() - offset < kLocalSize) {
     return zip_error(path, kind, "local header of member '" + e.name + "' is missing");
   }
-  MSIT_TRY(src.read_at(offset, local, "header"));
+  MSIT_TRY(src.read_at(offset, local, Stage::kHeader));
   if (le(local, 0, 4) != kLocalSig) return zip_error(path, kind, "local header of member '" + e.name + "' is missing");
   e.data_offset = offset + kLocalSize + le(local, 26, 2) + le(local, 28, 2);
   e.size = csize;
@@ -142,7 +142,7 @@ uint32_t zip_crc32(std::span<const std::byte> d) {
 Result<std::vector<ZipEntry>> read_stored_zip_entries(ByteSource& src, const std::string& kind) {
   MSIT_ASSIGN_OR_RETURN(Directory d, find_directory(src, kind));
   std::vector<std::byte> cd(static_cast<size_t>(d.size));
-  MSIT_TRY(src.read_at(d.offset, cd, "header"));
+  MSIT_TRY(src.read_at(d.offset, cd, Stage::kHeader));
   std::vector<ZipEntry> entries;
   size_t pos = 0;
   for (uint64_t i = 0; i < d.entries; ++i) {

@@ -35,10 +35,10 @@ class Machine {
 
  private:
   Error unsupported(const std::string& what) const {
-    return make_error(path_, "header", "unsupported .pth content: " + what);
+    return make_error(path_, Stage::kHeader, "unsupported .pth content: " + what);
   }
   Error corrupt(const std::string& what) const {
-    return make_error(path_, "header", "corrupt .pth pickle at byte " + std::to_string(pos_) + ": " + what);
+    return make_error(path_, Stage::kHeader, "corrupt .pth pickle at byte " + std::to_string(pos_) + ": " + what);
   }
   Result<uint64_t> uint_le(size_t n);
   Result<std::string> line();

@@ -15,7 +15,7 @@ namespace {
 using npz_internal::ZipEntry;
 
 Error unsupported(const std::string& path, const std::string& what) {
-  return make_error(path, "header", "unsupported .pth content: " + what);
+  return make_error(path, Stage::kHeader, "unsupported .pth content: " + what);
 }
 
 const ZipEntry* find_entry(const std::vector<ZipEntry>& es, const std::string& name) {
@@ -59,7 +59,7 @@ Status place_view(const PthTensorRef& r, const ZipEntry& data, uint64_t elem, co
   if (!empty && r.storage_offset >= r.storage_numel) return unsupported(path, "storage offset lies past its storage");
   uint64_t need = 0;
   if (!mul_add(r.storage_numel, elem, 0, need) || need > data.size) {
-    return make_error(path, "payload", "storage member holds " + std::to_string(data.size) + " bytes but " +
+    return make_error(path, Stage::kPayload, "storage member holds " + std::to_string(data.size) + " bytes but " +
                                            std::to_string(r.storage_numel) + " elements need more");
   }
   t.payload_offset = data.data_offset + r.storage_offset * elem;
@@ -85,8 +85,8 @@ Result<RawDumpFile> build(ByteSource& src, const std::vector<ZipEntry>& es) {
   if (!pkl) return unsupported(path, "no " + top + "data.pkl member");
   if (pkl->size > kMaxPthPickleBytes) return unsupported(path, "data.pkl larger than 1 MiB");
   std::vector<std::byte> pickle(static_cast<size_t>(pkl->size));
-  MSIT_TRY(src.read_at(pkl->data_offset, pickle, "header"));
-  if (npz_internal::zip_crc32(pickle) != pkl->crc32) return make_error(path, "header", ".pth: data.pkl fails its CRC-32 check");
+  MSIT_TRY(src.read_at(pkl->data_offset, pickle, Stage::kHeader));
+  if (npz_internal::zip_crc32(pickle) != pkl->crc32) return make_error(path, Stage::kHeader, ".pth: data.pkl fails its CRC-32 check");
   MSIT_ASSIGN_OR_RETURN(PthTensorRef r, parse_pth_pickle(pickle, path));
 
   RawDumpFile f;
@@ -104,7 +104,7 @@ Result<RawDumpFile> build(ByteSource& src, const std::vector<ZipEntry>& es) {
   t.original_shape = r.size;
   if (const ZipEntry* bo = find_entry(es, top + "byteorder"); bo && bo->size <= 16) {
     std::string order(static_cast<size_t>(bo->size), '\0');
-    MSIT_TRY(src.read_at(bo->data_offset, std::as_writable_bytes(std::span<char>(order)), "header"));
+    MSIT_TRY(src.read_at(bo->data_offset, std::as_writable_bytes(std::span<char>(order)), Stage::kHeader));
     if (order == "big") t.byte_swapped = dtype_info(t.dtype).bits > 8;
     else if (order != "little") return unsupported(path, "byteorder '" + order + "'");
   }
@@ -125,7 +125,7 @@ Result<RawDumpFile> read_pth_header(ByteSource& src, const FileIdentity& id) {
     // torch.save writes the central directory last: without it the file is still growing.
     if (e.message.find("no end-of-central-directory") != std::string::npos ||
         e.message.find("too small to be a zip") != std::string::npos) {
-      e.stage = "incomplete";
+      e.stage = Stage::kIncomplete;
     }
     return e;
   }

@@ -34,7 +34,7 @@ DType dtype_of(std::string_view s) {
 
 Result<SafetensorsEntry> parse_entry(const std::string& name, const Json& v, uint64_t data_base, uint64_t file_size,
                                      const std::string& path) {
-  auto bad = [&](const std::string& what) { return make_error(path, "header", "tensor '" + name.substr(0, 128) + "': " + what); };
+  auto bad = [&](const std::string& what) { return make_error(path, Stage::kHeader, "tensor '" + name.substr(0, 128) + "': " + what); };
   if (!v.is_object()) return bad("expected an object");
   auto dt = v.find("dtype"), sh = v.find("shape"), off = v.find("data_offsets");
   if (dt == v.end() || !dt->is_string()) return bad("missing dtype");
@@ -73,11 +73,11 @@ const SafetensorsEntry* SafetensorsIndex::find(std::string_view name) const {
 
 Result<SafetensorsIndex> parse_safetensors_header(std::string_view header, uint64_t data_base, uint64_t file_size,
                                                   const std::string& path) {
-  if (data_base > file_size) return make_error(path, "header", "header longer than the file");
-  if (json_nesting_exceeds(header, kMaxDepth)) return make_error(path, "header", "JSON nested too deeply for a safetensors header");
+  if (data_base > file_size) return make_error(path, Stage::kHeader, "header longer than the file");
+  if (json_nesting_exceeds(header, kMaxDepth)) return make_error(path, Stage::kHeader, "JSON nested too deeply for a safetensors header");
   Json doc = Json::parse(header.begin(), header.end(), nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) return make_error(path, "header", "not a JSON object");
-  if (doc.size() > kMaxSafetensorsEntries + 1) return make_error(path, "header", "too many tensors");
+  if (doc.is_discarded() || !doc.is_object()) return make_error(path, Stage::kHeader, "not a JSON object");
+  if (doc.size() > kMaxSafetensorsEntries + 1) return make_error(path, Stage::kHeader, "too many tensors");
   SafetensorsIndex idx;
   idx.path = path;
   for (const auto& [name, v] : doc.items()) {
@@ -92,34 +92,34 @@ Result<SafetensorsIndex> parse_safetensors_header(std::string_view header, uint6
 Result<SafetensorsIndex> read_safetensors_index(const std::string& path) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) {
-    Error e = make_error(path, "open", "cannot open");
+    Error e = make_error(path, Stage::kOpen, "cannot open");
     e.sys_errno = errno;
     return e;
   }
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return make_error(path, "open", "cannot stat");
+  if (::fstat(fd.get(), &st) != 0) return make_error(path, Stage::kOpen, "cannot stat");
   auto size = static_cast<uint64_t>(st.st_size);
   unsigned char len[8];
-  if (size < 8 || ::pread(fd.get(), len, 8, 0) != 8) return make_error(path, "header", "shorter than the 8-byte header length");
+  if (size < 8 || ::pread(fd.get(), len, 8, 0) != 8) return make_error(path, Stage::kHeader, "shorter than the 8-byte header length");
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | len[i];
-  if (n > kMaxSafetensorsHeader || n > size - 8) return make_error(path, "header", "header length " + std::to_string(n) + " is not plausible");
+  if (n > kMaxSafetensorsHeader || n > size - 8) return make_error(path, Stage::kHeader, "header length " + std::to_string(n) + " is not plausible");
   std::string header(n, '\0');
-  if (n && ::pread(fd.get(), header.data(), n, 8) != static_cast<ssize_t>(n)) return make_error(path, "header", "short read");
+  if (n && ::pread(fd.get(), header.data(), n, 8) != static_cast<ssize_t>(n)) return make_error(path, Stage::kHeader, "short read");
   return parse_safetensors_header(header, 8 + n, size, path);
 }
 
 Status read_safetensors_elements(const SafetensorsIndex& idx, const SafetensorsEntry& e, uint64_t first, size_t n,
                                  std::byte* out) {
-  if (first > e.count || n > e.count - first) return make_error(idx.path, "payload", "range outside tensor " + e.name);
+  if (first > e.count || n > e.count - first) return make_error(idx.path, Stage::kPayload, "range outside tensor " + e.name);
   size_t esize = dtype_info(e.dtype).bits / 8;
   UniqueFd fd(::open(idx.path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return make_error(idx.path, "open", "cannot open");
+  if (!fd.valid()) return make_error(idx.path, Stage::kOpen, "cannot open");
   size_t want = n * esize, done = 0;
   while (done < want) {
     ssize_t got = ::pread(fd.get(), out + done, want - done, static_cast<off_t>(e.offset + first * esize + done));
     if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return make_error(idx.path, "payload", "short read in tensor " + e.name + " (file truncated?)");
+    if (got <= 0) return make_error(idx.path, Stage::kPayload, "short read in tensor " + e.name + " (file truncated?)");
     done += static_cast<size_t>(got);
   }
   return ok_status();

@@ -37,7 +37,7 @@ Result<std::string> write_temp_synced(const std::string& final_path, std::string
   buf.push_back('\0');
   UniqueFd fd(::mkostemp(buf.data(), O_CLOEXEC));
   std::string temp(buf.data());
-  if (!fd.valid()) return make_sys_error(final_path, "write", "cannot create temp file in " + dir, errno);
+  if (!fd.valid()) return make_sys_error(final_path, Stage::kWrite, "cannot create temp file in " + dir, errno);
   ::fchmod(fd.get(), 0644);
   size_t done = 0;
   while (done < data.size()) {
@@ -46,19 +46,19 @@ Result<std::string> write_temp_synced(const std::string& final_path, std::string
       if (errno == EINTR) continue;
       int err = errno;
       ::unlink(temp.c_str());
-      return make_sys_error(final_path, "write", "writing temp file " + temp + " failed", err);
+      return make_sys_error(final_path, Stage::kWrite, "writing temp file " + temp + " failed", err);
     }
     done += static_cast<size_t>(n);
   }
   if (::fsync(fd.get()) != 0) {
     int err = errno;
     ::unlink(temp.c_str());
-    return make_sys_error(final_path, "fsync", "fsync of temp file failed", err);
+    return make_sys_error(final_path, Stage::kFsync, "fsync of temp file failed", err);
   }
   if (::close(fd.release()) != 0) {
     int err = errno;
     ::unlink(temp.c_str());
-    return make_sys_error(final_path, "write", "close of temp file failed", err);
+    return make_sys_error(final_path, Stage::kWrite, "close of temp file failed", err);
   }
   return temp;
 }
@@ -70,7 +70,7 @@ Result<TempFile> TempFile::create(const std::string& final_path, unsigned mode) 
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
   int fd = ::mkostemp(buf.data(), O_CLOEXEC);
-  if (fd < 0) return make_sys_error(final_path, "write", "cannot create temp file in " + dir, errno);
+  if (fd < 0) return make_sys_error(final_path, Stage::kWrite, "cannot create temp file in " + dir, errno);
   ::fchmod(fd, static_cast<mode_t>(mode & 07777));
   return TempFile(fd, std::string(buf.data()), final_path);
 }
@@ -91,7 +91,7 @@ Status TempFile::write(std::span<const std::byte> bytes) {
     ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return make_sys_error(final_, "write", "writing temp file " + path_ + " failed", errno);
+      return make_sys_error(final_, Stage::kWrite, "writing temp file " + path_ + " failed", errno);
     }
     done += static_cast<size_t>(n);
   }
@@ -99,9 +99,9 @@ Status TempFile::write(std::span<const std::byte> bytes) {
 }
 
 Status TempFile::sync_and_close() {
-  if (::fsync(fd_) != 0) return make_sys_error(final_, "fsync", "fsync of temp file " + path_ + " failed", errno);
+  if (::fsync(fd_) != 0) return make_sys_error(final_, Stage::kFsync, "fsync of temp file " + path_ + " failed", errno);
   const int fd = std::exchange(fd_, -1);
-  if (::close(fd) != 0) return make_sys_error(final_, "write", "close of temp file " + path_ + " failed", errno);
+  if (::close(fd) != 0) return make_sys_error(final_, Stage::kWrite, "close of temp file " + path_ + " failed", errno);
   return ok_status();
 }
 
@@ -111,15 +111,15 @@ Status rename_into_place(const std::string& temp_path, const std::string& final_
   if (::rename(temp_path.c_str(), final_path.c_str()) != 0) {
     int err = errno;
     ::unlink(temp_path.c_str());
-    return make_sys_error(final_path, "rename", "rename from " + temp_path + " failed", err);
+    return make_sys_error(final_path, Stage::kRename, "rename from " + temp_path + " failed", err);
   }
   return ok_status();
 }
 
 Status fsync_dir(const std::string& dir) {
   UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd.valid()) return make_sys_error(dir, "fsync-dir", "cannot open directory", errno);
-  if (::fsync(fd.get()) != 0) return make_sys_error(dir, "fsync-dir", "fsync of directory failed", errno);
+  if (!fd.valid()) return make_sys_error(dir, Stage::kFsyncDir, "cannot open directory", errno);
+  if (::fsync(fd.get()) != 0) return make_sys_error(dir, Stage::kFsyncDir, "fsync of directory failed", errno);
   return ok_status();
 }
 

@@ -9,7 +9,7 @@
 
 namespace msit {
 
-Status FileSource::read_at(uint64_t off, std::span<std::byte> out, const char* stage) {
+Status FileSource::read_at(uint64_t off, std::span<std::byte> out, Stage stage) {
   return pread_exact(fd_, out, off, path_, stage);
 }
 
@@ -17,7 +17,7 @@ void FileSource::will_read_sequentially(uint64_t off, uint64_t len) {
   ::posix_fadvise(fd_, static_cast<off_t>(off), static_cast<off_t>(len), POSIX_FADV_SEQUENTIAL);
 }
 
-Status MemorySource::read_at(uint64_t off, std::span<std::byte> out, const char* stage) {
+Status MemorySource::read_at(uint64_t off, std::span<std::byte> out, Stage stage) {
   if (off > bytes_.size() || out.size() > bytes_.size() - off) {
     return make_error(path_, stage,
                       "read of " + std::to_string(out.size()) + " bytes at offset " +

@@ -17,7 +17,7 @@ class ByteSource {
  public:
   virtual ~ByteSource() = default;
   // Reads exactly out.size() bytes at off, or fails naming path() and stage.
-  virtual Status read_at(uint64_t off, std::span<std::byte> out, const char* stage) = 0;
+  virtual Status read_at(uint64_t off, std::span<std::byte> out, Stage stage) = 0;
   // Size of the (original) file these bytes belong to.
   virtual uint64_t size() const = 0;
   virtual const std::string& path() const = 0;
@@ -32,7 +32,7 @@ class FileSource final : public ByteSource {
  public:
   FileSource(int fd, std::string path, uint64_t size)
       : fd_(fd), path_(std::move(path)), size_(size) {}
-  Status read_at(uint64_t off, std::span<std::byte> out, const char* stage) override;
+  Status read_at(uint64_t off, std::span<std::byte> out, Stage stage) override;
   uint64_t size() const override { return size_; }
   const std::string& path() const override { return path_; }
   void will_read_sequentially(uint64_t off, uint64_t len) override;
@@ -48,7 +48,7 @@ class MemorySource final : public ByteSource {
  public:
   MemorySource(std::span<const std::byte> bytes, std::string path)
       : bytes_(bytes), path_(std::move(path)) {}
-  Status read_at(uint64_t off, std::span<std::byte> out, const char* stage) override;
+  Status read_at(uint64_t off, std::span<std::byte> out, Stage stage) override;
   uint64_t size() const override { return bytes_.size(); }
   const std::string& path() const override { return path_; }
 

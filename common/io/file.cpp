@@ -21,13 +21,13 @@ FileIdentity identity_from_stat(const struct stat& st) {
 
 Result<FileIdentity> identity_of(int fd, const std::string& path) {
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return make_sys_error(path, "stat", "fstat failed", errno);
+  if (::fstat(fd, &st) != 0) return make_sys_error(path, Stage::kStat, "fstat failed", errno);
   return identity_from_stat(st);
 }
 
 Result<FileIdentity> identity_at_path(const std::string& path) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return make_sys_error(path, "stat", "lstat failed", errno);
+  if (::lstat(path.c_str(), &st) != 0) return make_sys_error(path, Stage::kStat, "lstat failed", errno);
   return identity_from_stat(st);
 }
 
@@ -39,12 +39,12 @@ Result<UniqueFd> open_nonblocking_regular(const std::string& path, uint64_t* siz
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (!fd.valid()) {
     int err = errno;
-    if (err == ELOOP) return make_error(path, "open", "is a symbolic link; links are never followed");
-    return make_sys_error(path, "open", "cannot open for reading", err);
+    if (err == ELOOP) return make_error(path, Stage::kOpen, "is a symbolic link; links are never followed");
+    return make_sys_error(path, Stage::kOpen, "cannot open for reading", err);
   }
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return make_sys_error(path, "open", "fstat failed", errno);
-  if (!S_ISREG(st.st_mode)) return make_error(path, "open", "not a regular file");
+  if (::fstat(fd.get(), &st) != 0) return make_sys_error(path, Stage::kOpen, "fstat failed", errno);
+  if (!S_ISREG(st.st_mode)) return make_error(path, Stage::kOpen, "not a regular file");
   if (size_out != nullptr) *size_out = static_cast<uint64_t>(st.st_size);
   return fd;
 }
@@ -60,7 +60,7 @@ Result<UniqueFd> open_regular_nofollow(const std::string& path, uint64_t* size_o
 }
 
 Status pread_exact(int fd, std::span<std::byte> buf, uint64_t offset, const std::string& path,
-                   const char* stage) {
+                   Stage stage) {
   size_t done = 0;
   while (done < buf.size()) {
     ssize_t n = ::pread(fd, buf.data() + done, buf.size() - done, static_cast<off_t>(offset + done));
@@ -95,7 +95,7 @@ ChunkReader::ChunkReader(ByteSource& src, uint64_t offset, uint64_t length, size
 Result<std::span<const std::byte>> ChunkReader::next() {
   if (pos_ >= end_) return std::span<const std::byte>();
   size_t n = static_cast<size_t>(std::min<uint64_t>(buf_.size(), end_ - pos_));
-  MSIT_TRY(src_->read_at(pos_, std::span<std::byte>(buf_.data(), n), "payload"));
+  MSIT_TRY(src_->read_at(pos_, std::span<std::byte>(buf_.data(), n), Stage::kPayload));
   pos_ += n;
   return std::span<const std::byte>(buf_.data(), n);
 }
@@ -105,7 +105,7 @@ Status read_small_file_into(const std::string& path, size_t max_bytes, size_t pa
   uint64_t size = 0;
   MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_nonblocking_regular(path, &size));
   if (size > max_bytes) {
-    return make_error(path, "read", "file is " + std::to_string(size) + " bytes, larger than the " +
+    return make_error(path, Stage::kRead, "file is " + std::to_string(size) + " bytes, larger than the " +
                                         std::to_string(max_bytes) + "-byte limit for this kind of file");
   }
   out.resize(size + padding);
@@ -114,8 +114,8 @@ Status read_small_file_into(const std::string& path, size_t max_bytes, size_t pa
   while (done < size) {
     ssize_t n = ::read(fd.get(), out.data() + done, size - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return make_sys_error(path, "read", "read failed", errno);
-    if (n == 0) return make_error(path, "read", "file shrank while being read");
+    if (n < 0) return make_sys_error(path, Stage::kRead, "read failed", errno);
+    if (n == 0) return make_error(path, Stage::kRead, "file shrank while being read");
     done += static_cast<size_t>(n);
   }
   size_out = size;

@@ -41,7 +41,7 @@ Result<UniqueFd> open_regular_nofollow(const std::string& path, uint64_t* size_o
 
 // Reads exactly buf.size() bytes at offset, or fails naming path/stage ("short read").
 Status pread_exact(int fd, std::span<std::byte> buf, uint64_t offset, const std::string& path,
-                   const char* stage);
+                   Stage stage);
 
 // Sequential reader over [offset, offset+length) in bounded chunks (default 1 MiB).
 class ChunkReader {

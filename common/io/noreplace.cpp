@@ -39,21 +39,21 @@ std::string temp_name_for(const std::string& final_name, const char* kind) {
 
 Result<UniqueFd> open_dir_per_component(int root_fd, const std::string& rel, const std::string& shown_as) {
   UniqueFd cur(::fcntl(root_fd, F_DUPFD_CLOEXEC, 0));
-  if (!cur.valid()) return make_sys_error(shown_as, "open", "cannot duplicate the root directory fd", errno);
+  if (!cur.valid()) return make_sys_error(shown_as, Stage::kOpen, "cannot duplicate the root directory fd", errno);
   size_t pos = 0;
   while (pos <= rel.size()) {
     const size_t slash = rel.find('/', pos);
     const std::string part = rel.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
     pos = slash == std::string::npos ? rel.size() + 1 : slash + 1;
     if (part.empty() || part == ".") continue;
-    if (part == "..") return make_error(shown_as, "open", "path leaves the root (\"..\"); refused");
+    if (part == "..") return make_error(shown_as, Stage::kOpen, "path leaves the root (\"..\"); refused");
     UniqueFd next(::openat(cur.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!next.valid()) {
       const int err = errno;
       if (err == ELOOP || err == ENOTDIR) {
-        return make_error(shown_as, "open", "component \"" + part + "\" is a symbolic link or not a directory; not followed");
+        return make_error(shown_as, Stage::kOpen, "component \"" + part + "\" is a symbolic link or not a directory; not followed");
       }
-      return make_sys_error(shown_as, "open", "cannot open directory component \"" + part + "\"", err);
+      return make_sys_error(shown_as, Stage::kOpen, "cannot open directory component \"" + part + "\"", err);
     }
     cur = std::move(next);
   }
@@ -82,13 +82,13 @@ Result<PublishResult> publish_noreplace(int dir_fd, const std::string& temp_name
   int err = errno;
   if (err == EEXIST) return PublishResult::kTargetExists;
   if (err != EINVAL && err != ENOSYS) {
-    return make_sys_error(shown, "rename", "cannot publish temp file " + temp_name, err);
+    return make_sys_error(shown, Stage::kRename, "cannot publish temp file " + temp_name, err);
   }
   // The filesystem refuses RENAME_NOREPLACE: a hard link never replaces either.
   if (::linkat(dir_fd, temp_name.c_str(), dir_fd, final_name.c_str(), 0) != 0) {
     err = errno;
     if (err == EEXIST) return PublishResult::kTargetExists;
-    return make_sys_error(shown, "rename",
+    return make_sys_error(shown, Stage::kRename,
                           "filesystem supports neither RENAME_NOREPLACE nor hard links; not published", err);
   }
   // Published; a failure here leaves a second name of the same file, which the caller's owner
@@ -123,17 +123,17 @@ Result<TempAt> create_temp_at(int dir_fd, const std::string& final_name, const s
     UniqueFd fd(::openat(dir_fd, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (!fd.valid()) {
       if (errno == EEXIST) continue;
-      return make_sys_error(shown_as, "write", "cannot create a temp file in its directory", errno);
+      return make_sys_error(shown_as, Stage::kWrite, "cannot create a temp file in its directory", errno);
     }
     UniqueFd dir_copy(::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0));
     if (!dir_copy.valid()) {
       const int err = errno;
       (void)::unlinkat(dir_fd, name.c_str(), 0);
-      return make_sys_error(shown_as, "write", "cannot duplicate the directory fd", err);
+      return make_sys_error(shown_as, Stage::kWrite, "cannot duplicate the directory fd", err);
     }
     return TempAt{std::move(fd), OwnedTempPath(std::move(dir_copy), std::move(name))};
   }
-  return make_error(shown_as, "write", "cannot find a free temp file name");
+  return make_error(shown_as, Stage::kWrite, "cannot find a free temp file name");
 }
 
 Status write_all(int fd, std::span<const std::byte> bytes, const std::string& shown_as) {
@@ -142,7 +142,7 @@ Status write_all(int fd, std::span<const std::byte> bytes, const std::string& sh
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return make_sys_error(shown_as, "write", "writing the temp file failed", errno);
+      return make_sys_error(shown_as, Stage::kWrite, "writing the temp file failed", errno);
     }
     done += static_cast<size_t>(n);
   }
@@ -152,7 +152,7 @@ Status write_all(int fd, std::span<const std::byte> bytes, const std::string& sh
 Result<UniqueFd> open_dir_below(int root_fd, const std::string& rel, const std::string& shown_as) {
   if (rel.empty() || rel == ".") {
     UniqueFd fd(::fcntl(root_fd, F_DUPFD_CLOEXEC, 0));
-    if (!fd.valid()) return make_sys_error(shown_as, "open", "cannot duplicate the root directory fd", errno);
+    if (!fd.valid()) return make_sys_error(shown_as, Stage::kOpen, "cannot duplicate the root directory fd", errno);
     return fd;
   }
 #ifdef SYS_openat2
@@ -162,9 +162,9 @@ Result<UniqueFd> open_dir_below(int root_fd, const std::string& rel, const std::
   const long fd = ::syscall(SYS_openat2, root_fd, rel.c_str(), &how, sizeof how);
   if (fd >= 0) return UniqueFd(static_cast<int>(fd));
   const int err = errno;
-  if (err == ELOOP) return make_error(shown_as, "open", "a directory on the way is a symbolic link; not followed");
-  if (err == EXDEV) return make_error(shown_as, "open", "path leaves the root; refused");
-  if (err != ENOSYS && err != EPERM) return make_sys_error(shown_as, "open", "cannot open directory", err);
+  if (err == ELOOP) return make_error(shown_as, Stage::kOpen, "a directory on the way is a symbolic link; not followed");
+  if (err == EXDEV) return make_error(shown_as, Stage::kOpen, "path leaves the root; refused");
+  if (err != ENOSYS && err != EPERM) return make_sys_error(shown_as, Stage::kOpen, "cannot open directory", err);
   // ENOSYS: kernel before 5.6; EPERM: a seccomp filter that forbids openat2.
 #endif
   return open_dir_per_component(root_fd, rel, shown_as);
@@ -174,12 +174,12 @@ Result<UniqueFd> open_regular_at(int dir_fd, const std::string& name, const std:
   UniqueFd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (!fd.valid()) {
     const int err = errno;
-    if (err == ELOOP) return make_error(shown_as, "open", "is a symbolic link; links are never followed");
-    return make_sys_error(shown_as, "open", "cannot open for reading", err);
+    if (err == ELOOP) return make_error(shown_as, Stage::kOpen, "is a symbolic link; links are never followed");
+    return make_sys_error(shown_as, Stage::kOpen, "cannot open for reading", err);
   }
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return make_sys_error(shown_as, "open", "fstat failed", errno);
-  if (!S_ISREG(st.st_mode)) return make_error(shown_as, "open", "not a regular file");
+  if (::fstat(fd.get(), &st) != 0) return make_sys_error(shown_as, Stage::kOpen, "fstat failed", errno);
+  if (!S_ISREG(st.st_mode)) return make_error(shown_as, Stage::kOpen, "not a regular file");
   ::fcntl(fd.get(), F_SETFL, 0);
   return fd;
 }
@@ -197,20 +197,20 @@ Result<bool> unlink_if_same(int dir_fd, const std::string& name, const FileIdent
     if (err == ENOENT) return keep(std::string(kGoneAlready));
     // Without RENAME_NOREPLACE a fresh random name is as good: nothing is there to replace.
     if ((err != EINVAL && err != ENOSYS) || ::renameat(dir_fd, name.c_str(), dir_fd, claim.c_str()) != 0) {
-      return make_sys_error(shown_as, "unlink", "cannot move the file aside to remove it", errno);
+      return make_sys_error(shown_as, Stage::kUnlink, "cannot move the file aside to remove it", errno);
     }
   }
   struct stat st {};
   if (::fstatat(dir_fd, claim.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && identity_from_stat(st).same_content_as(expected)) {
     if (::unlinkat(dir_fd, claim.c_str(), 0) != 0) {
-      return make_sys_error(shown_as, "unlink", "cannot remove " + claim, errno);
+      return make_sys_error(shown_as, Stage::kUnlink, "cannot remove " + claim, errno);
     }
     return true;
   }
   // Not the file we checked: put it back where it was, never over anything.
   auto back = publish_noreplace(dir_fd, claim, name, shown_as);
   if (!back.ok() || *back != PublishResult::kPublished) {
-    return make_error(shown_as, "unlink", "file changed before removal and could not be moved back; it is at " + claim);
+    return make_error(shown_as, Stage::kUnlink, "file changed before removal and could not be moved back; it is at " + claim);
   }
   return keep("it changed after it was checked");
 }

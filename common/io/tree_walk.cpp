@@ -42,7 +42,7 @@ void walk_dir(const std::string& dir, const std::function<void(const WalkEntry&)
     entries.push_back(std::move(w));
   });
   if (!listed.ok()) {
-    errors.push_back(make_sys_error(dir, "scan", "cannot open directory", listed.error().sys_errno));
+    errors.push_back(make_sys_error(dir, Stage::kScan, "cannot open directory", listed.error().sys_errno));
     return;
   }
   std::sort(entries.begin(), entries.end(), [](const WalkEntry& a, const WalkEntry& b) { return a.name < b.name; });
@@ -61,7 +61,7 @@ Status list_dir_fd(int dir_fd, const std::string& shown_path, const DirEntryFn& 
   if (d == nullptr) {
     int err = errno;
     if (fd >= 0) ::close(fd);
-    return make_sys_error(shown_path, "list", "cannot list the directory", err);
+    return make_sys_error(shown_path, Stage::kList, "cannot list the directory", err);
   }
   ::rewinddir(d);  // the duplicate shares the caller's offset
   while (const dirent* e = ::readdir(d)) {
@@ -81,7 +81,7 @@ Status list_dir_fd(int dir_fd, const std::string& shown_path, const DirEntryFn& 
 
 Status list_dir_path(const std::string& path, const DirEntryFn& fn) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd.valid()) return make_sys_error(path, "list", "cannot list the directory", errno);
+  if (!fd.valid()) return make_sys_error(path, Stage::kList, "cannot list the directory", errno);
   return list_dir_fd(fd.get(), path, fn);
 }
 

@@ -79,7 +79,7 @@ Status ChannelReader::fill() {
     case 4: stage_len_ = gather<4>(unit_, units, stage_.data()); break;
     case 8: stage_len_ = gather<8>(unit_, units, stage_.data()); break;
     case 16: stage_len_ = gather<16>(unit_, units, stage_.data()); break;
-    default: return make_error(path_, "layout", "unsupported element size");
+    default: return make_error(path_, Stage::kLayout, "unsupported element size");
   }
   unit_ += units;
   return ok_status();

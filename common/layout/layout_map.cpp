@@ -56,18 +56,18 @@ void map_fortran(const TensorDesc& t, LayoutMap& m) {
 Status check_payload(const TensorDesc& t, const std::string& path, const DTypeInfo& info,
                      uint64_t stored) {
   if (t.payload_offset > kU64Max - t.payload_size) {
-    return make_error(path, "payload", tensor_label(t) + ": payload offset " +
+    return make_error(path, Stage::kPayload, tensor_label(t) + ": payload offset " +
                                            std::to_string(t.payload_offset) + " + size " +
                                            std::to_string(t.payload_size) + " overflows");
   }
   if (info.bits == 0 || !t.strides.empty()) return ok_status();  // views: see map_strided
   std::optional<uint64_t> need = bytes_for_elements(t.dtype, stored);
   if (!need || stored == kU64Max) {
-    return make_error(path, "payload", tensor_label(t) + ": shape " + shape_text(t.shape) +
+    return make_error(path, Stage::kPayload, tensor_label(t) + ": shape " + shape_text(t.shape) +
                                            " of " + std::string(info.name) + " is too large");
   }
   if (*need > t.payload_size) {
-    return make_error(path, "payload",
+    return make_error(path, Stage::kPayload,
                       tensor_label(t) + ": payload is " + std::to_string(t.payload_size) +
                           " bytes but shape " + shape_text(t.shape) + " of " +
                           std::string(info.name) + " needs " + std::to_string(*need) + " bytes");
@@ -78,7 +78,7 @@ Status check_payload(const TensorDesc& t, const std::string& path, const DTypeIn
 // A strided view: its farthest element must lie inside the payload, which starts at element 0.
 Status map_strided(const TensorDesc& t, const std::string& path, LayoutMap& m) {
   if (t.strides.size() != t.shape.size()) {
-    return make_error(path, "layout", tensor_label(t) + ": " + std::to_string(t.strides.size()) +
+    return make_error(path, Stage::kLayout, tensor_label(t) + ": " + std::to_string(t.strides.size()) +
                                           " strides for a rank-" + std::to_string(t.shape.size()) + " shape");
   }
   uint64_t last = 0, bytes = 0;
@@ -89,7 +89,7 @@ Status map_strided(const TensorDesc& t, const std::string& path, LayoutMap& m) {
   }
   overflow |= __builtin_mul_overflow(last + 1, uint64_t{m.elem_bytes}, &bytes);
   if (m.stored_count > 0 && (overflow || bytes > t.payload_size)) {
-    return make_error(path, "payload", tensor_label(t) + ": strided view " + shape_text(t.shape) +
+    return make_error(path, Stage::kPayload, tensor_label(t) + ": strided view " + shape_text(t.shape) +
                                            " reaches past its " + std::to_string(t.payload_size) + "-byte payload");
   }
   m.kind = MapKind::kStrided;

@@ -105,7 +105,7 @@ Result<size_t> PanelReader::read(std::byte* out, size_t max_elements) {
       if (produced_ >= m_.element_count) break;
       MSIT_TRY(load_window());
       if (win_batches_ == 0 || win_rows_ == 0) {
-        return make_error(path_, "layout", "internal: empty gather window");  // never spin
+        return make_error(path_, Stage::kLayout, "internal: empty gather window");  // never spin
       }
       continue;
     }
@@ -221,7 +221,7 @@ Result<std::unique_ptr<LogicalReader>> make_panel_reader(SourcePtr src, const st
   switch (m.elem_bytes) {
     case 1: case 2: case 4: case 8: case 16: break;
     default:
-      return make_error(path, "layout", "element size " + std::to_string(m.elem_bytes) +
+      return make_error(path, Stage::kLayout, "element size " + std::to_string(m.elem_bytes) +
                                             " bytes is not supported by the panel gather");
   }
   return std::unique_ptr<LogicalReader>(new PanelReader(std::move(src), path, offset, std::move(m)));

@@ -9,7 +9,7 @@
 namespace msit::layout {
 
 Status ReaderBase::read_payload(uint64_t rel, std::byte* dst, size_t n) {
-  MSIT_TRY(src_->read_at(base_ + rel, std::span<std::byte>(dst, n), "payload"));
+  MSIT_TRY(src_->read_at(base_ + rel, std::span<std::byte>(dst, n), Stage::kPayload));
   if (raw_observer_ && rel <= observed_ && rel + n > observed_) {
     const size_t skip = static_cast<size_t>(observed_ - rel);
     raw_observer_(std::span<const std::byte>(dst + skip, n - skip));
@@ -54,7 +54,7 @@ Result<size_t> StagedReader::read(std::byte* out, size_t max_elements) {
     }
     stage_pos_ = stage_len_ = 0;
     MSIT_TRY(fill());
-    if (stage_len_ == 0) return make_error(path_, "layout", "internal: empty gather window");
+    if (stage_len_ == 0) return make_error(path_, Stage::kLayout, "internal: empty gather window");
     produced_ += stage_len_;
     swap_elements(stage_.data(), stage_len_);
     if (produced_ >= m_.element_count) MSIT_TRY(finish_observer());

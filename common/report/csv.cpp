@@ -84,7 +84,7 @@ void for_each_cell(const ReportRow& r, bool extra, Put&& put) {
     real(r.stat_rel[i]);
   }
   text(r.nan_inf);
-  put(r.verdict);
+  put(verdict_name(r.verdict));
   text(r.note);
   real(r.error_level);
   real(r.error_jump);

@@ -35,7 +35,7 @@ nlohmann::json row_json(const ReportRow& r, std::optional<int64_t> rank, size_t 
           {"my_shape", r.my_shape},
           {"golden_shape", r.golden_shape},
           {"mode", r.compare_mode},
-          {"verdict", r.verdict},
+          {"verdict", std::string(verdict_name(r.verdict))},
           {"cosine", number(r.cosine)},
           {"red", number(r.red)},
           {"max_abs", number(r.max_abs)},

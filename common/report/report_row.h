@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/report/verdict.h"
+
 namespace msit {
 
 struct ReportRow {
@@ -29,7 +31,7 @@ struct ReportRow {
   std::array<std::optional<double>, 4> stat_abs;   // max, min, mean, l2norm
   std::array<std::optional<double>, 4> stat_rel;
   std::string nan_inf;
-  std::string verdict;                             // pass | fail | inconclusive | skip | error
+  Verdict verdict = Verdict::kNone;
   std::string note;
   // Ours, last: the error-jump rule (common/compare/divergence.h), filled after evaluation.
   std::optional<double> error_level;               // max(RED, sqrt(2 (1 - cosine)))

@@ -32,6 +32,9 @@ std::string metric(const char* name, const std::optional<double>& v) {
   return std::string(" ") + name + "=" + num(*v);
 }
 
+// The verdict as the summary prints it: "none" for no verdict.
+std::string verdict_text(Verdict v) { return v == Verdict::kNone ? "none" : std::string(verdict_name(v)); }
+
 // One line of metrics: mode, the seven metrics present, stats errors when that is all there is.
 std::string metrics_line(const ReportRow& r) {
   std::string s = r.compare_mode.empty() ? "" : "[" + r.compare_mode + "]";
@@ -39,17 +42,17 @@ std::string metrics_line(const ReportRow& r) {
   if (r.cosine) s += metric("cos_dist", 1.0 - *r.cosine);
   s += metric("RED", r.red) + metric("max_abs_err", r.max_abs) + metric("max_rel_err", r.max_rel) + metric("kl", r.kl);
   if (!r.cosine) s += metric("max_stat_abs_err", r.stat_abs[0]) + metric("min_stat_abs_err", r.stat_abs[1]);
-  s += " verdict " + (r.verdict.empty() ? std::string("none") : r.verdict);
+  s += " verdict " + verdict_text(r.verdict);
   if (r.error_jump && r.jump != ReportRow::Jump::kNone) s += ", error jump " + num(*r.error_jump) + "x";
   if (std::string why = fail_reason_cell(r); !why.empty()) s += "; reason: " + why;
   return s;
 }
 
-bool flagged(const ReportRow& r) { return r.verdict == "fail" || r.jump != ReportRow::Jump::kNone; }
+bool flagged(const ReportRow& r) { return r.verdict == Verdict::kFail || r.jump != ReportRow::Jump::kNone; }
 
 double badness(const ReportRow& r) {
   if (r.cosine) return 2.0 - *r.cosine;  // in [1, 3] when a cosine exists
-  if (r.verdict == "fail") return 1.0;
+  if (r.verdict == Verdict::kFail) return 1.0;
   return r.stat_rel[0] ? std::min(0.99, *r.stat_rel[0] / 100.0) : 0.0;
 }
 
@@ -125,7 +128,7 @@ std::string error_block(const std::vector<ReportRow>& rows, size_t listed) {
   std::map<std::string, std::vector<const ReportRow*>> groups;
   size_t n = 0;
   for (const auto& r : rows) {
-    if (r.verdict != "error") continue;
+    if (r.verdict != Verdict::kError) continue;
     groups[reason_key(fail_reason_cell(r))].push_back(&r);
     ++n;
   }
@@ -167,7 +170,7 @@ std::string next_block(const ReportRow* focus, const SummaryOptions& o) {
 
 const ReportRow* first_divergence(const std::vector<ReportRow>& rows) {
   for (const auto& r : rows) {
-    if (r.verdict == "fail") return &r;
+    if (r.verdict == Verdict::kFail) return &r;
   }
   return nullptr;
 }
@@ -192,11 +195,13 @@ std::vector<const ReportRow*> worst_rows(const std::vector<ReportRow>& rows, siz
 }
 
 std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<int64_t> rank, const SummaryOptions& o) {
-  std::map<std::string, size_t> modes, verdicts;
+  std::map<std::string, size_t> modes, verdicts;  // by name: the summary lists them in name order
+  size_t inconclusive = 0;
   std::vector<const ReportRow*> firsts;
   for (const auto& r : rows) {
     ++modes[r.compare_mode.empty() ? "none" : r.compare_mode];
-    ++verdicts[r.verdict.empty() ? "none" : r.verdict];
+    ++verdicts[verdict_text(r.verdict)];
+    inconclusive += r.verdict == Verdict::kInconclusive;
     if (r.jump == ReportRow::Jump::kFirst) firsts.push_back(&r);
   }
   std::string s = rank ? "rank " + std::to_string(*rank) + ": " : "";
@@ -220,8 +225,8 @@ std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<i
     for (const ReportRow* r : worst) s += "  token " + token_of(*r) + " " + op_text(*r) + "  " + metrics_line(*r) + "\n";
   }
   s += error_block(rows, o.errors_listed);
-  if (auto it = verdicts.find("inconclusive"); it != verdicts.end()) {
-    s += "inconclusive: " + std::to_string(it->second) +
+  if (inconclusive > 0) {
+    s += "inconclusive: " + std::to_string(inconclusive) +
          " rows judged from statistics only (min/max, or no sketch): they are not shown to pass\n";
   }
   s += next_block(!firsts.empty() ? firsts.front() : fail, o);

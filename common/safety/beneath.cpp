@@ -17,7 +17,7 @@ Result<UniqueFd> open_dir_beneath(int root_fd, std::string_view rel, const std::
 
 Result<UniqueFd> open_trusted_dir(const std::string& path) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd.valid()) return make_sys_error(path, "open", "cannot open directory", errno);
+  if (!fd.valid()) return make_sys_error(path, Stage::kOpen, "cannot open directory", errno);
   return fd;
 }
 
@@ -31,7 +31,7 @@ Result<FileRef> file_ref_of_path(const std::string& path) {
   size_t slash = path.rfind('/');
   std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
   std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (name.empty() || name == "." || name == "..") return make_error(path, "open", "not a file name");
+  if (name.empty() || name == "." || name == "..") return make_error(path, Stage::kOpen, "not a file name");
   MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_trusted_dir(dir));
   FileRef f;
   f.dir = DirRef{std::make_shared<const UniqueFd>(std::move(fd)), dir};
@@ -67,7 +67,7 @@ Result<FileRef> file_ref_beneath(const std::vector<std::string>& roots, const st
 
 Result<FileRef> RootsResolver::file(const std::string& path) {
   int idx = enclosing_root(roots_, path);
-  if (idx < 0) return make_error(path, "open", "not below any watched root; never touched");
+  if (idx < 0) return make_error(path, Stage::kOpen, "not below any watched root; never touched");
   const size_t i = static_cast<size_t>(idx);
   for (auto& [k, res] : open_) {
     if (k == i) return res.file(rel_below(roots_[i], path));
@@ -79,7 +79,7 @@ Result<FileRef> RootsResolver::file(const std::string& path) {
 
 Result<FileRef> BeneathResolver::file(std::string_view rel) {
   auto [dir, name] = split_parent(rel);
-  if (name.empty() || name == "." || name == "..") return make_error(root_path_ + "/" + std::string(rel), "open", "not a file name");
+  if (name.empty() || name == "." || name == "..") return make_error(root_path_ + "/" + std::string(rel), Stage::kOpen, "not a file name");
   if (!last_dir_.fd || dir != last_rel_dir_) {
     std::string dir_path = dir.empty() ? root_path_ : root_path_ + "/" + std::string(dir);
     MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_dir_beneath(root_fd_->get(), dir, dir_path));

@@ -25,7 +25,7 @@ std::string join(const DirRef& d, const std::string& name) { return d.path + "/"
 Status rename_noreplace(const DirRef& dir, const std::string& from, const std::string& to) {
   MSIT_ASSIGN_OR_RETURN(PublishResult r, publish_noreplace(dir.get(), from, to, join(dir, to)));
   if (r == PublishResult::kPublished) return ok_status();
-  return make_error(join(dir, to), "conflict",
+  return make_error(join(dir, to), Stage::kConflict,
                     "a different file already exists under this name; it is kept, and so is " + join(dir, from));
 }
 
@@ -41,10 +41,10 @@ Result<DirTemp> DirTemp::create(const DirRef& dir, std::string_view final_name, 
       return DirTemp(dir, fd, std::move(name), std::string(final_name));
     }
     if (errno != EEXIST) {
-      return make_sys_error(join(dir, std::string(final_name)), "write", "cannot create a temp file in " + dir.path, errno);
+      return make_sys_error(join(dir, std::string(final_name)), Stage::kWrite, "cannot create a temp file in " + dir.path, errno);
     }
   }
-  return make_error(join(dir, std::string(final_name)), "write", "cannot find a free temp file name");
+  return make_error(join(dir, std::string(final_name)), Stage::kWrite, "cannot find a free temp file name");
 }
 
 DirTemp::DirTemp(DirRef dir, int fd, std::string temp, std::string final_name)
@@ -80,9 +80,9 @@ Status DirTemp::write(std::span<const std::byte> bytes) {
 
 Status DirTemp::sync_and_close() {
   if (fd_ < 0) return ok_status();
-  if (::fsync(fd_) != 0) return make_sys_error(final_path_, "fsync", "fsync of temp file " + temp_ + " failed", errno);
+  if (::fsync(fd_) != 0) return make_sys_error(final_path_, Stage::kFsync, "fsync of temp file " + temp_ + " failed", errno);
   if (::close(std::exchange(fd_, -1)) != 0)
-    return make_sys_error(final_path_, "write", "close of temp file " + temp_ + " failed", errno);
+    return make_sys_error(final_path_, Stage::kWrite, "close of temp file " + temp_ + " failed", errno);
   return ok_status();
 }
 
@@ -94,16 +94,16 @@ Status DirTemp::publish() {
 
 Status remove_if_same(const FileRef& f, int read_fd, const FileIdentity& read_id) {
   struct stat st {};
-  if (::fstat(read_fd, &st) != 0) return make_sys_error(f.path, "unlink", "fstat of the read file failed", errno);
+  if (::fstat(read_fd, &st) != 0) return make_sys_error(f.path, Stage::kUnlink, "fstat of the read file failed", errno);
   FileIdentity now = identity_from_stat(st);
   if (!now.same_content_as(read_id) || now.ctime_ns != read_id.ctime_ns) {
-    return make_error(f.path, "unlink", "raw file changed after it was summarised (size, mtime or ctime differ); kept");
+    return make_error(f.path, Stage::kUnlink, "raw file changed after it was summarised (size, mtime or ctime differ); kept");
   }
   test_pause(PausePoint::kBeforeClaim);
   std::string why;
   MSIT_ASSIGN_OR_RETURN(bool removed, unlink_if_same(f.dir.get(), f.name, read_id, f.path, &why));
   if (removed || why == kGoneAlready) return ok_status();
-  return make_error(f.path, "unlink", "the file under this name was replaced after it was summarised (" + why +
+  return make_error(f.path, Stage::kUnlink, "the file under this name was replaced after it was summarised (" + why +
                                           "); the new file is kept");
 }
 
@@ -112,7 +112,7 @@ Result<bool> restore_claim(const DirRef& dir, const std::string& claim_name) {
   if (raw.empty()) return false;
   if (::renameat2(dir.get(), claim_name.c_str(), dir.get(), raw.c_str(), RENAME_NOREPLACE) == 0) return true;
   if (errno == EEXIST) return false;
-  return make_sys_error(join(dir, claim_name), "rename", "cannot give a claimed raw file its name back", errno);
+  return make_sys_error(join(dir, claim_name), Stage::kRename, "cannot give a claimed raw file its name back", errno);
 }
 
 }  // namespace msit

@@ -46,18 +46,18 @@ Result<TreeLock> TreeLock::acquire(int root_fd, const std::string& root_path) {
   for (int attempt = 0; attempt < 8; ++attempt) {
     UniqueFd fd(::openat(root_fd, name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644));
     if (!fd.valid()) {
-      if (errno == ELOOP) return make_error(path, "lock", "the lock file is a symbolic link; refusing the tree");
-      return make_sys_error(path, "lock", "cannot open the tree's lock file", errno);
+      if (errno == ELOOP) return make_error(path, Stage::kLock, "the lock file is a symbolic link; refusing the tree");
+      return make_sys_error(path, Stage::kLock, "cannot open the tree's lock file", errno);
     }
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
-      return make_error(path, "lock", "the lock file is not a regular file; refusing the tree");
+      return make_error(path, Stage::kLock, "the lock file is not a regular file; refusing the tree");
     if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
       if (errno == EWOULDBLOCK) {
-        return make_error(root_path, "lock", "the tree is owned by " + holder_text(fd.get()) +
+        return make_error(root_path, Stage::kLock, "the tree is owned by " + holder_text(fd.get()) +
                                                  " (a running msit-compact); stop it first, or pass --force");
       }
-      return make_sys_error(path, "lock", "cannot lock the tree", errno);
+      return make_sys_error(path, Stage::kLock, "cannot lock the tree", errno);
     }
     struct stat now {};
     if (::fstatat(root_fd, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 || now.st_ino != st.st_ino ||
@@ -67,7 +67,7 @@ Result<TreeLock> TreeLock::acquire(int root_fd, const std::string& root_path) {
     UniqueFd dir(::fcntl(root_fd, F_DUPFD_CLOEXEC, 0));
     return TreeLock(std::move(fd), std::move(dir));
   }
-  return make_error(path, "lock", "the lock file keeps changing; another process is racing for the tree");
+  return make_error(path, Stage::kLock, "the lock file keeps changing; another process is racing for the tree");
 }
 
 TreeLock& TreeLock::operator=(TreeLock&& o) noexcept {

@@ -198,7 +198,7 @@ Status run_serial(std::byte* buf, const FeedPipelineOptions& opts,
 Status run_feed_pipeline(const FeedPipelineOptions& opts,
                          const std::function<Result<size_t>(std::byte*, size_t)>& produce,
                          const std::function<void(const std::byte*, size_t)>& consume) {
-  if (opts.batch_bytes == 0) return make_error("", "reduce", "internal: empty feed batch");
+  if (opts.batch_bytes == 0) return make_error("", Stage::kReduce, "internal: empty feed batch");
   ThreadState& ts = thread_state();
   std::vector<std::byte*> bufs = ts.buffers(std::max<size_t>(opts.slots, 1), opts.batch_bytes);
   if (opts.slots >= 2 && !ts.helper) {

@@ -17,7 +17,7 @@ void init_sqlite() {
 void DbClose::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 void StmtFinalize::operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
 
-Error sqlite_error(sqlite3* db, const std::string& path, const std::string& stage, const std::string& what) {
+Error sqlite_error(sqlite3* db, const std::string& path, Stage stage, const std::string& what) {
   std::string msg = what;
   if (db != nullptr) {
     msg += ": ";
@@ -32,14 +32,14 @@ Status exec(sqlite3* db, const std::string& path, const char* sql) {
   if (sqlite3_exec(db, sql, nullptr, nullptr, &err) == SQLITE_OK) return ok_status();
   std::string text = err != nullptr ? err : "unknown error";
   sqlite3_free(err);
-  return make_error(path, "store", std::string(sql).substr(0, 40) + ": " + text + " (SQLite code " +
+  return make_error(path, Stage::kStore, std::string(sql).substr(0, 40) + ": " + text + " (SQLite code " +
                                        std::to_string(sqlite3_extended_errcode(db)) + ")");
 }
 
 Result<Stmt> prepare(sqlite3* db, const std::string& path, const char* sql) {
   sqlite3_stmt* s = nullptr;
   if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK) {
-    return sqlite_error(db, path, "store", "cannot prepare a statement");
+    return sqlite_error(db, path, Stage::kStore, "cannot prepare a statement");
   }
   return Stmt(s);
 }

@@ -26,7 +26,7 @@ using Stmt = std::unique_ptr<sqlite3_stmt, StmtFinalize>;
 void init_sqlite();
 
 // "what: SQLite's message (extended code)" as an Error about `path`.
-Error sqlite_error(sqlite3* db, const std::string& path, const std::string& stage, const std::string& what);
+Error sqlite_error(sqlite3* db, const std::string& path, Stage stage, const std::string& what);
 
 // Runs SQL with no result rows (DDL, PRAGMA setters, BEGIN/COMMIT).
 Status exec(sqlite3* db, const std::string& path, const char* sql);

@@ -110,7 +110,7 @@ Result<std::unique_ptr<SummaryStore>> StoreCatalog::take_connection(const std::s
     auto it = stores_.find(db_path);
     if (it != stores_.end()) s = it->second.get();
   }
-  if (s == nullptr) return make_error(db_path, "store", "summary store not open");
+  if (s == nullptr) return make_error(db_path, Stage::kStore, "summary store not open");
   *store = s;
   {
     std::lock_guard lock(s->mu);

@@ -50,7 +50,7 @@ Result<uint64_t> parse_u64(const std::string& text, const std::string& where) {
   uint64_t v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size()) {
-    return make_error(where, "store", "bad unsigned extreme \"" + text.substr(0, 30) + "\"");
+    return make_error(where, Stage::kStore, "bad unsigned extreme \"" + text.substr(0, 30) + "\"");
   }
   return v;
 }
@@ -107,12 +107,12 @@ Result<std::optional<Sketch>> read_sketch(sqlite3_stmt* s, uint64_t count, const
   const void* blob = sqlite3_column_blob(s, kSketch);
   const auto bytes = static_cast<size_t>(sqlite3_column_bytes(s, kSketch));
   if (width <= 0 || width > (1 << 20) || (width & (width - 1)) != 0) {
-    return make_error(where, "store", "sketch width " + std::to_string(width) + " is not a power of two");
+    return make_error(where, Stage::kStore, "sketch width " + std::to_string(width) + " is not a power of two");
   }
   sk.width = static_cast<uint32_t>(width);
   if (bytes == sk.width * sizeof(float)) sk.values = doubles_of_blob<float>(blob, bytes);
   else if (bytes == sk.width * sizeof(double)) sk.values = doubles_of_blob<double>(blob, bytes);
-  else return make_error(where, "store", "sketch blob of " + std::to_string(bytes) + " bytes for width " + std::to_string(width));
+  else return make_error(where, Stage::kStore, "sketch blob of " + std::to_string(bytes) + " bytes for width " + std::to_string(width));
   (void)count;
   return std::optional<Sketch>(std::move(sk));
 }
@@ -129,7 +129,7 @@ std::string dims_text(const std::vector<uint64_t>& dims) {
 }
 
 Result<std::vector<uint64_t>> parse_dims(std::string_view text, const std::string& where) {
-  auto bad = [&] { return make_error(where, "store", "bad shape \"" + std::string(text.substr(0, 40)) + "\""); };
+  auto bad = [&] { return make_error(where, Stage::kStore, "bad shape \"" + std::string(text.substr(0, 40)) + "\""); };
   if (text.size() < 2 || text.front() != '[' || text.back() != ']') return bad();
   std::vector<uint64_t> dims;
   std::string_view body = text.substr(1, text.size() - 2);
@@ -265,7 +265,7 @@ Result<TensorSummary> read_tensor_row(sqlite3_stmt* s, const std::string& where)
   TensorSummary t;
   t.role = text_of(s, kRole);
   const int64_t idx = sqlite3_column_int64(s, kIdx);
-  if (idx < 0 || idx > UINT32_MAX) return make_error(where, "store", "tensor index out of range");
+  if (idx < 0 || idx > UINT32_MAX) return make_error(where, Stage::kStore, "tensor index out of range");
   t.index = static_cast<uint32_t>(idx);
   if (!is_null(s, kSubIndex)) t.sub_index = static_cast<uint32_t>(sqlite3_column_int64(s, kSubIndex));
   t.dtype = text_of(s, kDtype);
@@ -293,7 +293,7 @@ Result<TensorSummary> read_tensor_row(sqlite3_stmt* s, const std::string& where)
   st.count = t.count;
   if (!is_null(s, kElements)) {
     const auto bytes = static_cast<size_t>(sqlite3_column_bytes(s, kElements));
-    if (bytes % sizeof(double) != 0) return make_error(where, "store", "element blob is not whole float64s");
+    if (bytes % sizeof(double) != 0) return make_error(where, Stage::kStore, "element blob is not whole float64s");
     st.values = doubles_of_blob<double>(sqlite3_column_blob(s, kElements), bytes);
   }
   MSIT_ASSIGN_OR_RETURN(st.sketch, read_sketch(s, t.count, where));

@@ -44,16 +44,16 @@ void walk(int dir_fd, const std::string& path, int depth, std::vector<std::strin
     else if (type == EntryType::kFile && name == kStoreFileName) out.push_back(join(path, name));
   });
   if (!listed.ok())
-    return problem(make_sys_error(path, "walk", "cannot list the directory", listed.error().sys_errno));
+    return problem(make_sys_error(path, Stage::kWalk, "cannot list the directory", listed.error().sys_errno));
   if (depth >= kMaxDepth) {
-    if (!subdirs.empty()) problem(make_error(path, "walk", "more than 64 directory levels; not searched deeper"));
+    if (!subdirs.empty()) problem(make_error(path, Stage::kWalk, "more than 64 directory levels; not searched deeper"));
     return;
   }
   for (const auto& name : subdirs) {
     UniqueFd sub(::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!sub.valid()) {
       if (errno != ENOENT && errno != ELOOP && errno != ENOTDIR)  // replaced meanwhile: not ours to follow
-        problem(make_sys_error(join(path, name), "walk", "cannot open the directory", errno));
+        problem(make_sys_error(join(path, name), Stage::kWalk, "cannot open the directory", errno));
       continue;
     }
     walk(sub.get(), join(path, name), depth + 1, out, problems);
@@ -68,7 +68,7 @@ class DirMaker {
   Result<DirRef> dir(const std::string& rel) {
     if (last_.fd && rel == last_rel_) return last_;
     UniqueFd cur(::fcntl(base_.get(), F_DUPFD_CLOEXEC, 0));
-    if (!cur.valid()) return make_sys_error(base_.path, "export", "cannot duplicate the directory fd", errno);
+    if (!cur.valid()) return make_sys_error(base_.path, Stage::kExport, "cannot duplicate the directory fd", errno);
     std::string shown = base_.path;
     std::string_view rest = rel;
     while (!rest.empty()) {
@@ -77,7 +77,7 @@ class DirMaker {
       rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
       shown += "/" + comp;
       if (::mkdirat(cur.get(), comp.c_str(), 0755) != 0 && errno != EEXIST)
-        return make_sys_error(shown, "export", "cannot create the directory", errno);
+        return make_sys_error(shown, Stage::kExport, "cannot create the directory", errno);
       MSIT_ASSIGN_OR_RETURN(UniqueFd next, open_dir_beneath(cur.get(), comp, shown));
       cur = std::move(next);
     }
@@ -107,7 +107,7 @@ Result<Written> write_one(const PendingFile& f) {
   MSIT_TRY(temp.write(f.json));
   MSIT_TRY(temp.sync_and_close());
   Status published = temp.publish();
-  if (!published.ok() && published.error().stage == "conflict") return Written::kConflict;  // taken meanwhile
+  if (!published.ok() && published.error().stage == Stage::kConflict) return Written::kConflict;  // taken meanwhile
   MSIT_TRY(published);
   return Written::kWritten;
 }
@@ -169,7 +169,7 @@ std::vector<std::string> find_stores(const std::string& root, std::vector<Error>
   std::vector<std::string> out;
   struct stat st {};
   if (::stat(root.c_str(), &st) != 0) {
-    if (problems != nullptr) problems->push_back(make_sys_error(root, "walk", "cannot look at it", errno));
+    if (problems != nullptr) problems->push_back(make_sys_error(root, Stage::kWalk, "cannot look at it", errno));
     return out;
   }
   if (S_ISREG(st.st_mode)) return {root};  // a store file given by name (validated when opened)
@@ -192,12 +192,12 @@ Status export_store_json(const std::string& db_path, const DirRef& base, const s
   std::vector<PendingFile> batch;
   auto too_many = [&]() -> Status {
     if (result.errors.size() < kMaxWriteErrors) return ok_status();
-    return make_error(base.path, "export", "stopped after " + std::to_string(result.errors.size()) +
+    return make_error(base.path, Stage::kExport, "stopped after " + std::to_string(result.errors.size()) +
                                                " files that could not be written");
   };
   Status st = store->for_each([&](std::string_view rel, const FileSummary& s) -> Status {
     if (!is_safe_rel(rel)) {
-      result.errors.push_back(make_error(db_path, "export", "stored path \"" + std::string(rel.substr(0, 200)) +
+      result.errors.push_back(make_error(db_path, Stage::kExport, "stored path \"" + std::string(rel.substr(0, 200)) +
                                                                 "\" is not a relative path below the store; skipped"));
       return ok_status();
     }

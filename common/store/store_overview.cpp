@@ -39,7 +39,7 @@ Result<DbHandle> open_ro(const std::string& path, const char* query) {
   const int rc = sqlite3_open_v2(uri_of(path, query).c_str(), &raw,
                                  SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
   DbHandle db(raw);
-  if (rc != SQLITE_OK) return sqlite_error(db.get(), path, "store", "cannot open the summary store");
+  if (rc != SQLITE_OK) return sqlite_error(db.get(), path, Stage::kStore, "cannot open the summary store");
   sqlite3_db_config(db.get(), SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
   sqlite3_db_config(db.get(), SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
   sqlite3_busy_timeout(db.get(), 10000);
@@ -58,16 +58,16 @@ Result<DbHandle> open_checked(const std::string& path) {
       if (sqlite3_extended_errcode(db.get()) == SQLITE_CANTOPEN && query[0] == 'm') continue;
       return empty.take_error();
     }
-    if (*empty) return make_error(path, "store", "is an empty database, not a summary store");
+    if (*empty) return make_error(path, Stage::kStore, "is an empty database, not a summary store");
     MSIT_TRY(check_existing(db.get(), path, false));
     return db;
   }
-  return make_error(path, "store", "cannot open the summary store");
+  return make_error(path, Stage::kStore, "cannot open the summary store");
 }
 
 Result<Stmt> step_row(sqlite3* db, const std::string& path, const char* sql) {
   MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db, path, sql));
-  if (sqlite3_step(s.get()) != SQLITE_ROW) return sqlite_error(db, path, "store", std::string("cannot read: ") + sql);
+  if (sqlite3_step(s.get()) != SQLITE_ROW) return sqlite_error(db, path, Stage::kStore, std::string("cannot read: ") + sql);
   return s;
 }
 
@@ -106,7 +106,7 @@ Status read_top(sqlite3* db, StoreOverview& o, size_t top_n) {
     t.abs_max = sqlite3_column_double(s.get(), 6);
     o.top.push_back(std::move(t));
   }
-  if (rc != SQLITE_DONE) return sqlite_error(db, o.path, "store", "cannot read the largest tensors");
+  if (rc != SQLITE_DONE) return sqlite_error(db, o.path, Stage::kStore, "cannot read the largest tensors");
   return ok_status();
 }
 

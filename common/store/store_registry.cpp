@@ -43,7 +43,7 @@ Result<StoreRegistry::Root*> StoreRegistry::root_of(const std::string& path) {
                        (path[r.path.size()] == '/' || r.path == "/");
     if (under && (best == nullptr || r.path.size() > best->path.size())) best = &r;
   }
-  if (best == nullptr) return make_error(path, "store", "is below no tree this process owns; no store written");
+  if (best == nullptr) return make_error(path, Stage::kStore, "is below no tree this process owns; no store written");
   if (!best->fd) {
     MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_trusted_dir(best->path));
     best->fd = std::make_shared<const UniqueFd>(std::move(fd));

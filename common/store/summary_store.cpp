@@ -72,18 +72,18 @@ Status check_store_files(const DirRef& dir) {
     struct stat st {};
     if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno == ENOENT) continue;
-      return make_sys_error(path, "store", "cannot look at the store's file", errno);
+      return make_sys_error(path, Stage::kStore, "cannot look at the store's file", errno);
     }
     if (!S_ISREG(st.st_mode)) {
-      return make_error(path, "store", "is not a regular file (a link?): stores are never opened through one; "
+      return make_error(path, Stage::kStore, "is not a regular file (a link?): stores are never opened through one; "
                                        "raw files kept");
     }
     if (st.st_uid != ::geteuid()) {
-      return make_error(path, "store", "belongs to uid " + std::to_string(st.st_uid) + ", not to this process (uid " +
+      return make_error(path, Stage::kStore, "belongs to uid " + std::to_string(st.st_uid) + ", not to this process (uid " +
                                            std::to_string(::geteuid()) + "): not written to; raw files kept");
     }
     if (st.st_nlink != 1) {
-      return make_error(path, "store", "has " + std::to_string(st.st_nlink) + " hard links: not written to; raw "
+      return make_error(path, Stage::kStore, "has " + std::to_string(st.st_nlink) + " hard links: not written to; raw "
                                        "files kept");
     }
   }
@@ -103,7 +103,7 @@ Result<DbHandle> open_db(const std::string& filename, int flags, const char* vfs
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(filename.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, vfs);
   DbHandle db(raw);
-  if (rc != SQLITE_OK) return sqlite_error(db.get(), path, "store", "cannot open the summary store");
+  if (rc != SQLITE_OK) return sqlite_error(db.get(), path, Stage::kStore, "cannot open the summary store");
   harden(db.get());
   return db;
 }
@@ -128,7 +128,7 @@ Result<std::unique_ptr<SummaryStore>> SummaryStore::open_for_write(const DirRef&
   s->precision_ = precision;
   MSIT_TRY(check_store_files(dir));
   const char* vfs = beneath_vfs();
-  if (vfs == nullptr) return make_error(s->path_, "store", "this SQLite build cannot open files through a directory fd; use --summary-format json");
+  if (vfs == nullptr) return make_error(s->path_, Stage::kStore, "this SQLite build cannot open files through a directory fd; use --summary-format json");
   MSIT_ASSIGN_OR_RETURN(s->db_, open_db(beneath_filename(dir.get(), kStoreFileName),
                                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs, s->path_));
   MSIT_TRY(s->init_schema(true));
@@ -147,11 +147,11 @@ Status recover_wal(const std::string& db_path) {
   DirRef dir{std::make_shared<const UniqueFd>(std::move(fd)), dir_path};
   auto owned = check_store_files(dir);
   if (!owned.ok()) {
-    return make_error(db_path, "store", "its write-ahead log needs recovery (its writer was killed), which only "
+    return make_error(db_path, Stage::kStore, "its write-ahead log needs recovery (its writer was killed), which only "
                                         "its owner can do: run compact or watch on the tree as that user");
   }
   const char* vfs = beneath_vfs();
-  if (vfs == nullptr) return make_error(db_path, "store", "cannot recover its write-ahead log with this SQLite");
+  if (vfs == nullptr) return make_error(db_path, Stage::kStore, "cannot recover its write-ahead log with this SQLite");
   MSIT_ASSIGN_OR_RETURN(DbHandle db, open_db(beneath_filename(dir.get(), kStoreFileName), SQLITE_OPEN_READWRITE, vfs,
                                              db_path));
   MSIT_ASSIGN_OR_RETURN(bool empty, is_empty_database(db.get(), db_path));
@@ -188,7 +188,7 @@ Result<std::unique_ptr<SummaryStore>> SummaryStore::open_read_only(const std::st
 Status SummaryStore::init_schema(bool writable) {
   sqlite3* db = db_.get();
   MSIT_ASSIGN_OR_RETURN(bool empty, is_empty_database(db, path_));
-  if (empty && !writable) return make_error(path_, "store", "is an empty database, not a summary store");
+  if (empty && !writable) return make_error(path_, Stage::kStore, "is an empty database, not a summary store");
   // Another application's database, a newer or a damaged store is refused before anything
   // (even the journal mode) is changed in it.
   if (!empty) MSIT_TRY(check_existing(db, path_, writable));
@@ -196,7 +196,7 @@ Status SummaryStore::init_schema(bool writable) {
     // WAL: readers (compare during a dump) never block the writer; FULL: each commit is
     // fsynced before put() returns, the precondition of every raw file removal.
     MSIT_ASSIGN_OR_RETURN(Stmt mode, prepare(db, path_, "PRAGMA journal_mode=WAL"));
-    if (sqlite3_step(mode.get()) != SQLITE_ROW) return sqlite_error(db, path_, "store", "cannot switch to WAL");
+    if (sqlite3_step(mode.get()) != SQLITE_ROW) return sqlite_error(db, path_, Stage::kStore, "cannot switch to WAL");
     MSIT_TRY(exec(db, path_, "PRAGMA synchronous=FULL"));
   }
   return empty ? create_schema(db, path_) : ok_status();
@@ -204,10 +204,10 @@ Status SummaryStore::init_schema(bool writable) {
 
 Status SummaryStore::begin_snapshot() {
   std::lock_guard lock(mu_);
-  if (insert_file_) return make_error(path_, "store", "a writer cannot pin a snapshot");
+  if (insert_file_) return make_error(path_, Stage::kStore, "a writer cannot pin a snapshot");
   MSIT_TRY(exec(db_.get(), path_, "BEGIN"));
   MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, "SELECT count(*) FROM sqlite_schema"));
-  if (sqlite3_step(s.get()) != SQLITE_ROW) return sqlite_error(db_.get(), path_, "store", "cannot start reading");
+  if (sqlite3_step(s.get()) != SQLITE_ROW) return sqlite_error(db_.get(), path_, Stage::kStore, "cannot start reading");
   return ok_status();
 }
 
@@ -230,19 +230,19 @@ Status SummaryStore::insert_one(const StoreEntry& e, int64_t stored_ns) {
   sqlite3_stmt* f = insert_file_.get();
   sqlite3_reset(f);
   bind_file(f, e, stored_ns);
-  if (sqlite3_step(f) != SQLITE_DONE) return sqlite_error(db, path_, "store", "cannot insert " + e.rel);
+  if (sqlite3_step(f) != SQLITE_DONE) return sqlite_error(db, path_, Stage::kStore, "cannot insert " + e.rel);
   const int64_t id = sqlite3_last_insert_rowid(db);
   for (size_t i = 0; i < e.summary->tensors.size(); ++i) {
     sqlite3_stmt* t = insert_tensor_.get();
     sqlite3_reset(t);
     bind_tensor(t, id, static_cast<int>(i), e.summary->tensors[i], precision_);
-    if (sqlite3_step(t) != SQLITE_DONE) return sqlite_error(db, path_, "store", "cannot insert a tensor of " + e.rel);
+    if (sqlite3_step(t) != SQLITE_DONE) return sqlite_error(db, path_, Stage::kStore, "cannot insert a tensor of " + e.rel);
   }
   for (size_t i = 0; i < e.summary->extra_blocks.size(); ++i) {
     sqlite3_stmt* b = insert_block_.get();
     sqlite3_reset(b);
     bind_block(b, id, static_cast<int>(i), e.summary->extra_blocks[i]);
-    if (sqlite3_step(b) != SQLITE_DONE) return sqlite_error(db, path_, "store", "cannot insert a block of " + e.rel);
+    if (sqlite3_step(b) != SQLITE_DONE) return sqlite_error(db, path_, Stage::kStore, "cannot insert a block of " + e.rel);
   }
   return ok_status();
 }
@@ -250,7 +250,7 @@ Status SummaryStore::insert_one(const StoreEntry& e, int64_t stored_ns) {
 Status SummaryStore::put(const std::vector<StoreEntry>& batch) {
   if (batch.empty()) return ok_status();
   std::lock_guard lock(mu_);
-  if (!insert_file_) return make_error(path_, "store", "opened read-only");
+  if (!insert_file_) return make_error(path_, Stage::kStore, "opened read-only");
   MSIT_TRY(exec(db_.get(), path_, "BEGIN IMMEDIATE"));
   const int64_t t = now_ns();
   for (const auto& e : batch) {
@@ -272,7 +272,7 @@ Result<std::optional<SummaryStore::FileRow>> SummaryStore::find_locked(std::stri
   sqlite3_bind_text(s, 1, rel.data(), static_cast<int>(rel.size()), SQLITE_TRANSIENT);
   int rc = sqlite3_step(s);
   if (rc == SQLITE_DONE) return std::optional<FileRow>();
-  if (rc != SQLITE_ROW) return sqlite_error(db_.get(), path_, "store", "cannot look up " + std::string(rel));
+  if (rc != SQLITE_ROW) return sqlite_error(db_.get(), path_, Stage::kStore, "cannot look up " + std::string(rel));
   FileRow row;
   row.id = sqlite3_column_int64(s, 0);
   row.identity.size = static_cast<uint64_t>(sqlite3_column_int64(s, 1));
@@ -309,7 +309,7 @@ Result<FileSummary> SummaryStore::load_locked(int64_t file_id, std::string_view 
   sqlite3_bind_int64(f, 1, file_id);
   int rc = sqlite3_step(f);
   if (rc != SQLITE_ROW) {
-    return sqlite_error(db_.get(), path_, "store", "cannot read file row " + std::to_string(file_id));
+    return sqlite_error(db_.get(), path_, Stage::kStore, "cannot read file row " + std::to_string(file_id));
   }
   Result<FileSummary> out = read_group(f, rc, file_id, rel_hint, -1);
   sqlite3_reset(f);
@@ -330,21 +330,21 @@ Result<FileSummary> SummaryStore::read_group(sqlite3_stmt* f, int& rc, int64_t f
   for (; rc == SQLITE_ROW; rc = sqlite3_step(f)) {
     if (id_column >= 0 && sqlite3_column_int64(f, id_column) != file_id) break;
     if (!has_tensor(f)) continue;  // LEFT JOIN: the one row of a file without tensors
-    if (out.tensors.size() >= kMaxTensorsPerFile) return make_error(where, "store", "more than 4096 tensors");
+    if (out.tensors.size() >= kMaxTensorsPerFile) return make_error(where, Stage::kStore, "more than 4096 tensors");
     MSIT_ASSIGN_OR_RETURN(TensorSummary ts, read_tensor_row(f, where));
     out.tensors.push_back(std::move(ts));
   }
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return sqlite_error(db, path_, "store", "cannot read the tensors of " + rel);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return sqlite_error(db, path_, Stage::kStore, "cannot read the tensors of " + rel);
   if (blocks == 0) return out;
   sqlite3_stmt* b = select_blocks_.get();
   sqlite3_reset(b);
   sqlite3_bind_int64(b, 1, file_id);
   int brc;
   while ((brc = sqlite3_step(b)) == SQLITE_ROW) {
-    if (out.extra_blocks.size() >= kMaxTensorsPerFile) return make_error(where, "store", "more than 4096 blocks");
+    if (out.extra_blocks.size() >= kMaxTensorsPerFile) return make_error(where, Stage::kStore, "more than 4096 blocks");
     out.extra_blocks.push_back(read_block_row(b));
   }
-  if (brc != SQLITE_DONE) return sqlite_error(db, path_, "store", "cannot read the blocks of " + rel);
+  if (brc != SQLITE_DONE) return sqlite_error(db, path_, Stage::kStore, "cannot read the blocks of " + rel);
   sqlite3_reset(b);
   return out;
 }
@@ -401,7 +401,7 @@ Status SummaryStore::list(const std::function<void(int64_t, std::string_view, ui
           std::string_view(p != nullptr ? p : "", static_cast<size_t>(sqlite3_column_bytes(s.get(), 1))),
           static_cast<uint64_t>(sqlite3_column_int64(s.get(), 2)));
   }
-  if (rc != SQLITE_DONE) return sqlite_error(db_.get(), path_, "store", "cannot list the files");
+  if (rc != SQLITE_DONE) return sqlite_error(db_.get(), path_, Stage::kStore, "cannot list the files");
   return ok_status();
 }
 
@@ -422,7 +422,7 @@ Status SummaryStore::for_each(const std::function<Status(std::string_view, const
 Result<size_t> SummaryStore::file_count() {
   std::lock_guard lock(mu_);
   MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, "SELECT count(*) FROM files"));
-  if (sqlite3_step(s.get()) != SQLITE_ROW) return sqlite_error(db_.get(), path_, "store", "cannot count the files");
+  if (sqlite3_step(s.get()) != SQLITE_ROW) return sqlite_error(db_.get(), path_, Stage::kStore, "cannot count the files");
   return static_cast<size_t>(sqlite3_column_int64(s.get(), 0));
 }
 

@@ -32,11 +32,11 @@ Result<std::optional<std::string>> read_existing_at(const DirRef& dir, const std
   UniqueFd fd(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (!fd.valid()) {
     if (errno == ENOENT) return std::optional<std::string>();
-    return make_sys_error(path, "open", "cannot read the existing file under the summary's name", errno);
+    return make_sys_error(path, Stage::kOpen, "cannot read the existing file under the summary's name", errno);
   }
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) > kSummaryMaxBytes)
-    return make_error(path, "open", "a file that is not a summary of ours exists under the summary's name; kept");
+    return make_error(path, Stage::kOpen, "a file that is not a summary of ours exists under the summary's name; kept");
   std::string bytes(static_cast<size_t>(st.st_size), '\0');
   size_t done = 0;
   while (done < bytes.size()) {
@@ -84,7 +84,7 @@ Result<bool> needs_new_row(const PreparedSummary& p, const FileSummary& fresh) {
   if (!existing) return true;
   existing->source_name = fresh.source_name;
   if (same_summarised_bytes(*existing, fresh)) return false;
-  return make_error(p.raw_path, "conflict",
+  return make_error(p.raw_path, Stage::kConflict,
                     "the summary store " + p.store->path() + " already holds a different summary under this "
                     "path (an earlier file of the same name); raw file kept: move it aside to compact it");
 }
@@ -96,7 +96,7 @@ bool row_up_to_date(const PreparedSummary& p, const FileIdentity& id) {
 }
 
 Status attach_store(PreparedSummary& p, const CompactOptions& opts) {
-  if (opts.stores == nullptr) return make_error(p.raw_path, "store", "no summary store registry (internal error)");
+  if (opts.stores == nullptr) return make_error(p.raw_path, Stage::kStore, "no summary store registry (internal error)");
   MSIT_ASSIGN_OR_RETURN(store::StoreRegistry::Slot slot, opts.stores->store_for(p.raw_path));
   p.store = std::move(slot.store);
   p.store_rel = std::move(slot.rel);
@@ -112,7 +112,7 @@ Result<std::string> encode_summary(const FileSummary& s, const RawDumpFile& raw,
 Status check_unchanged_while_read(int fd, const FileIdentity& at_open, const std::string& path) {
   MSIT_ASSIGN_OR_RETURN(FileIdentity now, identity_of(fd, path));
   if (!now.same_content_as(at_open) || now.ctime_ns != at_open.ctime_ns) {
-    return make_error(path, "incomplete",
+    return make_error(path, Stage::kIncomplete,
                       "file changed while it was being read (still being written?); left in place");
   }
   return ok_status();
@@ -122,7 +122,7 @@ Status check_unchanged_while_read(int fd, const FileIdentity& at_open, const std
 Status check_every_byte_covered(const RawDumpFile& h, const CompactOptions& opts, const std::string& path) {
   if (opts.raw != RawAction::kDelete || opts.dry_run) return ok_status();
   if (h.declared_size >= h.identity.size) return ok_status();
-  return make_error(path, "coverage",
+  return make_error(path, Stage::kCoverage,
                     std::to_string(h.identity.size - h.declared_size) +
                         " bytes after the declared tensors are in no summary (trailing data, or a second dump "
                         "appended); raw file kept (--archive keeps every byte and may then remove it)");
@@ -192,7 +192,7 @@ Result<bool> needs_new_summary(const PreparedSummary& p, const FileSummary& summ
   if (!existing) return true;
   if (*existing == bytes) return false;
   if (format == SummaryFormat::kRich && rich_summary_matches(*existing, p.summary_path, summary)) return false;
-  return make_error(p.summary_path, "conflict",
+  return make_error(p.summary_path, Stage::kConflict,
                     "a different file already exists under the summary's name (not a summary of this raw "
                     "file's bytes); both kept: move one of them aside");
 }
@@ -201,13 +201,13 @@ Result<OpenedRaw> open_raw_at(const FileRef& f) {
   UniqueFd fd(::openat(f.dir.get(), f.name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (!fd.valid()) {
     const int err = errno;
-    if (err == ELOOP) return make_error(f.path, "open", "is a symbolic link; links are never followed");
-    return make_sys_error(f.path, "open", "cannot open for reading", err);
+    if (err == ELOOP) return make_error(f.path, Stage::kOpen, "is a symbolic link; links are never followed");
+    return make_sys_error(f.path, Stage::kOpen, "cannot open for reading", err);
   }
   OpenedRaw o;
   MSIT_ASSIGN_OR_RETURN(o.identity, identity_of(fd.get(), f.path));
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return make_error(f.path, "open", "not a regular file");
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return make_error(f.path, Stage::kOpen, "not a regular file");
   ::fcntl(fd.get(), F_SETFL, 0);  // readers hand the fd on: make it an ordinary blocking one
   o.fd = std::move(fd);
   MSIT_ASSIGN_OR_RETURN(o.header, read_dump_header(o.fd.get(), f.path, o.identity));
@@ -261,7 +261,7 @@ Result<PreparedSummary> prepare_summary(const FileRef& f, const CompactOptions& 
   } else {
     MSIT_ASSIGN_OR_RETURN(bytes, encode_summary(summary, raw.header, opts.format));
     if (bytes.size() > kMaxSummaryOutputBytes) {
-      return make_error(f.path, "summary", "summary would be " + std::to_string(bytes.size() >> 20) +
+      return make_error(f.path, Stage::kSummary, "summary would be " + std::to_string(bytes.size() >> 20) +
                                                " MiB (limit 16 MiB; " + std::to_string(summary.tensors.size()) +
                                                " tensors): not a real dump op; raw file kept");
     }
@@ -315,7 +315,7 @@ Status publish_archive_temp(PreparedSummary& p) {
   if (archive::same_archive_present(t.dir().get(), t.temp_name(), final_name)) return ok_status();
   struct stat there {};
   if (::fstatat(t.dir().get(), final_name.c_str(), &there, AT_SYMLINK_NOFOLLOW) == 0) {
-    return make_error(p.archive_path, "conflict", "exists and is not this file's archive; raw file kept");
+    return make_error(p.archive_path, Stage::kConflict, "exists and is not this file's archive; raw file kept");
   }
   return st;
 }
@@ -380,7 +380,7 @@ std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummar
     } else if (p.dry_run) {
       slots[i].emplace(outcome_of(p, CompactResultKind::kDryRun));
     } else if (d != dirs.end() && !d->second.second) {
-      slots[i].emplace(make_error(p.summary_path, "fsync-dir", "directory fsync failed; raw file kept until a later retry"));
+      slots[i].emplace(make_error(p.summary_path, Stage::kFsyncDir, "directory fsync failed; raw file kept until a later retry"));
     } else {
       removals.push_back(i);
     }

@@ -3,6 +3,7 @@
 // following symlinks (common/safety/beneath.h), so a tree changed after the scan is safe.
 #include "common/summary/compact_run.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
@@ -34,11 +35,10 @@ std::string_view left_alone_reason(LeftAlone r) {
 }
 
 bool is_bad_content_failure(const CompactFailure& f) {
-  static constexpr std::string_view kStages[] = {"header", "payload", "incomplete", "parse", "layout",
-                                                 "read",   "reduce",  "stats",      "min_max"};
-  for (auto s : kStages)
-    if (f.stage == s) return true;
-  return false;
+  static constexpr Stage kStages[] = {Stage::kHeader, Stage::kPayload, Stage::kIncomplete,
+                                      Stage::kParse,  Stage::kLayout,  Stage::kRead,
+                                      Stage::kReduce, Stage::kStats,   Stage::kMinMax};
+  return std::ranges::find(kStages, f.stage) != std::end(kStages);
 }
 
 namespace {
@@ -153,7 +153,7 @@ void recover_leftovers(RootScan& rs, CompactReport& report) {
                                                       : parent_rel(rel) + "/" + raw_name_of_claim(f->name));
     } else {
       report.failures.push_back({f->path, f->path + ": [rename] a raw file claimed by an interrupted run cannot get "
-                                                    "its name back (the name is taken); both kept", "rename", {}});
+                                                    "its name back (the name is taken); both kept", Stage::kRename, {}});
     }
   }
   for (const auto& rel : rs.temps) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/base/stage.h"
 #include "common/summary/compact.h"
 
 namespace msit {
@@ -30,7 +31,7 @@ struct CompactRunOptions {
 struct CompactFailure {
   std::string path;
   std::string reason;  // Error::to_string(): names path, stage and cause
-  std::string stage;   // Error::stage: what the report groups failures by
+  Stage stage = Stage::kNone;  // Error::stage: what the report groups failures by
   std::string moved_to;  // --quarantine: where the file now is (empty: left in place)
 };
 

@@ -64,12 +64,12 @@ MinMaxRows rows_for(const FileSummary& s, const char* role) {
 Result<std::string> encode_min_max_summary(const FileSummary& s, const RawDumpFile& raw) {
   for (const auto& t : s.tensors) {
     if (!t.stats_available) {
-      return make_error(raw.path, "summary",
+      return make_error(raw.path, Stage::kSummary,
                         "dtype " + t.dtype + " has no min/max; use the rich summary format for this file");
     }
   }
   if (raw.kind == FileKind::kNpy) {
-    if (s.tensors.size() != 1) return make_error(raw.path, "summary", "npy file must hold one tensor");
+    if (s.tensors.size() != 1) return make_error(raw.path, Stage::kSummary, "npy file must hold one tensor");
     auto row = min_max_row(s.tensors.front());
     DType t = numpy_dtype(dtype_from_name(s.tensors.front().dtype).value_or(DType::kFloat64));
     return encode_min_max_npy(t, row[0], row[1]);

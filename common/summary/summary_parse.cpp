@@ -73,7 +73,7 @@ std::string json_problem(simdjson::error_code e) {
 
 struct Ctx {
   const std::string& path;
-  Error fail(const std::string& what) const { return make_error(path, "summary", what); }
+  Error fail(const std::string& what) const { return make_error(path, Stage::kSummary, what); }
   Error wrong_type(std::string_view key) const {
     return fail("malformed summary: key \"" + std::string(key) + "\" has the wrong type");
   }

@@ -26,6 +26,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)(*a)->verify();
   std::byte buf[64];
   const uint64_t n = (*a)->size();
-  if (n >= sizeof buf) (void)(*a)->read_at(n / 2 - (n / 2) % 8, buf, "fuzz");
+  if (n >= sizeof buf) (void)(*a)->read_at(n / 2 - (n / 2) % 8, buf, Stage::kRead);
   return 0;
 }

@@ -45,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)(*store)->for_each([&](std::string_view rel, const FileSummary& s) -> Status {
     const std::string json = summary_to_json(s);
     if (!summary_from_json(json, std::string(rel)).ok()) __builtin_trap();
-    return ++seen < 64 ? ok_status() : make_error("", "fuzz", "enough");
+    return ++seen < 64 ? ok_status() : make_error("", Stage::kNone, "enough");
   });
   return 0;
 }

@@ -131,7 +131,7 @@ TEST_F(ArchiveTest, RoundTripEveryElementSizeAndBlockBoundary) {
           const size_t off = rng() % decoded.size();
           const size_t len = std::min<size_t>(rng() % (3 * block), decoded.size() - off);
           std::string got(len, '\0');
-          ASSERT_TRUE((*a)->read_at(off, std::as_writable_bytes(std::span<char>(got)), "test").ok());
+          ASSERT_TRUE((*a)->read_at(off, std::as_writable_bytes(std::span<char>(got)), Stage::kRead).ok());
           ASSERT_EQ(got, decoded.substr(off, len));
         }
         fs::remove(arc);

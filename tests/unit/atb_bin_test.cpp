@@ -36,7 +36,7 @@ Result<RawDumpFile> parse(const std::string& bytes, const std::string& path = kP
   return parse_atb_bin_prefix(std::as_bytes(std::span<const char>(bytes)), bytes.size(), path);
 }
 
-void expect_error(const Result<RawDumpFile>& r, const std::string& stage, const std::string& what) {
+void expect_error(const Result<RawDumpFile>& r, Stage stage, const std::string& what) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().stage, stage) << r.error().to_string();
   EXPECT_EQ(r.error().path, kPath);
@@ -145,35 +145,35 @@ TEST(AtbBin, StatsFile) {
   EXPECT_EQ(t.header_stats->mean, 1.25);
   EXPECT_FALSE(t.header_stats->l2norm);
   EXPECT_EQ(t.payload_size, 0u);
-  expect_error(parse("$Version=1.0\ndtype=1\ndims=2\nmax=abc\n$End=1\n"), "header", "max 'abc' is not a number");
+  expect_error(parse("$Version=1.0\ndtype=1\ndims=2\nmax=abc\n$End=1\n"), Stage::kHeader, "max 'abc' is not a number");
 }
 
 TEST(AtbBin, Truncated) {
   const std::string f = atb_bin(0, "4", raw<float>({1, 2, 3, 4}));
-  expect_error(parse(f.substr(0, f.size() - 3)), "incomplete", "declares 16 data bytes");
-  expect_error(parse(f.substr(0, 40)), "incomplete", "no '$End=1' line yet");
+  expect_error(parse(f.substr(0, f.size() - 3)), Stage::kIncomplete, "declares 16 data bytes");
+  expect_error(parse(f.substr(0, 40)), Stage::kIncomplete, "no '$End=1' line yet");
   auto short_prefix = parse_atb_bin_prefix(std::as_bytes(std::span<const char>(f.data(), 40)), 1u << 20, kPath);
-  expect_error(short_prefix, "header", "no '$End=1' line in the first 64 KiB");
+  expect_error(short_prefix, Stage::kHeader, "no '$End=1' line in the first 64 KiB");
 }
 
 TEST(AtbBin, Corrupt) {
-  expect_error(parse("$Version=1.0\nbad line\n$End=1\n"), "header", "is not 'name=value'");
-  expect_error(parse("$Version=1.0\na=b=c\n$End=1\n"), "header", "is not 'name=value'");
-  expect_error(parse("$Version=1.0\ndtype=0\n$End=1\n"), "header", "no dims line");
-  expect_error(parse("$Version=1.0\ndims=1\n$End=1\n"), "header", "no dtype line");
-  expect_error(parse(atb_bin(0, "2,x", "12345678")), "header", "dims '2,x'");
-  expect_error(parse(atb_bin(0, "-2", "12345678")), "header", "dims '-2'");
-  expect_error(parse(atb_bin(0, "99999999999999999999", "")), "header", "dims");
+  expect_error(parse("$Version=1.0\nbad line\n$End=1\n"), Stage::kHeader, "is not 'name=value'");
+  expect_error(parse("$Version=1.0\na=b=c\n$End=1\n"), Stage::kHeader, "is not 'name=value'");
+  expect_error(parse("$Version=1.0\ndtype=0\n$End=1\n"), Stage::kHeader, "no dims line");
+  expect_error(parse("$Version=1.0\ndims=1\n$End=1\n"), Stage::kHeader, "no dtype line");
+  expect_error(parse(atb_bin(0, "2,x", "12345678")), Stage::kHeader, "dims '2,x'");
+  expect_error(parse(atb_bin(0, "-2", "12345678")), Stage::kHeader, "dims '-2'");
+  expect_error(parse(atb_bin(0, "99999999999999999999", "")), Stage::kHeader, "dims");
   expect_error(parse("$Version=1.0\n$Object.Count=1\n$Object.Length=4\ndtype=0\ndims=1\n$Object.data=2,4\n$End=1\n1234"),
-               "header", "lies outside $Object.Length=4");
-  expect_error(parse("$Version=1.0\n$Object.Count=1\n$Object.Length=4\ndtype=0\ndims=1\n$End=1\n1234"), "header",
+               Stage::kHeader, "lies outside $Object.Length=4");
+  expect_error(parse("$Version=1.0\n$Object.Count=1\n$Object.Length=4\ndtype=0\ndims=1\n$End=1\n1234"), Stage::kHeader,
                "no $Object.data line");
   expect_error(parse("$Version=1.0\n$Object.Count=1\n$Object.Length=18446744073709551615\ndtype=0\ndims=1\n"
                      "$Object.data=18446744073709551615,1\n$End=1\n"),
-               "header", "lies outside");
+               Stage::kHeader, "lies outside");
   std::string many = "$Version=1.0\ndtype=0\ndims=";
   for (int i = 0; i < 40; ++i) many += "1,";
-  expect_error(parse(many + "1\n$End=1\n"), "header", "more than 32 dims");
+  expect_error(parse(many + "1\n$End=1\n"), Stage::kHeader, "more than 32 dims");
 }
 
 class AtbBinFile : public ::testing::Test {
@@ -240,7 +240,7 @@ TEST_F(AtbBinFile, ShortPayloadIsAPayloadError) {
   ASSERT_TRUE(o.ok()) << o.error().to_string();
   auto s = summarize_open_file(o->fd.get(), o->header, StatsOptions{});
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().stage, "payload");
+  EXPECT_EQ(s.error().stage, Stage::kPayload);
   EXPECT_NE(s.error().message.find("needs 16 bytes"), std::string::npos) << s.error().message;
 }
 

@@ -141,7 +141,7 @@ TEST(AtbCompareFixtures, F3AtbVsTorchApi) {
   EXPECT_EQ(pairs_of(rows), want);
   for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i].data_id, i);
   const ReportRow& lin = rows[2];
-  ASSERT_EQ(lin.cmp_fail_reason, "") << lin.verdict;
+  ASSERT_EQ(lin.cmp_fail_reason, "") << msit::verdict_name(lin.verdict);
   EXPECT_EQ(lin.golden_op_type, "Linear");
   EXPECT_EQ(lin.my_op_type, "LinearOperation");
   EXPECT_EQ(lin.my_dtype, "torch.float32");
@@ -311,7 +311,7 @@ TEST(AtbCompareEndToEnd, InjectedDivergenceIsNamed) {
   auto res = run_atb_compare(f.torch_proc.string(), f.atb_proc.string(), o);
   ASSERT_TRUE(res.ok());
   std::vector<const ReportRow*> failing;
-  for (const auto& r : res->sheets[0].rows) if (r.verdict == "fail") failing.push_back(&r);
+  for (const auto& r : res->sheets[0].rows) if (r.verdict == Verdict::kFail) failing.push_back(&r);
   ASSERT_EQ(failing.size(), 1u);
   EXPECT_EQ(failing[0]->my_op_type, "LayerNormOperation");
   EXPECT_NE(failing[0]->my_data_path.find("10_BlockLayer/0_LayerNormOperation"), std::string::npos);
@@ -342,8 +342,8 @@ TEST(AtbCompareEndToEnd, SummarisedAtbAgainstRawTorch) {
   ASSERT_EQ(rows.size(), 9u);
   EXPECT_EQ(tail(rows[5].my_data_path, 4), "10_BlockLayer/0_LayerNormOperation/after/outtensor0.bin");  // the raw name
   // Four-element tensors keep their values in the summary, so even this compare is exact.
-  EXPECT_EQ(rows[5].verdict, "fail");
-  EXPECT_EQ(rows[1].verdict, "pass");
+  EXPECT_EQ(rows[5].verdict, Verdict::kFail);
+  EXPECT_EQ(rows[1].verdict, Verdict::kPass);
   // Both sides summarised: the same rows and verdicts.
   compact_tree(f.torch_proc);
   ASSERT_TRUE(fs::exists(f.torch_proc / "0" / "root.layers.0" / "output.pth.summary.json"));

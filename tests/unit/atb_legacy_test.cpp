@@ -61,7 +61,7 @@ TEST(AtbLegacy, LayerRowsBuiltinThenCustom) {
     EXPECT_EQ(r.token_id, 0);
   }
   EXPECT_EQ(*res->rows[1].cosine, 1.0);
-  EXPECT_EQ(res->rows[3].verdict, "fail");
+  EXPECT_EQ(res->rows[3].verdict, Verdict::kFail);
   EXPECT_EQ(res->rows[3].my_op_type, "LinearOperation");
 }
 

@@ -232,7 +232,7 @@ TEST(AtbRope, SummarisedCachesAreNotComparedButNoted) {
   ASSERT_EQ(rows.size(), 2u);
   for (const auto& r : rows) {
     EXPECT_FALSE(r.cosine.has_value());
-    EXPECT_EQ(r.verdict, "skip");
+    EXPECT_EQ(r.verdict, Verdict::kSkip);
     EXPECT_NE(r.note.find("not compared"), std::string::npos) << r.note;
   }
   // The small ATB side summarised keeps its values: still exact against the raw cache.

@@ -21,7 +21,7 @@ ReportRow row(int op, bool output, std::optional<double> red, int64_t token = 0,
   r.golden_dtype = "torch.float32";
   r.my_dtype = "torch.float16";
   r.compare_mode = "exact";
-  r.verdict = "pass";
+  r.verdict = msit::Verdict::kPass;
   r.red = red;
   if (red) r.cosine = 1.0 - *red * *red / 2;
   return r;
@@ -109,11 +109,11 @@ TEST(Divergence, StatisticsRowsAreIgnoredCosineAloneCounts) {
     r.red.reset();
     r.cosine.reset();
     r.compare_mode = "stats";
-    r.verdict = "inconclusive";
+    r.verdict = msit::Verdict::kInconclusive;
   }
   rows[7].compare_mode = "sketch";
   rows[7].cosine = 0.995;  // sqrt(2 * 0.005) = 0.1
-  rows[7].verdict = "pass";
+  rows[7].verdict = msit::Verdict::kPass;
   msit::mark_error_jumps(rows);
   auto m = marked(rows);
   ASSERT_EQ(m.size(), 1u);

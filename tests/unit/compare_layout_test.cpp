@@ -239,7 +239,7 @@ void check_rows(const Tree& t, const msit::CompareResult& res, size_t chunk) {
       EXPECT_EQ(r.my_max, r.golden_max) << what;
       EXPECT_EQ(r.my_min, r.golden_min) << what;
       EXPECT_EQ(r.my_mean, r.golden_mean) << what;
-      EXPECT_EQ(r.verdict, "pass") << what;
+      EXPECT_EQ(r.verdict, msit::Verdict::kPass) << what;
     } else {
       expect_near_rel(r.red, n.red, 1e-6, what + " red");
       EXPECT_GT(*r.max_abs, 0.0) << what;
@@ -375,7 +375,7 @@ TEST(CompareLayout, UnverifiedLayoutVsFxGetsACaveatAndNoVerdict) {
     EXPECT_FALSE(r.stat_abs[k].has_value()) << k;  // max +50 vs logical: would read as a huge error
     EXPECT_FALSE(r.stat_rel[k].has_value()) << k;
   }
-  EXPECT_EQ(r.verdict, "skip");
+  EXPECT_EQ(r.verdict, msit::Verdict::kSkip);
   EXPECT_FALSE(r.cosine.has_value());
   EXPECT_TRUE(msit::apply_msit_filters({r}).empty());  // msit drops shape-only rows; so do its filters
 }
@@ -404,7 +404,7 @@ TEST(CompareLayout, UnverifiedLayoutOnBothSidesKeepsStoredOrderMetrics) {
   EXPECT_EQ(r.cosine, want.cosine);
   EXPECT_EQ(r.max_abs, want.max_abs);
   EXPECT_EQ(r.red, want.red);
-  EXPECT_EQ(r.verdict, "fail");  // 1.5x on a third of the elements
+  EXPECT_EQ(r.verdict, msit::Verdict::kFail);  // 1.5x on a third of the elements
 }
 
 }  // namespace

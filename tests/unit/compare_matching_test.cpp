@@ -43,7 +43,7 @@ msit::MatchContext context(const msit::GraphDef& g, uint32_t inputs = 2, uint32_
   ctx.graph = &g;
   ctx.graph_path = "/g.txt";
   ctx.counts = [=](const msit::SourceFile& f) -> msit::Result<msit::TensorCounts> {
-    if (f.raw_name.find("Broken") != std::string::npos) return msit::make_error(f.path, "header", "corrupt");
+    if (f.raw_name.find("Broken") != std::string::npos) return msit::make_error(f.path, msit::Stage::kHeader, "corrupt");
     return msit::TensorCounts{inputs, outputs};
   };
   return ctx;

@@ -225,7 +225,7 @@ TEST(CompareTree, CorruptFileBecomesRowNotCrash) {
   for (const auto& r : res.ranks[0].rows) {
     if (r.my_data_path.find("Add.Add_1.") != std::string::npos && r.token_id == 0) {
       corrupt = true;
-      EXPECT_EQ(r.verdict, "error");
+      EXPECT_EQ(r.verdict, msit::Verdict::kError);
       EXPECT_NE(r.cmp_fail_reason.find(victim.filename().string()), std::string::npos) << r.cmp_fail_reason;
     }
     if (r.my_data_path.find("Mul.Mul_9.") != std::string::npos) {
@@ -265,8 +265,8 @@ TEST(CompareTree, CorruptSummariesBecomeRowsNotCrash) {
     bool fx_bad = r.cmp_fail_reason.find(fx_victim.filename().string()) != std::string::npos;
     if (ge_bad) ++ge_rows;
     if (fx_bad) ++fx_rows;
-    if (ge_bad || fx_bad) EXPECT_EQ(r.verdict, "error") << r.cmp_fail_reason;
-    else if (r.verdict != "error") ++compared;
+    if (ge_bad || fx_bad) EXPECT_EQ(r.verdict, msit::Verdict::kError) << r.cmp_fail_reason;
+    else if (r.verdict != msit::Verdict::kError) ++compared;
   }
   EXPECT_EQ(ge_rows, 1u);  // one row for the op: its tensors cannot be counted
   EXPECT_EQ(fx_rows, 1u);
@@ -307,7 +307,7 @@ TEST(CompareTree, FxVsFxAndGeVsGeByName) {
   EXPECT_EQ(ge->mode, msit::CompareMode::kGeGe);
   ASSERT_EQ(ge->ranks[0].rows.size(), static_cast<size_t>(a.ops * a.tokens * 2));
   for (const auto& r : ge->ranks[0].rows) {
-    EXPECT_EQ(r.verdict, "pass");
+    EXPECT_EQ(r.verdict, msit::Verdict::kPass);
     EXPECT_EQ(r.max_abs, 0.0);
   }
 }

@@ -35,7 +35,7 @@ TEST(DaemonConfig, ErrorsNameFileLineAndKey) {
   auto r = apply_config_text("dir = /x\nsettle_ms = fast\n", "/etc/m.conf", s);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().path, "/etc/m.conf:2");
-  EXPECT_EQ(r.error().stage, "config");
+  EXPECT_EQ(r.error().stage, Stage::kConfig);
   EXPECT_NE(r.error().message.find("settle_ms"), std::string::npos);
   EXPECT_FALSE(apply_config_text("colour = blue\n", "m", s).ok());
   EXPECT_FALSE(apply_config_text("no equals sign\n", "m", s).ok());
@@ -63,7 +63,7 @@ TEST(DaemonConfig, MissingFileOrNoDirectoryIsAConfigError) {
   SettingOverrides o;
   auto missing = load_settings("/nonexistent/msit.conf", o);
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().stage, "config");
+  EXPECT_EQ(missing.error().stage, Stage::kConfig);
   EXPECT_FALSE(load_settings("", o).ok());
   o.dirs = {"/x"};
   EXPECT_TRUE(load_settings("", o).ok());

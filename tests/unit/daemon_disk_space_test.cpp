@@ -27,7 +27,7 @@ struct Fixture {
       : marks(std::move(o), std::move(roots),
               [this](const std::string& p) -> Result<FsSpace> {
                 auto it = space.find(p);
-                if (it == space.end()) return make_error(p, "statvfs", "no such filesystem");
+                if (it == space.end()) return make_error(p, Stage::kStatvfs, "no such filesystem");
                 return it->second;
               },
               log, [this](const std::vector<std::string>& argv) {

@@ -26,12 +26,12 @@ class FakeSource final : public EventSource {
  public:
   Result<int> add_watch(const std::string& dir) override {
     struct stat st {};
-    if (::lstat(dir.c_str(), &st) != 0) return make_sys_error(dir, "watch", "missing", ENOENT);
-    if (!S_ISDIR(st.st_mode)) return make_sys_error(dir, "watch", "not a dir", ENOTDIR);
+    if (::lstat(dir.c_str(), &st) != 0) return make_sys_error(dir, Stage::kWatch, "missing", ENOENT);
+    if (!S_ISDIR(st.st_mode)) return make_sys_error(dir, Stage::kWatch, "not a dir", ENOTDIR);
     for (auto& [wd, d] : watches)
       if (d == dir) return wd;
     if (limit >= 0 && static_cast<int>(watches.size()) >= limit)
-      return make_sys_error(dir, "watch", "limit", ENOSPC);
+      return make_sys_error(dir, Stage::kWatch, "limit", ENOSPC);
     watches[next_wd] = dir;
     return next_wd++;
   }

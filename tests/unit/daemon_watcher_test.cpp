@@ -185,7 +185,7 @@ TEST_F(WatcherTest, IncompleteFileBacksOffThenIsReportedOnceAndLeftAlone) {
     claim_times.push_back(clock.now_ns());
     std::vector<JobResult> rs;
     for (auto& j : sink.jobs)
-      rs.push_back(result_for(j, JobStatus::kIncomplete, make_error(j.path, "incomplete", "short")));
+      rs.push_back(result_for(j, JobStatus::kIncomplete, make_error(j.path, Stage::kIncomplete, "short")));
     sink.jobs.clear();
     w->on_results(std::move(rs));
   }
@@ -219,7 +219,7 @@ TEST_F(WatcherTest, TransientFailureIsLoggedOnceAndRetriedUntilItPasses) {
       std::vector<JobResult> rs;
       for (auto& j : sink.jobs)
         rs.push_back(result_for(j, JobStatus::kFailed,
-                                make_sys_error(j.path + ".summary.json", "write", "temp", ENOSPC), true));
+                                make_sys_error(j.path + ".summary.json", Stage::kWrite, "temp", ENOSPC), true));
       sink.jobs.clear();
       w->on_results(std::move(rs));
     } else {
@@ -244,7 +244,7 @@ TEST_F(WatcherTest, CorruptFileIsReportedOnceAndNotRetried) {
   source.inject(root, IN_CLOSE_WRITE, "Add.a.1.1.1");
   step_ms(150);
   ASSERT_EQ(sink.jobs.size(), 1u);
-  std::vector<JobResult> rs{result_for(sink.jobs[0], JobStatus::kFailed, make_error(f, "header", "bad"))};
+  std::vector<JobResult> rs{result_for(sink.jobs[0], JobStatus::kFailed, make_error(f, Stage::kHeader, "bad"))};
   sink.jobs.clear();
   w->on_results(std::move(rs));
   w->tree().scan_all();
@@ -409,7 +409,7 @@ TEST_F(WatcherTest, RewrittenWhileInFlightIsLookedAtAgain) {
   sink.jobs.clear();
   source.inject(root, IN_CLOSE_WRITE, "Add.a.1.1.1");  // a new file under the same name
   step_ms(1);
-  w->on_results({result_for(first, JobStatus::kFailed, make_error(f, "unlink", "changed"), true)});
+  w->on_results({result_for(first, JobStatus::kFailed, make_error(f, Stage::kUnlink, "changed"), true)});
   step_ms(150);
   EXPECT_EQ(sink.jobs.size(), 1u);
 }

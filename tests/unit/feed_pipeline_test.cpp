@@ -63,13 +63,13 @@ TEST(FeedPipelineTest, ProducerErrorArrivesAfterEarlierBatches) {
     Status st = run_feed_pipeline(
         o,
         [&](std::byte* buf, size_t cap) -> Result<size_t> {
-          if (++calls == 6) return make_error("/x/file.bin", "payload", "short read");
+          if (++calls == 6) return make_error("/x/file.bin", Stage::kPayload, "short read");
           std::memset(buf, 1, cap);
           return cap;
         },
         [&](const std::byte*, size_t n) { consumed += n; });
     ASSERT_FALSE(st.ok());
-    EXPECT_EQ(st.error().stage, "payload");
+    EXPECT_EQ(st.error().stage, Stage::kPayload);
     EXPECT_EQ(st.error().path, "/x/file.bin");
     EXPECT_EQ(consumed, 5 * o.batch_bytes);  // the five good batches were all reduced
     EXPECT_EQ(calls, 6);                     // and nothing was read past the error

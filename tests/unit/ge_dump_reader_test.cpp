@@ -55,7 +55,7 @@ void add_input(dumpdata::DumpData& d, int dtype, std::vector<uint64_t> dims, uin
   in->set_size(size);
 }
 
-void expect_error(const Result<RawDumpFile>& r, const std::string& stage, const std::string& what) {
+void expect_error(const Result<RawDumpFile>& r, Stage stage, const std::string& what) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().stage, stage) << r.error().to_string();
   EXPECT_EQ(r.error().path, kPath);
@@ -222,7 +222,7 @@ TEST(GeDumpReader, TruncatedPayloadIsIncomplete) {
   dumpdata::DumpData d;
   add_input(d, 1, {4}, 16);
   auto r = parse(big_dump(d, std::string(10, '\0')));
-  expect_error(r, "incomplete", "but the file has");
+  expect_error(r, Stage::kIncomplete, "but the file has");
   EXPECT_TRUE(is_incomplete_error(r.error()));
 }
 
@@ -231,19 +231,19 @@ TEST(GeDumpReader, HeaderLengthPastEndIsIncomplete) {
   add_input(d, 1, {4}, 16);
   std::string whole = big_dump(d, std::string(16, '\0'));
   auto r = parse(whole.substr(0, 12));
-  expect_error(r, "incomplete", "runs past the end");
+  expect_error(r, Stage::kIncomplete, "runs past the end");
   EXPECT_TRUE(is_incomplete_error(r.error()));
 }
 
 TEST(GeDumpReader, AbsurdHeaderLengthIsCorrupt) {
   auto r = parse(le64(kMaxGeHeaderBytes + 1) + std::string(32, '\x01'));
-  expect_error(r, "header", "exceeds the limit");
+  expect_error(r, Stage::kHeader, "exceeds the limit");
   EXPECT_FALSE(is_incomplete_error(r.error()));
 }
 
 TEST(GeDumpReader, GarbageProtobufIsCorrupt) {
   auto r = parse(big_dump(std::string(16, '\xff'), std::string(32, '\0')));
-  expect_error(r, "header", "not a valid DumpData");
+  expect_error(r, Stage::kHeader, "not a valid DumpData");
 }
 
 TEST(GeDumpReader, SizesOverflowingUint64AreCorrupt) {
@@ -251,25 +251,25 @@ TEST(GeDumpReader, SizesOverflowingUint64AreCorrupt) {
   add_input(d, 1, {1}, uint64_t{1} << 63);
   add_input(d, 1, {1}, uint64_t{1} << 63);
   auto r = parse(big_dump(d, std::string(8, '\0')));
-  expect_error(r, "header", "overflow");
+  expect_error(r, Stage::kHeader, "overflow");
 }
 
 TEST(GeDumpReader, TinyFilesAreInvalidNotIncomplete) {
   for (size_t n = 0; n <= 8; ++n) {
     SCOPED_TRACE(n);
     auto r = parse(std::string(n, '\x05'));
-    expect_error(r, "header", "too small");
+    expect_error(r, Stage::kHeader, "too small");
     EXPECT_FALSE(is_incomplete_error(r.error()));
   }
 }
 
 TEST(GeDumpReader, NanoFormatIsReportedAsUnsupported) {
   std::string f = le64(20) + hex("5a 5a 5a 5a") + std::string(40, '\0');
-  expect_error(parse(f), "header", "nano");
+  expect_error(parse(f), Stage::kHeader, "nano");
 }
 
 TEST(GeDumpReader, ZeroHeaderLengthIsInvalid) {
-  expect_error(parse(le64(0) + std::string(8, '\0')), "header", "header length is 0");
+  expect_error(parse(le64(0) + std::string(8, '\0')), Stage::kHeader, "header length is 0");
 }
 
 // Legacy (pre-2.0): the whole file is one DumpData; payloads live in `data` fields.

@@ -109,7 +109,7 @@ TEST(MinMax, CorruptArchivesAreErrorsNotCrashes) {
   auto d = parse_min_max_npz(bytes_of(deflated), "t_min_max.npz");
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.error().message.find("compressed"), std::string::npos);
-  EXPECT_EQ(d.error().stage, "header");
+  EXPECT_EQ(d.error().stage, Stage::kHeader);
 
   auto none = parse_min_max_npz(bytes_of(std::string(100, 'x')), "t_min_max.npz");
   ASSERT_FALSE(none.ok());

@@ -61,7 +61,7 @@ TEST(MindieCompare, CpuVsNpuRows) {
   EXPECT_EQ(res->rows[0].op.key, "conv");
   EXPECT_EQ(*res->rows[0].row.cosine, 1.0);
   EXPECT_EQ(res->rows[1].op.key, "relu");
-  EXPECT_EQ(res->rows[1].row.verdict, "fail");
+  EXPECT_EQ(res->rows[1].row.verdict, Verdict::kFail);
   ASSERT_EQ(res->warnings.size(), 1u);
   std::string csv = mindie_csv(res->rows);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),

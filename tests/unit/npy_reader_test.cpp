@@ -27,7 +27,7 @@ Result<RawDumpFile> parse(const std::string& bytes) {
   return parse_npy_prefix(std::as_bytes(std::span<const char>(bytes)), bytes.size(), kPath);
 }
 
-void expect_error(const Result<RawDumpFile>& r, const std::string& stage, const std::string& what) {
+void expect_error(const Result<RawDumpFile>& r, Stage stage, const std::string& what) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().stage, stage) << r.error().to_string();
   EXPECT_EQ(r.error().path, kPath);
@@ -107,17 +107,17 @@ TEST(NpyReader, ObjectAndStringArraysAreUnsupportedNotCrashes) {
   for (const char* d : {"|O", "<U7", "|S3", "|V2", "<M8[ns]", "<f16", "xyz", ""}) {
     SCOPED_TRACE(d);
     auto r = parse(npy(1, std::string("{'descr': '") + d + "', 'fortran_order': False, 'shape': (), }", 8));
-    expect_error(r, "header", "unsupported dtype");
+    expect_error(r, Stage::kHeader, "unsupported dtype");
   }
   auto o = parse(npy(1, "{'descr': '|O', 'fortran_order': False, 'shape': (), }", 8));
-  expect_error(o, "header", "object/string arrays cannot be summarised");
+  expect_error(o, Stage::kHeader, "object/string arrays cannot be summarised");
   auto structured = parse(npy(1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", 4));
-  expect_error(structured, "header", "unsupported dtype");
+  expect_error(structured, Stage::kHeader, "unsupported dtype");
 }
 
 TEST(NpyReader, BadMagicVersionAndDict) {
-  expect_error(parse("\x93NUMPX\x01\x00\x10\x00{}"), "header", "bad magic");
-  expect_error(parse(npy(4, "{'descr': '<f4', 'fortran_order': False, 'shape': (), }", 4)), "header",
+  expect_error(parse("\x93NUMPX\x01\x00\x10\x00{}"), Stage::kHeader, "bad magic");
+  expect_error(parse(npy(4, "{'descr': '<f4', 'fortran_order': False, 'shape': (), }", 4)), Stage::kHeader,
                "unsupported format version");
   const char* bad[] = {
       "{'descr': '<f4', 'fortran_order': False}",                      // no shape
@@ -131,25 +131,25 @@ TEST(NpyReader, BadMagicVersionAndDict) {
   };
   for (const char* d : bad) {
     SCOPED_TRACE(d);
-    expect_error(parse(npy(1, d, 64)), "header", "npy header");
+    expect_error(parse(npy(1, d, 64)), Stage::kHeader, "npy header");
   }
 }
 
 TEST(NpyReader, NegativeAndOverflowingShapes) {
-  expect_error(parse(npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", 4)), "header",
+  expect_error(parse(npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", 4)), Stage::kHeader,
                "negative");
   expect_error(parse(npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999999,), }", 4)),
-               "header", "overflows");
+               Stage::kHeader, "overflows");
   expect_error(parse(npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", 4)),
-               "header", "overflows");
+               Stage::kHeader, "overflows");
   expect_error(parse(npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904,), }", 4)),
-               "header", "overflows");
+               Stage::kHeader, "overflows");
 }
 
 TEST(NpyReader, ShortDataIsIncompleteAndLongDataWarns) {
   std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }";
   auto shortr = parse(npy(1, dict, 10));
-  expect_error(shortr, "incomplete", "still being written");
+  expect_error(shortr, Stage::kIncomplete, "still being written");
   EXPECT_TRUE(is_incomplete_error(shortr.error()));
   auto longr = parse(npy(1, dict, 16, 5));
   ASSERT_TRUE(longr.ok());
@@ -157,9 +157,9 @@ TEST(NpyReader, ShortDataIsIncompleteAndLongDataWarns) {
   EXPECT_EQ(longr->tensors[0].payload_size, 16u);
   std::string f = npy(1, dict, 16);
   auto cut = parse(f.substr(0, 20));
-  expect_error(cut, "incomplete", "inside the");
+  expect_error(cut, Stage::kIncomplete, "inside the");
   auto pre = parse(f.substr(0, 9));
-  expect_error(pre, "incomplete", "preamble");
+  expect_error(pre, Stage::kIncomplete, "preamble");
 }
 
 TEST(NpyReader, ReadsFromFileAndDispatchesOnMagic) {

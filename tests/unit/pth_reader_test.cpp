@@ -126,7 +126,7 @@ Result<RawDumpFile> parse(const std::string& bytes) {
   return parse_pth_bytes(std::as_bytes(std::span<const char>(bytes)), "/h/output.pth");
 }
 
-void expect_error(const Result<RawDumpFile>& r, const std::string& stage, const std::string& what) {
+void expect_error(const Result<RawDumpFile>& r, Stage stage, const std::string& what) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().stage, stage) << r.error().to_string();
   EXPECT_EQ(r.error().path, "/h/output.pth");
@@ -148,27 +148,27 @@ TEST(PthHostile, ValidHandMadeArchive) {
 
 TEST(PthHostile, TruncatedAndCorruptZip) {
   const std::string z = with_pickle(real_pickle());
-  expect_error(parse(z.substr(0, z.size() - 10)), "incomplete", "no end-of-central-directory");
-  expect_error(parse(z.substr(0, 10)), "incomplete", "");
+  expect_error(parse(z.substr(0, z.size() - 10)), Stage::kIncomplete, "no end-of-central-directory");
+  expect_error(parse(z.substr(0, 10)), Stage::kIncomplete, "");
   std::string bad_crc = z;
   bad_crc[bad_crc.find("_rebuild") + 1] ^= 1;
-  expect_error(parse(bad_crc), "header", "CRC-32");
-  expect_error(parse(npz_internal::write_stored_zip({{"data.pkl", real_pickle()}})), "header",
+  expect_error(parse(bad_crc), Stage::kHeader, "CRC-32");
+  expect_error(parse(npz_internal::write_stored_zip({{"data.pkl", real_pickle()}})), Stage::kHeader,
                "unsupported .pth content: member 'data.pkl' is not under a top directory");
-  expect_error(parse(npz_internal::write_stored_zip({{"x/version", "3\n"}})), "header", "no x/data.pkl member");
+  expect_error(parse(npz_internal::write_stored_zip({{"x/version", "3\n"}})), Stage::kHeader, "no x/data.pkl member");
 }
 
 TEST(PthHostile, StorageProblems) {
-  expect_error(parse(with_pickle(real_pickle(), std::string(20, '\0'))), "payload", "storage member holds 20 bytes");
+  expect_error(parse(with_pickle(real_pickle(), std::string(20, '\0'))), Stage::kPayload, "storage member holds 20 bytes");
   std::string p = real_pickle();
   p.replace(p.find("FloatStorage"), 12, "QuuxxStorage");
-  expect_error(parse(with_pickle(p)), "header", "unsupported .pth content: storage class torch.QuuxxStorage");
+  expect_error(parse(with_pickle(p)), Stage::kHeader, "unsupported .pth content: storage class torch.QuuxxStorage");
   std::string far = real_pickle();
   far[far.find("QK\x00", 0, 3) + 2] = 5;  // storage offset 5: the view now reaches element 10 of 6
-  expect_error(parse(with_pickle(far)), "header", "view reaches past its storage");
+  expect_error(parse(with_pickle(far)), Stage::kHeader, "view reaches past its storage");
   std::string key = real_pickle();
   key[key.find("X\x01\x00\x00\x00""0", 0, 6) + 5] = '7';
-  expect_error(parse(with_pickle(key)), "header", "storage member x/data/7 is missing");
+  expect_error(parse(with_pickle(key)), Stage::kHeader, "storage member x/data/7 is missing");
 }
 
 TEST(PthHostile, PickleOutsideTheSubset) {

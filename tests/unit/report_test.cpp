@@ -121,7 +121,7 @@ TEST(Report, HeaderAndCellsByteIdentical) {
 TEST(Report, ExtraColumnsFollowMsitColumns) {
   msit::ReportRow r = known_row();
   r.compare_mode = "exact";
-  r.verdict = "fail";
+  r.verdict = msit::Verdict::kFail;
   r.note = "-note";
   std::string csv = msit::report_csv({r}, msit::CsvOptions{});
   std::string header = csv.substr(0, csv.find('\n'));
@@ -167,8 +167,8 @@ TEST(Report, FileNames) {
 
 TEST(Report, TerminalSummaryPointsAtFirstFailure) {
   msit::ReportRow ok = known_row(), bad = known_row();
-  ok.verdict = "pass";
-  bad.verdict = "fail";
+  ok.verdict = msit::Verdict::kPass;
+  bad.verdict = msit::Verdict::kFail;
   bad.cosine = 0.5;
   bad.my_data_path = "/d/ge/Mul.Mul_3.1.1.1706596912161999,outputs,0";
   std::vector<msit::ReportRow> rows = {ok, bad, bad};
@@ -185,7 +185,7 @@ TEST(Report, WorstListShowsEachTensorPairOnce) {
   std::vector<msit::ReportRow> rows;
   for (int k = 0; k < 12; ++k) {
     msit::ReportRow out = known_row();
-    out.verdict = "fail";
+    out.verdict = msit::Verdict::kFail;
     out.cosine = 0.5 + 0.01 * k;
     out.max_abs = 1.0 + k;
     out.red = 0.3;
@@ -251,7 +251,7 @@ TEST(Report, CsvStreamKeepsRowOrderAndStopsAtTheFirstSinkError) {
 
   int calls = 0;
   msit::Status st = msit::write_report_csv(rows, o, [&](std::string_view) {
-    return ++calls == 3 ? msit::Status(msit::make_error("out.csv", "write", "disk full")) : msit::ok_status();
+    return ++calls == 3 ? msit::Status(msit::make_error("out.csv", msit::Stage::kWrite, "disk full")) : msit::ok_status();
   });
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message, "disk full");
@@ -263,7 +263,7 @@ TEST(Report, TerminalSummaryGroupsErrorRows) {
   std::vector<msit::ReportRow> rows;
   for (int k = 0; k < 12; ++k) {
     msit::ReportRow r = known_row();
-    r.verdict = "error";
+    r.verdict = msit::Verdict::kError;
     r.my_data_path = "/d/ge/Add.Add_" + std::to_string(k) + ".1.1.1,outputs,0";
     r.cmp_fail_reason = "my_data_path: /d/ge/Add.Add_" + std::to_string(k) + ".1.1.1: header: truncated";
     rows.push_back(r);

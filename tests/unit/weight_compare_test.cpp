@@ -64,7 +64,7 @@ TEST(WeightCompare, DequantisedInt8AgainstFloat) {
   EXPECT_EQ(*fc.my_max, 2.0);
   const ReportRow& out = res->rows[1].row;
   EXPECT_EQ(*out.cosine, -1.0);
-  EXPECT_EQ(out.verdict, "fail");
+  EXPECT_EQ(out.verdict, Verdict::kFail);
   std::string csv = weight_report_csv(res->rows, false);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "weight_name,golden_dtype,golden_shape,golden_max_value,golden_min_value,golden_mean_value,my_dtype,my_shape,"
@@ -84,7 +84,7 @@ TEST(WeightCompare, ShapesAndMissingFiles) {
   auto res = run_weight_compare((t.p / "golden").string(), (t.p / "my").string(), false);
   ASSERT_TRUE(res.ok()) << res.error().to_string();
   ASSERT_EQ(res->rows.size(), 1u);
-  EXPECT_EQ(res->rows[0].row.verdict, "error");  // [3] does not broadcast onto [2, 2]
+  EXPECT_EQ(res->rows[0].row.verdict, Verdict::kError);  // [3] does not broadcast onto [2, 2]
   EXPECT_NE(res->rows[0].row.note.find("do not broadcast"), std::string::npos);
   write_file(t.p / "my" / "b.safetensors",
              safetensors({{"w.weight", "I8", {2, 2}, {1, 2, 3, 4}}, {"w.weight_offset", "F32", {1}, {0}},

@@ -168,5 +168,15 @@ TEST(RawNameRules, DerivedNamesRoundTrip) {
   }
 }
 
+TEST(RawNameRules, ClaimNamesRoundTrip) {
+  for (const char* raw : {"Add.Add_1.1.6.1706596912100001", "a.npy", "x"}) {
+    const std::string claim = claim_name_for(raw, "aB3xY9");
+    EXPECT_EQ(claim, std::string(kClaimPrefix) + "aB3xY9." + raw);
+    EXPECT_EQ(raw_name_of_claim(claim), raw);
+    EXPECT_EQ(classify_name(claim).kind, NameKind::kClaim);
+    EXPECT_FALSE(raw_name_of(claim).has_value());
+  }
+}
+
 }  // namespace
 }  // namespace msit

@@ -16,6 +16,7 @@
 #include "cli/human.h"
 #include "common/safety/quarantine.h"
 #include "common/summary/compact_run.h"
+#include "common/summary/compact_settings.h"
 #include "common/summary/summary_format.h"
 
 namespace msit::cli {
@@ -25,17 +26,12 @@ struct CompactArgs {
   std::vector<std::string> dirs;
   unsigned jobs = 0;  // 0: one per core
   std::string format;  // empty: default_summary_format()
-  unsigned sketch_bits = 32;
-  bool keep_raw = false;
-  bool archive = false;
-  int zstd_level = static_cast<int>(kZstdLevel.def);
-  int zstd_workers = static_cast<int>(kZstdWorkers.def);
+  CompactSettings settings;  // format filled from `format` at run
   bool dry_run = false;
   bool json = false;
   bool force = false;
   Verbosity verbosity = Verbosity::kNormal;
   std::string quarantine;
-  uint32_t sketch_width = kDefaultSketchWidth;
 };
 
 // SIGINT/SIGTERM: workers finish the files in flight (their temps are removed or published),
@@ -179,13 +175,10 @@ int run(const CompactArgs& a) {
   opts.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   auto format = a.format.empty() ? default_summary_format() : parse_summary_format(a.format);
   if (!format.ok()) throw InputError(format.error().to_string());
-  opts.file.format = *format;
-  opts.file.store_sketch = a.sketch_bits == 64 ? store::SketchPrecision::kFloat64 : store::SketchPrecision::kFloat32;
-  opts.file.raw = a.archive ? RawAction::kArchive : a.keep_raw ? RawAction::kKeep : RawAction::kDelete;
-  opts.file.archive.level = a.zstd_level;
-  opts.file.archive.workers = a.zstd_workers;
+  CompactSettings settings = a.settings;
+  settings.format = *format;
+  opts.file = compact_options(settings);
   opts.file.dry_run = a.dry_run;
-  opts.file.stats.sketch_width = a.sketch_width;
   opts.force = a.force;
   opts.quarantine = a.quarantine;
   opts.cancel = &g_cancel;
@@ -219,15 +212,13 @@ CLI::App* register_compact(CLI::App& app, int& exit_code) {
                   "store (one msit-summary.db per dump root; default), json (NAME.summary.json) or msit "
                   "(_min_max.npy/.npz); default from MSIT_COMPACT_SUMMARY_FORMAT if set")
       ->check(CLI::IsMember({"store", "json", "rich", "msit"}));
-  cmd->add_option("--sketch-bits", args->sketch_bits,
-                  "Bits per sketch bucket in the store: 32 (default, half the size) or 64 (bit-exact)")
-      ->check(CLI::IsMember({32u, 64u}));
-  auto* keep = cmd->add_flag("--keep-raw", args->keep_raw, "Write summaries but keep the raw files");
-  cmd->add_flag("--archive", args->archive,
+  add_sketch_bits(cmd, args->settings.sketch_bits);
+  auto* keep = cmd->add_flag("--keep-raw", args->settings.keep_raw, "Write summaries but keep the raw files");
+  cmd->add_flag("--archive", args->settings.archive,
                 "Replace each raw file by a verified lossless archive (NAME.zst) instead of deleting it")
       ->excludes(keep);
-  add_int_setting(cmd, kZstdLevel, args->zstd_level, "zstd level of --archive");
-  add_int_setting(cmd, kZstdWorkers, args->zstd_workers, "Threads compressing one file's blocks with --archive");
+  add_int_setting(cmd, kZstdLevel, args->settings.zstd_level, "zstd level of --archive");
+  add_int_setting(cmd, kZstdWorkers, args->settings.zstd_workers, "Threads compressing one file's blocks with --archive");
   cmd->add_flag("--dry-run", args->dry_run, "Read and report only; write and delete nothing");
   cmd->add_flag("--json", args->json, "Print the report as JSON");
   cmd->add_flag("--force", args->force,
@@ -242,7 +233,7 @@ CLI::App* register_compact(CLI::App& app, int& exit_code) {
           },
           "RELATIVE_DIR"));
   add_verbosity(cmd, args->verbosity, "List every file left alone and every failure, with its reason");
-  add_sketch_width(cmd, args->sketch_width, "Sketch buckets");
+  add_sketch_width(cmd, args->settings.sketch_width, "Sketch buckets");
   cmd->callback([args, &exit_code] { exit_code = run(*args); });
   return cmd;
 }

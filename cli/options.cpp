@@ -76,6 +76,11 @@ CLI::Option* add_sketch_width(CLI::App* cmd, uint32_t& v, const std::string& hel
           "POWER_OF_TWO"));
 }
 
+CLI::Option* add_sketch_bits(CLI::App* cmd, unsigned& v) {
+  return cmd->add_option("--sketch-bits", v, "Bits per sketch bucket in the store: 32 (default, half the size) or 64 (bit-exact)")
+      ->check(CLI::IsMember({32u, 64u}));
+}
+
 void require_exists(const std::string& path, const char* what) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) return;

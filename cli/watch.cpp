@@ -33,12 +33,15 @@ struct WatchArgs {
   bool keep_raw = false, archive = false;
   Verbosity verbosity = Verbosity::kNormal;
   int zstd_level = static_cast<int>(kZstdLevel.def);
+  int zstd_workers = static_cast<int>(kZstdWorkers.def);
+  uint32_t sketch_width = kDefaultSketchWidth;
+  unsigned sketch_bits = 32;
   std::string json_status;
   std::string min_free;
   CLI::Option *settle_opt = nullptr, *jobs_opt = nullptr, *rescan_opt = nullptr,
               *format_opt = nullptr, *keep_opt = nullptr,
               *json_opt = nullptr, *archive_opt = nullptr, *level_opt = nullptr,
-              *min_free_opt = nullptr;
+              *workers_opt = nullptr, *width_opt = nullptr, *bits_opt = nullptr, *min_free_opt = nullptr;
 };
 
 // Absolute, without trailing slashes; a root given as a symlink is resolved once, explicitly
@@ -70,6 +73,9 @@ d::SettingOverrides overrides_of(const WatchArgs& a) {
   if (a.keep_opt->count()) o.keep_raw = a.keep_raw;
   if (a.archive_opt->count()) o.archive = a.archive;
   if (a.level_opt->count()) o.zstd_level = a.zstd_level;
+  if (a.workers_opt->count()) o.zstd_workers = a.zstd_workers;
+  if (a.width_opt->count()) o.sketch_width = a.sketch_width;
+  if (a.bits_opt->count()) o.sketch_bits = a.sketch_bits;
   if (a.verbosity == Verbosity::kVerbose) o.verbose = true;
   if (a.json_opt->count()) o.json_status = a.json_status;
   if (a.min_free_opt->count()) o.min_free = a.min_free;
@@ -111,6 +117,10 @@ CLI::App* register_watch(CLI::App& app, int& exit_code) {
   a->archive_opt = cmd->add_flag("--archive", a->archive,
                                  "Replace each raw file by a verified lossless archive (NAME.zst) instead of deleting it");
   a->level_opt = add_int_setting(cmd, kZstdLevel, a->zstd_level, "zstd level of --archive");
+  a->workers_opt =
+      add_int_setting(cmd, kZstdWorkers, a->zstd_workers, "Threads compressing one file's blocks with --archive");
+  a->width_opt = add_sketch_width(cmd, a->sketch_width, "Sketch buckets");
+  a->bits_opt = add_sketch_bits(cmd, a->sketch_bits);
   a->rescan_opt = add_int_setting(cmd, kRescanIntervalS, a->rescan_s, "Full rescan period in s, the safety net for lost events");
   cmd->add_option("--config", a->config, "Config file of `key = value` lines (command-line options win); re-read on SIGHUP");
   a->json_opt = cmd->add_option("--json-status", a->json_status, "Write counters to this JSON file every second (atomically)");

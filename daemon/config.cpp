@@ -59,22 +59,30 @@ Status apply_key(std::string_view key, std::string_view value, WatchSettings& s,
   } else if (key == "summary_format") {
     auto f = parse_summary_format(value);
     if (!f.ok()) return bad("expected store, json or msit");
-    s.format = *f;
+    s.compact.format = *f;
   } else if (key == "keep_raw" || key == "verbose" || key == "archive") {
     auto b = parse_bool(value);
     if (!b) return bad("expected true or false");
-    (key == "keep_raw" ? s.keep_raw : key == "archive" ? s.archive : s.verbose) = *b;
-  } else if (key == kZstdLevel.key) {
+    (key == "keep_raw" ? s.compact.keep_raw : key == "archive" ? s.compact.archive : s.verbose) = *b;
+  } else if (key == kZstdLevel.key || key == kZstdWorkers.key) {
+    const IntSetting& r = key == kZstdLevel.key ? kZstdLevel : kZstdWorkers;
     int n = 0;
     auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-    if (ec != std::errc() || p != value.data() + value.size() || !kZstdLevel.contains(n))
-      return bad(out_of_range(kZstdLevel).c_str());
-    s.zstd_level = n;
+    if (ec != std::errc() || p != value.data() + value.size() || !r.contains(n)) return bad(out_of_range(r).c_str());
+    (key == kZstdLevel.key ? s.compact.zstd_level : s.compact.zstd_workers) = n;
+  } else if (key == kSketchWidth.key) {
+    auto n = parse_u32(value);
+    if (!n || !is_valid_sketch_width(*n)) return bad("expected a power of two from 2 to 65536");
+    s.compact.sketch_width = *n;
+  } else if (key == "sketch_bits") {
+    auto n = parse_u32(value);
+    if (!n || (*n != 32 && *n != 64)) return bad("expected 32 or 64");
+    s.compact.sketch_bits = *n;
   } else if (key == "json_status") {
     s.json_status = std::string(value);
   } else {
     return bad("unknown key (known: dir, settle_ms, jobs, summary_format, keep_raw, archive, zstd_level, "
-               "rescan_interval_s, json_status, verbose, min_free, low_space_hook, low_space_hook_interval_s)");
+               "zstd_workers, sketch_width, sketch_bits, rescan_interval_s, json_status, verbose, min_free, low_space_hook, low_space_hook_interval_s)");
   }
   return ok_status();
 }
@@ -115,7 +123,7 @@ Status apply_config_text(std::string_view text, const std::string& path, WatchSe
 
 Result<WatchSettings> load_settings(const std::string& config_path, const SettingOverrides& o) {
   WatchSettings s;
-  MSIT_ASSIGN_OR_RETURN(s.format, default_summary_format());
+  MSIT_ASSIGN_OR_RETURN(s.compact.format, default_summary_format());
   if (!config_path.empty()) {
     MSIT_ASSIGN_OR_RETURN(std::string text, read_config_file(config_path));
     MSIT_TRY(apply_config_text(text, config_path, s));
@@ -124,10 +132,13 @@ Result<WatchSettings> load_settings(const std::string& config_path, const Settin
   if (o.settle_ms) s.settle_ms = *o.settle_ms;
   if (o.jobs) s.jobs = *o.jobs;
   if (o.rescan_interval_s) s.rescan_interval_s = *o.rescan_interval_s;
-  if (o.format) s.format = *o.format;
-  if (o.keep_raw) s.keep_raw = *o.keep_raw;
-  if (o.archive) s.archive = *o.archive;
-  if (o.zstd_level) s.zstd_level = *o.zstd_level;
+  if (o.format) s.compact.format = *o.format;
+  if (o.keep_raw) s.compact.keep_raw = *o.keep_raw;
+  if (o.archive) s.compact.archive = *o.archive;
+  if (o.zstd_level) s.compact.zstd_level = *o.zstd_level;
+  if (o.zstd_workers) s.compact.zstd_workers = *o.zstd_workers;
+  if (o.sketch_width) s.compact.sketch_width = *o.sketch_width;
+  if (o.sketch_bits) s.compact.sketch_bits = *o.sketch_bits;
   if (o.verbose) s.verbose = *o.verbose;
   if (o.json_status) s.json_status = *o.json_status;
   if (o.min_free) {
@@ -149,7 +160,7 @@ Result<WatchSettings> load_settings(const std::string& config_path, const Settin
   MSIT_TRY(check(kJobs, s.jobs, true));
   if (s.low_space_hook_interval_s == 0)
     return make_error(config_path, Stage::kConfig, "low_space_hook_interval_s must be at least 1");
-  if (s.archive && s.keep_raw)
+  if (s.compact.archive && s.compact.keep_raw)
     return make_error(config_path, Stage::kConfig, "archive and keep_raw exclude each other");
   return s;
 }

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/base/result.h"
-#include "common/summary/compact.h"
+#include "common/summary/compact_settings.h"
 #include "common/summary/option_limits.h"
 #include "common/summary/summary_format.h"
 #include "daemon/disk_space.h"
@@ -20,10 +20,7 @@ struct WatchSettings {
   std::vector<std::string> dirs;
   uint32_t settle_ms = kSettleMs.def;
   uint32_t jobs = kJobs.def;         // 0: number of cores
-  SummaryFormat format = SummaryFormat::kStore;  // default_summary_format() at load
-  bool keep_raw = false;
-  bool archive = false;              // replace raw files by verified .zst archives
-  int zstd_level = kZstdLevel.def;
+  CompactSettings compact;           // shared with `compact`; format from default_summary_format()
   uint32_t rescan_interval_s = kRescanIntervalS.def;
   std::string json_status;           // empty: none
   bool verbose = false;
@@ -38,7 +35,8 @@ struct SettingOverrides {
   std::optional<uint32_t> settle_ms, jobs, rescan_interval_s;
   std::optional<SummaryFormat> format;
   std::optional<bool> keep_raw, verbose, archive;
-  std::optional<int> zstd_level;
+  std::optional<int> zstd_level, zstd_workers;
+  std::optional<uint32_t> sketch_width, sketch_bits;
   std::optional<std::string> json_status;
   std::optional<std::string> min_free;  // checked by load_settings()
 };

@@ -47,25 +47,17 @@ WatermarkOptions watermark_options(const WatchSettings& s) {
   return o;
 }
 
-CompactOptions compact_options(const WatchSettings& s) {
-  CompactOptions c;
-  c.format = s.format;
-  c.raw = s.archive ? RawAction::kArchive : s.keep_raw ? RawAction::kKeep : RawAction::kDelete;
-  c.archive.level = s.zstd_level;
-  return c;
-}
-
 class Service {
  public:
   Service(const WatchSettings& s, const ReloadFn& reload, Logger& log, EventSource& source)
       : settings_(s), reload_(reload), log_(log), source_(source),
         jobs_(s.jobs != 0 ? s.jobs : std::max(1u, std::thread::hardware_concurrency())),
-        compactor_(compact_options(s), s.dirs), live_(std::make_shared<LivePolicySettings>()),
+        compactor_(compact_options(s.compact), s.dirs), live_(std::make_shared<LivePolicySettings>()),
         locks_(s.dirs.size()),
         watermarks_(watermark_options(s), s.dirs, statvfs_space, log,
                     [this](const std::vector<std::string>& argv) { return start_hook(argv); }) {
-    live_->keep_raw = s.keep_raw;
-    live_->format = s.format;
+    live_->keep_raw = s.compact.keep_raw;
+    live_->format = s.compact.format;
   }
 
   int run();
@@ -224,15 +216,15 @@ void Service::reload() {
   s->jobs = settings_.jobs;
   settings_ = *s;
   watcher_->set_options(watcher_options(settings_, jobs_));
-  compactor_.set_options(compact_options(settings_));
+  compactor_.set_options(compact_options(settings_.compact));
   watermarks_.set_options(watermark_options(settings_));
-  live_->keep_raw = settings_.keep_raw;
-  live_->format = settings_.format;
+  live_->keep_raw = settings_.compact.keep_raw;
+  live_->format = settings_.compact.format;
   log_.set_verbose(settings_.verbose);
   log_.info("config reloaded: settle " + std::to_string(settings_.settle_ms) + " ms, rescan every " +
             std::to_string(settings_.rescan_interval_s) + " s, format " +
-            std::string(summary_format_name(settings_.format)) +
-            (settings_.keep_raw ? ", raw files kept" : settings_.archive ? ", raw files archived" : ""));
+            std::string(summary_format_name(settings_.compact.format)) +
+            (settings_.compact.keep_raw ? ", raw files kept" : settings_.compact.archive ? ", raw files archived" : ""));
 }
 
 void Service::begin_stop(int signum) {

@@ -257,33 +257,28 @@ std::string msit_fx_node_key(std::string_view n, bool* is_input) {
   return std::string(cut == std::string_view::npos ? n : n.substr(0, cut));
 }
 
+// Names starting with '.' are never dump data: they include our own temps, claims and lock.
+static_assert(kTempPrefix.starts_with('.') && kClaimPrefix.starts_with('.') && kLockName.starts_with('.'));
+
 std::optional<std::pair<std::string, SourceKind>> raw_name_of(std::string_view n) {
-  if (n.empty() || n[0] == '.') return std::nullopt;  // hidden and our temp files
-  if (n.starts_with(kStoreFileName) && classify_name(n).kind == NameKind::kStore) return std::nullopt;  // read through it
-  constexpr std::string_view kSummary = kSummarySuffix;
-  constexpr std::string_view kNpz = kMinMaxNpzSuffix;
-  constexpr std::string_view kNpy = kMinMaxNpySuffix;
-  if (ends_with(n, kSummary) && n.size() > kSummary.size()) {
-    return std::make_pair(std::string(n.substr(0, n.size() - kSummary.size())), SourceKind::kSummary);
+  if (n.empty() || n[0] == '.') return std::nullopt;
+  if (is_store_file_name(n)) return std::nullopt;  // read through it
+  if (std::optional<DerivedName> d = derived_name_of(n)) {
+    switch (d->kind) {
+      case DerivedKind::kSummary: return std::make_pair(std::move(d->raw_name), SourceKind::kSummary);
+      case DerivedKind::kMinMaxNpy:
+      case DerivedKind::kMinMaxNpz: return std::make_pair(std::move(d->raw_name), SourceKind::kMinMax);
+      case DerivedKind::kArchive: {
+        // An archive holds the raw bytes: it is compared exactly, like the raw file.
+        auto inner = raw_name_of(d->raw_name);
+        if (!inner || inner->second != SourceKind::kRaw) return std::nullopt;
+        return inner;
+      }
+    }
   }
-  if (ends_with(n, kNpz) && n.size() > kNpz.size()) {
-    return std::make_pair(std::string(n.substr(0, n.size() - kNpz.size())), SourceKind::kMinMax);
-  }
-  if (ends_with(n, kNpy) && n.size() > kNpy.size()) {
-    return std::make_pair(std::string(n.substr(0, n.size() - kNpy.size())) + ".npy", SourceKind::kMinMax);
-  }
-  // An archive (NAME.zst) holds the raw bytes: it is compared exactly, like the raw file.
-  if (is_archive_name(n)) {
-    auto inner = raw_name_of(without_archive_suffix(n));
-    if (!inner || inner->second != SourceKind::kRaw) return std::nullopt;
-    return inner;
-  }
-  // A GE statistics-mode dump (formats.md 1.8): NAME.csv next to where NAME would be.
-  constexpr std::string_view kCsv = ".csv";
-  if (ends_with(n, kCsv) && n.size() > kCsv.size()) {
-    std::string_view raw = n.substr(0, n.size() - kCsv.size());
-    if (!parse_ge_dump_name(raw)) return std::nullopt;
-    return std::make_pair(std::string(raw), SourceKind::kStatsCsv);
+  if (n.ends_with(kStatsCsvSuffix)) {
+    if (!parse_stats_csv_name(n)) return std::nullopt;
+    return std::make_pair(std::string(n.substr(0, n.size() - kStatsCsvSuffix.size())), SourceKind::kStatsCsv);
   }
   if (ends_with(n, ".json")) return std::nullopt;
   return std::make_pair(std::string(n), SourceKind::kRaw);

@@ -82,23 +82,19 @@ void fill_parsed(NameInfo& info, std::string_view raw) {
   else info.ge = parse_ge_dump_name(raw);
 }
 
-// Names derived from a raw file's name by a suffix: summaries, converter files, archives.
+// Names derived from a raw file's name by a suffix (derived_names.h): summaries, converter
+// files, archives.
 bool classify_derived(std::string_view n, NameInfo& info) {
-  struct Rule { std::string_view suffix; NameKind kind; std::string_view raw_suffix; };
-  static constexpr Rule kRules[] = {
-      {kSummarySuffix, NameKind::kSummary, ""},
-      {kMinMaxNpySuffix, NameKind::kMinMaxNpy, ".npy"},
-      {kMinMaxNpzSuffix, NameKind::kMinMaxNpz, ""},
-      {kArchiveSuffix, NameKind::kArchive, ""},
-  };
-  for (const Rule& r : kRules) {
-    if (n.size() > r.suffix.size() && n.ends_with(r.suffix)) {
-      info.kind = r.kind;
-      fill_parsed(info, std::string(strip(n, r.suffix)) + std::string(r.raw_suffix));
-      return true;
-    }
+  std::optional<DerivedName> d = derived_name_of(n);
+  if (!d) return false;
+  switch (d->kind) {
+    case DerivedKind::kSummary: info.kind = NameKind::kSummary; break;
+    case DerivedKind::kMinMaxNpy: info.kind = NameKind::kMinMaxNpy; break;
+    case DerivedKind::kMinMaxNpz: info.kind = NameKind::kMinMaxNpz; break;
+    case DerivedKind::kArchive: info.kind = NameKind::kArchive; break;
   }
-  return false;
+  fill_parsed(info, d->raw_name);
+  return true;
 }
 
 }  // namespace
@@ -198,6 +194,11 @@ std::optional<FxDumpName> parse_fx_dump_name(std::string_view name) {
   return fx;
 }
 
+std::optional<GeDumpName> parse_stats_csv_name(std::string_view n) {
+  if (!n.ends_with(kStatsCsvSuffix)) return std::nullopt;
+  return parse_ge_dump_name(strip(n, kStatsCsvSuffix));
+}
+
 NameInfo classify_name(std::string_view file_name) {
   NameInfo info;
   std::string_view n = file_name.substr(file_name.rfind('/') + 1);
@@ -210,25 +211,21 @@ NameInfo classify_name(std::string_view file_name) {
     info.kind = NameKind::kLock;
     return info;
   }
-  if (n.starts_with(kClaimPrefix)) {
+  if (is_claim_name(n)) {
     info.kind = NameKind::kClaim;
     return info;
   }
-  if (n.starts_with(kStoreFileName)) {
-    std::string_view rest = n.substr(kStoreFileName.size());
-    if (rest.empty() || rest == "-wal" || rest == "-shm" || rest == "-journal") {
-      info.kind = NameKind::kStore;
-      return info;
-    }
+  if (is_store_file_name(n)) {
+    info.kind = NameKind::kStore;
+    return info;
   }
   if (classify_derived(n, info)) return info;
   if (n == "mapping.csv") {
     info.kind = NameKind::kMappingCsv;
-  } else if (n.ends_with(".csv")) {
-    std::string_view stem = strip(n, ".csv");
-    if (auto g = parse_ge_dump_name(stem)) {
+  } else if (n.ends_with(kStatsCsvSuffix)) {
+    if (auto g = parse_stats_csv_name(n)) {
       info.kind = NameKind::kStatsCsv;
-      info.raw_name = std::string(stem);
+      info.raw_name = std::string(strip(n, kStatsCsvSuffix));
       info.ge = std::move(g);
     }
   } else if (n.ends_with(".npy")) {

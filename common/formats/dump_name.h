@@ -58,6 +58,8 @@ struct NameInfo {
 NameInfo classify_name(std::string_view file_name);
 std::optional<GeDumpName> parse_ge_dump_name(std::string_view file_name);
 std::optional<FxDumpName> parse_fx_dump_name(std::string_view file_name);
+// NAME.csv with a GE dump name NAME (a statistics-mode dump): NAME, parsed.
+std::optional<GeDumpName> parse_stats_csv_name(std::string_view file_name);
 // adump "dump stream" names carry a dump number before the task id, which the 5-field rule
 // reads as a last ".N" of the op name (as msit does). This gives the op name without it, or
 // nullopt when the op name does not end in ".<digits>".

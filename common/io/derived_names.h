@@ -2,6 +2,8 @@
 // names of our own files (temps, claims, lock, store): every suffix and prefix has its home here.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -11,10 +13,13 @@ inline constexpr std::string_view kSummarySuffix = ".summary.json";  // NAME -> 
 inline constexpr std::string_view kMinMaxNpySuffix = "_min_max.npy";  // STEM.npy -> STEM_min_max.npy
 inline constexpr std::string_view kMinMaxNpzSuffix = "_min_max.npz";  // NAME -> NAME_min_max.npz
 inline constexpr std::string_view kArchiveSuffix = ".zst";            // NAME -> NAME.zst
+// GE's statistics mode writes NAME.csv where a tensor dump NAME would be (formats.md 1.8).
+inline constexpr std::string_view kStatsCsvSuffix = ".csv";
 // Temp files start with this prefix so no reader mistakes them for dumps or summaries.
 inline constexpr std::string_view kTempPrefix = ".msit-tmp.";
 // Private name of a file being removed: `.msit-claim.{6 random}.{name}` (common/io/noreplace.h).
 inline constexpr std::string_view kClaimPrefix = ".msit-claim.";
+inline constexpr size_t kClaimTagChars = 6;
 // The tree owner's lock file at a dump root (common/safety/tree_lock.h).
 inline constexpr std::string_view kLockName = ".msit-compact.lock";
 // File name of a dump root's summary store (common/store); SQLite adds -wal, -shm, -journal.
@@ -29,5 +34,22 @@ std::string archive_name_for(std::string_view raw);  // NAME.zst
 bool is_archive_name(std::string_view name);
 // What an archive restores to and summarises as: NAME for NAME.zst, anything else unchanged.
 std::string_view without_archive_suffix(std::string_view name);
+
+// The inverse of the *_for() functions above: which raw file a derived name belongs to.
+enum class DerivedKind : uint8_t { kSummary, kMinMaxNpy, kMinMaxNpz, kArchive };
+struct DerivedName {
+  DerivedKind kind;
+  std::string raw_name;  // never empty: a bare suffix (".zst") is not a derived name
+};
+std::optional<DerivedName> derived_name_of(std::string_view name);
+
+// The store file or one of SQLite's companions (-wal, -shm, -journal).
+bool is_store_file_name(std::string_view name);
+
+// `.msit-claim.{tag}.{name}` for a tag of kClaimTagChars characters, and back.
+std::string claim_name_for(std::string_view name, std::string_view tag);
+bool is_claim_name(std::string_view name);
+// The name a claim name stands for ("" when it is not a well-formed claim name).
+std::string raw_name_of_claim(std::string_view claim_name);
 
 }  // namespace msit

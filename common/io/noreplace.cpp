@@ -17,7 +17,7 @@ namespace msit {
 namespace {
 
 std::string random_suffix_impl() {
-  unsigned char r[6] = {};
+  unsigned char r[kClaimTagChars] = {};  // claim names rely on this length
   if (::getrandom(r, sizeof r, 0) != static_cast<ssize_t>(sizeof r)) {
     // Never fails for 6 bytes once the pool is initialised; mix in the pid and address anyway.
     const auto v = static_cast<unsigned long>(::getpid()) ^ reinterpret_cast<uintptr_t>(&r);
@@ -63,15 +63,6 @@ Result<UniqueFd> open_dir_per_component(int root_fd, const std::string& rel, con
 }  // namespace
 
 std::string random_name_tag() { return random_suffix_impl(); }
-
-bool is_claim_name(std::string_view name) { return name.starts_with(kClaimPrefix); }
-
-std::string raw_name_of_claim(std::string_view n) {
-  if (!is_claim_name(n)) return {};
-  n.remove_prefix(kClaimPrefix.size());
-  if (n.size() <= 7 || n[6] != '.') return {};
-  return std::string(n.substr(7));
-}
 
 Result<PublishResult> publish_noreplace(int dir_fd, const std::string& temp_name, const std::string& final_name,
                                         const std::string& shown_as) {
@@ -190,7 +181,7 @@ Result<bool> unlink_if_same(int dir_fd, const std::string& name, const FileIdent
     if (kept_reason != nullptr) *kept_reason = std::move(why);
     return false;
   };
-  const std::string claim = std::string(kClaimPrefix) + random_suffix_impl() + "." + name;
+  const std::string claim = claim_name_for(name, random_suffix_impl());
   if (claim.size() > 255) return keep("its name is too long to be moved aside safely");
   if (::renameat2(dir_fd, name.c_str(), dir_fd, claim.c_str(), RENAME_NOREPLACE) != 0) {
     const int err = errno;

@@ -16,11 +16,8 @@
 
 namespace msit {
 
-// Claim names (kClaimPrefix): a claim left by a killed process is given its name back by the
-// next owner of the tree (its summary is durable).
-bool is_claim_name(std::string_view name);
-// The name a claim name stands for ("" when it is not a claim name).
-std::string raw_name_of_claim(std::string_view claim_name);
+// Claim names (is_claim_name(), raw_name_of_claim() in derived_names.h): a claim left by a
+// killed process is given its name back by the next owner of the tree (its summary is durable).
 // Six random characters for private names.
 std::string random_name_tag();
 

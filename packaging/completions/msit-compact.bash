@@ -82,8 +82,8 @@ _msit_compact() {
   local opts="-h --help"
   case "$cmd" in
     watch)
-      opts+=" --settle-ms -j --jobs --summary-format --keep-raw --archive --zstd-level"
-      opts+=" --rescan-interval-s --min-free --config --json-status -v --verbose -q --quiet"
+      opts+=" --settle-ms -j --jobs --summary-format --keep-raw --archive --zstd-level --zstd-workers"
+      opts+=" --sketch-width --sketch-bits --rescan-interval-s --min-free --config --json-status -v --verbose -q --quiet"
       ;;
     compact)
       opts+=" -j --jobs --summary-format --keep-raw --archive --zstd-level --zstd-workers"

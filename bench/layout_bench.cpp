@@ -48,8 +48,7 @@ std::vector<std::byte> random_values(DType dt, uint64_t n) {
       std::memcpy(&out[i * 4], &u, 4);
     } else {
       // bf16: top half; "fp16": any finite pattern with exponent < 31 will do for throughput.
-      uint16_t h = dt == DType::kBFloat16 ? static_cast<uint16_t>(u >> 16)
-                                          : static_cast<uint16_t>((u >> 16) & 0xBBFF);
+      uint16_t h = dt == DType::kBFloat16 ? static_cast<uint16_t>(u >> 16) : static_cast<uint16_t>((u >> 16) & 0xBBFF);
       std::memcpy(&out[i * 2], &h, 2);
     }
   }
@@ -197,8 +196,7 @@ int main(int argc, char** argv) {
     for (int mode : {0, 1}) {
       for (const char* format : kFormats) {
         const std::string name = std::string(mode ? "stats+hash/" : "reader/") + format + "/" + dn;
-        benchmark::RegisterBenchmark(name.c_str(), bm_reader, format, dt, mode)
-            ->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(name.c_str(), bm_reader, format, dt, mode)->Unit(benchmark::kMillisecond);
       }
     }
   }

@@ -56,11 +56,11 @@ double g_one_by_one = 0;  // files per second of BM_OneByOne
 void finish(benchmark::State& state, bool baseline) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kFiles));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kFiles * kFileBytes));
-  state.counters["files_per_s"] = benchmark::Counter(static_cast<double>(state.iterations() * kFiles),
-                                                     benchmark::Counter::kIsRate);
+  state.counters["files_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * kFiles), benchmark::Counter::kIsRate);
   if (!baseline && g_one_by_one > 0) {
-    state.counters["x_one_by_one"] = benchmark::Counter(
-        static_cast<double>(state.iterations() * kFiles) / g_one_by_one, benchmark::Counter::kIsRate);
+    state.counters["x_one_by_one"] = benchmark::Counter(static_cast<double>(state.iterations() * kFiles) / g_one_by_one,
+                                                        benchmark::Counter::kIsRate);
   }
 }
 

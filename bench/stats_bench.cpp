@@ -4,8 +4,8 @@
 #include <benchmark/benchmark.h>
 #include <xxhash.h>
 
-#include <ctime>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <random>
 #include <vector>
@@ -75,8 +75,8 @@ double read_bytes_per_second(DType t) {
 void report(benchmark::State& state, DType t) {
   const auto bytes = static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(kBufferBytes);
   state.SetBytesProcessed(bytes);
-  state.counters["x_read"] = benchmark::Counter(static_cast<double>(bytes) / read_bytes_per_second(t),
-                                                benchmark::Counter::kIsRate);
+  state.counters["x_read"] =
+      benchmark::Counter(static_cast<double>(bytes) / read_bytes_per_second(t), benchmark::Counter::kIsRate);
   state.SetLabel(std::string(dtype_name(t)) + " " + stats_detail::simd_target_name());
 }
 

@@ -1,12 +1,12 @@
 // `msit-compact compact DIR...`: one-shot compaction with progress and a final report.
 #include <unistd.h>
 
-#include <atomic>
 #include <algorithm>
-#include <csignal>
-#include <map>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 #include <thread>
 
@@ -24,8 +24,8 @@ namespace {
 
 struct CompactArgs {
   std::vector<std::string> dirs;
-  unsigned jobs = 0;  // 0: one per core
-  std::string format;  // empty: default_summary_format()
+  unsigned jobs = 0;         // 0: one per core
+  std::string format;        // empty: default_summary_format()
   CompactSettings settings;  // format filled from `format` at run
   bool dry_run = false;
   bool json = false;
@@ -109,7 +109,8 @@ void print_left_alone(const CompactReport& r, bool verbose) {
   for (const auto& l : r.left_alone) ++counts[l.reason];
   for (auto [reason, n] : counts)
     std::printf("left alone: %zu file%s %s\n", n, n == 1 ? "" : "s", std::string(left_alone_reason(reason)).c_str());
-  if (!r.symlinks.empty()) std::printf("left alone: %zu symlink%s (never followed)\n", r.symlinks.size(), r.symlinks.size() == 1 ? "" : "s");
+  if (!r.symlinks.empty())
+    std::printf("left alone: %zu symlink%s (never followed)\n", r.symlinks.size(), r.symlinks.size() == 1 ? "" : "s");
   if (verbose) {
     for (const auto& l : r.left_alone)
       std::printf("  %s: %s\n", l.path.c_str(), std::string(left_alone_reason(l.reason)).c_str());
@@ -126,7 +127,8 @@ constexpr size_t kExamplesPerReason = 3;
 void print_failures(const CompactReport& r, Verbosity v) {
   if (r.failures.empty()) return;
   std::map<std::string, std::vector<const CompactFailure*>> by_stage;
-  for (const auto& f : r.failures) by_stage[f.stage == Stage::kNone ? "other" : std::string(stage_name(f.stage))].push_back(&f);
+  for (const auto& f : r.failures)
+    by_stage[f.stage == Stage::kNone ? "other" : std::string(stage_name(f.stage))].push_back(&f);
   bool hidden = false;
   for (auto& [stage, list] : by_stage) {
     std::sort(list.begin(), list.end(), [](auto* a, auto* b) { return a->path < b->path; });
@@ -141,7 +143,8 @@ void print_failures(const CompactReport& r, Verbosity v) {
   }
   const size_t in_place = r.failures.size() - r.quarantined;
   std::fprintf(stderr, "%zu file%s failed", r.failures.size(), r.failures.size() == 1 ? "" : "s");
-  if (r.quarantined) std::fprintf(stderr, ": %zu moved to the quarantine (a rerun does not look at them)", r.quarantined);
+  if (r.quarantined)
+    std::fprintf(stderr, ": %zu moved to the quarantine (a rerun does not look at them)", r.quarantined);
   if (r.quarantined == 0) std::fprintf(stderr, " and were left in place");
   else if (in_place) std::fprintf(stderr, ", %zu left in place", in_place);
   std::fprintf(stderr, "%s\n", hidden ? " (-v lists every one)" : "");
@@ -186,15 +189,18 @@ int run(const CompactArgs& a) {
   std::vector<RootProblem> problems;
   {
     ProgressLine progress(a.verbosity != Verbosity::kQuiet);
-    report = run_compact(a.dirs, opts, [&progress](const CompactProgress& p) { progress.update(p); }, &problems);
+    report = run_compact(
+        a.dirs, opts, [&progress](const CompactProgress& p) { progress.update(p); }, &problems);
   }
   if (a.json) std::printf("%s\n", report_json(report).dump(2).c_str());
   else print_report(report, a.dry_run, a.verbosity);
   for (const auto& p : problems) print_error("compact", p.root + ": " + p.message);
   if (report.cancelled) {
     const int sig = g_signal.load();
-    std::fprintf(stderr, "msit-compact compact: interrupted by %s: files in flight finished, temps removed; run "
-                 "compact again to continue\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    std::fprintf(stderr,
+                 "msit-compact compact: interrupted by %s: files in flight finished, temps removed; run "
+                 "compact again to continue\n",
+                 sig == SIGTERM ? "SIGTERM" : "SIGINT");
     return kExitSignalBase + (sig == SIGTERM ? SIGTERM : SIGINT);
   }
   if (!problems.empty()) return kExitBadInput;
@@ -205,8 +211,10 @@ int run(const CompactArgs& a) {
 
 CLI::App* register_compact(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<CompactArgs>();
-  CLI::App* cmd = app.add_subcommand("compact", "Summarise every finished dump file under DIR once, then remove the raw data");
-  cmd->add_option("dirs", args->dirs, "Dump trees (msit_ge_dump, msit_fx_dump, data_dump, or their parent)")->required();
+  CLI::App* cmd =
+      app.add_subcommand("compact", "Summarise every finished dump file under DIR once, then remove the raw data");
+  cmd->add_option("dirs", args->dirs, "Dump trees (msit_ge_dump, msit_fx_dump, data_dump, or their parent)")
+      ->required();
   add_jobs(cmd, args->jobs, "Parallel workers");
   cmd->add_option("--summary-format", args->format,
                   "store (one msit-summary.db per dump root; default), json (NAME.summary.json) or msit "
@@ -218,7 +226,8 @@ CLI::App* register_compact(CLI::App& app, int& exit_code) {
                 "Replace each raw file by a verified lossless archive (NAME.zst) instead of deleting it")
       ->excludes(keep);
   add_int_setting(cmd, kZstdLevel, args->settings.zstd_level, "zstd level of --archive");
-  add_int_setting(cmd, kZstdWorkers, args->settings.zstd_workers, "Threads compressing one file's blocks with --archive");
+  add_int_setting(cmd, kZstdWorkers, args->settings.zstd_workers,
+                  "Threads compressing one file's blocks with --archive");
   cmd->add_flag("--dry-run", args->dry_run, "Read and report only; write and delete nothing");
   cmd->add_flag("--json", args->json, "Print the report as JSON");
   cmd->add_flag("--force", args->force,

@@ -13,9 +13,9 @@
 #include <condition_variable>
 #include <cstdio>
 #include <ctime>
-#include <mutex>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "cli/commands.h"
@@ -46,7 +46,8 @@ struct CompareArgs {
 // The CSV streamed into a temp file as its chunks are formatted, then published durably.
 Status write_csv_file(const std::string& path, const std::vector<ReportRow>& rows, const CsvOptions& co) {
   MSIT_ASSIGN_OR_RETURN(TempFile tmp, TempFile::create(path));
-  MSIT_TRY(write_report_csv(rows, co, [&](std::string_view part) { return tmp.write(std::as_bytes(std::span(part))); }));
+  MSIT_TRY(
+      write_report_csv(rows, co, [&](std::string_view part) { return tmp.write(std::as_bytes(std::span(part))); }));
   MSIT_TRY(tmp.sync_and_close());
   MSIT_TRY(rename_into_place(tmp.release(), path));
   return fsync_dir(parent_dir(path));
@@ -138,8 +139,8 @@ int run(const CompareArgs& a) {
   if (is_atb_compare(a.atb, a.golden_path, a.my_path)) {
     unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
     return run_atb_compare_cli(AtbRunArgs{a.golden_path, a.my_path, a.output, jobs, a.msit_filters, a.msit_columns,
-                                          a.quiet, a.json, a.rank.has_value(), a.sketch_width,
-                                          a.verbosity}, a.atb);
+                                          a.quiet, a.json, a.rank.has_value(), a.sketch_width, a.verbosity},
+                               a.atb);
   }
   // A summary compare allocates ~1 KB per tensor pair in small pieces: 300+ MB for 100,000
   // pairs. Where a first touch of a page is expensive (a trapped fault in a VM: ~10 us),
@@ -207,8 +208,10 @@ int summarize(const CompareArgs& a, const CompareResult& res) {
   if (error) return kExitBadInput;
   if (inconclusive) {
     if (!a.quiet) {
-      std::printf("result: inconclusive: no row fails, but %zu rows were judged from statistics only "
-                  "(exit status %d)\n", inconclusive, kExitInconclusive);
+      std::printf(
+          "result: inconclusive: no row fails, but %zu rows were judged from statistics only "
+          "(exit status %d)\n",
+          inconclusive, kExitInconclusive);
     }
     return kExitInconclusive;
   }
@@ -219,7 +222,8 @@ int summarize(const CompareArgs& a, const CompareResult& res) {
 
 CLI::App* register_compare(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<CompareArgs>();
-  CLI::App* cmd = app.add_subcommand("compare", "Compare two dumps (raw, summarized or mixed) into an msit-compatible report");
+  CLI::App* cmd =
+      app.add_subcommand("compare", "Compare two dumps (raw, summarized or mixed) into an msit-compatible report");
   cmd->add_option("--my-path,-m", a->my_path, "My dump: the GE dump (msit_ge_dump / msprobe_ge_dump), or an FX dump")
       ->required();
   cmd->add_option("--golden-path,-g", a->golden_path, "Golden dump: FX dump, unfused GE dump or FX dump")->required();
@@ -229,8 +233,9 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
   add_sketch_width(cmd, a->sketch_width, "Sketch buckets for raw files summarised on the fly");
   cmd->add_option("--html", a->html, "Also write a self-contained HTML report (plots, table) to this file");
   cmd->add_flag("--json", a->json, "Write the rows as JSON instead of CSV");
-  cmd->add_flag("--msit-filters", a->msit_filters, "Drop the rows msit drops (shape-only mismatches, int8 rows, "
-                                                    "diagnostic rows)");
+  cmd->add_flag("--msit-filters", a->msit_filters,
+                "Drop the rows msit drops (shape-only mismatches, int8 rows, "
+                "diagnostic rows)");
   cmd->add_flag("--msit-columns", a->msit_columns, "Write only msit's 24 columns");
   add_verbosity(cmd, a->verbosity, "Every warning, not only the first " + std::to_string(kWarningsShown));
   cmd->add_flag("--timings", a->timings, "Print the wall time and memory of each phase to stderr");

@@ -12,9 +12,9 @@
 #include "common/compare/file_cache.h"
 #include "common/compare_atb/atb_compare.h"
 #include "common/compare_atb/legacy.h"
-#include "common/compare_atb/weight_compare.h"
 #include "common/compare_atb/mindie.h"
 #include "common/compare_atb/stats_compare.h"
+#include "common/compare_atb/weight_compare.h"
 #include "common/compare_atb/xlsx_report.h"
 #include "common/io/atomic_write.h"
 #include "common/report/csv.h"
@@ -25,7 +25,8 @@ namespace {
 
 Status write_csv(const std::string& path, const std::vector<ReportRow>& rows, const CsvOptions& co) {
   MSIT_ASSIGN_OR_RETURN(TempFile tmp, TempFile::create(path));
-  MSIT_TRY(write_report_csv(rows, co, [&](std::string_view part) { return tmp.write(std::as_bytes(std::span(part))); }));
+  MSIT_TRY(
+      write_report_csv(rows, co, [&](std::string_view part) { return tmp.write(std::as_bytes(std::span(part))); }));
   MSIT_TRY(tmp.sync_and_close());
   MSIT_TRY(rename_into_place(tmp.release(), path));
   return fsync_dir(parent_dir(path));
@@ -71,14 +72,15 @@ int run_stats(const AtbRunArgs& r, const atb::AtbCompareOptions& o) {
   std::error_code ec;
   std::filesystem::create_directories(r.output, ec);
   std::string path = (std::filesystem::path(r.output) /
-                      report_file_name("statstics_cmp_report", std::nullopt, std::time(nullptr), "csv")).string();
+                      report_file_name("statstics_cmp_report", std::nullopt, std::time(nullptr), "csv"))
+                         .string();
   if (Status st = atomic_write_file(path, atb::stats_report_csv(res->rows)); !st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
   if (!r.quiet) {
-    std::printf("Saved comparing results: %s\n%zu rows (%llu pairs without statistics on one side dropped)\n", path.c_str(),
-                res->rows.size(), static_cast<unsigned long long>(res->dropped));
+    std::printf("Saved comparing results: %s\n%zu rows (%llu pairs without statistics on one side dropped)\n",
+                path.c_str(), res->rows.size(), static_cast<unsigned long long>(res->dropped));
   }
   return kExitOk;
 }
@@ -100,7 +102,8 @@ int run_legacy(const AtbRunArgs& r, const AtbCliArgs& a, bool manual) {
   lo.msit_compat = a.msit_compat;
   lo.jobs = r.jobs;
   if (r.sketch_width) lo.eval.stats.sketch_width = r.sketch_width;
-  auto res = manual ? atb::run_manual_mapping(r.golden_path, lo) : atb::run_legacy_compare(r.golden_path, r.my_path, lo);
+  auto res =
+      manual ? atb::run_manual_mapping(r.golden_path, lo) : atb::run_legacy_compare(r.golden_path, r.my_path, lo);
   if (!res.ok()) {
     print_error("compare", res.error().to_string());
     return kExitBadInput;
@@ -116,7 +119,8 @@ int run_legacy(const AtbRunArgs& r, const AtbCliArgs& a, bool manual) {
   std::filesystem::create_directories(r.output, ec);
   CsvOptions co;
   co.extra_columns = !r.msit_columns;
-  std::string path = (std::filesystem::path(r.output) / ait_report_name(std::time(nullptr), r.json ? "json" : "csv")).string();
+  std::string path =
+      (std::filesystem::path(r.output) / ait_report_name(std::time(nullptr), r.json ? "json" : "csv")).string();
   Status st = atomic_write_file(path, r.json ? report_json(rows, co) : atb::legacy_csv(rows, co.extra_columns));
   if (!st.ok()) {
     print_error("compare", st.error().to_string());
@@ -146,8 +150,9 @@ int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
   }
   std::error_code ec;
   std::filesystem::create_directories(r.output, ec);
-  std::string path = (std::filesystem::path(r.output) /
-                      report_file_name("msit_cmp_report", std::nullopt, std::time(nullptr), "csv")).string();
+  std::string path =
+      (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, std::time(nullptr), "csv"))
+          .string();
   if (Status st = atomic_write_file(path, atb::weight_report_csv(rows, !r.msit_columns)); !st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
@@ -155,9 +160,10 @@ int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
   std::vector<ReportRow> plain;
   for (const auto& w : rows) plain.push_back(w.row);
   if (!r.quiet) {
-    std::printf("Saved comparing results: %s\nmode: weights (golden float vs my int8 dequantised)\n%zu weights compared, "
-                "%zu golden weights without int8 weight/offset/scale in my files\n%s",
-                path.c_str(), rows.size(), res->skipped, terminal_summary(plain, std::nullopt).c_str());
+    std::printf(
+        "Saved comparing results: %s\nmode: weights (golden float vs my int8 dequantised)\n%zu weights compared, "
+        "%zu golden weights without int8 weight/offset/scale in my files\n%s",
+        path.c_str(), rows.size(), res->skipped, terminal_summary(plain, std::nullopt).c_str());
   }
   bool fail = std::any_of(plain.begin(), plain.end(), [](const ReportRow& x) { return x.verdict == Verdict::kFail; });
   bool error = std::any_of(plain.begin(), plain.end(), [](const ReportRow& x) { return x.verdict == Verdict::kError; });
@@ -168,24 +174,31 @@ int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
 }  // namespace
 
 void add_atb_options(CLI::App* cmd, AtbCliArgs& a) {
-  cmd->add_option("--compare-level,--cl", a.level,
-                  "ATB/torch dumps: layer, module, api or logits -> one CSV (default: xlsx with sheets layer, module, api); "
-                  "with --legacy-ait: layer (default) or token")
+  cmd->add_option(
+         "--compare-level,--cl", a.level,
+         "ATB/torch dumps: layer, module, api or logits -> one CSV (default: xlsx with sheets layer, module, api); "
+         "with --legacy-ait: layer (default) or token")
       ->check(CLI::IsMember({"layer", "module", "api", "logits", "token"}));
   cmd->add_option("--op-mapping-file", a.op_mapping_dir, "ATB/torch dumps: directory holding op_mapping_file.json");
-  cmd->add_option("--atb-dir-rule", a.dir_rule, "ATB node -> tensor dir: msit (opId from the topology) or robust "
-                                                "(by type and order of the dump's dirs)")
+  cmd->add_option("--atb-dir-rule", a.dir_rule,
+                  "ATB node -> tensor dir: msit (opId from the topology) or robust "
+                  "(by type and order of the dump's dirs)")
       ->check(CLI::IsMember({"msit", "robust"}));
-  cmd->add_flag("--stats", a.stats, "ATB/torch dumps: compare golden statistics.csv values with my statistics .bin "
-                                   "files (statstics_cmp_report_*.csv)");
-  cmd->add_option("--ops-json", a.ops_json, "MindIE Torch: directory of mindie_torch_op_mapping.json and "
-                                            "mindie_rt_op_mapping.json (golden: CPU torch token dir, my: NPU dump dir)");
-  cmd->add_flag("--weight,-w", a.weight, "Compare the float weights of the golden model dir with my int8 weights "
-                                         "dequantised by weight_offset/weight_scale (.safetensors)");
-  cmd->add_flag("--legacy-ait", a.legacy_ait, "ATB/torch dumps: the older ait compare (golden: torch token dir, my: "
-                                             "ATB token dir; --cl layer or token; ait_cmp_report_*.csv)");
-  cmd->add_flag("--msit-compat", a.msit_compat, "ATB/torch dumps: reproduce msit's accidental behaviours "
-                                               "(docs/compare.md, ATB and torch dumps)");
+  cmd->add_flag("--stats", a.stats,
+                "ATB/torch dumps: compare golden statistics.csv values with my statistics .bin "
+                "files (statstics_cmp_report_*.csv)");
+  cmd->add_option("--ops-json", a.ops_json,
+                  "MindIE Torch: directory of mindie_torch_op_mapping.json and "
+                  "mindie_rt_op_mapping.json (golden: CPU torch token dir, my: NPU dump dir)");
+  cmd->add_flag("--weight,-w", a.weight,
+                "Compare the float weights of the golden model dir with my int8 weights "
+                "dequantised by weight_offset/weight_scale (.safetensors)");
+  cmd->add_flag("--legacy-ait", a.legacy_ait,
+                "ATB/torch dumps: the older ait compare (golden: torch token dir, my: "
+                "ATB token dir; --cl layer or token; ait_cmp_report_*.csv)");
+  cmd->add_flag("--msit-compat", a.msit_compat,
+                "ATB/torch dumps: reproduce msit's accidental behaviours "
+                "(docs/compare.md, ATB and torch dumps)");
 }
 
 namespace {
@@ -220,11 +233,12 @@ int compare_two_files(const AtbRunArgs& r) {
   std::vector<ReportRow> rows{row};
   if (!r.quiet) std::printf("%s", terminal_summary(rows, std::nullopt).c_str());
   auto cell = [](const std::optional<double>& v) { return v ? python_float_repr(*v) : std::string("-"); };
-  std::printf("cosine_similarity=%s max_relative_error=%s mean_relative_error=%s max_absolute_error=%s "
-              "mean_absolute_error=%s kl_divergence=%s relative_euclidean_distance=%s%s%s\n",
-              cell(row.cosine).c_str(), cell(row.max_rel).c_str(), cell(row.mean_rel).c_str(), cell(row.max_abs).c_str(),
-              cell(row.mean_abs).c_str(), cell(row.kl).c_str(), cell(row.red).c_str(),
-              row.cmp_fail_reason.empty() ? "" : " cmp_fail_reason=", row.cmp_fail_reason.c_str());
+  std::printf(
+      "cosine_similarity=%s max_relative_error=%s mean_relative_error=%s max_absolute_error=%s "
+      "mean_absolute_error=%s kl_divergence=%s relative_euclidean_distance=%s%s%s\n",
+      cell(row.cosine).c_str(), cell(row.max_rel).c_str(), cell(row.mean_rel).c_str(), cell(row.max_abs).c_str(),
+      cell(row.mean_abs).c_str(), cell(row.kl).c_str(), cell(row.red).c_str(),
+      row.cmp_fail_reason.empty() ? "" : " cmp_fail_reason=", row.cmp_fail_reason.c_str());
   if (row.verdict == Verdict::kFail) return kExitFailures;
   return row.verdict == Verdict::kError ? kExitBadInput : kExitOk;
 }
@@ -233,8 +247,7 @@ int compare_two_files(const AtbRunArgs& r) {
 
 bool is_atb_compare(const AtbCliArgs& a, const std::string& golden_path, const std::string& my_path) {
   return !a.ops_json.empty() || a.legacy_ait || a.weight || atb::has_manual_mapping(golden_path) ||
-         (tensor_file(golden_path) && tensor_file(my_path)) ||
-         atb::is_atb_torch_compare(golden_path, my_path);
+         (tensor_file(golden_path) && tensor_file(my_path)) || atb::is_atb_torch_compare(golden_path, my_path);
 }
 
 namespace {
@@ -256,7 +269,8 @@ std::optional<int> run_other_mode(const AtbRunArgs& r, const AtbCliArgs& a) {
   if (a.level == "token" && !a.legacy_ait) return usage("--cl token needs --legacy-ait (ait's token compare)");
   if (manual) return run_legacy(r, a, true);
   if (!a.legacy_ait) return std::nullopt;
-  if (!a.level.empty() && a.level != "layer" && a.level != "token") return usage("--legacy-ait takes --cl layer or token");
+  if (!a.level.empty() && a.level != "layer" && a.level != "token")
+    return usage("--legacy-ait takes --cl layer or token");
   return run_legacy(r, a, false);
 }
 
@@ -299,7 +313,8 @@ int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
       std::string drop = msit_drop_reason(row);
       if (!drop.empty()) row.note = row.note.empty() ? drop : row.note + "; " + drop;
     }
-    path = (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, now, r.json ? "json" : "csv"))
+    path = (std::filesystem::path(r.output) /
+            report_file_name("msit_cmp_report", std::nullopt, now, r.json ? "json" : "csv"))
                .string();
     st = r.json ? atomic_write_file(path, report_json(kept, co)) : write_csv(path, kept, co);
   } else {
@@ -311,9 +326,7 @@ int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
     return kExitBadInput;
   }
   bool fail = false, error = false;
-  if (!r.quiet) {
-    std::printf("Saved comparing results: %s\nmode: %s\n", path.c_str(), res->description.c_str());
-  }
+  if (!r.quiet) { std::printf("Saved comparing results: %s\nmode: %s\n", path.c_str(), res->description.c_str()); }
   for (const auto& sheet : res->sheets) {
     for (const auto& row : sheet.rows) {
       fail |= row.verdict == Verdict::kFail;

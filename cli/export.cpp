@@ -48,8 +48,9 @@ void export_json(const ExportArgs& a, const std::vector<std::string>& stores, Ou
   if (!a.out.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(a.out, ec);
-    auto fd = ec ? Result<UniqueFd>(make_sys_error(a.out, Stage::kExport, "cannot create the output directory", ec.value()))
-                 : open_trusted_dir(a.out);
+    auto fd =
+        ec ? Result<UniqueFd>(make_sys_error(a.out, Stage::kExport, "cannot create the output directory", ec.value()))
+           : open_trusted_dir(a.out);
     if (!fd.ok()) return o.failures.push_back(fd.error());
     out = DirRef{std::make_shared<const UniqueFd>(std::move(fd).value()), a.out};
   }
@@ -96,12 +97,15 @@ void export_csv(const ExportArgs& a, const std::vector<std::string>& stores, Out
   for (const auto& db : stores) {
     size_t rows = 0;
     bool sink_failed = false;
-    Status st = store::export_store_csv(db, db, [&](std::string_view b) {
-      Status s = sink(b);
-      sink_failed = !s.ok();
-      if (s.ok()) ++o.entries;
-      return s;
-    }, &rows);
+    Status st = store::export_store_csv(
+        db, db,
+        [&](std::string_view b) {
+          Status s = sink(b);
+          sink_failed = !s.ok();
+          if (s.ok()) ++o.entries;
+          return s;
+        },
+        &rows);
     o.rows += rows;
     if (st.ok()) {
       ++o.stores;
@@ -110,8 +114,10 @@ void export_csv(const ExportArgs& a, const std::vector<std::string>& stores, Out
     if (sink_failed) return o.failures.push_back(st.error());  // the output is broken: stop
     o.bad_input.push_back(st.error());
   }
-  Status done = temp ? temp->sync_and_close() : (std::fflush(stdout) == 0 ? ok_status()
-                                                 : make_sys_error("<stdout>", Stage::kWrite, "cannot write the CSV", errno));
+  Status done =
+      temp ? temp->sync_and_close()
+           : (std::fflush(stdout) == 0 ? ok_status()
+                                       : make_sys_error("<stdout>", Stage::kWrite, "cannot write the CSV", errno));
   if (done.ok() && temp) {
     done = temp->publish();
     if (!done.ok() && done.error().stage == Stage::kConflict) return o.conflicts.push_back(temp->final_path());

@@ -10,6 +10,6 @@
 namespace msit::cli {
 
 std::string shape_string(const std::vector<uint64_t>& s);  // "[2, 3]"
-std::string number_string(double v);                      // shortest round-trip
+std::string number_string(double v);                       // shortest round-trip
 
 }  // namespace msit::cli

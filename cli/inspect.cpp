@@ -55,12 +55,11 @@ void print_stats(const TensorSummary& t) {
     say("      no statistics (%s); xxh3_64 %s\n", t.note.c_str(), t.xxh3_64.c_str());
     return;
   }
-  say("      min %s  max %s  mean %s  std %s  l2norm %s  abs_max %s\n", opt_num(s.min).c_str(),
-              opt_num(s.max).c_str(), opt_num(s.mean).c_str(), opt_num(s.std).c_str(),
-              number_string(s.l2norm).c_str(), opt_num(s.abs_max).c_str());
+  say("      min %s  max %s  mean %s  std %s  l2norm %s  abs_max %s\n", opt_num(s.min).c_str(), opt_num(s.max).c_str(),
+      opt_num(s.mean).c_str(), opt_num(s.std).c_str(), number_string(s.l2norm).c_str(), opt_num(s.abs_max).c_str());
   say("      nan %llu  +inf %llu  -inf %llu  zero %llu  xxh3_64 %s", (unsigned long long)s.nan_count,
-              (unsigned long long)s.posinf_count, (unsigned long long)s.neginf_count,
-              (unsigned long long)s.zero_count, t.xxh3_64.c_str());
+      (unsigned long long)s.posinf_count, (unsigned long long)s.neginf_count, (unsigned long long)s.zero_count,
+      t.xxh3_64.c_str());
   if (s.values) say("  values: %zu stored exactly", s.values->size());
   if (s.sketch) say("  sketch: width %u", s.sketch->width);
   say("\n");
@@ -71,9 +70,8 @@ void print_stats(const TensorSummary& t) {
 
 void print_tensor_header(const TensorSummary& t) {
   say("  %s %u%s: %s %s shape %s original %s, %llu elements\n", t.role.c_str(), t.index,
-              t.sub_index ? ("." + std::to_string(*t.sub_index)).c_str() : "", t.dtype.c_str(),
-              t.format.c_str(), shape_string(t.shape).c_str(), shape_string(t.original_shape).c_str(),
-              (unsigned long long)t.count);
+      t.sub_index ? ("." + std::to_string(*t.sub_index)).c_str() : "", t.dtype.c_str(), t.format.c_str(),
+      shape_string(t.shape).c_str(), shape_string(t.original_shape).c_str(), (unsigned long long)t.count);
 }
 
 // `store`: the summary store the entry was read from (empty for a file).
@@ -85,8 +83,8 @@ void print_summary(const FileSummary& s, const char* what, const std::string& na
       human_time_ns(s.source_mtime_ns).c_str(), s.created_by.c_str());
   if (s.op) {
     say("  op %s (type %s, task %s, stream %s, timestamp %s)%s%s\n", s.op->name.c_str(), s.op->type.c_str(),
-                s.op->task_id.c_str(), s.op->stream_id.c_str(), s.op->timestamp.c_str(),
-                s.op->dump_op_name.empty() ? "" : ", header op_name ", s.op->dump_op_name.c_str());
+        s.op->task_id.c_str(), s.op->stream_id.c_str(), s.op->timestamp.c_str(),
+        s.op->dump_op_name.empty() ? "" : ", header op_name ", s.op->dump_op_name.c_str());
   }
   for (const auto& t : s.tensors) {
     print_tensor_header(t);
@@ -101,7 +99,7 @@ void print_layout(const RawDumpFile& raw) {
     if (t.role != Role::kInput && t.role != Role::kOutput) continue;
     if (t.header_stats) {  // ATB stats / header-only .bin: nothing stored to lay out
       say("  %s %u: %s %s, no data (statistics from the header only)\n", std::string(role_name(t.role)).c_str(),
-                  t.index, ge_format_name(t.ge_format).c_str(), shape_string(t.shape).c_str());
+          t.index, ge_format_name(t.ge_format).c_str(), shape_string(t.shape).c_str());
       continue;
     }
     auto plan = plan_layout(t, raw.path);
@@ -110,12 +108,13 @@ void print_layout(const RawDumpFile& raw) {
       continue;
     }
     double pad = plan->stored_count ? 1.0 - double(plan->element_count) / double(plan->stored_count) : 0.0;
-    say("  %s %u: %s stored %s (%llu elements, %llu payload bytes at offset %llu) -> logical %s (%llu), padding %.1f%%%s%s\n",
-                std::string(role_name(t.role)).c_str(), t.index, ge_format_name(t.ge_format).c_str(),
-                shape_string(t.shape).c_str(), (unsigned long long)plan->stored_count,
-                (unsigned long long)t.payload_size, (unsigned long long)t.payload_offset,
-                shape_string(plan->logical_shape).c_str(), (unsigned long long)plan->element_count,
-                100.0 * (plan->logical_order_known ? pad : 0.0), plan->note.empty() ? "" : "; ", plan->note.c_str());
+    say("  %s %u: %s stored %s (%llu elements, %llu payload bytes at offset %llu) -> logical %s (%llu), padding "
+        "%.1f%%%s%s\n",
+        std::string(role_name(t.role)).c_str(), t.index, ge_format_name(t.ge_format).c_str(),
+        shape_string(t.shape).c_str(), (unsigned long long)plan->stored_count, (unsigned long long)t.payload_size,
+        (unsigned long long)t.payload_offset, shape_string(plan->logical_shape).c_str(),
+        (unsigned long long)plan->element_count, 100.0 * (plan->logical_order_known ? pad : 0.0),
+        plan->note.empty() ? "" : "; ", plan->note.c_str());
   }
 }
 
@@ -123,9 +122,8 @@ void print_archive(const archive::ArchiveSource& a) {
   const auto& m = a.meta();
   const uint64_t stored = a.archive_identity().size;
   say("  archive: %s holding %s (%s), zstd level %d, byte-shuffled, %zu segments, %s blocks, ratio %.2f\n",
-              human_bytes(stored).c_str(), m.original_name.c_str(), human_bytes(m.original_size).c_str(), m.level,
-              m.segments.size(), human_bytes(m.block_bytes).c_str(),
-              stored ? double(m.original_size) / double(stored) : 0.0);
+      human_bytes(stored).c_str(), m.original_name.c_str(), human_bytes(m.original_size).c_str(), m.level,
+      m.segments.size(), human_bytes(m.block_bytes).c_str(), stored ? double(m.original_size) / double(stored) : 0.0);
 }
 
 int inspect_raw(const InspectArgs& a) {
@@ -140,9 +138,10 @@ int inspect_raw(const InspectArgs& a) {
     return kExitOk;
   }
   say("%s: %s dump, %s", a.file.c_str(), std::string(file_kind_name(raw->kind)).c_str(),
-              human_bytes(raw->identity.size).c_str());
+      human_bytes(raw->identity.size).c_str());
   if (raw->kind == FileKind::kGeBin)
-    say(", header version \"%s\"%s", raw->version.c_str(), raw->legacy_whole_protobuf ? " (legacy whole-file protobuf)" : "");
+    say(", header version \"%s\"%s", raw->version.c_str(),
+        raw->legacy_whole_protobuf ? " (legacy whole-file protobuf)" : "");
   say("\n");
   if (auto* arc = dynamic_cast<archive::ArchiveSource*>(src->src.get())) print_archive(*arc);
   for (const auto& w : raw->warnings) say("  warning: %s\n", w.c_str());
@@ -175,15 +174,21 @@ int inspect_min_max(const InspectArgs& a, NameKind kind) {
 nlohmann::json overview_json(const store::StoreOverview& o) {
   nlohmann::json top = nlohmann::json::array();
   for (const auto& t : o.top) {
-    nlohmann::json j = {{"path", t.path}, {"role", t.role}, {"index", t.index}, {"dtype", t.dtype},
-                        {"shape", t.shape}, {"abs_max", t.abs_max}};
+    nlohmann::json j = {{"path", t.path},   {"role", t.role},   {"index", t.index},
+                        {"dtype", t.dtype}, {"shape", t.shape}, {"abs_max", t.abs_max}};
     if (t.sub_index) j["sub_index"] = *t.sub_index;
     top.push_back(std::move(j));
   }
-  return {{"store", o.path},         {"version", o.version},       {"created_by", o.created_by},
-          {"files", o.files},        {"tensors", o.tensors},       {"extra_blocks", o.extra_blocks},
-          {"raw_bytes", o.raw_bytes}, {"apparent_bytes", o.apparent_bytes},
-          {"allocated_bytes", o.allocated_bytes}, {"top_abs_max", std::move(top)}};
+  return {{"store", o.path},
+          {"version", o.version},
+          {"created_by", o.created_by},
+          {"files", o.files},
+          {"tensors", o.tensors},
+          {"extra_blocks", o.extra_blocks},
+          {"raw_bytes", o.raw_bytes},
+          {"apparent_bytes", o.apparent_bytes},
+          {"allocated_bytes", o.allocated_bytes},
+          {"top_abs_max", std::move(top)}};
 }
 
 int inspect_store(const InspectArgs& a) {
@@ -194,17 +199,16 @@ int inspect_store(const InspectArgs& a) {
     return kExitOk;
   }
   say("%s: msit-compact summary store, version %lld, created by %s\n", a.file.c_str(), (long long)o->version,
-              o->created_by.empty() ? "(unknown)" : o->created_by.c_str());
+      o->created_by.empty() ? "(unknown)" : o->created_by.c_str());
   say("  %llu files (%s raw), %llu tensors, %llu extra blocks\n", (unsigned long long)o->files,
-              human_bytes(o->raw_bytes).c_str(), (unsigned long long)o->tensors, (unsigned long long)o->extra_blocks);
+      human_bytes(o->raw_bytes).c_str(), (unsigned long long)o->tensors, (unsigned long long)o->extra_blocks);
   say("  size on disk %s (%s apparent; store, -wal and -shm)\n", human_bytes(o->allocated_bytes).c_str(),
-              human_bytes(o->apparent_bytes).c_str());
+      human_bytes(o->apparent_bytes).c_str());
   if (o->top.empty()) return kExitOk;
   say("  largest abs_max:\n");
   for (const auto& t : o->top) {
-    say("    %-12s %s %s %u%s %s %s\n", number_string(t.abs_max).c_str(), t.path.c_str(), t.role.c_str(),
-                t.index,
-                t.sub_index ? ("." + std::to_string(*t.sub_index)).c_str() : "", t.dtype.c_str(), t.shape.c_str());
+    say("    %-12s %s %s %u%s %s %s\n", number_string(t.abs_max).c_str(), t.path.c_str(), t.role.c_str(), t.index,
+        t.sub_index ? ("." + std::to_string(*t.sub_index)).c_str() : "", t.dtype.c_str(), t.shape.c_str());
   }
   return kExitOk;
 }
@@ -254,8 +258,7 @@ int run(const InspectArgs& a) {
 
 CLI::App* register_inspect(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<InspectArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "inspect", "Show what a raw dump, summary, _min_max file or summary store holds");
+  CLI::App* cmd = app.add_subcommand("inspect", "Show what a raw dump, summary, _min_max file or summary store holds");
   cmd->add_option("file", args->file,
                   "A GE dump, .npy, .summary.json, _min_max.npy or _min_max.npz file, a summary store "
                   "(msit-summary.db), or a raw file that is gone but summarised in a store")

@@ -106,7 +106,6 @@ int main(int argc, char** argv) {
     msit::cli::print_error(command_of(app), e.what());
     return msit::cli::kExitBadInput;
   }
-  if (app.get_subcommands().empty())
-    return usage_error("", "no command given (commands: " + command_list(app) + ")");
+  if (app.get_subcommands().empty()) return usage_error("", "no command given (commands: " + command_list(app) + ")");
   return exit_code;
 }

@@ -27,8 +27,10 @@ CLI::Option* add_ranged(CLI::App* cmd, const IntSetting& s, T& v, const std::str
 }  // namespace
 
 void add_verbosity(CLI::App* cmd, Verbosity& v, std::string_view verbose_help) {
-  auto* verbose = cmd->add_flag_callback("-v,--verbose", [&v] { v = Verbosity::kVerbose; }, std::string(verbose_help));
-  cmd->add_flag_callback("-q,--quiet", [&v] { v = Verbosity::kQuiet; }, "Print only warnings and errors")
+  auto* verbose = cmd->add_flag_callback(
+      "-v,--verbose", [&v] { v = Verbosity::kVerbose; }, std::string(verbose_help));
+  cmd->add_flag_callback(
+         "-q,--quiet", [&v] { v = Verbosity::kQuiet; }, "Print only warnings and errors")
       ->excludes(verbose);
 }
 
@@ -77,7 +79,9 @@ CLI::Option* add_sketch_width(CLI::App* cmd, uint32_t& v, const std::string& hel
 }
 
 CLI::Option* add_sketch_bits(CLI::App* cmd, unsigned& v) {
-  return cmd->add_option("--sketch-bits", v, "Bits per sketch bucket in the store: 32 (default, half the size) or 64 (bit-exact)")
+  return cmd
+      ->add_option("--sketch-bits", v,
+                   "Bits per sketch bucket in the store: 32 (default, half the size) or 64 (bit-exact)")
       ->check(CLI::IsMember({32u, 64u}));
 }
 

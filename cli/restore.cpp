@@ -53,8 +53,11 @@ int run(const RestoreArgs& a) {
   uint64_t bytes = 0;
   for (const auto& o : r.restored) {
     bytes += o.raw_bytes;
-    restored.push_back({{"archive", o.archive_path}, {"raw", o.raw_path}, {"bytes", o.raw_bytes},
-                        {"already_present", o.already_present}, {"archive_removed", o.archive_removed}});
+    restored.push_back({{"archive", o.archive_path},
+                        {"raw", o.raw_path},
+                        {"bytes", o.raw_bytes},
+                        {"already_present", o.already_present},
+                        {"archive_removed", o.archive_removed}});
   }
   if (a.json) {
     nlohmann::json j = {{"restored", restored}, {"failures", nlohmann::json::array()}};
@@ -69,8 +72,8 @@ int run(const RestoreArgs& a) {
       }
     }
     if (a.verbosity != Verbosity::kQuiet) {
-      std::printf("restored %zu of %zu archives (%s)%s\n", r.restored.size(), r.archives,
-                  human_bytes(bytes).c_str(), a.keep_archive ? ", archives kept" : "");
+      std::printf("restored %zu of %zu archives (%s)%s\n", r.restored.size(), r.archives, human_bytes(bytes).c_str(),
+                  a.keep_archive ? ", archives kept" : "");
     }
     for (const auto& e : r.errors) std::fprintf(stderr, "FAILED: %s\n", e.to_string().c_str());
   }
@@ -89,7 +92,8 @@ CLI::App* register_restore(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<RestoreArgs>();
   CLI::App* cmd = app.add_subcommand(
       "restore", "Turn archives made by --archive (NAME.zst) back into the byte-identical raw files");
-  cmd->add_option("paths", args->paths, "Archives, or directories searched for them (links never followed)")->required();
+  cmd->add_option("paths", args->paths, "Archives, or directories searched for them (links never followed)")
+      ->required();
   cmd->add_flag("--keep-archive", args->keep_archive, "Keep the archives after restoring");
   cmd->add_flag("--json", args->json, "Print the result as JSON");
   cmd->add_flag("--force", args->force, "Restore in a tree that a running msit-compact (watch) owns");

@@ -38,9 +38,8 @@ struct WatchArgs {
   unsigned sketch_bits = 32;
   std::string json_status;
   std::string min_free;
-  CLI::Option *settle_opt = nullptr, *jobs_opt = nullptr, *rescan_opt = nullptr,
-              *format_opt = nullptr, *keep_opt = nullptr,
-              *json_opt = nullptr, *archive_opt = nullptr, *level_opt = nullptr,
+  CLI::Option *settle_opt = nullptr, *jobs_opt = nullptr, *rescan_opt = nullptr, *format_opt = nullptr,
+              *keep_opt = nullptr, *json_opt = nullptr, *archive_opt = nullptr, *level_opt = nullptr,
               *workers_opt = nullptr, *width_opt = nullptr, *bits_opt = nullptr, *min_free_opt = nullptr;
 };
 
@@ -105,25 +104,31 @@ int run_watch(const WatchArgs& a) {
 CLI::App* register_watch(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<WatchArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "watch", "Compact dump files as soon as they are complete, while the model is still dumping (runs until SIGTERM/Ctrl-C)");
+      "watch",
+      "Compact dump files as soon as they are complete, while the model is still dumping (runs until SIGTERM/Ctrl-C)");
   cmd->add_option("dirs", a->dirs, "Dump roots or their parents; they may not exist yet");
-  a->settle_opt = add_int_setting(cmd, kSettleMs, a->settle_ms, "Quiet time in ms after a file's last event before it is claimed");
+  a->settle_opt =
+      add_int_setting(cmd, kSettleMs, a->settle_ms, "Quiet time in ms after a file's last event before it is claimed");
   a->jobs_opt = add_jobs(cmd, a->jobs, "Worker threads");
   a->format_opt = cmd->add_option("--summary-format", a->summary_format,
                                   "store (one msit-summary.db per dump root; default), json (NAME.summary.json) or "
                                   "msit (_min_max.npy/.npz); default from MSIT_COMPACT_SUMMARY_FORMAT if set")
                       ->check(CLI::IsMember({"store", "json", "rich", "msit"}));
   a->keep_opt = cmd->add_flag("--keep-raw", a->keep_raw, "Write summaries but keep the raw files");
-  a->archive_opt = cmd->add_flag("--archive", a->archive,
-                                 "Replace each raw file by a verified lossless archive (NAME.zst) instead of deleting it");
+  a->archive_opt =
+      cmd->add_flag("--archive", a->archive,
+                    "Replace each raw file by a verified lossless archive (NAME.zst) instead of deleting it");
   a->level_opt = add_int_setting(cmd, kZstdLevel, a->zstd_level, "zstd level of --archive");
   a->workers_opt =
       add_int_setting(cmd, kZstdWorkers, a->zstd_workers, "Threads compressing one file's blocks with --archive");
   a->width_opt = add_sketch_width(cmd, a->sketch_width, "Sketch buckets");
   a->bits_opt = add_sketch_bits(cmd, a->sketch_bits);
-  a->rescan_opt = add_int_setting(cmd, kRescanIntervalS, a->rescan_s, "Full rescan period in s, the safety net for lost events");
-  cmd->add_option("--config", a->config, "Config file of `key = value` lines (command-line options win); re-read on SIGHUP");
-  a->json_opt = cmd->add_option("--json-status", a->json_status, "Write counters to this JSON file every second (atomically)");
+  a->rescan_opt =
+      add_int_setting(cmd, kRescanIntervalS, a->rescan_s, "Full rescan period in s, the safety net for lost events");
+  cmd->add_option("--config", a->config,
+                  "Config file of `key = value` lines (command-line options win); re-read on SIGHUP");
+  a->json_opt =
+      cmd->add_option("--json-status", a->json_status, "Write counters to this JSON file every second (atomically)");
   add_verbosity(cmd, a->verbosity, "Debug log lines too");
   a->min_free_opt = cmd->add_option("--min-free", a->min_free,
                                     "Warn (log, STATUS=, low_space_hook) when a watched filesystem has less free space "
@@ -178,12 +183,15 @@ void print_status_text(const std::string& file, const nlohmann::json& j, const s
   auto u = [&j](const char* k) { return static_cast<unsigned long long>(j.value(k, uint64_t{0})); };
   auto bytes = [&j](const char* k) { return human_bytes(j.value(k, uint64_t{0})); };
   std::printf("%s: pid %d, %s\n", file.c_str(), j.value("pid", 0), state.c_str());
-  std::printf("  files compacted     %llu (+%llu verified existing summaries)\n", u("files_compacted"), u("verified_existing"));
-  std::printf("  bytes freed         %s (raw %s, summaries %s)\n", bytes("bytes_freed").c_str(), bytes("raw_bytes").c_str(),
-              bytes("summary_bytes").c_str());
+  std::printf("  files compacted     %llu (+%llu verified existing summaries)\n", u("files_compacted"),
+              u("verified_existing"));
+  std::printf("  bytes freed         %s (raw %s, summaries %s)\n", bytes("bytes_freed").c_str(),
+              bytes("raw_bytes").c_str(), bytes("summary_bytes").c_str());
   std::printf("  pending             %llu (in flight %llu)\n", u("pending"), u("in_flight"));
-  std::printf("  errors              %llu (files %llu, never completed %llu)\n", u("errors"), u("files_failed"), u("incomplete_given_up"));
-  std::printf("  watches             %llu (unwatched dirs %llu, missing roots %llu)\n", u("watches"), u("unwatched_dirs"), u("missing_roots"));
+  std::printf("  errors              %llu (files %llu, never completed %llu)\n", u("errors"), u("files_failed"),
+              u("incomplete_given_up"));
+  std::printf("  watches             %llu (unwatched dirs %llu, missing roots %llu)\n", u("watches"),
+              u("unwatched_dirs"), u("missing_roots"));
   print_filesystems(j);
   if (j.contains("latency_ms") && j["latency_ms"].is_object()) {
     const auto& l = j["latency_ms"];
@@ -193,7 +201,8 @@ void print_status_text(const std::string& file, const nlohmann::json& j, const s
                 static_cast<unsigned long long>(l.value("count", uint64_t{0})));
   }
   if (v != Verbosity::kVerbose) return;
-  std::printf("  updated             %s\n", human_time_ns(j.value("updated_unix_s", int64_t{0}) * 1'000'000'000).c_str());
+  std::printf("  updated             %s\n",
+              human_time_ns(j.value("updated_unix_s", int64_t{0}) * 1'000'000'000).c_str());
   std::printf("  rescans             %llu (inotify overflows %llu)\n", u("rescans"), u("overflows"));
   std::printf("  stale temps removed %llu\n", u("temp_cleaned"));
 }
@@ -238,7 +247,8 @@ CLI::App* register_status(CLI::App& app, int& exit_code) {
   cmd->callback([a, &exit_code] {
     std::vector<std::string> files = a->file.empty() ? default_status_files() : std::vector<std::string>{a->file};
     if (files.empty()) {
-      print_error("status", "no status file found under /run/msit-compact/ (no watch running?); pass --json-status FILE");
+      print_error("status",
+                  "no status file found under /run/msit-compact/ (no watch running?); pass --json-status FILE");
       exit_code = kExitFailures;
       return;
     }

@@ -33,17 +33,14 @@ std::optional<bool> parse_bool(std::string_view v) {
   return std::nullopt;
 }
 
-Status apply_key(std::string_view key, std::string_view value, WatchSettings& s,
-                 const std::string& where) {
+Status apply_key(std::string_view key, std::string_view value, WatchSettings& s, const std::string& where) {
   auto bad = [&](const char* what) {
-    return make_error(where, Stage::kConfig, "`" + std::string(key) + " = " + std::string(value) +
-                                           "`: " + what);
+    return make_error(where, Stage::kConfig, "`" + std::string(key) + " = " + std::string(value) + "`: " + what);
   };
   if (key == "dir") {
     if (value.empty()) return bad("empty directory");
     s.dirs.emplace_back(value);
-  } else if (key == "settle_ms" || key == "jobs" || key == "rescan_interval_s" ||
-             key == "low_space_hook_interval_s") {
+  } else if (key == "settle_ms" || key == "jobs" || key == "rescan_interval_s" || key == "low_space_hook_interval_s") {
     auto n = parse_u32(value);
     if (!n) return bad("expected a non-negative integer");
     if (key == "settle_ms") s.settle_ms = *n;
@@ -81,8 +78,10 @@ Status apply_key(std::string_view key, std::string_view value, WatchSettings& s,
   } else if (key == "json_status") {
     s.json_status = std::string(value);
   } else {
-    return bad("unknown key (known: dir, settle_ms, jobs, summary_format, keep_raw, archive, zstd_level, "
-               "zstd_workers, sketch_width, sketch_bits, rescan_interval_s, json_status, verbose, min_free, low_space_hook, low_space_hook_interval_s)");
+    return bad(
+        "unknown key (known: dir, settle_ms, jobs, summary_format, keep_raw, archive, zstd_level, "
+        "zstd_workers, sketch_width, sketch_bits, rescan_interval_s, json_status, verbose, min_free, low_space_hook, "
+        "low_space_hook_interval_s)");
   }
   return ok_status();
 }
@@ -153,7 +152,8 @@ Result<WatchSettings> load_settings(const std::string& config_path, const Settin
   // One range per setting, shared with the command line (common/summary/option_limits.h).
   auto check = [&config_path](const IntSetting& r, int64_t v, bool zero_is_default) -> Status {
     if (r.contains(v) || (zero_is_default && v == 0)) return ok_status();
-    return make_error(config_path, Stage::kConfig, std::string(r.key) + " = " + std::to_string(v) + ": " + out_of_range(r));
+    return make_error(config_path, Stage::kConfig,
+                      std::string(r.key) + " = " + std::to_string(v) + ": " + out_of_range(r));
   };
   MSIT_TRY(check(kRescanIntervalS, s.rescan_interval_s, false));
   MSIT_TRY(check(kSettleMs, s.settle_ms, false));

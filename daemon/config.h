@@ -19,13 +19,13 @@ namespace msit::daemon {
 struct WatchSettings {
   std::vector<std::string> dirs;
   uint32_t settle_ms = kSettleMs.def;
-  uint32_t jobs = kJobs.def;         // 0: number of cores
-  CompactSettings compact;           // shared with `compact`; format from default_summary_format()
+  uint32_t jobs = kJobs.def;  // 0: number of cores
+  CompactSettings compact;    // shared with `compact`; format from default_summary_format()
   uint32_t rescan_interval_s = kRescanIntervalS.def;
-  std::string json_status;           // empty: none
+  std::string json_status;  // empty: none
   bool verbose = false;
-  MinFree min_free;                  // free-space watermark of each watched filesystem (5%)
-  std::string low_space_hook;        // command run (no shell) when a filesystem goes under it
+  MinFree min_free;            // free-space watermark of each watched filesystem (5%)
+  std::string low_space_hook;  // command run (no shell) when a filesystem goes under it
   uint32_t low_space_hook_interval_s = 300;
 };
 

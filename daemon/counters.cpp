@@ -31,11 +31,9 @@ double LatencyHistogram::percentile_ms(double p) const {
 
 std::string Counters::status_line() const {
   char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "compacted %llu files, freed %s, pending %llu, in flight %llu, errors %llu",
-                static_cast<unsigned long long>(files_compacted) + verified_existing,
-                human_bytes(bytes_freed).c_str(), static_cast<unsigned long long>(pending),
-                static_cast<unsigned long long>(in_flight),
+  std::snprintf(buf, sizeof buf, "compacted %llu files, freed %s, pending %llu, in flight %llu, errors %llu",
+                static_cast<unsigned long long>(files_compacted) + verified_existing, human_bytes(bytes_freed).c_str(),
+                static_cast<unsigned long long>(pending), static_cast<unsigned long long>(in_flight),
                 static_cast<unsigned long long>(errors));
   return buf;
 }

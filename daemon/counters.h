@@ -25,9 +25,9 @@ class LatencyHistogram {
 };
 
 struct Counters {
-  uint64_t files_compacted = 0;      // summaries published by us
-  uint64_t verified_existing = 0;    // raw removed after its existing summary was verified
-  uint64_t raw_bytes = 0;            // size of raw files replaced
+  uint64_t files_compacted = 0;    // summaries published by us
+  uint64_t verified_existing = 0;  // raw removed after its existing summary was verified
+  uint64_t raw_bytes = 0;          // size of raw files replaced
   uint64_t summary_bytes = 0;
   uint64_t bytes_freed = 0;          // raw bytes removed minus summary bytes written
   uint64_t errors = 0;               // failed attempts (each is retried or reported)
@@ -41,7 +41,7 @@ struct Counters {
   uint64_t watches = 0;
   uint64_t unwatched_dirs = 0;
   uint64_t missing_roots = 0;
-  LatencyHistogram latency;          // close event -> raw deleted
+  LatencyHistogram latency;  // close event -> raw deleted
 
   // "compacted 12 files, freed 1.2 GiB, pending 3, in flight 2, errors 0"
   std::string status_line() const;

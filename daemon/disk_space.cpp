@@ -51,9 +51,7 @@ std::optional<MinFree> parse_min_free(std::string_view text) {
   return m;
 }
 
-std::string MinFree::to_string() const {
-  return is_percent ? std::to_string(percent) + "%" : human_bytes(bytes);
-}
+std::string MinFree::to_string() const { return is_percent ? std::to_string(percent) + "%" : human_bytes(bytes); }
 
 Result<FsSpace> statvfs_space(const std::string& path) {
   std::string p = path;
@@ -84,8 +82,8 @@ std::vector<std::string> split_command(std::string_view command) {
   return out;
 }
 
-DiskWatermarks::DiskWatermarks(WatermarkOptions o, std::vector<std::string> roots, SpaceFn space,
-                               Logger& log, HookRunner run_hook)
+DiskWatermarks::DiskWatermarks(WatermarkOptions o, std::vector<std::string> roots, SpaceFn space, Logger& log,
+                               HookRunner run_hook)
     : opts_(std::move(o)), roots_(std::move(roots)), space_(std::move(space)), log_(log),
       run_hook_(std::move(run_hook)), root_error_warned_(roots_.size(), false) {}
 
@@ -127,12 +125,11 @@ void DiskWatermarks::update(FsState& fs, int64_t now_ns) {
   bool now_low = fs.low ? fs.space.free_bytes < fs.threshold + margin : fs.space.free_bytes < fs.threshold;
   if (fs.threshold == 0) now_low = false;  // watermark off (min_free = 0)
   if (now_low && !fs.low) {
-    log_.warning("low disk space: " + human_bytes(fs.space.free_bytes) + " free on the filesystem of " +
-                 where + ", below min_free " + opts_.min_free.to_string() + " (" +
-                 human_bytes(fs.threshold) + "); new dumps may fail to write");
+    log_.warning("low disk space: " + human_bytes(fs.space.free_bytes) + " free on the filesystem of " + where +
+                 ", below min_free " + opts_.min_free.to_string() + " (" + human_bytes(fs.threshold) +
+                 "); new dumps may fail to write");
   } else if (!now_low && fs.low) {
-    log_.info("disk space recovered: " + human_bytes(fs.space.free_bytes) + " free on the filesystem of " +
-              where);
+    log_.info("disk space recovered: " + human_bytes(fs.space.free_bytes) + " free on the filesystem of " + where);
   }
   fs.low = now_low;
   if (fs.low) maybe_run_hook(fs, now_ns);
@@ -153,8 +150,8 @@ std::string DiskWatermarks::status_suffix() const {
   std::string out;
   for (const auto& [dev, fs] : fs_) {
     if (!fs.low) continue;
-    out += (out.empty() ? "; low disk space: " : ", ") + fs.roots.front() + " " +
-           human_bytes(fs.space.free_bytes) + " free (min " + human_bytes(fs.threshold) + ")";
+    out += (out.empty() ? "; low disk space: " : ", ") + fs.roots.front() + " " + human_bytes(fs.space.free_bytes) +
+           " free (min " + human_bytes(fs.threshold) + ")";
   }
   return out;
 }

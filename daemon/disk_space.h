@@ -47,8 +47,8 @@ Result<FsSpace> statvfs_space(const std::string& path);
 
 struct WatermarkOptions {
   MinFree min_free;
-  std::vector<std::string> hook_argv;            // empty: no hook
-  int64_t hook_interval_ns = 300'000'000'000;    // at most one hook run per filesystem per interval
+  std::vector<std::string> hook_argv;          // empty: no hook
+  int64_t hook_interval_ns = 300'000'000'000;  // at most one hook run per filesystem per interval
 };
 
 // Splits a hook command into words at spaces and tabs (no shell, no quoting).
@@ -59,8 +59,7 @@ class DiskWatermarks {
   // Starts the hook (argv + root + free bytes); never blocks. Returns false if it did not start.
   using HookRunner = std::function<bool(const std::vector<std::string>& argv)>;
 
-  DiskWatermarks(WatermarkOptions o, std::vector<std::string> roots, SpaceFn space, Logger& log,
-                 HookRunner run_hook);
+  DiskWatermarks(WatermarkOptions o, std::vector<std::string> roots, SpaceFn space, Logger& log, HookRunner run_hook);
 
   void set_options(WatermarkOptions o) { opts_ = std::move(o); }
   // One statvfs per root; logs crossings, runs hooks when due.
@@ -78,7 +77,7 @@ class DiskWatermarks {
     FsSpace space;
     uint64_t threshold = 0;
     bool low = false;
-    bool seen = false;             // present in the last check
+    bool seen = false;  // present in the last check
     std::optional<int64_t> last_hook_ns;
   };
 

@@ -15,15 +15,14 @@ namespace msit::daemon {
 
 // One event, with inotify's mask bits (IN_CLOSE_WRITE, IN_Q_OVERFLOW, ...) whatever the source.
 struct FsEvent {
-  int wd = -1;          // -1 for IN_Q_OVERFLOW
+  int wd = -1;  // -1 for IN_Q_OVERFLOW
   uint32_t mask = 0;
-  std::string name;     // entry name inside the watched directory; empty for self events
+  std::string name;  // entry name inside the watched directory; empty for self events
 };
 
 // What the watcher asks of every directory watch.
-inline constexpr uint32_t kDirWatchMask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |
-                                          IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR |
-                                          IN_DONT_FOLLOW | IN_EXCL_UNLINK;
+inline constexpr uint32_t kDirWatchMask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE |
+                                          IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK;
 
 class EventSource {
  public:

@@ -24,10 +24,10 @@ Clock& steady_clock();
 
 // Whether another process holds the file open for writing.
 enum class WriterState : uint8_t {
-  kNone,         // a read lease was granted: nobody has it open for writing
-  kBusy,         // open for writing (lease refused), or open/mapped per /proc
-  kNoneByProc,   // no lease possible, but a complete /proc scan shows nobody has it open or mapped
-  kUnknown,      // no lease and /proc cannot tell: the raw file is summarised but kept
+  kNone,        // a read lease was granted: nobody has it open for writing
+  kBusy,        // open for writing (lease refused), or open/mapped per /proc
+  kNoneByProc,  // no lease possible, but a complete /proc scan shows nobody has it open or mapped
+  kUnknown,     // no lease and /proc cannot tell: the raw file is summarised but kept
 };
 
 struct ProbeResult {
@@ -49,9 +49,9 @@ std::string describe_settle_mode(int root_fd);
 
 struct Job {
   std::string path;
-  FileIdentity seen;     // identity when claimed
-  int64_t event_ns = 0;  // close/rename event time, 0 when found by a scan
-  bool keep_raw = false; // whether a writer still holds it cannot be known: never delete it
+  FileIdentity seen;      // identity when claimed
+  int64_t event_ns = 0;   // close/rename event time, 0 when found by a scan
+  bool keep_raw = false;  // whether a writer still holds it cannot be known: never delete it
 };
 
 enum class JobStatus : uint8_t {

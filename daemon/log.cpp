@@ -19,8 +19,7 @@ bool Logger::stderr_is_journal() {
   if (std::sscanf(js, "%llu:%llu", &dev, &ino) != 2) return false;
   struct stat st {};
   if (::fstat(STDERR_FILENO, &st) != 0) return false;
-  return static_cast<unsigned long long>(st.st_dev) == dev &&
-         static_cast<unsigned long long>(st.st_ino) == ino;
+  return static_cast<unsigned long long>(st.st_dev) == dev && static_cast<unsigned long long>(st.st_ino) == ino;
 }
 
 static const char* level_word(LogLevel l) {

@@ -107,7 +107,8 @@ std::string describe_settle_mode(int root_fd) {
       lease_err = errno;
     }
   }
-  std::string lease = lease_err == 0 ? "kernel read leases" : std::string("no leases (") + std::strerror(lease_err) + ")";
+  std::string lease =
+      lease_err == 0 ? "kernel read leases" : std::string("no leases (") + std::strerror(lease_err) + ")";
   if (lease_err == 0 && ::geteuid() == 0) return lease + " on every file";
   OpenFileIndex idx = OpenFileIndex::scan();
   std::string proc = idx.complete() ? "/proc open-file check (complete)"

@@ -17,7 +17,8 @@ bool is_transient_error(const Error& e) {
   // changed by a writer, directory fsync): the raw file stays and a later attempt may pass.
   // A summary store that is busy, full or moved aside for repair ("store") may work later.
   return e.stage == Stage::kWrite || e.stage == Stage::kFsync || e.stage == Stage::kRename ||
-         e.stage == Stage::kFsyncDir || e.stage == Stage::kUnlink || e.stage == Stage::kOpen || e.stage == Stage::kStore;
+         e.stage == Stage::kFsyncDir || e.stage == Stage::kUnlink || e.stage == Stage::kOpen ||
+         e.stage == Stage::kStore;
 }
 
 static JobResult failed(const Job& j, Error e) {

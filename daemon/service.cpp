@@ -11,8 +11,8 @@
 #include <memory>
 #include <thread>
 
-#include "common/base/fd_limit.h"
 #include <nlohmann/json.hpp>
+#include "common/base/fd_limit.h"
 
 #include "common/io/atomic_write.h"
 #include "common/safety/beneath.h"
@@ -53,9 +53,8 @@ class Service {
       : settings_(s), reload_(reload), log_(log), source_(source),
         jobs_(s.jobs != 0 ? s.jobs : std::max(1u, std::thread::hardware_concurrency())),
         compactor_(compact_options(s.compact), s.dirs), live_(std::make_shared<LivePolicySettings>()),
-        locks_(s.dirs.size()),
-        watermarks_(watermark_options(s), s.dirs, statvfs_space, log,
-                    [this](const std::vector<std::string>& argv) { return start_hook(argv); }) {
+        locks_(s.dirs.size()), watermarks_(watermark_options(s), s.dirs, statvfs_space, log,
+                                           [this](const std::vector<std::string>& argv) { return start_hook(argv); }) {
     live_->keep_raw = s.compact.keep_raw;
     live_->format = s.compact.format;
   }
@@ -64,7 +63,9 @@ class Service {
 
  private:
   template <class H>
-  static Service* self(H* h) { return static_cast<Service*>(h->data); }
+  static Service* self(H* h) {
+    return static_cast<Service*>(h->data);
+  }
   void start_handles();
   void on_status_timer();
   void publish_status(const char* state);
@@ -224,7 +225,9 @@ void Service::reload() {
   log_.info("config reloaded: settle " + std::to_string(settings_.settle_ms) + " ms, rescan every " +
             std::to_string(settings_.rescan_interval_s) + " s, format " +
             std::string(summary_format_name(settings_.compact.format)) +
-            (settings_.compact.keep_raw ? ", raw files kept" : settings_.compact.archive ? ", raw files archived" : ""));
+            (settings_.compact.keep_raw  ? ", raw files kept"
+             : settings_.compact.archive ? ", raw files archived"
+                                         : ""));
 }
 
 void Service::begin_stop(int signum) {
@@ -262,27 +265,33 @@ void Service::start_handles() {
   uint64_t tick_ms = std::clamp<uint64_t>(settings_.settle_ms / 4, 5, 50);
   uv_timer_init(&loop_, &tick_);
   tick_.data = this;
-  uv_timer_start(&tick_, [](uv_timer_t* h) { self(h)->watcher_->on_tick(); }, tick_ms, tick_ms);
+  uv_timer_start(
+      &tick_, [](uv_timer_t* h) { self(h)->watcher_->on_tick(); }, tick_ms, tick_ms);
 
   uv_timer_init(&loop_, &status_);
   status_.data = this;
-  uv_timer_start(&status_, [](uv_timer_t* h) { self(h)->on_status_timer(); }, 1000, 1000);
+  uv_timer_start(
+      &status_, [](uv_timer_t* h) { self(h)->on_status_timer(); }, 1000, 1000);
 
   uv_timer_init(&loop_, &watchdog_);
   watchdog_.data = this;
   uint64_t wd_usec = 0;
   if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec > 0) {
     uint64_t every_ms = std::max<uint64_t>(1, wd_usec / 2000);  // half of WATCHDOG_USEC
-    uv_timer_start(&watchdog_, [](uv_timer_t*) { sd_notify(0, "WATCHDOG=1"); }, every_ms, every_ms);
+    uv_timer_start(
+        &watchdog_, [](uv_timer_t*) { sd_notify(0, "WATCHDOG=1"); }, every_ms, every_ms);
   }
 
   for (auto [sig, h] : {std::pair{SIGTERM, &sigterm_}, std::pair{SIGINT, &sigint_}, std::pair{SIGHUP, &sighup_}}) {
     uv_signal_init(&loop_, h);
     h->data = this;
-    uv_signal_start(h, [](uv_signal_t* s, int signum) {
-      if (signum == SIGHUP) self(s)->reload();
-      else self(s)->begin_stop(signum);
-    }, sig);
+    uv_signal_start(
+        h,
+        [](uv_signal_t* s, int signum) {
+          if (signum == SIGHUP) self(s)->reload();
+          else self(s)->begin_stop(signum);
+        },
+        sig);
   }
 }
 
@@ -296,13 +305,12 @@ int Service::run() {
   wake_.data = this;
   // A running batch keeps each file's descriptors (raw, summary temp, archive temp) open.
   const size_t batch_max = batch_size_within_fd_limit(kBatchMax, raise_fd_limit(), jobs_, 1, 3);
-  pool_ = std::make_unique<WorkerPool>(jobs_, batch_max, compactor_, steady_clock(),
-                                       [this] { uv_async_send(&wake_); }, kBatchBytesMax);
-  watcher_ = std::make_unique<Watcher>(watcher_options(settings_, jobs_), settings_.dirs, source_,
-                                       steady_clock(), lease_probe(), *pool_, log_,
-                                       engine_policy(live_));
-  log_.info("watching " + std::to_string(settings_.dirs.size()) + " root(s) with " +
-            std::to_string(jobs_) + " worker(s), settle " + std::to_string(settings_.settle_ms) + " ms");
+  pool_ = std::make_unique<WorkerPool>(
+      jobs_, batch_max, compactor_, steady_clock(), [this] { uv_async_send(&wake_); }, kBatchBytesMax);
+  watcher_ = std::make_unique<Watcher>(watcher_options(settings_, jobs_), settings_.dirs, source_, steady_clock(),
+                                       lease_probe(), *pool_, log_, engine_policy(live_));
+  log_.info("watching " + std::to_string(settings_.dirs.size()) + " root(s) with " + std::to_string(jobs_) +
+            " worker(s), settle " + std::to_string(settings_.settle_ms) + " ms");
   watcher_->start();
   start_handles();
   watermarks_.check(steady_clock().now_ns());

@@ -15,8 +15,7 @@
 
 namespace msit::daemon {
 
-WatchTree::WatchTree(EventSource& source, Logger& log, std::vector<std::string> roots,
-                     TreeHooks hooks)
+WatchTree::WatchTree(EventSource& source, Logger& log, std::vector<std::string> roots, TreeHooks hooks)
     : source_(source), log_(log), roots_(std::move(roots)), root_present_(roots_.size(), false),
       root_warned_(roots_.size(), false), hooks_(std::move(hooks)) {}
 
@@ -76,7 +75,8 @@ void WatchTree::watch_one(const std::string& dir) {
       unwatched_.insert(dir);
       if (!limit_warned_) {
         limit_warned_ = true;
-        log_.warning(dir + ": watch: the inotify watch limit is reached; raise it with "
+        log_.warning(dir +
+                     ": watch: the inotify watch limit is reached; raise it with "
                      "`sysctl fs.inotify.max_user_watches=1048576` (persist it in "
                      "/etc/sysctl.d/). Until then directories without a watch are rescanned "
                      "periodically.");
@@ -135,8 +135,7 @@ void WatchTree::drop_subtree(const std::string& dir) {
     }
     it = path_wd_.erase(it);
   }
-  for (auto u = unwatched_.lower_bound(dir);
-       u != unwatched_.end() && (*u == dir || u->starts_with(prefix));)
+  for (auto u = unwatched_.lower_bound(dir); u != unwatched_.end() && (*u == dir || u->starts_with(prefix));)
     u = unwatched_.erase(u);
 }
 

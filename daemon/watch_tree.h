@@ -56,7 +56,7 @@ class WatchTree {
   std::vector<bool> root_present_;
   std::vector<bool> root_warned_;
   TreeHooks hooks_;
-  std::map<std::string, int> path_wd_;          // ordered: a subtree is one key range
+  std::map<std::string, int> path_wd_;  // ordered: a subtree is one key range
   std::unordered_map<int, std::string> wd_path_;
   std::set<std::string> unwatched_;
   bool limit_warned_ = false;

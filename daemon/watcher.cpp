@@ -24,16 +24,13 @@ static int64_t wall_now_ns() {
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-Watcher::Watcher(WatcherOptions opts, std::vector<std::string> roots, EventSource& source,
-                 Clock& clock, FileProbe& probe, JobSink& sink, Logger& log,
-                 CandidatePolicy policy)
-    : opts_(opts), clock_(clock), probe_(probe), sink_(sink), log_(log),
-      policy_(std::move(policy)),
+Watcher::Watcher(WatcherOptions opts, std::vector<std::string> roots, EventSource& source, Clock& clock,
+                 FileProbe& probe, JobSink& sink, Logger& log, CandidatePolicy policy)
+    : opts_(opts), clock_(clock), probe_(probe), sink_(sink), log_(log), policy_(std::move(policy)),
       tree_(source, log, std::move(roots),
             TreeHooks{[this](const std::string& p, bool ev) { on_candidate(p, ev); },
                       [this](const std::string& p) { on_temp_file(p); },
-                      [this](const std::string& p) { on_claim_file(p); },
-                      policy_.is_candidate}),
+                      [this](const std::string& p) { on_claim_file(p); }, policy_.is_candidate}),
       source_(source), start_wall_ns_(wall_now_ns()) {}
 
 void Watcher::start() {
@@ -141,7 +138,8 @@ void Watcher::on_claim_file(const std::string& path) {
 void Watcher::warn_unknown_writer_once(const std::string& path) {
   if (unknown_writer_warned_) return;
   unknown_writer_warned_ = true;
-  log_.warning(path + ": no lease can be taken and /proc cannot tell whether a writer still holds it "
+  log_.warning(path +
+               ": no lease can be taken and /proc cannot tell whether a writer still holds it "
                "(not root, or hidden processes): raw files are summarised but KEPT from now on, "
                "never deleted on a guess. Run the service as root to let it remove them.");
 }
@@ -229,12 +227,12 @@ void Watcher::handle_result(JobResult& r) {
       else ++counters_.files_compacted;
       counters_.raw_bytes += r.raw_bytes;
       counters_.summary_bytes += r.summary_bytes;
-      if (r.raw_removed && r.raw_bytes > r.summary_bytes)
-        counters_.bytes_freed += r.raw_bytes - r.summary_bytes;
+      if (r.raw_removed && r.raw_bytes > r.summary_bytes) counters_.bytes_freed += r.raw_bytes - r.summary_bytes;
       if (r.raw_removed && r.event_ns > 0) counters_.latency.add(r.done_ns - r.event_ns);
       if (p.error_logged) log_.info(r.path + ": compacted after earlier failures");
-      else log_.debug(r.path + (r.verified_existing ? ": existing summary verified (" : ": compacted (") +
-                      human_bytes(r.raw_bytes) + (r.raw_removed ? ", raw removed)" : ", raw kept)"));
+      else
+        log_.debug(r.path + (r.verified_existing ? ": existing summary verified (" : ": compacted (") +
+                   human_bytes(r.raw_bytes) + (r.raw_removed ? ", raw removed)" : ", raw kept)"));
       break;
     case JobStatus::kGone:
     case JobStatus::kCancelled:
@@ -247,7 +245,8 @@ void Watcher::handle_result(JobResult& r) {
       if (rewritten) break;
       if (++p.attempts >= opts_.incomplete_attempts) {
         ++counters_.incomplete_given_up;
-        log_.warning(r.error.to_string() + "; the file never completed: leaving it alone "
+        log_.warning(r.error.to_string() +
+                     "; the file never completed: leaving it alone "
                      "until it changes");
         abandon(it, r.seen);
         return;
@@ -260,8 +259,7 @@ void Watcher::handle_result(JobResult& r) {
       if (!p.error_logged) {
         p.error_logged = true;
         ++counters_.files_failed;
-        log_.error(r.error.to_string() + (r.transient ? "; raw file kept, will retry"
-                                                      : "; raw file kept, left alone"));
+        log_.error(r.error.to_string() + (r.transient ? "; raw file kept, will retry" : "; raw file kept, left alone"));
       }
       if (rewritten) break;
       if (!r.transient) {

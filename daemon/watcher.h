@@ -19,7 +19,7 @@
 namespace msit::daemon {
 
 struct WatcherOptions {
-  int64_t settle_ns = 200'000'000;          // quiet time after the last event
+  int64_t settle_ns = 200'000'000;  // quiet time after the last event
   int64_t rescan_interval_ns = 30'000'000'000;
   int64_t backoff_cap_ns = 30'000'000'000;  // longest wait between two attempts
   uint32_t incomplete_attempts = 8;         // "never completes" after this many re-arms
@@ -30,8 +30,8 @@ struct WatcherOptions {
 
 class Watcher {
  public:
-  Watcher(WatcherOptions opts, std::vector<std::string> roots, EventSource& source, Clock& clock,
-          FileProbe& probe, JobSink& sink, Logger& log, CandidatePolicy policy);
+  Watcher(WatcherOptions opts, std::vector<std::string> roots, EventSource& source, Clock& clock, FileProbe& probe,
+          JobSink& sink, Logger& log, CandidatePolicy policy);
 
   // The start-up scan (also removes stale temp files of an earlier run).
   void start();
@@ -53,11 +53,11 @@ class Watcher {
  private:
   struct Pending {
     int64_t due_ns = 0;
-    int64_t event_ns = 0;     // last close/rename event, for latency
+    int64_t event_ns = 0;  // last close/rename event, for latency
     uint32_t attempts = 0;
     bool in_flight = false;
-    bool dirty = false;       // an event arrived while in flight
-    bool has_obs = false;     // lease-less fallback: last size/mtime and when it was seen
+    bool dirty = false;    // an event arrived while in flight
+    bool has_obs = false;  // lease-less fallback: last size/mtime and when it was seen
     bool error_logged = false;
     FileIdentity obs;
     int64_t obs_ns = 0;
@@ -89,7 +89,7 @@ class Watcher {
   std::unordered_map<std::string, FileIdentity> abandoned_;
   size_t in_flight_ = 0;
   bool stopping_ = false;
-  bool initial_scan_ = false;      // the start-up scan: every temp found is a dead predecessor's
+  bool initial_scan_ = false;  // the start-up scan: every temp found is a dead predecessor's
   bool unknown_writer_warned_ = false;
   int64_t start_wall_ns_ = 0;
   int64_t next_rescan_ns_ = 0;

@@ -18,8 +18,8 @@ class WorkerPool final : public JobSink {
   // notify() is called from a worker thread after results were added (e.g. uv_async_send).
   // A batch holds at most batch_max files and batch_bytes of raw data (at least one file):
   // small files share directory fsyncs, large ones are not held back behind each other.
-  WorkerPool(unsigned threads, size_t batch_max, Compactor& compactor, Clock& clock,
-             std::function<void()> notify, uint64_t batch_bytes = 64ull << 20);
+  WorkerPool(unsigned threads, size_t batch_max, Compactor& compactor, Clock& clock, std::function<void()> notify,
+             uint64_t batch_bytes = 64ull << 20);
   ~WorkerPool() override;
 
   void submit(std::vector<Job> jobs) override;

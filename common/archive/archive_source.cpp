@@ -18,7 +18,8 @@ namespace {
 
 class FdHolder final : public ByteSource {
  public:
-  FdHolder(UniqueFd fd, std::string path, uint64_t size) : fd_(std::move(fd)), file_(fd_.get(), std::move(path), size) {}
+  FdHolder(UniqueFd fd, std::string path, uint64_t size)
+      : fd_(std::move(fd)), file_(fd_.get(), std::move(path), size) {}
   Status read_at(uint64_t off, std::span<std::byte> out, Stage stage) override {
     return file_.read_at(off, out, stage);
   }
@@ -57,7 +58,8 @@ std::vector<std::unique_ptr<DecodeScratch>> g_idle_scratch;
 void release_scratch(DecodeScratch* s) {
   std::unique_ptr<DecodeScratch> owned(s);
   std::lock_guard<std::mutex> lock(g_scratch_mu);
-  if (g_idle_scratch.size() < std::max(1u, std::thread::hardware_concurrency())) g_idle_scratch.push_back(std::move(owned));
+  if (g_idle_scratch.size() < std::max(1u, std::thread::hardware_concurrency()))
+    g_idle_scratch.push_back(std::move(owned));
 }
 
 DecodeScratch* acquire_scratch() {
@@ -84,7 +86,7 @@ Result<std::shared_ptr<ArchiveSource>> ArchiveSource::open(const std::string& pa
 }
 
 Result<std::shared_ptr<ArchiveSource>> ArchiveSource::open_at(int dir_fd, const std::string& name,
-                                                               const std::string& shown_as) {
+                                                              const std::string& shown_as) {
   MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_regular_at(dir_fd, name, shown_as));
   MSIT_ASSIGN_OR_RETURN(FileIdentity id, identity_of(fd.get(), shown_as));
   return open(std::make_unique<FdHolder>(std::move(fd), shown_as, id.size), id);
@@ -111,13 +113,15 @@ ArchiveSource::~ArchiveSource() = default;
 Status ArchiveSource::load_container() {
   const uint64_t size = id_.size;
   if (size < kFixedHeaderBytes + kTrailerBytes) {
-    return make_error(path_, Stage::kArchive, "file of " + std::to_string(size) + " bytes is too small to be an archive");
+    return make_error(path_, Stage::kArchive,
+                      "file of " + std::to_string(size) + " bytes is too small to be an archive");
   }
   std::byte fixed[kFixedHeaderBytes];
   MSIT_TRY(bytes_->read_at(0, fixed, Stage::kArchive));
   MSIT_ASSIGN_OR_RETURN(uint32_t meta_len, decode_fixed_header(fixed, path_));
   const uint64_t data_begin = kFixedHeaderBytes + uint64_t{meta_len};
-  if (data_begin > size - kTrailerBytes) return make_error(path_, Stage::kArchive, "metadata runs past the end of the file");
+  if (data_begin > size - kTrailerBytes)
+    return make_error(path_, Stage::kArchive, "metadata runs past the end of the file");
   std::byte tb[kTrailerBytes];
   MSIT_TRY(bytes_->read_at(size - kTrailerBytes, tb, Stage::kArchive));
   MSIT_ASSIGN_OR_RETURN(trailer_, decode_trailer(tb, path_));
@@ -127,12 +131,13 @@ Status ArchiveSource::load_container() {
   MSIT_ASSIGN_OR_RETURN(meta_, decode_meta(std::string_view(head).substr(kFixedHeaderBytes), path_));
   const uint64_t n_blocks = count_blocks(meta_);
   if (n_blocks > kMaxBlocks) {
-    return make_error(path_, Stage::kArchive, "metadata implies " + std::to_string(n_blocks) + " blocks, over the limit of " +
-                                            std::to_string(kMaxBlocks) + " (crafted or corrupt archive)");
+    return make_error(path_, Stage::kArchive,
+                      "metadata implies " + std::to_string(n_blocks) + " blocks, over the limit of " +
+                          std::to_string(kMaxBlocks) + " (crafted or corrupt archive)");
   }
   const uint64_t index_end = size - kTrailerBytes;
-  if (trailer_.block_count != n_blocks || trailer_.index_offset < data_begin ||
-      trailer_.index_offset > index_end || (index_end - trailer_.index_offset) / kIndexEntryBytes != n_blocks ||
+  if (trailer_.block_count != n_blocks || trailer_.index_offset < data_begin || trailer_.index_offset > index_end ||
+      (index_end - trailer_.index_offset) / kIndexEntryBytes != n_blocks ||
       (index_end - trailer_.index_offset) % kIndexEntryBytes != 0) {
     return make_error(path_, Stage::kArchive, "trailer and metadata disagree on the block index (corrupt archive)");
   }
@@ -149,7 +154,8 @@ Status ArchiveSource::load_container() {
   MSIT_TRY(decode_index(index, blocks_, data_begin, trailer_.index_offset, path_));
   for (size_t i = 0; i < blocks_.size(); ++i) {
     if (blocks_[i].frame_bytes > ZSTD_compressBound(blocks_[i].raw_bytes)) {
-      return make_error(path_, Stage::kArchive, "block " + std::to_string(i) + " frame is larger than zstd can produce (corrupt archive)");
+      return make_error(path_, Stage::kArchive,
+                        "block " + std::to_string(i) + " frame is larger than zstd can produce (corrupt archive)");
     }
   }
   return ok_status();
@@ -178,15 +184,16 @@ Result<const std::vector<std::byte>*> ArchiveSource::block(size_t i) {
   MSIT_TRY(bytes_->read_at(b.frame_offset, s.frame, Stage::kArchive));
   const unsigned long long content = ZSTD_getFrameContentSize(s.frame.data(), s.frame.size());
   if (content != b.raw_bytes) {
-    return make_error(path_, Stage::kArchive, "block " + std::to_string(i) + " is not a zstd frame of " +
-                                            std::to_string(b.raw_bytes) + " bytes (corrupt archive)");
+    return make_error(path_, Stage::kArchive,
+                      "block " + std::to_string(i) + " is not a zstd frame of " + std::to_string(b.raw_bytes) +
+                          " bytes (corrupt archive)");
   }
   s.shuffled.resize(b.raw_bytes);
   const size_t n = ZSTD_decompressDCtx(s.dctx, s.shuffled.data(), s.shuffled.size(), s.frame.data(), s.frame.size());
   if (ZSTD_isError(n) || n != b.raw_bytes) {
-    return make_error(path_, Stage::kArchive, "block " + std::to_string(i) + ": " +
-                                            (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short frame") +
-                                            " (corrupt archive)");
+    return make_error(path_, Stage::kArchive,
+                      "block " + std::to_string(i) + ": " + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short frame") +
+                          " (corrupt archive)");
   }
   DecodeScratch::Cached& c = s.cache[s.next_victim];
   s.next_victim ^= 1;
@@ -198,9 +205,9 @@ Result<const std::vector<std::byte>*> ArchiveSource::block(size_t i) {
 
 Status ArchiveSource::read_at(uint64_t off, std::span<std::byte> out, Stage stage) {
   if (off > meta_.original_size || out.size() > meta_.original_size - off) {
-    return make_error(path_, stage, "read of " + std::to_string(out.size()) + " bytes at offset " +
-                                        std::to_string(off) + " is past the archived file's " +
-                                        std::to_string(meta_.original_size) + " bytes");
+    return make_error(path_, stage,
+                      "read of " + std::to_string(out.size()) + " bytes at offset " + std::to_string(off) +
+                          " is past the archived file's " + std::to_string(meta_.original_size) + " bytes");
   }
   size_t done = 0;
   while (done < out.size()) {
@@ -230,7 +237,8 @@ Status ArchiveSource::verify(const std::function<Status(std::span<const std::byt
   const uint64_t h = st.digest();
   MSIT_TRY(std::move(status));
   if (h != trailer_.original_xxh3) {
-    return make_error(path_, Stage::kArchive, "decoded bytes do not match the recorded XXH3 of the original (corrupt archive)");
+    return make_error(path_, Stage::kArchive,
+                      "decoded bytes do not match the recorded XXH3 of the original (corrupt archive)");
   }
   return ok_status();
 }

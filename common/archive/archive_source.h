@@ -24,7 +24,8 @@ class ArchiveSource final : public ByteSource {
   // Opens without following symlinks and validates header, meta, index and trailer.
   static Result<std::shared_ptr<ArchiveSource>> open(const std::string& path);
   // The same for `name` in dir_fd (O_NOFOLLOW); errors name `shown_as`.
-  static Result<std::shared_ptr<ArchiveSource>> open_at(int dir_fd, const std::string& name, const std::string& shown_as);
+  static Result<std::shared_ptr<ArchiveSource>> open_at(int dir_fd, const std::string& name,
+                                                        const std::string& shown_as);
   // An archive already opened (relative to a directory fd); `path` names it in messages.
   static Result<std::shared_ptr<ArchiveSource>> open(UniqueFd fd, const std::string& path);
   // The same over archive bytes from any source (fuzzers, tests); id.size is their size.
@@ -58,7 +59,6 @@ class ArchiveSource final : public ByteSource {
   std::vector<Block> blocks_;
   std::unique_ptr<DecodeScratch, void (*)(DecodeScratch*)> scratch_{nullptr, nullptr};
 };
-
 
 // A raw dump source: the file itself, or the archive standing for it.
 struct OpenedSource {

@@ -79,8 +79,7 @@ class Writer {
  public:
   Writer(ByteSource& src, const ArchiveOptions& opts, Meta meta)
       : src_(src), opts_(opts), meta_(std::move(meta)), blocks_(plan_blocks(meta_)),
-        n_(static_cast<size_t>(std::clamp(opts.workers, 1, 64))),
-        enc_(thread_encoders(n_)) {
+        n_(static_cast<size_t>(std::clamp(opts.workers, 1, 64))), enc_(thread_encoders(n_)) {
     for (size_t i = 0; i < n_; ++i) enc_[i]->setup(opts.level, meta_.block_bytes);
   }
   Writer(const Writer&) = delete;
@@ -95,9 +94,9 @@ class Writer {
   ArchiveOptions opts_;
   Meta meta_;
   std::vector<Block> blocks_;
-  Xxh3 hash_;                                      // of the original bytes
-  size_t n_;                                       // blocks compressed at once
-  std::vector<std::unique_ptr<Encoder>>& enc_;     // this thread's, at least n_
+  Xxh3 hash_;                                   // of the original bytes
+  size_t n_;                                    // blocks compressed at once
+  std::vector<std::unique_ptr<Encoder>>& enc_;  // this thread's, at least n_
 };
 
 Status Writer::write_batch(DirTemp& out, size_t first, size_t count, uint64_t& pos) {
@@ -159,7 +158,8 @@ void drop_page_cache(int fd) { ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED); }
 
 Result<UniqueFd> open_temp_for_check(const DirTemp& t) {
   UniqueFd fd(::openat(t.dir().get(), t.temp_name().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid()) return make_sys_error(t.final_path(), Stage::kArchive, "cannot reopen the archive temp " + t.temp_name(), errno);
+  if (!fd.valid())
+    return make_sys_error(t.final_path(), Stage::kArchive, "cannot reopen the archive temp " + t.temp_name(), errno);
   return fd;
 }
 
@@ -173,7 +173,8 @@ std::vector<Segment> segments_for(const RawDumpFile& raw, uint64_t file_size) {
   uint64_t pos = 0;
   for (const TensorDesc* t : ts) {
     // Overlapping or out-of-file payloads cannot come from a parsed header; stay safe anyway.
-    if (t->payload_offset < pos || t->payload_offset > file_size || t->payload_size > file_size - t->payload_offset) continue;
+    if (t->payload_offset < pos || t->payload_offset > file_size || t->payload_size > file_size - t->payload_offset)
+      continue;
     append(out, pos, t->payload_offset - pos, 1);
     append(out, t->payload_offset, t->payload_size, shuffle_unit(t->dtype));
     pos = t->payload_offset + t->payload_size;
@@ -197,13 +198,12 @@ void fit_reader_caps(Meta& m) {
 
 }  // namespace
 
-Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDumpFile& raw,
-                                                   const FileIdentity& id, unsigned mode,
-                                                   const ArchiveOptions& opts, const DirRef& dir,
-                                                   const std::string& raw_name,
-                                                   std::optional<OriginalOwner> owner) {
+Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDumpFile& raw, const FileIdentity& id,
+                                                   unsigned mode, const ArchiveOptions& opts, const DirRef& dir,
+                                                   const std::string& raw_name, std::optional<OriginalOwner> owner) {
   if (opts.block_bytes < kMinBlockBytes || opts.block_bytes > kMaxBlockBytes || opts.block_bytes % 8 != 0) {
-    return make_error(src.path(), Stage::kArchive, "block size " + std::to_string(opts.block_bytes) + " is out of range");
+    return make_error(src.path(), Stage::kArchive,
+                      "block size " + std::to_string(opts.block_bytes) + " is out of range");
   }
   Meta m;
   m.original_name = raw.path.substr(raw.path.find_last_of('/') + 1);

@@ -16,15 +16,15 @@
 namespace msit::archive {
 
 struct ArchiveOptions {
-  int level = 1;                     // zstd level (negative: faster levels)
-  int workers = 1;                   // threads compressing blocks of one file in parallel
-  uint32_t block_bytes = 1u << 20;   // one zstd frame per block: bounds memory and seek cost
+  int level = 1;                    // zstd level (negative: faster levels)
+  int workers = 1;                  // threads compressing blocks of one file in parallel
+  uint32_t block_bytes = 1u << 20;  // one zstd frame per block: bounds memory and seek cost
 };
 
 struct WrittenArchive {
-  std::string final_path;   // NAME.zst next to the raw file
-  DirTemp temp;             // durable, verified, not yet published (removed if dropped)
-  uint64_t bytes = 0;       // archive size
+  std::string final_path;  // NAME.zst next to the raw file
+  DirTemp temp;            // durable, verified, not yet published (removed if dropped)
+  uint64_t bytes = 0;      // archive size
   uint64_t original_xxh3 = 0;
 };
 
@@ -44,9 +44,8 @@ struct OriginalOwner {
 // when the decoded bytes hash to exactly what was read from the raw file. Any failure removes
 // the temp (RAII). `mode` and `owner` are recorded for restore; the archive file itself gets
 // only the read/write bits of `mode`.
-Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDumpFile& raw,
-                                                   const FileIdentity& id, unsigned mode,
-                                                   const ArchiveOptions& opts, const DirRef& dir,
+Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDumpFile& raw, const FileIdentity& id,
+                                                   unsigned mode, const ArchiveOptions& opts, const DirRef& dir,
                                                    const std::string& raw_name,
                                                    std::optional<OriginalOwner> owner = std::nullopt);
 

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace msit::archive {
 namespace {
@@ -34,8 +34,9 @@ Status check_segments(const Meta& m, const std::string& path) {
     pos += s.length;
   }
   if (pos != m.original_size) {
-    return make_error(path, Stage::kArchive, "segments cover " + std::to_string(pos) + " bytes, original size is " +
-                                           std::to_string(m.original_size));
+    return make_error(
+        path, Stage::kArchive,
+        "segments cover " + std::to_string(pos) + " bytes, original size is " + std::to_string(m.original_size));
   }
   return ok_status();
 }
@@ -119,9 +120,9 @@ Result<uint32_t> decode_fixed_header(std::span<const std::byte> b, const std::st
   }
   const uint64_t version = get_le(b, 8, 4);
   if (version != kVersion) {
-    return make_error(path, Stage::kArchive, "archive version " + std::to_string(version) +
-                                           " is not supported (this build reads version " +
-                                           std::to_string(kVersion) + ")");
+    return make_error(path, Stage::kArchive,
+                      "archive version " + std::to_string(version) + " is not supported (this build reads version " +
+                          std::to_string(kVersion) + ")");
   }
   const uint64_t meta_len = get_le(b, 12, 4);
   if (meta_len == 0 || meta_len > kMaxMetaBytes) {
@@ -147,15 +148,16 @@ Result<nlohmann::json> parse_bounded(std::string_view text, const std::string& p
   };
   auto j = nlohmann::json::parse(text, cb, /*allow_exceptions=*/false);
   if (too_big) {
-    return make_error(path, Stage::kArchive, "metadata is nested deeper or holds more than " + std::to_string(kMaxValues) +
-                                           " values (limit; crafted or corrupt archive)");
+    return make_error(path, Stage::kArchive,
+                      "metadata is nested deeper or holds more than " + std::to_string(kMaxValues) +
+                          " values (limit; crafted or corrupt archive)");
   }
   return j;
 }
 
 bool valid_name(const std::string& n) {
-  return !n.empty() && n.size() <= kMaxNameBytes && n != "." && n != ".." &&
-         n.find('/') == std::string::npos && n.find('\0') == std::string::npos;
+  return !n.empty() && n.size() <= kMaxNameBytes && n != "." && n != ".." && n.find('/') == std::string::npos &&
+         n.find('\0') == std::string::npos;
 }
 
 Status decode_owner(const nlohmann::json& j, Meta& m, const std::string& path) {
@@ -164,9 +166,10 @@ Status decode_owner(const nlohmann::json& j, Meta& m, const std::string& path) {
   const auto& u = j.at(has_uid ? "original_uid" : "original_gid");
   const auto& g = j.at(has_gid ? "original_gid" : "original_uid");
   // (uid_t)-1 means "unchanged" to chown: never a real owner.
-  if (!has_uid || !has_gid || !u.is_number_unsigned() || !g.is_number_unsigned() ||
-      u.get<uint64_t>() >= 0xffffffffu || g.get<uint64_t>() >= 0xffffffffu) {
-    return make_error(path, Stage::kArchive, "recorded owner (original_uid/original_gid) is incomplete or out of range");
+  if (!has_uid || !has_gid || !u.is_number_unsigned() || !g.is_number_unsigned() || u.get<uint64_t>() >= 0xffffffffu ||
+      g.get<uint64_t>() >= 0xffffffffu) {
+    return make_error(path, Stage::kArchive,
+                      "recorded owner (original_uid/original_gid) is incomplete or out of range");
   }
   m.has_owner = true;
   m.original_uid = static_cast<uint32_t>(u.get<uint64_t>());
@@ -186,8 +189,8 @@ Result<Meta> decode_meta(std::string_view text, const std::string& path) {
   };
   Meta m;
   try {
-    if (!j.at("codec").is_string() || j.at("codec").get<std::string>() != "zstd" ||
-        !j.at("shuffle").is_string() || j.at("shuffle").get<std::string>() != "byte") {
+    if (!j.at("codec").is_string() || j.at("codec").get<std::string>() != "zstd" || !j.at("shuffle").is_string() ||
+        j.at("shuffle").get<std::string>() != "byte") {
       return make_error(path, Stage::kArchive, "unknown codec or shuffle in metadata");
     }
     const auto size = u64(j.at("original_size"));
@@ -207,8 +210,9 @@ Result<Meta> decode_meta(std::string_view text, const std::string& path) {
       return make_error(path, Stage::kArchive, "recorded original name is empty, too long or holds '/' or NUL");
     }
     if (j.at("segments").size() > kMaxSegments) {
-      return make_error(path, Stage::kArchive, std::to_string(j.at("segments").size()) + " segments exceed the limit of " +
-                                             std::to_string(kMaxSegments) + " (crafted or corrupt archive)");
+      return make_error(path, Stage::kArchive,
+                        std::to_string(j.at("segments").size()) + " segments exceed the limit of " +
+                            std::to_string(kMaxSegments) + " (crafted or corrupt archive)");
     }
     MSIT_TRY(decode_owner(j, m, path));
     m.segments.reserve(j.at("segments").size());
@@ -220,7 +224,8 @@ Result<Meta> decode_meta(std::string_view text, const std::string& path) {
     for (const auto& s : j.at("segments")) {
       if (!s.is_array() || s.size() != 3) return make_error(path, Stage::kArchive, "malformed segment in metadata");
       const auto off = u64(s[0]), len = u64(s[1]), elem = u64(s[2]);
-      if (!off || !len || !elem || !valid_elem(*elem)) return make_error(path, Stage::kArchive, "malformed segment in metadata");
+      if (!off || !len || !elem || !valid_elem(*elem))
+        return make_error(path, Stage::kArchive, "malformed segment in metadata");
       m.segments.push_back({*off, *len, static_cast<uint32_t>(*elem)});
     }
   } catch (const nlohmann::json::exception& e) {
@@ -231,8 +236,7 @@ Result<Meta> decode_meta(std::string_view text, const std::string& path) {
 }
 
 Result<Trailer> decode_trailer(std::span<const std::byte> b, const std::string& path) {
-  if (b.size() != kTrailerBytes ||
-      std::memcmp(b.data() + 32, kEndMagic.data(), kEndMagic.size()) != 0) {
+  if (b.size() != kTrailerBytes || std::memcmp(b.data() + 32, kEndMagic.data(), kEndMagic.size()) != 0) {
     return make_error(path, Stage::kArchive, "trailer missing (archive truncated or not finished)");
   }
   Trailer t;
@@ -243,11 +247,12 @@ Result<Trailer> decode_trailer(std::span<const std::byte> b, const std::string& 
   return t;
 }
 
-Status decode_index(std::span<const std::byte> b, std::vector<Block>& blocks, uint64_t data_begin,
-                    uint64_t data_end, const std::string& path) {
+Status decode_index(std::span<const std::byte> b, std::vector<Block>& blocks, uint64_t data_begin, uint64_t data_end,
+                    const std::string& path) {
   if (b.size() != blocks.size() * kIndexEntryBytes) {
-    return make_error(path, Stage::kArchive, "index holds " + std::to_string(b.size() / kIndexEntryBytes) +
-                                           " blocks, the metadata implies " + std::to_string(blocks.size()));
+    return make_error(path, Stage::kArchive,
+                      "index holds " + std::to_string(b.size() / kIndexEntryBytes) + " blocks, the metadata implies " +
+                          std::to_string(blocks.size()));
   }
   uint64_t pos = data_begin;
   for (size_t i = 0; i < blocks.size(); ++i) {
@@ -256,8 +261,9 @@ Status decode_index(std::span<const std::byte> b, std::vector<Block>& blocks, ui
     const uint64_t len = get_le(b, o + 8, 4);
     const uint64_t raw = get_le(b, o + 12, 4);
     if (off != pos || len == 0 || len > data_end - pos || raw != blocks[i].raw_bytes) {
-      return make_error(path, Stage::kArchive, "index entry " + std::to_string(i) + " is inconsistent (frame at " +
-                                             std::to_string(off) + " of " + std::to_string(len) + " bytes)");
+      return make_error(path, Stage::kArchive,
+                        "index entry " + std::to_string(i) + " is inconsistent (frame at " + std::to_string(off) +
+                            " of " + std::to_string(len) + " bytes)");
     }
     blocks[i].frame_offset = off;
     blocks[i].frame_bytes = static_cast<uint32_t>(len);

@@ -47,7 +47,7 @@ struct Meta {
   uint64_t original_size = 0;
   int64_t original_mtime_ns = 0;
   uint32_t original_mode = 0644;  // as recorded (up to 07777); restore masks it to 0777
-  bool has_owner = false;          // original_uid/gid recorded (archives before them lack it)
+  bool has_owner = false;         // original_uid/gid recorded (archives before them lack it)
   uint32_t original_uid = 0;
   uint32_t original_gid = 0;
   uint32_t block_bytes = 4u << 20;
@@ -89,7 +89,7 @@ Result<Meta> decode_meta(std::string_view json, const std::string& path);
 Result<Trailer> decode_trailer(std::span<const std::byte> b, const std::string& path);
 // Fills frame offsets/sizes of `blocks` (already planned from the meta) from the index and
 // checks that frames tile [data_begin, data_end) without overlap.
-Status decode_index(std::span<const std::byte> b, std::vector<Block>& blocks, uint64_t data_begin,
-                    uint64_t data_end, const std::string& path);
+Status decode_index(std::span<const std::byte> b, std::vector<Block>& blocks, uint64_t data_begin, uint64_t data_end,
+                    const std::string& path);
 
 }  // namespace msit::archive

@@ -95,8 +95,9 @@ Status check_space(int dir_fd, uint64_t bytes, const std::string& shown) {
   const uint64_t frsize = vfs.f_frsize == 0 ? 1 : vfs.f_frsize;
   const uint64_t avail = blocks > UINT64_MAX / frsize ? UINT64_MAX : blocks * frsize;
   if (bytes > avail) {
-    return make_error(shown, Stage::kRestore, "needs " + std::to_string(bytes) + " bytes, the filesystem has " +
-                                            std::to_string(avail) + " free; not restored");
+    return make_error(shown, Stage::kRestore,
+                      "needs " + std::to_string(bytes) + " bytes, the filesystem has " + std::to_string(avail) +
+                          " free; not restored");
   }
   return ok_status();
 }
@@ -106,8 +107,10 @@ Status decode_to_raw(int dir_fd, const std::string& raw_name, const std::string&
   MSIT_ASSIGN_OR_RETURN(TempAt t, create_temp_at(dir_fd, raw_name, raw_shown));
   MSIT_TRY(a.verify([&](std::span<const std::byte> b) { return write_all(t.fd.get(), b, raw_shown); }));
   MSIT_TRY(apply_attributes(t.fd.get(), dir_fd, a.meta(), raw_shown));
-  if (::fsync(t.fd.get()) != 0) return make_sys_error(raw_shown, Stage::kFsync, "fsync of the restored temp failed", errno);
-  if (::close(t.fd.release()) != 0) return make_sys_error(raw_shown, Stage::kWrite, "close of the restored temp failed", errno);
+  if (::fsync(t.fd.get()) != 0)
+    return make_sys_error(raw_shown, Stage::kFsync, "fsync of the restored temp failed", errno);
+  if (::close(t.fd.release()) != 0)
+    return make_sys_error(raw_shown, Stage::kWrite, "close of the restored temp failed", errno);
   MSIT_ASSIGN_OR_RETURN(PublishResult r, publish_noreplace(dir_fd, t.name.path(), raw_name, raw_shown));
   if (r == PublishResult::kTargetExists) {
     return make_error(raw_shown, Stage::kRestore,
@@ -139,7 +142,8 @@ Result<RestoreOutcome> restore_archive_at(int dir_fd, const std::string& shown_d
   if (::fstatat(dir_fd, raw_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
     MSIT_ASSIGN_OR_RETURN(bool same, identical_raw_present(dir_fd, raw_name, o.raw_path, *a));
     if (!same) {
-      return make_error(o.raw_path, Stage::kRestore, "a different file already exists under the raw name; not overwritten, archive kept");
+      return make_error(o.raw_path, Stage::kRestore,
+                        "a different file already exists under the raw name; not overwritten, archive kept");
     }
     o.already_present = true;
   } else if (errno != ENOENT) {
@@ -162,8 +166,8 @@ Result<RestoreOutcome> restore_archive(const std::string& archive_path, const Re
   const std::string dir = parent_dir(archive_path);
   UniqueFd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dfd.valid()) return make_sys_error(dir, Stage::kOpen, "cannot open the archive's directory", errno);
-  return restore_archive_at(dfd.get(), archive_path.find('/') == std::string::npos ? "" : dir,
-                            base_name(archive_path), opts);
+  return restore_archive_at(dfd.get(), archive_path.find('/') == std::string::npos ? "" : dir, base_name(archive_path),
+                            opts);
 }
 
 }  // namespace msit::archive

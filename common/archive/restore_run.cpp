@@ -32,12 +32,15 @@ std::string trim_slashes(std::string r) {
 void collect_under(const std::string& root, size_t root_index, std::vector<Found>& out, std::vector<Error>& errors) {
   const std::string r = trim_slashes(root);
   const size_t skip = r == "/" ? 1 : r.size() + 1;
-  walk_tree(r, [&](const WalkEntry& e) {
-    if (e.type != EntryType::kFile || !is_archive_name(e.name) || e.name[0] == '.') return;
-    const std::string rel = e.path.substr(skip);
-    const size_t slash = rel.find_last_of('/');
-    out.push_back({root_index, slash == std::string::npos ? "" : rel.substr(0, slash), e.name});
-  }, errors);
+  walk_tree(
+      r,
+      [&](const WalkEntry& e) {
+        if (e.type != EntryType::kFile || !is_archive_name(e.name) || e.name[0] == '.') return;
+        const std::string rel = e.path.substr(skip);
+        const size_t slash = rel.find_last_of('/');
+        out.push_back({root_index, slash == std::string::npos ? "" : rel.substr(0, slash), e.name});
+      },
+      errors);
 }
 
 std::string shown_dir(const std::string& root, const std::string& rel_dir) {
@@ -70,8 +73,9 @@ RestoreRun restore_paths(const std::vector<std::string>& paths, const RestoreOpt
         char real[PATH_MAX];
         LockedAncestor a = locked_ancestor(::realpath(p.c_str(), real) != nullptr ? real : p);
         if (!a.dir.empty()) {
-          run.errors.push_back(make_error(p, Stage::kLock, a.dir + " is owned by " + a.holder +
-                                                         " (a running msit-compact); stop it first, or pass --force"));
+          run.errors.push_back(make_error(
+              p, Stage::kLock,
+              a.dir + " is owned by " + a.holder + " (a running msit-compact); stop it first, or pass --force"));
           continue;
         }
         auto lock = TreeLock::acquire(fd.get(), p);

@@ -49,9 +49,7 @@ size_t Unshuffle2(const uint8_t* in, uint8_t* out, size_t n) {
   const hn::ScalableTag<uint8_t> d;
   const size_t L = hn::Lanes(d);
   size_t i = 0;
-  for (; i + L <= n; i += L) {
-    hn::StoreInterleaved2(hn::LoadU(d, in + i), hn::LoadU(d, in + n + i), d, out + 2 * i);
-  }
+  for (; i + L <= n; i += L) { hn::StoreInterleaved2(hn::LoadU(d, in + i), hn::LoadU(d, in + n + i), d, out + 2 * i); }
   return i;
 }
 
@@ -94,8 +92,10 @@ void transpose(const std::byte* in, std::byte* out, size_t len, size_t elem, boo
   const auto* src = reinterpret_cast<const uint8_t*>(in);
   auto* dst = reinterpret_cast<uint8_t*>(out);
   size_t done = 0;
-  if (elem == 2) done = (forward ? HWY_DYNAMIC_DISPATCH(detail::Shuffle2) : HWY_DYNAMIC_DISPATCH(detail::Unshuffle2))(src, dst, n);
-  if (elem == 4) done = (forward ? HWY_DYNAMIC_DISPATCH(detail::Shuffle4) : HWY_DYNAMIC_DISPATCH(detail::Unshuffle4))(src, dst, n);
+  if (elem == 2)
+    done = (forward ? HWY_DYNAMIC_DISPATCH(detail::Shuffle2) : HWY_DYNAMIC_DISPATCH(detail::Unshuffle2))(src, dst, n);
+  if (elem == 4)
+    done = (forward ? HWY_DYNAMIC_DISPATCH(detail::Shuffle4) : HWY_DYNAMIC_DISPATCH(detail::Unshuffle4))(src, dst, n);
   for (size_t i = done; i < n; ++i) {
     for (size_t j = 0; j < elem; ++j) {
       if (forward) dst[j * n + i] = src[i * elem + j];

@@ -7,6 +7,7 @@
 
 namespace msit {
 
+// clang-format off
 enum class Stage : uint8_t {
   kNone,  // no stage: printed as nothing
   // Files and the filesystem.
@@ -20,6 +21,7 @@ enum class Stage : uint8_t {
   kCompare, kIndex, kMatch, kMode, kRanks, kLoad, kConcat, kDetect, kTopology, kTokens, kMapping, kOpMapping,
   kMetadata, kWeight,
 };
+// clang-format on
 
 // The stage's text in messages, logs and reports ("open", "fsync-dir", "stats csv", ...).
 std::string_view stage_name(Stage s);

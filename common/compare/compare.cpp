@@ -63,11 +63,13 @@ Result<CompareMode> detect_mode(const std::string& my, const std::string& golden
     return CompareMode::kGeGe;
   }
   if (my_fx) {
-    return make_error(my, Stage::kMode, "this is an FX dump but the golden tree is not; pass the GE dump (with its "
-                                  "dynamo_original_graph_*.txt) as --my-path and the FX dump as --golden-path");
+    return make_error(my, Stage::kMode,
+                      "this is an FX dump but the golden tree is not; pass the GE dump (with its "
+                      "dynamo_original_graph_*.txt) as --my-path and the FX dump as --golden-path");
   }
-  return make_error(my, Stage::kMode, "no GE graph text (dynamo_original_graph_*.txt) found; GE vs FX compare needs the "
-                                "graph dumped next to the GE dump (torchair graph_dump type txt)");
+  return make_error(my, Stage::kMode,
+                    "no GE graph text (dynamo_original_graph_*.txt) found; GE vs FX compare needs the "
+                    "graph dumped next to the GE dump (torchair graph_dump type txt)");
 }
 
 struct RankJob {
@@ -166,7 +168,8 @@ Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& jo
   };
   std::thread th;
   if (o.jobs > 1) th = std::thread(index_golden);
-  auto mine = fx_mine ? index_fx_tree(job.my_root, job.rank.has_value()) : index_ge_tree(job.my_root, job.rank.has_value());
+  auto mine =
+      fx_mine ? index_fx_tree(job.my_root, job.rank.has_value()) : index_ge_tree(job.my_root, job.rank.has_value());
   if (th.joinable()) th.join();
   else index_golden();
   mark_phase(o.timer, "index both trees");
@@ -182,8 +185,9 @@ Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& jo
   if (!graphs.empty()) {
     if (graphs.size() != w.my.groups.size() || graphs.size() != w.golden.groups.size()) {
       warnings.push_back(job.my_root + ": " + std::to_string(graphs.size()) + " graph files, " +
-                         std::to_string(w.my.groups.size()) + " my dump groups, " + std::to_string(w.golden.groups.size()) +
-                         " golden dump groups; pairing the first " + std::to_string(std::min(n, graphs.size())) + " by index");
+                         std::to_string(w.my.groups.size()) + " my dump groups, " +
+                         std::to_string(w.golden.groups.size()) + " golden dump groups; pairing the first " +
+                         std::to_string(std::min(n, graphs.size())) + " by index");
     }
     n = std::min(n, graphs.size());
   }
@@ -207,9 +211,9 @@ Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& jo
   if (w.pairs.empty()) {
     auto mine = token_ids(w.my), gold = token_ids(w.golden);
     std::string where = job.rank ? " (rank " + std::to_string(*job.rank) + ")" : "";
-    return make_error(job.my_root, Stage::kMatch, "nothing to compare" + where + ": my token ids " + list_ids(mine) +
-                                                ", golden token ids " + list_ids(gold) +
-                                                (n == 0 ? ", and no dump group could be paired" : ""));
+    return make_error(job.my_root, Stage::kMatch,
+                      "nothing to compare" + where + ": my token ids " + list_ids(mine) + ", golden token ids " +
+                          list_ids(gold) + (n == 0 ? ", and no dump group could be paired" : ""));
   }
   return ok_status();
 }

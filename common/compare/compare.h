@@ -29,10 +29,10 @@ struct CompareOptions {
 };
 
 struct RankReport {
-  std::optional<int64_t> rank;        // set for worldsize*_global_rank* layouts
-  std::vector<ReportRow> rows;        // report order: graph groups in order, each in msit order
+  std::optional<int64_t> rank;  // set for worldsize*_global_rank* layouts
+  std::vector<ReportRow> rows;  // report order: graph groups in order, each in msit order
   std::vector<std::string> graph_files;
-  uint64_t ops_without_rows = 0;      // GE ops with no FX counterpart (intermediate ops)
+  uint64_t ops_without_rows = 0;  // GE ops with no FX counterpart (intermediate ops)
 };
 
 struct CompareResult {

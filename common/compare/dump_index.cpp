@@ -111,15 +111,19 @@ std::string base_of(const std::string& p) {
 
 // Pre-order walk in sorted order (os.walk top-down with sorted names); visit returns false to
 // stop. visit may move the entries of a directory without sub-directories (nothing follows them).
-void walk(const std::string& dir, int depth, const std::function<bool(const std::string&, std::vector<DirEntry>&)>& visit,
-          bool* stop, const FileFilter& keep_file = {}) {
+void walk(const std::string& dir, int depth,
+          const std::function<bool(const std::string&, std::vector<DirEntry>&)>& visit, bool* stop,
+          const FileFilter& keep_file = {}) {
   if (*stop || depth > 64) return;
   auto entries = list_dir(dir, keep_file);
   std::vector<std::string> subdirs;
   for (const auto& e : entries) {
     if (e.is_dir) subdirs.push_back(join(dir, e.name));
   }
-  if (!visit(dir, entries)) { *stop = true; return; }
+  if (!visit(dir, entries)) {
+    *stop = true;
+    return;
+  }
   for (const auto& sub : subdirs) {
     walk(sub, depth + 1, visit, stop, keep_file);
     if (*stop) return;
@@ -174,7 +178,8 @@ std::vector<SourceFile> sources_in(const std::string& dir, const std::vector<Dir
 void add_ge_files(TokenFiles& tok, std::vector<SourceFile> files, std::vector<std::string>& warnings) {
   std::unordered_map<std::string, size_t> where;  // op name -> position in ge_ops
   for (size_t i = 0; i < tok.ge_ops.size(); ++i) where.emplace(tok.ge_ops[i].first, i);
-  std::sort(files.begin(), files.end(), [](const SourceFile& a, const SourceFile& b) { return a.raw_path < b.raw_path; });
+  std::sort(files.begin(), files.end(),
+            [](const SourceFile& a, const SourceFile& b) { return a.raw_path < b.raw_path; });
   for (auto& f : files) {
     auto ext_pos = f.raw_name.find_last_of('.');
     std::string ext = ext_pos == std::string::npos ? "" : f.raw_name.substr(ext_pos);
@@ -307,16 +312,19 @@ std::vector<std::string> find_graph_files(const std::string& root, std::optional
   std::vector<std::pair<uint64_t, std::string>> found;
   bool stop = false;
   std::string rank_tag = rank ? "rank_" + std::to_string(*rank) + "_" : "";
-  walk(root, 0, [&](const std::string& dir, std::vector<DirEntry>& entries) {
-    for (const auto& e : entries) {
-      if (!e.is_file) continue;
-      if (rank && e.name.find(rank_tag) == std::string::npos) continue;
-      std::optional<uint64_t> key = graph_file_sort_key(e.name);
-      if (!key) continue;  // msit requires a digit run
-      found.emplace_back(*key, join(dir, e.name));
-    }
-    return true;
-  }, &stop, is_graph);
+  walk(
+      root, 0,
+      [&](const std::string& dir, std::vector<DirEntry>& entries) {
+        for (const auto& e : entries) {
+          if (!e.is_file) continue;
+          if (rank && e.name.find(rank_tag) == std::string::npos) continue;
+          std::optional<uint64_t> key = graph_file_sort_key(e.name);
+          if (!key) continue;  // msit requires a digit run
+          found.emplace_back(*key, join(dir, e.name));
+        }
+        return true;
+      },
+      &stop, is_graph);
   std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> out;
   for (auto& f : found) out.push_back(std::move(f.second));
@@ -348,8 +356,8 @@ TreeFacts tree_facts(const std::string& root) {
     if (!f.fx_files && is_fx_file_name(n)) f.fx_files = true;
     return false;  // nothing is kept: the walk only needs the answers
   };
-  walk(root, 0, [&](const std::string&, std::vector<DirEntry>&) { return !(f.graph_files && f.fx_files); }, &stop,
-       look);
+  walk(
+      root, 0, [&](const std::string&, std::vector<DirEntry>&) { return !(f.graph_files && f.fx_files); }, &stop, look);
   return f;
 }
 
@@ -373,18 +381,24 @@ Result<DumpTree> index_ge_tree(const std::string& root_in, bool rank_layout) {
   std::vector<std::string> leaves;
   std::map<std::string, std::vector<DirEntry>> leaf_entries;
   bool stop = false;
-  walk(root, 0, [&](const std::string& dir, std::vector<DirEntry>& entries) {
-    bool has_sub = std::any_of(entries.begin(), entries.end(), [](const DirEntry& e) { return e.is_dir; });
-    if (!has_sub) { leaves.push_back(dir); leaf_entries[dir] = std::move(entries); }
-    return true;
-  }, &stop);
+  walk(
+      root, 0,
+      [&](const std::string& dir, std::vector<DirEntry>& entries) {
+        bool has_sub = std::any_of(entries.begin(), entries.end(), [](const DirEntry& e) { return e.is_dir; });
+        if (!has_sub) {
+          leaves.push_back(dir);
+          leaf_entries[dir] = std::move(entries);
+        }
+        return true;
+      },
+      &stop);
   std::sort(leaves.begin(), leaves.end());  // msit: sorted(os.walk(...)) by path
   std::map<int64_t, std::map<int64_t, std::vector<SourceFile>>> by_group;
   std::map<int64_t, std::string> group_names;
   for (const auto& leaf : leaves) {
     fs::path p(leaf);
-    std::string parent = multi ? p.parent_path().parent_path().parent_path().filename().string()
-                               : p.parent_path().filename().string();
+    std::string parent =
+        multi ? p.parent_path().parent_path().parent_path().filename().string() : p.parent_path().filename().string();
     int64_t gid = digits_or(parent, 0);
     int64_t tid = digits_or(base_of(leaf), 0);
     group_names.emplace(gid, parent);
@@ -407,19 +421,22 @@ namespace {
 std::vector<std::string> token_parents(const std::string& root, bool all) {
   std::vector<std::string> out;
   bool stop = false;
-  walk(root, 0, [&](const std::string& dir, std::vector<DirEntry>& entries) {
-    bool any = false, digits = true;
-    for (const auto& e : entries) {
-      if (!e.is_dir) continue;
-      any = true;
-      digits = digits && e.name.size() < 12 && all_digits(e.name);
-    }
-    if (any && digits) {
-      out.push_back(dir);
-      return all;
-    }
-    return true;
-  }, &stop);
+  walk(
+      root, 0,
+      [&](const std::string& dir, std::vector<DirEntry>& entries) {
+        bool any = false, digits = true;
+        for (const auto& e : entries) {
+          if (!e.is_dir) continue;
+          any = true;
+          digits = digits && e.name.size() < 12 && all_digits(e.name);
+        }
+        if (any && digits) {
+          out.push_back(dir);
+          return all;
+        }
+        return true;
+      },
+      &stop);
   return out;
 }
 

@@ -23,7 +23,7 @@ struct SourceFile {
   std::string raw_path;  // absolute path of the raw file it stands for: report cells, sort keys
   std::string raw_name;  // base name of raw_path
   SourceKind kind = SourceKind::kRaw;
-  uint64_t size = 0;     // bytes on disk, looked up only for duplicated GE op names (msit keeps the larger)
+  uint64_t size = 0;  // bytes on disk, looked up only for duplicated GE op names (msit keeps the larger)
   // kStored: the summary store holding it (path = raw_path then) and its row there.
   std::string store_db;
   int64_t store_id = -1;
@@ -50,8 +50,8 @@ enum class TreeKind : uint8_t { kGe, kFx };
 struct DumpTree {
   TreeKind kind = TreeKind::kGe;
   std::string root;
-  std::vector<DumpGroup> groups;         // paired by index with the sorted graph list
-  std::vector<std::string> warnings;     // duplicates, skipped names, odd layouts
+  std::vector<DumpGroup> groups;      // paired by index with the sorted graph list
+  std::vector<std::string> warnings;  // duplicates, skipped names, odd layouts
 };
 
 // File name rules (pure).

@@ -29,11 +29,21 @@ struct Side {
 
 Side resolve(const TensorSlot& slot, FileCache& cache, std::shared_ptr<LoadedFile> loaded, const char* which) {
   Side s;
-  if (slot.kind == SlotKind::kEmpty) { s.k = Side::K::kEmpty; return s; }
-  if (slot.kind == SlotKind::kNone || !slot.file) { s.error = std::string(which) + ": no data"; return s; }
+  if (slot.kind == SlotKind::kEmpty) {
+    s.k = Side::K::kEmpty;
+    return s;
+  }
+  if (slot.kind == SlotKind::kNone || !slot.file) {
+    s.error = std::string(which) + ": no data";
+    return s;
+  }
   s.lf = loaded ? std::move(loaded) : cache.get(*slot.file, slot.kind != SlotKind::kFxFile);
   const LoadedFile& lf = *s.lf;
-  auto fail = [&](const std::string& what) { s.k = Side::K::kError; s.error = std::string(which) + ": " + what; return s; };
+  auto fail = [&](const std::string& what) {
+    s.k = Side::K::kError;
+    s.error = std::string(which) + ": " + what;
+    return s;
+  };
   if (lf.error) return fail(lf.error->to_string());
   auto tensor = [&] { return std::string(role_name(slot.role)) + " " + std::to_string(slot.index); };
   if (lf.raw) {
@@ -168,7 +178,8 @@ void eval_exact(const Side& g, const Side& m, ReportRow& r, const EvalOptions& o
   auto gs = open_stream(g, o.chunk_elements);
   auto ms = open_stream(m, o.chunk_elements);
   if (!gs.ok() || !ms.ok()) {
-    r.cmp_fail_reason = !gs.ok() ? "golden_data_path: " + gs.error().to_string() : "my_data_path: " + ms.error().to_string();
+    r.cmp_fail_reason =
+        !gs.ok() ? "golden_data_path: " + gs.error().to_string() : "my_data_path: " + ms.error().to_string();
     r.verdict = Verdict::kError;
     return;
   }
@@ -232,9 +243,10 @@ void eval_summaries_inner(const TensorSummary& g, const TensorSummary& m, Report
     r.stat_rel[3].reset();
   }
   r.nan_inf = nan_inf_text(gst, mst);
-  bool same_bytes = !g.xxh3_64.empty() && g.xxh3_64 == m.xxh3_64 && g.dtype == m.dtype && g.shape == m.shape &&
-                    g.format == m.format;
-  if (!check_reasons(r, g.count != m.count, gst.nan + gst.posinf + gst.neginf > 0, mst.nan + mst.posinf + mst.neginf > 0)) {
+  bool same_bytes =
+      !g.xxh3_64.empty() && g.xxh3_64 == m.xxh3_64 && g.dtype == m.dtype && g.shape == m.shape && g.format == m.format;
+  if (!check_reasons(r, g.count != m.count, gst.nan + gst.posinf + gst.neginf > 0,
+                     mst.nan + mst.posinf + mst.neginf > 0)) {
     r.compare_mode = same_bytes ? "hash" : "stats";
     return;
   }
@@ -377,8 +389,8 @@ ReportRow evaluate_pair(PairSpec&& p, FileCache& cache, const EvalOptions& o, st
   return r;
 }
 
-ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& o, std::shared_ptr<LoadedFile> golden_file,
-                        std::shared_ptr<LoadedFile> my_file) {
+ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& o,
+                        std::shared_ptr<LoadedFile> golden_file, std::shared_ptr<LoadedFile> my_file) {
   ReportRow r;
   r.token_id = p.token;
   r.data_id = p.data_id;
@@ -433,12 +445,20 @@ ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& 
   const TensorSummary* mt = nullptr;
   if (g.k != Side::K::kMinMax) {
     auto t = summary_of(g, p.golden, cache, so, hold_g);
-    if (!t.ok()) { r.cmp_fail_reason = "golden_data_path: " + t.error().to_string(); r.verdict = Verdict::kError; return r; }
+    if (!t.ok()) {
+      r.cmp_fail_reason = "golden_data_path: " + t.error().to_string();
+      r.verdict = Verdict::kError;
+      return r;
+    }
     gt = *t;
   }
   if (m.k != Side::K::kMinMax) {
     auto t = summary_of(m, p.my, cache, so, hold_m);
-    if (!t.ok()) { r.cmp_fail_reason = "my_data_path: " + t.error().to_string(); r.verdict = Verdict::kError; return r; }
+    if (!t.ok()) {
+      r.cmp_fail_reason = "my_data_path: " + t.error().to_string();
+      r.verdict = Verdict::kError;
+      return r;
+    }
     mt = *t;
   }
   if (gt && mt) {
@@ -457,9 +477,7 @@ bool exact_supported(DType t) {
 
 bool elements_to_float(DType t, const std::byte* src, size_t n, float* out) {
   switch (t) {
-    case DType::kFloat32:
-      std::memcpy(out, src, n * sizeof(float));
-      return true;
+    case DType::kFloat32: std::memcpy(out, src, n * sizeof(float)); return true;
     case DType::kFloat16:
     case DType::kBFloat16:
       for (size_t i = 0; i < n; ++i) {
@@ -468,8 +486,7 @@ bool elements_to_float(DType t, const std::byte* src, size_t n, float* out) {
         out[i] = t == DType::kFloat16 ? fp16_to_float(b) : bf16_to_float(b);
       }
       return true;
-    default:
-      break;
+    default: break;
   }
   if (!exact_supported(t)) return false;
   if (const auto* table = fp8_table(t)) {

@@ -13,17 +13,18 @@ namespace msit {
 
 struct EvalOptions {
   size_t chunk_elements = size_t{1} << 16;  // per side per step of the lockstep read
-  StatsOptions stats;                        // for raw files summarised on the fly
+  StatsOptions stats;                       // for raw files summarised on the fly
 };
 
 // golden_file / my_file: the side's file when the caller already loaded it (batched reads),
 // else nullptr and the cache loads it.
 ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& opts,
-                        std::shared_ptr<LoadedFile> golden_file = nullptr, std::shared_ptr<LoadedFile> my_file = nullptr);
+                        std::shared_ptr<LoadedFile> golden_file = nullptr,
+                        std::shared_ptr<LoadedFile> my_file = nullptr);
 // The same, moving the two path cells out of p instead of copying them (200,000 strings for
 // 100,000 pairs): for callers done with the pair.
-ReportRow evaluate_pair(PairSpec&& p, FileCache& cache, const EvalOptions& opts, std::shared_ptr<LoadedFile> golden_file,
-                        std::shared_ptr<LoadedFile> my_file);
+ReportRow evaluate_pair(PairSpec&& p, FileCache& cache, const EvalOptions& opts,
+                        std::shared_ptr<LoadedFile> golden_file, std::shared_ptr<LoadedFile> my_file);
 
 // Converts n host-endian elements of dtype t to float32 as torch's .float() would.
 // Returns false for dtypes that have no float value (complex, packed, opaque).

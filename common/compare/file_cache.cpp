@@ -26,7 +26,10 @@ void load(LoadedFile& lf) {
   switch (f.kind) {
     case SourceKind::kRaw: {
       auto src = archive::open_dump_source(f.path);  // a raw file or its archive (NAME.zst)
-      if (!src.ok()) { lf.error = src.error(); return; }
+      if (!src.ok()) {
+        lf.error = src.error();
+        return;
+      }
       auto raw = read_dump_header(*src->src, src->identity);
       if (!raw.ok()) {
         lf.error = raw.error();
@@ -38,35 +41,50 @@ void load(LoadedFile& lf) {
     }
     case SourceKind::kSummary: {
       auto s = read_summary_file(f.path);
-      if (!s.ok()) { lf.error = s.error(); return; }
+      if (!s.ok()) {
+        lf.error = s.error();
+        return;
+      }
       lf.summary = std::move(s).value();
       return;
     }
     case SourceKind::kStored: {
       auto s = store::StoreCatalog::instance().load(f.store_db, f.store_id);
-      if (!s.ok()) { lf.error = s.error(); return; }
+      if (!s.ok()) {
+        lf.error = s.error();
+        return;
+      }
       lf.summary = std::move(s).value();
       return;
     }
     case SourceKind::kStatsCsv: {
       auto s = read_ge_stats_csv(f.path);
-      if (!s.ok()) { lf.error = s.error(); return; }
+      if (!s.ok()) {
+        lf.error = s.error();
+        return;
+      }
       lf.summary = std::move(s).value();
       return;
     }
     case SourceKind::kMinMax: {
       if (lf.fx) {
         auto r = read_min_max_npy(f.path);
-        if (!r.ok()) { lf.error = r.error(); return; }
+        if (!r.ok()) {
+          lf.error = r.error();
+          return;
+        }
         lf.mm_outputs = std::move(r).value();
         if (lf.mm_outputs.rows.size() != 1) {
-          lf.error = make_error(f.path, Stage::kMinMax, "expected one [min, max] pair, found " +
-                                                       std::to_string(lf.mm_outputs.rows.size()));
+          lf.error = make_error(f.path, Stage::kMinMax,
+                                "expected one [min, max] pair, found " + std::to_string(lf.mm_outputs.rows.size()));
         }
         return;
       }
       auto r = read_min_max_npz(f.path);
-      if (!r.ok()) { lf.error = r.error(); return; }
+      if (!r.ok()) {
+        lf.error = r.error();
+        return;
+      }
       lf.mm_inputs = std::move(r->first);
       lf.mm_outputs = std::move(r->second);
       return;

@@ -86,8 +86,8 @@ FxTagScan scan_tags(const GraphOp& op, const TokenFiles& fx) {
   return s;
 }
 
-void ge_fx_op(MatchContext& ctx, int64_t token, const std::string& op_name, const SourceFile& ge,
-              const TokenFiles& my, const TokenFiles& fx, MatchResult& out) {
+void ge_fx_op(MatchContext& ctx, int64_t token, const std::string& op_name, const SourceFile& ge, const TokenFiles& my,
+              const TokenFiles& fx, MatchResult& out) {
   const GraphDef& g = *ctx.graph;
   auto all_ops = split_fused_name(op_name, g, [&](const std::string& n) { return has_op(my, n); });
   auto counts = ctx.counts(ge);
@@ -104,8 +104,8 @@ void ge_fx_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
       }
       return;
     }
-    out.pairs.push_back(problem_row(ctx, token, "", plain(ge),
-                                    "GE op " + op_name + " not found in graph " + ctx.graph_path + "."));
+    out.pairs.push_back(
+        problem_row(ctx, token, "", plain(ge), "GE op " + op_name + " not found in graph " + ctx.graph_path + "."));
     return;
   }
   std::vector<PairSpec> rows;
@@ -156,24 +156,36 @@ GoldenSide gather_fused(MatchContext& ctx, const std::string& fused, const Token
   std::vector<std::string> names, ops;
   std::vector<TensorSlot> slots;
   std::vector<std::string> cells;
-  auto parts = split_fused_name(fused, *ctx.graph, [&](const std::string& n) { return has_op(my, n) || has_op(golden, n); });
+  auto parts =
+      split_fused_name(fused, *ctx.graph, [&](const std::string& n) { return has_op(my, n) || has_op(golden, n); });
   size_t consumed = 0;
   for (const auto& part : parts) consumed += part.size();
-  if (consumed < fused.size()) warnings.push_back("failed parsing fused op name " + fused.substr(consumed) + "; compare manually if required");
+  if (consumed < fused.size())
+    warnings.push_back("failed parsing fused op name " + fused.substr(consumed) + "; compare manually if required");
   for (const auto& op : parts) {
     auto in_names = graph_input_names(*ctx.graph->find(op));
     const SourceFile* f = golden.ge_file(op);
     if (f) {
       auto c = ctx.counts(*f);
-      if (!c.ok()) { gs.error = "golden_data_path: " + c.error().to_string(); return gs; }
+      if (!c.ok()) {
+        gs.error = "golden_data_path: " + c.error().to_string();
+        return gs;
+      }
       size_t n = std::min<size_t>(in_names.size(), c->inputs);
       in_names.resize(n);
-      for (uint32_t k = 0; k < n; ++k) { slots.push_back(ge_slot(*f, Role::kInput, k)); cells.push_back(cell(*f, "inputs", k)); }
+      for (uint32_t k = 0; k < n; ++k) {
+        slots.push_back(ge_slot(*f, Role::kInput, k));
+        cells.push_back(cell(*f, "inputs", k));
+      }
       gs.output_file = f;
       gs.outputs = c->outputs;
     } else {
-      warnings.push_back("no dump data for op " + op + " (component of " + fused + "); input matching may be incorrect");
-      for (size_t k = 0; k < in_names.size(); ++k) { slots.push_back({SlotKind::kEmpty, nullptr, Role::kInput, 0}); cells.emplace_back(); }
+      warnings.push_back("no dump data for op " + op + " (component of " + fused +
+                         "); input matching may be incorrect");
+      for (size_t k = 0; k < in_names.size(); ++k) {
+        slots.push_back({SlotKind::kEmpty, nullptr, Role::kInput, 0});
+        cells.emplace_back();
+      }
     }
     names.insert(names.end(), in_names.begin(), in_names.end());
     ops.push_back(op);
@@ -195,7 +207,10 @@ void ge_ge_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
     auto c = ctx.counts(*f);
     if (!c.ok()) gs.error = "golden_data_path: " + c.error().to_string();
     else {
-      for (uint32_t k = 0; k < c->inputs; ++k) { gs.inputs.push_back(ge_slot(*f, Role::kInput, k)); gs.input_cells.push_back(plain(*f)); }
+      for (uint32_t k = 0; k < c->inputs; ++k) {
+        gs.inputs.push_back(ge_slot(*f, Role::kInput, k));
+        gs.input_cells.push_back(plain(*f));
+      }
       gs.output_file = f;
       gs.outputs = c->outputs;
     }
@@ -218,8 +233,8 @@ void ge_ge_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
   }
   for (uint32_t k = 0; gs.output_file && k < gs.outputs && k < mc->outputs; ++k) {
     out_cell += ",outputs," + std::to_string(k);
-    out.pairs.push_back(make_pair(ctx, token, out_cell, cell(mine, "outputs", k), ge_slot(*gs.output_file, Role::kOutput, k),
-                                  ge_slot(mine, Role::kOutput, k)));
+    out.pairs.push_back(make_pair(ctx, token, out_cell, cell(mine, "outputs", k),
+                                  ge_slot(*gs.output_file, Role::kOutput, k), ge_slot(mine, Role::kOutput, k)));
   }
 }
 
@@ -228,7 +243,8 @@ void for_common_tokens(const DumpGroup& my, const DumpGroup& golden, MatchResult
   for (const auto& [token, files] : my.tokens) {
     auto it = golden.tokens.find(token);
     if (it == golden.tokens.end()) {
-      out.warnings.push_back("my token_id " + std::to_string(token) + " not found in golden dump data (group " + my.key + ")");
+      out.warnings.push_back("my token_id " + std::to_string(token) + " not found in golden dump data (group " +
+                             my.key + ")");
       continue;
     }
     fn(token, files, it->second);
@@ -247,7 +263,10 @@ std::vector<std::string> split_fused_name(std::string name, const GraphDef& grap
     } else {
       for (size_t len = name.size() - 1; len > 0; --len) {
         std::string prefix = name.substr(0, len);
-        if (graph.find(prefix)) { found = prefix; break; }
+        if (graph.find(prefix)) {
+          found = prefix;
+          break;
+        }
         if (is_dump_op(prefix)) break;  // a dump op but not a graph op: msit gives up
       }
     }
@@ -311,10 +330,12 @@ void match_fx_fx(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden
       }
       const FxNodeFiles& gn = it->second;
       for (size_t k = 0; k < mn.inputs.size() && k < gn.inputs.size(); ++k) {
-        out.pairs.push_back(make_pair(ctx, token, plain(gn.inputs[k]), plain(mn.inputs[k]), fx_slot(gn.inputs[k]), fx_slot(mn.inputs[k])));
+        out.pairs.push_back(make_pair(ctx, token, plain(gn.inputs[k]), plain(mn.inputs[k]), fx_slot(gn.inputs[k]),
+                                      fx_slot(mn.inputs[k])));
       }
       for (size_t k = 0; k < mn.outputs.size() && k < gn.outputs.size(); ++k) {
-        out.pairs.push_back(make_pair(ctx, token, plain(gn.outputs[k]), plain(mn.outputs[k]), fx_slot(gn.outputs[k]), fx_slot(mn.outputs[k])));
+        out.pairs.push_back(make_pair(ctx, token, plain(gn.outputs[k]), plain(mn.outputs[k]), fx_slot(gn.outputs[k]),
+                                      fx_slot(mn.outputs[k])));
       }
     }
   });

@@ -38,23 +38,23 @@ struct TensorSlot {
 struct PairSpec {
   size_t group = 0;
   int64_t token = 0;
-  std::optional<uint64_t> data_id;  // msit's row counter; empty for our extra diagnostic rows
+  std::optional<uint64_t> data_id;   // msit's row counter; empty for our extra diagnostic rows
   std::string golden_cell, my_cell;  // golden_data_path / my_data_path cells
   TensorSlot golden, my;
-  std::string problem;               // set: row carries this cmp_fail_reason, nothing is read
-  bool msit_row = true;              // msit writes this row (false: diagnostics msit omits)
+  std::string problem;   // set: row carries this cmp_fail_reason, nothing is read
+  bool msit_row = true;  // msit writes this row (false: diagnostics msit omits)
 };
 
 struct MatchResult {
   std::vector<PairSpec> pairs;
   std::vector<std::string> warnings;
-  uint64_t ops_without_rows = 0;     // GE ops present in the graph but with no FX counterpart
+  uint64_t ops_without_rows = 0;  // GE ops present in the graph but with no FX counterpart
 };
 
 // Shared row counter: msit numbers rows process-wide, before sorting and filtering, including
 // rows it later discards (the single-op reassignment quirk).
 struct MatchContext {
-  const GraphDef* graph = nullptr;   // may be an empty graph (GE vs GE without graph text)
+  const GraphDef* graph = nullptr;  // may be an empty graph (GE vs GE without graph text)
   std::string graph_path;
   size_t group = 0;
   CountsFn counts;

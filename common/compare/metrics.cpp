@@ -59,7 +59,12 @@ void ExactAccumulator::add(const float* g, const float* m, size_t n) {
   m_finite_ = m_finite_ && mf;
   g_zero_ = g_zero_ && gz;
   m_zero_ = m_zero_ && mz;
-  dot_ += dot; gg_ += gg; mm_ += mm; diff2_ += d2; sum_rel_ += srel; sum_abs_ += sabs;
+  dot_ += dot;
+  gg_ += gg;
+  mm_ += mm;
+  diff2_ += d2;
+  sum_rel_ += srel;
+  sum_abs_ += sabs;
   max_rel_ = max_rel;
   max_abs_ = max_abs;
   if (!g_finite_ || !m_finite_ || n == 0) return;  // metrics are dropped anyway; keep KL finite
@@ -122,11 +127,17 @@ void SideAccumulator::add(const float* x, size_t n) {
   double s = 0, q = 0;
   for (size_t i = 0; i < n; ++i) {
     float v = x[i];
-    if (std::isnan(v)) { ++nan_; continue; }
+    if (std::isnan(v)) {
+      ++nan_;
+      continue;
+    }
     mx = v > mx ? v : mx;
     mn = v < mn ? v : mn;
     s += v;
-    if (std::isinf(v)) { v > 0 ? ++posinf_ : ++neginf_; continue; }
+    if (std::isinf(v)) {
+      v > 0 ? ++posinf_ : ++neginf_;
+      continue;
+    }
     q += static_cast<double>(v) * v;
   }
   max_ = mx;

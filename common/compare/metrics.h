@@ -48,8 +48,8 @@ class ExactAccumulator {
 struct SideStats {
   uint64_t count = 0;
   uint64_t nan = 0, posinf = 0, neginf = 0;
-  std::optional<double> max, min, mean;   // empty when count == 0
-  std::optional<double> l2norm;           // over finite elements
+  std::optional<double> max, min, mean;  // empty when count == 0
+  std::optional<double> l2norm;          // over finite elements
 };
 
 class SideAccumulator {

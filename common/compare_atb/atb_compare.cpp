@@ -11,11 +11,11 @@
 #include <thread>
 
 #include "common/compare/file_cache.h"
+#include "common/compare_atb/atb_compare_internal.h"
 #include "common/compare_atb/concat.h"
 #include "common/compare_atb/files.h"
 #include "common/compare_atb/rope.h"
 #include "common/compare_atb/side.h"
-#include "common/compare_atb/atb_compare_internal.h"
 
 namespace msit::atb {
 namespace {
@@ -25,7 +25,7 @@ struct Job {
   PairSpec spec;
   std::string token_text, golden_type, my_type, note;
   std::vector<SourceFile> golden_ranks, my_ranks;  // > 1 entry: concatenate
-  std::optional<RopeFix> rope;                      // golden rotary data: msit's rope fix-ups
+  std::optional<RopeFix> rope;                     // golden rotary data: msit's rope fix-ups
 };
 
 }  // namespace
@@ -45,10 +45,12 @@ bool is_digits(const std::string& s) {
 std::vector<std::pair<const TokenDir*, const TokenDir*>> token_pairs(const DumpSide& g, const DumpSide& m) {
   std::vector<std::pair<const TokenDir*, const TokenDir*>> out;
   for (const auto& mt : m.tokens) {
-    for (const auto& gt : g.tokens) if (gt.key == mt.key) out.emplace_back(&gt, &mt);
+    for (const auto& gt : g.tokens)
+      if (gt.key == mt.key) out.emplace_back(&gt, &mt);
   }
   if (out.empty() && g.given_token && m.given_token) {
-    for (const auto& gt : g.tokens) for (const auto& mt : m.tokens) out.emplace_back(&gt, &mt);
+    for (const auto& gt : g.tokens)
+      for (const auto& mt : m.tokens) out.emplace_back(&gt, &mt);
   }
   return out;
 }
@@ -74,7 +76,8 @@ std::vector<MappingEntry> load_mapping(const AtbCompareOptions& o, std::vector<s
     return custom_table({});
   }
   auto text = read_topology_file(path);
-  auto user = text.ok() ? parse_op_mapping(*text, path, o.msit_compat) : Result<std::vector<MappingEntry>>(text.error());
+  auto user =
+      text.ok() ? parse_op_mapping(*text, path, o.msit_compat) : Result<std::vector<MappingEntry>>(text.error());
   if (!user.ok()) {
     warnings.push_back(user.error().to_string() + "; only the built-in mapping tables are used");
     return custom_table({});
@@ -114,7 +117,8 @@ struct Expander {
   void expand(size_t sheet, const std::vector<Match>& matches, const TokenDir& gt, const TokenDir& mt) {
     for (const Match& mm : matches) {
       if (!tree_allowed(m, mt, mm.my.tree) || !tree_allowed(g, gt, mm.golden.tree)) continue;
-      auto gf = endpoint_files(g, g.trees[mm.golden.tree], gt.dir, mm.golden, true, rel(g, mm.golden, gt), !o.msit_compat);
+      auto gf =
+          endpoint_files(g, g.trees[mm.golden.tree], gt.dir, mm.golden, true, rel(g, mm.golden, gt), !o.msit_compat);
       auto mf = endpoint_files(m, m.trees[mm.my.tree], mt.dir, mm.my, false, rel(m, mm.my, mt), !o.msit_compat);
       apply_qwen_fixup(gf, mf);
       RopeFix fix = read_rope_fix(select_rope_files(mf), o.msit_compat);
@@ -175,8 +179,8 @@ ReportRow run_job(Job& j, FileCache& cache, const EvalOptions& eo) {
   if (!why.empty()) {
     note += std::string(note.empty() ? "" : "; ") + "ranks not concatenated (" + why + "): selected rank only";
   } else if (j.golden_ranks.size() > 1 || j.my_ranks.size() > 1) {
-    note += std::string(note.empty() ? "" : "; ") + "concatenated " + std::to_string(j.golden_ranks.size()) + " golden / " +
-            std::to_string(j.my_ranks.size()) + " my rank files";
+    note += std::string(note.empty() ? "" : "; ") + "concatenated " + std::to_string(j.golden_ranks.size()) +
+            " golden / " + std::to_string(j.my_ranks.size()) + " my rank files";
   }
   if (!note.empty()) r.note = r.note.empty() ? note : r.note + "; " + note;
   return r;
@@ -216,11 +220,13 @@ Result<AtbCompareResult> run_atb_compare(const std::string& golden_path, const s
   mo.custom = load_mapping(o, res.warnings);
   auto tokens = token_pairs(g, m);
   if (tokens.empty()) {
-    return make_error(my_path, Stage::kTokens, "no token directory in common with " + golden_path +
-                                             " (name one token directory in each path to compare them anyway)");
+    return make_error(my_path, Stage::kTokens,
+                      "no token directory in common with " + golden_path +
+                          " (name one token directory in each path to compare them anyway)");
   }
-  std::vector<PolicySet> sets = o.level ? std::vector<PolicySet>{*o.level}
-                                        : std::vector<PolicySet>{PolicySet::kLayer, PolicySet::kModule, PolicySet::kApi};
+  std::vector<PolicySet> sets = o.level
+                                    ? std::vector<PolicySet>{*o.level}
+                                    : std::vector<PolicySet>{PolicySet::kLayer, PolicySet::kModule, PolicySet::kApi};
   Expander ex{g, m, o, rank_siblings(g), rank_siblings(m), {}, {}, 0};
   for (size_t s = 0; s < sets.size(); ++s) {
     res.sheets.push_back(AtbSheet{std::string(policy_set_name(sets[s])), {}});

@@ -14,9 +14,9 @@
 namespace msit::atb {
 
 struct AtbCompareOptions {
-  std::optional<PolicySet> level;          // -cl layer|module|api (logits = api); none: all three sheets
-  bool msit_compat = false;                // reproduce msit's accidents (docs/compare.md)
-  bool robust_dirs = false;                // 2.4 robust node -> directory rule
+  std::optional<PolicySet> level;  // -cl layer|module|api (logits = api); none: all three sheets
+  bool msit_compat = false;        // reproduce msit's accidents (docs/compare.md)
+  bool robust_dirs = false;        // 2.4 robust node -> directory rule
   std::optional<std::string> op_mapping_dir;
   unsigned jobs = 2;
   EvalOptions eval;
@@ -30,7 +30,7 @@ struct AtbSheet {
 struct AtbCompareResult {
   std::vector<AtbSheet> sheets;
   std::vector<std::string> warnings;
-  std::string description;      // "torch vs ATB", for the terminal
+  std::string description;  // "torch vs ATB", for the terminal
 };
 
 // True when both paths are ATB or torch dumps (3.1) — the CLI then takes this mode.

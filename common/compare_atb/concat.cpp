@@ -13,7 +13,8 @@ namespace msit::atb {
 namespace {
 
 Result<FloatTensor> load_summary_values(const SourceFile& f, uint64_t budget) {
-  if (f.kind != SourceKind::kSummary) return make_error(f.path, Stage::kLoad, "only raw files and summaries can be loaded whole");
+  if (f.kind != SourceKind::kSummary)
+    return make_error(f.path, Stage::kLoad, "only raw files and summaries can be loaded whole");
   MSIT_ASSIGN_OR_RETURN(FileSummary s, read_summary_file(f.path));
   if (s.tensors.size() != 1) return make_error(f.path, Stage::kLoad, "the summary does not hold exactly one tensor");
   const TensorSummary& t = s.tensors.front();
@@ -90,7 +91,11 @@ Result<FloatTensor> concatenate(std::vector<FloatTensor> parts, std::optional<si
     block[p] = parts[p].data.size() / outer;
     out.shape[*d] += dim(parts[p].shape, *d);
   }
-  out.data.reserve(outer * [&] { uint64_t s = 0; for (auto b : block) s += b; return s; }());
+  out.data.reserve(outer * [&] {
+    uint64_t s = 0;
+    for (auto b : block) s += b;
+    return s;
+  }());
   for (uint64_t o = 0; o < outer; ++o) {
     for (size_t p = 0; p < parts.size(); ++p) {
       auto first = parts[p].data.begin() + static_cast<std::ptrdiff_t>(o * block[p]);
@@ -145,7 +150,10 @@ bool evaluate_concat(const std::vector<SourceFile>& golden, const std::vector<So
     uint64_t budget = kMaxConcatElements;
     for (const auto& f : *side) {
       auto l = load_float_tensor(f, budget, false);
-      if (!l.ok()) { why = l.error().to_string(); return false; }
+      if (!l.ok()) {
+        why = l.error().to_string();
+        return false;
+      }
       budget -= l->data.size();
       (side == &golden ? gp : mp).push_back(std::move(l).value());
     }
@@ -153,7 +161,10 @@ bool evaluate_concat(const std::vector<SourceFile>& golden, const std::vector<So
   auto gd = concat_dim(gp[0].shape, gp.size(), mp[0].shape, mp.size());
   auto md = concat_dim(mp[0].shape, mp.size(), gp[0].shape, gp.size());
   auto g = concatenate(std::move(gp), gd), m = concatenate(std::move(mp), md);
-  if (!g.ok() || !m.ok()) { why = (!g.ok() ? g.error() : m.error()).message; return false; }
+  if (!g.ok() || !m.ok()) {
+    why = (!g.ok() ? g.error() : m.error()).message;
+    return false;
+  }
   evaluate_floats(*g, *m, r);
   return true;
 }

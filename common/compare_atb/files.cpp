@@ -88,14 +88,16 @@ std::vector<SourceFile> dir_files(const std::string& dir) {
   std::sort(out.begin(), out.end(), [](const SourceFile& a, const SourceFile& b) {
     return a.raw_name != b.raw_name ? a.raw_name < b.raw_name : static_cast<int>(a.kind) < static_cast<int>(b.kind);
   });
-  out.erase(std::unique(out.begin(), out.end(), [](const SourceFile& a, const SourceFile& b) { return a.raw_name == b.raw_name; }),
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](const SourceFile& a, const SourceFile& b) { return a.raw_name == b.raw_name; }),
             out.end());
   return out;
 }
 
 template <class Pred>
 void take(const std::string& dir, Pred pred, std::vector<SourceFile>& out) {
-  for (auto& f : dir_files(dir)) if (pred(f.raw_name)) out.push_back(std::move(f));
+  for (auto& f : dir_files(dir))
+    if (pred(f.raw_name)) out.push_back(std::move(f));
 }
 
 }  // namespace
@@ -108,29 +110,44 @@ std::vector<SourceFile> endpoint_files(const DumpSide& side, const TopoTree& tre
   if (side.kind == SideKind::kTorch) {
     switch (e.loc) {
       case Loc::kAllOutput:
-        take(dir.string(), [&](const std::string& n) {
-          return starts_with(n, "output") && !(golden && is_nested_output(n));
-        }, out);
+        take(
+            dir.string(),
+            [&](const std::string& n) { return starts_with(n, "output") && !(golden && is_nested_output(n)); }, out);
         break;
-      case Loc::kAllInput: take(dir.string(), [](const std::string& n) { return starts_with(n, "input"); }, out); break;
-      case Loc::kFile: take(dir.string(), [&](const std::string& n) { return n == e.file; }, out); break;
+      case Loc::kAllInput:
+        take(
+            dir.string(), [](const std::string& n) { return starts_with(n, "input"); }, out);
+        break;
+      case Loc::kFile:
+        take(
+            dir.string(), [&](const std::string& n) { return n == e.file; }, out);
+        break;
     }
     return out;
   }
   std::string after = (dir / "after").string(), before = (dir / "before").string();
   switch (e.loc) {
-    case Loc::kAllOutput: take(after, [](const std::string& n) { return starts_with(n, "outtensor"); }, out); break;
+    case Loc::kAllOutput:
+      take(
+          after, [](const std::string& n) { return starts_with(n, "outtensor"); }, out);
+      break;
     case Loc::kAllInput:
-      take(after, [](const std::string& n) { return starts_with(n, "intensor"); }, out);
-      take(before, [](const std::string& n) { return starts_with(n, "intensor"); }, out);
+      take(
+          after, [](const std::string& n) { return starts_with(n, "intensor"); }, out);
+      take(
+          before, [](const std::string& n) { return starts_with(n, "intensor"); }, out);
       break;
     case Loc::kFile: {
       // ATB >= 8f5d4e8c names files of ops with an IR intensor{k}_{irName}.bin: outtensor0.bin
       // then stands for outtensor0_{irName}.bin (msit's exact lookup misses it).
       std::string stem = e.file.size() > 4 ? e.file.substr(0, e.file.size() - 4) + "_" : e.file;
-      take(after, [&](const std::string& n) {
-        return n == e.file || (ir_names && starts_with(n, stem) && n.size() > 4 && n.substr(n.size() - 4) == ".bin");
-      }, out);
+      take(
+          after,
+          [&](const std::string& n) {
+            return n == e.file ||
+                   (ir_names && starts_with(n, stem) && n.size() > 4 && n.substr(n.size() - 4) == ".bin");
+          },
+          out);
       break;
     }
   }
@@ -147,14 +164,16 @@ void apply_qwen_fixup(const std::vector<SourceFile>& golden, std::vector<SourceF
     wanted.push_back("0_QKVLinearSplitPack/1_SplitOperation/after/outtensor" + k + ".bin");
     std::vector<SourceFile> kept;
     for (const auto& f : mine) {
-      if (std::any_of(wanted.begin(), wanted.end(), [&](const std::string& w) { return has(f.raw_path, w); })) kept.push_back(f);
+      if (std::any_of(wanted.begin(), wanted.end(), [&](const std::string& w) { return has(f.raw_path, w); }))
+        kept.push_back(f);
     }
     if (!kept.empty()) mine = std::move(kept);
     break;
   }
 }
 
-std::vector<std::pair<size_t, size_t>> pair_files(const std::vector<SourceFile>& golden, const std::vector<SourceFile>& mine) {
+std::vector<std::pair<size_t, size_t>> pair_files(const std::vector<SourceFile>& golden,
+                                                  const std::vector<SourceFile>& mine) {
   std::vector<std::pair<size_t, size_t>> out;
   if (golden.size() == mine.size()) {
     std::vector<size_t> gi(golden.size()), mi(mine.size());
@@ -164,7 +183,8 @@ std::vector<std::pair<size_t, size_t>> pair_files(const std::vector<SourceFile>&
     for (size_t i = 0; i < gi.size(); ++i) out.emplace_back(gi[i], mi[i]);
     return out;
   }
-  for (size_t g = 0; g < golden.size(); ++g) for (size_t m = 0; m < mine.size(); ++m) out.emplace_back(g, m);
+  for (size_t g = 0; g < golden.size(); ++g)
+    for (size_t m = 0; m < mine.size(); ++m) out.emplace_back(g, m);
   return out;
 }
 
@@ -175,7 +195,8 @@ std::optional<SourceFile> find_source(const std::string& raw) {
   std::error_code ec;
   if (fs::is_regular_file(raw, ec)) s.path = raw, s.kind = SourceKind::kRaw;
   else if (fs::is_regular_file(archive_name_for(raw), ec)) s.path = archive_name_for(raw), s.kind = SourceKind::kRaw;
-  else if (fs::is_regular_file(summary_name_for(raw), ec)) s.path = summary_name_for(raw), s.kind = SourceKind::kSummary;
+  else if (fs::is_regular_file(summary_name_for(raw), ec))
+    s.path = summary_name_for(raw), s.kind = SourceKind::kSummary;
   else if (std::string db; const auto* n = store::StoreCatalog::instance().find(raw, &db)) {
     return stored_source(fs::path(raw).parent_path().string(), *n, db);
   } else {
@@ -184,13 +205,17 @@ std::optional<SourceFile> find_source(const std::string& raw) {
   return s;
 }
 
-std::vector<SourceFile> rank_files(const DumpSide& side, const std::vector<std::string>& siblings, const SourceFile& f) {
+std::vector<SourceFile> rank_files(const DumpSide& side, const std::vector<std::string>& siblings,
+                                   const SourceFile& f) {
   const std::string& self = side.process_name;
   if (self.empty()) return {f};
   std::vector<SourceFile> out;  // in sibling (name) order, the selected rank at its place
   for (const auto& sib_dir : siblings) {
     std::string sib = fs::path(sib_dir).filename().string();
-    if (sib == self) { out.push_back(f); continue; }
+    if (sib == self) {
+      out.push_back(f);
+      continue;
+    }
     std::string raw = f.raw_path;
     for (size_t pos = raw.find(self); pos != std::string::npos; pos = raw.find(self, pos + sib.size())) {
       raw.replace(pos, self.size(), sib);
@@ -216,7 +241,9 @@ std::string robust_rel(const TopoTree& tree, uint32_t node, const std::string& t
   for (auto& d : list_dirs(token_dir)) {
     auto us = d.find('_');
     if (us == std::string::npos || d.substr(us + 1) != type || us == 0 || us > 15) continue;
-    if (!std::all_of(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(us), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    if (!std::all_of(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(us),
+                     [](char c) { return c >= '0' && c <= '9'; }))
+      continue;
     dirs.emplace_back(std::stoll(d.substr(0, us)), d);
   }
   std::sort(dirs.begin(), dirs.end());

@@ -23,7 +23,8 @@ std::vector<SourceFile> endpoint_files(const DumpSide& side, const TopoTree& tre
 void apply_qwen_fixup(const std::vector<SourceFile>& golden, std::vector<SourceFile>& mine);
 
 // 3.5.4: equal counts -> both sorted by path and zipped; else the cross product.
-std::vector<std::pair<size_t, size_t>> pair_files(const std::vector<SourceFile>& golden, const std::vector<SourceFile>& mine);
+std::vector<std::pair<size_t, size_t>> pair_files(const std::vector<SourceFile>& golden,
+                                                  const std::vector<SourceFile>& mine);
 
 // The file standing for raw path `raw`: itself, its .zst archive, its summary or its row in a
 // summary store (in that order); nullopt when none exists.

@@ -70,10 +70,14 @@ Result<Trees> load_trees(const std::string& gp, const std::string& mp) {
   fs::path model = proc.parent_path().parent_path() / "model" / pid;
   std::string json;
   for (const auto& f : entries(model.string(), true)) {
-    if (f.size() > 5 && f.ends_with(".json")) { json = (model / f).string(); break; }
+    if (f.size() > 5 && f.ends_with(".json")) {
+      json = (model / f).string();
+      break;
+    }
   }
   if (pid.empty() || json.empty()) {
-    return make_error(model.string(), Stage::kTopology, "no ATB model JSON (legacy layout: -m is tensors/{dev}_{pid}/{token})");
+    return make_error(model.string(), Stage::kTopology,
+                      "no ATB model JSON (legacy layout: -m is tensors/{dev}_{pid}/{token})");
   }
   MSIT_ASSIGN_OR_RETURN(std::string mt, read_topology_file(json));
   uint32_t show = 0;
@@ -89,12 +93,13 @@ std::vector<FilePair> layer_rows(const Trees& t, const std::string& gp, const st
   auto add = [&](uint32_t g, uint32_t m, const std::string& gfile, const std::string& mfile) {
     const TopoNode& gn = t.golden.nodes[g];
     const TopoNode& mn = t.mine.nodes[m];
-    add_pair(out, (fs::path(gp) / gn.tensor_path / gfile).string(), (fs::path(mp) / mn.tensor_path / "after" / mfile).string(), 0,
-             gn.type, mn.type);
+    add_pair(out, (fs::path(gp) / gn.tensor_path / gfile).string(),
+             (fs::path(mp) / mn.tensor_path / "after" / mfile).string(), 0, gn.type, mn.type);
   };
   auto select = [](const TopoTree& tree, const std::vector<uint32_t>& from, auto pred) {
     std::vector<uint32_t> v;
-    for (uint32_t n : from) if (pred(tree.nodes[n].type)) v.push_back(n);
+    for (uint32_t n : from)
+      if (pred(tree.nodes[n].type)) v.push_back(n);
     return v;
   };
   LayerPairs layers = layer_pairs(t.golden, t.mine);
@@ -108,12 +113,14 @@ std::vector<FilePair> layer_rows(const Trees& t, const std::string& gp, const st
       auto mine = select(t.mine, ml, [&](const std::string& ty) { return ty == atb; });
       auto gold = select(t.golden, gl, [&](const std::string& ty) { return ty == torch; });
       if (mine.size() != gold.size()) continue;
-      for (size_t i = 0; i < mine.size(); ++i) add(gold[i], linear_with_bias(t.mine, mine[i]), "output.pth", "outtensor0.bin");
+      for (size_t i = 0; i < mine.size(); ++i)
+        add(gold[i], linear_with_bias(t.mine, mine[i]), "output.pth", "outtensor0.bin");
     }
   }
   auto split = [](const std::string& s) {  // ait: no suffix means outtensor0 on both sides
     auto pos = s.find('_');
-    return pos == std::string::npos ? std::make_pair(s, std::string("outtensor0")) : std::make_pair(s.substr(0, pos), s.substr(pos + 1));
+    return pos == std::string::npos ? std::make_pair(s, std::string("outtensor0"))
+                                    : std::make_pair(s.substr(0, pos), s.substr(pos + 1));
   };
   for (auto [g, m] : layers) {
     std::vector<uint32_t> ga, ma;
@@ -152,13 +159,15 @@ std::vector<FilePair> token_rows(const std::string& gp, const std::string& mp, s
 
 }  // namespace
 
-Result<LegacyResult> run_legacy_compare(const std::string& golden_path, const std::string& my_path, const LegacyOptions& o) {
+Result<LegacyResult> run_legacy_compare(const std::string& golden_path, const std::string& my_path,
+                                        const LegacyOptions& o) {
   std::string gp = normal_abs(golden_path), mp = normal_abs(my_path);
   LegacyResult res;
   std::vector<FilePair> pairs;
   if (o.token_level) {
     if (!fs::is_regular_file(fs::path(gp) / "model_tree.json")) {
-      return make_error(gp, Stage::kDetect, "legacy -cl token: the golden path must be the torch process dir (model_tree.json)");
+      return make_error(gp, Stage::kDetect,
+                        "legacy -cl token: the golden path must be the torch process dir (model_tree.json)");
     }
     res.description = "legacy ait, token level: torch (golden) vs ATB (my)";
     pairs = token_rows(gp, mp, res.warnings);

@@ -15,9 +15,9 @@
 namespace msit::atb {
 
 struct LegacyOptions {
-  bool token_level = false;                  // -cl token (else layer)
+  bool token_level = false;  // -cl token (else layer)
   std::optional<std::string> op_mapping_dir;
-  bool msit_compat = false;                  // a string mapping value iterated letter by letter
+  bool msit_compat = false;  // a string mapping value iterated letter by letter
   unsigned jobs = 2;
   EvalOptions eval;
 };
@@ -29,7 +29,8 @@ struct LegacyResult {
 };
 
 // ait's layer (built-in then custom mapping rows per layer pair) or token flow.
-Result<LegacyResult> run_legacy_compare(const std::string& golden_path, const std::string& my_path, const LegacyOptions& o);
+Result<LegacyResult> run_legacy_compare(const std::string& golden_path, const std::string& my_path,
+                                        const LegacyOptions& o);
 
 // A golden path holding golden_tensor/ is a manual-mapping dump (msit's dump_data).
 bool has_manual_mapping(const std::string& golden_path);

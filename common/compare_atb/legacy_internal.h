@@ -13,10 +13,10 @@ struct FilePair {
   SourceFile golden, my;
   std::string golden_cell, my_cell;
   int64_t token = 0;
-  std::string token_text;       // a non-numeric token key, written instead of token
-  uint64_t data_id = 0;         // ait writes 0 (layer/token) or the metadata.json id
+  std::string token_text;  // a non-numeric token key, written instead of token
+  uint64_t data_id = 0;    // ait writes 0 (layer/token) or the metadata.json id
   std::string golden_type, my_type;
-  std::string problem;          // set: the row carries this cmp_fail_reason, nothing is read
+  std::string problem;  // set: the row carries this cmp_fail_reason, nothing is read
 };
 
 // One row per pair, in order, evaluated on `jobs` threads.

@@ -51,13 +51,17 @@ Result<std::vector<ManualEntry>> parse_manual_metadata(std::string_view text, co
   MSIT_TRY(check_json_depth(text, kMetadataDepth, path));
   Json doc = Json::parse(text.begin(), text.end(), nullptr, false);
   if (doc.is_discarded()) return make_error(path, Stage::kMetadata, "not valid JSON");
-  if (!doc.is_object()) return make_error(path, Stage::kMetadata, "expected an object {data_id: {token_id: [golden, my]}}");
+  if (!doc.is_object())
+    return make_error(path, Stage::kMetadata, "expected an object {data_id: {token_id: [golden, my]}}");
   std::vector<ManualEntry> out;
   for (const auto& [data_id, tokens] : doc.items()) {
-    if (!decimal(data_id)) return make_error(path, Stage::kMetadata, "data_id '" + data_id.substr(0, 64) + "' is not a decimal integer");
-    if (!tokens.is_object()) return make_error(path, Stage::kMetadata, "data_id " + data_id + ": expected an object {token_id: [golden, my]}");
+    if (!decimal(data_id))
+      return make_error(path, Stage::kMetadata, "data_id '" + data_id.substr(0, 64) + "' is not a decimal integer");
+    if (!tokens.is_object())
+      return make_error(path, Stage::kMetadata, "data_id " + data_id + ": expected an object {token_id: [golden, my]}");
     for (const auto& [token, paths] : tokens.items()) {
-      if (token.empty() || token.size() > 64) return make_error(path, Stage::kMetadata, "data_id " + data_id + ": bad token_id");
+      if (token.empty() || token.size() > 64)
+        return make_error(path, Stage::kMetadata, "data_id " + data_id + ": bad token_id");
       if (!paths.is_array() || paths.size() < 2 || !usable_path(paths[0]) || !usable_path(paths[1])) {
         warnings.push_back(path + ": data_id " + data_id + ", token_id " + token +
                            ": expected [golden_path, my_path] (non-empty strings); entry skipped");
@@ -80,7 +84,8 @@ bool has_manual_mapping(const std::string& golden_path) {
 Result<LegacyResult> run_manual_mapping(const std::string& golden_path, const LegacyOptions& o) {
   std::string meta = (fs::path(golden_path) / "golden_tensor" / "metadata.json").string();
   std::error_code ec;
-  if (!fs::is_regular_file(meta, ec)) return make_error(meta, Stage::kMetadata, "golden_tensor/ holds no metadata.json");
+  if (!fs::is_regular_file(meta, ec))
+    return make_error(meta, Stage::kMetadata, "golden_tensor/ holds no metadata.json");
   MSIT_ASSIGN_OR_RETURN(std::string text, read_topology_file(meta));
   LegacyResult res;
   MSIT_ASSIGN_OR_RETURN(auto entries, parse_manual_metadata(text, meta, res.warnings));

@@ -40,7 +40,8 @@ Result<std::vector<MappingEntry>> parse_op_mapping(std::string_view text, const 
   if (j.size() > kMaxMappingEntries) return make_error(path, Stage::kOpMapping, "too many entries");
   std::vector<MappingEntry> out;
   for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!valid_word(it.key())) return make_error(path, Stage::kOpMapping, "key \"" + it.key() + "\" is not [A-Za-z0-9_]*");
+    if (!valid_word(it.key()))
+      return make_error(path, Stage::kOpMapping, "key \"" + it.key() + "\" is not [A-Za-z0-9_]*");
     MappingEntry e{it.key(), {}};
     auto add = [&](const nlohmann::ordered_json& v) -> Status {
       if (!v.is_string() || !valid_word(v.get<std::string>())) {

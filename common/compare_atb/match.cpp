@@ -21,7 +21,8 @@ std::optional<std::string> dominant_child_type(const TopoTree& t, uint32_t n) {
     else ++it->second;
   }
   const std::pair<std::string, size_t>* best = nullptr;
-  for (const auto& p : counts) if (!best || p.second > best->second) best = &p;
+  for (const auto& p : counts)
+    if (!best || p.second > best->second) best = &p;
   if (best && best->second > 5) return best->first;
   return std::nullopt;
 }
@@ -38,7 +39,10 @@ std::optional<std::string> find_layer_type(const TopoTree& t, uint32_t n) {
 }
 
 void collect_layers(const TopoTree& t, uint32_t n, const std::string& type, std::vector<uint32_t>& out) {
-  if (t.nodes[n].type == type && n != 0) { out.push_back(n); return; }
+  if (t.nodes[n].type == type && n != 0) {
+    out.push_back(n);
+    return;
+  }
   for (uint32_t c : t.nodes[n].children) collect_layers(t, c, type, out);
 }
 
@@ -112,9 +116,7 @@ std::vector<Match> match_tree_pair(const TopoTree& golden, uint32_t gi, const To
       for (auto [g, m] : layers) sink.add(m, Loc::kAllOutput, "", g, Loc::kAllOutput, "");
       policy_special_names(sink);
       break;
-    case PolicySet::kModule:
-      policy_modules(sink, layers);
-      break;
+    case PolicySet::kModule: policy_modules(sink, layers); break;
     case PolicySet::kApi:
       policy_last_chain(sink);
       policy_same_name(sink);

@@ -41,7 +41,8 @@ void drop_prefix_keys(std::vector<MindieOp>& ops, char delim) {
   std::vector<MindieOp> kept;
   for (const auto& op : ops) {
     bool parent = std::any_of(ops.begin(), ops.end(), [&](const MindieOp& o) {
-      return o.key.size() > op.key.size() && o.key.compare(0, op.key.size(), op.key) == 0 && o.key[op.key.size()] == delim;
+      return o.key.size() > op.key.size() && o.key.compare(0, op.key.size(), op.key) == 0 &&
+             o.key[op.key.size()] == delim;
     });
     if (!parent) kept.push_back(op);
   }
@@ -73,7 +74,8 @@ std::vector<SourceFile> npu_files(const fs::path& root) {
       if (!raw) continue;
       out.push_back(SourceFile{(dir / f).string(), (dir / raw->first).string(), raw->first, raw->second, 0, {}, -1});
     }
-    if (depth < 2) for (const auto& d : sorted_entries(dir, true)) queue.emplace_back(dir / d, depth + 1);
+    if (depth < 2)
+      for (const auto& d : sorted_entries(dir, true)) queue.emplace_back(dir / d, depth + 1);
   }
   return out;
 }
@@ -90,7 +92,8 @@ const SourceFile* npu_file_of(const std::vector<SourceFile>& files, const std::s
 }
 
 std::string rename_reasons(std::string s) {
-  for (auto [from, to] : {std::pair{"golden_data includes", "cpu_data includes"}, std::pair{"my_data includes", "npu_data includes"}}) {
+  for (auto [from, to] :
+       {std::pair{"golden_data includes", "cpu_data includes"}, std::pair{"my_data includes", "npu_data includes"}}) {
     if (auto p = s.find(from); p != std::string::npos) s.replace(p, std::string_view(from).size(), to);
   }
   return s;
@@ -136,7 +139,10 @@ Result<std::vector<MindieOp>> mindie_ops(std::string_view torch_map, std::string
     exported |= !fx.empty();
     key_of[str(e, "rt_layer")] = fx.empty() ? torchscript_key(jit) : export_key(fx);
   }
-  struct Rt { int64_t id; std::string fusion, rt_layer; };
+  struct Rt {
+    int64_t id;
+    std::string fusion, rt_layer;
+  };
   std::vector<Rt> rt;
   for (const auto& e : rm) {
     if (!e.is_object() || !e.contains("id") || !e["id"].is_number_integer()) continue;
@@ -151,9 +157,12 @@ Result<std::vector<MindieOp>> mindie_ops(std::string_view torch_map, std::string
     ops.push_back(MindieOp{static_cast<int>(ops.size()) + 1, rt[i].fusion, k == key_of.end() ? "" : k->second});
   }
   // A key names the directory root.{key}: never empty, never a path.
-  ops.erase(std::remove_if(ops.begin(), ops.end(), [](const MindieOp& o) {
-              return o.key.empty() || o.key.find('/') != std::string::npos || o.key.find("..") != std::string::npos;
-            }), ops.end());
+  ops.erase(std::remove_if(ops.begin(), ops.end(),
+                           [](const MindieOp& o) {
+                             return o.key.empty() || o.key.find('/') != std::string::npos ||
+                                    o.key.find("..") != std::string::npos;
+                           }),
+            ops.end());
   drop_prefix_keys(ops, exported ? '_' : '.');
   return ops;
 }
@@ -179,8 +188,8 @@ Result<MindieResult> run_mindie_compare(const std::string& golden, const std::st
       }
     }
     if (!nf || cpu.empty()) {
-      res.warnings.push_back("op " + std::to_string(op.number) + " (" + op.fusion_op + " / " + op.key + "): " +
-                             (!nf ? "no NPU dump file" : "no CPU output file") + ", skipped");
+      res.warnings.push_back("op " + std::to_string(op.number) + " (" + op.fusion_op + " / " + op.key +
+                             "): " + (!nf ? "no NPU dump file" : "no CPU output file") + ", skipped");
       continue;
     }
     PairSpec p;
@@ -190,8 +199,8 @@ Result<MindieResult> run_mindie_compare(const std::string& golden, const std::st
     p.my_cell = nf->raw_path + ",outputs,0";
     ReportRow r = evaluate_pair(p, cache, eval);
     if (!r.golden_shape.empty() && !r.my_shape.empty() && r.golden_shape != r.my_shape) {
-      res.warnings.push_back("op " + std::to_string(op.number) + " (" + op.key + "): shapes " + r.golden_shape + " vs " +
-                             r.my_shape + " differ, skipped (msit skips it silently)");
+      res.warnings.push_back("op " + std::to_string(op.number) + " (" + op.key + "): shapes " + r.golden_shape +
+                             " vs " + r.my_shape + " differ, skipped (msit skips it silently)");
       continue;
     }
     r.cmp_fail_reason = rename_reasons(r.cmp_fail_reason);

@@ -13,9 +13,9 @@
 namespace msit::atb {
 
 struct MindieOp {
-  int number = 0;          // 1, 2, ... in rt id order
-  std::string fusion_op;   // GE op name the NPU dump file carries
-  std::string key;         // torch module key ("layer1.0.relu"): dir root.{key}
+  int number = 0;         // 1, 2, ... in rt id order
+  std::string fusion_op;  // GE op name the NPU dump file carries
+  std::string key;        // torch module key ("layer1.0.relu"): dir root.{key}
 };
 
 // Torch keys of a node (4): TorchScript scope text / export node path.
@@ -27,12 +27,12 @@ Result<std::vector<MindieOp>> mindie_ops(std::string_view torch_map, std::string
 
 struct MindieRow {
   MindieOp op;
-  ReportRow row;           // metrics and reasons (reasons renamed cpu_data / npu_data)
+  ReportRow row;  // metrics and reasons (reasons renamed cpu_data / npu_data)
 };
 
 struct MindieResult {
-  std::vector<MindieRow> rows;          // by op number
-  std::vector<std::string> warnings;    // ops without files, shape mismatches (msit: silent)
+  std::vector<MindieRow> rows;        // by op number
+  std::vector<std::string> warnings;  // ops without files, shape mismatches (msit: silent)
 };
 
 // golden: the CPU torch token dir (holds root.* dirs); my: the NPU dump dir.

@@ -19,7 +19,8 @@ namespace {
 template <class Pred>
 std::vector<uint32_t> select(const TopoTree& t, const std::vector<uint32_t>& from, Pred pred) {
   std::vector<uint32_t> out;
-  for (uint32_t n : from) if (pred(t.nodes[n])) out.push_back(n);
+  for (uint32_t n : from)
+    if (pred(t.nodes[n])) out.push_back(n);
   return out;
 }
 
@@ -85,7 +86,8 @@ void policy_modules(MatchSink& s, const LayerPairs& layers) {
     for (const auto& [atb, torch] : kModules) {
       auto mine = select(s.m, s.m.nodes[m].children, [&](const TopoNode& n) { return contains(n.tensor_path, atb); });
       auto gold = select(s.g, s.g.nodes[g].children, [&](const TopoNode& n) {
-        return std::any_of(torch.begin(), torch.end(), [&](const std::string& v) { return contains(n.tensor_path, v); });
+        return std::any_of(torch.begin(), torch.end(),
+                           [&](const std::string& v) { return contains(n.tensor_path, v); });
       });
       s.zip(mine, gold);
     }
@@ -102,7 +104,8 @@ void policy_last_chain(MatchSink& s) {
     return c;
   };
   auto gc = chain(s.g), mc = chain(s.m);
-  for (uint32_t g : gc) for (uint32_t m : mc) s.add(m, Loc::kAllOutput, "", g, Loc::kAllOutput, "");
+  for (uint32_t g : gc)
+    for (uint32_t m : mc) s.add(m, Loc::kAllOutput, "", g, Loc::kAllOutput, "");
 }
 
 void policy_same_name(MatchSink& s) {
@@ -163,7 +166,8 @@ void policy_mapping_tables(MatchSink& s, const LayerPairs& layers, const std::ve
 void policy_rope(MatchSink& s, const LayerPairs& layers) {
   for (auto [g, m] : layers) {
     auto gold = select(s.g, under(s.g, g, true), [](const TopoNode& n) { return contains(lower(n.name), "rotary"); });
-    auto mine = select(s.m, under(s.m, m, true), [](const TopoNode& n) { return contains(lower(n.name), "ropeoperation"); });
+    auto mine =
+        select(s.m, under(s.m, m, true), [](const TopoNode& n) { return contains(lower(n.name), "ropeoperation"); });
     s.zip(mine, gold, Loc::kAllInput, "", Loc::kAllOutput, "");
   }
 }
@@ -173,17 +177,16 @@ void policy_enhanced_names(MatchSink& s, const LayerPairs& layers) {
     std::vector<std::string> atb;
     std::string torch, my_file, golden_file;
   };
-  static const std::vector<Rule> kRules = {
-      {{"qkv", "linearoperation"}, "self_attn.w_pack", "", ""},
-      {{"qkv", "splitoperation"}, "self_attn.v_proj", "", ""},
-      {{"qkvlinear", "splitoperation"}, "self_attn.k_proj", "", ""},
-      {{"qkvlinearsplit", "splitoperation"}, "self_attn.q_proj", "", ""},
-      {{"attention", "linearoperation"}, "self_attn.o_proj", "", ""},
-      {{"mlp", "rmsnormoperation"}, "mlp.post_attention_layernorm", "", ""},
-      {{"mlp", "splitoperation"}, "mlp.gate_proj", "outtensor0.bin", ""},
-      {{"mlp", "activationoperation"}, "mlp.act_fn", "", ""},
-      {{"mlp", "elewiseoperation"}, "mlp.down_proj", "", "input_0.pth"},
-      {{"mlp", "linearoperation"}, "mlp.down_proj", "", ""}};
+  static const std::vector<Rule> kRules = {{{"qkv", "linearoperation"}, "self_attn.w_pack", "", ""},
+                                           {{"qkv", "splitoperation"}, "self_attn.v_proj", "", ""},
+                                           {{"qkvlinear", "splitoperation"}, "self_attn.k_proj", "", ""},
+                                           {{"qkvlinearsplit", "splitoperation"}, "self_attn.q_proj", "", ""},
+                                           {{"attention", "linearoperation"}, "self_attn.o_proj", "", ""},
+                                           {{"mlp", "rmsnormoperation"}, "mlp.post_attention_layernorm", "", ""},
+                                           {{"mlp", "splitoperation"}, "mlp.gate_proj", "outtensor0.bin", ""},
+                                           {{"mlp", "activationoperation"}, "mlp.act_fn", "", ""},
+                                           {{"mlp", "elewiseoperation"}, "mlp.down_proj", "", "input_0.pth"},
+                                           {{"mlp", "linearoperation"}, "mlp.down_proj", "", ""}};
   for (auto [g, m] : layers) {
     auto my_leaves = under(s.m, m, true), golden_leaves = under(s.g, g, true);
     for (const Rule& r : kRules) {
@@ -193,7 +196,8 @@ void policy_enhanced_names(MatchSink& s, const LayerPairs& layers) {
         if (o_proj && contains(p, "qkv")) return false;
         return std::all_of(r.atb.begin(), r.atb.end(), [&](const std::string& a) { return contains(p, a); });
       });
-      auto gold = select(s.g, golden_leaves, [&](const TopoNode& n) { return contains(lower(n.tensor_path), r.torch); });
+      auto gold =
+          select(s.g, golden_leaves, [&](const TopoNode& n) { return contains(lower(n.tensor_path), r.torch); });
       s.zip(mine, gold, r.my_file.empty() ? Loc::kAllOutput : Loc::kFile, r.my_file,
             r.golden_file.empty() ? Loc::kAllOutput : Loc::kFile, r.golden_file);
     }
@@ -205,23 +209,24 @@ void policy_special_names(MatchSink& s) {
     bool (*my)(const std::string& name);
     bool (*golden)(const std::string& name);
   };
-  static const Rule kRules[] = {
-      {[](const std::string& n) { return contains(lower(n), "wordembedding"); },
-       [](const std::string& n) {
-         return (contains(n, "embed_tokens") || contains(n, "word_embeddings")) && !contains(n, "word_embeddings_layernorm");
-       }},
-      {[](const std::string& n) {
-         constexpr std::string_view kPrefix = "RmsNormOperation_";
-         return n.size() > kPrefix.size() && n.starts_with(kPrefix) &&
-                std::all_of(n.begin() + kPrefix.size(), n.end(), [](char c) { return c >= '0' && c <= '9'; });
-       },
-       [](const std::string& n) { return contains(n, "root.model.norm"); }},
-      {[](const std::string& n) { return contains(lower(n), "lmhead"); },
-       [](const std::string& n) { return contains(n, "lm_head"); }},
-      {[](const std::string& n) { return contains(lower(n), "layernormoperation_35"); },
-       [](const std::string& n) { return contains(n, "embeddings_layernorm"); }},
-      {[](const std::string& n) { return contains(lower(n), "layernormoperation_66"); },
-       [](const std::string& n) { return contains(n, "ln_f"); }}};
+  static const Rule kRules[] = {{[](const std::string& n) { return contains(lower(n), "wordembedding"); },
+                                 [](const std::string& n) {
+                                   return (contains(n, "embed_tokens") || contains(n, "word_embeddings")) &&
+                                          !contains(n, "word_embeddings_layernorm");
+                                 }},
+                                {[](const std::string& n) {
+                                   constexpr std::string_view kPrefix = "RmsNormOperation_";
+                                   return n.size() > kPrefix.size() && n.starts_with(kPrefix) &&
+                                          std::all_of(n.begin() + kPrefix.size(), n.end(),
+                                                      [](char c) { return c >= '0' && c <= '9'; });
+                                 },
+                                 [](const std::string& n) { return contains(n, "root.model.norm"); }},
+                                {[](const std::string& n) { return contains(lower(n), "lmhead"); },
+                                 [](const std::string& n) { return contains(n, "lm_head"); }},
+                                {[](const std::string& n) { return contains(lower(n), "layernormoperation_35"); },
+                                 [](const std::string& n) { return contains(n, "embeddings_layernorm"); }},
+                                {[](const std::string& n) { return contains(lower(n), "layernormoperation_66"); },
+                                 [](const std::string& n) { return contains(n, "ln_f"); }}};
   auto mine_all = all_nodes(s.m), golden_all = all_nodes(s.g);
   for (const Rule& r : kRules) {
     auto mine = select(s.m, mine_all, [&](const TopoNode& n) { return r.my(n.name); });
@@ -242,7 +247,8 @@ void policy_qwen(MatchSink& s, const LayerPairs& layers) {
     auto golden_gc = grandchildren(s.g, g);
     for (const char* proj : kProj) {
       auto gold = select(s.g, golden_gc, [&](const TopoNode& n) { return contains(n.tensor_path, proj); });
-      for (uint32_t x : mine) for (uint32_t y : gold) s.add(x, Loc::kAllOutput, "", y, Loc::kAllOutput, "");
+      for (uint32_t x : mine)
+        for (uint32_t y : gold) s.add(x, Loc::kAllOutput, "", y, Loc::kAllOutput, "");
     }
   }
 }

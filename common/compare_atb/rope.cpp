@@ -55,17 +55,24 @@ bool may_halve(const std::vector<uint64_t>& s) { return s.size() == 2 && s[0] ==
 }  // namespace
 
 std::optional<SourceFile> select_rope_files(std::vector<SourceFile>& mine) {
-  if (mine.size() != 5 || std::none_of(mine.begin(), mine.end(), [](const SourceFile& f) {
-        return has(lower(f.raw_path), "ropeoperation");
-      })) {
+  if (mine.size() != 5 || std::none_of(mine.begin(), mine.end(),
+                                       [](const SourceFile& f) { return has(lower(f.raw_path), "ropeoperation"); })) {
     return std::nullopt;
   }
   std::optional<SourceFile> seq;
   std::vector<SourceFile> kept;
   for (const char* n : {"intensor2", "intensor3"}) {
-    for (const auto& f : mine) if (has(lower(f.raw_name), n)) { kept.push_back(f); break; }
+    for (const auto& f : mine)
+      if (has(lower(f.raw_name), n)) {
+        kept.push_back(f);
+        break;
+      }
   }
-  for (const auto& f : mine) if (has(lower(f.raw_name), "intensor4")) { seq = f; break; }
+  for (const auto& f : mine)
+    if (has(lower(f.raw_name), "intensor4")) {
+      seq = f;
+      break;
+    }
   if (!seq) return std::nullopt;  // msit: no seqLen file -> paths unchanged, no slicing
   if (kept.size() == 2) mine = std::move(kept);
   return seq;
@@ -113,7 +120,8 @@ FloatTensor slice_rotary(const FloatTensor& t, const RopeFix& fix, std::string& 
   FloatTensor out;
   out.dtype = t.dtype;
   if (kind == 0) {  // [seq, half, 2]: column rope_type of row seq-1, as one row
-    for (uint64_t j = 0; j < s[1]; ++j) out.data.push_back(t.data[(row * s[1] + j) * s[2] + static_cast<uint64_t>(fix.rope_type)]);
+    for (uint64_t j = 0; j < s[1]; ++j)
+      out.data.push_back(t.data[(row * s[1] + j) * s[2] + static_cast<uint64_t>(fix.rope_type)]);
     out.shape = {1, s[1]};
   } else {
     uint64_t d = static_cast<uint64_t>(kind);  // the dim indexed: 2 or 1
@@ -174,10 +182,12 @@ ReportRow evaluate_rope_pair(PairSpec spec, const SourceFile& golden, const Sour
     r.stat_rel = {};
     r.compare_mode.clear();
     if (r.verdict != Verdict::kError) r.verdict = Verdict::kSkip;
-    note += std::string("rope: msit ") + (g_fix ? "slices the golden rotary data at row seqLen-1" : "halves my repeated columns") +
+    note += std::string("rope: msit ") +
+            (g_fix ? "slices the golden rotary data at row seqLen-1" : "halves my repeated columns") +
             ", which a summary without every value cannot reproduce: not compared; ";
   }
-  if (note.size() >= 2) r.note = r.note.empty() ? note.substr(0, note.size() - 2) : r.note + "; " + note.substr(0, note.size() - 2);
+  if (note.size() >= 2)
+    r.note = r.note.empty() ? note.substr(0, note.size() - 2) : r.note + "; " + note.substr(0, note.size() - 2);
   return r;
 }
 

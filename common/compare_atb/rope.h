@@ -21,7 +21,7 @@ struct RopeFix {
   int rope_type = -1;              // 0: my file is intensor2 (cos), 1: intensor3 (sin), -1: neither
   std::optional<int64_t> seq_len;  // from intensor4; empty: golden not sliced (note says why)
   std::string seq_note;
-  bool msit_bounds = false;        // msit's strict `seqLen < dim` (seqLen == dim is not sliced)
+  bool msit_bounds = false;  // msit's strict `seqLen < dim` (seqLen == dim is not sliced)
 };
 
 // seqLen as msit reads it: the one value of intensor4 (raw, or a summary keeping its value).

@@ -64,7 +64,8 @@ std::optional<AtbRoot> find_atb_root(const fs::path& p) {
     r.root = c;
     fs::path rel = p.lexically_relative(c);
     std::vector<std::string> parts;
-    for (const auto& part : rel) if (part != ".") parts.push_back(part.string());
+    for (const auto& part : rel)
+      if (part != ".") parts.push_back(part.string());
     if (parts.size() >= 2 && parts[0] == "tensors") {
       r.process = c / "tensors" / parts[1];
       if (parts.size() >= 3) r.token = parts[2];
@@ -81,7 +82,8 @@ std::optional<AtbRoot> find_atb_root(const fs::path& p) {
 std::optional<std::pair<fs::path, std::optional<std::string>>> find_torch_process(const fs::path& p) {
   if (is_file(p / "model_tree.json")) return std::make_pair(p, std::optional<std::string>());
   fs::path parent = p.parent_path();
-  if (is_file(parent / "model_tree.json")) return std::make_pair(parent, std::optional<std::string>(p.filename().string()));
+  if (is_file(parent / "model_tree.json"))
+    return std::make_pair(parent, std::optional<std::string>(p.filename().string()));
   fs::path grand = parent.parent_path();
   if (is_file(grand / "model_tree.json")) {
     return std::make_pair(grand, std::optional<std::string>(parent.filename().string()));
@@ -102,7 +104,8 @@ Status load_atb_trees(DumpSide& s, const fs::path& root, const SideOptions& o) {
   for (auto& f : list_entries(model.string(), false)) {
     if (f.size() > 5 && f.substr(f.size() - 5) == ".json") files.push_back(f);
   }
-  if (files.empty()) return make_error(model.string(), Stage::kTopology, "no model JSON: an ATB dump needs its model topology");
+  if (files.empty())
+    return make_error(model.string(), Stage::kTopology, "no model JSON: an ATB dump needs its model topology");
   std::vector<TopoTree> trees;
   uint32_t show = 0;
   for (const auto& f : files) {
@@ -114,15 +117,19 @@ Status load_atb_trees(DumpSide& s, const fs::path& root, const SideOptions& o) {
   // Encode = smaller start, decode = the next; a single file is the decode tree (3.1.3).
   std::stable_sort(trees.begin(), trees.end(), [](const TopoTree& a, const TopoTree& b) { return a.start < b.start; });
   if (trees.size() > 2) {
-    s.warnings.push_back(std::to_string(trees.size()) + " model files in " + model.string() + ": only the first two are used");
+    s.warnings.push_back(std::to_string(trees.size()) + " model files in " + model.string() +
+                         ": only the first two are used");
     trees.resize(2);
   }
   // show_order follows the encode-then-decode order so that token filters and sorting agree.
   uint32_t order = 0;
-  for (auto& t : trees) for (auto& n : t.nodes) n.show_order = ++order;
+  for (auto& t : trees)
+    for (auto& n : t.nodes) n.show_order = ++order;
   s.trees = std::move(trees);
-  if (s.trees.size() == 2) { s.encode_tree = 0; s.decode_tree = 1; }
-  else s.decode_tree = 0;
+  if (s.trees.size() == 2) {
+    s.encode_tree = 0;
+    s.decode_tree = 1;
+  } else s.decode_tree = 0;
   return ok_status();
 }
 
@@ -141,7 +148,10 @@ void add_atb_tokens(DumpSide& s, const SideOptions& o) {
     s.tokens.push_back(TokenDir{std::move(key), (fs::path(s.process_dir) / dir).string(), f});
   };
   for (const auto& d : dirs) {
-    if (!is_digits(d) || !two) { add(d, d, TreeFilter::kAll); continue; }
+    if (!is_digits(d) || !two) {
+      add(d, d, TreeFilter::kAll);
+      continue;
+    }
     int64_t k = std::stoll(d);
     int64_t first = warmup ? 1 : 0;  // the dir holding prefill + first decode
     if (warmup && k == 0) add("warmup", d, TreeFilter::kAll);
@@ -177,8 +187,9 @@ Result<DumpSide> open_side(const std::string& path, const SideOptions& o) {
   }
   auto torch = find_torch_process(p);
   if (!torch) {
-    return make_error(path, Stage::kDetect, "neither an ATB dump (msit_dump*/ait_dump* with model/ topology) nor a torch dump "
-                                      "(model_tree.json in the path, its parent or grandparent)");
+    return make_error(path, Stage::kDetect,
+                      "neither an ATB dump (msit_dump*/ait_dump* with model/ topology) nor a torch dump "
+                      "(model_tree.json in the path, its parent or grandparent)");
   }
   s.kind = SideKind::kTorch;
   s.process_dir = torch->first.string();

@@ -19,18 +19,18 @@ enum class SideKind : uint8_t { kTorch, kAtb };
 enum class TreeFilter : uint8_t { kAll, kEncode, kDecode };
 
 struct TokenDir {
-  std::string key;        // token key as msit writes it ("0", "1", "warmup", "weights")
-  std::string dir;        // absolute token directory
+  std::string key;  // token key as msit writes it ("0", "1", "warmup", "weights")
+  std::string dir;  // absolute token directory
   TreeFilter filter = TreeFilter::kAll;
 };
 
 struct DumpSide {
   SideKind kind = SideKind::kTorch;
-  std::string process_dir;                // torch: holds model_tree.json; ATB: tensors/{dev}_{pid}
-  std::string process_name;               // its base name ({dev}_{pid} / {device}_{pid})
-  std::optional<std::string> given_token; // the token dir named in the path
-  std::vector<TopoTree> trees;            // torch: one; ATB: encode then decode (or decode only)
-  int encode_tree = -1, decode_tree = -1; // indexes into trees (ATB)
+  std::string process_dir;                 // torch: holds model_tree.json; ATB: tensors/{dev}_{pid}
+  std::string process_name;                // its base name ({dev}_{pid} / {device}_{pid})
+  std::optional<std::string> given_token;  // the token dir named in the path
+  std::vector<TopoTree> trees;             // torch: one; ATB: encode then decode (or decode only)
+  int encode_tree = -1, decode_tree = -1;  // indexes into trees (ATB)
   std::vector<TokenDir> tokens;
   std::vector<std::string> warnings;
 };

@@ -28,7 +28,8 @@ std::optional<Values> golden_values(const std::string& csv_path, std::vector<std
     return std::nullopt;
   }
   const TorchStatsRow* last = nullptr;
-  for (const auto& r : *rows) if (r.tensor.role == "output") last = &r;
+  for (const auto& r : *rows)
+    if (r.tensor.role == "output") last = &r;
   if (!last) return std::nullopt;
   const TensorStats& s = last->tensor.stats;
   return Values{s.max, s.min, s.mean, std::optional<double>(s.l2norm)};
@@ -82,7 +83,10 @@ Result<StatsResult> run_stats_compare(const std::string& golden_path, const std:
       for (const auto& f : mine) {
         uint64_t id = next_id++;
         auto mv = my_values(f, cache, o.eval.stats);
-        if (!gv || !mv) { ++res.dropped; continue; }
+        if (!gv || !mv) {
+          ++res.dropped;
+          continue;
+        }
         StatsRow r;
         r.token = mt->key;
         r.data_id = id;

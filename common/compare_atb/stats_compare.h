@@ -13,16 +13,16 @@
 namespace msit::atb {
 
 struct StatsRow {
-  std::string token;         // token key as text
+  std::string token;  // token key as text
   uint64_t data_id = 0;
   std::string golden_data_path, golden_op_type, my_data_path, my_op_type;
   std::array<std::optional<double>, 4> abs, rel;  // max, min, mean, l2norm
 };
 
 struct StatsResult {
-  std::vector<StatsRow> rows;           // rows msit keeps (no failure)
+  std::vector<StatsRow> rows;  // rows msit keeps (no failure)
   std::vector<std::string> warnings;
-  uint64_t dropped = 0;                 // pairs without values on one side (msit drops them)
+  uint64_t dropped = 0;  // pairs without values on one side (msit drops them)
 };
 
 Result<StatsResult> run_stats_compare(const std::string& golden_path, const std::string& my_path,

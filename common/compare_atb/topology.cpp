@@ -49,10 +49,12 @@ struct TorchBuilder {
     if (!o.is_object()) return make_error(path, Stage::kTopology, "a model_tree node is not an object");
     if (tree.nodes.size() >= kMaxTopologyNodes) return make_error(path, Stage::kTopology, "too many nodes");
     const Json* name = member(o, "name");
-    if (!name || !name->is_string()) return make_error(path, Stage::kTopology, "a model_tree node has no string \"name\"");
+    if (!name || !name->is_string())
+      return make_error(path, Stage::kTopology, "a model_tree node has no string \"name\"");
     TopoNode n;
     n.name = name->get<std::string>();
-    if (!safe_component(n.name)) return make_error(path, Stage::kTopology, "module name \"" + n.name + "\" is not a directory name");
+    if (!safe_component(n.name))
+      return make_error(path, Stage::kTopology, "module name \"" + n.name + "\" is not a directory name");
     n.type = string_member(o, "type");
     n.tensor_path = n.name;
     n.parent = parent;
@@ -62,7 +64,8 @@ struct TorchBuilder {
     tree.nodes.push_back(std::move(n));
     const Json* kids = member(o, "children");
     if (!kids || kids->is_null()) return ok_status();
-    if (!kids->is_array()) return make_error(path, Stage::kTopology, "\"children\" of " + tree.nodes[self].name + " is not a list");
+    if (!kids->is_array())
+      return make_error(path, Stage::kTopology, "\"children\" of " + tree.nodes[self].name + " is not a list");
     for (const Json& k : *kids) MSIT_TRY(add(k, static_cast<int32_t>(self), depth + 1));
     return ok_status();
   }
@@ -78,7 +81,8 @@ void read_param(const Json& o, OpParam& p) {
     p.has_bias_key = true;
     p.has_bias_true = hb->is_boolean() && hb->get<bool>();
   }
-  if (const Json* et = member(*param, "elewiseType"); et && et->is_number_integer()) p.elewise_type = et->get<int64_t>();
+  if (const Json* et = member(*param, "elewiseType"); et && et->is_number_integer())
+    p.elewise_type = et->get<int64_t>();
 }
 
 struct AtbBuilder {
@@ -92,7 +96,8 @@ struct AtbBuilder {
     TopoNode n;
     n.name = string_member(o, "opName");
     n.type = string_member(o, "opType");
-    if (!safe_component(n.type)) return make_error(path, Stage::kTopology, "opType \"" + n.type + "\" is not a directory name");
+    if (!safe_component(n.type))
+      return make_error(path, Stage::kTopology, "opType \"" + n.type + "\" is not a directory name");
     n.tensor_path = rel;
     n.parent = parent;
     n.depth = depth;
@@ -103,7 +108,8 @@ struct AtbBuilder {
     tree.nodes.push_back(std::move(n));
     const Json* kids = member(o, "nodes");
     if (!kids || kids->is_null()) return ok_status();
-    if (!kids->is_array()) return make_error(path, Stage::kTopology, "\"nodes\" of " + tree.nodes[self].name + " is not a list");
+    if (!kids->is_array())
+      return make_error(path, Stage::kTopology, "\"nodes\" of " + tree.nodes[self].name + " is not a list");
     size_t q = 0;
     for (const Json& k : *kids) {
       std::string child = rel + "/" + std::to_string(q++) + "_" + string_member(k, "opType");
@@ -173,7 +179,8 @@ Result<std::string> read_topology_file(const std::string& path) {
   if (::fstat(fd.get(), &st) != 0) return make_sys_error(path, Stage::kOpen, "fstat", errno);
   if (!S_ISREG(st.st_mode)) return make_error(path, Stage::kOpen, "not a regular file");
   if (static_cast<uint64_t>(st.st_size) > kMaxTopologyBytes) {
-    return make_error(path, Stage::kTopology, "file of " + std::to_string(st.st_size) + " bytes exceeds the topology limit");
+    return make_error(path, Stage::kTopology,
+                      "file of " + std::to_string(st.st_size) + " bytes exceeds the topology limit");
   }
   std::string out(static_cast<size_t>(st.st_size), '\0');
   size_t got = 0;

@@ -18,8 +18,8 @@ inline constexpr uint32_t kMaxTopologyNodes = 2'000'000;
 
 // What compare needs of an ATB leaf's param (3.3 A.4 hasBias / elewiseType rule).
 struct OpParam {
-  bool present = false;     // key "param" exists
-  bool is_object = false;   // and is an object (graph ops have "", a missing param is null)
+  bool present = false;    // key "param" exists
+  bool is_object = false;  // and is an object (graph ops have "", a missing param is null)
   bool has_bias_key = false, has_bias_true = false;
   std::optional<int64_t> elewise_type;
 };
@@ -30,15 +30,15 @@ struct TopoNode {
   std::string tensor_path;  // torch: the module dir name; ATB: "3_Op/0_Child" below the token dir
   uint32_t show_order = 0;  // ATB: global pre-order counter from 1; torch: 0
   int32_t parent = -1;
-  uint32_t depth = 0;       // root 0
+  uint32_t depth = 0;  // root 0
   std::vector<uint32_t> children;
   OpParam param;
 };
 
 struct TopoTree {
-  std::string source;            // file it came from
-  std::vector<TopoNode> nodes;   // pre-order; nodes[0] is the root
-  int64_t start = 0;             // ATB: opId of the first level-1 node (2.4.1)
+  std::string source;           // file it came from
+  std::vector<TopoNode> nodes;  // pre-order; nodes[0] is the root
+  int64_t start = 0;            // ATB: opId of the first level-1 node (2.4.1)
   bool atb = false;
   bool leaf(uint32_t i) const { return nodes[i].children.empty(); }
 };
@@ -50,8 +50,8 @@ Status check_json_depth(std::string_view text, uint32_t max_depth, const std::st
 Result<TopoTree> parse_torch_model_tree(std::string_view text, const std::string& path);
 // transdata: layer/{pid}/TransdataOperation_0.json exists (start + 1). show_counter is the
 // global pre-order counter shared by all trees of one side; legacy_start0: ait's start = 0.
-Result<TopoTree> parse_atb_model(std::string_view text, const std::string& path, bool transdata,
-                                 uint32_t& show_counter, bool legacy_start0 = false);
+Result<TopoTree> parse_atb_model(std::string_view text, const std::string& path, bool transdata, uint32_t& show_counter,
+                                 bool legacy_start0 = false);
 
 // Reads a whole topology file, refusing anything above kMaxTopologyBytes.
 Result<std::string> read_topology_file(const std::string& path);

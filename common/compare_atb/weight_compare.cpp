@@ -49,22 +49,26 @@ struct Located {
 };
 
 Located locate(const std::vector<SafetensorsIndex>& files, const std::string& name) {
-  for (const auto& f : files) if (const auto* e = f.find(name)) return {&f, e};
+  for (const auto& f : files)
+    if (const auto* e = f.find(name)) return {&f, e};
   return {};
 }
 
 Result<std::vector<float>> load_whole(const Located& l) {
-  if (l.e->count > kMaxQuantParams) return make_error(l.idx->path, Stage::kWeight, l.e->name + ": too large to hold in memory");
+  if (l.e->count > kMaxQuantParams)
+    return make_error(l.idx->path, Stage::kWeight, l.e->name + ": too large to hold in memory");
   std::vector<std::byte> raw(l.e->size);
   MSIT_TRY(read_safetensors_elements(*l.idx, *l.e, 0, l.e->count, raw.data()));
   std::vector<float> v(l.e->count);
-  if (!elements_to_float(l.e->dtype, raw.data(), v.size(), v.data())) return make_error(l.idx->path, Stage::kWeight, "dtype has no float value");
+  if (!elements_to_float(l.e->dtype, raw.data(), v.size(), v.data()))
+    return make_error(l.idx->path, Stage::kWeight, "dtype has no float value");
   return v;
 }
 
 // Element strides of `shape` right-aligned into `out` dims, 0 where broadcast; nullopt when the
 // shapes do not broadcast onto `out`.
-std::optional<std::vector<uint64_t>> broadcast_strides(const std::vector<uint64_t>& shape, const std::vector<uint64_t>& out) {
+std::optional<std::vector<uint64_t>> broadcast_strides(const std::vector<uint64_t>& shape,
+                                                       const std::vector<uint64_t>& out) {
   if (shape.size() > out.size()) return std::nullopt;
   std::vector<uint64_t> st(out.size(), 0);
   uint64_t s = 1;
@@ -198,12 +202,14 @@ Result<ReportRow> compare_weight(const Located& g, const Located& w, const Locat
 
 }  // namespace
 
-Result<WeightCompareResult> run_weight_compare(const std::string& golden_dir, const std::string& my_dir, bool msit_compat) {
+Result<WeightCompareResult> run_weight_compare(const std::string& golden_dir, const std::string& my_dir,
+                                               bool msit_compat) {
   auto gfiles = safetensors_files(golden_dir), mfiles = safetensors_files(my_dir);
   if (gfiles.empty()) {
-    return make_error(golden_dir, Stage::kWeight, has_bin_files(golden_dir)
-        ? "only .bin weights (torch.save of a state dict, which msit also reads): not supported, convert them to .safetensors"
-        : "no .safetensors file in the directory");
+    return make_error(golden_dir, Stage::kWeight,
+                      has_bin_files(golden_dir) ? "only .bin weights (torch.save of a state dict, which msit also "
+                                                  "reads): not supported, convert them to .safetensors"
+                                                : "no .safetensors file in the directory");
   }
   if (mfiles.empty()) return make_error(my_dir, Stage::kWeight, "no .safetensors file in the directory");
   if (msit_compat) mfiles.resize(1);
@@ -231,9 +237,10 @@ Result<WeightCompareResult> run_weight_compare(const std::string& golden_dir, co
 }
 
 std::string weight_report_csv(const std::vector<WeightRow>& rows, bool extra) {
-  std::string out = "weight_name,golden_dtype,golden_shape,golden_max_value,golden_min_value,golden_mean_value,my_dtype,"
-                    "my_shape,my_max_value,my_min_value,my_mean_value,cosine_similarity,max_relative_error,"
-                    "mean_relative_error,max_absolute_error,mean_absolute_error,kl_divergence,relative_euclidean_distance";
+  std::string out =
+      "weight_name,golden_dtype,golden_shape,golden_max_value,golden_min_value,golden_mean_value,my_dtype,"
+      "my_shape,my_max_value,my_min_value,my_mean_value,cosine_similarity,max_relative_error,"
+      "mean_relative_error,max_absolute_error,mean_absolute_error,kl_divergence,relative_euclidean_distance";
   out += extra ? ",golden_data_path,my_data_path,cmp_fail_reason,verdict,note\n" : "\n";
   auto text = [&](const std::string& t) { out += "," + csv_quote(guard_text_cell(t)); };
   auto real = [&](const std::optional<double>& v) { out += "," + float_cell(v); };
@@ -243,7 +250,9 @@ std::string weight_report_csv(const std::vector<WeightRow>& rows, bool extra) {
     text(r.golden_dtype), text(r.golden_shape), real(r.golden_max), real(r.golden_min), real(r.golden_mean);
     text(r.my_dtype), text(r.my_shape), real(r.my_max), real(r.my_min), real(r.my_mean);
     for (const auto* m : {&r.cosine, &r.max_rel, &r.mean_rel, &r.max_abs, &r.mean_abs, &r.kl, &r.red}) real(*m);
-    if (extra) text(r.golden_data_path), text(r.my_data_path), text(r.cmp_fail_reason), text(std::string(verdict_name(r.verdict))), text(r.note);
+    if (extra)
+      text(r.golden_data_path), text(r.my_data_path), text(r.cmp_fail_reason),
+          text(std::string(verdict_name(r.verdict))), text(r.note);
     out += "\n";
   }
   return out;

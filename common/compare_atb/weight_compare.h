@@ -23,7 +23,8 @@ struct WeightCompareResult {
 };
 
 // msit_compat: only my first .safetensors file (msit loads one); else every file of my dir.
-Result<WeightCompareResult> run_weight_compare(const std::string& golden_dir, const std::string& my_dir, bool msit_compat);
+Result<WeightCompareResult> run_weight_compare(const std::string& golden_dir, const std::string& my_dir,
+                                               bool msit_compat);
 
 // msit's CSV_CMP_WEIGHT_HEADER columns, then (extra) golden_data_path, my_data_path,
 // cmp_fail_reason, verdict, note.

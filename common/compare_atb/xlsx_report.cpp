@@ -4,10 +4,10 @@
 
 #include <xlsxwriter.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <unistd.h>
 
 #include "common/report/csv.h"
 
@@ -36,8 +36,9 @@ lxw_error write_sheet(lxw_worksheet* ws, const std::vector<ReportRow>& rows, con
       std::string cut;
       if (v.size() > kMaxCellChars) cut = v.substr(0, kMaxCellChars);
       auto col = static_cast<lxw_col_t>(c);
-      bool number = (is_float_column(cols[c]) && v != "inf" && v != "-inf") ||
-                    ((cols[c] == "data_id" || cols[c] == "token_id") && v.find_first_not_of("0123456789-") == std::string::npos);
+      bool number =
+          (is_float_column(cols[c]) && v != "inf" && v != "-inf") ||
+          ((cols[c] == "data_id" || cols[c] == "token_id") && v.find_first_not_of("0123456789-") == std::string::npos);
       lxw_error e = number ? worksheet_write_number(ws, row, col, std::strtod(v.c_str(), nullptr), nullptr)
                            : worksheet_write_string(ws, row, col, cut.empty() ? v.c_str() : cut.c_str(), nullptr);
       if (e) return e;
@@ -51,7 +52,8 @@ lxw_error write_sheet(lxw_worksheet* ws, const std::vector<ReportRow>& rows, con
 Status write_xlsx_report(const std::string& path, const std::vector<AtbSheet>& sheets, bool extra_columns) {
   namespace fs = std::filesystem;
   fs::path target(path);
-  std::string tmp = (target.parent_path() / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()))).string();
+  std::string tmp =
+      (target.parent_path() / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()))).string();
   lxw_workbook_options wo{};
   wo.constant_memory = LXW_TRUE;  // rows are streamed to disk: 100,000-row sheets stay small in memory
   lxw_workbook* wb = workbook_new_opt(tmp.c_str(), &wo);

@@ -12,11 +12,11 @@ namespace msit {
 
 // Every value of these encodings is exactly representable as a float, so decoders return
 // float; widening to double is then exact as well.
-float fp16_to_float(uint16_t bits);        // IEEE binary16: subnormals, +-inf, NaN (payload kept)
-float bf16_to_float(uint16_t bits);        // upper half of a float32
-float fp8_e4m3fn_to_float(uint8_t bits);   // bias 7, subnormals, no inf, S.1111.111 = NaN
-float fp8_e5m2_to_float(uint8_t bits);     // bias 15, exp 31: inf (mantissa 0) / NaN
-float fp8_e8m0_to_float(uint8_t bits);     // 2^(b-127), 0xFF = NaN
+float fp16_to_float(uint16_t bits);       // IEEE binary16: subnormals, +-inf, NaN (payload kept)
+float bf16_to_float(uint16_t bits);       // upper half of a float32
+float fp8_e4m3fn_to_float(uint8_t bits);  // bias 7, subnormals, no inf, S.1111.111 = NaN
+float fp8_e5m2_to_float(uint8_t bits);    // bias 15, exp 31: inf (mantissa 0) / NaN
+float fp8_e8m0_to_float(uint8_t bits);    // 2^(b-127), 0xFF = NaN
 
 // HiFloat8 has two readings that disagree (formats.md 1.5 marks the decoder UNVERIFIED):
 // - kMsprobe: bit-for-bit msprobe's hifloat8_to_float32 (msaccucmp conversion/dtype_conversion.py).
@@ -32,15 +32,13 @@ float hifloat8_to_float(uint8_t bits, HiFloat8Reading reading = HiFloat8Reading:
 
 // 256-entry decode table for an 8-bit float dtype (kFloat8E4M3FN, kFloat8E5M2, kFloat8E8M0,
 // kHiFloat8); nullptr for any other dtype. Tables are built once and never freed.
-const std::array<float, 256>* fp8_table(DType t,
-                                        HiFloat8Reading reading = HiFloat8Reading::kMsprobe);
+const std::array<float, 256>* fp8_table(DType t, HiFloat8Reading reading = HiFloat8Reading::kMsprobe);
 
 // True when decode_element() can read this dtype: dtype_info(t).has_stats.
 bool decodable_as_double(DType t);
 
 // Element at `p` (host little-endian bytes, dtype t) as a double. Bool reads as 0/1;
 // 64-bit integers round to the nearest double. Returns NaN for a non-decodable dtype.
-double decode_element(DType t, const std::byte* p,
-                      HiFloat8Reading reading = HiFloat8Reading::kMsprobe);
+double decode_element(DType t, const std::byte* p, HiFloat8Reading reading = HiFloat8Reading::kMsprobe);
 
 }  // namespace msit

@@ -76,7 +76,8 @@ DType dtype_from_ge_proto(int64_t v) {
     case 10: return DType::kUInt64;
     case 11: return DType::kBool;
     case 12: return DType::kFloat64;
-    case 13: case 24: return DType::kString;
+    case 13:
+    case 24: return DType::kString;
     case 16: return DType::kComplex64;
     case 17: return DType::kComplex128;
     case 23: return DType::kInt64;  // DT_RESOURCE: msaccucmp reads it as int64
@@ -102,9 +103,11 @@ DType dtype_from_ge_proto(int64_t v) {
 DType dtype_from_acl(int64_t v) {
   // acl numbers that have a proto counterpart: translate through the proto table so that the
   // two numberings cannot drift apart (formats.md 1.5 lists both columns side by side).
+  // clang-format off
   static constexpr std::array<int8_t, 44> kAclToProto = {
       1,  2,  3,  7,  4,  -1, 5,  6,  9,  8,  10, 12, 11, 13, 14, 15, 16, 17, 18, 19, 20, 21,
       22, 23, 24, 25, 26, 27, 0,  28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42};
+  // clang-format on
   if (v < 0 || v >= static_cast<int64_t>(kAclToProto.size())) return DType::kUnknown;
   const int8_t proto = kAclToProto[static_cast<size_t>(v)];
   // acl 28 is DT_UNDEFINED: no element type, unlike msaccucmp's raw-int8 reading of proto 0.
@@ -112,7 +115,11 @@ DType dtype_from_acl(int64_t v) {
 }
 
 std::optional<DType> dtype_from_torch_storage(std::string_view stem) {
-  struct Entry { std::string_view stem; DType dtype; };
+  struct Entry {
+    std::string_view stem;
+    DType dtype;
+  };
+  // clang-format off
   static constexpr Entry kStorages[] = {
       {"Float", DType::kFloat32}, {"Half", DType::kFloat16},  {"BFloat16", DType::kBFloat16},
       {"Double", DType::kFloat64}, {"Long", DType::kInt64},   {"Int", DType::kInt32},
@@ -120,6 +127,7 @@ std::optional<DType> dtype_from_torch_storage(std::string_view stem) {
       {"Bool", DType::kBool},     {"ComplexFloat", DType::kComplex64},
       {"ComplexDouble", DType::kComplex128}, {"Float8_e4m3fn", DType::kFloat8E4M3FN},
       {"Float8_e5m2", DType::kFloat8E5M2}};
+  // clang-format on
   for (const Entry& e : kStorages) {
     if (e.stem == stem) return e.dtype;
   }
@@ -127,6 +135,7 @@ std::optional<DType> dtype_from_torch_storage(std::string_view stem) {
 }
 
 std::string ge_proto_dtype_name(int64_t v) {
+  // clang-format off
   static constexpr std::array<std::string_view, 43> kNames = {
       "DT_UNDEFINED", "DT_FLOAT", "DT_FLOAT16", "DT_INT8", "DT_UINT8", "DT_INT16", "DT_UINT16",
       "DT_INT32", "DT_INT64", "DT_UINT32", "DT_UINT64", "DT_BOOL", "DT_DOUBLE", "DT_STRING",
@@ -136,6 +145,7 @@ std::string ge_proto_dtype_name(int64_t v) {
       "DT_COMPLEX32", "DT_HIFLOAT8", "DT_FLOAT8_E5M2", "DT_FLOAT8_E4M3FN", "DT_FLOAT8_E8M0",
       "DT_FLOAT6_E3M2", "DT_FLOAT6_E2M3", "DT_FLOAT4_E2M1", "DT_FLOAT4_E1M2", "DT_HIFLOAT4",
       "DT_HIFLOAT4_SCALE"};
+  // clang-format on
   if (v >= 0 && v < static_cast<int64_t>(kNames.size())) return std::string(kNames[static_cast<size_t>(v)]);
   return "DT_" + std::to_string(v);
 }

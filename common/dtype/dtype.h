@@ -8,6 +8,7 @@
 
 namespace msit {
 
+// clang-format off
 enum class DType : uint8_t {
   kUnknown,
   kBool,
@@ -20,6 +21,7 @@ enum class DType : uint8_t {
   // Not numeric at all: recognised so that they can be reported, never summarised.
   kString, kObject,
 };
+// clang-format on
 
 enum class DTypeKind : uint8_t { kBool, kSigned, kUnsigned, kFloat, kComplex, kPacked, kOpaque };
 
@@ -27,8 +29,8 @@ struct DTypeInfo {
   DType dtype;
   std::string_view name;  // numpy-style name used in summaries ("float16", "bfloat16", ...)
   DTypeKind kind;
-  uint32_t bits;          // bits per element; 0 when variable or unknown
-  bool has_stats;         // min/max/mean/... are defined for it
+  uint32_t bits;   // bits per element; 0 when variable or unknown
+  bool has_stats;  // min/max/mean/... are defined for it
 };
 
 const DTypeInfo& dtype_info(DType t);

@@ -109,8 +109,10 @@ Status apply_line(std::string_view key, std::string_view v, Parsed& p, const std
     MSIT_ASSIGN_OR_RETURN(p.dims, parse_dims(v, path));
   } else if (key == "max" || key == "min" || key == "mean" || key == "l2norm") {
     MSIT_ASSIGN_OR_RETURN(std::optional<double> d, parse_stat(key, v, path));
-    std::optional<double>& slot = key == "max" ? p.stats.max : key == "min" ? p.stats.min
-                                  : key == "mean" ? p.stats.mean : p.stats.l2norm;
+    std::optional<double>& slot = key == "max"    ? p.stats.max
+                                  : key == "min"  ? p.stats.min
+                                  : key == "mean" ? p.stats.mean
+                                                  : p.stats.l2norm;
     slot = d;
     p.has_stats = true;
   }
@@ -125,7 +127,8 @@ Result<Parsed> parse_lines(std::string_view text, uint64_t file_size, const std:
     size_t nl = text.find('\n', pos);
     if (nl == std::string_view::npos) {
       if (file_size > text.size()) return header_error(path, "no '$End=1' line in the first 64 KiB");
-      return make_error(path, Stage::kIncomplete, "ATB .bin header has no '$End=1' line yet: still being written, or truncated");
+      return make_error(path, Stage::kIncomplete,
+                        "ATB .bin header has no '$End=1' line yet: still being written, or truncated");
     }
     std::string_view line = text.substr(pos, nl - pos);
     pos = nl + 1;
@@ -162,10 +165,10 @@ void name_tensor(const std::string& path, TensorDesc& t) {
 }
 
 // The tensor's bytes: `$Object.data` within the `$Object.Length` raw area after the header.
-Status place_payload(const Parsed& p, uint64_t file_size, const std::string& path, RawDumpFile& f,
-                     TensorDesc& t) {
+Status place_payload(const Parsed& p, uint64_t file_size, const std::string& path, RawDumpFile& f, TensorDesc& t) {
   const uint64_t length = p.length.value_or(0);
-  if (!p.data_offset || !p.data_length) return header_error(path, "$Object.Count is not 0 but there is no $Object.data line");
+  if (!p.data_offset || !p.data_length)
+    return header_error(path, "$Object.Count is not 0 but there is no $Object.data line");
   if (*p.data_offset > length || *p.data_length > length - *p.data_offset) {
     return header_error(path, "$Object.data=" + std::to_string(*p.data_offset) + "," + std::to_string(*p.data_length) +
                                   " lies outside $Object.Length=" + std::to_string(length));
@@ -173,7 +176,8 @@ Status place_payload(const Parsed& p, uint64_t file_size, const std::string& pat
   if (length > file_size - p.raw_start) {
     return make_error(path, Stage::kIncomplete,
                       "ATB .bin declares " + std::to_string(length) + " data bytes but the file has " +
-                          std::to_string(file_size - p.raw_start) + " after the header: still being written, or truncated");
+                          std::to_string(file_size - p.raw_start) +
+                          " after the header: still being written, or truncated");
   }
   t.payload_offset = p.raw_start + *p.data_offset;
   t.payload_size = *p.data_length;
@@ -181,7 +185,8 @@ Status place_payload(const Parsed& p, uint64_t file_size, const std::string& pat
   if (f.declared_size < file_size) {
     f.warnings.push_back(std::to_string(file_size - f.declared_size) + " bytes after $Object.Length were ignored");
   }
-  if (p.other_objects > 0) f.warnings.push_back(std::to_string(p.other_objects) + " objects other than 'data' were ignored");
+  if (p.other_objects > 0)
+    f.warnings.push_back(std::to_string(p.other_objects) + " objects other than 'data' were ignored");
   return ok_status();
 }
 

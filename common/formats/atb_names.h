@@ -34,11 +34,11 @@ bool is_atb_torch_dump_root_name(std::string_view dir_name);
 // `{root}/torch_tensors/{dev}_{pid}/{token}/...` (torch hooks), split into its parts.
 struct DumpTreePath {
   enum class Tree : uint8_t { kAtb, kTorch } tree = Tree::kAtb;
-  std::string root;                 // path up to and including the dump root dir
-  std::string process_dir;          // `{dev}_{pid}`, e.g. "0_1234", "npu5_7624"
-  std::string token;                // ATB exec count / torch token dir name
-  std::vector<std::string> op_dirs; // ATB: `{id}_{Type}` levels; torch: the module dir
-  std::string stage;                // ATB: "before" | "after"; torch: empty
+  std::string root;                  // path up to and including the dump root dir
+  std::string process_dir;           // `{dev}_{pid}`, e.g. "0_1234", "npu5_7624"
+  std::string token;                 // ATB exec count / torch token dir name
+  std::vector<std::string> op_dirs;  // ATB: `{id}_{Type}` levels; torch: the module dir
+  std::string stage;                 // ATB: "before" | "after"; torch: empty
   std::string file_name;
 };
 // Recognises the first `tensors` / `torch_tensors` component whose parent is a dump root.

@@ -72,9 +72,7 @@ std::string_view strip_rank_pid(std::string_view s) {
   return s.substr(0, r);
 }
 
-std::string_view strip(std::string_view s, std::string_view suffix) {
-  return s.substr(0, s.size() - suffix.size());
-}
+std::string_view strip(std::string_view s, std::string_view suffix) { return s.substr(0, s.size() - suffix.size()); }
 
 void fill_parsed(NameInfo& info, std::string_view raw) {
   info.raw_name = std::string(raw);
@@ -121,8 +119,7 @@ std::string_view name_kind_name(NameKind k) {
 }
 
 std::optional<GeDumpName> parse_ge_dump_name(std::string_view name) {
-  if (name.empty() || name.find('/') != std::string_view::npos ||
-      name.find('\0') != std::string_view::npos) {
+  if (name.empty() || name.find('/') != std::string_view::npos || name.find('\0') != std::string_view::npos) {
     return std::nullopt;
   }
   std::vector<std::string_view> parts = split_dots(name);
@@ -135,7 +132,8 @@ std::optional<GeDumpName> parse_ge_dump_name(std::string_view name) {
   }
   if (n < 4 || !all_digits(parts[n - 1])) return std::nullopt;
   size_t ts = g.extra.empty() ? timestamp_index(parts, n) : n - 1;
-  if (g.extra.empty()) g.extra.assign(parts.begin() + static_cast<ptrdiff_t>(ts) + 1, parts.begin() + static_cast<ptrdiff_t>(n));
+  if (g.extra.empty())
+    g.extra.assign(parts.begin() + static_cast<ptrdiff_t>(ts) + 1, parts.begin() + static_cast<ptrdiff_t>(n));
   g.op_type = std::string(parts[0]);
   g.timestamp = std::string(parts[ts]);
   if (ts >= 4 && all_digits(parts[ts - 1]) && all_digits(parts[ts - 2])) {
@@ -159,9 +157,7 @@ std::optional<std::string> strip_dump_number(std::string_view op_name) {
 }
 
 std::optional<FxDumpName> parse_fx_dump_name(std::string_view name) {
-  if (name.size() <= 4 || !name.ends_with(".npy") || name.find('/') != std::string_view::npos) {
-    return std::nullopt;
-  }
+  if (name.size() <= 4 || !name.ends_with(".npy") || name.find('/') != std::string_view::npos) { return std::nullopt; }
   std::string_view s = strip_rank_pid(strip(name, ".npy"));
   size_t in = s.rfind(".INPUT.");
   size_t out = s.rfind(".OUTPUT.");

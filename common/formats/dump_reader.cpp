@@ -20,7 +20,6 @@ bool ends_with_npy(const std::string& p) {
 
 }  // namespace
 
-
 Result<RawDumpFile> read_dump_header(ByteSource& src, const FileIdentity& id) {
   static constexpr char kNpyMagic[] = "\x93NUMPY";
   const std::string& path = src.path();

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "common/base/result.h"
-#include "common/io/byte_source.h"
 #include "common/formats/tensor_desc.h"
+#include "common/io/byte_source.h"
 
 namespace msit {
 
@@ -38,8 +38,7 @@ Result<RawDumpFile> read_dump_header(ByteSource& src, const FileIdentity& id);
 // `prefix` holds at least the header bytes (or the whole file).
 Result<RawDumpFile> parse_ge_dump_prefix(std::span<const std::byte> prefix, uint64_t file_size,
                                          const std::string& path);
-Result<RawDumpFile> parse_npy_prefix(std::span<const std::byte> prefix, uint64_t file_size,
-                                     const std::string& path);
+Result<RawDumpFile> parse_npy_prefix(std::span<const std::byte> prefix, uint64_t file_size, const std::string& path);
 
 // True when an error means "not complete yet" (the writer may still be appending).
 bool is_incomplete_error(const Error& e);

@@ -67,8 +67,8 @@ Layout layout_of(const dumpdata::DumpData& d) {
 }
 
 // Places the payloads after the header and checks them against the file size.
-Result<RawDumpFile> big_dump_from(const dumpdata::DumpData& d, uint64_t header_len,
-                                  uint64_t file_size, const std::string& path) {
+Result<RawDumpFile> big_dump_from(const dumpdata::DumpData& d, uint64_t header_len, uint64_t file_size,
+                                  const std::string& path) {
   RawDumpFile f;
   f.kind = FileKind::kGeBin;
   f.path = path;
@@ -76,8 +76,9 @@ Result<RawDumpFile> big_dump_from(const dumpdata::DumpData& d, uint64_t header_l
   f.dump_op_name = d.op_name();
   f.dump_time = d.dump_time();
   if (declared_tensors(d) > kMaxTensorsPerFile) {
-    return make_error(path, Stage::kHeader, "declares " + std::to_string(declared_tensors(d)) + " tensors (limit " +
-                                          std::to_string(kMaxTensorsPerFile) + "): not a real GE op dump");
+    return make_error(path, Stage::kHeader,
+                      "declares " + std::to_string(declared_tensors(d)) + " tensors (limit " +
+                          std::to_string(kMaxTensorsPerFile) + "): not a real GE op dump");
   }
   Layout l = layout_of(d);
   uint64_t pos = 8 + header_len;
@@ -86,22 +87,19 @@ Result<RawDumpFile> big_dump_from(const dumpdata::DumpData& d, uint64_t header_l
     if (l.sizes[i] > UINT64_MAX - pos) {
       return make_error(path, Stage::kHeader,
                         "payload sizes overflow 64 bits at " + std::string(role_name(t.role)) + " " +
-                            std::to_string(t.index) + " (size " + std::to_string(l.sizes[i]) +
-                            "): corrupt header");
+                            std::to_string(t.index) + " (size " + std::to_string(l.sizes[i]) + "): corrupt header");
     }
     t.payload_offset = pos;
     pos += l.sizes[i];
   }
   if (pos > file_size) {
     return make_error(path, Stage::kIncomplete,
-                      "header declares " + std::to_string(pos) + " bytes (8 + header " +
-                          std::to_string(header_len) + " + payloads " +
-                          std::to_string(pos - 8 - header_len) + ") but the file has " +
+                      "header declares " + std::to_string(pos) + " bytes (8 + header " + std::to_string(header_len) +
+                          " + payloads " + std::to_string(pos - 8 - header_len) + ") but the file has " +
                           std::to_string(file_size) + ": still being written, or truncated");
   }
   if (pos < file_size) {
-    f.warnings.push_back(std::to_string(file_size - pos) +
-                         " trailing bytes after the last payload were ignored");
+    f.warnings.push_back(std::to_string(file_size - pos) + " trailing bytes after the last payload were ignored");
   }
   if (!f.version.empty() && f.version != "2.0") {
     f.warnings.push_back("unexpected header version '" + f.version + "' (expected 2.0)");
@@ -112,8 +110,8 @@ Result<RawDumpFile> big_dump_from(const dumpdata::DumpData& d, uint64_t header_l
 }
 
 // The big-dump attempt; an error here may still be rescued by the legacy layout.
-Result<RawDumpFile> parse_big_dump(ByteSource& src, uint64_t file_size, const std::string& path,
-                                   uint64_t header_len, bool& header_parsed) {
+Result<RawDumpFile> parse_big_dump(ByteSource& src, uint64_t file_size, const std::string& path, uint64_t header_len,
+                                   bool& header_parsed) {
   if (header_len == 0) return make_error(path, Stage::kHeader, "header length is 0: not a GE dump");
   if (header_len > kMaxGeHeaderBytes) {
     return make_error(path, Stage::kHeader,
@@ -129,9 +127,9 @@ Result<RawDumpFile> parse_big_dump(ByteSource& src, uint64_t file_size, const st
   MSIT_TRY(src.read_at(8, header, Stage::kHeader));
   dumpdata::DumpData d;
   if (!d.ParseFromArray(header.data(), static_cast<int>(header.size()))) {
-    return make_error(path, Stage::kHeader,
-                      "the " + std::to_string(header_len) +
-                          "-byte header at offset 8 is not a valid DumpData protobuf");
+    return make_error(
+        path, Stage::kHeader,
+        "the " + std::to_string(header_len) + "-byte header at offset 8 is not a valid DumpData protobuf");
   }
   header_parsed = true;
   return big_dump_from(d, header_len, file_size, path);
@@ -139,9 +137,7 @@ Result<RawDumpFile> parse_big_dump(ByteSource& src, uint64_t file_size, const st
 
 }  // namespace
 
-TensorDesc desc_from_input(const dumpdata::OpInput& in, uint32_t index) {
-  return desc_common(in, Role::kInput, index);
-}
+TensorDesc desc_from_input(const dumpdata::OpInput& in, uint32_t index) { return desc_common(in, Role::kInput, index); }
 
 TensorDesc desc_from_output(const dumpdata::OpOutput& out, uint32_t index) {
   return desc_common(out, Role::kOutput, index);
@@ -170,16 +166,15 @@ bool attrs_are_legacy_spaces(const dumpdata::DumpData& d) {
 
 Result<RawDumpFile> parse_ge(ByteSource& src, uint64_t file_size, const std::string& path) {
   if (file_size <= 8) {
-    return make_error(path, Stage::kHeader,
-                      "file of " + std::to_string(file_size) +
-                          " bytes is too small to be a GE dump (8-byte header length + header)");
+    return make_error(
+        path, Stage::kHeader,
+        "file of " + std::to_string(file_size) + " bytes is too small to be a GE dump (8-byte header length + header)");
   }
   std::byte prefix[12] = {};
   size_t prefix_len = file_size >= 12 ? 12 : 8;
   MSIT_TRY(src.read_at(0, std::span<std::byte>(prefix, prefix_len), Stage::kHeader));
   if (file_size > 12 && load_le(prefix + 8, 4) == kNanoMagic) {
-    return make_error(path, Stage::kHeader,
-                      "nano-format dump (magic 0x5A5A5A5A at offset 8) is not supported");
+    return make_error(path, Stage::kHeader, "nano-format dump (magic 0x5A5A5A5A at offset 8) is not supported");
   }
   bool header_parsed = false;
   auto big = parse_big_dump(src, file_size, path, load_le(prefix, 8), header_parsed);

@@ -16,8 +16,7 @@ constexpr size_t kMaxTensors = kMaxTensorsPerFile;
 // Sequential reader over [0, end) of a ByteSource with a small read-ahead window.
 class WireCursor {
  public:
-  WireCursor(ByteSource& src, uint64_t end, const std::string& path)
-      : src_(src), end_(end), path_(path) {}
+  WireCursor(ByteSource& src, uint64_t end, const std::string& path) : src_(src), end_(end), path_(path) {}
 
   uint64_t pos() const { return pos_; }
   uint64_t remaining() const { return end_ - pos_; }
@@ -98,8 +97,8 @@ class WireCursor {
 };
 
 struct Embedded {
-  int field = 0;          // DumpData field number (3 output, 4 input, 5 buffer, 7, 8 space)
-  std::string metadata;   // the message's fields except its payload, re-serialised
+  int field = 0;         // DumpData field number (3 output, 4 input, 5 buffer, 7, 8 space)
+  std::string metadata;  // the message's fields except its payload, re-serialised
   uint64_t data_offset = 0;
   uint64_t data_size = 0;
 };
@@ -225,8 +224,7 @@ Result<RawDumpFile> build(Walked& w, WireCursor& c, uint64_t file_size, const st
 
 }  // namespace
 
-Result<RawDumpFile> parse_legacy_whole_protobuf(ByteSource& src, uint64_t file_size,
-                                                const std::string& path) {
+Result<RawDumpFile> parse_legacy_whole_protobuf(ByteSource& src, uint64_t file_size, const std::string& path) {
   // Cheap precheck: a DumpData starts with the key of one of its fields 1-9.
   std::byte first{};
   MSIT_TRY(src.read_at(0, std::span<std::byte>(&first, 1), Stage::kHeader));

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "common/base/result.h"
-#include "common/io/byte_source.h"
 #include "common/formats/tensor_desc.h"
+#include "common/io/byte_source.h"
 #include "dump_data.pb.h"
 
 namespace msit::ge_internal {
@@ -29,8 +29,7 @@ bool attrs_are_legacy_spaces(const dumpdata::DumpData& d);
 
 // Whole file = one DumpData with the payloads embedded in `data` fields (pre-2.0 dumps).
 // Never loads payloads: records the file offset and length of each `data` field.
-Result<RawDumpFile> parse_legacy_whole_protobuf(ByteSource& src, uint64_t file_size,
-                                                const std::string& path);
+Result<RawDumpFile> parse_legacy_whole_protobuf(ByteSource& src, uint64_t file_size, const std::string& path);
 
 // Big-dump layout first, then the legacy layout (formats.md 1.2).
 Result<RawDumpFile> parse_ge(ByteSource& src, uint64_t file_size, const std::string& path);

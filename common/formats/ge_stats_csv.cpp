@@ -66,12 +66,17 @@ Col column_of(std::string_view t) {
 }
 
 Status fill_stat(TensorSummary& t, Col c, std::string_view cell, bool& have_count, bool& have_l2) {
-  auto bad = [&] { return Status(make_error("", Stage::kStats, "bad value '" + std::string(cell.substr(0, 40)) + "'")); };
+  auto bad = [&] {
+    return Status(make_error("", Stage::kStats, "bad value '" + std::string(cell.substr(0, 40)) + "'"));
+  };
   if (c == Col::kUnknown) return ok_status();
   if (c == Col::kCount || c == Col::kNan || c == Col::kNegInf || c == Col::kPosInf) {
     auto v = parse_u64(cell);
     if (!v) return bad();
-    if (c == Col::kCount) { t.stats.count = *v; have_count = true; }
+    if (c == Col::kCount) {
+      t.stats.count = *v;
+      have_count = true;
+    }
     if (c == Col::kNan) t.stats.nan_count = *v;
     if (c == Col::kNegInf) t.stats.neginf_count = *v;
     if (c == Col::kPosInf) t.stats.posinf_count = *v;
@@ -82,7 +87,10 @@ Status fill_stat(TensorSummary& t, Col c, std::string_view cell, bool& have_coun
   if (c == Col::kMax) t.stats.max = *v;
   if (c == Col::kMin) t.stats.min = *v;
   if (c == Col::kAvg) t.stats.mean = *v;
-  if (c == Col::kL2) { t.stats.l2norm = *v; have_l2 = true; }
+  if (c == Col::kL2) {
+    t.stats.l2norm = *v;
+    have_l2 = true;
+  }
   return ok_status();
 }
 
@@ -118,7 +126,10 @@ Result<TensorSummary> parse_row(const std::vector<std::string_view>& f, const st
   t.stats.count = n;
   bool na = false, have_count = false, have_l2 = false;
   for (size_t k = 0; k < cols.size(); ++k) {
-    if (f[6 + k] == "NA") { na = true; continue; }
+    if (f[6 + k] == "NA") {
+      na = true;
+      continue;
+    }
     if (auto st = fill_stat(t, cols[k], f[6 + k], have_count, have_l2); !st.ok()) return err(st.error().message);
   }
   t.count = t.stats.count;
@@ -168,7 +179,8 @@ Result<FileSummary> parse_ge_stats_csv(std::string_view text, const std::string&
       header = true;
       continue;
     }
-    if (!header) return make_error(where, Stage::kStatsCsv, "no header line starting with '" + std::string(kPrefix) + "'");
+    if (!header)
+      return make_error(where, Stage::kStatsCsv, "no header line starting with '" + std::string(kPrefix) + "'");
     MSIT_ASSIGN_OR_RETURN(TensorSummary t, parse_row(split(line, ','), cols, where));
     s.tensors.push_back(std::move(t));
   }

@@ -16,7 +16,7 @@ constexpr size_t kMaxGraphBytes = size_t{1} << 30;
 struct TextNode {
   std::string name;
   bool is_message = false;
-  std::string scalar;                    // unescaped string or literal token text
+  std::string scalar;  // unescaped string or literal token text
   std::vector<TextNode> children;
 };
 
@@ -30,7 +30,10 @@ class Tokenizer {
   Status next() {
     skip_space();
     text_.clear();
-    if (pos_ >= s_.size()) { kind_ = Tok::kEnd; return ok_status(); }
+    if (pos_ >= s_.size()) {
+      kind_ = Tok::kEnd;
+      return ok_status();
+    }
     char c = s_[pos_];
     if (c == '"' || c == '\'') {
       kind_ = Tok::kString;
@@ -68,9 +71,19 @@ class Tokenizer {
   void skip_space() {
     while (pos_ < s_.size()) {
       char c = s_[pos_];
-      if (c == '\n') { ++line_; ++pos_; continue; }
-      if (c == '#') { while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_; continue; }
-      if (std::isspace(static_cast<unsigned char>(c))) { ++pos_; continue; }
+      if (c == '\n') {
+        ++line_;
+        ++pos_;
+        continue;
+      }
+      if (c == '#') {
+        while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
+        continue;
+      }
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        ++pos_;
+        continue;
+      }
       break;
     }
   }
@@ -81,7 +94,10 @@ class Tokenizer {
       char c = s_[pos_++];
       if (c == quote) return ok_status();
       if (c == '\n') return error("newline inside a string");
-      if (c != '\\') { text_.push_back(c); continue; }
+      if (c != '\\') {
+        text_.push_back(c);
+        continue;
+      }
       if (pos_ >= s_.size()) break;
       char e = s_[pos_++];
       switch (e) {
@@ -135,8 +151,14 @@ Status parse_fields(Tokenizer& tk, std::vector<TextNode>& out, char close, int d
       if (close != 0) return tk.error("unexpected end of file (missing '" + std::string(1, close) + "')");
       return ok_status();
     }
-    if (close != 0 && tk.is(close)) { MSIT_TRY(tk.next()); return ok_status(); }
-    if (tk.kind() == Tok::kPunct && (tk.is(';') || tk.is(','))) { MSIT_TRY(tk.next()); continue; }
+    if (close != 0 && tk.is(close)) {
+      MSIT_TRY(tk.next());
+      return ok_status();
+    }
+    if (tk.kind() == Tok::kPunct && (tk.is(';') || tk.is(','))) {
+      MSIT_TRY(tk.next());
+      continue;
+    }
     if (tk.kind() == Tok::kPunct && tk.is('[')) {  // extension / Any names: [type.googleapis.com/x]
       while (tk.kind() != Tok::kEnd && !tk.is(']')) MSIT_TRY(tk.next());
     } else if (tk.kind() != Tok::kIdent) {
@@ -271,8 +293,7 @@ std::optional<uint64_t> graph_file_sort_key(std::string_view file_name) {
 
 bool is_original_graph_file_name(std::string_view n) {
   constexpr std::string_view kPrefix = "dynamo_original_graph_";
-  return n.size() > kPrefix.size() + 4 && n.substr(0, kPrefix.size()) == kPrefix &&
-         n.substr(n.size() - 4) == ".txt";
+  return n.size() > kPrefix.size() + 4 && n.substr(0, kPrefix.size()) == kPrefix && n.substr(n.size() - 4) == ".txt";
 }
 
 }  // namespace msit

@@ -21,13 +21,13 @@ struct GraphOutputDesc {
 struct GraphOp {
   std::string name;
   std::string type;
-  std::vector<std::string> inputs;             // "{srcOp}:{idx}" as written (control edges too)
+  std::vector<std::string> inputs;  // "{srcOp}:{idx}" as written (control edges too)
   std::vector<GraphOutputDesc> output_descs;
 };
 
 struct GraphDef {
   std::string name;
-  std::vector<GraphOp> ops;                    // in file order (= msit's graph index)
+  std::vector<GraphOp> ops;                          // in file order (= msit's graph index)
   std::unordered_map<std::string, size_t> index_of;  // op name -> first position in ops
 
   const GraphOp* find(std::string_view op_name) const;

@@ -36,7 +36,7 @@ uint16_t double_to_half(double d) {
 
 double half_to_double(uint16_t h) {
   int exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
-  double v = exp == 0 ? std::ldexp(mant, -24)
+  double v = exp == 0    ? std::ldexp(mant, -24)
              : exp == 31 ? (mant ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity())
                          : std::ldexp(mant + 1024, exp - 25);
   return (h & 0x8000) ? -v : v;
@@ -87,8 +87,8 @@ std::string npy_bytes(DType t, const std::vector<uint64_t>& shape, const std::ve
   std::string shape_repr = "(";
   for (size_t i = 0; i < shape.size(); ++i) shape_repr += (i ? ", " : "") + std::to_string(shape[i]);
   shape_repr += shape.size() == 1 ? ",)" : ")";
-  std::string header = "{'descr': '" + npy_internal::descr_of(t) + "', 'fortran_order': False, 'shape': " +
-                       shape_repr + ", }";
+  std::string header =
+      "{'descr': '" + npy_internal::descr_of(t) + "', 'fortran_order': False, 'shape': " + shape_repr + ", }";
   if (!shape.empty()) header.append(21 - std::to_string(shape[0]).size(), ' ');
   size_t hlen = header.size() + 1;
   size_t pad = 64 - (10 + hlen) % 64;
@@ -114,7 +114,11 @@ double load_value(const std::byte* p, DType t, bool swap) {
   size_t n = dtype_info(t).bits / 8;
   std::memcpy(b, p, n);
   if (swap) std::reverse(b, b + n);
-  auto as = [&b]<class T>(T) { T x; std::memcpy(&x, b, sizeof x); return static_cast<double>(x); };
+  auto as = [&b]<class T>(T) {
+    T x;
+    std::memcpy(&x, b, sizeof x);
+    return static_cast<double>(x);
+  };
   switch (t) {
     case DType::kBool: return b[0] != 0 ? 1.0 : 0.0;
     case DType::kInt8: return as(int8_t{});
@@ -125,7 +129,11 @@ double load_value(const std::byte* p, DType t, bool swap) {
     case DType::kUInt32: return as(uint32_t{});
     case DType::kInt64: return as(int64_t{});
     case DType::kUInt64: return as(uint64_t{});
-    case DType::kFloat16: { uint16_t h; std::memcpy(&h, b, 2); return half_to_double(h); }
+    case DType::kFloat16: {
+      uint16_t h;
+      std::memcpy(&h, b, 2);
+      return half_to_double(h);
+    }
     case DType::kFloat32: return as(float{});
     default: return as(double{});
   }
@@ -142,7 +150,8 @@ Result<MinMaxRows> decode_rows(std::span<const std::byte> bytes, const std::stri
   uint64_t n = 0;
   if (h.shape == std::vector<uint64_t>{2}) n = 1;
   else if (h.shape.size() == 2 && h.shape[1] == 2) n = h.shape[0];
-  else if (h.shape != std::vector<uint64_t>{0}) return make_error(path, Stage::kHeader, "min_max array is not of shape (2,) or (n, 2)");
+  else if (h.shape != std::vector<uint64_t>{0})
+    return make_error(path, Stage::kHeader, "min_max array is not of shape (2,) or (n, 2)");
   if (n > (bytes.size() - h.data_offset) / (2 * d.itemsize)) {
     return make_error(path, Stage::kPayload, "min_max array data is truncated");
   }
@@ -166,8 +175,7 @@ Result<MinMaxRows> parse_min_max_npy(std::span<const std::byte> bytes, const std
   return r;
 }
 
-Result<std::pair<MinMaxRows, MinMaxRows>> parse_min_max_npz(std::span<const std::byte> bytes,
-                                                            const std::string& path) {
+Result<std::pair<MinMaxRows, MinMaxRows>> parse_min_max_npz(std::span<const std::byte> bytes, const std::string& path) {
   MSIT_ASSIGN_OR_RETURN(auto members, npz_internal::read_stored_zip(bytes, path));
   std::pair<MinMaxRows, MinMaxRows> out;  // a missing member is an empty list, as in msit
   for (const auto& m : members) {
@@ -210,7 +218,9 @@ DType numpy_promote_types(DType a, DType b) {
   const DTypeInfo &x = dtype_info(a), &y = dtype_info(b);
   if (x.kind == DTypeKind::kBool) return b;
   if (y.kind == DTypeKind::kBool) return a;
-  auto float_of = [](uint32_t bits) { return bits <= 16 ? DType::kFloat16 : bits <= 32 ? DType::kFloat32 : DType::kFloat64; };
+  auto float_of = [](uint32_t bits) {
+    return bits <= 16 ? DType::kFloat16 : bits <= 32 ? DType::kFloat32 : DType::kFloat64;
+  };
   auto int_of = [](bool is_signed, uint32_t bits) {
     static constexpr DType kS[] = {DType::kInt8, DType::kInt16, DType::kInt32, DType::kInt64};
     static constexpr DType kU[] = {DType::kUInt8, DType::kUInt16, DType::kUInt32, DType::kUInt64};

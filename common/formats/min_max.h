@@ -27,8 +27,7 @@ std::string encode_min_max_npz(const MinMaxRows& inputs, const MinMaxRows& outpu
 
 // In-memory variants of the readers (fuzzers, tests). `path` only names the source in errors.
 Result<MinMaxRows> parse_min_max_npy(std::span<const std::byte> bytes, const std::string& path);
-Result<std::pair<MinMaxRows, MinMaxRows>> parse_min_max_npz(std::span<const std::byte> bytes,
-                                                            const std::string& path);
+Result<std::pair<MinMaxRows, MinMaxRows>> parse_min_max_npz(std::span<const std::byte> bytes, const std::string& path);
 
 // numpy.promote_types over the dtypes a converter's rows can have (np.array of mixed
 // [min, max] scalars); types numpy lacks count as float32 (floats) or float64.

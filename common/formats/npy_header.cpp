@@ -41,7 +41,10 @@ class LiteralParser {
   }
   bool eat(char c) {
     skip_ws();
-    if (i_ < s_.size() && s_[i_] == c) { ++i_; return true; }
+    if (i_ < s_.size() && s_[i_] == c) {
+      ++i_;
+      return true;
+    }
     return false;
   }
 
@@ -74,7 +77,10 @@ class LiteralParser {
   std::optional<PyValue> integer() {
     PyValue v;
     v.kind = PyValue::Kind::kInt;
-    if (s_[i_] == '-') { v.negative = true; ++i_; }
+    if (s_[i_] == '-') {
+      v.negative = true;
+      ++i_;
+    }
     size_t start = i_;
     while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') {
       uint64_t d = static_cast<uint64_t>(s_[i_] - '0');
@@ -197,7 +203,8 @@ Result<NpyHeader> parse_npy_header(std::span<const std::byte> prefix, const std:
     return header_error(path, "unsupported format version " + std::to_string(h.major_version));
   }
   size_t len_bytes = h.major_version == 1 ? 2 : 4;
-  if (prefix.size() < 8 + len_bytes) return make_error(path, Stage::kIncomplete, "npy header: file ends in the preamble");
+  if (prefix.size() < 8 + len_bytes)
+    return make_error(path, Stage::kIncomplete, "npy header: file ends in the preamble");
   uint64_t header_len = load_le(prefix.data() + 8, len_bytes);
   if (header_len > kMaxNpyHeaderBytes) {
     return header_error(path, "header length " + std::to_string(header_len) + " exceeds the limit");
@@ -207,12 +214,9 @@ Result<NpyHeader> parse_npy_header(std::span<const std::byte> prefix, const std:
     return make_error(path, Stage::kIncomplete,
                       "npy header: file ends inside the " + std::to_string(header_len) + "-byte header");
   }
-  std::string_view text(reinterpret_cast<const char*>(prefix.data()) + 8 + len_bytes,
-                        static_cast<size_t>(header_len));
+  std::string_view text(reinterpret_cast<const char*>(prefix.data()) + 8 + len_bytes, static_cast<size_t>(header_len));
   auto dict = LiteralParser(text).parse_top();
-  if (!dict || dict->kind != PyValue::Kind::kDict) {
-    return header_error(path, "header is not a Python dict literal");
-  }
+  if (!dict || dict->kind != PyValue::Kind::kDict) { return header_error(path, "header is not a Python dict literal"); }
   MSIT_TRY(apply_dict(*dict, h, path));
   return h;
 }

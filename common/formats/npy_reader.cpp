@@ -17,10 +17,9 @@ struct DescrEntry {
   DType dtype;
 };
 constexpr DescrEntry kNumeric[] = {
-    {'b', 1, DType::kBool},     {'i', 1, DType::kInt8},     {'u', 1, DType::kUInt8},
-    {'i', 2, DType::kInt16},    {'u', 2, DType::kUInt16},   {'i', 4, DType::kInt32},
-    {'u', 4, DType::kUInt32},   {'i', 8, DType::kInt64},    {'u', 8, DType::kUInt64},
-    {'f', 2, DType::kFloat16},  {'f', 4, DType::kFloat32},  {'f', 8, DType::kFloat64},
+    {'b', 1, DType::kBool},      {'i', 1, DType::kInt8},        {'u', 1, DType::kUInt8},   {'i', 2, DType::kInt16},
+    {'u', 2, DType::kUInt16},    {'i', 4, DType::kInt32},       {'u', 4, DType::kUInt32},  {'i', 8, DType::kInt64},
+    {'u', 8, DType::kUInt64},    {'f', 2, DType::kFloat16},     {'f', 4, DType::kFloat32}, {'f', 8, DType::kFloat64},
     {'c', 8, DType::kComplex64}, {'c', 16, DType::kComplex128},
 };
 
@@ -60,9 +59,7 @@ Result<NpyDType> dtype_from_descr(const std::string& descr, const std::string& p
 
 std::string descr_of(DType t) {
   for (const DescrEntry& e : kNumeric) {
-    if (e.dtype == t) {
-      return std::string(e.size == 1 ? "|" : "<") + e.kind + std::to_string(e.size);
-    }
+    if (e.dtype == t) { return std::string(e.size == 1 ? "|" : "<") + e.kind + std::to_string(e.size); }
   }
   return {};
 }
@@ -71,8 +68,7 @@ std::string descr_of(DType t) {
 
 namespace msit {
 
-Result<RawDumpFile> parse_npy_prefix(std::span<const std::byte> prefix, uint64_t file_size,
-                                     const std::string& path) {
+Result<RawDumpFile> parse_npy_prefix(std::span<const std::byte> prefix, uint64_t file_size, const std::string& path) {
   using namespace npy_internal;
   if (prefix.size() > file_size) prefix = prefix.first(static_cast<size_t>(file_size));
   MSIT_ASSIGN_OR_RETURN(NpyHeader h, parse_npy_header(prefix, path));

@@ -39,7 +39,8 @@ Status read_zip64_end(ByteSource& src, std::span<const std::byte> loc, const std
   if (le(loc, 0, 4) != kZip64LocatorSig) return zip_error(path, kind, "ZIP64 locator missing");
   const uint64_t at = le(loc, 8, 8);
   std::byte rec[56];
-  if (at > src.size() || src.size() - at < sizeof rec) return zip_error(path, kind, "ZIP64 end of central directory is corrupt");
+  if (at > src.size() || src.size() - at < sizeof rec)
+    return zip_error(path, kind, "ZIP64 end of central directory is corrupt");
   MSIT_TRY(src.read_at(at, rec, Stage::kHeader));
   if (le(rec, 0, 4) != kZip64EocdSig) return zip_error(path, kind, "ZIP64 end of central directory is corrupt");
   d = {le(rec, 32, 8), le(rec, 40, 8), le(rec, 48, 8)};
@@ -63,7 +64,8 @@ Result<Directory> find_directory(ByteSource& src, const std::string& kind) {
       if (pos < 20) return zip_error(path, kind, "ZIP64 locator missing");
       MSIT_TRY(read_zip64_end(src, z.subspan(pos - 20, 20), kind, d));
     }
-    if (d.offset > size || d.size > size - d.offset) return zip_error(path, kind, "central directory lies outside the file");
+    if (d.offset > size || d.size > size - d.offset)
+      return zip_error(path, kind, "central directory lies outside the file");
     if (d.entries > kMaxMembers) return zip_error(path, kind, "too many members");
     if (d.size > kMaxZipDirectoryBytes) return zip_error(path, kind, "central directory is larger than 16 MiB");
     return d;
@@ -109,8 +111,9 @@ Result<ZipEntry> read_entry(ByteSource& src, std::span<const std::byte> cd, size
   apply_zip64_extra(cd.subspan(pos + kCentralSize + name_len, extra_len), usize, csize, offset);
   pos += kCentralSize + name_len + extra_len + comment_len;
   if (method != 0) {
-    return zip_error(path, kind, "member '" + e.name + "' is compressed (method " + std::to_string(method) +
-                                     "): only stored members are supported");
+    return zip_error(path, kind,
+                     "member '" + e.name + "' is compressed (method " + std::to_string(method) +
+                         "): only stored members are supported");
   }
   std::byte local[kLocalSize];
   if (offset > src.size() || src.size() - offset < kLocalSize) {
@@ -172,7 +175,7 @@ std::string write_stored_zip(const std::vector<std::pair<std::string, std::strin
     put(out, kLocalSig, 4);
     put(out, 20, 2);  // version needed: Python writes 2.0 here even with a ZIP64 extra
     put(out, 0, 2);
-    put(out, 0, 2);   // stored
+    put(out, 0, 2);  // stored
     put(out, 0, 2);
     put(out, kDosDate1980, 2);
     put(out, crc, 4);

@@ -20,7 +20,7 @@ struct Value {
   enum class Kind : uint8_t { kNone, kBool, kInt, kStr, kTuple, kGlobal, kPersid, kTensor, kDict, kMark };
   Kind kind = Kind::kNone;
   int64_t i = 0;
-  std::string s, s2;          // str; global module (s) and name (s2)
+  std::string s, s2;            // str; global module (s) and name (s2)
   std::vector<ValuePtr> items;  // tuple; persid holds its argument as items[0]
   PthTensorRef tensor;
   size_t depth = 1;
@@ -117,7 +117,6 @@ Status Machine::tuple_of(std::vector<ValuePtr> items) {
   return push(make(std::move(t)));
 }
 
-
 bool is_global(const ValuePtr& v, std::string_view module, std::string_view name) {
   return v->kind == Value::Kind::kGlobal && v->s == module && v->s2 == name;
 }
@@ -133,15 +132,17 @@ std::optional<std::vector<uint64_t>> int_tuple(const ValuePtr& v) {
 }
 
 const char* kind_text(Value::Kind k) {
-  static constexpr const char* kNames[] = {"None", "bool", "int", "str", "tuple", "global", "persistent id",
-                                           "tensor", "dict", "mark"};
+  static constexpr const char* kNames[] = {"None",   "bool",          "int",    "str",  "tuple",
+                                           "global", "persistent id", "tensor", "dict", "mark"};
   return kNames[static_cast<size_t>(k)];
 }
 
 Result<ValuePtr> Machine::rebuild_tensor(const std::vector<ValuePtr>& a) {
   // (storage, storage_offset, size, stride, requires_grad, backward_hooks[, metadata])
-  if (a.size() < 5 || a.size() > 7) return unsupported("_rebuild_tensor_v2 with " + std::to_string(a.size()) + " arguments");
-  if (a[0]->kind != Value::Kind::kPersid) return unsupported("tensor storage is a " + std::string(kind_text(a[0]->kind)) + ", not a persistent id");
+  if (a.size() < 5 || a.size() > 7)
+    return unsupported("_rebuild_tensor_v2 with " + std::to_string(a.size()) + " arguments");
+  if (a[0]->kind != Value::Kind::kPersid)
+    return unsupported("tensor storage is a " + std::string(kind_text(a[0]->kind)) + ", not a persistent id");
   const ValuePtr& st = a[0]->items.at(0);
   if (st->kind != Value::Kind::kTuple || st->items.size() != 5 || st->items[0]->kind != Value::Kind::kStr ||
       st->items[0]->s != "storage" || st->items[1]->kind != Value::Kind::kGlobal || st->items[1]->s != "torch" ||
@@ -192,11 +193,17 @@ Status Machine::step(uint8_t op, bool& stop) {
   Value v;
   switch (op) {
     case 0x80: MSIT_TRY(uint_le(1)); return ok_status();  // PROTO
-    case '.': stop = true; return ok_status();              // STOP
+    case '.': stop = true; return ok_status();            // STOP
     case '(': v.kind = Value::Kind::kMark; return push(make(std::move(v)));
     case 'N': return push(make(std::move(v)));
-    case 0x88: case 0x89: v.kind = Value::Kind::kBool; v.i = op == 0x88; return push(make(std::move(v)));
-    case 'K': case 'M': case 'J': {
+    case 0x88:
+    case 0x89:
+      v.kind = Value::Kind::kBool;
+      v.i = op == 0x88;
+      return push(make(std::move(v)));
+    case 'K':
+    case 'M':
+    case 'J': {
       MSIT_ASSIGN_OR_RETURN(uint64_t u, uint_le(op == 'K' ? 1 : op == 'M' ? 2 : 4));
       v.kind = Value::Kind::kInt;
       v.i = op == 'J' ? static_cast<int32_t>(static_cast<uint32_t>(u)) : static_cast<int64_t>(u);
@@ -211,7 +218,8 @@ Status Machine::step(uint8_t op, bool& stop) {
       v.i = static_cast<int64_t>(u);
       return push(make(std::move(v)));
     }
-    case 'X': case 0x8c: {  // BINUNICODE, SHORT_BINUNICODE
+    case 'X':
+    case 0x8c: {  // BINUNICODE, SHORT_BINUNICODE
       MSIT_ASSIGN_OR_RETURN(uint64_t n, uint_le(op == 'X' ? 4 : 1));
       v.kind = Value::Kind::kStr;
       MSIT_ASSIGN_OR_RETURN(v.s, bytes(n));
@@ -224,11 +232,11 @@ Status Machine::step(uint8_t op, bool& stop) {
       return push(make(std::move(v)));
     }
     case ')': return tuple_of({});
-    case 0x85: case 0x86: case 0x87: {  // TUPLE1..3
+    case 0x85:
+    case 0x86:
+    case 0x87: {  // TUPLE1..3
       std::vector<ValuePtr> items(static_cast<size_t>(op - 0x84));
-      for (size_t k = items.size(); k-- > 0;) {
-        MSIT_ASSIGN_OR_RETURN(items[k], pop());
-      }
+      for (size_t k = items.size(); k-- > 0;) { MSIT_ASSIGN_OR_RETURN(items[k], pop()); }
       return tuple_of(std::move(items));
     }
     case 't': {
@@ -244,24 +252,29 @@ Status Machine::step(uint8_t op, bool& stop) {
       return push(make(std::move(v)));
     }
     case 'R': return reduce();
-    case 'q': case 'r': case 0x94: {  // BINPUT, LONG_BINPUT, MEMOIZE
+    case 'q':
+    case 'r':
+    case 0x94: {  // BINPUT, LONG_BINPUT, MEMOIZE
       uint64_t k = memo_.size();
-      if (op != 0x94) {
-        MSIT_ASSIGN_OR_RETURN(k, uint_le(op == 'q' ? 1 : 4));
-      }
+      if (op != 0x94) { MSIT_ASSIGN_OR_RETURN(k, uint_le(op == 'q' ? 1 : 4)); }
       if (stack_.empty()) return corrupt("memo store from an empty stack");
       if (memo_.size() >= kMaxMemo && !memo_.count(k)) return corrupt("more than 4096 memo entries");
       memo_[k] = stack_.back();
       return ok_status();
     }
-    case 'h': case 'j': {  // BINGET, LONG_BINGET
+    case 'h':
+    case 'j': {  // BINGET, LONG_BINGET
       MSIT_ASSIGN_OR_RETURN(uint64_t k, uint_le(op == 'h' ? 1 : 4));
       auto it = memo_.find(k);
       if (it == memo_.end()) return corrupt("memo key " + std::to_string(k) + " was never stored");
       return push(it->second);
     }
-    case ']': case '}': case 'a': case 'e': case 's': case 'u':
-      return unsupported("a list or dict (torch.save of one tensor is expected)");
+    case ']':
+    case '}':
+    case 'a':
+    case 'e':
+    case 's':
+    case 'u': return unsupported("a list or dict (torch.save of one tensor is expected)");
     default: {
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02x", op);

@@ -43,8 +43,7 @@ bool mul_add(uint64_t a, uint64_t b, uint64_t c, uint64_t& out) {
 }
 
 // Sets payload and strides from the view; every element it reaches must lie in the member.
-Status place_view(const PthTensorRef& r, const ZipEntry& data, uint64_t elem, const std::string& path,
-                  TensorDesc& t) {
+Status place_view(const PthTensorRef& r, const ZipEntry& data, uint64_t elem, const std::string& path, TensorDesc& t) {
   const bool empty = std::find(r.size.begin(), r.size.end(), uint64_t{0}) != r.size.end();
   uint64_t last = r.storage_offset;  // highest element index the view reaches
   bool contiguous = true;
@@ -59,8 +58,9 @@ Status place_view(const PthTensorRef& r, const ZipEntry& data, uint64_t elem, co
   if (!empty && r.storage_offset >= r.storage_numel) return unsupported(path, "storage offset lies past its storage");
   uint64_t need = 0;
   if (!mul_add(r.storage_numel, elem, 0, need) || need > data.size) {
-    return make_error(path, Stage::kPayload, "storage member holds " + std::to_string(data.size) + " bytes but " +
-                                           std::to_string(r.storage_numel) + " elements need more");
+    return make_error(path, Stage::kPayload,
+                      "storage member holds " + std::to_string(data.size) + " bytes but " +
+                          std::to_string(r.storage_numel) + " elements need more");
   }
   t.payload_offset = data.data_offset + r.storage_offset * elem;
   if (empty) {
@@ -79,14 +79,16 @@ Result<RawDumpFile> build(ByteSource& src, const std::vector<ZipEntry>& es) {
   if (es.empty()) return unsupported(path, "empty ZIP archive");
   const std::string& first = es[0].name;
   const size_t slash = first.find('/');
-  if (slash == std::string::npos || slash == 0) return unsupported(path, "member '" + first + "' is not under a top directory");
+  if (slash == std::string::npos || slash == 0)
+    return unsupported(path, "member '" + first + "' is not under a top directory");
   const std::string top = first.substr(0, slash + 1);
   const ZipEntry* pkl = find_entry(es, top + "data.pkl");
   if (!pkl) return unsupported(path, "no " + top + "data.pkl member");
   if (pkl->size > kMaxPthPickleBytes) return unsupported(path, "data.pkl larger than 1 MiB");
   std::vector<std::byte> pickle(static_cast<size_t>(pkl->size));
   MSIT_TRY(src.read_at(pkl->data_offset, pickle, Stage::kHeader));
-  if (npz_internal::zip_crc32(pickle) != pkl->crc32) return make_error(path, Stage::kHeader, ".pth: data.pkl fails its CRC-32 check");
+  if (npz_internal::zip_crc32(pickle) != pkl->crc32)
+    return make_error(path, Stage::kHeader, ".pth: data.pkl fails its CRC-32 check");
   MSIT_ASSIGN_OR_RETURN(PthTensorRef r, parse_pth_pickle(pickle, path));
 
   RawDumpFile f;

@@ -24,17 +24,24 @@ constexpr uint32_t kMaxDepth = 6;
 
 DType dtype_of(std::string_view s) {
   static const std::pair<std::string_view, DType> kTypes[] = {
-      {"F64", DType::kFloat64}, {"F32", DType::kFloat32}, {"F16", DType::kFloat16}, {"BF16", DType::kBFloat16},
-      {"I64", DType::kInt64},   {"I32", DType::kInt32},   {"I16", DType::kInt16},   {"I8", DType::kInt8},
-      {"U64", DType::kUInt64},  {"U32", DType::kUInt32},  {"U16", DType::kUInt16},  {"U8", DType::kUInt8},
-      {"BOOL", DType::kBool},   {"F8_E4M3", DType::kFloat8E4M3FN}, {"F8_E5M2", DType::kFloat8E5M2}};
-  for (const auto& [name, t] : kTypes) if (name == s) return t;
+      {"F64", DType::kFloat64},       {"F32", DType::kFloat32},
+      {"F16", DType::kFloat16},       {"BF16", DType::kBFloat16},
+      {"I64", DType::kInt64},         {"I32", DType::kInt32},
+      {"I16", DType::kInt16},         {"I8", DType::kInt8},
+      {"U64", DType::kUInt64},        {"U32", DType::kUInt32},
+      {"U16", DType::kUInt16},        {"U8", DType::kUInt8},
+      {"BOOL", DType::kBool},         {"F8_E4M3", DType::kFloat8E4M3FN},
+      {"F8_E5M2", DType::kFloat8E5M2}};
+  for (const auto& [name, t] : kTypes)
+    if (name == s) return t;
   return DType::kUnknown;
 }
 
 Result<SafetensorsEntry> parse_entry(const std::string& name, const Json& v, uint64_t data_base, uint64_t file_size,
                                      const std::string& path) {
-  auto bad = [&](const std::string& what) { return make_error(path, Stage::kHeader, "tensor '" + name.substr(0, 128) + "': " + what); };
+  auto bad = [&](const std::string& what) {
+    return make_error(path, Stage::kHeader, "tensor '" + name.substr(0, 128) + "': " + what);
+  };
   if (!v.is_object()) return bad("expected an object");
   auto dt = v.find("dtype"), sh = v.find("shape"), off = v.find("data_offsets");
   if (dt == v.end() || !dt->is_string()) return bad("missing dtype");
@@ -53,7 +60,8 @@ Result<SafetensorsEntry> parse_entry(const std::string& name, const Json& v, uin
     e.shape.push_back(x);
     e.count *= x;
   }
-  for (const auto& o : *off) if (!o.is_number_unsigned()) return bad("data_offsets hold a non-integer");
+  for (const auto& o : *off)
+    if (!o.is_number_unsigned()) return bad("data_offsets hold a non-integer");
   uint64_t b = (*off)[0].get<uint64_t>(), end = (*off)[1].get<uint64_t>();
   auto bytes = bytes_for_elements(e.dtype, e.count);
   if (b > end || end > file_size - data_base) return bad("data_offsets outside the file");
@@ -74,7 +82,8 @@ const SafetensorsEntry* SafetensorsIndex::find(std::string_view name) const {
 Result<SafetensorsIndex> parse_safetensors_header(std::string_view header, uint64_t data_base, uint64_t file_size,
                                                   const std::string& path) {
   if (data_base > file_size) return make_error(path, Stage::kHeader, "header longer than the file");
-  if (json_nesting_exceeds(header, kMaxDepth)) return make_error(path, Stage::kHeader, "JSON nested too deeply for a safetensors header");
+  if (json_nesting_exceeds(header, kMaxDepth))
+    return make_error(path, Stage::kHeader, "JSON nested too deeply for a safetensors header");
   Json doc = Json::parse(header.begin(), header.end(), nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) return make_error(path, Stage::kHeader, "not a JSON object");
   if (doc.size() > kMaxSafetensorsEntries + 1) return make_error(path, Stage::kHeader, "too many tensors");
@@ -100,18 +109,22 @@ Result<SafetensorsIndex> read_safetensors_index(const std::string& path) {
   if (::fstat(fd.get(), &st) != 0) return make_error(path, Stage::kOpen, "cannot stat");
   auto size = static_cast<uint64_t>(st.st_size);
   unsigned char len[8];
-  if (size < 8 || ::pread(fd.get(), len, 8, 0) != 8) return make_error(path, Stage::kHeader, "shorter than the 8-byte header length");
+  if (size < 8 || ::pread(fd.get(), len, 8, 0) != 8)
+    return make_error(path, Stage::kHeader, "shorter than the 8-byte header length");
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | len[i];
-  if (n > kMaxSafetensorsHeader || n > size - 8) return make_error(path, Stage::kHeader, "header length " + std::to_string(n) + " is not plausible");
+  if (n > kMaxSafetensorsHeader || n > size - 8)
+    return make_error(path, Stage::kHeader, "header length " + std::to_string(n) + " is not plausible");
   std::string header(n, '\0');
-  if (n && ::pread(fd.get(), header.data(), n, 8) != static_cast<ssize_t>(n)) return make_error(path, Stage::kHeader, "short read");
+  if (n && ::pread(fd.get(), header.data(), n, 8) != static_cast<ssize_t>(n))
+    return make_error(path, Stage::kHeader, "short read");
   return parse_safetensors_header(header, 8 + n, size, path);
 }
 
 Status read_safetensors_elements(const SafetensorsIndex& idx, const SafetensorsEntry& e, uint64_t first, size_t n,
                                  std::byte* out) {
-  if (first > e.count || n > e.count - first) return make_error(idx.path, Stage::kPayload, "range outside tensor " + e.name);
+  if (first > e.count || n > e.count - first)
+    return make_error(idx.path, Stage::kPayload, "range outside tensor " + e.name);
   size_t esize = dtype_info(e.dtype).bits / 8;
   UniqueFd fd(::open(idx.path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return make_error(idx.path, Stage::kOpen, "cannot open");

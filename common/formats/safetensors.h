@@ -20,10 +20,10 @@ inline constexpr size_t kMaxSafetensorsEntries = 1'000'000;
 struct SafetensorsEntry {
   std::string name;
   DType dtype = DType::kUnknown;
-  std::string dtype_text;            // as written ("F32", "BF16", "I8", ...)
+  std::string dtype_text;  // as written ("F32", "BF16", "I8", ...)
   std::vector<uint64_t> shape;
-  uint64_t count = 0;                // elements
-  uint64_t offset = 0, size = 0;     // absolute byte range in the file
+  uint64_t count = 0;             // elements
+  uint64_t offset = 0, size = 0;  // absolute byte range in the file
 };
 
 struct SafetensorsIndex {

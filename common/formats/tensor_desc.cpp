@@ -8,6 +8,7 @@ namespace msit {
 namespace {
 
 // formats.md 1.6, dump proto / ge::Format numbering 0-49, plus the ge::Format-only 50-54.
+// clang-format off
 constexpr std::array<std::string_view, 55> kFormatNames = {
     "NCHW", "NHWC", "ND", "NC1HWC0", "FRACTAL_Z", "NC1C0HWPAD", "NHWC1C0", "FSR_NCHW",
     "FRACTAL_DECONV", "C1HWNC0", "FRACTAL_DECONV_TRANSPOSE", "FRACTAL_DECONV_SP_STRIDE_TRANS",
@@ -19,6 +20,7 @@ constexpr std::array<std::string_view, 55> kFormatNames = {
     "FRACTAL_ZN_LSTM", "FRACTAL_Z_G", "RESERVED", "ALL", "NULL", "ND_RNN_BIAS", "FRACTAL_ZN_RNN",
     "NYUV", "NYUV_A", "NCL", "FRACTAL_Z_WINO", "C1HWC0", "FRACTAL_NZ_C0_16", "FRACTAL_NZ_C0_32",
     "FRACTAL_NZ_C0_2", "FRACTAL_NZ_C0_4", "FRACTAL_NZ_C0_8"};
+// clang-format on
 
 uint64_t saturating_product(const std::vector<uint64_t>& dims) {
   uint64_t n = 1;

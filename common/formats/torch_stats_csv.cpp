@@ -39,7 +39,8 @@ Result<std::vector<std::string>> next_record(Cursor& c, const std::string& path)
     } else if (ch == '"' && fields.back().empty()) {
       quoted = true;
     } else if (ch == ',') {
-      if (fields.size() > kColumns) return make_error(path, Stage::kParse, "line " + std::to_string(start_line) + ": too many fields");
+      if (fields.size() > kColumns)
+        return make_error(path, Stage::kParse, "line " + std::to_string(start_line) + ": too many fields");
       fields.emplace_back();
     } else if (ch == '\n') {
       ++c.line;
@@ -48,7 +49,8 @@ Result<std::vector<std::string>> next_record(Cursor& c, const std::string& path)
       fields.back() += ch;
     }
   }
-  if (quoted) return make_error(path, Stage::kParse, "line " + std::to_string(start_line) + ": unterminated quoted field");
+  if (quoted)
+    return make_error(path, Stage::kParse, "line " + std::to_string(start_line) + ": unterminated quoted field");
   return fields;
 }
 
@@ -57,14 +59,18 @@ Result<double> number(const std::string& s, const char* column, size_t line, con
   double d = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
   if (s.empty() || ec != std::errc() || end != s.data() + s.size()) {
-    return make_error(path, Stage::kParse, "line " + std::to_string(line) + ": " + column + " '" + s + "' is not a number");
+    return make_error(path, Stage::kParse,
+                      "line " + std::to_string(line) + ": " + column + " '" + s + "' is not a number");
   }
   return d;
 }
 
 // Python tuple text of a torch.Size: "()", "(5,)", "(1, 2)".
 Result<std::vector<uint64_t>> shape_of(const std::string& s, size_t line, const std::string& path) {
-  auto bad = [&] { return make_error(path, Stage::kParse, "line " + std::to_string(line) + ": Shape '" + s + "' is not a tuple of sizes"); };
+  auto bad = [&] {
+    return make_error(path, Stage::kParse,
+                      "line " + std::to_string(line) + ": Shape '" + s + "' is not a tuple of sizes");
+  };
   if (s.size() < 2 || s.front() != '(' || s.back() != ')') return bad();
   std::vector<uint64_t> dims;
   std::string_view in(s.data() + 1, s.size() - 2);
@@ -89,7 +95,8 @@ Result<TorchStatsRow> row_of(const std::vector<std::string>& f, size_t line, con
   r.torch_dtype = f[4];
   TensorSummary& t = r.tensor;
   if (f[2] != "Input" && f[2] != "Output") {
-    return make_error(path, Stage::kParse, "line " + std::to_string(line) + ": InputOutput '" + f[2] + "' is not Input or Output");
+    return make_error(path, Stage::kParse,
+                      "line " + std::to_string(line) + ": InputOutput '" + f[2] + "' is not Input or Output");
   }
   t.role = f[2] == "Input" ? "input" : "output";
   auto [end, ec] = std::from_chars(f[3].data(), f[3].data() + f[3].size(), t.index);
@@ -122,19 +129,21 @@ Result<TorchStatsRow> row_of(const std::vector<std::string>& f, size_t line, con
 
 Result<std::vector<TorchStatsRow>> parse_torch_statistics_csv(std::string_view text, const std::string& path) {
   static constexpr std::string_view kHeader[kColumns] = {"NodeName", "NodeType", "InputOutput", "Index", "DataType",
-                                                          "Shape",    "Max",      "Min",         "Mean",  "L2Norm"};
+                                                         "Shape",    "Max",      "Min",         "Mean",  "L2Norm"};
   Cursor c{text};
   MSIT_ASSIGN_OR_RETURN(std::vector<std::string> head, next_record(c, path));
   bool header_ok = head.size() == kColumns;
   for (size_t i = 0; header_ok && i < kColumns; ++i) header_ok = head[i] == kHeader[i];
-  if (!header_ok) return make_error(path, Stage::kParse, "line 1 is not the statistics.csv header NodeName,NodeType,...,L2Norm");
+  if (!header_ok)
+    return make_error(path, Stage::kParse, "line 1 is not the statistics.csv header NodeName,NodeType,...,L2Norm");
   std::vector<TorchStatsRow> rows;
   while (c.pos < c.text.size()) {
     const size_t line = c.line;
     MSIT_ASSIGN_OR_RETURN(std::vector<std::string> f, next_record(c, path));
     if (f.size() == 1 && f[0].empty()) continue;  // blank line
     if (f.size() != kColumns) {
-      return make_error(path, Stage::kParse, "line " + std::to_string(line) + ": " + std::to_string(f.size()) + " fields, expected 10");
+      return make_error(path, Stage::kParse,
+                        "line " + std::to_string(line) + ": " + std::to_string(f.size()) + " fields, expected 10");
     }
     if (rows.size() == kMaxRows) return make_error(path, Stage::kParse, "more than 1048576 rows");
     MSIT_ASSIGN_OR_RETURN(TorchStatsRow r, row_of(f, line, path));

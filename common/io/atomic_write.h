@@ -11,7 +11,6 @@
 
 namespace msit {
 
-
 // Writes data to a fresh temp file next to final_path and fsyncs it. Returns the temp path.
 Result<std::string> write_temp_synced(const std::string& final_path, std::string_view data);
 // rename(temp, final). The rename is durable only after fsync_dir(dir of final).

@@ -43,10 +43,7 @@ struct SmallFileBatch::Ring {
 };
 
 SmallFileBatch::SmallFileBatch(size_t max_files, size_t slot_bytes, size_t padding, bool use_ring)
-    : max_files_(max_files),
-      slot_bytes_(slot_bytes),
-      padding_(padding),
-      fallback_(max_files),
+    : max_files_(max_files), slot_bytes_(slot_bytes), padding_(padding), fallback_(max_files),
       ring_(std::make_unique<Ring>(static_cast<unsigned>(max_files), use_ring)) {
   if (ring_->ready) slots_.resize(max_files * slot_bytes);
 }
@@ -124,9 +121,7 @@ void SmallFileBatch::read(const std::vector<const std::string*>& paths, size_t m
     }
     int rc = -1;
     if (prepared) {
-      do {
-        rc = io_uring_submit_and_wait(r, static_cast<unsigned>(3 * n));
-      } while (rc == -EINTR);
+      do { rc = io_uring_submit_and_wait(r, static_cast<unsigned>(3 * n)); } while (rc == -EINTR);
     }
     if (rc < 0) {
       // Not prepared or not submitted: the ring is in an unknown state and is not used again

@@ -41,11 +41,11 @@ class SmallFileBatch {
   struct Ring;
   int dir_fd(std::string_view dir);  // -1: open the file by its full path
   size_t max_files_, slot_bytes_, padding_;
-  std::vector<char> slots_;                 // max_files_ * slot_bytes_, reused
-  std::vector<std::string> fallback_;       // per file read one by one
+  std::vector<char> slots_;            // max_files_ * slot_bytes_, reused
+  std::vector<std::string> fallback_;  // per file read one by one
   std::vector<Result<std::string_view>> results_;
   std::vector<std::pair<std::string, UniqueFd>> dirs_;  // O_PATH fds of recent directories
-  std::unique_ptr<Ring> ring_;              // last member: torn down before the buffers it reads into
+  std::unique_ptr<Ring> ring_;                          // last member: torn down before the buffers it reads into
 };
 
 }  // namespace msit

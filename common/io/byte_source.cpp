@@ -20,9 +20,8 @@ void FileSource::will_read_sequentially(uint64_t off, uint64_t len) {
 Status MemorySource::read_at(uint64_t off, std::span<std::byte> out, Stage stage) {
   if (off > bytes_.size() || out.size() > bytes_.size() - off) {
     return make_error(path_, stage,
-                      "read of " + std::to_string(out.size()) + " bytes at offset " +
-                          std::to_string(off) + " is past the available " +
-                          std::to_string(bytes_.size()) + " bytes");
+                      "read of " + std::to_string(out.size()) + " bytes at offset " + std::to_string(off) +
+                          " is past the available " + std::to_string(bytes_.size()) + " bytes");
   }
   if (!out.empty()) std::memcpy(out.data(), bytes_.data() + off, out.size());
   return ok_status();

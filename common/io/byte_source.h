@@ -30,8 +30,7 @@ using SourcePtr = std::shared_ptr<ByteSource>;
 // A file descriptor owned by someone else (it must outlive the source).
 class FileSource final : public ByteSource {
  public:
-  FileSource(int fd, std::string path, uint64_t size)
-      : fd_(fd), path_(std::move(path)), size_(size) {}
+  FileSource(int fd, std::string path, uint64_t size) : fd_(fd), path_(std::move(path)), size_(size) {}
   Status read_at(uint64_t off, std::span<std::byte> out, Stage stage) override;
   uint64_t size() const override { return size_; }
   const std::string& path() const override { return path_; }
@@ -46,8 +45,7 @@ class FileSource final : public ByteSource {
 // Bytes already in memory (fuzzers, tests, prefixes of a file).
 class MemorySource final : public ByteSource {
  public:
-  MemorySource(std::span<const std::byte> bytes, std::string path)
-      : bytes_(bytes), path_(std::move(path)) {}
+  MemorySource(std::span<const std::byte> bytes, std::string path) : bytes_(bytes), path_(std::move(path)) {}
   Status read_at(uint64_t off, std::span<std::byte> out, Stage stage) override;
   uint64_t size() const override { return bytes_.size(); }
   const std::string& path() const override { return path_; }

@@ -9,7 +9,7 @@
 
 namespace msit {
 
-inline constexpr std::string_view kSummarySuffix = ".summary.json";  // NAME -> NAME.summary.json
+inline constexpr std::string_view kSummarySuffix = ".summary.json";   // NAME -> NAME.summary.json
 inline constexpr std::string_view kMinMaxNpySuffix = "_min_max.npy";  // STEM.npy -> STEM_min_max.npy
 inline constexpr std::string_view kMinMaxNpzSuffix = "_min_max.npz";  // NAME -> NAME_min_max.npz
 inline constexpr std::string_view kArchiveSuffix = ".zst";            // NAME -> NAME.zst

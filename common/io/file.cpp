@@ -59,8 +59,7 @@ Result<UniqueFd> open_regular_nofollow(const std::string& path, uint64_t* size_o
   return fd;
 }
 
-Status pread_exact(int fd, std::span<std::byte> buf, uint64_t offset, const std::string& path,
-                   Stage stage) {
+Status pread_exact(int fd, std::span<std::byte> buf, uint64_t offset, const std::string& path, Stage stage) {
   size_t done = 0;
   while (done < buf.size()) {
     ssize_t n = ::pread(fd, buf.data() + done, buf.size() - done, static_cast<off_t>(offset + done));
@@ -70,20 +69,17 @@ Status pread_exact(int fd, std::span<std::byte> buf, uint64_t offset, const std:
     }
     if (n == 0) {
       return make_error(path, stage,
-                        "short read: file ended at byte " + std::to_string(offset + done) +
-                            ", expected " + std::to_string(offset + buf.size()) +
-                            " (truncated or still being written?)");
+                        "short read: file ended at byte " + std::to_string(offset + done) + ", expected " +
+                            std::to_string(offset + buf.size()) + " (truncated or still being written?)");
     }
     done += static_cast<size_t>(n);
   }
   return ok_status();
 }
 
-ChunkReader::ChunkReader(int fd, std::string path, uint64_t offset, uint64_t length,
-                         size_t chunk_bytes)
-    : owned_(std::make_unique<FileSource>(fd, std::move(path), offset + length)),
-      src_(owned_.get()), pos_(offset), end_(offset + length),
-      buf_(std::min<uint64_t>(chunk_bytes, length)) {
+ChunkReader::ChunkReader(int fd, std::string path, uint64_t offset, uint64_t length, size_t chunk_bytes)
+    : owned_(std::make_unique<FileSource>(fd, std::move(path), offset + length)), src_(owned_.get()), pos_(offset),
+      end_(offset + length), buf_(std::min<uint64_t>(chunk_bytes, length)) {
   src_->will_read_sequentially(offset, length);
 }
 
@@ -101,12 +97,13 @@ Result<std::span<const std::byte>> ChunkReader::next() {
 }
 
 Status read_small_file_into(const std::string& path, size_t max_bytes, size_t padding, std::string& out,
-                           size_t& size_out) {
+                            size_t& size_out) {
   uint64_t size = 0;
   MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_nonblocking_regular(path, &size));
   if (size > max_bytes) {
-    return make_error(path, Stage::kRead, "file is " + std::to_string(size) + " bytes, larger than the " +
-                                        std::to_string(max_bytes) + "-byte limit for this kind of file");
+    return make_error(path, Stage::kRead,
+                      "file is " + std::to_string(size) + " bytes, larger than the " + std::to_string(max_bytes) +
+                          "-byte limit for this kind of file");
   }
   out.resize(size + padding);
   std::memset(out.data() + size, 0, padding);

@@ -40,14 +40,12 @@ Result<FileIdentity> identity_at_path(const std::string& path);
 Result<UniqueFd> open_regular_nofollow(const std::string& path, uint64_t* size_out = nullptr);
 
 // Reads exactly buf.size() bytes at offset, or fails naming path/stage ("short read").
-Status pread_exact(int fd, std::span<std::byte> buf, uint64_t offset, const std::string& path,
-                   Stage stage);
+Status pread_exact(int fd, std::span<std::byte> buf, uint64_t offset, const std::string& path, Stage stage);
 
 // Sequential reader over [offset, offset+length) in bounded chunks (default 1 MiB).
 class ChunkReader {
  public:
-  ChunkReader(int fd, std::string path, uint64_t offset, uint64_t length,
-              size_t chunk_bytes = size_t{1} << 20);
+  ChunkReader(int fd, std::string path, uint64_t offset, uint64_t length, size_t chunk_bytes = size_t{1} << 20);
   // Over any source (plain file or archive); src must outlive the reader.
   ChunkReader(ByteSource& src, uint64_t offset, uint64_t length, size_t chunk_bytes = size_t{1} << 20);
   // Next chunk; an empty span means the range is exhausted. Errors on a short read.
@@ -68,6 +66,6 @@ Result<std::string> read_small_file(const std::string& path, size_t max_bytes);
 // then `padding` zero bytes (parsers that read past the end); size_out the file's size. One
 // open, fstat, read and close: readers of 100,000s of summaries pay per syscall.
 Status read_small_file_into(const std::string& path, size_t max_bytes, size_t padding, std::string& out,
-                           size_t& size_out);
+                            size_t& size_out);
 
 }  // namespace msit

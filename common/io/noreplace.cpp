@@ -36,7 +36,6 @@ std::string temp_name_for(const std::string& final_name, const char* kind) {
   return name;
 }
 
-
 Result<UniqueFd> open_dir_per_component(int root_fd, const std::string& rel, const std::string& shown_as) {
   UniqueFd cur(::fcntl(root_fd, F_DUPFD_CLOEXEC, 0));
   if (!cur.valid()) return make_sys_error(shown_as, Stage::kOpen, "cannot duplicate the root directory fd", errno);
@@ -51,7 +50,8 @@ Result<UniqueFd> open_dir_per_component(int root_fd, const std::string& rel, con
     if (!next.valid()) {
       const int err = errno;
       if (err == ELOOP || err == ENOTDIR) {
-        return make_error(shown_as, Stage::kOpen, "component \"" + part + "\" is a symbolic link or not a directory; not followed");
+        return make_error(shown_as, Stage::kOpen,
+                          "component \"" + part + "\" is a symbolic link or not a directory; not followed");
       }
       return make_sys_error(shown_as, Stage::kOpen, "cannot open directory component \"" + part + "\"", err);
     }
@@ -153,10 +153,11 @@ Result<UniqueFd> open_dir_below(int root_fd, const std::string& rel, const std::
   const long fd = ::syscall(SYS_openat2, root_fd, rel.c_str(), &how, sizeof how);
   if (fd >= 0) return UniqueFd(static_cast<int>(fd));
   const int err = errno;
-  if (err == ELOOP) return make_error(shown_as, Stage::kOpen, "a directory on the way is a symbolic link; not followed");
+  if (err == ELOOP)
+    return make_error(shown_as, Stage::kOpen, "a directory on the way is a symbolic link; not followed");
   if (err == EXDEV) return make_error(shown_as, Stage::kOpen, "path leaves the root; refused");
   if (err != ENOSYS && err != EPERM) return make_sys_error(shown_as, Stage::kOpen, "cannot open directory", err);
-  // ENOSYS: kernel before 5.6; EPERM: a seccomp filter that forbids openat2.
+    // ENOSYS: kernel before 5.6; EPERM: a seccomp filter that forbids openat2.
 #endif
   return open_dir_per_component(root_fd, rel, shown_as);
 }
@@ -192,7 +193,8 @@ Result<bool> unlink_if_same(int dir_fd, const std::string& name, const FileIdent
     }
   }
   struct stat st {};
-  if (::fstatat(dir_fd, claim.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && identity_from_stat(st).same_content_as(expected)) {
+  if (::fstatat(dir_fd, claim.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      identity_from_stat(st).same_content_as(expected)) {
     if (::unlinkat(dir_fd, claim.c_str(), 0) != 0) {
       return make_sys_error(shown_as, Stage::kUnlink, "cannot remove " + claim, errno);
     }
@@ -201,7 +203,8 @@ Result<bool> unlink_if_same(int dir_fd, const std::string& name, const FileIdent
   // Not the file we checked: put it back where it was, never over anything.
   auto back = publish_noreplace(dir_fd, claim, name, shown_as);
   if (!back.ok() || *back != PublishResult::kPublished) {
-    return make_error(shown_as, Stage::kUnlink, "file changed before removal and could not be moved back; it is at " + claim);
+    return make_error(shown_as, Stage::kUnlink,
+                      "file changed before removal and could not be moved back; it is at " + claim);
   }
   return keep("it changed after it was checked");
 }

@@ -31,8 +31,7 @@ EntryType type_of_mode(mode_t mode) {
   return EntryType::kOther;
 }
 
-void walk_dir(const std::string& dir, const std::function<void(const WalkEntry&)>& visit,
-              std::vector<Error>& errors) {
+void walk_dir(const std::string& dir, const std::function<void(const WalkEntry&)>& visit, std::vector<Error>& errors) {
   std::vector<WalkEntry> entries;
   Status listed = list_dir_path(dir, [&](std::string_view name, EntryType type) {
     WalkEntry w;

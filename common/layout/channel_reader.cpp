@@ -13,8 +13,7 @@ class ChannelReader final : public StagedReader {
   ChannelReader(SourcePtr src, std::string path, uint64_t offset, LayoutMap m)
       : StagedReader(std::move(src), std::move(path), offset, std::move(m)) {
     const ChannelGeom& g = m_.channel;
-    const uint64_t window =
-        g.strip ? g.hw_per_strip * g.c0 : g.units_per_window * g.d * g.hw * g.c0;
+    const uint64_t window = g.strip ? g.hw_per_strip * g.c0 : g.units_per_window * g.d * g.hw * g.c0;
     buf_.resize(static_cast<size_t>(window * m_.elem_bytes));
     stage_.resize(buf_.size());
   }
@@ -25,10 +24,11 @@ class ChannelReader final : public StagedReader {
  private:
   Status fill_strip();
   // Returns the number of logical elements written.
-  template <size_t ES> size_t gather(uint64_t first_unit, uint64_t units, std::byte* out) const;
+  template <size_t ES>
+  size_t gather(uint64_t first_unit, uint64_t units, std::byte* out) const;
 
   RawBuffer buf_;
-  uint64_t unit_ = 0;  // next (n, c1) unit, flattened n*C1 + c1
+  uint64_t unit_ = 0;                   // next (n, c1) unit, flattened n*C1 + c1
   uint64_t lane_ = 0, d_ = 0, hw_ = 0;  // strip mode position inside the unit
 };
 
@@ -68,8 +68,7 @@ Status ChannelReader::fill() {
     const uint64_t n = unit_ / g.c1, c1 = unit_ % g.c1;
     units = std::min(units, g.c1 - c1);
     for (uint64_t d = 0; d < g.d; ++d) {
-      MSIT_TRY(read_payload(((n * g.d + d) * g.c1 + c1) * slab * es,
-                            buf_.data() + d * units * slab * es,
+      MSIT_TRY(read_payload(((n * g.d + d) * g.c1 + c1) * slab * es, buf_.data() + d * units * slab * es,
                             static_cast<size_t>(units * slab * es)));
     }
   }
@@ -122,8 +121,8 @@ size_t ChannelReader::gather(uint64_t first_unit, uint64_t units, std::byte* out
 
 }  // namespace
 
-Result<std::unique_ptr<LogicalReader>> make_channel_reader(SourcePtr src, const std::string& path,
-                                                           uint64_t offset, LayoutMap m) {
+Result<std::unique_ptr<LogicalReader>> make_channel_reader(SourcePtr src, const std::string& path, uint64_t offset,
+                                                           LayoutMap m) {
   return std::unique_ptr<LogicalReader>(new ChannelReader(std::move(src), path, offset, std::move(m)));
 }
 

@@ -15,22 +15,19 @@ std::string mismatch(const TensorDesc& t, const std::vector<uint64_t>& orig) {
 }
 
 // FRACTAL_NZ: logical (b..., n, c) -> device (b..., C1, N1, N0, C0), formats.md 2.1.
-bool map_nz(const TensorDesc& t, const std::vector<uint64_t>& orig, LayoutMap& m,
-            std::string& why) {
+bool map_nz(const TensorDesc& t, const std::vector<uint64_t>& orig, LayoutMap& m, std::string& why) {
   const auto& s = t.shape;
   const size_t r = orig.size();
   if (r == 0 || s.size() != std::max<size_t>(r, 2) + 2) {
     why = mismatch(t, orig);
     return false;
   }
-  const uint64_t c0 = s[s.size() - 1], n0 = s[s.size() - 2], n1 = s[s.size() - 3],
-                 c1 = s[s.size() - 4];
+  const uint64_t c0 = s[s.size() - 1], n0 = s[s.size() - 2], n1 = s[s.size() - 3], c1 = s[s.size() - 4];
   const uint64_t c = orig[r - 1], n = r >= 2 ? orig[r - 2] : 1;
   const std::vector<uint64_t> b_orig(orig.begin(), orig.end() - std::min<size_t>(r, 2));
   const std::vector<uint64_t> b_dev(s.begin(), s.end() - 4);
   const uint64_t batches = saturating_numel(b_orig);
-  if (c0 == 0 || n0 == 0 || saturating_numel(b_dev) != batches || c1 != ceil_div(c, c0) ||
-      n1 != ceil_div(n, n0)) {
+  if (c0 == 0 || n0 == 0 || saturating_numel(b_dev) != batches || c1 != ceil_div(c, c0) || n1 != ceil_div(n, n0)) {
     why = mismatch(t, orig);
     return false;
   }
@@ -48,8 +45,7 @@ bool map_nz(const TensorDesc& t, const std::vector<uint64_t>& orig, LayoutMap& m
 }
 
 // FRACTAL_Z: logical NCHW -> device (C1*H*W, N1, N0, C0), formats.md 2.4 (non-grouped only).
-bool map_fractal_z(const TensorDesc& t, const std::vector<uint64_t>& orig, LayoutMap& m,
-                   std::string& why) {
+bool map_fractal_z(const TensorDesc& t, const std::vector<uint64_t>& orig, LayoutMap& m, std::string& why) {
   const auto& s = t.shape;
   if (t.sub_format > 1) {
     why = "with groups (sub_format " + std::to_string(t.sub_format) + ") has no verified index map";
@@ -80,8 +76,7 @@ bool map_fractal_z(const TensorDesc& t, const std::vector<uint64_t>& orig, Layou
 }
 
 // NC1HWC0 / NC1HWC0_C04 (logical NCHW, see docs/layout.md) and NDC1HWC0 (logical NCDHW).
-bool map_channel(const TensorDesc& t, const std::vector<uint64_t>& orig, bool with_d,
-                 LayoutMap& m, std::string& why) {
+bool map_channel(const TensorDesc& t, const std::vector<uint64_t>& orig, bool with_d, LayoutMap& m, std::string& why) {
   const auto& s = t.shape;
   const size_t rank = with_d ? 5 : 4;
   if (orig.size() != rank || s.size() != rank + 1 || s.back() == 0) {
@@ -95,8 +90,7 @@ bool map_channel(const TensorDesc& t, const std::vector<uint64_t>& orig, bool wi
   g.c1 = ceil_div(g.c, g.c0);
   g.d = with_d ? orig[2] : 1;
   g.hw = orig[rank - 2] * orig[rank - 1];
-  const bool ok = with_d ? (s[0] == g.n && s[1] == g.d && s[2] == g.c1 && s[3] == orig[3] &&
-                            s[4] == orig[4])
+  const bool ok = with_d ? (s[0] == g.n && s[1] == g.d && s[2] == g.c1 && s[3] == orig[3] && s[4] == orig[4])
                          : (s[0] == g.n && s[1] == g.c1 && s[2] == orig[2] && s[3] == orig[3]);
   if (!ok) why = mismatch(t, orig);
   return ok;
@@ -105,8 +99,7 @@ bool map_channel(const TensorDesc& t, const std::vector<uint64_t>& orig, bool wi
 }  // namespace
 
 bool map_device_format(const TensorDesc& t, LayoutMap& m, std::string& why) {
-  const std::vector<uint64_t>& orig =
-      (t.original_shape.empty() && !t.shape.empty()) ? t.shape : t.original_shape;
+  const std::vector<uint64_t>& orig = (t.original_shape.empty() && !t.shape.empty()) ? t.shape : t.original_shape;
   const int primary = static_cast<int>(t.ge_format & 0xFF);
   bool ok = false;
   switch (primary) {
@@ -127,9 +120,7 @@ bool map_device_format(const TensorDesc& t, LayoutMap& m, std::string& why) {
       ok = map_channel(t, orig, true, m, why);
       m.kind = MapKind::kChannel;
       break;
-    default:
-      why = "has no verified index map";
-      return false;
+    default: why = "has no verified index map"; return false;
   }
   if (!ok) return false;
   m.element_count = saturating_numel(orig);
@@ -140,8 +131,7 @@ bool map_device_format(const TensorDesc& t, LayoutMap& m, std::string& why) {
     return true;
   }
   if (m.kind == MapKind::kPanel ? size_panel_window(m) : size_channel_window(m)) return true;
-  why = "one logical row exceeds the " + std::to_string(m.opts.max_window_bytes) +
-        "-byte layout window";
+  why = "one logical row exceeds the " + std::to_string(m.opts.max_window_bytes) + "-byte layout window";
   return false;
 }
 
@@ -164,11 +154,9 @@ bool size_panel_window(LayoutMap& m) {
     const uint64_t k_panel = std::min(g.rows, cap / (g.panels * g.width));
     if (k_cover == 0 && k_panel == 0) continue;
     const double inf = std::numeric_limits<double>::infinity();
-    const double cost_cover =
-        k_cover ? static_cast<double>((base + k_cover * g.width) * es) / k_cover : inf;
+    const double cost_cover = k_cover ? static_cast<double>((base + k_cover * g.width) * es) / k_cover : inf;
     const double cost_panel =
-        k_panel ? static_cast<double>(g.panels * g.width * es) +
-                      static_cast<double>(g.panels) * kSyscallBytes / k_panel
+        k_panel ? static_cast<double>(g.panels * g.width * es) + static_cast<double>(g.panels) * kSyscallBytes / k_panel
                 : inf;
     g.covering = cost_cover <= cost_panel;
     g.rows_per_window = g.covering ? k_cover : k_panel;

@@ -14,12 +14,19 @@ constexpr uint64_t kU64Max = std::numeric_limits<uint64_t>::max();
 // Formats whose stored order is row-major over their own shape (no padding, formats.md 2).
 bool is_plain_format(int primary) {
   switch (primary) {
-    case ge_format::kNCHW: case ge_format::kNHWC: case ge_format::kND: case ge_format::kHWCN:
-    case ge_format::kNDHWC: case ge_format::kNCDHW: case ge_format::kNC: case ge_format::kCN:
-    case 14 /* CHWN */: case 31 /* DHWCN */: case 36 /* DHWNC */: case 47 /* NCL */:
-      return true;
-    default:
-      return false;
+    case ge_format::kNCHW:
+    case ge_format::kNHWC:
+    case ge_format::kND:
+    case ge_format::kHWCN:
+    case ge_format::kNDHWC:
+    case ge_format::kNCDHW:
+    case ge_format::kNC:
+    case ge_format::kCN:
+    case 14 /* CHWN */:
+    case 31 /* DHWCN */:
+    case 36 /* DHWNC */:
+    case 47 /* NCL */: return true;
+    default: return false;
   }
 }
 
@@ -53,24 +60,24 @@ void map_fortran(const TensorDesc& t, LayoutMap& m) {
 }
 
 // Checks sizes against the payload; the error names path, tensor, shape and both sizes.
-Status check_payload(const TensorDesc& t, const std::string& path, const DTypeInfo& info,
-                     uint64_t stored) {
+Status check_payload(const TensorDesc& t, const std::string& path, const DTypeInfo& info, uint64_t stored) {
   if (t.payload_offset > kU64Max - t.payload_size) {
-    return make_error(path, Stage::kPayload, tensor_label(t) + ": payload offset " +
-                                           std::to_string(t.payload_offset) + " + size " +
-                                           std::to_string(t.payload_size) + " overflows");
+    return make_error(path, Stage::kPayload,
+                      tensor_label(t) + ": payload offset " + std::to_string(t.payload_offset) + " + size " +
+                          std::to_string(t.payload_size) + " overflows");
   }
   if (info.bits == 0 || !t.strides.empty()) return ok_status();  // views: see map_strided
   std::optional<uint64_t> need = bytes_for_elements(t.dtype, stored);
   if (!need || stored == kU64Max) {
-    return make_error(path, Stage::kPayload, tensor_label(t) + ": shape " + shape_text(t.shape) +
-                                           " of " + std::string(info.name) + " is too large");
+    return make_error(
+        path, Stage::kPayload,
+        tensor_label(t) + ": shape " + shape_text(t.shape) + " of " + std::string(info.name) + " is too large");
   }
   if (*need > t.payload_size) {
     return make_error(path, Stage::kPayload,
-                      tensor_label(t) + ": payload is " + std::to_string(t.payload_size) +
-                          " bytes but shape " + shape_text(t.shape) + " of " +
-                          std::string(info.name) + " needs " + std::to_string(*need) + " bytes");
+                      tensor_label(t) + ": payload is " + std::to_string(t.payload_size) + " bytes but shape " +
+                          shape_text(t.shape) + " of " + std::string(info.name) + " needs " + std::to_string(*need) +
+                          " bytes");
   }
   return ok_status();
 }
@@ -78,19 +85,22 @@ Status check_payload(const TensorDesc& t, const std::string& path, const DTypeIn
 // A strided view: its farthest element must lie inside the payload, which starts at element 0.
 Status map_strided(const TensorDesc& t, const std::string& path, LayoutMap& m) {
   if (t.strides.size() != t.shape.size()) {
-    return make_error(path, Stage::kLayout, tensor_label(t) + ": " + std::to_string(t.strides.size()) +
-                                          " strides for a rank-" + std::to_string(t.shape.size()) + " shape");
+    return make_error(path, Stage::kLayout,
+                      tensor_label(t) + ": " + std::to_string(t.strides.size()) + " strides for a rank-" +
+                          std::to_string(t.shape.size()) + " shape");
   }
   uint64_t last = 0, bytes = 0;
   bool overflow = false;
   for (size_t d = 0; d < t.shape.size() && m.stored_count > 0; ++d) {
     uint64_t step = 0;
-    overflow |= __builtin_mul_overflow(t.shape[d] - 1, t.strides[d], &step) || __builtin_add_overflow(last, step, &last);
+    overflow |=
+        __builtin_mul_overflow(t.shape[d] - 1, t.strides[d], &step) || __builtin_add_overflow(last, step, &last);
   }
   overflow |= __builtin_mul_overflow(last + 1, uint64_t{m.elem_bytes}, &bytes);
   if (m.stored_count > 0 && (overflow || bytes > t.payload_size)) {
-    return make_error(path, Stage::kPayload, tensor_label(t) + ": strided view " + shape_text(t.shape) +
-                                           " reaches past its " + std::to_string(t.payload_size) + "-byte payload");
+    return make_error(path, Stage::kPayload,
+                      tensor_label(t) + ": strided view " + shape_text(t.shape) + " reaches past its " +
+                          std::to_string(t.payload_size) + "-byte payload");
   }
   m.kind = MapKind::kStrided;
   m.element_count = m.stored_count;
@@ -136,16 +146,14 @@ std::string tensor_label(const TensorDesc& t) {
   return s;
 }
 
-Result<LayoutMap> build_layout_map(const TensorDesc& t, const std::string& path,
-                                   const LayoutOptions& opts) {
+Result<LayoutMap> build_layout_map(const TensorDesc& t, const std::string& path, const LayoutOptions& opts) {
   LayoutMap m;
   m.opts = opts;
   m.payload_size = t.payload_size;
   const DTypeInfo& info = dtype_info(t.dtype);
   m.stored_count = saturating_numel(t.shape);
   MSIT_TRY(check_payload(t, path, info, m.stored_count));
-  const std::vector<uint64_t>& orig =
-      (t.original_shape.empty() && !t.shape.empty()) ? t.shape : t.original_shape;
+  const std::vector<uint64_t>& orig = (t.original_shape.empty() && !t.shape.empty()) ? t.shape : t.original_shape;
   m.logical_shape = orig;
 
   if (info.bits == 0 || info.bits % 8 != 0) {
@@ -153,8 +161,8 @@ Result<LayoutMap> build_layout_map(const TensorDesc& t, const std::string& path,
     m.kind = MapKind::kNone;
     m.order_known = false;
     m.element_count = 0;
-    m.note = "dtype " + std::string(info.name) +
-             " has no byte-addressable elements; payload hashed, no values delivered";
+    m.note =
+        "dtype " + std::string(info.name) + " has no byte-addressable elements; payload hashed, no values delivered";
     return m;
   }
   m.elem_bytes = info.bits / 8;
@@ -170,10 +178,10 @@ Result<LayoutMap> build_layout_map(const TensorDesc& t, const std::string& path,
   const uint64_t logical = saturating_numel(orig);
   if (is_plain_format(primary)) {
     if (logical != m.stored_count) {
-      set_stored_fallback(m, t, "format " + ge_format_name(t.ge_format) + " shape " +
-                                    shape_text(t.shape) + " and original_shape " +
-                                    shape_text(orig) + " differ in element count; " +
-                                    "statistics cover the stored elements");
+      set_stored_fallback(m, t,
+                          "format " + ge_format_name(t.ge_format) + " shape " + shape_text(t.shape) +
+                              " and original_shape " + shape_text(orig) + " differ in element count; " +
+                              "statistics cover the stored elements");
       return m;
     }
     m.kind = MapKind::kPlain;
@@ -182,9 +190,10 @@ Result<LayoutMap> build_layout_map(const TensorDesc& t, const std::string& path,
       map_fortran(t, m);
       m.logical_shape = t.shape;
       if (!size_panel_window(m)) {
-        set_stored_fallback(m, t, "Fortran-order tensor " + shape_text(t.shape) +
-                                      ": one logical row exceeds the layout window; " +
-                                      "elements delivered in stored (column-major) order");
+        set_stored_fallback(m, t,
+                            "Fortran-order tensor " + shape_text(t.shape) +
+                                ": one logical row exceeds the layout window; " +
+                                "elements delivered in stored (column-major) order");
       }
     }
     return m;
@@ -192,8 +201,7 @@ Result<LayoutMap> build_layout_map(const TensorDesc& t, const std::string& path,
 
   std::string why;
   if (!map_device_format(t, m, why)) {
-    set_stored_fallback(m, t, "format " + ge_format_name(t.ge_format) + " " + why +
-                                  "; statistics include padding");
+    set_stored_fallback(m, t, "format " + ge_format_name(t.ge_format) + " " + why + "; statistics include padding");
   }
   return m;
 }
@@ -208,8 +216,7 @@ LayoutPlan plan_from_map(const LayoutMap& m) {
   return p;
 }
 
-Result<LayoutPlan> plan_layout_with(const TensorDesc& t, const std::string& path,
-                                    const LayoutOptions& opts) {
+Result<LayoutPlan> plan_layout_with(const TensorDesc& t, const std::string& path, const LayoutOptions& opts) {
   MSIT_ASSIGN_OR_RETURN(LayoutMap m, build_layout_map(t, path, opts));
   return plan_from_map(m);
 }

@@ -17,11 +17,11 @@
 namespace msit {
 
 struct LayoutPlan {
-  bool logical_order_known = true;  // false: elements come in stored order, padding included
-  uint64_t element_count = 0;       // elements the reader will deliver
-  uint64_t stored_count = 0;        // elements in the stored block
+  bool logical_order_known = true;      // false: elements come in stored order, padding included
+  uint64_t element_count = 0;           // elements the reader will deliver
+  uint64_t stored_count = 0;            // elements in the stored block
   std::vector<uint64_t> logical_shape;  // shape of what is delivered
-  std::string note;                 // why the order is unknown, for inspect/compare
+  std::string note;                     // why the order is unknown, for inspect/compare
 };
 
 // Decides how a tensor will be read; fails when the payload is smaller than its shape needs.
@@ -30,11 +30,10 @@ Result<LayoutPlan> plan_layout(const TensorDesc& t, const std::string& path);
 // Pull reader: compare reads two of these in lockstep; compact drains one into a reducer.
 class LogicalReader {
  public:
-  static Result<std::unique_ptr<LogicalReader>> open(SourcePtr src, const TensorDesc& t,
-                                                     const LayoutPlan& plan);
+  static Result<std::unique_ptr<LogicalReader>> open(SourcePtr src, const TensorDesc& t, const LayoutPlan& plan);
   // Plain-file convenience: fd must outlive the reader.
-  static Result<std::unique_ptr<LogicalReader>> open(int fd, const std::string& path,
-                                                     const TensorDesc& t, const LayoutPlan& plan);
+  static Result<std::unique_ptr<LogicalReader>> open(int fd, const std::string& path, const TensorDesc& t,
+                                                     const LayoutPlan& plan);
   virtual ~LogicalReader() = default;
   // Copies up to max_elements host-endian elements into out (element size = dtype bytes).
   // Returns the number delivered; 0 once every element was delivered.

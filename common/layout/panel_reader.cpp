@@ -38,16 +38,18 @@ class PanelReader final : public ReaderBase {
   void gather_rows(const std::byte* buf, uint64_t ps, uint64_t r, uint64_t count, std::byte* out) const;
   template <size_t ES>
   void gather_nz(const std::byte* buf, uint64_t ps, uint64_t r, uint64_t count, std::byte* out) const;
-  template <size_t ES> void gather_z(const std::byte* buf, uint64_t ps, uint64_t r, std::byte* out) const;
-  template <size_t ES> void gather_fortran(const std::byte* buf, uint64_t ps, uint64_t r, std::byte* out) const;
+  template <size_t ES>
+  void gather_z(const std::byte* buf, uint64_t ps, uint64_t r, std::byte* out) const;
+  template <size_t ES>
+  void gather_fortran(const std::byte* buf, uint64_t ps, uint64_t r, std::byte* out) const;
 
   RawBuffer buf_;
   RawBuffer row_buf_;
   std::vector<uint64_t> fortran_stride_;
-  uint64_t batch_ = 0, row_ = 0;                 // next stored (batch, row) to load
+  uint64_t batch_ = 0, row_ = 0;                          // next stored (batch, row) to load
   uint64_t win_batches_ = 0, win_rows_ = 0, win_ps_ = 0;  // the loaded window
-  uint64_t win_batch_ = 0, win_row_ = 0;         // next logical row inside it
-  uint64_t row_pos_ = 0, row_fill_ = 0;          // split row in row_buf_
+  uint64_t win_batch_ = 0, win_row_ = 0;                  // next logical row inside it
+  uint64_t row_pos_ = 0, row_fill_ = 0;                   // split row in row_buf_
   uint64_t produced_ = 0, delivered_ = 0;
 };
 
@@ -57,8 +59,7 @@ Status PanelReader::load_window() {
   win_batch_ = win_row_ = 0;
   if (whole_batches()) {
     const uint64_t nb = std::min(g.batches - batch_, g.window_elems / g.batch_stride);
-    MSIT_TRY(read_payload(batch_ * g.batch_stride * es, buf_.data(),
-                          static_cast<size_t>(nb * g.batch_stride * es)));
+    MSIT_TRY(read_payload(batch_ * g.batch_stride * es, buf_.data(), static_cast<size_t>(nb * g.batch_stride * es)));
     batch_ += nb;
     win_batches_ = nb;
     win_rows_ = g.rows;
@@ -132,8 +133,7 @@ Result<size_t> PanelReader::read(std::byte* out, size_t max_elements) {
 // Tiles of kTile rows: each panel contributes kTile consecutive lane-runs (one contiguous read)
 // to kTile output rows, instead of one 32-byte run per panel per row (a cache/TLB miss each).
 template <size_t ES>
-void PanelReader::gather_nz(const std::byte* buf, uint64_t ps, uint64_t r0, uint64_t count,
-                            std::byte* out) const {
+void PanelReader::gather_nz(const std::byte* buf, uint64_t ps, uint64_t r0, uint64_t count, std::byte* out) const {
   constexpr uint64_t kTile = 8;
   const PanelGeom& g = m_.panel;
   const uint64_t w = g.width, run = w * ES, row_bytes = g.cols * ES;
@@ -191,17 +191,16 @@ void PanelReader::gather_fortran(const std::byte* buf, uint64_t ps, uint64_t r, 
   }
 }
 
-void PanelReader::gather_rows(const std::byte* buf, uint64_t ps, uint64_t r, uint64_t count,
-                              std::byte* out) const {
+void PanelReader::gather_rows(const std::byte* buf, uint64_t ps, uint64_t r, uint64_t count, std::byte* out) const {
   const PanelKind kind = m_.panel.kind;
   const uint64_t row_bytes = m_.panel.row_len * m_.elem_bytes;
-#define MSIT_GATHER_CASE(ES)                                                           \
-  case ES:                                                                             \
-    if (kind == PanelKind::kNz) return gather_nz<ES>(buf, ps, r, count, out);          \
-    for (uint64_t i = 0; i < count; ++i, out += row_bytes) {                           \
-      if (kind == PanelKind::kFractalZ) gather_z<ES>(buf, ps, r + i, out);             \
-      else gather_fortran<ES>(buf, ps, r + i, out);                                    \
-    }                                                                                  \
+#define MSIT_GATHER_CASE(ES)                                                  \
+  case ES:                                                                    \
+    if (kind == PanelKind::kNz) return gather_nz<ES>(buf, ps, r, count, out); \
+    for (uint64_t i = 0; i < count; ++i, out += row_bytes) {                  \
+      if (kind == PanelKind::kFractalZ) gather_z<ES>(buf, ps, r + i, out);    \
+      else gather_fortran<ES>(buf, ps, r + i, out);                           \
+    }                                                                         \
     return;
   switch (m_.elem_bytes) {
     MSIT_GATHER_CASE(1)
@@ -216,13 +215,17 @@ void PanelReader::gather_rows(const std::byte* buf, uint64_t ps, uint64_t r, uin
 
 }  // namespace
 
-Result<std::unique_ptr<LogicalReader>> make_panel_reader(SourcePtr src, const std::string& path,
-                                                         uint64_t offset, LayoutMap m) {
+Result<std::unique_ptr<LogicalReader>> make_panel_reader(SourcePtr src, const std::string& path, uint64_t offset,
+                                                         LayoutMap m) {
   switch (m.elem_bytes) {
-    case 1: case 2: case 4: case 8: case 16: break;
+    case 1:
+    case 2:
+    case 4:
+    case 8:
+    case 16: break;
     default:
-      return make_error(path, Stage::kLayout, "element size " + std::to_string(m.elem_bytes) +
-                                            " bytes is not supported by the panel gather");
+      return make_error(path, Stage::kLayout,
+                        "element size " + std::to_string(m.elem_bytes) + " bytes is not supported by the panel gather");
   }
   return std::unique_ptr<LogicalReader>(new PanelReader(std::move(src), path, offset, std::move(m)));
 }

@@ -75,8 +75,8 @@ class PlainReader final : public ReaderBase {
       return size_t{0};
     }
     const uint64_t chunk_elems = std::max<uint64_t>(m_.opts.chunk_bytes / es, 1);
-    const size_t n = static_cast<size_t>(
-        std::min<uint64_t>({max_elements, m_.element_count - delivered_, chunk_elems}));
+    const size_t n =
+        static_cast<size_t>(std::min<uint64_t>({max_elements, m_.element_count - delivered_, chunk_elems}));
     if (n == 0) return size_t{0};
     MSIT_TRY(read_payload(delivered_ * es, out, n * es));
     swap_elements(out, n);
@@ -91,13 +91,12 @@ class PlainReader final : public ReaderBase {
 
 }  // namespace
 
-Result<std::unique_ptr<LogicalReader>> make_plain_reader(SourcePtr src, const std::string& path,
-                                                         uint64_t offset, LayoutMap m) {
+Result<std::unique_ptr<LogicalReader>> make_plain_reader(SourcePtr src, const std::string& path, uint64_t offset,
+                                                         LayoutMap m) {
   return std::unique_ptr<LogicalReader>(new PlainReader(std::move(src), path, offset, std::move(m)));
 }
 
-Result<std::unique_ptr<LogicalReader>> open_reader_with(SourcePtr src, const std::string& path,
-                                                        const TensorDesc& t,
+Result<std::unique_ptr<LogicalReader>> open_reader_with(SourcePtr src, const std::string& path, const TensorDesc& t,
                                                         const LayoutOptions& opts) {
   MSIT_ASSIGN_OR_RETURN(LayoutMap m, build_layout_map(t, path, opts));
   switch (m.kind) {
@@ -121,8 +120,8 @@ Result<std::unique_ptr<LogicalReader>> LogicalReader::open(SourcePtr src, const 
   return layout::open_reader_with(std::move(src), path, t, layout::LayoutOptions{});
 }
 
-Result<std::unique_ptr<LogicalReader>> LogicalReader::open(int fd, const std::string& path,
-                                                           const TensorDesc& t, const LayoutPlan& plan) {
+Result<std::unique_ptr<LogicalReader>> LogicalReader::open(int fd, const std::string& path, const TensorDesc& t,
+                                                           const LayoutPlan& plan) {
   return open(std::make_shared<FileSource>(fd, path, t.payload_offset + t.payload_size), t, plan);
 }
 

@@ -64,12 +64,12 @@ class StagedReader : public ReaderBase {
   uint64_t produced_ = 0;
 };
 
-Result<std::unique_ptr<LogicalReader>> make_plain_reader(SourcePtr src, const std::string& path,
-                                                         uint64_t offset, LayoutMap m);
-Result<std::unique_ptr<LogicalReader>> make_panel_reader(SourcePtr src, const std::string& path,
-                                                         uint64_t offset, LayoutMap m);
-Result<std::unique_ptr<LogicalReader>> make_channel_reader(SourcePtr src, const std::string& path,
-                                                           uint64_t offset, LayoutMap m);
+Result<std::unique_ptr<LogicalReader>> make_plain_reader(SourcePtr src, const std::string& path, uint64_t offset,
+                                                         LayoutMap m);
+Result<std::unique_ptr<LogicalReader>> make_panel_reader(SourcePtr src, const std::string& path, uint64_t offset,
+                                                         LayoutMap m);
+Result<std::unique_ptr<LogicalReader>> make_channel_reader(SourcePtr src, const std::string& path, uint64_t offset,
+                                                           LayoutMap m);
 
 // Copies one element of ES bytes; the fixed size lets the compiler emit a single move.
 template <size_t ES>

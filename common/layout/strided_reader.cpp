@@ -148,7 +148,7 @@ class StridedReader final : public StagedReader {
 
   size_t stage_cap_ = 0;
   bool block_ = false;
-  size_t q_ = SIZE_MAX;            // block mode: the stride-1 dim
+  size_t q_ = SIZE_MAX;  // block mode: the stride-1 dim
   uint64_t inner_count_ = 0, inner_span_ = 0;
   RawBuffer run_;
   uint64_t extent_ = 0;  // payload elements
@@ -160,8 +160,8 @@ class StridedReader final : public StagedReader {
 
 }  // namespace
 
-Result<std::unique_ptr<LogicalReader>> make_strided_reader(SourcePtr src, const std::string& path,
-                                                           uint64_t offset, LayoutMap m) {
+Result<std::unique_ptr<LogicalReader>> make_strided_reader(SourcePtr src, const std::string& path, uint64_t offset,
+                                                           LayoutMap m) {
   return std::unique_ptr<LogicalReader>(new StridedReader(std::move(src), path, offset, std::move(m)));
 }
 

@@ -85,15 +85,18 @@ std::string html_report(const std::vector<HtmlRank>& ranks, const std::string& t
     if (!hr.rows) continue;
     for (size_t i = 0; i < hr.rows->size(); ++i) rows.push_back(row_json((*hr.rows)[i], hr.rank, i));
   }
-  std::string page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>msit-compact compare: " +
-                     html_escape(title) + "</title>\n<style>" + kHtmlStyle + "</style></head>\n<body>\n<h1>" +
-                     html_escape(title) + "</h1>\n";
-  page += "<div id=\"controls\"></div><div id=\"summary\"></div><div id=\"plots\"></div>"
-          "<div id=\"detail\">Hover or click a point for its details.</div><div id=\"tip\"></div>"
-          "<div id=\"table\"></div>\n";
+  std::string page =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>msit-compact compare: " +
+      html_escape(title) + "</title>\n<style>" + kHtmlStyle + "</style></head>\n<body>\n<h1>" + html_escape(title) +
+      "</h1>\n";
+  page +=
+      "<div id=\"controls\"></div><div id=\"summary\"></div><div id=\"plots\"></div>"
+      "<div id=\"detail\">Hover or click a point for its details.</div><div id=\"tip\"></div>"
+      "<div id=\"table\"></div>\n";
   page += "<script>window.onerror=function(m){document.body.setAttribute('data-js-error',String(m));};</script>\n";
-  page += "<script id=\"data\" type=\"application/json\">" + script_safe(rows.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
-          "</script>\n<script>" + kHtmlScript + "</script>\n</body></html>\n";
+  page += "<script id=\"data\" type=\"application/json\">" +
+          script_safe(rows.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + "</script>\n<script>" +
+          kHtmlScript + "</script>\n</body></html>\n";
   return page;
 }
 

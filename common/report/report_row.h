@@ -27,18 +27,18 @@ struct ReportRow {
   // what they seem (device layouts compared or summarised with their padding).
   std::string caveat;
   // Ours, appended after msit's columns.
-  std::string compare_mode;                        // exact | sketch | stats | hash | (empty: none)
-  std::array<std::optional<double>, 4> stat_abs;   // max, min, mean, l2norm
+  std::string compare_mode;                       // exact | sketch | stats | hash | (empty: none)
+  std::array<std::optional<double>, 4> stat_abs;  // max, min, mean, l2norm
   std::array<std::optional<double>, 4> stat_rel;
   std::string nan_inf;
   Verdict verdict = Verdict::kNone;
   std::string note;
   // Ours, last: the error-jump rule (common/compare/divergence.h), filled after evaluation.
-  std::optional<double> error_level;               // max(RED, sqrt(2 (1 - cosine)))
-  std::optional<double> error_jump;                // output rows: error_level / the floor before it
+  std::optional<double> error_level;  // max(RED, sqrt(2 (1 - cosine)))
+  std::optional<double> error_jump;   // output rows: error_level / the floor before it
   enum class Jump : uint8_t { kNone, kJump, kFirst } jump = Jump::kNone;
   // Not written: what msit's filters need and where the row sits.
-  bool msit_row = true;                            // msit would produce this row at all
+  bool msit_row = true;  // msit would produce this row at all
   size_t group = 0;
   int64_t rank = -1;
 };

@@ -58,7 +58,8 @@ double badness(const ReportRow& r) {
 
 // Same token and rank and bit-identical metrics: the same tensor pair reached twice.
 bool same_data(const ReportRow& a, const ReportRow& b) {
-  if (a.token_id != b.token_id || a.token_text != b.token_text || a.rank != b.rank || a.compare_mode != b.compare_mode) {
+  if (a.token_id != b.token_id || a.token_text != b.token_text || a.rank != b.rank ||
+      a.compare_mode != b.compare_mode) {
     return false;
   }
   bool any = false;
@@ -82,7 +83,10 @@ Before error_before(const std::vector<ReportRow>& rows, const ReportRow& out) {
   std::string file = cell_file(out.my_data_path);
   bool past = false;
   for (const auto& r : rows) {
-    if (&r == &out) { past = true; continue; }
+    if (&r == &out) {
+      past = true;
+      continue;
+    }
     if (r.token_id != out.token_id || !r.error_level) continue;
     if (cell_file(r.my_data_path) == file && r.my_data_path.find(",inputs,") != std::string::npos) {
       b.inputs = std::max(b.inputs.value_or(0.0), *r.error_level);
@@ -137,10 +141,10 @@ std::string error_block(const std::vector<ReportRow>& rows, size_t listed) {
   for (const auto& [why, list] : groups) {
     s += "  " + std::to_string(list.size()) + " x " + why + "\n";
     for (size_t i = 0; i < list.size() && i < listed; ++i) {
-      s += "    token " + token_of(*list[i]) + " " + op_text(*list[i]) + ": " +
-           fail_reason_cell(*list[i]) + "\n";
+      s += "    token " + token_of(*list[i]) + " " + op_text(*list[i]) + ": " + fail_reason_cell(*list[i]) + "\n";
     }
-    if (list.size() > listed) s += "    ... and " + std::to_string(list.size() - listed) + " more (verdict error in the report)\n";
+    if (list.size() > listed)
+      s += "    ... and " + std::to_string(list.size() - listed) + " more (verdict error in the report)\n";
   }
   return s;
 }
@@ -222,7 +226,8 @@ std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<i
   auto worst = worst_rows(rows, o.worst);
   if (!worst.empty()) {
     s += "worst " + std::to_string(worst.size()) + ":\n";
-    for (const ReportRow* r : worst) s += "  token " + token_of(*r) + " " + op_text(*r) + "  " + metrics_line(*r) + "\n";
+    for (const ReportRow* r : worst)
+      s += "  token " + token_of(*r) + " " + op_text(*r) + "  " + metrics_line(*r) + "\n";
   }
   s += error_block(rows, o.errors_listed);
   if (inconclusive > 0) {

@@ -79,7 +79,8 @@ Result<FileRef> RootsResolver::file(const std::string& path) {
 
 Result<FileRef> BeneathResolver::file(std::string_view rel) {
   auto [dir, name] = split_parent(rel);
-  if (name.empty() || name == "." || name == "..") return make_error(root_path_ + "/" + std::string(rel), Stage::kOpen, "not a file name");
+  if (name.empty() || name == "." || name == "..")
+    return make_error(root_path_ + "/" + std::string(rel), Stage::kOpen, "not a file name");
   if (!last_dir_.fd || dir != last_rel_dir_) {
     std::string dir_path = dir.empty() ? root_path_ : root_path_ + "/" + std::string(dir);
     MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_dir_beneath(root_fd_->get(), dir, dir_path));

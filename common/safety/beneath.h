@@ -26,8 +26,8 @@ struct DirRef {
 // One file, named relative to a directory that was reached safely.
 struct FileRef {
   DirRef dir;
-  std::string name;   // one path component
-  std::string path;   // dir.path + "/" + name, for messages
+  std::string name;  // one path component
+  std::string path;  // dir.path + "/" + name, for messages
 };
 
 // Opens the directory `rel` ("" = root_fd itself) below root_fd: open_dir_below()

@@ -41,8 +41,7 @@ bool is_atb_root_dir(std::string_view n) {
 
 DumpRootKind root_kind_of_name(std::string_view n) {
   if (n == "msit_ge_dump" || n == "msprobe_ge_dump") return DumpRootKind::kGe;
-  if (n == "msit_fx_dump" || n == "msprobe_fx_dump" || n == "data_dump" || is_gm_dump_dir(n))
-    return DumpRootKind::kFx;
+  if (n == "msit_fx_dump" || n == "msprobe_fx_dump" || n == "data_dump" || is_gm_dump_dir(n)) return DumpRootKind::kFx;
   if (n.starts_with("msprobe_") && n.ends_with("_dump") && n.size() > 13) return DumpRootKind::kGeOrFx;
   if (is_atb_root_dir(n)) return DumpRootKind::kAtbRoot;
   if (is_ge_time_dir(n)) return DumpRootKind::kGe;

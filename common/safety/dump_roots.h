@@ -10,12 +10,12 @@
 namespace msit {
 
 enum class DumpRootKind : uint8_t {
-  kNone,       // not inside any dump root
-  kGe,         // msit_ge_dump, msprobe_ge_dump, a GE time directory (14 digits)
-  kFx,         // msit_fx_dump, msprobe_fx_dump, data_dump, gm_{ts}_dump
-  kGeOrFx,     // other msprobe_*_dump: either naming
-  kAtbRoot,    // msit_dump[_ts] / ait_dump[_ts]: only its tensors/ and torch_tensors/ hold dumps
-  kAtbTensors, // msit_dump*/tensors/...
+  kNone,          // not inside any dump root
+  kGe,            // msit_ge_dump, msprobe_ge_dump, a GE time directory (14 digits)
+  kFx,            // msit_fx_dump, msprobe_fx_dump, data_dump, gm_{ts}_dump
+  kGeOrFx,        // other msprobe_*_dump: either naming
+  kAtbRoot,       // msit_dump[_ts] / ait_dump[_ts]: only its tensors/ and torch_tensors/ hold dumps
+  kAtbTensors,    // msit_dump*/tensors/...
   kTorchTensors,  // msit_dump*/torch_tensors/...
 };
 

@@ -41,7 +41,8 @@ Result<DirTemp> DirTemp::create(const DirRef& dir, std::string_view final_name, 
       return DirTemp(dir, fd, std::move(name), std::string(final_name));
     }
     if (errno != EEXIST) {
-      return make_sys_error(join(dir, std::string(final_name)), Stage::kWrite, "cannot create a temp file in " + dir.path, errno);
+      return make_sys_error(join(dir, std::string(final_name)), Stage::kWrite,
+                            "cannot create a temp file in " + dir.path, errno);
     }
   }
   return make_error(join(dir, std::string(final_name)), Stage::kWrite, "cannot find a free temp file name");
@@ -80,7 +81,8 @@ Status DirTemp::write(std::span<const std::byte> bytes) {
 
 Status DirTemp::sync_and_close() {
   if (fd_ < 0) return ok_status();
-  if (::fsync(fd_) != 0) return make_sys_error(final_path_, Stage::kFsync, "fsync of temp file " + temp_ + " failed", errno);
+  if (::fsync(fd_) != 0)
+    return make_sys_error(final_path_, Stage::kFsync, "fsync of temp file " + temp_ + " failed", errno);
   if (::close(std::exchange(fd_, -1)) != 0)
     return make_sys_error(final_path_, Stage::kWrite, "close of temp file " + temp_ + " failed", errno);
   return ok_status();
@@ -97,14 +99,16 @@ Status remove_if_same(const FileRef& f, int read_fd, const FileIdentity& read_id
   if (::fstat(read_fd, &st) != 0) return make_sys_error(f.path, Stage::kUnlink, "fstat of the read file failed", errno);
   FileIdentity now = identity_from_stat(st);
   if (!now.same_content_as(read_id) || now.ctime_ns != read_id.ctime_ns) {
-    return make_error(f.path, Stage::kUnlink, "raw file changed after it was summarised (size, mtime or ctime differ); kept");
+    return make_error(f.path, Stage::kUnlink,
+                      "raw file changed after it was summarised (size, mtime or ctime differ); kept");
   }
   test_pause(PausePoint::kBeforeClaim);
   std::string why;
   MSIT_ASSIGN_OR_RETURN(bool removed, unlink_if_same(f.dir.get(), f.name, read_id, f.path, &why));
   if (removed || why == kGoneAlready) return ok_status();
-  return make_error(f.path, Stage::kUnlink, "the file under this name was replaced after it was summarised (" + why +
-                                          "); the new file is kept");
+  return make_error(
+      f.path, Stage::kUnlink,
+      "the file under this name was replaced after it was summarised (" + why + "); the new file is kept");
 }
 
 Result<bool> restore_claim(const DirRef& dir, const std::string& claim_name) {

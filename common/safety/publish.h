@@ -27,7 +27,9 @@ class DirTemp {
   DirTemp& operator=(DirTemp&& o) noexcept;
   ~DirTemp();
   Status write(std::span<const std::byte> bytes);
-  Status write(std::string_view bytes) { return write(std::as_bytes(std::span<const char>(bytes.data(), bytes.size()))); }
+  Status write(std::string_view bytes) {
+    return write(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())));
+  }
   // fsync + close (a close error is reported: NFS reports write errors there).
   Status sync_and_close();
   // Renames the temp to its final name without replacing anything; the temp is then ours no more.

@@ -26,8 +26,8 @@ Result<UniqueFd> make_dirs_beneath(int root_fd, std::string_view rel, const std:
       return make_sys_error(shown, Stage::kQuarantine, "cannot create directory \"" + part + "\"", errno);
     UniqueFd next(::openat(cur.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!next.valid()) {
-      return make_sys_error(shown, Stage::kQuarantine, "cannot open directory \"" + part + "\" (a symlink is never followed)",
-                            errno);
+      return make_sys_error(shown, Stage::kQuarantine,
+                            "cannot open directory \"" + part + "\" (a symlink is never followed)", errno);
     }
     cur = std::move(next);
   }
@@ -41,13 +41,14 @@ Status move_noreplace(int from_dir, int to_dir, const std::string& name, const s
     if (::linkat(from_dir, name.c_str(), to_dir, name.c_str(), 0) != 0) {
       err = errno;
     } else if (::unlinkat(from_dir, name.c_str(), 0) != 0) {
-      return make_sys_error(shown, Stage::kQuarantine, "linked into the quarantine but the old name could not be removed",
-                            errno);
+      return make_sys_error(shown, Stage::kQuarantine,
+                            "linked into the quarantine but the old name could not be removed", errno);
     } else {
       return ok_status();
     }
   }
-  if (err == EEXIST) return make_error(shown, Stage::kQuarantine, "a file of that name is in the quarantine already; left in place");
+  if (err == EEXIST)
+    return make_error(shown, Stage::kQuarantine, "a file of that name is in the quarantine already; left in place");
   return make_sys_error(shown, Stage::kQuarantine, "cannot move it aside; left in place", err);
 }
 
@@ -55,11 +56,13 @@ Status move_noreplace(int from_dir, int to_dir, const std::string& name, const s
 
 Status check_quarantine_dir(std::string_view rel) {
   if (rel.empty()) return make_error(std::string(rel), Stage::kQuarantine, "empty directory name");
-  if (rel.front() == '/') return make_error(std::string(rel), Stage::kQuarantine, "must be relative to the tree (inside it)");
+  if (rel.front() == '/')
+    return make_error(std::string(rel), Stage::kQuarantine, "must be relative to the tree (inside it)");
   std::string_view rest = rel;
   while (!rest.empty()) {
     const size_t slash = rest.find('/');
-    if (rest.substr(0, slash) == "..") return make_error(std::string(rel), Stage::kQuarantine, "must not leave the tree (\"..\")");
+    if (rest.substr(0, slash) == "..")
+      return make_error(std::string(rel), Stage::kQuarantine, "must not leave the tree (\"..\")");
     rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
   }
   return ok_status();

@@ -54,8 +54,9 @@ Result<TreeLock> TreeLock::acquire(int root_fd, const std::string& root_path) {
       return make_error(path, Stage::kLock, "the lock file is not a regular file; refusing the tree");
     if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
       if (errno == EWOULDBLOCK) {
-        return make_error(root_path, Stage::kLock, "the tree is owned by " + holder_text(fd.get()) +
-                                                 " (a running msit-compact); stop it first, or pass --force");
+        return make_error(root_path, Stage::kLock,
+                          "the tree is owned by " + holder_text(fd.get()) +
+                              " (a running msit-compact); stop it first, or pass --force");
       }
       return make_sys_error(path, Stage::kLock, "cannot lock the tree", errno);
     }

@@ -14,7 +14,6 @@
 
 namespace msit {
 
-
 class TreeLock {
  public:
   TreeLock() = default;

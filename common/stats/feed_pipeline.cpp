@@ -3,12 +3,12 @@
 // a single thread at about half of `cat` throughput.
 #include "common/stats/feed_pipeline.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <optional>
-#include <algorithm>
 #include <system_error>
 #include <thread>
 #include <vector>

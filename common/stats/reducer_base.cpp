@@ -11,10 +11,7 @@ namespace msit::stats_detail {
 bool valid_sketch_width(uint32_t w) { return w != 0 && (w & (w - 1)) == 0; }
 
 ReducerBase::ReducerBase(DType dtype, const StatsOptions& opts, bool with_sketch)
-    : dtype_(dtype),
-      elem_bytes_(dtype_info(dtype).bits / 8),
-      opts_(opts),
-      kind_(dtype_info(dtype).kind) {
+    : dtype_(dtype), elem_bytes_(dtype_info(dtype).bits / 8), opts_(opts), kind_(dtype_info(dtype).kind) {
   if (with_sketch && valid_sketch_width(opts.sketch_width)) tables_ = &sketch_tables(opts.sketch_seed);
 }
 
@@ -39,9 +36,7 @@ void ReducerBase::track_ints(const std::byte* bytes, size_t n) {
 
 void ReducerBase::note_batch(const std::byte* bytes, size_t n) {
   const uint64_t width = opts_.sketch_width;
-  for (size_t k = 0; k < n && count_ + k < width; ++k) {
-    values_.push_back(decode(bytes + k * elem_bytes_));
-  }
+  for (size_t k = 0; k < n && count_ + k < width; ++k) { values_.push_back(decode(bytes + k * elem_bytes_)); }
   switch (dtype_) {
     case DType::kInt8: track_ints<int8_t>(bytes, n); break;
     case DType::kUInt8: track_ints<uint8_t>(bytes, n); break;
@@ -56,8 +51,7 @@ void ReducerBase::note_batch(const std::byte* bytes, size_t n) {
   count_ += n;
 }
 
-TensorStats ReducerBase::assemble(const Moments& m, double l2norm,
-                                  const std::vector<double>* buckets) {
+TensorStats ReducerBase::assemble(const Moments& m, double l2norm, const std::vector<double>* buckets) {
   TensorStats s;
   s.count = count_;
   s.finite_count = m.n;

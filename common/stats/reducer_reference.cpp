@@ -11,8 +11,7 @@ namespace {
 
 class ReferenceReducer final : public ReducerBase {
  public:
-  ReferenceReducer(DType dtype, const StatsOptions& opts, bool with_sketch)
-      : ReducerBase(dtype, opts, with_sketch) {
+  ReferenceReducer(DType dtype, const StatsOptions& opts, bool with_sketch) : ReducerBase(dtype, opts, with_sketch) {
     if (sketch_on()) buckets_.assign(opts.sketch_width, 0.0);
   }
 
@@ -59,8 +58,7 @@ class ReferenceReducer final : public ReducerBase {
 
 }  // namespace
 
-std::unique_ptr<TensorReducer> make_reference_reducer(DType dtype, const StatsOptions& opts,
-                                                      bool with_sketch) {
+std::unique_ptr<TensorReducer> make_reference_reducer(DType dtype, const StatsOptions& opts, bool with_sketch) {
   return std::make_unique<ReferenceReducer>(dtype, opts, with_sketch);
 }
 

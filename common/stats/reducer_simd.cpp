@@ -145,8 +145,7 @@ ChunkExtremes ExtremesMasked(D d, const uint8_t* p, size_t len, Moments* out) {
     out->posinf += hn::CountTrue(d, hn::Eq(x, inf));
     out->neginf += hn::CountTrue(d, hn::Eq(x, ninf));
   }
-  return ChunkExtremes{hn::GetLane(hn::MinOfLanes(d, vmin)), hn::GetLane(hn::MaxOfLanes(d, vmax)),
-                       zeros, false};
+  return ChunkExtremes{hn::GetLane(hn::MinOfLanes(d, vmin)), hn::GetLane(hn::MaxOfLanes(d, vmax)), zeros, false};
 }
 
 template <class Src, bool kSanitize, class D>
@@ -250,8 +249,7 @@ double SquaredDeviations(D d, const uint8_t* p, size_t len, double mean, uint64_
 }
 
 template <class Src, class D>
-void ProcessChunk(D d, const uint8_t* p, size_t len, uint64_t start, const SketchState* sk,
-                  Moments* out) {
+void ProcessChunk(D d, const uint8_t* p, size_t len, uint64_t start, const SketchState* sk, Moments* out) {
   ChunkExtremes e = ExtremesFast<Src>(d, p, len);
   uint64_t non_finite = 0;
   if (!e.all_finite) {
@@ -260,8 +258,8 @@ void ProcessChunk(D d, const uint8_t* p, size_t len, uint64_t start, const Sketc
     non_finite = out->nan + out->posinf + out->neginf - before;
   }
   const uint64_t finite = len - non_finite;
-  const double sum = e.all_finite ? SumAndSketch<Src, false>(d, p, len, start, sk)
-                                  : SumAndSketch<Src, true>(d, p, len, start, sk);
+  const double sum =
+      e.all_finite ? SumAndSketch<Src, false>(d, p, len, start, sk) : SumAndSketch<Src, true>(d, p, len, start, sk);
   double m2 = 0;
   if (finite > 0) {
     const double mean = sum / static_cast<double>(finite);
@@ -277,8 +275,7 @@ void ProcessChunk(D d, const uint8_t* p, size_t len, uint64_t start, const Sketc
 #endif  // HWY_TARGET != HWY_SCALAR
 
 template <class SrcT>
-size_t ReduceImpl(const void* data, size_t n, uint64_t start, const SketchState* sk,
-                  Moments* out) {
+size_t ReduceImpl(const void* data, size_t n, uint64_t start, const SketchState* sk, Moments* out) {
 #if HWY_TARGET == HWY_SCALAR
   // One-lane vectors cannot be halved for widening; the caller's scalar path takes it all.
   (void)data, (void)n, (void)start, (void)sk, (void)out;
@@ -339,8 +336,7 @@ HWY_EXPORT(ReduceF32);
 HWY_EXPORT(ReduceF64);
 HWY_EXPORT(TargetName);
 
-size_t simd_reduce(SimdSource src, const void* data, size_t n, uint64_t start,
-                   const SketchState* sk, Moments* out) {
+size_t simd_reduce(SimdSource src, const void* data, size_t n, uint64_t start, const SketchState* sk, Moments* out) {
   switch (src) {
     case SimdSource::kF16: return HWY_DYNAMIC_DISPATCH(ReduceF16)(data, n, start, sk, out);
     case SimdSource::kBF16: return HWY_DYNAMIC_DISPATCH(ReduceBF16)(data, n, start, sk, out);

@@ -51,8 +51,7 @@ uint32_t sketch_bucket(uint64_t seed, uint64_t i, uint32_t width) {
   return static_cast<uint32_t>(((i % width) + sketch_rotation(seed, i / width, width)) % width);
 }
 
-void sketch_add_reference(std::vector<double>& buckets, const SketchTables& t, uint64_t i,
-                          double x) {
+void sketch_add_reference(std::vector<double>& buckets, const SketchTables& t, uint64_t i, double x) {
   const auto width = static_cast<uint32_t>(buckets.size());
   buckets[sketch_bucket(t.seed, i, width)] += t.sign_bit(i) ? -x : x;
 }

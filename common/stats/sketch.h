@@ -13,7 +13,7 @@ uint64_t splitmix_nth(uint64_t state, uint64_t n);  // sm(s, n)
 struct SketchTables {
   explicit SketchTables(uint64_t seed);
   uint64_t seed;
-  std::vector<uint64_t> words;  // table k, word w at words[k * 1024 + w]
+  std::vector<uint64_t> words;      // table k, word w at words[k * 1024 + w]
   bool sign_bit(uint64_t i) const;  // 1 means -1
 };
 

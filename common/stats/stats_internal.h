@@ -12,10 +12,10 @@ namespace msit::stats_detail {
 // each chunk can be reduced two-pass in cache and the variance never suffers from
 // sum-of-squares cancellation.
 struct Moments {
-  uint64_t n = 0;     // finite elements
-  double sum = 0;     // plain sum, reported as `sum` and used for `mean`
-  double mean = 0;    // running mean of the chunks (for the variance update only)
-  double m2 = 0;      // sum of squared deviations from the mean
+  uint64_t n = 0;   // finite elements
+  double sum = 0;   // plain sum, reported as `sum` and used for `mean`
+  double mean = 0;  // running mean of the chunks (for the variance update only)
+  double m2 = 0;    // sum of squared deviations from the mean
   double min = std::numeric_limits<double>::infinity();
   double max = -std::numeric_limits<double>::infinity();
   uint64_t nan = 0, posinf = 0, neginf = 0, zero = 0;
@@ -58,8 +58,7 @@ enum class SimdSource : uint8_t { kF16, kBF16, kF32, kF64 };
 // Reduces the longest prefix of `n` elements the SIMD kernel can take (whole sketch blocks
 // when `sk` is set, whole vectors otherwise), starting at logical index `start` (a multiple
 // of the sketch width when `sk` is set). Merges into `out`; returns the elements consumed.
-size_t simd_reduce(SimdSource src, const void* data, size_t n, uint64_t start,
-                   const SketchState* sk, Moments* out);
+size_t simd_reduce(SimdSource src, const void* data, size_t n, uint64_t start, const SketchState* sk, Moments* out);
 
 // Name of the Highway target the dispatcher picks on this CPU ("AVX3", "NEON", ...).
 const char* simd_target_name();

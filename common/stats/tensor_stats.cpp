@@ -12,8 +12,7 @@
 namespace msit {
 namespace stats_detail {
 
-std::unique_ptr<TensorReducer> make_reference_reducer(DType dtype, const StatsOptions& opts,
-                                                      bool with_sketch);
+std::unique_ptr<TensorReducer> make_reference_reducer(DType dtype, const StatsOptions& opts, bool with_sketch);
 namespace {
 
 constexpr size_t kStageElements = 4096;  // also the decode batch of the generic path
@@ -169,16 +168,14 @@ void SimdReducer::scalar_tail(const double* xs, size_t n, uint64_t start) {
 
 bool reducer_supports(DType t) { return dtype_info(t).has_stats && dtype_info(t).bits % 8 == 0; }
 
-std::unique_ptr<TensorReducer> TensorReducer::create(DType dtype, uint64_t /*expected_count*/,
-                                                     const StatsOptions& opts, bool with_sketch) {
+std::unique_ptr<TensorReducer> TensorReducer::create(DType dtype, uint64_t /*expected_count*/, const StatsOptions& opts,
+                                                     bool with_sketch) {
   if (!reducer_supports(dtype)) return nullptr;
   return std::make_unique<stats_detail::SimdReducer>(dtype, opts, with_sketch);
 }
 
-std::unique_ptr<TensorReducer> TensorReducer::create_reference(DType dtype,
-                                                               uint64_t /*expected_count*/,
-                                                               const StatsOptions& opts,
-                                                               bool with_sketch) {
+std::unique_ptr<TensorReducer> TensorReducer::create_reference(DType dtype, uint64_t /*expected_count*/,
+                                                               const StatsOptions& opts, bool with_sketch) {
   if (!reducer_supports(dtype)) return nullptr;
   return stats_detail::make_reference_reducer(dtype, opts, with_sketch);
 }

@@ -28,7 +28,7 @@ struct Sketch {
 };
 
 struct TensorStats {
-  uint64_t count = 0;           // logical elements seen
+  uint64_t count = 0;  // logical elements seen
   uint64_t finite_count = 0;
   uint64_t nan_count = 0, posinf_count = 0, neginf_count = 0, zero_count = 0;
   std::optional<double> min, max, mean, std, abs_max;  // over finite elements
@@ -47,12 +47,11 @@ class TensorReducer {
  public:
   // with_sketch=false when the logical order is unknown (padding included).
   // Returns nullptr when !reducer_supports(dtype).
-  static std::unique_ptr<TensorReducer> create(DType dtype, uint64_t expected_count,
-                                               const StatsOptions& opts, bool with_sketch = true);
+  static std::unique_ptr<TensorReducer> create(DType dtype, uint64_t expected_count, const StatsOptions& opts,
+                                               bool with_sketch = true);
   // The scalar reference implementation (same contract, one element at a time), for tests
   // and benchmarks.
-  static std::unique_ptr<TensorReducer> create_reference(DType dtype, uint64_t expected_count,
-                                                         const StatsOptions& opts,
+  static std::unique_ptr<TensorReducer> create_reference(DType dtype, uint64_t expected_count, const StatsOptions& opts,
                                                          bool with_sketch = true);
   virtual ~TensorReducer() = default;
   // `bytes` holds a whole number of elements; they continue the logical index sequence.

@@ -32,8 +32,9 @@ Status exec(sqlite3* db, const std::string& path, const char* sql) {
   if (sqlite3_exec(db, sql, nullptr, nullptr, &err) == SQLITE_OK) return ok_status();
   std::string text = err != nullptr ? err : "unknown error";
   sqlite3_free(err);
-  return make_error(path, Stage::kStore, std::string(sql).substr(0, 40) + ": " + text + " (SQLite code " +
-                                       std::to_string(sqlite3_extended_errcode(db)) + ")");
+  return make_error(path, Stage::kStore,
+                    std::string(sql).substr(0, 40) + ": " + text + " (SQLite code " +
+                        std::to_string(sqlite3_extended_errcode(db)) + ")");
 }
 
 Result<Stmt> prepare(sqlite3* db, const std::string& path, const char* sql) {

@@ -39,12 +39,14 @@ StoreCatalog::Store* StoreCatalog::open_store(const std::string& dir, const std:
   auto store = std::make_unique<Store>();
   store->db_path = db_path;
   store->dir = dir;
-  Status listed = (*s)->list([&](int64_t id, std::string_view rel, uint64_t size) {
-    size_t slash = rel.rfind('/');
-    std::string sub = slash == std::string_view::npos ? std::string() : std::string(rel.substr(0, slash));
-    std::string name(slash == std::string_view::npos ? rel : rel.substr(slash + 1));
-    store->by_dir[sub].push_back(StoredName{std::move(name), id, size});
-  }, /*path_order=*/false);  // each directory's names are sorted below
+  Status listed = (*s)->list(
+      [&](int64_t id, std::string_view rel, uint64_t size) {
+        size_t slash = rel.rfind('/');
+        std::string sub = slash == std::string_view::npos ? std::string() : std::string(rel.substr(0, slash));
+        std::string name(slash == std::string_view::npos ? rel : rel.substr(slash + 1));
+        store->by_dir[sub].push_back(StoredName{std::move(name), id, size});
+      },
+      /*path_order=*/false);  // each directory's names are sorted below
 
   if (!listed.ok()) {
     errors_.push_back(listed.error());

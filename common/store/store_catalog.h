@@ -18,9 +18,9 @@
 namespace msit::store {
 
 struct StoredName {
-  std::string name;  // the raw file's base name
-  int64_t id = 0;    // its row in the store's files table
-  uint64_t size = 0; // the raw file's size
+  std::string name;   // the raw file's base name
+  int64_t id = 0;     // its row in the store's files table
+  uint64_t size = 0;  // the raw file's size
 };
 
 class StoreCatalog {
@@ -44,7 +44,7 @@ class StoreCatalog {
  private:
   struct Store {
     std::string db_path;
-    std::string dir;  // the store's directory
+    std::string dir;                                                  // the store's directory
     std::unordered_map<std::string, std::vector<StoredName>> by_dir;  // relative dir -> names
     std::mutex mu;
     std::vector<std::unique_ptr<SummaryStore>> idle;  // read connections, one per concurrent loader

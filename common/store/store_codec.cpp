@@ -56,15 +56,19 @@ Result<uint64_t> parse_u64(const std::string& text, const std::string& where) {
 }
 
 // Column order of kSelectFile (summary_store.cpp): the file's columns, then its tensor's.
+// clang-format off
 enum FileCol : int {
   kKind, kSizeBytes, kMtime, kOpType, kOpName, kTaskId, kStreamId, kOpTimestamp, kDumpOpName, kCreatedBy, kPath,
   kBlockCount, kFileCols,
 };
+// clang-format on
+// clang-format off
 enum TensorCol : int {
   kRole = kFileCols, kIdx, kSubIndex, kDtype, kShape, kFormat, kOrigShape, kCount, kPadding, kStatsAvail, kL2Avail, kNote,
   kMin, kMax, kMinInt, kMaxInt, kMinUint, kMaxUint, kMean, kStd, kAbsMax, kL2norm, kSum, kFinite, kNan, kPosinf,
   kNeginf, kZero, kElements, kSketchWidth, kSketchSeed, kSketch, kXxh3,
 };
+// clang-format on
 
 // An extreme goes to exactly one of its three columns: exact int64, exact uint64 as text (SQLite
 // integers are signed), or a double for float tensors.
@@ -112,7 +116,9 @@ Result<std::optional<Sketch>> read_sketch(sqlite3_stmt* s, uint64_t count, const
   sk.width = static_cast<uint32_t>(width);
   if (bytes == sk.width * sizeof(float)) sk.values = doubles_of_blob<float>(blob, bytes);
   else if (bytes == sk.width * sizeof(double)) sk.values = doubles_of_blob<double>(blob, bytes);
-  else return make_error(where, Stage::kStore, "sketch blob of " + std::to_string(bytes) + " bytes for width " + std::to_string(width));
+  else
+    return make_error(where, Stage::kStore,
+                      "sketch blob of " + std::to_string(bytes) + " bytes for width " + std::to_string(width));
   (void)count;
   return std::optional<Sketch>(std::move(sk));
 }
@@ -212,7 +218,8 @@ void bind_tensor(sqlite3_stmt* s, int64_t file_id, int ord, const TensorSummary&
   if (st.values && st.values->empty()) {
     sqlite3_bind_zeroblob(s, c++, 0);  // an empty tensor has values, none of them: not NULL
   } else if (st.values) {
-    sqlite3_bind_blob(s, c++, st.values->data(), static_cast<int>(st.values->size() * sizeof(double)), SQLITE_TRANSIENT);
+    sqlite3_bind_blob(s, c++, st.values->data(), static_cast<int>(st.values->size() * sizeof(double)),
+                      SQLITE_TRANSIENT);
   } else {
     sqlite3_bind_null(s, c++);
   }

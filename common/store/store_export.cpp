@@ -33,8 +33,7 @@ std::string join(const std::string& a, std::string_view b) {
   return a + "/" + std::string(b);
 }
 
-void walk(int dir_fd, const std::string& path, int depth, std::vector<std::string>& out,
-          std::vector<Error>* problems) {
+void walk(int dir_fd, const std::string& path, int depth, std::vector<std::string>& out, std::vector<Error>* problems) {
   auto problem = [&](Error e) {
     if (problems != nullptr) problems->push_back(std::move(e));
   };
@@ -192,19 +191,20 @@ Status export_store_json(const std::string& db_path, const DirRef& base, const s
   std::vector<PendingFile> batch;
   auto too_many = [&]() -> Status {
     if (result.errors.size() < kMaxWriteErrors) return ok_status();
-    return make_error(base.path, Stage::kExport, "stopped after " + std::to_string(result.errors.size()) +
-                                               " files that could not be written");
+    return make_error(base.path, Stage::kExport,
+                      "stopped after " + std::to_string(result.errors.size()) + " files that could not be written");
   };
   Status st = store->for_each([&](std::string_view rel, const FileSummary& s) -> Status {
     if (!is_safe_rel(rel)) {
-      result.errors.push_back(make_error(db_path, Stage::kExport, "stored path \"" + std::string(rel.substr(0, 200)) +
-                                                                "\" is not a relative path below the store; skipped"));
+      result.errors.push_back(make_error(
+          db_path, Stage::kExport,
+          "stored path \"" + std::string(rel.substr(0, 200)) + "\" is not a relative path below the store; skipped"));
       return ok_status();
     }
     const size_t slash = rel.rfind('/');
     const std::string parent = slash == std::string_view::npos ? sub : join(sub, rel.substr(0, slash));
-    const std::string name = std::string(slash == std::string_view::npos ? rel : rel.substr(slash + 1)) +
-                             std::string(kSummarySuffix);
+    const std::string name =
+        std::string(slash == std::string_view::npos ? rel : rel.substr(slash + 1)) + std::string(kSummarySuffix);
     auto dir = dirs.dir(parent);
     if (!dir.ok()) {
       result.errors.push_back(dir.take_error());
@@ -243,8 +243,8 @@ std::string csv_rows(std::string_view store, std::string_view rel, const FileSum
     out += (stats ? finite_cell(s.mean) : "") + "," + (stats ? finite_cell(s.std) : "") + ",";
     out += (stats ? finite_cell(s.abs_max) : "") + ",";
     out += (stats && t.l2norm_available ? finite_cell(s.l2norm) : "") + ",";
-    out += std::to_string(s.nan_count) + "," + std::to_string(s.posinf_count) + "," +
-           std::to_string(s.neginf_count) + "," + std::to_string(s.zero_count) + ",";
+    out += std::to_string(s.nan_count) + "," + std::to_string(s.posinf_count) + "," + std::to_string(s.neginf_count) +
+           "," + std::to_string(s.zero_count) + ",";
     out += text_cell(t.xxh3_64) + "\n";
   }
   return out;

@@ -67,7 +67,8 @@ Result<DbHandle> open_checked(const std::string& path) {
 
 Result<Stmt> step_row(sqlite3* db, const std::string& path, const char* sql) {
   MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db, path, sql));
-  if (sqlite3_step(s.get()) != SQLITE_ROW) return sqlite_error(db, path, Stage::kStore, std::string("cannot read: ") + sql);
+  if (sqlite3_step(s.get()) != SQLITE_ROW)
+    return sqlite_error(db, path, Stage::kStore, std::string("cannot read: ") + sql);
   return s;
 }
 
@@ -132,8 +133,9 @@ Result<StoreOverview> read_overview(const std::string& db_path, size_t top_n) {
     o.raw_bytes = u64_at(s.get(), 1);
   }
   {
-    MSIT_ASSIGN_OR_RETURN(Stmt s, step_row(db, db_path, "SELECT (SELECT count(*) FROM tensors), "
-                                                        "(SELECT count(*) FROM extra_blocks)"));
+    MSIT_ASSIGN_OR_RETURN(Stmt s, step_row(db, db_path,
+                                           "SELECT (SELECT count(*) FROM tensors), "
+                                           "(SELECT count(*) FROM extra_blocks)"));
     o.tensors = u64_at(s.get(), 0);
     o.extra_blocks = u64_at(s.get(), 1);
   }

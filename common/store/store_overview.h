@@ -23,7 +23,7 @@ struct TopTensor {
 
 struct StoreOverview {
   std::string path;
-  int64_t version = 0;   // PRAGMA user_version
+  int64_t version = 0;  // PRAGMA user_version
   std::string created_by;
   uint64_t files = 0, tensors = 0, extra_blocks = 0;
   uint64_t raw_bytes = 0;        // sum of the raw files' sizes

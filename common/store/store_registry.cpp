@@ -14,8 +14,8 @@ struct NetFs {
   const char* name;
 };
 constexpr NetFs kNetworkFilesystems[] = {
-    {0x6969, "NFS"},        {0x517B, "SMB"},        {0xFF534D42, "CIFS"}, {0xFE534D42, "SMB2"},
-    {0x00C36400, "CephFS"}, {0x0BD00BD0, "Lustre"}, {0x47504653, "GPFS"}, {0x65735546, "FUSE"},
+    {0x6969, "NFS"},        {0x517B, "SMB"},        {0xFF534D42, "CIFS"},    {0xFE534D42, "SMB2"},
+    {0x00C36400, "CephFS"}, {0x0BD00BD0, "Lustre"}, {0x47504653, "GPFS"},    {0x65735546, "FUSE"},
     {0x01021997, "9P"},     {0x6B414653, "AFS"},    {0x5346414F, "OpenAFS"},
 };
 
@@ -32,7 +32,8 @@ std::string network_filesystem(int fd) {
 
 void StoreRegistry::add_root(const std::string& root) {
   std::lock_guard lock(mu_);
-  for (const auto& r : roots_) if (r.path == root) return;
+  for (const auto& r : roots_)
+    if (r.path == root) return;
   roots_.push_back(Root{root, nullptr, {}});
 }
 
@@ -49,7 +50,8 @@ Result<StoreRegistry::Root*> StoreRegistry::root_of(const std::string& path) {
     best->fd = std::make_shared<const UniqueFd>(std::move(fd));
     best->network = network_filesystem(best->fd->get());
     if (!best->network.empty()) {
-      warnings_.push_back(best->path + " is on " + best->network + ", where SQLite's locking is unreliable: per-file "
+      warnings_.push_back(best->path + " is on " + best->network +
+                          ", where SQLite's locking is unreliable: per-file "
                           "JSON summaries are written there instead of a summary store");
     }
   }
@@ -69,7 +71,7 @@ std::vector<std::string> StoreRegistry::take_warnings() {
 
 Result<StoreRegistry::Slot> StoreRegistry::store_for(const std::string& path) {
   std::lock_guard lock(mu_);
-  MSIT_ASSIGN_OR_RETURN(Root* root, root_of(path));
+  MSIT_ASSIGN_OR_RETURN(Root * root, root_of(path));
   const std::string rel_in_root = path.substr(root->path == "/" ? 1 : root->path.size() + 1);
   const std::string dir_rel = store_dir_for(root->path, rel_in_root);
   const std::string dir_path = dir_rel.empty() ? root->path : root->path + "/" + dir_rel;
@@ -100,8 +102,9 @@ namespace msit::store {
 void StoreRegistry::close_below(const std::string& root) {
   std::lock_guard lock(mu_);
   for (auto it = open_.begin(); it != open_.end();) {
-    const bool below = it->first == root || (it->first.size() > root.size() && it->first.compare(0, root.size(), root) == 0 &&
-                                             it->first[root.size()] == '/');
+    const bool below =
+        it->first == root || (it->first.size() > root.size() && it->first.compare(0, root.size(), root) == 0 &&
+                              it->first[root.size()] == '/');
     it = below ? open_.erase(it) : std::next(it);
   }
   for (auto& r : roots_) {

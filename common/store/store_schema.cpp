@@ -88,7 +88,8 @@ CREATE VIEW tensor_stats AS
 
 Result<int64_t> pragma_int(sqlite3* db, const std::string& path, const char* sql) {
   MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db, path, sql));
-  if (sqlite3_step(s.get()) != SQLITE_ROW) return sqlite_error(db, path, Stage::kStore, "cannot read the store's header");
+  if (sqlite3_step(s.get()) != SQLITE_ROW)
+    return sqlite_error(db, path, Stage::kStore, "cannot read the store's header");
   return sqlite3_column_int64(s.get(), 0);
 }
 
@@ -122,25 +123,29 @@ Status create_schema(sqlite3* db, const std::string& path) {
 Status check_existing(sqlite3* db, const std::string& path, bool writable) {
   MSIT_ASSIGN_OR_RETURN(int64_t app, pragma_int(db, path, "PRAGMA application_id"));
   if (app != kStoreApplicationId) {
-    return make_error(path, Stage::kStore, "is an SQLite database of another application (application_id " +
-                                         std::to_string(app) + "), not an msit-compact summary store; left alone");
+    return make_error(path, Stage::kStore,
+                      "is an SQLite database of another application (application_id " + std::to_string(app) +
+                          "), not an msit-compact summary store; left alone");
   }
   MSIT_ASSIGN_OR_RETURN(int64_t version, pragma_int(db, path, "PRAGMA user_version"));
   if (version > kStoreVersion) {
-    return make_error(path, Stage::kStore, "was written by a newer msit-compact (store version " + std::to_string(version) +
-                                         "; this build reads up to " + std::to_string(kStoreVersion) +
-                                         "): upgrade msit-compact to read or extend it");
+    return make_error(path, Stage::kStore,
+                      "was written by a newer msit-compact (store version " + std::to_string(version) +
+                          "; this build reads up to " + std::to_string(kStoreVersion) +
+                          "): upgrade msit-compact to read or extend it");
   }
-  if (version < 1) return make_error(path, Stage::kStore, "has no store version (user_version 0): not a finished store");
+  if (version < 1)
+    return make_error(path, Stage::kStore, "has no store version (user_version 0): not a finished store");
   if (!writable) return ok_status();
   MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db, path, "PRAGMA quick_check"));
   if (sqlite3_step(s.get()) != SQLITE_ROW) return sqlite_error(db, path, Stage::kStore, "quick_check failed to run");
   const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 0));
   std::string verdict = text != nullptr ? text : "";
   if (verdict != "ok") {
-    return make_error(path, Stage::kStore, "failed PRAGMA quick_check (" + verdict.substr(0, 200) +
-                                         "): the store is damaged; no raw file is removed into it and it is not "
-                                         "rebuilt. Move it aside (its rows may still be read with sqlite3) and rerun");
+    return make_error(path, Stage::kStore,
+                      "failed PRAGMA quick_check (" + verdict.substr(0, 200) +
+                          "): the store is damaged; no raw file is removed into it and it is not "
+                          "rebuilt. Move it aside (its rows may still be read with sqlite3) and rerun");
   }
   return ok_status();
 }

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 
 #include "common/safety/dump_roots.h"
@@ -26,21 +26,22 @@ constexpr const char* kInsertTensor =
     "INSERT INTO tensors(file_id, ord, role, idx, sub_index, dtype, shape, format, original_shape, count, "
     "padding_included, stats_available, l2norm_available, note, min, max, min_int, max_int, min_uint, max_uint, "
     "mean, std, abs_max, l2norm, sum, finite_count, nan_count, posinf_count, neginf_count, zero_count, elements, "
-    "sketch_width, sketch_seed, sketch, xxh3_64) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    "sketch_width, sketch_seed, sketch, xxh3_64) VALUES "
+    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 constexpr const char* kInsertBlock =
     "INSERT INTO extra_blocks(file_id, ord, role, idx, size_bytes, xxh3_64) VALUES (?,?,?,?,?,?)";
 constexpr const char* kFindFile = "SELECT id, size_bytes, mtime_ns, dev, ino FROM files WHERE path = ?";
 // One statement per file: its row and its tensors (LEFT JOIN: a file without tensors still
 // gives its row). Column order: store_codec.cpp (FileCol, TensorCol).
-#define MSIT_STORE_SELECT_COLUMNS                                                                              \
-  "SELECT f.kind, f.size_bytes, f.mtime_ns, f.op_type, f.op_name, f.task_id, f.stream_id, f.op_timestamp, "     \
-  "f.dump_op_name, f.created_by, f.path, f.extra_block_count, t.role, t.idx, t.sub_index, t.dtype, t.shape, "     \
+#define MSIT_STORE_SELECT_COLUMNS                                                                                   \
+  "SELECT f.kind, f.size_bytes, f.mtime_ns, f.op_type, f.op_name, f.task_id, f.stream_id, f.op_timestamp, "         \
+  "f.dump_op_name, f.created_by, f.path, f.extra_block_count, t.role, t.idx, t.sub_index, t.dtype, t.shape, "       \
   "t.format, t.original_shape, t.count, t.padding_included, t.stats_available, t.l2norm_available, t.note, t.min, " \
-  "t.max, t.min_int, t.max_int, t.min_uint, t.max_uint, t.mean, t.std, t.abs_max, t.l2norm, t.sum, "               \
-  "t.finite_count, t.nan_count, t.posinf_count, t.neginf_count, t.zero_count, t.elements, t.sketch_width, "        \
+  "t.max, t.min_int, t.max_int, t.min_uint, t.max_uint, t.mean, t.std, t.abs_max, t.l2norm, t.sum, "                \
+  "t.finite_count, t.nan_count, t.posinf_count, t.neginf_count, t.zero_count, t.elements, t.sketch_width, "         \
   "t.sketch_seed, t.sketch, t.xxh3_64"
-constexpr const char* kSelectFile = MSIT_STORE_SELECT_COLUMNS
-    " FROM files f LEFT JOIN tensors t ON t.file_id = f.id WHERE f.id = ? ORDER BY t.ord";
+constexpr const char* kSelectFile =
+    MSIT_STORE_SELECT_COLUMNS " FROM files f LEFT JOIN tensors t ON t.file_id = f.id WHERE f.id = ? ORDER BY t.ord";
 // The same for every file whose id lies in [?1, ?2], their id last: one statement reads the
 // files of a whole compare batch (ids of neighbouring raw files lie close together).
 constexpr const char* kSelectRange = MSIT_STORE_SELECT_COLUMNS
@@ -75,16 +76,20 @@ Status check_store_files(const DirRef& dir) {
       return make_sys_error(path, Stage::kStore, "cannot look at the store's file", errno);
     }
     if (!S_ISREG(st.st_mode)) {
-      return make_error(path, Stage::kStore, "is not a regular file (a link?): stores are never opened through one; "
-                                       "raw files kept");
+      return make_error(path, Stage::kStore,
+                        "is not a regular file (a link?): stores are never opened through one; "
+                        "raw files kept");
     }
     if (st.st_uid != ::geteuid()) {
-      return make_error(path, Stage::kStore, "belongs to uid " + std::to_string(st.st_uid) + ", not to this process (uid " +
-                                           std::to_string(::geteuid()) + "): not written to; raw files kept");
+      return make_error(path, Stage::kStore,
+                        "belongs to uid " + std::to_string(st.st_uid) + ", not to this process (uid " +
+                            std::to_string(::geteuid()) + "): not written to; raw files kept");
     }
     if (st.st_nlink != 1) {
-      return make_error(path, Stage::kStore, "has " + std::to_string(st.st_nlink) + " hard links: not written to; raw "
-                                       "files kept");
+      return make_error(path, Stage::kStore,
+                        "has " + std::to_string(st.st_nlink) +
+                            " hard links: not written to; raw "
+                            "files kept");
     }
   }
   return ok_status();
@@ -128,7 +133,9 @@ Result<std::unique_ptr<SummaryStore>> SummaryStore::open_for_write(const DirRef&
   s->precision_ = precision;
   MSIT_TRY(check_store_files(dir));
   const char* vfs = beneath_vfs();
-  if (vfs == nullptr) return make_error(s->path_, Stage::kStore, "this SQLite build cannot open files through a directory fd; use --summary-format json");
+  if (vfs == nullptr)
+    return make_error(s->path_, Stage::kStore,
+                      "this SQLite build cannot open files through a directory fd; use --summary-format json");
   MSIT_ASSIGN_OR_RETURN(s->db_, open_db(beneath_filename(dir.get(), kStoreFileName),
                                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs, s->path_));
   MSIT_TRY(s->init_schema(true));
@@ -147,13 +154,14 @@ Status recover_wal(const std::string& db_path) {
   DirRef dir{std::make_shared<const UniqueFd>(std::move(fd)), dir_path};
   auto owned = check_store_files(dir);
   if (!owned.ok()) {
-    return make_error(db_path, Stage::kStore, "its write-ahead log needs recovery (its writer was killed), which only "
-                                        "its owner can do: run compact or watch on the tree as that user");
+    return make_error(db_path, Stage::kStore,
+                      "its write-ahead log needs recovery (its writer was killed), which only "
+                      "its owner can do: run compact or watch on the tree as that user");
   }
   const char* vfs = beneath_vfs();
   if (vfs == nullptr) return make_error(db_path, Stage::kStore, "cannot recover its write-ahead log with this SQLite");
-  MSIT_ASSIGN_OR_RETURN(DbHandle db, open_db(beneath_filename(dir.get(), kStoreFileName), SQLITE_OPEN_READWRITE, vfs,
-                                             db_path));
+  MSIT_ASSIGN_OR_RETURN(DbHandle db,
+                        open_db(beneath_filename(dir.get(), kStoreFileName), SQLITE_OPEN_READWRITE, vfs, db_path));
   MSIT_ASSIGN_OR_RETURN(bool empty, is_empty_database(db.get(), db_path));
   (void)empty;
   return ok_status();
@@ -168,8 +176,8 @@ Result<std::unique_ptr<SummaryStore>> SummaryStore::open_read_only(const std::st
   };
   Status st = open_plain();
   const int code = s->db_ ? sqlite3_extended_errcode(s->db_.get()) : 0;
-  if (!st.ok() && (code == SQLITE_READONLY_RECOVERY || code == SQLITE_READONLY_CANTINIT ||
-                   code == SQLITE_READONLY_CANTLOCK)) {
+  if (!st.ok() &&
+      (code == SQLITE_READONLY_RECOVERY || code == SQLITE_READONLY_CANTINIT || code == SQLITE_READONLY_CANTLOCK)) {
     s->db_.reset();
     MSIT_TRY(recover_wal(db_path));
     st = open_plain();
@@ -236,13 +244,15 @@ Status SummaryStore::insert_one(const StoreEntry& e, int64_t stored_ns) {
     sqlite3_stmt* t = insert_tensor_.get();
     sqlite3_reset(t);
     bind_tensor(t, id, static_cast<int>(i), e.summary->tensors[i], precision_);
-    if (sqlite3_step(t) != SQLITE_DONE) return sqlite_error(db, path_, Stage::kStore, "cannot insert a tensor of " + e.rel);
+    if (sqlite3_step(t) != SQLITE_DONE)
+      return sqlite_error(db, path_, Stage::kStore, "cannot insert a tensor of " + e.rel);
   }
   for (size_t i = 0; i < e.summary->extra_blocks.size(); ++i) {
     sqlite3_stmt* b = insert_block_.get();
     sqlite3_reset(b);
     bind_block(b, id, static_cast<int>(i), e.summary->extra_blocks[i]);
-    if (sqlite3_step(b) != SQLITE_DONE) return sqlite_error(db, path_, Stage::kStore, "cannot insert a block of " + e.rel);
+    if (sqlite3_step(b) != SQLITE_DONE)
+      return sqlite_error(db, path_, Stage::kStore, "cannot insert a block of " + e.rel);
   }
   return ok_status();
 }
@@ -324,7 +334,8 @@ Result<FileSummary> SummaryStore::read_group(sqlite3_stmt* f, int& rc, int64_t f
   sqlite3* db = db_.get();
   FileSummary out;
   const int64_t blocks = read_file_row(f, out);
-  const std::string rel = rel_hint.empty() ? reinterpret_cast<const char*>(sqlite3_column_text(f, 10)) : std::string(rel_hint);
+  const std::string rel =
+      rel_hint.empty() ? reinterpret_cast<const char*>(sqlite3_column_text(f, 10)) : std::string(rel_hint);
   out.source_name = base_name(rel);
   const std::string where = path_ + ": " + rel;
   for (; rc == SQLITE_ROW; rc = sqlite3_step(f)) {
@@ -334,7 +345,8 @@ Result<FileSummary> SummaryStore::read_group(sqlite3_stmt* f, int& rc, int64_t f
     MSIT_ASSIGN_OR_RETURN(TensorSummary ts, read_tensor_row(f, where));
     out.tensors.push_back(std::move(ts));
   }
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return sqlite_error(db, path_, Stage::kStore, "cannot read the tensors of " + rel);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return sqlite_error(db, path_, Stage::kStore, "cannot read the tensors of " + rel);
   if (blocks == 0) return out;
   sqlite3_stmt* b = select_blocks_.get();
   sqlite3_reset(b);
@@ -392,8 +404,9 @@ Status SummaryStore::list(const std::function<void(int64_t, std::string_view, ui
   std::lock_guard lock(mu_);
   // In path order the scan walks the path index and looks each row up in the table; in id
   // order it reads the table once, sequentially (100,000 files: a third of the time).
-  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, path_order ? "SELECT id, path, size_bytes FROM files ORDER BY path"
-                                                                      : "SELECT id, path, size_bytes FROM files"));
+  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_,
+                                        path_order ? "SELECT id, path, size_bytes FROM files ORDER BY path"
+                                                   : "SELECT id, path, size_bytes FROM files"));
   int rc;
   while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 1));
@@ -422,7 +435,8 @@ Status SummaryStore::for_each(const std::function<Status(std::string_view, const
 Result<size_t> SummaryStore::file_count() {
   std::lock_guard lock(mu_);
   MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, "SELECT count(*) FROM files"));
-  if (sqlite3_step(s.get()) != SQLITE_ROW) return sqlite_error(db_.get(), path_, Stage::kStore, "cannot count the files");
+  if (sqlite3_step(s.get()) != SQLITE_ROW)
+    return sqlite_error(db_.get(), path_, Stage::kStore, "cannot count the files");
   return static_cast<size_t>(sqlite3_column_int64(s.get(), 0));
 }
 

@@ -30,8 +30,8 @@ inline constexpr int32_t kStoreApplicationId = 0x6d736974;  // "msit"
 enum class SketchPrecision : uint8_t { kFloat32, kFloat64 };
 
 struct StoreEntry {
-  std::string rel;           // raw file's path relative to the store's directory
-  FileIdentity identity;     // of the raw file as read
+  std::string rel;        // raw file's path relative to the store's directory
+  FileIdentity identity;  // of the raw file as read
   const FileSummary* summary = nullptr;
 };
 

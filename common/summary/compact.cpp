@@ -28,7 +28,8 @@ constexpr size_t kMaxSummaryOutputBytes = 16u << 20;
 
 // Reads a small file of ours (summary, converter file) through the directory fd, never
 // following a link. nullopt when there is no such file.
-Result<std::optional<std::string>> read_existing_at(const DirRef& dir, const std::string& name, const std::string& path) {
+Result<std::optional<std::string>> read_existing_at(const DirRef& dir, const std::string& name,
+                                                    const std::string& path) {
   UniqueFd fd(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (!fd.valid()) {
     if (errno == ENOENT) return std::optional<std::string>();
@@ -85,8 +86,9 @@ Result<bool> needs_new_row(const PreparedSummary& p, const FileSummary& fresh) {
   existing->source_name = fresh.source_name;
   if (same_summarised_bytes(*existing, fresh)) return false;
   return make_error(p.raw_path, Stage::kConflict,
-                    "the summary store " + p.store->path() + " already holds a different summary under this "
-                    "path (an earlier file of the same name); raw file kept: move it aside to compact it");
+                    "the summary store " + p.store->path() +
+                        " already holds a different summary under this "
+                        "path (an earlier file of the same name); raw file kept: move it aside to compact it");
 }
 
 // --keep-raw reruns: a stored row recording this exact size and mtime needs no re-read.
@@ -96,7 +98,8 @@ bool row_up_to_date(const PreparedSummary& p, const FileIdentity& id) {
 }
 
 Status attach_store(PreparedSummary& p, const CompactOptions& opts) {
-  if (opts.stores == nullptr) return make_error(p.raw_path, Stage::kStore, "no summary store registry (internal error)");
+  if (opts.stores == nullptr)
+    return make_error(p.raw_path, Stage::kStore, "no summary store registry (internal error)");
   MSIT_ASSIGN_OR_RETURN(store::StoreRegistry::Slot slot, opts.stores->store_for(p.raw_path));
   p.store = std::move(slot.store);
   p.store_rel = std::move(slot.rel);
@@ -207,7 +210,8 @@ Result<OpenedRaw> open_raw_at(const FileRef& f) {
   OpenedRaw o;
   MSIT_ASSIGN_OR_RETURN(o.identity, identity_of(fd.get(), f.path));
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return make_error(f.path, Stage::kOpen, "not a regular file");
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
+    return make_error(f.path, Stage::kOpen, "not a regular file");
   ::fcntl(fd.get(), F_SETFL, 0);  // readers hand the fd on: make it an ordinary blocking one
   o.fd = std::move(fd);
   MSIT_ASSIGN_OR_RETURN(o.header, read_dump_header(o.fd.get(), f.path, o.identity));
@@ -235,8 +239,8 @@ std::string summary_path_for(const std::string& raw_path, SummaryFormat format) 
 
 Result<PreparedSummary> prepare_summary(const FileRef& f, const CompactOptions& given) {
   CompactOptions as_json;
-  const bool network = given.format == SummaryFormat::kStore && given.stores != nullptr &&
-                       given.stores->json_instead(f.path);
+  const bool network =
+      given.format == SummaryFormat::kStore && given.stores != nullptr && given.stores->json_instead(f.path);
   if (network) {
     as_json = given;
     as_json.format = SummaryFormat::kRich;
@@ -261,9 +265,9 @@ Result<PreparedSummary> prepare_summary(const FileRef& f, const CompactOptions& 
   } else {
     MSIT_ASSIGN_OR_RETURN(bytes, encode_summary(summary, raw.header, opts.format));
     if (bytes.size() > kMaxSummaryOutputBytes) {
-      return make_error(f.path, Stage::kSummary, "summary would be " + std::to_string(bytes.size() >> 20) +
-                                               " MiB (limit 16 MiB; " + std::to_string(summary.tensors.size()) +
-                                               " tensors): not a real dump op; raw file kept");
+      return make_error(f.path, Stage::kSummary,
+                        "summary would be " + std::to_string(bytes.size() >> 20) + " MiB (limit 16 MiB; " +
+                            std::to_string(summary.tensors.size()) + " tensors): not a real dump op; raw file kept");
     }
     p.summary_bytes = bytes.size();
   }
@@ -380,7 +384,8 @@ std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummar
     } else if (p.dry_run) {
       slots[i].emplace(outcome_of(p, CompactResultKind::kDryRun));
     } else if (d != dirs.end() && !d->second.second) {
-      slots[i].emplace(make_error(p.summary_path, Stage::kFsyncDir, "directory fsync failed; raw file kept until a later retry"));
+      slots[i].emplace(
+          make_error(p.summary_path, Stage::kFsyncDir, "directory fsync failed; raw file kept until a later retry"));
     } else {
       removals.push_back(i);
     }

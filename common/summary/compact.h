@@ -30,29 +30,29 @@ enum class RawAction : uint8_t { kDelete, kKeep, kArchive };
 struct CompactOptions {
   SummaryFormat format = SummaryFormat::kRich;
   RawAction raw = RawAction::kDelete;
-  bool dry_run = false;             // read and reduce, write and delete nothing
+  bool dry_run = false;  // read and reduce, write and delete nothing
   // Bytes outside every declared tensor (trailing data, a second dump appended) cannot be
   // summarised: such a file is kept unless its archive holds every byte (RawAction::kArchive).
   StatsOptions stats;
-  archive::ArchiveOptions archive;  // used with RawAction::kArchive
+  archive::ArchiveOptions archive;         // used with RawAction::kArchive
   store::StoreRegistry* stores = nullptr;  // required by SummaryFormat::kStore
   store::SketchPrecision store_sketch = store::SketchPrecision::kFloat32;
 };
 
 enum class CompactResultKind : uint8_t {
-  kCompacted,        // summary written (and raw removed unless kept)
-  kVerifiedExisting, // a valid summary already existed; raw removed after verification
-  kDryRun,           // would have compacted
+  kCompacted,         // summary written (and raw removed unless kept)
+  kVerifiedExisting,  // a valid summary already existed; raw removed after verification
+  kDryRun,            // would have compacted
 };
 
 struct CompactOutcome {
   CompactResultKind kind = CompactResultKind::kCompacted;
   std::string raw_path;
   std::string summary_path;
-  uint64_t raw_bytes = 0;           // size of the raw file
-  uint64_t summary_bytes = 0;       // size of what replaces it (summary + archive)
+  uint64_t raw_bytes = 0;      // size of the raw file
+  uint64_t summary_bytes = 0;  // size of what replaces it (summary + archive)
   bool raw_removed = false;
-  std::string archive_path;         // set when the raw file was archived
+  std::string archive_path;  // set when the raw file was archived
 };
 
 // Reads and reduces a raw file or an archive of one (no writes). Used by inspect and compare.
@@ -73,15 +73,15 @@ Result<CompactOutcome> compact_file(const std::string& path, const CompactOption
 // directory, and only then remove raw files.
 struct PreparedSummary {
   FileRef raw_file;
-  std::string raw_path;             // raw_file.path
+  std::string raw_path;  // raw_file.path
   std::string summary_path;
   std::string summary_name;
-  std::optional<DirTemp> temp;      // absent when an existing summary was verified
+  std::optional<DirTemp> temp;  // absent when an existing summary was verified
   // kStore: the summary to insert (absent when the store already holds this file's summary).
   std::shared_ptr<store::SummaryStore> store;
   std::string store_rel;
   std::optional<FileSummary> stored;
-  UniqueFd raw_fd;                  // the raw file as read: its removal is checked through it
+  UniqueFd raw_fd;  // the raw file as read: its removal is checked through it
   FileIdentity raw_identity;
   uint64_t summary_bytes = 0;
   bool dry_run = false;

@@ -44,7 +44,7 @@ bool is_bad_content_failure(const CompactFailure& f) {
 namespace {
 
 struct RootScan {
-  std::string root;   // absolute
+  std::string root;  // absolute
   SharedFd fd;
   TreeLock lock;
   std::vector<std::string> candidates, temps, claims;  // relative to root
@@ -53,9 +53,15 @@ struct RootScan {
 
 bool is_side_file(NameKind k) {
   switch (k) {
-    case NameKind::kGraphText: case NameKind::kSummary: case NameKind::kMinMaxNpy:
-    case NameKind::kMinMaxNpz: case NameKind::kArchive: case NameKind::kStatsCsv:
-    case NameKind::kMappingCsv: case NameKind::kLock: case NameKind::kStore: return true;
+    case NameKind::kGraphText:
+    case NameKind::kSummary:
+    case NameKind::kMinMaxNpy:
+    case NameKind::kMinMaxNpz:
+    case NameKind::kArchive:
+    case NameKind::kStatsCsv:
+    case NameKind::kMappingCsv:
+    case NameKind::kLock:
+    case NameKind::kStore: return true;
     default: return false;
   }
 }
@@ -84,14 +90,20 @@ class Scanner {
       return;
     }
     const DumpScope& scope = scopes_[parent_rel(rel)];
-    if (e.type == EntryType::kSymlink) { report_.symlinks.push_back(e.path); return; }
+    if (e.type == EntryType::kSymlink) {
+      report_.symlinks.push_back(e.path);
+      return;
+    }
     if (e.type == EntryType::kDirectory) {
       DumpScope inner = scope.enter(e.name);
       if (inner.kind() != scope.kind()) ++report_.dump_roots;
       scopes_[rel] = inner;
       return;
     }
-    if (e.type != EntryType::kFile) { left(e.path, LeftAlone::kNotRegular); return; }
+    if (e.type != EntryType::kFile) {
+      left(e.path, LeftAlone::kNotRegular);
+      return;
+    }
     NameKind kind = classify_name(e.name).kind;
     if (kind == NameKind::kTemp) rs_.temps.push_back(rel);
     else if (kind == NameKind::kClaim) rs_.claims.push_back(rel);
@@ -126,7 +138,8 @@ class Scanner {
 void drop_owned(RootScan& rs, CompactReport& report) {
   if (rs.owned_subtrees.empty()) return;
   auto owned = [&rs](const std::string& rel) {
-    for (const auto& d : rs.owned_subtrees) if (under(rel, d)) return true;
+    for (const auto& d : rs.owned_subtrees)
+      if (under(rel, d)) return true;
     return false;
   };
   std::vector<std::string> keep;
@@ -152,8 +165,11 @@ void recover_leftovers(RootScan& rs, CompactReport& report) {
       rs.candidates.push_back(parent_rel(rel).empty() ? raw_name_of_claim(f->name)
                                                       : parent_rel(rel) + "/" + raw_name_of_claim(f->name));
     } else {
-      report.failures.push_back({f->path, f->path + ": [rename] a raw file claimed by an interrupted run cannot get "
-                                                    "its name back (the name is taken); both kept", Stage::kRename, {}});
+      report.failures.push_back({f->path,
+                                 f->path + ": [rename] a raw file claimed by an interrupted run cannot get "
+                                           "its name back (the name is taken); both kept",
+                                 Stage::kRename,
+                                 {}});
     }
   }
   for (const auto& rel : rs.temps) {
@@ -187,7 +203,8 @@ std::optional<RootScan> scan_root(const std::string& given, const CompactRunOpti
   if (writes && !opts.force) {
     LockedAncestor a = locked_ancestor(rs.root);
     if (!a.dir.empty()) {
-      problems.push_back({given, a.dir + " is owned by " + a.holder + " (a running msit-compact); stop it first, or pass --force"});
+      problems.push_back(
+          {given, a.dir + " is owned by " + a.holder + " (a running msit-compact); stop it first, or pass --force"});
       return std::nullopt;
     }
     auto lock = TreeLock::acquire(rs.fd->get(), rs.root);
@@ -200,12 +217,15 @@ std::optional<RootScan> scan_root(const std::string& given, const CompactRunOpti
   const size_t roots_before = report.dump_roots;
   Scanner scanner(rs, report, opts.quarantine);
   std::vector<Error> errors;
-  walk_tree(rs.root, [&scanner](const WalkEntry& e) { scanner.visit(e); }, errors);
+  walk_tree(
+      rs.root, [&scanner](const WalkEntry& e) { scanner.visit(e); }, errors);
   for (auto& e : errors) report.failures.push_back({e.path, e.to_string(), e.stage, {}});
   if (report.dump_roots == roots_before) {
-    problems.push_back({given, "no dump root in this directory (msit_ge_dump, msit_fx_dump, msprobe_*_dump, "
-                               "data_dump, gm_*_dump, a GE time directory, msit_dump*/tensors): nothing is compacted "
-                               "outside one. Point compact at the dump's own directory.", true});
+    problems.push_back({given,
+                        "no dump root in this directory (msit_ge_dump, msit_fx_dump, msprobe_*_dump, "
+                        "data_dump, gm_*_dump, a GE time directory, msit_dump*/tensors): nothing is compacted "
+                        "outside one. Point compact at the dump's own directory.",
+                        true});
   }
   drop_owned(rs, report);
   if (rs.lock.held()) recover_leftovers(rs, report);

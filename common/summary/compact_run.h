@@ -21,7 +21,7 @@ struct CompactRunOptions {
   // A batch is also published once its raw files reach this size, so that large files are
   // removed while later ones are read rather than all at the end.
   uint64_t batch_bytes = 32ull << 20;
-  bool force = false;      // proceed on a tree another msit-compact owns (no lock, no cleanup)
+  bool force = false;                         // proceed on a tree another msit-compact owns (no lock, no cleanup)
   const std::atomic<bool>* cancel = nullptr;  // set by a signal: finish files in flight, stop
   // Relative directory below each root (`--quarantine`): files whose content is bad are moved
   // there, and it is never scanned. Empty: none.
@@ -30,9 +30,9 @@ struct CompactRunOptions {
 
 struct CompactFailure {
   std::string path;
-  std::string reason;  // Error::to_string(): names path, stage and cause
+  std::string reason;          // Error::to_string(): names path, stage and cause
   Stage stage = Stage::kNone;  // Error::stage: what the report groups failures by
-  std::string moved_to;  // --quarantine: where the file now is (empty: left in place)
+  std::string moved_to;        // --quarantine: where the file now is (empty: left in place)
 };
 
 struct CompactProgress {
@@ -51,22 +51,22 @@ struct LeftAloneFile {
 
 struct CompactReport {
   size_t candidates = 0;
-  size_t compacted = 0;        // new summary written
-  size_t verified = 0;         // existing summary verified
+  size_t compacted = 0;  // new summary written
+  size_t verified = 0;   // existing summary verified
   size_t dry_run = 0;
   size_t raw_removed = 0;
   size_t temp_removed = 0;     // stale temp files of an interrupted run
   size_t claims_restored = 0;  // raw files an interrupted run had claimed, given their name back
   size_t dump_roots = 0;       // directories recognised as dump roots (incl. the roots' ancestors)
   bool cancelled = false;
-  uint64_t bytes_before = 0;   // raw bytes of the files handled
-  uint64_t bytes_after = 0;    // bytes of the summaries replacing them
+  uint64_t bytes_before = 0;  // raw bytes of the files handled
+  uint64_t bytes_after = 0;   // bytes of the summaries replacing them
   std::vector<CompactFailure> failures;
   std::vector<LeftAloneFile> left_alone;
-  std::vector<std::string> symlinks;      // never followed, never deleted through
-  std::vector<std::string> notes;         // one-line facts about the run (e.g. /proc gaps)
-  size_t quarantined = 0;                 // failures moved to the quarantine by this run
-  size_t quarantined_before = 0;          // files found in the quarantine (not looked at)
+  std::vector<std::string> symlinks;  // never followed, never deleted through
+  std::vector<std::string> notes;     // one-line facts about the run (e.g. /proc gaps)
+  size_t quarantined = 0;             // failures moved to the quarantine by this run
+  size_t quarantined_before = 0;      // files found in the quarantine (not looked at)
 };
 
 // A failure that says the file itself is bad (header, payload, truncated...), as opposed to

@@ -51,8 +51,8 @@ TensorSummary describe(const TensorDesc& t) {
   return ts;
 }
 
-Status reduce_tensor(const SourcePtr& src, const TensorDesc& t, const LayoutPlan& plan,
-                     const StatsOptions& opts, TensorSummary& ts) {
+Status reduce_tensor(const SourcePtr& src, const TensorDesc& t, const LayoutPlan& plan, const StatsOptions& opts,
+                     TensorSummary& ts) {
   MSIT_ASSIGN_OR_RETURN(auto reader, LogicalReader::open(src, t, plan));
   Xxh3 hash;  // fed by the reader, on whichever thread runs it
   reader->set_raw_observer([&hash](std::span<const std::byte> b) { hash.update(b); });
@@ -94,8 +94,7 @@ TensorSummary summarize_header_stats(const TensorDesc& t) {
   return ts;
 }
 
-Result<TensorSummary> summarize_tensor(const SourcePtr& src, const TensorDesc& t,
-                                       const StatsOptions& opts) {
+Result<TensorSummary> summarize_tensor(const SourcePtr& src, const TensorDesc& t, const StatsOptions& opts) {
   if (t.header_stats) return summarize_header_stats(t);
   TensorSummary ts = describe(t);
   if (!reducer_supports(t.dtype)) {

@@ -23,25 +23,25 @@ struct OpInfo {
 };
 
 struct TensorSummary {
-  std::string role;                 // "input" | "output"
+  std::string role;  // "input" | "output"
   uint32_t index = 0;
   std::optional<uint32_t> sub_index;
-  std::string dtype;                // numpy-style name
+  std::string dtype;  // numpy-style name
   std::vector<uint64_t> shape;
-  std::string format;               // "ND", "FRACTAL_NZ", ...
+  std::string format;  // "ND", "FRACTAL_NZ", ...
   std::vector<uint64_t> original_shape;
   uint64_t count = 0;
   bool padding_included = false;
-  bool stats_available = true;      // false for complex/packed/opaque dtypes
-  bool l2norm_available = true;     // false: a GE stats CSV without an l2norm column (not written)
-  std::string note;                 // why stats or sketch are missing, when they are
+  bool stats_available = true;   // false for complex/packed/opaque dtypes
+  bool l2norm_available = true;  // false: a GE stats CSV without an l2norm column (not written)
+  std::string note;              // why stats or sketch are missing, when they are
   TensorStats stats;
-  std::string xxh3_64;              // 16 lowercase hex digits
+  std::string xxh3_64;  // 16 lowercase hex digits
 };
 
 // Blocks of a GE file that are not tensors (buffers, workspaces): kept as size + hash.
 struct ExtraBlock {
-  std::string role;                 // "buffer" | "workspace"
+  std::string role;  // "buffer" | "workspace"
   uint32_t index = 0;
   uint64_t size_bytes = 0;
   std::string xxh3_64;
@@ -49,7 +49,7 @@ struct ExtraBlock {
 
 struct FileSummary {
   std::string source_name;
-  std::string source_kind;          // "ge_bin" | "npy"
+  std::string source_kind;  // "ge_bin" | "npy"
   uint64_t source_size = 0;
   int64_t source_mtime_ns = 0;
   std::optional<OpInfo> op;

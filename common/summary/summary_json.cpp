@@ -87,13 +87,13 @@ std::string summary_to_json(const FileSummary& s) {
   json j;
   j["schema"] = kSummarySchema;
   j["version"] = kSummaryVersion;
-  j["source"] = {{"name", s.source_name},
-                 {"kind", s.source_kind},
-                 {"size_bytes", s.source_size},
-                 {"mtime_ns", s.source_mtime_ns}};
+  j["source"] = {
+      {"name", s.source_name}, {"kind", s.source_kind}, {"size_bytes", s.source_size}, {"mtime_ns", s.source_mtime_ns}};
   if (s.op) {
-    j["op"] = {{"type", s.op->type},         {"name", s.op->name},
-               {"task_id", s.op->task_id},   {"stream_id", s.op->stream_id},
+    j["op"] = {{"type", s.op->type},
+               {"name", s.op->name},
+               {"task_id", s.op->task_id},
+               {"stream_id", s.op->stream_id},
                {"timestamp", s.op->timestamp}};
     if (!s.op->dump_op_name.empty()) j["op"]["dump_op_name"] = s.op->dump_op_name;
   }
@@ -103,8 +103,7 @@ std::string summary_to_json(const FileSummary& s) {
   if (!s.extra_blocks.empty()) {
     json blocks = json::array();
     for (const auto& b : s.extra_blocks) {
-      blocks.push_back({{"role", b.role}, {"index", b.index}, {"size_bytes", b.size_bytes},
-                        {"xxh3_64", b.xxh3_64}});
+      blocks.push_back({{"role", b.role}, {"index", b.index}, {"size_bytes", b.size_bytes}, {"xxh3_64", b.xxh3_64}});
     }
     j["extra_blocks"] = std::move(blocks);
   }

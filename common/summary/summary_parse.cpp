@@ -222,9 +222,7 @@ Status read_stats(object t, TensorStats& s, const Ctx& c) {
     }
     s.values = std::move(vals);
   }
-  if (std::optional<element> sk = Ctx::find(t, "sketch")) {
-    MSIT_ASSIGN_OR_RETURN(s.sketch, sketch_from(*sk, c));
-  }
+  if (std::optional<element> sk = Ctx::find(t, "sketch")) { MSIT_ASSIGN_OR_RETURN(s.sketch, sketch_from(*sk, c)); }
   return ok_status();
 }
 

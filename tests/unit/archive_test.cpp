@@ -63,8 +63,7 @@ class ArchiveTest : public testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   // An npy file of `n` elements of descr (payload of random bytes, valid for any dtype).
-  std::string write_npy(const std::string& name, const std::string& descr, size_t elem, size_t n,
-                        uint32_t seed) {
+  std::string write_npy(const std::string& name, const std::string& descr, size_t elem, size_t n, uint32_t seed) {
     std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + std::to_string(n) + ",), }";
     while ((10 + dict.size() + 1) % 64 != 0) dict += ' ';
     dict += '\n';
@@ -105,7 +104,11 @@ class ArchiveTest : public testing::Test {
 };
 
 TEST_F(ArchiveTest, RoundTripEveryElementSizeAndBlockBoundary) {
-  struct Case { const char* descr; size_t elem; size_t n; };
+  struct Case {
+    const char* descr;
+    size_t elem;
+    size_t n;
+  };
   const Case cases[] = {{"<f2", 2, 70001}, {"<f4", 4, 33333}, {">f4", 4, 1025}, {"<f8", 8, 9000},
                         {"<c8", 8, 5001},  {"|u1", 1, 12345}, {"|b1", 1, 3},    {"<i8", 8, 0}};
   for (uint32_t block : {4096u, 65536u, 1u << 20}) {
@@ -121,9 +124,10 @@ TEST_F(ArchiveTest, RoundTripEveryElementSizeAndBlockBoundary) {
         ASSERT_TRUE(a.ok()) << a.error().to_string();
         std::string decoded;
         ASSERT_TRUE((*a)->verify([&](std::span<const std::byte> b) {
-          decoded.append(reinterpret_cast<const char*>(b.data()), b.size());
-          return ok_status();
-        }).ok());
+                          decoded.append(reinterpret_cast<const char*>(b.data()), b.size());
+                          return ok_status();
+                        })
+                        .ok());
         EXPECT_EQ(decoded, slurp(raw));
         // Random access across block boundaries.
         std::mt19937 rng(3);

@@ -20,9 +20,9 @@ namespace {
 const std::string kPath = "/d/msit_dump_20260101_000000/tensors/0_42/0/3_LinearOperation/after/outtensor1.bin";
 
 std::string atb_bin(int dtype, const std::string& dims, const std::string& data, std::string extra = "") {
-  return "$Version=1.0\n$Object.Count=1\n$Object.Length=" + std::to_string(data.size()) + "\nformat=2\ndtype=" +
-         std::to_string(dtype) + "\ndims=" + dims + "\n" + extra + "$Object.data=0," + std::to_string(data.size()) +
-         "\n$End=1\n" + data;
+  return "$Version=1.0\n$Object.Count=1\n$Object.Length=" + std::to_string(data.size()) +
+         "\nformat=2\ndtype=" + std::to_string(dtype) + "\ndims=" + dims + "\n" + extra + "$Object.data=0," +
+         std::to_string(data.size()) + "\n$End=1\n" + data;
 }
 
 template <class T>
@@ -67,12 +67,12 @@ TEST(AtbBin, Float32Layout) {
 
 TEST(AtbBin, AclDtypeNumbering) {
   const std::pair<int, DType> cases[] = {
-      {0, DType::kFloat32}, {1, DType::kFloat16}, {2, DType::kInt8},    {3, DType::kInt32},
-      {4, DType::kUInt8},   {6, DType::kInt16},   {7, DType::kUInt16},  {8, DType::kUInt32},
-      {9, DType::kInt64},   {10, DType::kUInt64}, {11, DType::kFloat64}, {12, DType::kBool},
-      {16, DType::kComplex64}, {27, DType::kBFloat16}, {29, DType::kInt4}, {34, DType::kHiFloat8},
+      {0, DType::kFloat32},     {1, DType::kFloat16},       {2, DType::kInt8},     {3, DType::kInt32},
+      {4, DType::kUInt8},       {6, DType::kInt16},         {7, DType::kUInt16},   {8, DType::kUInt32},
+      {9, DType::kInt64},       {10, DType::kUInt64},       {11, DType::kFloat64}, {12, DType::kBool},
+      {16, DType::kComplex64},  {27, DType::kBFloat16},     {29, DType::kInt4},    {34, DType::kHiFloat8},
       {35, DType::kFloat8E5M2}, {36, DType::kFloat8E4M3FN}, {28, DType::kUnknown}, {5, DType::kUnknown},
-      {99, DType::kUnknown}, {-1, DType::kUnknown}};
+      {99, DType::kUnknown},    {-1, DType::kUnknown}};
   for (auto [acl, want] : cases) EXPECT_EQ(dtype_from_acl(acl), want) << acl;
 }
 
@@ -134,8 +134,9 @@ TEST(AtbBin, ZeroRankAndTrailingBytes) {
 }
 
 TEST(AtbBin, StatsFile) {
-  std::string f = "$Version=1.0\n$Object.Count=0\n$Object.Length=0\nformat=2\ndtype=1\ndims=2,2\n"
-                  "max=4.5\nmin=-1\nmean=1.25\nl2norm=N/A\n$End=1\n";
+  std::string f =
+      "$Version=1.0\n$Object.Count=0\n$Object.Length=0\nformat=2\ndtype=1\ndims=2,2\n"
+      "max=4.5\nmin=-1\nmean=1.25\nl2norm=N/A\n$End=1\n";
   auto r = parse(f);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   const TensorDesc& t = r->tensors[0];
@@ -164,8 +165,9 @@ TEST(AtbBin, Corrupt) {
   expect_error(parse(atb_bin(0, "2,x", "12345678")), Stage::kHeader, "dims '2,x'");
   expect_error(parse(atb_bin(0, "-2", "12345678")), Stage::kHeader, "dims '-2'");
   expect_error(parse(atb_bin(0, "99999999999999999999", "")), Stage::kHeader, "dims");
-  expect_error(parse("$Version=1.0\n$Object.Count=1\n$Object.Length=4\ndtype=0\ndims=1\n$Object.data=2,4\n$End=1\n1234"),
-               Stage::kHeader, "lies outside $Object.Length=4");
+  expect_error(
+      parse("$Version=1.0\n$Object.Count=1\n$Object.Length=4\ndtype=0\ndims=1\n$Object.data=2,4\n$End=1\n1234"),
+      Stage::kHeader, "lies outside $Object.Length=4");
   expect_error(parse("$Version=1.0\n$Object.Count=1\n$Object.Length=4\ndtype=0\ndims=1\n$End=1\n1234"), Stage::kHeader,
                "no $Object.data line");
   expect_error(parse("$Version=1.0\n$Object.Count=1\n$Object.Length=18446744073709551615\ndtype=0\ndims=1\n"
@@ -213,8 +215,9 @@ TEST_F(AtbBinFile, DispatchByContentAndSummarise) {
 }
 
 TEST_F(AtbBinFile, StatsFileSummary) {
-  std::string p = write("outtensor0.bin", "$Version=1.0\n$Object.Count=0\n$Object.Length=0\nformat=2\ndtype=0\n"
-                                          "dims=3\nmax=3\nmin=-4\nmean=0.5\nl2norm=5\n$End=1\n");
+  std::string p = write("outtensor0.bin",
+                        "$Version=1.0\n$Object.Count=0\n$Object.Length=0\nformat=2\ndtype=0\n"
+                        "dims=3\nmax=3\nmin=-4\nmean=0.5\nl2norm=5\n$End=1\n");
   auto o = open_raw(p);
   ASSERT_TRUE(o.ok()) << o.error().to_string();
   auto s = summarize_open_file(o->fd.get(), o->header, StatsOptions{});

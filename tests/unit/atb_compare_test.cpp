@@ -15,7 +15,8 @@ namespace {
 using namespace atb_test;
 
 TEST(AtbTopology, TorchModelTreeOfF1) {
-  std::string text = R"({"name": "root", "type": "Net", "children": [{"name": "root.act", "type": "ReLU", "children": []}, {"name": "root.fc", "type": "Linear", "children": []}]})";
+  std::string text =
+      R"({"name": "root", "type": "Net", "children": [{"name": "root.act", "type": "ReLU", "children": []}, {"name": "root.fc", "type": "Linear", "children": []}]})";
   auto t = parse_torch_model_tree(text, "model_tree.json");
   ASSERT_TRUE(t.ok()) << t.error().to_string();
   ASSERT_EQ(t->nodes.size(), 3u);
@@ -40,7 +41,8 @@ TEST(AtbTopology, CorruptAndHostileInputsAreErrors) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("nested deeper"), std::string::npos);
   uint32_t show = 0;
-  for (std::string bad : {"{}", "{\"nodes\": 1}", "{\"nodes\": [1]}", "{\"nodes\": [{\"opType\": \"A\", \"nodes\": {}}]}", "[1]"}) {
+  for (std::string bad :
+       {"{}", "{\"nodes\": 1}", "{\"nodes\": [1]}", "{\"nodes\": [{\"opType\": \"A\", \"nodes\": {}}]}", "[1]"}) {
     EXPECT_FALSE(parse_atb_model(bad, "m.json", false, show).ok()) << bad;
   }
   // Brackets inside strings do not count towards the depth.
@@ -162,7 +164,7 @@ TEST(AtbCompareFixtures, F3AtbVsTorchApi) {
   // KL and RED: msit reduces in float32, we accumulate in double (formats.md 6.4): last digits
   // differ (0.10107865929603577 vs 0.10107848793268204), checked with a tolerance above.
   std::vector<std::string> msit_metrics = {"LinearOperation", "torch.float32", "[1, 4]", "5.0", "1.0", "2.75",
-                                           "0.9939990885", "0.25", "0.0625", "1.0", "0.25"};
+                                           "0.9939990885",    "0.25",          "0.0625", "1.0", "0.25"};
   EXPECT_EQ(std::vector<std::string>(cells.begin() + 10, cells.begin() + 21), msit_metrics);
   EXPECT_EQ(cells[23], "");
   const ReportRow& ln = rows[1];
@@ -189,7 +191,8 @@ TEST(AtbCompareFixtures, F3bThreeSheetsNumberRowsAcrossSheets) {
 TEST(AtbCompareFixtures, F3cUserMappingFile) {
   F3 f;
   fs::path dir = f.tmp.p / "map";
-  write_file(dir / "op_mapping_file.json", R"({"BlockLayer_outtensor0": ["Block_output"], "LinearOperation": "Linear"})");
+  write_file(dir / "op_mapping_file.json",
+             R"({"BlockLayer_outtensor0": ["Block_output"], "LinearOperation": "Linear"})");
   for (bool compat : {false, true}) {
     AtbCompareOptions o;
     o.level = PolicySet::kApi;
@@ -230,8 +233,9 @@ TEST(AtbCompareFixtures, F1bTorchVsTorch) {
   ASSERT_TRUE(res.ok()) << res.error().to_string();
   const auto& rows = res->sheets[0].rows;
   ASSERT_EQ(rows.size(), 8u);
-  std::vector<std::string> want = {"root.fc/output.pth -> 0/root.fc/output.pth", "root.act/output.pth -> 0/root.act/output.pth",
-                                   "root/output_0.pth -> 0/root/output_0.pth", "root/output_0.pth -> 0/root/output_1_0.pth"};
+  std::vector<std::string> want = {
+      "root.fc/output.pth -> 0/root.fc/output.pth", "root.act/output.pth -> 0/root.act/output.pth",
+      "root/output_0.pth -> 0/root/output_0.pth", "root/output_0.pth -> 0/root/output_1_0.pth"};
   for (size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(tail(rows[i].golden_data_path, 2) + " -> " + tail(rows[i].my_data_path, 3), want[i]);
     EXPECT_EQ(rows[i].token_id, 0);
@@ -304,14 +308,17 @@ TEST(AtbCompareEndToEnd, InjectedDivergenceIsNamed) {
   auto d = f.atb_proc / "0" / "10_BlockLayer" / "0_LayerNormOperation" / "after" / "outtensor0.bin";
   write_atb_bin(d, {1, -0.5, 0.5, -1}, {1, 4}, true);
   // Make layer 0's Linear equal, so only the injected op diverges.
-  write_atb_bin(f.atb_proc / "0" / "0_BlockLayer" / "1_LinearOperation" / "after" / "outtensor0.bin", {1, 2, 3, 4}, {1, 4}, false);
-  write_atb_bin(f.atb_proc / "0" / "10_BlockLayer" / "1_LinearOperation" / "after" / "outtensor0.bin", {1, 2, 3, 4}, {1, 4}, false);
+  write_atb_bin(f.atb_proc / "0" / "0_BlockLayer" / "1_LinearOperation" / "after" / "outtensor0.bin", {1, 2, 3, 4},
+                {1, 4}, false);
+  write_atb_bin(f.atb_proc / "0" / "10_BlockLayer" / "1_LinearOperation" / "after" / "outtensor0.bin", {1, 2, 3, 4},
+                {1, 4}, false);
   AtbCompareOptions o;
   o.level = PolicySet::kApi;
   auto res = run_atb_compare(f.torch_proc.string(), f.atb_proc.string(), o);
   ASSERT_TRUE(res.ok());
   std::vector<const ReportRow*> failing;
-  for (const auto& r : res->sheets[0].rows) if (r.verdict == Verdict::kFail) failing.push_back(&r);
+  for (const auto& r : res->sheets[0].rows)
+    if (r.verdict == Verdict::kFail) failing.push_back(&r);
   ASSERT_EQ(failing.size(), 1u);
   EXPECT_EQ(failing[0]->my_op_type, "LayerNormOperation");
   EXPECT_NE(failing[0]->my_data_path.find("10_BlockLayer/0_LayerNormOperation"), std::string::npos);
@@ -322,7 +329,8 @@ TEST(AtbCompareEndToEnd, InjectedDivergenceIsNamed) {
 void compact_tree(const fs::path& root) {
   std::vector<fs::path> bins;
   for (auto& e : fs::recursive_directory_iterator(root)) {
-    if (e.is_regular_file() && (e.path().extension() == ".bin" || e.path().extension() == ".pth")) bins.push_back(e.path());
+    if (e.is_regular_file() && (e.path().extension() == ".bin" || e.path().extension() == ".pth"))
+      bins.push_back(e.path());
   }
   for (const auto& b : bins) ASSERT_TRUE(compact_file(b.string(), CompactOptions{}).ok()) << b;
 }
@@ -330,8 +338,8 @@ void compact_tree(const fs::path& root) {
 // The same rows on a summarised ATB side, compared against raw torch; the divergence still shows.
 TEST(AtbCompareEndToEnd, SummarisedAtbAgainstRawTorch) {
   F3 f;
-  write_atb_bin(f.atb_proc / "0" / "10_BlockLayer" / "0_LayerNormOperation" / "after" / "outtensor0.bin", {1, -0.5, 0.5, -1},
-                {1, 4}, true);
+  write_atb_bin(f.atb_proc / "0" / "10_BlockLayer" / "0_LayerNormOperation" / "after" / "outtensor0.bin",
+                {1, -0.5, 0.5, -1}, {1, 4}, true);
   compact_tree(f.atb_root / "tensors");
   ASSERT_TRUE(fs::exists(f.atb_proc / "0" / "0_BlockLayer" / "after" / "outtensor0.bin.summary.json"));
   AtbCompareOptions o;
@@ -433,9 +441,10 @@ TEST(AtbStatsCompare, StatisticsCsvAgainstStatsBin) {
                "NodeName,NodeType,InputOutput,Index,DataType,Shape,Max,Min,Mean,L2Norm\r\n" + b +
                    ",Linear,Input,0,torch.float32,\"(1, 4)\",9,9,9,9\r\n" + b +
                    ",Linear,Output,0,torch.float32,\"(1, 4)\",4.0,1.0,2.5,5.477225575051661\r\n");
-    write_file(f.atb_proc / "0" / (std::to_string(i) + "_BlockLayer") / "1_LinearOperation" / "after" / "outtensor0.bin",
-               "$Version=1.0\n$Object.Count=0\n$Object.Length=0\nformat=2\ndtype=0\ndims=1,4\nmax=5\nmin=1\nmean=2.75\n"
-               "l2norm=6.244997998398398\n$End=1\n");
+    write_file(
+        f.atb_proc / "0" / (std::to_string(i) + "_BlockLayer") / "1_LinearOperation" / "after" / "outtensor0.bin",
+        "$Version=1.0\n$Object.Count=0\n$Object.Length=0\nformat=2\ndtype=0\ndims=1,4\nmax=5\nmin=1\nmean=2.75\n"
+        "l2norm=6.244997998398398\n$End=1\n");
   }
   auto res = run_stats_compare(f.torch_proc.string(), f.atb_proc.string(), AtbCompareOptions{});
   ASSERT_TRUE(res.ok()) << res.error().to_string();
@@ -468,7 +477,8 @@ TEST(AtbCompareFixtures, AtbVsAtbPairsFilesInStringOrder) {
     write_file(root / "model" / "200" / "M.json", f3_atb_model("BlockLayer", 0, 11));
     procs[s] = root / "tensors" / "0_200";
     for (int k = 0; k < 12; ++k) {
-      write_atb_bin(procs[s] / "0" / "0_BlockLayer" / "0_LayerNormOperation" / "after" / ("outtensor" + std::to_string(k) + ".bin"),
+      write_atb_bin(procs[s] / "0" / "0_BlockLayer" / "0_LayerNormOperation" / "after" /
+                        ("outtensor" + std::to_string(k) + ".bin"),
                     {static_cast<float>(k), 1}, {2}, false);
     }
   }

@@ -66,8 +66,9 @@ inline void write_atb_bin(const fs::path& p, const std::vector<float>& v, const 
   }
   std::string d;
   for (size_t i = 0; i < dims.size(); ++i) d += (i ? "," : "") + std::to_string(dims[i]);
-  std::string h = "$Version=1.0\n$Object.Count=1\n$Object.Length=" + std::to_string(raw.size()) + "\nformat=2\ndtype=" +
-                  (f16 ? "1" : "0") + "\ndims=" + d + "\n$Object.data=0," + std::to_string(raw.size()) + "\n$End=1\n";
+  std::string h = "$Version=1.0\n$Object.Count=1\n$Object.Length=" + std::to_string(raw.size()) +
+                  "\nformat=2\ndtype=" + (f16 ? "1" : "0") + "\ndims=" + d + "\n$Object.data=0," +
+                  std::to_string(raw.size()) + "\n$End=1\n";
   write_file(p, h + raw);
 }
 
@@ -87,10 +88,23 @@ inline void le(std::string& s, uint64_t v, int bytes) {
 inline std::string pth_pickle(uint64_t numel, const std::vector<uint64_t>& dims) {
   auto binint = [](uint64_t v) {
     std::string s;
-    if (v < 256) { s = "K"; le(s, v, 1); } else if (v < 65536) { s = "M"; le(s, v, 2); } else { s = "J"; le(s, v, 4); }
+    if (v < 256) {
+      s = "K";
+      le(s, v, 1);
+    } else if (v < 65536) {
+      s = "M";
+      le(s, v, 2);
+    } else {
+      s = "J";
+      le(s, v, 4);
+    }
     return s;
   };
-  auto uni = [](const std::string& t) { std::string s = "X"; le(s, t.size(), 4); return s + t; };
+  auto uni = [](const std::string& t) {
+    std::string s = "X";
+    le(s, t.size(), 4);
+    return s + t;
+  };
   auto tup = [&](const std::vector<uint64_t>& v) {
     std::string body;
     for (auto x : v) body += binint(x);
@@ -100,9 +114,9 @@ inline std::string pth_pickle(uint64_t numel, const std::vector<uint64_t>& dims)
   };
   std::vector<uint64_t> strides(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-  return std::string("\x80\x02") + "ctorch._utils\n_rebuild_tensor_v2\n((" + uni("storage") +
-         "ctorch\nFloatStorage\n" + uni("0") + uni("cpu") + binint(numel) + "tQ" + binint(0) + tup(dims) + tup(strides) +
-         "\x89" + "ccollections\nOrderedDict\n)RtR.";
+  return std::string("\x80\x02") + "ctorch._utils\n_rebuild_tensor_v2\n((" + uni("storage") + "ctorch\nFloatStorage\n" +
+         uni("0") + uni("cpu") + binint(numel) + "tQ" + binint(0) + tup(dims) + tup(strides) + "\x89" +
+         "ccollections\nOrderedDict\n)RtR.";
 }
 
 // torch.save's container: a stored ZIP under `{stem}/`, data 64-byte aligned by an `FB` extra field.
@@ -135,7 +149,8 @@ inline std::string pth_zip(const std::string& stem, const std::vector<std::pair<
 // A torch hook tensor file: torch.save of a contiguous float32 CPU tensor.
 inline void write_torch_tensor(const fs::path& p, const std::vector<float>& v, const std::vector<uint64_t>& dims) {
   std::string raw(reinterpret_cast<const char*>(v.data()), v.size() * 4);
-  write_file(p, pth_zip(p.stem().string(), {{"data.pkl", pth_pickle(v.size(), dims)}, {"data/0", raw}, {"version", "3\n"}}));
+  write_file(
+      p, pth_zip(p.stem().string(), {{"data.pkl", pth_pickle(v.size(), dims)}, {"data/0", raw}, {"version", "3\n"}}));
 }
 
 // {"name": .., "type": .., "children": [..]} as torch's hook writes it.
@@ -160,14 +175,15 @@ inline TorchNode f3_torch_tree(int layers = 11) {
 }
 
 // F3's ATB model JSON: n level-1 {prefix}_{first+i} nodes (type `type`), each with LN and Linear.
-inline std::string f3_atb_model(const std::string& type, int first, int n, const std::string& linear_param = "{\"hasBias\": true}") {
+inline std::string f3_atb_model(const std::string& type, int first, int n,
+                                const std::string& linear_param = "{\"hasBias\": true}") {
   std::string s = "{\"modelName\": \"M\", \"nodes\": [";
   for (int i = 0; i < n; ++i) {
     std::string id = std::to_string(first + i);
     s += std::string(i ? ", " : "") + "{\"opName\": \"" + type + "_" + id + "\", \"opType\": \"" + type +
-         "\", \"inTensors\": [], \"outTensors\": [], \"nodes\": [" +
-         "{\"opName\": \"LayerNormOperation_" + id + "_0\", \"opType\": \"LayerNormOperation\", \"param\": {}}, " +
-         "{\"opName\": \"LinearOperation_" + id + "_1\", \"opType\": \"LinearOperation\", \"param\": " + linear_param + "}]}";
+         "\", \"inTensors\": [], \"outTensors\": [], \"nodes\": [" + "{\"opName\": \"LayerNormOperation_" + id +
+         "_0\", \"opType\": \"LayerNormOperation\", \"param\": {}}, " + "{\"opName\": \"LinearOperation_" + id +
+         "_1\", \"opType\": \"LinearOperation\", \"param\": " + linear_param + "}]}";
   }
   return s + "]}";
 }

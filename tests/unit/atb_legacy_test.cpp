@@ -42,7 +42,8 @@ std::vector<std::string> pairs_of(const std::vector<ReportRow>& rows) {
 TEST(AtbLegacy, LayerRowsBuiltinThenCustom) {
   LegacyF3 f;
   fs::path map = f.tmp.p / "map";
-  write_file(map / "op_mapping_file.json", R"({"BlockLayer_outtensor0": ["Block_output"], "LinearOperation": "Linear"})");
+  write_file(map / "op_mapping_file.json",
+             R"({"BlockLayer_outtensor0": ["Block_output"], "LinearOperation": "Linear"})");
   LegacyOptions o;
   o.op_mapping_dir = map.string();
   auto res = run_legacy_compare((f.torch_proc / "0").string(), (f.atb_proc / "0").string(), o);
@@ -82,7 +83,7 @@ TEST(AtbLegacy, TokenLevelOneModulePerTokenDir) {
     write_torch_tensor(tp / std::to_string(t) / "root.lm_head" / "output.pth", {v, 2 * v}, {1, 2});
     write_atb_bin(ap / std::to_string(t) / "9_LmHead" / "after" / "outtensor0.bin", {v, 2 * v}, {1, 2}, false);
   }
-  write_torch_tensor(tp / "1" / "root.extra" / "output.pth", {1}, {1});  // two dirs: token 1 skipped
+  write_torch_tensor(tp / "1" / "root.extra" / "output.pth", {1}, {1});    // two dirs: token 1 skipped
   write_torch_tensor(tp / "4" / "root.lm_head" / "output.pth", {1}, {1});  // after the gap: never reached
   LegacyOptions o;
   o.token_level = true;
@@ -106,8 +107,9 @@ TEST(AtbManualMapping, RowsWithTheGivenIds) {
   fs::path m = tmp.p / "my.bin";
   write_atb_bin(m, {1, 2, 4}, {3}, false);
   std::string meta = "{\"5\": {\"1\": [\"" + (gt / "1" / "5_tensor.pth").string() + "\", \"" + m.string() +
-                     "\"], \"2\": [\"" + (gt / "gone.pth").string() + "\", \"" + m.string() + "\"]}, \"0\": {\"0\": [\"" +
-                     (gt / "0" / "0_tensor.pth").string() + "\", \"" + m.string() + "\"]}, \"7\": {\"0\": [\"x\"]}}";
+                     "\"], \"2\": [\"" + (gt / "gone.pth").string() + "\", \"" + m.string() +
+                     "\"]}, \"0\": {\"0\": [\"" + (gt / "0" / "0_tensor.pth").string() + "\", \"" + m.string() +
+                     "\"]}, \"7\": {\"0\": [\"x\"]}}";
   write_file(gt / "metadata.json", meta);
   ASSERT_TRUE(has_manual_mapping(g.string()));
   auto res = run_manual_mapping(g.string(), LegacyOptions{});

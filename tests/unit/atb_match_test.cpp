@@ -36,7 +36,9 @@ TopoTree llama(const std::vector<std::pair<std::string, std::string>>& kids) {
     for (const auto& [n, t] : kids) l.children.push_back({b + "." + n, t, {}});
     layers.children.push_back(l);
   }
-  TorchNode model{"root.model", "Model", {{"root.model.embed_tokens", "Embedding", {}}, layers, {"root.model.norm", "RMSNorm", {}}}};
+  TorchNode model{"root.model",
+                  "Model",
+                  {{"root.model.embed_tokens", "Embedding", {}}, layers, {"root.model.norm", "RMSNorm", {}}}};
   return torch_tree({"root", "LlamaForCausalLM", {model, {"root.lm_head", "Linear", {}}}});
 }
 
@@ -50,7 +52,9 @@ std::vector<std::string> names(const TopoTree& g, const TopoTree& m, const std::
   return out;
 }
 
-bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 MatchOptions builtins() {
   MatchOptions mo;
@@ -73,7 +77,8 @@ TEST(AtbMatch, SpecialNamesInTheLayerSet) {
   auto m = atb_tree(R"({"opName": "Mlp_%", "opType": "Mlp"})", extra);
   // Level-1 nodes after the layers: the final norm and the lm head.
   uint32_t show = 0;
-  std::string tail_json = R"({"modelName": "T", "nodes": [{"opName": "RmsNormOperation_12", "opType": "RmsNormOperation"},
+  std::string tail_json =
+      R"({"modelName": "T", "nodes": [{"opName": "RmsNormOperation_12", "opType": "RmsNormOperation"},
       {"opName": "LmHead_13", "opType": "LmHead"}]})";
   auto t = parse_atb_model(tail_json, "t.json", false, show).value();
   auto v = names(g, m, match_tree_pair(g, 0, m, 0, PolicySet::kLayer, builtins()));
@@ -108,9 +113,7 @@ TEST(AtbMatch, TorchVsTorchSameNamesAndStructure) {
   auto g = llama({{"self_attn", "Attn"}, {"mlp", "MLP"}});
   auto v = names(g, g, match_tree_pair(g, 0, g, 0, PolicySet::kApi, builtins()));
   for (const auto& n : g.nodes) {
-    if (n.name != "root") {
-      EXPECT_TRUE(has(v, n.name + " <- " + n.name)) << n.name;
-    }
+    if (n.name != "root") { EXPECT_TRUE(has(v, n.name + " <- " + n.name)) << n.name; }
   }
   for (const auto& s : v) {  // nothing crosses over: every match pairs a node with itself
     auto p = s.find(" <- ");

@@ -132,8 +132,9 @@ struct RopeTree {
     for (int i = 0; i < 11; ++i) {
       std::string b = "root.layers." + std::to_string(i), id = std::to_string(i);
       list.children.push_back({b, "Block", {{b + ".rotary_emb", "RotaryEmbedding", {}}}});
-      nodes += std::string(i ? ", " : "") + "{\"opName\": \"BlockLayer_" + id + "\", \"opType\": \"BlockLayer\", \"nodes\": [" +
-               "{\"opName\": \"RopeOperation_" + id + "_0\", \"opType\": \"RopeOperation\", \"param\": {}}]}";
+      nodes += std::string(i ? ", " : "") + "{\"opName\": \"BlockLayer_" + id +
+               "\", \"opType\": \"BlockLayer\", \"nodes\": [" + "{\"opName\": \"RopeOperation_" + id +
+               "_0\", \"opType\": \"RopeOperation\", \"param\": {}}]}";
     }
     write_file(torch_proc / "model_tree.json", torch_tree_json({"root", "Model", {list}}));
     write_file(root / "model" / "200" / "M.json", "{\"modelName\": \"M\", \"nodes\": [" + nodes + "]}");
@@ -174,7 +175,8 @@ struct RopeTree {
     EXPECT_TRUE(res.ok()) << res.error().to_string();
     std::vector<ReportRow> out;
     if (!res.ok()) return out;
-    for (auto& r : res->sheets[0].rows) if (r.my_op_type == "RopeOperation") out.push_back(r);
+    for (auto& r : res->sheets[0].rows)
+      if (r.my_op_type == "RopeOperation") out.push_back(r);
     return out;
   }
 };
@@ -221,7 +223,8 @@ TEST(AtbRope, SeqLenAtTheLastRowOnlyWithoutMsitCompat) {
 
 void compact_all(const fs::path& dir, const char* ext) {
   std::vector<fs::path> files;
-  for (auto& e : fs::recursive_directory_iterator(dir)) if (e.path().extension() == ext) files.push_back(e.path());
+  for (auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().extension() == ext) files.push_back(e.path());
   for (const auto& f : files) ASSERT_TRUE(compact_file(f.string(), CompactOptions{}).ok()) << f;
 }
 

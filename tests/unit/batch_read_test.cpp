@@ -115,9 +115,7 @@ TEST_P(BatchReadTest, SameNamesInManyDirectoriesEachReadFromTheirOwn) {
   SmallFileBatch batch(64, 4096, 8, GetParam());
   for (int pass = 0; pass < 2; ++pass) {  // the second pass starts with a trimmed fd cache
     batch.read(ptrs, 100);
-    for (size_t i = 0; i < paths.size(); ++i) {
-      EXPECT_EQ(got(batch, i), expected(paths[i], 100)) << paths[i];
-    }
+    for (size_t i = 0; i < paths.size(); ++i) { EXPECT_EQ(got(batch, i), expected(paths[i], 100)) << paths[i]; }
   }
 }
 

@@ -56,9 +56,7 @@ TEST(Divergence, RoundingNoiseNamesNothing) {
   msit::mark_error_jumps(rows);
   EXPECT_TRUE(marked(rows).empty());
   for (const auto& r : rows) {
-    if (msit::row_tensor(r).output) {
-      EXPECT_LT(*r.error_jump, msit::kJumpFactor) << r.my_data_path;
-    }
+    if (msit::row_tensor(r).output) { EXPECT_LT(*r.error_jump, msit::kJumpFactor) << r.my_data_path; }
   }
   EXPECT_NE(msit::terminal_summary(rows, 0).find("first divergence: none"), std::string::npos);
 }

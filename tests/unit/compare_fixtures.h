@@ -17,12 +17,22 @@ namespace compare_test {
 namespace fs = std::filesystem;
 
 inline void put_varint(std::string& s, uint64_t v) {
-  while (v >= 0x80) { s.push_back(static_cast<char>((v & 0x7F) | 0x80)); v >>= 7; }
+  while (v >= 0x80) {
+    s.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
   s.push_back(static_cast<char>(v));
 }
 inline void put_key(std::string& s, int field, int wire) { put_varint(s, static_cast<uint64_t>(field << 3 | wire)); }
-inline void put_bytes(std::string& s, int field, const std::string& b) { put_key(s, field, 2); put_varint(s, b.size()); s += b; }
-inline void put_u(std::string& s, int field, uint64_t v) { put_key(s, field, 0); put_varint(s, v); }
+inline void put_bytes(std::string& s, int field, const std::string& b) {
+  put_key(s, field, 2);
+  put_varint(s, b.size());
+  s += b;
+}
+inline void put_u(std::string& s, int field, uint64_t v) {
+  put_key(s, field, 0);
+  put_varint(s, v);
+}
 
 inline std::string shape_msg(const std::vector<uint64_t>& dims) {
   std::string packed, m;
@@ -66,7 +76,8 @@ inline std::string ge_file_bytes(const std::vector<Tensor>& inputs, const std::v
 inline std::string npy_bytes(const Tensor& t) {
   std::vector<uint64_t> shape = t.shape.empty() ? std::vector<uint64_t>{t.values.size()} : t.shape;
   std::string dims;
-  for (size_t i = 0; i < shape.size(); ++i) dims += std::to_string(shape[i]) + (shape.size() == 1 ? "," : (i + 1 < shape.size() ? ", " : ""));
+  for (size_t i = 0; i < shape.size(); ++i)
+    dims += std::to_string(shape[i]) + (shape.size() == 1 ? "," : (i + 1 < shape.size() ? ", " : ""));
   std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }";
   size_t total = 10 + dict.size() + 1;
   size_t pad = (64 - total % 64) % 64;
@@ -108,7 +119,8 @@ inline std::string graph_text(const std::vector<GraphOpSpec>& ops) {
     for (const auto& in : op.inputs) s += "  input: \"" + in + "\"\n";
     s += "  output_desc {\n    name: \"y\"\n    dtype: DT_FLOAT\n    layout: \"ND\"\n";
     if (!op.fx_tag.empty()) {
-      s += "    attr {\n      key: \"_fx_tensor_name\"\n      value {\n        s: \"" + op.fx_tag + "\"\n      }\n    }\n";
+      s += "    attr {\n      key: \"_fx_tensor_name\"\n      value {\n        s: \"" + op.fx_tag +
+           "\"\n      }\n    }\n";
     }
     s += "  }\n}\n";
   }

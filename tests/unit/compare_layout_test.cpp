@@ -92,9 +92,9 @@ struct Case {
 // Odd sizes force padding on every padded axis; several are smaller than one block.
 const std::vector<Case>& cases() {
   static const std::vector<Case> k = {
-      {kFractalNz, {3, 5}, 16, 16},          {kFractalNz, {17, 33}, 16, 16},   {kFractalNz, {2, 19, 40}, 16, 16},
-      {kFractalNz, {37}, 16, 16},            {kFractalNz, {2, 3, 5, 18}, 16, 8}, {kFractalNz, {9, 7}, 16, 8},
-      {kNc1hwc0, {2, 5, 3, 7}, 0, 16},       {kNc1hwc0, {1, 17, 4, 3}, 0, 16}, {kNc1hwc0, {3, 3, 2, 2}, 0, 8},
+      {kFractalNz, {3, 5}, 16, 16},    {kFractalNz, {17, 33}, 16, 16},     {kFractalNz, {2, 19, 40}, 16, 16},
+      {kFractalNz, {37}, 16, 16},      {kFractalNz, {2, 3, 5, 18}, 16, 8}, {kFractalNz, {9, 7}, 16, 8},
+      {kNc1hwc0, {2, 5, 3, 7}, 0, 16}, {kNc1hwc0, {1, 17, 4, 3}, 0, 16},   {kNc1hwc0, {3, 3, 2, 2}, 0, 8},
       {kNc1hwc0, {1, 1, 1, 1}, 0, 16},
   };
   return k;
@@ -154,8 +154,8 @@ Tree make_tree(const fs::path& root) {
       std::string ts = std::to_string(1700000000000000LL + static_cast<long long>(100 * tok + k));
       write_file(ge_dir / ("MatMul." + op_name(k) + "." + std::to_string(k + 10) + ".1." + ts),
                  ge_device_file(op_name(k), c.format, dev, c.orig, stored));
-      std::string fx = "mm_" + std::to_string(k) + "-aten.mm.default.OUTPUT.0.2025010100000000" +
-                       std::to_string(10 + k) + ".npy";
+      std::string fx =
+          "mm_" + std::to_string(k) + "-aten.mm.default.OUTPUT.0.2025010100000000" + std::to_string(10 + k) + ".npy";
       write_file(fx_dir / fx, npy_bytes({g, c.orig}));
       t.data[{tok, k}] = {std::move(g), std::move(m)};
     }
@@ -193,8 +193,12 @@ Naive naive(const std::vector<float>& g, const std::vector<float>& m) {
     if (std::fabs(g[i]) > msit::kFltEpsilon) max_abs = std::max(max_abs, std::fabs(d));
     sum += m[i];
   }
-  return {dot / std::sqrt(gg * mm), max_abs, std::sqrt(d2 / gg), *std::max_element(m.begin(), m.end()),
-          *std::min_element(m.begin(), m.end()), sum / double(m.size())};
+  return {dot / std::sqrt(gg * mm),
+          max_abs,
+          std::sqrt(d2 / gg),
+          *std::max_element(m.begin(), m.end()),
+          *std::min_element(m.begin(), m.end()),
+          sum / double(m.size())};
 }
 
 void expect_near_rel(std::optional<double> got, double want, double rel, const std::string& what) {
@@ -210,8 +214,8 @@ void check_rows(const Tree& t, const msit::CompareResult& res, size_t chunk) {
     size_t k = op_of(r);
     ASSERT_LT(k, cases().size());
     const Case& c = cases()[k];
-    std::string what = "token " + std::to_string(r.token_id) + " op " + std::to_string(k) + " " +
-                       msit::shape_cell(c.orig);
+    std::string what =
+        "token " + std::to_string(r.token_id) + " op " + std::to_string(k) + " " + msit::shape_cell(c.orig);
     const auto& [g, m] = t.data.at({static_cast<int>(r.token_id), k});
     EXPECT_EQ(r.compare_mode, "exact") << what;
     EXPECT_EQ(r.cmp_fail_reason, "") << what;  // a NaN from the padding would show up here
@@ -313,13 +317,12 @@ TEST(CompareLayout, SummariesOfDeviceFormatsEqualLogicalSummaries) {
     if (a.sketch) {
       ASSERT_EQ(a.sketch->values.size(), b.sketch->values.size());
       for (size_t i = 0; i < a.sketch->values.size(); ++i) {
-        EXPECT_NEAR(a.sketch->values[i], b.sketch->values[i], 1e-12 * std::max(1.0, b.l2norm)) << what << " bucket " << i;
+        EXPECT_NEAR(a.sketch->values[i], b.sketch->values[i], 1e-12 * std::max(1.0, b.l2norm))
+            << what << " bucket " << i;
       }
     }
     ASSERT_EQ(a.values.has_value(), b.values.has_value()) << what;
-    if (a.values) {
-      EXPECT_EQ(*a.values, *b.values) << what;
-    }
+    if (a.values) { EXPECT_EQ(*a.values, *b.values) << what; }
   }
 }
 
@@ -356,8 +359,8 @@ msit::ReportRow evaluate(const fs::path& golden, const fs::path& my) {
 // reason), the caveat says why, padded statistics errors are withheld and nothing passes.
 TEST(CompareLayout, UnverifiedLayoutVsFxGetsACaveatAndNoVerdict) {
   TempDir d;
-  Dims orig = {5, 3, 1, 2, 2};               // logical N, C, D, H, W
-  Dims dev = {1 * 1 * 2 * 2, 1, 16, 16};     // (C1*D*H*W, N1, N0, C0): padded to 1024 elements
+  Dims orig = {5, 3, 1, 2, 2};            // logical N, C, D, H, W
+  Dims dev = {1 * 1 * 2 * 2, 1, 16, 16};  // (C1*D*H*W, N1, N0, C0): padded to 1024 elements
   auto logical = random_values(numel(orig), 3);
   std::vector<float> stored(numel(dev), 0.0f);
   for (size_t i = 0; i < logical.size(); ++i) stored[i * 7 % stored.size()] = logical[i] + 50.0f;
@@ -369,7 +372,8 @@ TEST(CompareLayout, UnverifiedLayoutVsFxGetsACaveatAndNoVerdict) {
   EXPECT_EQ(r.cmp_fail_reason, "data shape doesn't match.");  // what msit says, and filters on
   EXPECT_NE(r.caveat.find("my_data: FRACTAL_Z_3D [4, 1, 16, 16] has no verified conversion to original_shape "
                           "[5, 3, 1, 2, 2]; its statistics include the padding."),
-            std::string::npos) << r.caveat;
+            std::string::npos)
+      << r.caveat;
   EXPECT_EQ(msit::fail_reason_cell(r), r.cmp_fail_reason + " " + r.caveat);
   for (size_t k = 0; k < 4; ++k) {
     EXPECT_FALSE(r.stat_abs[k].has_value()) << k;  // max +50 vs logical: would read as a huge error
@@ -398,7 +402,8 @@ TEST(CompareLayout, UnverifiedLayoutOnBothSidesKeepsStoredOrderMetrics) {
   EXPECT_EQ(r.cmp_fail_reason, "");
   EXPECT_NE(r.caveat.find("layout: FRACTAL_Z_3D [4, 1, 16, 16] has no verified conversion to original_shape "
                           "[5, 3, 1, 2, 2]; compared element by element in stored order, padding included."),
-            std::string::npos) << r.caveat;
+            std::string::npos)
+      << r.caveat;
   EXPECT_EQ(msit::fail_reason_cell(r), r.caveat);
   msit::MetricValues want = direct(a, b, msit::EvalOptions{}.chunk_elements);
   EXPECT_EQ(r.cosine, want.cosine);

@@ -43,7 +43,8 @@ msit::MatchContext context(const msit::GraphDef& g, uint32_t inputs = 2, uint32_
   ctx.graph = &g;
   ctx.graph_path = "/g.txt";
   ctx.counts = [=](const msit::SourceFile& f) -> msit::Result<msit::TensorCounts> {
-    if (f.raw_name.find("Broken") != std::string::npos) return msit::make_error(f.path, msit::Stage::kHeader, "corrupt");
+    if (f.raw_name.find("Broken") != std::string::npos)
+      return msit::make_error(f.path, msit::Stage::kHeader, "corrupt");
     return msit::TensorCounts{inputs, outputs};
   };
   return ctx;
@@ -61,9 +62,10 @@ TEST(CompareMatching, SplitFusedNameLongestFirstAndAbort) {
 }
 
 TEST(CompareMatching, GeVsFxQuirksAndDiagnostics) {
-  auto g = graph({op("Add_1", {"x:0"}, {{"add_1-aten.add.Tensor.OUTPUT.0"}, {"gone-aten.x.OUTPUT.0"},
-                                          {"add_1b-aten.add.Tensor.OUTPUT.0"}}),
-                  op("Mul_1", {"Add_1:0"}, {{}})});
+  auto g =
+      graph({op("Add_1", {"x:0"},
+                {{"add_1-aten.add.Tensor.OUTPUT.0"}, {"gone-aten.x.OUTPUT.0"}, {"add_1b-aten.add.Tensor.OUTPUT.0"}}),
+             op("Mul_1", {"Add_1:0"}, {{}})});
   msit::DumpGroup my, golden;
   auto& mt = my.tokens[0];
   mt.ge_ops.emplace_back("Add_1", file("Add.Add_1.1.1.1700000000000002"));

@@ -43,8 +43,14 @@ Ref reference(const std::vector<float>& g, const std::vector<float>& m) {
   r.mean_abs = sabs / g.size();
   r.red = std::sqrt(d2 / gg);
   double gmax = -INFINITY, mmax = -INFINITY, gs = 0, ms = 0;
-  for (size_t i = 0; i < g.size(); ++i) { gmax = std::max(gmax, double(g[i])); mmax = std::max(mmax, double(m[i])); }
-  for (size_t i = 0; i < g.size(); ++i) { gs += std::exp(g[i] - gmax); ms += std::exp(m[i] - mmax); }
+  for (size_t i = 0; i < g.size(); ++i) {
+    gmax = std::max(gmax, double(g[i]));
+    mmax = std::max(mmax, double(m[i]));
+  }
+  for (size_t i = 0; i < g.size(); ++i) {
+    gs += std::exp(g[i] - gmax);
+    ms += std::exp(m[i] - mmax);
+  }
   for (size_t i = 0; i < g.size(); ++i) {
     double lp = g[i] - gmax - std::log(gs), lq = m[i] - mmax - std::log(ms);
     r.kl += std::exp(lp) * (lp - lq);
@@ -56,9 +62,9 @@ TEST(CompareMetrics, StreamingMatchesReferenceInChunks) {
   auto g = randn(100003, 1, 3.0f), m = g;
   auto noise = randn(m.size(), 2, 0.05f);
   for (size_t i = 0; i < m.size(); ++i) m[i] += noise[i];
-  g[5] = 0.0f;          // masked position: ignored by the relative and absolute errors
+  g[5] = 0.0f;  // masked position: ignored by the relative and absolute errors
   m[5] = 1000.0f;
-  g[7] = 40.0f;         // a large logit: exercises the running-max rescaling of the KL sums
+  g[7] = 40.0f;  // a large logit: exercises the running-max rescaling of the KL sums
   msit::ExactAccumulator acc;
   for (size_t off = 0; off < g.size(); off += 4096) {
     size_t n = std::min<size_t>(4096, g.size() - off);
@@ -129,7 +135,11 @@ TEST(CompareMetrics, SketchEstimateWithin25Percent) {
     auto sg = msit::sketch_of_values(g, 128, msit::kDefaultSketchSeed);
     auto sm = msit::sketch_of_values(m, 128, msit::kDefaultSketchSeed);
     double gl = 0, ml = 0, d2 = 0;
-    for (size_t i = 0; i < g.size(); ++i) { gl += g[i] * g[i]; ml += m[i] * m[i]; d2 += (m[i] - g[i]) * (m[i] - g[i]); }
+    for (size_t i = 0; i < g.size(); ++i) {
+      gl += g[i] * g[i];
+      ml += m[i] * m[i];
+      d2 += (m[i] - g[i]) * (m[i] - g[i]);
+    }
     auto e = msit::estimate_from_sketches(sg, sm, std::sqrt(gl), std::sqrt(ml), g.size());
     double red = std::sqrt(d2 / gl);
     EXPECT_NEAR(*e.red / red, 1.0, 0.25);

@@ -41,8 +41,9 @@ Model make_model(const fs::path& root, bool old_layout, int diverge_at = 3) {
                                       : "dynamo_original_graph_1_rank_0_pid_7_ts_20250101000000000000.txt";
   write_file(m.my / graph_name, graph_text(ops));
   for (int t = 0; t < m.tokens; ++t) {
-    fs::path ge_dir = old_layout ? m.my / "20250101000000" / "0" / "graph_1" / "1" / std::to_string(t)
-                                 : m.my / "worldsize1_global_rank0" / "20250101000000" / "0" / "graph_1" / "1" / std::to_string(t);
+    fs::path ge_dir =
+        old_layout ? m.my / "20250101000000" / "0" / "graph_1" / "1" / std::to_string(t)
+                   : m.my / "worldsize1_global_rank0" / "20250101000000" / "0" / "graph_1" / "1" / std::to_string(t);
     fs::path fx_dir = old_layout ? m.golden / "data_dump" / std::to_string(t + 1) / "gm_20250101_dump"
                                  : m.golden / "worldsize1_global_rank0" / "gm_20250101_dump" / std::to_string(t);
     std::vector<float> g_prev = random_values(m.n, 1000 + t), m_prev = g_prev;
@@ -101,7 +102,8 @@ void expect_divergence_at(const msit::CompareResult& res, const Model& m) {
   const msit::ReportRow* f = msit::first_divergence(rows);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->token_id, 0);
-  EXPECT_NE(f->my_data_path.find("Add.Add_" + std::to_string(m.diverge_at) + "."), std::string::npos) << f->my_data_path;
+  EXPECT_NE(f->my_data_path.find("Add.Add_" + std::to_string(m.diverge_at) + "."), std::string::npos)
+      << f->my_data_path;
   EXPECT_NE(f->my_data_path.find(",outputs,0"), std::string::npos);
   std::string summary = msit::terminal_summary(rows, std::nullopt);
   EXPECT_NE(summary.find("first divergence"), std::string::npos);
@@ -157,15 +159,14 @@ TEST(CompareTree, SummaryCompareMatchesFullCompare) {
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     // Summaries stand for their raw files: same cells, same order.
-    EXPECT_EQ(a[i].my_data_path.substr(a[i].my_data_path.rfind('/')), b[i].my_data_path.substr(b[i].my_data_path.rfind('/')));
+    EXPECT_EQ(a[i].my_data_path.substr(a[i].my_data_path.rfind('/')),
+              b[i].my_data_path.substr(b[i].my_data_path.rfind('/')));
     // Identical bytes (op 0's input) are proven equal by the hash; the rest are estimated.
     bool same = a[i].max_abs == 0.0;
     EXPECT_EQ(b[i].compare_mode, same ? "hash" : "sketch") << a[i].my_data_path;
     EXPECT_EQ(a[i].verdict, b[i].verdict) << a[i].my_data_path;
     ASSERT_TRUE(a[i].red && b[i].red);
-    if (*a[i].red > 1e-3) {
-      EXPECT_NEAR(*b[i].red / *a[i].red, 1.0, 0.25) << a[i].my_data_path;
-    }
+    if (*a[i].red > 1e-3) { EXPECT_NEAR(*b[i].red / *a[i].red, 1.0, 0.25) << a[i].my_data_path; }
     EXPECT_TRUE(b[i].stat_abs[0].has_value());
     EXPECT_EQ(b[i].max_rel.has_value(), same);  // not knowable from a sketch
   }

@@ -24,22 +24,23 @@ struct Fixture {
   DiskWatermarks marks;
 
   explicit Fixture(WatermarkOptions o, std::vector<std::string> roots = {"/data/a"})
-      : marks(std::move(o), std::move(roots),
-              [this](const std::string& p) -> Result<FsSpace> {
-                auto it = space.find(p);
-                if (it == space.end()) return make_error(p, Stage::kStatvfs, "no such filesystem");
-                return it->second;
-              },
-              log, [this](const std::vector<std::string>& argv) {
-                hooks.push_back(argv);
-                return true;
-              }) {
+      : marks(
+            std::move(o), std::move(roots),
+            [this](const std::string& p) -> Result<FsSpace> {
+              auto it = space.find(p);
+              if (it == space.end()) return make_error(p, Stage::kStatvfs, "no such filesystem");
+              return it->second;
+            },
+            log,
+            [this](const std::vector<std::string>& argv) {
+              hooks.push_back(argv);
+              return true;
+            }) {
     log.capture_to(&lines);
   }
   size_t count(const std::string& needle) const {
-    return static_cast<size_t>(std::count_if(lines.begin(), lines.end(), [&](const std::string& l) {
-      return l.find(needle) != std::string::npos;
-    }));
+    return static_cast<size_t>(std::count_if(
+        lines.begin(), lines.end(), [&](const std::string& l) { return l.find(needle) != std::string::npos; }));
   }
 };
 
@@ -74,8 +75,7 @@ TEST(DiskSpace, WarnsOncePerCrossingWithHysteresis) {
   for (int t = 1; t <= 5; ++t) f.marks.check(t * kSec);
   EXPECT_EQ(f.count("low disk space"), 1u);
   EXPECT_EQ(f.marks.low_count(), 1u);
-  EXPECT_NE(f.marks.status_suffix().find("low disk space: /data/a 9.0 GiB free (min 10.0 GiB)"),
-            std::string::npos);
+  EXPECT_NE(f.marks.status_suffix().find("low disk space: /data/a 9.0 GiB free (min 10.0 GiB)"), std::string::npos);
   // Just above the line is not a recovery (hysteresis: 10% of the threshold).
   f.space["/data/a"].free_bytes = 10 * kGiB + kGiB / 2;
   f.marks.check(6 * kSec);
@@ -97,8 +97,7 @@ TEST(DiskSpace, HookIsRateLimitedAndGetsRootAndFreeBytes) {
   f.space["/data/a"] = {1, 5 * kGiB, 100 * kGiB};
   f.marks.check(0);
   ASSERT_EQ(f.hooks.size(), 1u);
-  EXPECT_EQ(f.hooks[0], (std::vector<std::string>{"/usr/bin/cleanup", "--fast", "/data/a",
-                                                   std::to_string(5 * kGiB)}));
+  EXPECT_EQ(f.hooks[0], (std::vector<std::string>{"/usr/bin/cleanup", "--fast", "/data/a", std::to_string(5 * kGiB)}));
   for (int t = 1; t < 60; ++t) f.marks.check(t * kSec);
   EXPECT_EQ(f.hooks.size(), 1u);  // still low, but within the interval
   f.marks.check(60 * kSec);

@@ -33,9 +33,9 @@ class WatcherTest : public ::testing::Test {
   }
   void make(std::vector<std::string> roots = {}) {
     if (roots.empty()) roots = {root};
-    w = std::make_unique<Watcher>(opts, roots, source, clock, probe, sink, log,
-                                  CandidatePolicy{[](const std::string&, std::string_view n) { return is_dump_name(n); },
-                                                  nullptr});
+    w = std::make_unique<Watcher>(
+        opts, roots, source, clock, probe, sink, log,
+        CandidatePolicy{[](const std::string&, std::string_view n) { return is_dump_name(n); }, nullptr});
   }
   // Runs every job handed out so far through the fake compactor.
   void complete_all() {
@@ -54,9 +54,8 @@ class WatcherTest : public ::testing::Test {
     w->on_tick();
   }
   int log_count(std::string_view needle) const {
-    return static_cast<int>(std::count_if(lines.begin(), lines.end(), [&](const std::string& l) {
-      return l.find(needle) != std::string::npos;
-    }));
+    return static_cast<int>(std::count_if(lines.begin(), lines.end(),
+                                          [&](const std::string& l) { return l.find(needle) != std::string::npos; }));
   }
   JobResult result_for(const Job& j, JobStatus st, Error e = {}, bool transient = false) {
     JobResult r;

@@ -106,12 +106,12 @@ TEST(Decode, HiFloat8BothReadings) {
     EXPECT_EQ(hifloat8_to_float(0x01, r), std::ldexp(1.0f, -22));  // denormal 2^(m-23)
     EXPECT_EQ(hifloat8_to_float(0x07, r), std::ldexp(1.0f, -16));
     EXPECT_EQ(hifloat8_to_float(0x81, r), -std::ldexp(1.0f, -22));
-    EXPECT_EQ(hifloat8_to_float(0x60, r), 256.0f);                  // D4: exp +8
-    EXPECT_EQ(hifloat8_to_float(0x6e, r), 32768.0f);                // D4: exp +15
-    EXPECT_EQ(hifloat8_to_float(0x70, r), std::ldexp(1.0f, -8));    // D4: exp -8
-    EXPECT_EQ(hifloat8_to_float(0x40, r), 16.0f);                   // D3: exp +4
+    EXPECT_EQ(hifloat8_to_float(0x60, r), 256.0f);                // D4: exp +8
+    EXPECT_EQ(hifloat8_to_float(0x6e, r), 32768.0f);              // D4: exp +15
+    EXPECT_EQ(hifloat8_to_float(0x70, r), std::ldexp(1.0f, -8));  // D4: exp -8
+    EXPECT_EQ(hifloat8_to_float(0x40, r), 16.0f);                 // D3: exp +4
     EXPECT_EQ(hifloat8_to_float(0x41, r), 20.0f);
-    EXPECT_EQ(hifloat8_to_float(0x20, r), 4.0f);                    // D2: exp +2
+    EXPECT_EQ(hifloat8_to_float(0x20, r), 4.0f);  // D2: exp +2
     EXPECT_EQ(hifloat8_to_float(0x21, r), 4.5f);
     EXPECT_EQ(hifloat8_to_float(0xa1, r), -4.5f);
   }
@@ -132,9 +132,7 @@ TEST(Decode, HiFloat8SpecReadingIsInjective) {
   std::set<float> seen;
   for (int b = 1; b < 128; ++b) {
     const float v = hifloat8_to_float(static_cast<uint8_t>(b), R::kAscendSpec);
-    if (std::isfinite(v)) {
-      EXPECT_TRUE(seen.insert(v).second) << b;
-    }
+    if (std::isfinite(v)) { EXPECT_TRUE(seen.insert(v).second) << b; }
   }
   EXPECT_EQ(seen.size(), 126u);  // 127 positive encodings minus +inf
 }

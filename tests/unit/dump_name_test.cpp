@@ -88,9 +88,9 @@ TEST(DumpName, HashedLongNamesAndMapping) {
 }
 
 TEST(DumpName, NotGeNames) {
-  for (const char* n : {"Add.Add_2.x.6", "Add", "Add.Add_2", ".Add_2.44.6.1706596912161941",
-                        "Add..44.6.1706596912161941", "Add.Add_2.x.y.1706596912161941", "",
-                        "Add.Add_2.44.6.17065969x", "a/b.c.1.2.3"}) {
+  for (const char* n :
+       {"Add.Add_2.x.6", "Add", "Add.Add_2", ".Add_2.44.6.1706596912161941", "Add..44.6.1706596912161941",
+        "Add.Add_2.x.y.1706596912161941", "", "Add.Add_2.44.6.17065969x", "a/b.c.1.2.3"}) {
     SCOPED_TRACE(n);
     EXPECT_FALSE(parse_ge_dump_name(n).has_value());
   }

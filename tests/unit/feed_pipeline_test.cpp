@@ -103,9 +103,8 @@ TEST(FeedPipelineTest, IndependentCallerThreadsDoNotShareState) {
       o.batch_bytes = 333 + t;
       Counter c{20'000 + static_cast<uint64_t>(t)};
       std::vector<std::byte> got;
-      auto st = run_feed_pipeline(o, std::ref(c), [&](const std::byte* b, size_t n) {
-        got.insert(got.end(), b, b + n);
-      });
+      auto st =
+          run_feed_pipeline(o, std::ref(c), [&](const std::byte* b, size_t n) { got.insert(got.end(), b, b + n); });
       ok[t] = st.ok() && got == expected(20'000 + static_cast<uint64_t>(t));
     });
   }

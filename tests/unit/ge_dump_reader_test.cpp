@@ -21,7 +21,10 @@ const std::string kPath = "/dumps/Add.Add_2.44.6.1706596912161941";
 std::string hex(std::string_view h) {
   std::string out;
   for (size_t i = 0; i + 1 < h.size();) {
-    if (h[i] == ' ') { ++i; continue; }
+    if (h[i] == ' ') {
+      ++i;
+      continue;
+    }
     out.push_back(static_cast<char>(std::stoi(std::string(h.substr(i, 2)), nullptr, 16)));
     i += 2;
   }
@@ -75,8 +78,8 @@ TEST(GeDumpReader, SpecTestVectorOfOpInput) {
 
 TEST(GeDumpReader, HandEncodedHeaderFromSpec) {
   // version "2.0", one input (the spec vector), op_name "Add_2".
-  std::string header = hex("0a 03 32 2e 30 22 12 08 02 10 02 1a 04 0a 02 02 03 28 0c 32 04 0a 02 02 03") +
-                       hex("32 05") + "Add_2";
+  std::string header =
+      hex("0a 03 32 2e 30 22 12 08 02 10 02 1a 04 0a 02 02 03 28 0c 32 04 0a 02 02 03") + hex("32 05") + "Add_2";
   std::string payload(12, '\x7f');
   auto r = parse(big_dump(header, payload));
   ASSERT_TRUE(r.ok()) << r.error().to_string();
@@ -113,7 +116,12 @@ TEST(GeDumpReader, PayloadOrderIsInputsOutputsBuffersWorkspaces) {
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   ASSERT_EQ(r->tensors.size(), 5u);
   uint64_t base = 8 + header.size();
-  struct Want { Role role; uint32_t index; uint64_t off, size; DType dtype; };
+  struct Want {
+    Role role;
+    uint32_t index;
+    uint64_t off, size;
+    DType dtype;
+  };
   Want want[] = {{Role::kInput, 0, base, 6, DType::kFloat16},
                  {Role::kInput, 1, base + 6, 8, DType::kInt32},
                  {Role::kOutput, 0, base + 14, 16, DType::kFloat32},
@@ -133,10 +141,11 @@ TEST(GeDumpReader, PayloadOrderIsInputsOutputsBuffersWorkspaces) {
 TEST(GeDumpReader, UnpackedDimsAndUnknownFields) {
   // OpInput: dtype float, shape with unpacked dims 2, 3, unknown varint/fixed32/fixed64/LEN
   // fields inside and outside, size 24.
-  std::string input = hex("08 01 1a 04 08 02 08 03 78 05 85 01 01 02 03 04 89 01 01 02 03 04 05 06 07 08 "
-                          "92 01 02 aa bb 28 18");
-  std::string header = hex("0a 03 32 2e 30 f8 01 07") + hex("22") + static_cast<char>(input.size()) + input +
-                       hex("a2 06 03 61 62 63");
+  std::string input =
+      hex("08 01 1a 04 08 02 08 03 78 05 85 01 01 02 03 04 89 01 01 02 03 04 05 06 07 08 "
+          "92 01 02 aa bb 28 18");
+  std::string header =
+      hex("0a 03 32 2e 30 f8 01 07") + hex("22") + static_cast<char>(input.size()) + input + hex("a2 06 03 61 62 63");
   auto r = parse(big_dump(header, std::string(24, '\0')));
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   ASSERT_EQ(r->tensors.size(), 1u);
@@ -324,14 +333,18 @@ TEST(GeDumpReader, LegacyTruncatedIsNotAccepted) {
 class TempFile {
  public:
   explicit TempFile(const std::string& bytes) {
-    path_ = (std::filesystem::temp_directory_path() / ("ge_reader_test_" + std::to_string(::getpid()) + "_" +
-                                                       std::to_string(counter_++))).string();
+    path_ = (std::filesystem::temp_directory_path() /
+             ("ge_reader_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++)))
+                .string();
     FILE* f = std::fopen(path_.c_str(), "wb");
     std::fwrite(bytes.data(), 1, bytes.size(), f);
     std::fclose(f);
     fd_ = ::open(path_.c_str(), O_RDONLY);
   }
-  ~TempFile() { ::close(fd_); std::remove(path_.c_str()); }
+  ~TempFile() {
+    ::close(fd_);
+    std::remove(path_.c_str());
+  }
   int fd() const { return fd_; }
   const std::string& path() const { return path_; }
   FileIdentity id() const { return identity_of(fd_, path_).value(); }

@@ -71,9 +71,11 @@ TEST(GeStatsCsv, RefusesWhatIsNotAStatsDump) {
             std::string::npos);
   EXPECT_NE(bad(std::string(kCompat) + "Input,0,4,DT_NOPE,ND,1,1,1,1,1,0,0,0\n").find("data type"), std::string::npos);
   EXPECT_NE(bad(std::string(kCompat) + "Input,0,4,DT_FLOAT,ND,2xz,1,1,1,1,0,0,0\n").find("shape"), std::string::npos);
-  EXPECT_NE(bad(std::string(kCompat) + "Input,0,4,DT_FLOAT,ND,1,abc,1,1,1,0,0,0\n").find("bad value"), std::string::npos);
-  EXPECT_NE(bad(std::string(kCompat) + "Input/Output,Index,Data Size,Data Type,Format,Shape,Count\n")
-                .find("other columns"), std::string::npos);
+  EXPECT_NE(bad(std::string(kCompat) + "Input,0,4,DT_FLOAT,ND,1,abc,1,1,1,0,0,0\n").find("bad value"),
+            std::string::npos);
+  EXPECT_NE(
+      bad(std::string(kCompat) + "Input/Output,Index,Data Size,Data Type,Format,Shape,Count\n").find("other columns"),
+      std::string::npos);
 }
 
 }  // namespace

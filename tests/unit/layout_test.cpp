@@ -19,9 +19,7 @@ namespace {
 using Bytes = std::vector<std::byte>;
 using Dims = std::vector<uint64_t>;
 
-uint64_t numel(const Dims& d) {
-  return std::accumulate(d.begin(), d.end(), uint64_t{1}, std::multiplies<>());
-}
+uint64_t numel(const Dims& d) { return std::accumulate(d.begin(), d.end(), uint64_t{1}, std::multiplies<>()); }
 
 // Row-major N-D transpose: out axis k is in axis perm[k]. Plain odometer, no index formulas.
 Bytes transpose(const Bytes& in, const Dims& shape, const std::vector<size_t>& perm, size_t es) {
@@ -65,8 +63,8 @@ Bytes pad(const Bytes& in, const Dims& shape, const Dims& padded, size_t es, con
 uint64_t up(uint64_t a, uint64_t b) { return (a + b - 1) / b * b; }
 
 // msaccucmp's description run backwards: ND (B, n, c) -> pad -> (B, N1, N0, C1, C0) -> NZ.
-Bytes pack_nz(const Bytes& nd, const Dims& orig, uint64_t n0, uint64_t c0, size_t es,
-              const Bytes& fill, Dims& dev_shape) {
+Bytes pack_nz(const Bytes& nd, const Dims& orig, uint64_t n0, uint64_t c0, size_t es, const Bytes& fill,
+              Dims& dev_shape) {
   const uint64_t c = orig.back(), n = orig.size() >= 2 ? orig[orig.size() - 2] : 1;
   const uint64_t b = numel(orig) / std::max<uint64_t>(n * c, 1);
   Bytes p = pad(nd, {b, n, c}, {b, up(n, n0), up(c, c0)}, es, fill);
@@ -77,8 +75,7 @@ Bytes pack_nz(const Bytes& nd, const Dims& orig, uint64_t n0, uint64_t c0, size_
 }
 
 // NCHW -> pad C -> (N, C1, C0, H, W) -> (N, C1, H, W, C0).
-Bytes pack_nc1hwc0(const Bytes& nd, const Dims& o, uint64_t c0, size_t es, const Bytes& fill,
-                   Dims& dev_shape) {
+Bytes pack_nc1hwc0(const Bytes& nd, const Dims& o, uint64_t c0, size_t es, const Bytes& fill, Dims& dev_shape) {
   Bytes p = pad(nd, o, {o[0], up(o[1], c0), o[2], o[3]}, es, fill);
   const uint64_t c1 = up(o[1], c0) / c0;
   dev_shape = {o[0], c1, o[2], o[3], c0};
@@ -86,8 +83,7 @@ Bytes pack_nc1hwc0(const Bytes& nd, const Dims& o, uint64_t c0, size_t es, const
 }
 
 // NCDHW -> pad C -> (N, C1, C0, D, H, W) -> (N, D, C1, H, W, C0).
-Bytes pack_ndc1hwc0(const Bytes& nd, const Dims& o, uint64_t c0, size_t es, const Bytes& fill,
-                    Dims& dev_shape) {
+Bytes pack_ndc1hwc0(const Bytes& nd, const Dims& o, uint64_t c0, size_t es, const Bytes& fill, Dims& dev_shape) {
   Bytes p = pad(nd, o, {o[0], up(o[1], c0), o[2], o[3], o[4]}, es, fill);
   const uint64_t c1 = up(o[1], c0) / c0;
   dev_shape = {o[0], o[2], c1, o[3], o[4], c0};
@@ -95,8 +91,8 @@ Bytes pack_ndc1hwc0(const Bytes& nd, const Dims& o, uint64_t c0, size_t es, cons
 }
 
 // NCHW -> pad N and C -> (N1, N0, C1, C0, H, W) -> (C1, H, W, N1, N0, C0).
-Bytes pack_fractal_z(const Bytes& nd, const Dims& o, uint64_t n0, uint64_t c0, size_t es,
-                     const Bytes& fill, Dims& dev_shape) {
+Bytes pack_fractal_z(const Bytes& nd, const Dims& o, uint64_t n0, uint64_t c0, size_t es, const Bytes& fill,
+                     Dims& dev_shape) {
   Bytes p = pad(nd, o, {up(o[0], n0), up(o[1], c0), o[2], o[3]}, es, fill);
   const uint64_t n1 = up(o[0], n0) / n0, c1 = up(o[1], c0) / c0;
   dev_shape = {c1 * o[2] * o[3], n1, n0, c0};
@@ -166,19 +162,18 @@ struct ReadBack {
 };
 
 // Drains a reader with an awkward batch size and records what the observer saw.
-ReadBack read_back(const TempPayload& f, const TensorDesc& t, const layout::LayoutOptions& opts,
-                   size_t batch = 7) {
+ReadBack read_back(const TempPayload& f, const TensorDesc& t, const layout::LayoutOptions& opts, size_t batch = 7) {
   ReadBack rb;
   auto plan = layout::plan_layout_with(t, f.path, opts);
   EXPECT_TRUE(plan.ok()) << (plan.ok() ? "" : plan.error().to_string());
   if (!plan.ok()) return rb;
   rb.plan = *plan;
-  auto r = layout::open_reader_with(std::make_shared<FileSource>(f.fd, f.path, t.payload_offset + t.payload_size), f.path, t, opts);
+  auto r = layout::open_reader_with(std::make_shared<FileSource>(f.fd, f.path, t.payload_offset + t.payload_size),
+                                    f.path, t, opts);
   EXPECT_TRUE(r.ok());
   if (!r.ok()) return rb;
-  (*r)->set_raw_observer([&](std::span<const std::byte> s) {
-    rb.observed.insert(rb.observed.end(), s.begin(), s.end());
-  });
+  (*r)->set_raw_observer(
+      [&](std::span<const std::byte> s) { rb.observed.insert(rb.observed.end(), s.begin(), s.end()); });
   const size_t es = std::max<size_t>(dtype_info(t.dtype).bits / 8, 1);
   Bytes buf(batch * es);
   while (true) {
@@ -210,8 +205,8 @@ std::vector<layout::LayoutOptions> option_sets() {
   return {layout::LayoutOptions{}, small, tiny, mid, edge};
 }
 
-layout::LayoutMap map_of(int format, size_t es, const Dims& dev, const Dims& orig,
-                         const layout::LayoutOptions& opts, bool fortran = false) {
+layout::LayoutMap map_of(int format, size_t es, const Dims& dev, const Dims& orig, const layout::LayoutOptions& opts,
+                         bool fortran = false) {
   TensorDesc t = desc(es, format, dev, orig, numel(dev) * es);
   t.fortran_order = fortran;
   auto m = layout::build_layout_map(t, "x", opts);
@@ -221,8 +216,8 @@ layout::LayoutMap map_of(int format, size_t es, const Dims& dev, const Dims& ori
 
 // Packs with `pack`, reads back under every option set, compares values and observed bytes.
 template <class Pack>
-void check_format(int format, const Dims& orig, size_t es, Pack pack, uint64_t surplus = 0,
-                  int sub_format = 0, bool fortran = false) {
+void check_format(int format, const Dims& orig, size_t es, Pack pack, uint64_t surplus = 0, int sub_format = 0,
+                  bool fortran = false) {
   std::mt19937_64 rng(numel(orig) * 131 + es);
   const Bytes logical = random_bytes(numel(orig) * es, rng);
   Dims dev;
@@ -234,9 +229,8 @@ void check_format(int format, const Dims& orig, size_t es, Pack pack, uint64_t s
   t.fortran_order = fortran;
   for (const auto& opts : option_sets()) {
     for (size_t batch : {size_t{1}, size_t{7}, size_t{4096}}) {
-      SCOPED_TRACE(::testing::Message() << "format " << format << " es " << es << " orig "
-                                        << layout::shape_text(orig) << " window "
-                                        << opts.window_bytes << " batch " << batch);
+      SCOPED_TRACE(::testing::Message() << "format " << format << " es " << es << " orig " << layout::shape_text(orig)
+                                        << " window " << opts.window_bytes << " batch " << batch);
       ReadBack rb = read_back(f, t, opts, batch);
       EXPECT_TRUE(rb.plan.logical_order_known) << rb.plan.note;
       EXPECT_EQ(rb.plan.element_count, numel(orig));
@@ -248,13 +242,16 @@ void check_format(int format, const Dims& orig, size_t es, Pack pack, uint64_t s
 }
 
 TEST(LayoutPlain, NdAndFriendsStreamStoredOrderWithSurplusHashed) {
-  for (int format : {ge_format::kND, ge_format::kNCHW, ge_format::kNHWC, ge_format::kHWCN,
-                     ge_format::kNC, ge_format::kCN, ge_format::kNCDHW, ge_format::kNDHWC}) {
+  for (int format : {ge_format::kND, ge_format::kNCHW, ge_format::kNHWC, ge_format::kHWCN, ge_format::kNC,
+                     ge_format::kCN, ge_format::kNCDHW, ge_format::kNDHWC}) {
     for (size_t es : {1, 2, 4, 8}) {
-      check_format(format, {3, 5, 7}, es, [](const Bytes& b, Dims& dev) {
-        dev = {3, 5, 7};
-        return b;
-      }, /*surplus=*/19);
+      check_format(
+          format, {3, 5, 7}, es,
+          [](const Bytes& b, Dims& dev) {
+            dev = {3, 5, 7};
+            return b;
+          },
+          /*surplus=*/19);
     }
   }
 }
@@ -314,29 +311,32 @@ TEST(LayoutPlain, ByteSwappedValuesComeBackHostEndian) {
 }
 
 TEST(LayoutPlain, FortranOrderIsTransposedToRowMajor) {
-  for (const Dims& shape : {Dims{5, 3}, Dims{1, 7}, Dims{4, 1, 6}, Dims{3, 4, 5}, Dims{2, 3, 4, 5},
-                            Dims{33, 17}}) {
+  for (const Dims& shape : {Dims{5, 3}, Dims{1, 7}, Dims{4, 1, 6}, Dims{3, 4, 5}, Dims{2, 3, 4, 5}, Dims{33, 17}}) {
     for (size_t es : {1, 2, 4, 8}) {
       // Fortran storage of `shape` is the row-major storage of the reversed shape.
-      check_format(ge_format::kND, shape, es, [&](const Bytes& b, Dims& dev) {
-        dev = shape;
-        std::vector<size_t> perm(shape.size());
-        std::iota(perm.rbegin(), perm.rend(), 0);
-        return transpose(b, shape, perm, es);
-      }, 0, 0, /*fortran=*/true);
+      check_format(
+          ge_format::kND, shape, es,
+          [&](const Bytes& b, Dims& dev) {
+            dev = shape;
+            std::vector<size_t> perm(shape.size());
+            std::iota(perm.rbegin(), perm.rend(), 0);
+            return transpose(b, shape, perm, es);
+          },
+          0, 0, /*fortran=*/true);
     }
   }
 }
 
 TEST(LayoutDevice, FractalNzMatchesMsaccucmpTransposition) {
-  const std::vector<Dims> shapes = {{1, 1},   {3, 5},     {16, 16},  {17, 33}, {40, 7},
-                                    {2, 3, 19}, {2, 2, 5, 18}, {21},  {64},     {3, 1, 16, 31}};
+  const std::vector<Dims> shapes = {{1, 1},     {3, 5},        {16, 16}, {17, 33}, {40, 7},
+                                    {2, 3, 19}, {2, 2, 5, 18}, {21},     {64},     {3, 1, 16, 31}};
   for (const Dims& orig : shapes) {
     for (size_t es : {1, 2, 4, 8}) {
       const uint64_t c0 = es == 1 ? 32 : es == 2 ? 16 : 8, n0 = 16;
-      check_format(ge_format::kFractalNZ, orig, es, [&](const Bytes& b, Dims& dev) {
-        return pack_nz(b, orig, n0, c0, es, garbage(es), dev);
-      }, /*surplus=*/es == 2 ? 64 : 0);
+      check_format(
+          ge_format::kFractalNZ, orig, es,
+          [&](const Bytes& b, Dims& dev) { return pack_nz(b, orig, n0, c0, es, garbage(es), dev); },
+          /*surplus=*/es == 2 ? 64 : 0);
     }
   }
   // C0/N0 come from the shape, not from the dtype.
@@ -384,15 +384,15 @@ TEST(LayoutDevice, NzLargerThanOneWindow) {
 }
 
 TEST(LayoutDevice, Nc1hwc0AndC04) {
-  for (const Dims& orig : {Dims{1, 1, 1, 1}, Dims{2, 3, 4, 5}, Dims{1, 17, 3, 3}, Dims{3, 33, 2, 7},
-                           Dims{2, 16, 5, 1}}) {
+  for (const Dims& orig :
+       {Dims{1, 1, 1, 1}, Dims{2, 3, 4, 5}, Dims{1, 17, 3, 3}, Dims{3, 33, 2, 7}, Dims{2, 16, 5, 1}}) {
     for (size_t es : {1, 2, 4}) {
       check_format(ge_format::kNC1HWC0, orig, es, [&](const Bytes& b, Dims& dev) {
         return pack_nc1hwc0(b, orig, es == 1 ? 32 : 16, es, garbage(es), dev);
       });
-      check_format(ge_format::kNC1HWC0_C04, orig, es, [&](const Bytes& b, Dims& dev) {
-        return pack_nc1hwc0(b, orig, 4, es, garbage(es), dev);
-      }, 8);
+      check_format(
+          ge_format::kNC1HWC0_C04, orig, es,
+          [&](const Bytes& b, Dims& dev) { return pack_nc1hwc0(b, orig, 4, es, garbage(es), dev); }, 8);
     }
   }
 }
@@ -407,31 +407,27 @@ TEST(LayoutDevice, ChannelSlabsLargerThanTheWindowAreReadInStrips) {
 }
 
 TEST(LayoutDevice, Ndc1hwc0) {
-  for (const Dims& orig : {Dims{1, 1, 1, 1, 1}, Dims{2, 3, 4, 5, 2}, Dims{1, 17, 3, 3, 3},
-                           Dims{2, 33, 1, 2, 7}}) {
+  for (const Dims& orig : {Dims{1, 1, 1, 1, 1}, Dims{2, 3, 4, 5, 2}, Dims{1, 17, 3, 3, 3}, Dims{2, 33, 1, 2, 7}}) {
     for (size_t es : {2, 4}) {
-      check_format(ge_format::kNDC1HWC0, orig, es, [&](const Bytes& b, Dims& dev) {
-        return pack_ndc1hwc0(b, orig, 16, es, garbage(es), dev);
-      });
+      check_format(ge_format::kNDC1HWC0, orig, es,
+                   [&](const Bytes& b, Dims& dev) { return pack_ndc1hwc0(b, orig, 16, es, garbage(es), dev); });
     }
   }
 }
 
 TEST(LayoutDevice, FractalZ) {
-  for (const Dims& orig : {Dims{1, 1, 1, 1}, Dims{5, 3, 3, 3}, Dims{17, 33, 1, 1}, Dims{32, 16, 2, 3},
-                           Dims{40, 7, 3, 1}}) {
+  for (const Dims& orig :
+       {Dims{1, 1, 1, 1}, Dims{5, 3, 3, 3}, Dims{17, 33, 1, 1}, Dims{32, 16, 2, 3}, Dims{40, 7, 3, 1}}) {
     for (size_t es : {1, 2, 4}) {
       const uint64_t c0 = es == 1 ? 32 : 16;
-      check_format(ge_format::kFractalZ, orig, es, [&](const Bytes& b, Dims& dev) {
-        return pack_fractal_z(b, orig, 16, c0, es, garbage(es), dev);
-      });
+      check_format(ge_format::kFractalZ, orig, es,
+                   [&](const Bytes& b, Dims& dev) { return pack_fractal_z(b, orig, 16, c0, es, garbage(es), dev); });
     }
   }
 }
 
 // Formats without a verified map, and shapes that do not fit a format: stored order, all of it.
-void check_fallback(int format, const Dims& dev, const Dims& orig, int sub_format,
-                    const std::string& note_part) {
+void check_fallback(int format, const Dims& dev, const Dims& orig, int sub_format, const std::string& note_part) {
   std::mt19937_64 rng(7);
   const Bytes payload = random_bytes(numel(dev) * 2, rng);
   TempPayload f(payload, kOffset);

@@ -28,14 +28,18 @@ std::string numpy_header(const std::string& dict_and_growth) {
 
 TEST(MinMax, NpyBytesMatchNumpyLayout) {
   // np.save of np.array([1.5, 2.5], dtype=np.float16), captured from numpy 1.24.
-  std::string want = numpy_header("{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }" +
-                                  std::string(20, ' ')) + std::string("\x00\x3e\x00\x41", 4);
+  std::string want = numpy_header("{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }" + std::string(20, ' ')) +
+                     std::string("\x00\x3e\x00\x41", 4);
   EXPECT_EQ(encode_min_max_npy(DType::kFloat16, 1.5, 2.5), want);
   EXPECT_EQ(want.size(), 132u);
 }
 
 TEST(MinMax, NpyRoundTripsEveryDtype) {
-  struct Case { DType in; DType stored; double min, max; };
+  struct Case {
+    DType in;
+    DType stored;
+    double min, max;
+  };
   const Case cases[] = {
       {DType::kFloat16, DType::kFloat16, -65504, 0.333251953125},
       {DType::kFloat32, DType::kFloat32, -1.5, 3.25},
@@ -187,8 +191,7 @@ TEST(MinMax, NumpyReadsWhatWeWriteAndWritesWhatWeWrite) {
   std::ofstream((dir / "ours.npz").string(), std::ios::binary) << encode_min_max_npz(in, out);
   std::ofstream((dir / "empty.npz").string(), std::ios::binary)
       << encode_min_max_npz(in, MinMaxRows{DType::kFloat32, {}});
-  std::ofstream((dir / "ours_min_max.npy").string(), std::ios::binary)
-      << encode_min_max_npy(DType::kInt32, -3, 12);
+  std::ofstream((dir / "ours_min_max.npy").string(), std::ios::binary) << encode_min_max_npy(DType::kInt32, -3, 12);
   std::string script =
       "import numpy as np, sys\n"
       "d = sys.argv[1]\n"

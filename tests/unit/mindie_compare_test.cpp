@@ -11,8 +11,10 @@ namespace {
 using namespace atb_test;
 
 TEST(MindieKeys, TorchScriptAndExport) {
-  EXPECT_EQ(torchscript_key("%x : Tensor = aten::relu(%y), scope: __module.layer1/__module.layer1.0/__module.layer1.0.relu # a.py:1"),
-            "layer1.0.relu");
+  EXPECT_EQ(
+      torchscript_key(
+          "%x : Tensor = aten::relu(%y), scope: __module.layer1/__module.layer1.0/__module.layer1.0.relu # a.py:1"),
+      "layer1.0.relu");
   EXPECT_EQ(torchscript_key("no module scope"), "");
   EXPECT_EQ(export_key("/layer1/0/relu/relu_1"), "layer1.0.relu");
   EXPECT_EQ(export_key("/conv_1/conv"), "conv.1");
@@ -44,10 +46,12 @@ TEST(MindieCompare, CpuVsNpuRows) {
   char tmpl[] = "/tmp/mindie_XXXXXX";
   fs::path root = ::mkdtemp(tmpl);
   fs::path ops = root / "ops", cpu = root / "cpu" / "0", npu = root / "npu" / "Graph" / "0";
-  write_file(ops / "mindie_torch_op_mapping.json",
-             R"([{"rt_layer": "r1", "fx_node": "/conv/conv_1"}, {"rt_layer": "r2", "fx_node": "/relu/relu"}, {"rt_layer": "r3", "fx_node": "/fc/fc"}])");
-  write_file(ops / "mindie_rt_op_mapping.json",
-             R"([{"id": 1, "ge_op": "conv_1", "rt_layer": "r1"}, {"id": 2, "ge_op": "relu_1", "rt_layer": "r2"}, {"id": 3, "ge_op": "fc_1", "rt_layer": "r3"}])");
+  write_file(
+      ops / "mindie_torch_op_mapping.json",
+      R"([{"rt_layer": "r1", "fx_node": "/conv/conv_1"}, {"rt_layer": "r2", "fx_node": "/relu/relu"}, {"rt_layer": "r3", "fx_node": "/fc/fc"}])");
+  write_file(
+      ops / "mindie_rt_op_mapping.json",
+      R"([{"id": 1, "ge_op": "conv_1", "rt_layer": "r1"}, {"id": 2, "ge_op": "relu_1", "rt_layer": "r2"}, {"id": 3, "ge_op": "fc_1", "rt_layer": "r3"}])");
   write_torch_tensor(cpu / "root.conv" / "output.pth", {1, 2, 3, 4}, {4});
   write_torch_tensor(cpu / "root.relu" / "output.pth", {1, 2, 3, 4}, {4});
   write_torch_tensor(cpu / "root.fc" / "output.pth", {1, 2}, {2});

@@ -68,23 +68,25 @@ TEST(NpyReader, DictInAnyOrderWithOddSpacing) {
 }
 
 TEST(NpyReader, EveryNumericDescr) {
-  struct Case { const char* descr; DType dtype; uint32_t size; bool swapped; };
+  struct Case {
+    const char* descr;
+    DType dtype;
+    uint32_t size;
+    bool swapped;
+  };
   const Case cases[] = {
-      {"|b1", DType::kBool, 1, false},      {"|i1", DType::kInt8, 1, false},
-      {"|u1", DType::kUInt8, 1, false},     {"<i2", DType::kInt16, 2, false},
-      {"<u2", DType::kUInt16, 2, false},    {"<i4", DType::kInt32, 4, false},
-      {"<u4", DType::kUInt32, 4, false},    {"<i8", DType::kInt64, 8, false},
-      {"<u8", DType::kUInt64, 8, false},    {"<f2", DType::kFloat16, 2, false},
-      {"<f4", DType::kFloat32, 4, false},   {"<f8", DType::kFloat64, 8, false},
-      {"<c8", DType::kComplex64, 8, false}, {"<c16", DType::kComplex128, 16, false},
-      {">f4", DType::kFloat32, 4, true},    {">i2", DType::kInt16, 2, true},
-      {">c8", DType::kComplex64, 8, true},  {">i1", DType::kInt8, 1, false},
+      {"|b1", DType::kBool, 1, false},      {"|i1", DType::kInt8, 1, false},         {"|u1", DType::kUInt8, 1, false},
+      {"<i2", DType::kInt16, 2, false},     {"<u2", DType::kUInt16, 2, false},       {"<i4", DType::kInt32, 4, false},
+      {"<u4", DType::kUInt32, 4, false},    {"<i8", DType::kInt64, 8, false},        {"<u8", DType::kUInt64, 8, false},
+      {"<f2", DType::kFloat16, 2, false},   {"<f4", DType::kFloat32, 4, false},      {"<f8", DType::kFloat64, 8, false},
+      {"<c8", DType::kComplex64, 8, false}, {"<c16", DType::kComplex128, 16, false}, {">f4", DType::kFloat32, 4, true},
+      {">i2", DType::kInt16, 2, true},      {">c8", DType::kComplex64, 8, true},     {">i1", DType::kInt8, 1, false},
       {"=f8", DType::kFloat64, 8, false},   {"|u1", DType::kUInt8, 1, false},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.descr);
-    auto r = parse(npy(1, std::string("{'descr': '") + c.descr + "', 'fortran_order': False, 'shape': (3,), }",
-                       3 * c.size));
+    auto r =
+        parse(npy(1, std::string("{'descr': '") + c.descr + "', 'fortran_order': False, 'shape': (3,), }", 3 * c.size));
     ASSERT_TRUE(r.ok()) << r.error().to_string();
     EXPECT_EQ(r->tensors[0].dtype, c.dtype);
     EXPECT_EQ(r->tensors[0].payload_size, 3u * c.size);
@@ -120,13 +122,13 @@ TEST(NpyReader, BadMagicVersionAndDict) {
   expect_error(parse(npy(4, "{'descr': '<f4', 'fortran_order': False, 'shape': (), }", 4)), Stage::kHeader,
                "unsupported format version");
   const char* bad[] = {
-      "{'descr': '<f4', 'fortran_order': False}",                      // no shape
-      "{'descr': '<f4', 'fortran_order': 0, 'shape': (), }",           // not a bool
-      "{'descr': '<f4', 'fortran_order': False, 'shape': 3, }",        // not a tuple
-      "{'descr': '<f4', 'fortran_order': False, 'shape': ('a',), }",   // non-integer dim
-      "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), ",      // unterminated
-      "{'descr: '<f4'}",                                               // broken string
-      "['descr', '<f4']",                                              // not a dict
+      "{'descr': '<f4', 'fortran_order': False}",                     // no shape
+      "{'descr': '<f4', 'fortran_order': 0, 'shape': (), }",          // not a bool
+      "{'descr': '<f4', 'fortran_order': False, 'shape': 3, }",       // not a tuple
+      "{'descr': '<f4', 'fortran_order': False, 'shape': ('a',), }",  // non-integer dim
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), ",     // unterminated
+      "{'descr: '<f4'}",                                              // broken string
+      "['descr', '<f4']",                                             // not a dict
       "{'descr': '<f4', 'fortran_order': False, 'shape': (((((((((((1,),),),),),),),),),),), }",
   };
   for (const char* d : bad) {
@@ -163,9 +165,10 @@ TEST(NpyReader, ShortDataIsIncompleteAndLongDataWarns) {
 }
 
 TEST(NpyReader, ReadsFromFileAndDispatchesOnMagic) {
-  std::string path = (std::filesystem::temp_directory_path() /
-                      ("add-aten.add.Tensor.OUTPUT.0.20240101000000000000_rank_0_pid_" +
-                       std::to_string(::getpid()) + ".npy")).string();
+  std::string path =
+      (std::filesystem::temp_directory_path() /
+       ("add-aten.add.Tensor.OUTPUT.0.20240101000000000000_rank_0_pid_" + std::to_string(::getpid()) + ".npy"))
+          .string();
   std::string f = npy(2, "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 2), }", 16);
   FILE* out = std::fopen(path.c_str(), "wb");
   std::fwrite(f.data(), 1, f.size(), out);

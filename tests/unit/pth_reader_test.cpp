@@ -15,6 +15,8 @@
 
 namespace msit {
 namespace {
+// clang-format off: the pickle streams below are byte strings split after hex escapes ("\x00""0"),
+// which clang-format would spread one piece per line.
 
 const std::string kDir = std::string(MSIT_TESTDATA_DIR) + "/pth/";
 
@@ -135,9 +137,16 @@ void expect_error(const Result<RawDumpFile>& r, Stage stage, const std::string& 
 
 // The pickle of transpose.pth with a few bytes replaced.
 std::string real_pickle() {
-  return std::string("\x80\x02""ctorch._utils\n_rebuild_tensor_v2\nq\x00((X\x07\x00\x00\x00storageq\x01""ctorch\n"
-                     "FloatStorage\nq\x02X\x01\x00\x00\x00""0q\x03X\x03\x00\x00\x00""cpuq\x04K\x06tq\x05QK\x00K\x03K\x02"
-                     "\x86q\x06K\x01K\x03\x86q\x07\x89""ccollections\nOrderedDict\nq\x08)Rq\ttq\nRq\x0b.", 154);
+  return std::string(
+      "\x80\x02"
+      "ctorch._utils\n_rebuild_tensor_v2\nq\x00((X\x07\x00\x00\x00storageq\x01"
+      "ctorch\n"
+      "FloatStorage\nq\x02X\x01\x00\x00\x00"
+      "0q\x03X\x03\x00\x00\x00"
+      "cpuq\x04K\x06tq\x05QK\x00K\x03K\x02"
+      "\x86q\x06K\x01K\x03\x86q\x07\x89"
+      "ccollections\nOrderedDict\nq\x08)Rq\ttq\nRq\x0b.",
+      154);
 }
 
 TEST(PthHostile, ValidHandMadeArchive) {
@@ -159,7 +168,8 @@ TEST(PthHostile, TruncatedAndCorruptZip) {
 }
 
 TEST(PthHostile, StorageProblems) {
-  expect_error(parse(with_pickle(real_pickle(), std::string(20, '\0'))), Stage::kPayload, "storage member holds 20 bytes");
+  expect_error(parse(with_pickle(real_pickle(), std::string(20, '\0'))), Stage::kPayload,
+               "storage member holds 20 bytes");
   std::string p = real_pickle();
   p.replace(p.find("FloatStorage"), 12, "QuuxxStorage");
   expect_error(parse(with_pickle(p)), Stage::kHeader, "unsupported .pth content: storage class torch.QuuxxStorage");
@@ -167,12 +177,17 @@ TEST(PthHostile, StorageProblems) {
   far[far.find("QK\x00", 0, 3) + 2] = 5;  // storage offset 5: the view now reaches element 10 of 6
   expect_error(parse(with_pickle(far)), Stage::kHeader, "view reaches past its storage");
   std::string key = real_pickle();
-  key[key.find("X\x01\x00\x00\x00""0", 0, 6) + 5] = '7';
+  key[key.find("X\x01\x00\x00\x00"
+               "0",
+               0, 6) +
+      5] = '7';
   expect_error(parse(with_pickle(key)), Stage::kHeader, "storage member x/data/7 is missing");
 }
 
 TEST(PthHostile, PickleOutsideTheSubset) {
-  auto pk = [](const std::string& s) { return parse_pth_pickle(std::as_bytes(std::span<const char>(s)), "/h/output.pth"); };
+  auto pk = [](const std::string& s) {
+    return parse_pth_pickle(std::as_bytes(std::span<const char>(s)), "/h/output.pth");
+  };
   auto err = [&](const std::string& s, const std::string& what) {
     auto r = pk(s);
     ASSERT_FALSE(r.ok());
@@ -180,13 +195,18 @@ TEST(PthHostile, PickleOutsideTheSubset) {
   };
   err("\x80\x02}q\x00.", "unsupported .pth content: a list or dict");
   err("\x80\x02K\x01.", "the pickled object is a int, not one tensor");
-  err(std::string("\x80\x02""cos\nsystem\nX\x02\x00\x00\x00ls\x85R.", 24), "unsupported .pth content: call of os.system");
+  err(std::string("\x80\x02"
+                  "cos\nsystem\nX\x02\x00\x00\x00ls\x85R.",
+                  24),
+      "unsupported .pth content: call of os.system");
   err("\x80\x02K\x01", "no STOP opcode");
   err("\x80\x02X\xff\xff\xff\x7f", "string runs past the end");
   err("\x80\x02h\x05.", "memo key 5 was never stored");
   err("\x80\x02t.", "no MARK");
   err("\x80\x02R.", "stack underflow");
-  err("\x80\x02\x8a\x09""123456789.", "wider than 64 bits");
+  err("\x80\x02\x8a\x09"
+      "123456789.",
+      "wider than 64 bits");
   err("\x80\x02G.", "pickle opcode 0x47");
   std::string deep = "\x80\x02K\x00";
   for (int i = 0; i < 40; ++i) deep += '\x85';
@@ -209,7 +229,9 @@ TEST(PthHostile, ParameterAndLong1) {
   std::string p = real_pickle();
   // Wrap as nn.Parameter: _rebuild_parameter(tensor, requires_grad, hooks).
   p.pop_back();  // STOP
-  p = "\x80\x02""ctorch._utils\n_rebuild_parameter\n" + p.substr(2) + "\x88)\x87R.";
+  p = "\x80\x02"
+      "ctorch._utils\n_rebuild_parameter\n" +
+      p.substr(2) + "\x88)\x87R.";
   p.replace(p.find("K\x06t", 0, 3), 2, "\x8a\x01\x06", 3);  // numel as LONG1
   auto r = parse_pth_pickle(std::as_bytes(std::span<const char>(p)), "x");
   ASSERT_TRUE(r.ok()) << r.error().to_string();
@@ -231,11 +253,14 @@ TEST(StridedReader, MatchesNaiveGatherWithTinyWindows) {
   std::vector<int32_t> storage(200);
   for (size_t i = 0; i < storage.size(); ++i) storage[i] = static_cast<int32_t>(i * 7 - 50);
   auto bytes = std::as_bytes(std::span<const int32_t>(storage));
-  struct Case { std::vector<uint64_t> shape, strides; uint64_t offset; };
-  const Case cases[] = {{{3, 4}, {1, 3}, 0},       {{2, 3, 4}, {40, 1, 8}, 5}, {{4, 5}, {0, 2}, 1},
-                        {{5, 1, 3}, {30, 99, 1}, 10}, {{7}, {13}, 3},          {{2, 2, 2, 2}, {50, 1, 20, 3}, 0},
-                        {{2, 3, 4}, {12, 1, 3}, 0},  {{5, 6}, {1, 5}, 2},         {{9, 3}, {1, 40}, 1},
-                        {{4, 2, 3}, {1, 12, 4}, 0},  {{3, 2, 2}, {1, 3, 0}, 2},    {{1, 4, 3}, {7, 1, 4}, 0}};
+  struct Case {
+    std::vector<uint64_t> shape, strides;
+    uint64_t offset;
+  };
+  const Case cases[] = {
+      {{3, 4}, {1, 3}, 0},  {{2, 3, 4}, {40, 1, 8}, 5},        {{4, 5}, {0, 2}, 1},        {{5, 1, 3}, {30, 99, 1}, 10},
+      {{7}, {13}, 3},       {{2, 2, 2, 2}, {50, 1, 20, 3}, 0}, {{2, 3, 4}, {12, 1, 3}, 0}, {{5, 6}, {1, 5}, 2},
+      {{9, 3}, {1, 40}, 1}, {{4, 2, 3}, {1, 12, 4}, 0},        {{3, 2, 2}, {1, 3, 0}, 2},  {{1, 4, 3}, {7, 1, 4}, 0}};
   for (const Case& c : cases) {
     TensorDesc t;
     t.dtype = DType::kInt32;
@@ -290,5 +315,6 @@ TEST(StridedReader, ViewPastPayloadIsAnError) {
   EXPECT_FALSE(plan_layout(t, "/v.pth").ok());
 }
 
+// clang-format on
 }  // namespace
 }  // namespace msit

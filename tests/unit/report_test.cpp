@@ -60,9 +60,7 @@ TEST(Report, PythonFloatReprRoundTripsRandomDoubles) {
     double mag = std::fabs(x);
     bool sci = s.find('e') != std::string::npos;
     ASSERT_EQ(sci, mag != 0 && (mag < 1e-4 || mag >= 1e16)) << s;
-    if (!sci) {
-      ASSERT_NE(s.find('.'), std::string::npos) << s;
-    }
+    if (!sci) { ASSERT_NE(s.find('.'), std::string::npos) << s; }
   }
 }
 
@@ -125,10 +123,11 @@ TEST(Report, ExtraColumnsFollowMsitColumns) {
   r.note = "-note";
   std::string csv = msit::report_csv({r}, msit::CsvOptions{});
   std::string header = csv.substr(0, csv.find('\n'));
-  EXPECT_TRUE(header.ends_with("relative_euclidean_distance,cmp_fail_reason,compare_mode,max_stat_absolute_error,"
-                               "max_stat_relative_error,min_stat_absolute_error,min_stat_relative_error,"
-                               "mean_stat_absolute_error,mean_stat_relative_error,l2norm_stat_absolute_error,"
-                               "l2norm_stat_relative_error,nan_inf,verdict,note,error_level,error_jump,divergence"));
+  EXPECT_TRUE(
+      header.ends_with("relative_euclidean_distance,cmp_fail_reason,compare_mode,max_stat_absolute_error,"
+                       "max_stat_relative_error,min_stat_absolute_error,min_stat_relative_error,"
+                       "mean_stat_absolute_error,mean_stat_relative_error,l2norm_stat_absolute_error,"
+                       "l2norm_stat_relative_error,nan_inf,verdict,note,error_level,error_jump,divergence"));
   EXPECT_TRUE(csv.ends_with(",exact,,,,,,,,,,fail,'-note,,,\n")) << csv;
   std::string json = msit::report_json({r}, msit::CsvOptions{});
   EXPECT_NE(json.find("\"cosine_similarity\": 0.9999999999"), std::string::npos) << json;
@@ -146,8 +145,8 @@ TEST(Report, MsitFiltersIncludingSkipQuirk) {
     return r;
   };
   std::vector<msit::ReportRow> rows = {
-      row("torch.int8", "torch.float16", "", 0),   // dropped
-      row("torch.int8", "torch.float16", "", 1),   // never looked at: kept (msit quirk)
+      row("torch.int8", "torch.float16", "", 0),                              // dropped
+      row("torch.int8", "torch.float16", "", 1),                              // never looked at: kept (msit quirk)
       row("torch.float16", "torch.float16", "data shape doesn't match.", 2),  // dropped
       row("torch.float16", "torch.float16", "data shape doesn't match. my_data includes NAN or inf.", 3),
   };
@@ -237,9 +236,9 @@ TEST(Report, CsvStreamKeepsRowOrderAndStopsAtTheFirstSinkError) {
   o.jobs = 4;
   std::string all;
   ASSERT_TRUE(msit::write_report_csv(rows, o, [&](std::string_view part) {
-    all.append(part);
-    return msit::ok_status();
-  }).ok());
+                all.append(part);
+                return msit::ok_status();
+              }).ok());
   // data_id is the second cell: every row in order, once.
   size_t pos = all.find('\n') + 1;
   for (int k = 0; k < 20000; ++k) {
@@ -251,7 +250,8 @@ TEST(Report, CsvStreamKeepsRowOrderAndStopsAtTheFirstSinkError) {
 
   int calls = 0;
   msit::Status st = msit::write_report_csv(rows, o, [&](std::string_view) {
-    return ++calls == 3 ? msit::Status(msit::make_error("out.csv", msit::Stage::kWrite, "disk full")) : msit::ok_status();
+    return ++calls == 3 ? msit::Status(msit::make_error("out.csv", msit::Stage::kWrite, "disk full"))
+                        : msit::ok_status();
   });
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message, "disk full");

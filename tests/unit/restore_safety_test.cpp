@@ -172,7 +172,10 @@ TEST_F(RestoreSafetyTest, HostileMetadataIsRejectedBeforeAllocation) {
   EXPECT_NE(e.find("original name"), std::string::npos) << e;
   e = edited([](nlohmann::json& j) { j["original_uid"] = 5; });
   EXPECT_NE(e.find("recorded owner"), std::string::npos) << e;
-  e = edited([](nlohmann::json& j) { j["original_uid"] = 0xffffffffu; j["original_gid"] = 1; });
+  e = edited([](nlohmann::json& j) {
+    j["original_uid"] = 0xffffffffu;
+    j["original_gid"] = 1;
+  });
   EXPECT_NE(e.find("recorded owner"), std::string::npos) << e;
   // A meta length past the cap is refused from the fixed header alone.
   std::string big = good;
@@ -215,9 +218,8 @@ TEST_F(RestoreSafetyTest, RestoredModeIsMaskedAndOwnerFollowsTheRules) {
 }
 
 TEST_F(RestoreSafetyTest, MtimeBefore1970IsRestoredExactly) {
-  put(p("old.bin.zst"), craft::with_meta(make_archive(100), [](nlohmann::json& j) {
-        j["original_mtime_ns"] = int64_t{-1500000001};
-      }));
+  put(p("old.bin.zst"),
+      craft::with_meta(make_archive(100), [](nlohmann::json& j) { j["original_mtime_ns"] = int64_t{-1500000001}; }));
   auto r = archive::restore_archive_at(dfd_.get(), dir_.string(), "old.bin.zst", {});
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   struct stat st {};
@@ -300,7 +302,8 @@ TEST_F(RestoreSafetyTest, CancellationStopsBetweenArchivesAndLeavesNoTemp) {
   EXPECT_TRUE(run.errors.empty());
   EXPECT_EQ(slurp(p("a.bin")), raw_);
   EXPECT_TRUE(fs::exists(p("b.bin.zst")) && fs::exists(p("c.bin.zst")));
-  for (const auto& e : fs::directory_iterator(dir_)) EXPECT_FALSE(e.path().filename().string().starts_with(".msit-tmp."));
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_FALSE(e.path().filename().string().starts_with(".msit-tmp."));
 }
 
 TEST_F(RestoreSafetyTest, ArchivePublishKeepsAnUnrelatedFileAndAcceptsItsOwnArchive) {

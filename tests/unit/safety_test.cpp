@@ -251,7 +251,8 @@ TEST_F(SafetyTest, OpenFileIndexSeesOpenAndMappedFiles) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to see every process";
   std::string path = write("d/mapped", std::string(4096, 'x'));
   std::string path2 = write("d/opened", "y");
-  struct stat st {}, st2 {};
+  struct stat st {
+  }, st2{};
   ::stat(path.c_str(), &st);
   ::stat(path2.c_str(), &st2);
   int ready[2];
@@ -271,9 +272,7 @@ TEST_F(SafetyTest, OpenFileIndexSeesOpenAndMappedFiles) {
   ASSERT_EQ(::read(ready[0], &c, 1), 1);
   OpenFileIndex idx = OpenFileIndex::scan();
   // Some sandboxes hide a few root processes even from root: then the index says so.
-  if (!idx.complete()) {
-    EXPECT_FALSE(idx.gap().empty());
-  }
+  if (!idx.complete()) { EXPECT_FALSE(idx.gap().empty()); }
   EXPECT_TRUE(idx.is_open(st.st_dev, st.st_ino));
   EXPECT_TRUE(idx.is_open(st2.st_dev, st2.st_ino));
   ::kill(child, SIGKILL);

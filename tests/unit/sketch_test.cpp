@@ -65,8 +65,7 @@ std::vector<std::byte> encode(const std::string& dtype, const std::vector<double
   return out;
 }
 
-void expect_buckets(const std::vector<double>& got, const nlohmann::json& want,
-                    const std::string& what) {
+void expect_buckets(const std::vector<double>& got, const nlohmann::json& want, const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t k = 0; k < got.size(); ++k) {
     const double w = want[k].get<double>();
@@ -128,8 +127,8 @@ TEST(SketchVectors, ReferenceAndReducersMatchEveryCase) {
     opts.sketch_seed = seed;
     for (size_t split : {size_t{0}, size_t{1}, size_t{7}, size_t{width + 1}, size_t{333}}) {
       for (bool simd : {false, true}) {
-        auto r = simd ? TensorReducer::create(dt, xs.size(), opts)
-                      : TensorReducer::create_reference(dt, xs.size(), opts);
+        auto r =
+            simd ? TensorReducer::create(dt, xs.size(), opts) : TensorReducer::create_reference(dt, xs.size(), opts);
         const size_t step = split == 0 ? xs.size() : split;
         for (size_t off = 0; off < xs.size(); off += step) {
           r->update(bytes.data() + off * es, std::min(step, xs.size() - off));

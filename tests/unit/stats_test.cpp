@@ -18,10 +18,9 @@ namespace msit {
 namespace {
 
 constexpr DType kAllStatDtypes[] = {
-    DType::kBool, DType::kInt8, DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kInt32,
-    DType::kUInt32, DType::kInt64, DType::kUInt64, DType::kFloat16, DType::kBFloat16,
-    DType::kFloat32, DType::kFloat64, DType::kFloat8E4M3FN, DType::kFloat8E5M2,
-    DType::kFloat8E8M0, DType::kHiFloat8};
+    DType::kBool,    DType::kInt8,         DType::kUInt8,      DType::kInt16,      DType::kUInt16,   DType::kInt32,
+    DType::kUInt32,  DType::kInt64,        DType::kUInt64,     DType::kFloat16,    DType::kBFloat16, DType::kFloat32,
+    DType::kFloat64, DType::kFloat8E4M3FN, DType::kFloat8E5M2, DType::kFloat8E8M0, DType::kHiFloat8};
 
 template <typename T>
 void put(std::vector<std::byte>& out, size_t k, T v) {
@@ -38,8 +37,8 @@ std::vector<std::byte> make_data(DType t, size_t n, std::mt19937_64& rng, double
                                        0x7bff, 0xfbff, 0x0000, 0x03ff, 0x8001, 0xfe00};
   static const uint16_t kBF16Edges[] = {0x7f80, 0xff80, 0x7fc0, 0x0001, 0x8000, 0x0000,
                                         0x7f7f, 0xff7f, 0x8001, 0x007f, 0xffc1};
-  static const float kF32Edges[] = {INFINITY, -INFINITY, NAN, 1e-45f, -1e-45f, 0.0f, -0.0f,
-                                    3.4e38f, -3.4e38f, 1.17e-38f};
+  static const float kF32Edges[] = {INFINITY, -INFINITY, NAN,     1e-45f,   -1e-45f,
+                                    0.0f,     -0.0f,     3.4e38f, -3.4e38f, 1.17e-38f};
   for (size_t k = 0; k < n; ++k) {
     const bool special = u01(rng) < special_rate;
     const float f = normal(rng);
@@ -80,8 +79,8 @@ std::vector<std::byte> make_data(DType t, size_t n, std::mt19937_64& rng, double
 // Feeds `bytes` in batches whose sizes follow `pattern` (0 = one batch, else random up to it).
 TensorStats run(bool simd, DType t, const std::vector<std::byte>& bytes, size_t n, size_t pattern,
                 const StatsOptions& opts, uint64_t seed, bool with_sketch = true) {
-  auto r = simd ? TensorReducer::create(t, n, opts, with_sketch)
-                : TensorReducer::create_reference(t, n, opts, with_sketch);
+  auto r =
+      simd ? TensorReducer::create(t, n, opts, with_sketch) : TensorReducer::create_reference(t, n, opts, with_sketch);
   const size_t es = dtype_info(t).bits / 8;
   std::mt19937_64 rng(seed);
   for (size_t off = 0; off < n;) {
@@ -112,8 +111,7 @@ Scale scale_of(DType t, const std::vector<std::byte>& bytes, size_t n, const Sta
 
 bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 
-void expect_match(const TensorStats& r, const TensorStats& s, const Scale& sc,
-                  const std::string& what) {
+void expect_match(const TensorStats& r, const TensorStats& s, const Scale& sc, const std::string& what) {
   SCOPED_TRACE(what);
   EXPECT_EQ(s.count, r.count);
   EXPECT_EQ(s.finite_count, r.finite_count);
@@ -131,13 +129,9 @@ void expect_match(const TensorStats& r, const TensorStats& s, const Scale& sc,
   const double tol = 1e-12;
   EXPECT_NEAR(s.sum, r.sum, tol * sc.abs_sum);
   ASSERT_EQ(s.mean.has_value(), r.mean.has_value());
-  if (r.mean) {
-    EXPECT_NEAR(*s.mean, *r.mean, tol * sc.abs_sum / static_cast<double>(r.finite_count));
-  }
+  if (r.mean) { EXPECT_NEAR(*s.mean, *r.mean, tol * sc.abs_sum / static_cast<double>(r.finite_count)); }
   ASSERT_EQ(s.std.has_value(), r.std.has_value());
-  if (r.std) {
-    EXPECT_NEAR(*s.std, *r.std, tol * std::max(*r.std, 1e-300));
-  }
+  if (r.std) { EXPECT_NEAR(*s.std, *r.std, tol * std::max(*r.std, 1e-300)); }
   // Squares of double subnormals underflow in any double implementation; the long double
   // reference keeps them.
   EXPECT_NEAR(s.l2norm, r.l2norm, tol * r.l2norm + 1e-300);
@@ -165,9 +159,7 @@ void for_each_target(F&& body) {
 }
 
 TEST(Stats, DispatchPicksEachTarget) {
-  for_each_target([](const std::string& name) {
-    EXPECT_EQ(std::string(stats_detail::simd_target_name()), name);
-  });
+  for_each_target([](const std::string& name) { EXPECT_EQ(std::string(stats_detail::simd_target_name()), name); });
 }
 
 TEST(Stats, SimdMatchesReferenceAllDtypesSizesAndSplits) {
@@ -219,8 +211,7 @@ std::pair<double, double> naive_std_l2(DType t, const std::vector<std::byte>& by
 TEST(Stats, SeveralMegabytesEveryNativeType) {
   const StatsOptions opts;
   for_each_target([&](const std::string& target) {
-    for (DType t : {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64,
-                    DType::kInt32}) {
+    for (DType t : {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64, DType::kInt32}) {
       const size_t n = 3'000'017;
       std::mt19937_64 rng(42);
       const auto bytes = make_data(t, n, rng, 1e-4);
@@ -262,8 +253,8 @@ TEST(Stats, WidthsAndNoSketch) {
 TEST(Stats, StdMatchesTwoPassForIllConditionedData) {
   std::mt19937_64 rng(7);
   std::normal_distribution<double> noise(0, 1);
-  for (const auto& [mean, spread] : {std::pair{1e4, 1e-2}, std::pair{1e8, 1e-1}, std::pair{-3e6, 1.0},
-                                     std::pair{0.0, 1.0}}) {
+  for (const auto& [mean, spread] :
+       {std::pair{1e4, 1e-2}, std::pair{1e8, 1e-1}, std::pair{-3e6, 1.0}, std::pair{0.0, 1.0}}) {
     const size_t n = 1'000'003;
     std::vector<std::byte> bytes(n * 8);
     for (size_t k = 0; k < n; ++k) put(bytes, k, mean + spread * noise(rng));
@@ -317,8 +308,8 @@ TEST(Stats, AllNonFiniteAndEmpty) {
     const auto s = run(simd, DType::kFloat16, bytes, 4000, 0, StatsOptions{}, 1);
     EXPECT_EQ(s.nan_count, 2000u);
     EXPECT_EQ(s.neginf_count, 2000u);
-    EXPECT_FALSE(s.min.has_value() || s.max.has_value() || s.mean.has_value() ||
-                 s.std.has_value() || s.abs_max.has_value());
+    EXPECT_FALSE(s.min.has_value() || s.max.has_value() || s.mean.has_value() || s.std.has_value() ||
+                 s.abs_max.has_value());
     EXPECT_EQ(s.l2norm, 0.0);
     ASSERT_TRUE(s.sketch.has_value());
     for (double b : s.sketch->values) EXPECT_EQ(b, 0.0);
@@ -348,8 +339,8 @@ TEST(Stats, ExactSixtyFourBitExtremes) {
 
 TEST(Stats, SupportedDtypes) {
   for (DType t : kAllStatDtypes) EXPECT_TRUE(reducer_supports(t)) << dtype_name(t);
-  for (DType t : {DType::kComplex64, DType::kComplex128, DType::kComplex32, DType::kInt4,
-                  DType::kUInt1, DType::kFloat4E2M1, DType::kString, DType::kUnknown}) {
+  for (DType t : {DType::kComplex64, DType::kComplex128, DType::kComplex32, DType::kInt4, DType::kUInt1,
+                  DType::kFloat4E2M1, DType::kString, DType::kUnknown}) {
     EXPECT_FALSE(reducer_supports(t)) << dtype_name(t);
     EXPECT_EQ(TensorReducer::create(t, 1, StatsOptions{}), nullptr);
   }

@@ -244,10 +244,17 @@ TEST_F(StoreExportTest, CsvQuotesTextAndLeavesUnavailableStatisticsEmpty) {
 }
 
 TEST_F(StoreExportTest, CsvOfAStoreHasOneRowPerTensor) {
-  const std::string db = make_store({{"r0/A.A_1.1.1.1", ge_summary("A_1", 2)}, {"r0/A.A_2.1.1.2", ge_summary("A_2", 3)}});
+  const std::string db =
+      make_store({{"r0/A.A_1.1.1.1", ge_summary("A_1", 2)}, {"r0/A.A_2.1.1.2", ge_summary("A_2", 3)}});
   std::string out;
   size_t rows = 0;
-  Status st = export_store_csv(db, "label", [&](std::string_view b) { out += b; return ok_status(); }, &rows);
+  Status st = export_store_csv(
+      db, "label",
+      [&](std::string_view b) {
+        out += b;
+        return ok_status();
+      },
+      &rows);
   ASSERT_TRUE(st.ok()) << st.error().to_string();
   EXPECT_EQ(rows, 4u);
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 4);
@@ -256,13 +263,15 @@ TEST_F(StoreExportTest, CsvOfAStoreHasOneRowPerTensor) {
   // A file that is not a store is an error naming it.
   const std::string junk = dir_ + "/junk.db";
   std::ofstream(junk) << "not sqlite";
-  Status bad = export_store_csv(junk, junk, [](std::string_view) { return ok_status(); }, nullptr);
+  Status bad = export_store_csv(
+      junk, junk, [](std::string_view) { return ok_status(); }, nullptr);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().path, junk);
 }
 
 TEST_F(StoreExportTest, OverviewCountsAndLargestTensors) {
-  const std::string db = make_store({{"r0/A.A_1.1.1.1", ge_summary("A_1", 2)}, {"r0/A.A_2.1.1.2", ge_summary("A_2", 9)}});
+  const std::string db =
+      make_store({{"r0/A.A_1.1.1.1", ge_summary("A_1", 2)}, {"r0/A.A_2.1.1.2", ge_summary("A_2", 9)}});
   auto o = read_overview(db, 2);
   ASSERT_TRUE(o.ok()) << o.error().to_string();
   EXPECT_EQ(o->version, kStoreVersion);

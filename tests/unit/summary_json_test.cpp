@@ -35,8 +35,8 @@ FileSummary sample_summary() {
   t.stats.l2norm = 3.0;
   t.stats.nan_count = 1;
   t.stats.zero_count = 2;
-  t.stats.values = std::vector<double>{1.0, std::numeric_limits<double>::quiet_NaN(),
-                                       std::numeric_limits<double>::infinity(), -0.0, 0.1, -1.5};
+  t.stats.values = std::vector<double>{
+      1.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), -0.0, 0.1, -1.5};
   t.xxh3_64 = "0123456789abcdef";
   s.tensors.push_back(t);
   TensorSummary big = t;
@@ -57,9 +57,10 @@ TEST(SummaryJson, WritesEveryRequiredKey) {
   for (const char* k : {"name", "kind", "size_bytes", "mtime_ns"}) EXPECT_TRUE(j["source"].contains(k)) << k;
   for (const char* k : {"type", "name", "task_id", "stream_id", "timestamp"}) EXPECT_TRUE(j["op"].contains(k)) << k;
   const auto& t = j["tensors"][0];
-  for (const char* k : {"role", "index", "dtype", "shape", "format", "original_shape", "count",
-                        "padding_included", "min", "max", "mean", "l2norm", "std", "abs_max", "nan_count",
-                        "posinf_count", "neginf_count", "zero_count", "xxh3_64", "values"})
+  for (const char* k :
+       {"role",         "index",      "dtype",   "shape",  "format", "original_shape", "count",     "padding_included",
+        "min",          "max",        "mean",    "l2norm", "std",    "abs_max",        "nan_count", "posinf_count",
+        "neginf_count", "zero_count", "xxh3_64", "values"})
     EXPECT_TRUE(t.contains(k)) << k;
   EXPECT_EQ(t["values"][1], "nan");
   EXPECT_EQ(t["values"][2], "inf");

@@ -25,9 +25,7 @@ struct StrictSax : nlohmann::json_sax<nlohmann::json> {
   bool boolean(bool) override { return true; }
   bool number_integer(number_integer_t) override { return true; }
   bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t& raw) override {
-    return raw.find_first_of(".eE") != string_t::npos;
-  }
+  bool number_float(number_float_t, const string_t& raw) override { return raw.find_first_of(".eE") != string_t::npos; }
   bool string(string_t&) override { return true; }
   bool binary(binary_t&) override { return true; }
   bool start_object(std::size_t) override { return true; }
@@ -79,17 +77,16 @@ uint64_t bits(double x) {
 // Number literals of every JSON shape; each must read as nlohmann (strtod) reads it.
 TEST(SummaryParse, NumbersMatchNlohmannBitForBit) {
   std::mt19937_64 rng(7);
-  std::vector<std::string> lits = {"0", "-0", "1", "-1", "0.5", "1e5", "1E+5", "1e-5", "-2.5e-3", "123456789012345678",
-                                   "18446744073709551615", "-9223372036854775808", "1e308", "1.7976931348623157e308",
-                                   "4.9e-324", "2e-324", "1e-400", "0.1000000000000000055511151231257827",
-                                   "3.141592653589793238462643383279", "9007199254740993",
-                                   // halfway and near-halfway cases that need the slow, exact path
-                                   "9007199254740993.0", "1.00000000000000011102230246251565404236316680908203125",
-                                   "1.00000000000000011102230246251565404236316680908203124",
-                                   "2.2250738585072011e-308", "2.2250738585072012e-308", "1e23", "8.98846567431158e307",
-                                   "7.2057594037927933e16", "0.0000000000000000000000000000000000000001e40",
-                                   "2.4703282292062327e-324", "2.4703282292062328e-324", "-0.0",
-                                   "1" + std::string(400, '0') + "e-400", "0." + std::string(500, '0') + "1e500"};
+  std::vector<std::string> lits = {
+      "0", "-0", "1", "-1", "0.5", "1e5", "1E+5", "1e-5", "-2.5e-3", "123456789012345678", "18446744073709551615",
+      "-9223372036854775808", "1e308", "1.7976931348623157e308", "4.9e-324", "2e-324", "1e-400",
+      "0.1000000000000000055511151231257827", "3.141592653589793238462643383279", "9007199254740993",
+      // halfway and near-halfway cases that need the slow, exact path
+      "9007199254740993.0", "1.00000000000000011102230246251565404236316680908203125",
+      "1.00000000000000011102230246251565404236316680908203124", "2.2250738585072011e-308", "2.2250738585072012e-308",
+      "1e23", "8.98846567431158e307", "7.2057594037927933e16", "0.0000000000000000000000000000000000000001e40",
+      "2.4703282292062327e-324", "2.4703282292062328e-324", "-0.0", "1" + std::string(400, '0') + "e-400",
+      "0." + std::string(500, '0') + "1e500"};
   for (int k = 0; k < 2000; ++k) {
     double x;
     uint64_t r = rng();
@@ -115,9 +112,7 @@ TEST(SummaryParse, NumbersMatchNlohmannBitForBit) {
   ASSERT_EQ(vals.size(), lits.size());
   // Parse the literals straight from text with nlohmann, not from the re-dumped document.
   auto ref = nlohmann::json::parse(arr);
-  for (size_t i = 0; i < lits.size(); ++i) {
-    EXPECT_EQ(bits(vals[i]), bits(ref[i].get<double>())) << lits[i];
-  }
+  for (size_t i = 0; i < lits.size(); ++i) { EXPECT_EQ(bits(vals[i]), bits(ref[i].get<double>())) << lits[i]; }
   // Overflow to infinity is not JSON for nlohmann either.
   std::string bad = doc;
   bad.replace(bad.find(arr), arr.size(), "[1e400]");
@@ -186,7 +181,9 @@ TEST(SummaryParse, StringsWithEscapesRoundTrip) {
   doc.replace(at, 10, R"("name":"\u00e9\ud83d\ude00\u0041")");
   r = summary_from_json(doc, "x");
   ASSERT_TRUE(r.ok()) << r.error().to_string();
-  EXPECT_EQ(r->source_name, "\xc3\xa9\xf0\x9f\x98\x80" "A");
+  EXPECT_EQ(r->source_name,
+            "\xc3\xa9\xf0\x9f\x98\x80"
+            "A");
   doc.replace(doc.find("\\ude00"), 6, "\\u0041");  // lone high surrogate
   EXPECT_FALSE(summary_from_json(doc, "x").ok());
 }

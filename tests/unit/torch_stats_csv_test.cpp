@@ -11,7 +11,9 @@ namespace {
 
 const std::string kHeader = "NodeName,NodeType,InputOutput,Index,DataType,Shape,Max,Min,Mean,L2Norm\r\n";
 
-Result<std::vector<TorchStatsRow>> parse(const std::string& s) { return parse_torch_statistics_csv(s, "/s/statistics.csv"); }
+Result<std::vector<TorchStatsRow>> parse(const std::string& s) {
+  return parse_torch_statistics_csv(s, "/s/statistics.csv");
+}
 
 void expect_error(const std::string& body, const std::string& what) {
   auto r = parse(kHeader + body);
@@ -55,8 +57,9 @@ TEST(TorchStatsCsv, RowsAsSummaries) {
 }
 
 TEST(TorchStatsCsv, LfLinesAndQuotedNames) {
-  auto r = parse("NodeName,NodeType,InputOutput,Index,DataType,Shape,Max,Min,Mean,L2Norm\n"
-                 "\"a,\"\"b\",T,Output,0,torch.int64,\"(2, 2)\",1,0,0.5,1.4142135623730951\n\n");
+  auto r = parse(
+      "NodeName,NodeType,InputOutput,Index,DataType,Shape,Max,Min,Mean,L2Norm\n"
+      "\"a,\"\"b\",T,Output,0,torch.int64,\"(2, 2)\",1,0,0.5,1.4142135623730951\n\n");
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   ASSERT_EQ(r->size(), 1u);
   EXPECT_EQ((*r)[0].node_name, "a,\"b");

@@ -38,19 +38,17 @@ std::string safetensors(const std::vector<Tensor>& ts) {
 
 TEST(WeightCompare, DequantisedInt8AgainstFloat) {
   TempDir t;
-  write_file(t.p / "golden" / "model.safetensors",
-             safetensors({{"fc.weight", "F32", {2, 3}, {0.5, 1, 1.5, -2, 0, 2}},
-                          {"fc.bias", "F32", {2}, {1, 2}},
-                          {"ln.weight", "F32", {3}, {1, 1, 1}},
-                          {"out.weight", "F32", {2, 2}, {1, 2, 3, 4}}}));
-  write_file(t.p / "my" / "quant.safetensors",
-             safetensors({{"fc.weight", "I8", {2, 3}, {1, 2, 3, 0, 1, 2}},
-                          {"fc.weight_offset", "F32", {2, 1}, {0, 1}},
-                          {"fc.weight_scale", "F32", {2, 1}, {0.5, 2}},
-                          {"ln.weight", "F32", {3}, {1, 1, 1}},
-                          {"out.weight", "I8", {2, 2}, {-1, -2, -3, -4}},
-                          {"out.weight_offset", "F32", {1}, {0}},
-                          {"out.weight_scale", "F32", {}, {1}}}));
+  write_file(t.p / "golden" / "model.safetensors", safetensors({{"fc.weight", "F32", {2, 3}, {0.5, 1, 1.5, -2, 0, 2}},
+                                                                {"fc.bias", "F32", {2}, {1, 2}},
+                                                                {"ln.weight", "F32", {3}, {1, 1, 1}},
+                                                                {"out.weight", "F32", {2, 2}, {1, 2, 3, 4}}}));
+  write_file(t.p / "my" / "quant.safetensors", safetensors({{"fc.weight", "I8", {2, 3}, {1, 2, 3, 0, 1, 2}},
+                                                            {"fc.weight_offset", "F32", {2, 1}, {0, 1}},
+                                                            {"fc.weight_scale", "F32", {2, 1}, {0.5, 2}},
+                                                            {"ln.weight", "F32", {3}, {1, 1, 1}},
+                                                            {"out.weight", "I8", {2, 2}, {-1, -2, -3, -4}},
+                                                            {"out.weight_offset", "F32", {1}, {0}},
+                                                            {"out.weight_scale", "F32", {}, {1}}}));
   auto res = run_weight_compare((t.p / "golden").string(), (t.p / "my").string(), false);
   ASSERT_TRUE(res.ok()) << res.error().to_string();
   ASSERT_EQ(res->rows.size(), 2u);  // names in order; ln.weight is not int8 in mine; biases are no weights
@@ -66,11 +64,13 @@ TEST(WeightCompare, DequantisedInt8AgainstFloat) {
   EXPECT_EQ(*out.cosine, -1.0);
   EXPECT_EQ(out.verdict, Verdict::kFail);
   std::string csv = weight_report_csv(res->rows, false);
-  EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "weight_name,golden_dtype,golden_shape,golden_max_value,golden_min_value,golden_mean_value,my_dtype,my_shape,"
-            "my_max_value,my_min_value,my_mean_value,cosine_similarity,max_relative_error,mean_relative_error,"
-            "max_absolute_error,mean_absolute_error,kl_divergence,relative_euclidean_distance");
-  EXPECT_NE(csv.find("\nfc.weight,torch.float32,\"[2, 3]\",2.0,-2.0,0.5,torch.float32,\"[2, 3]\",2.0,-2.0,0.5,1.0,0.0,0.0,0.0,0.0,"),
+  EXPECT_EQ(
+      csv.substr(0, csv.find('\n')),
+      "weight_name,golden_dtype,golden_shape,golden_max_value,golden_min_value,golden_mean_value,my_dtype,my_shape,"
+      "my_max_value,my_min_value,my_mean_value,cosine_similarity,max_relative_error,mean_relative_error,"
+      "max_absolute_error,mean_absolute_error,kl_divergence,relative_euclidean_distance");
+  EXPECT_NE(csv.find("\nfc.weight,torch.float32,\"[2, 3]\",2.0,-2.0,0.5,torch.float32,\"[2, "
+                     "3]\",2.0,-2.0,0.5,1.0,0.0,0.0,0.0,0.0,"),
             std::string::npos)
       << csv;
 }
@@ -78,17 +78,17 @@ TEST(WeightCompare, DequantisedInt8AgainstFloat) {
 TEST(WeightCompare, ShapesAndMissingFiles) {
   TempDir t;
   write_file(t.p / "golden" / "a.safetensors", safetensors({{"w.weight", "F32", {3}, {1, 2, 3}}}));
-  write_file(t.p / "my" / "b.safetensors",
-             safetensors({{"w.weight", "I8", {2, 2}, {1, 2, 3, 4}}, {"w.weight_offset", "F32", {3}, {0, 0, 0}},
-                          {"w.weight_scale", "F32", {1}, {1}}}));
+  write_file(t.p / "my" / "b.safetensors", safetensors({{"w.weight", "I8", {2, 2}, {1, 2, 3, 4}},
+                                                        {"w.weight_offset", "F32", {3}, {0, 0, 0}},
+                                                        {"w.weight_scale", "F32", {1}, {1}}}));
   auto res = run_weight_compare((t.p / "golden").string(), (t.p / "my").string(), false);
   ASSERT_TRUE(res.ok()) << res.error().to_string();
   ASSERT_EQ(res->rows.size(), 1u);
   EXPECT_EQ(res->rows[0].row.verdict, Verdict::kError);  // [3] does not broadcast onto [2, 2]
   EXPECT_NE(res->rows[0].row.note.find("do not broadcast"), std::string::npos);
-  write_file(t.p / "my" / "b.safetensors",
-             safetensors({{"w.weight", "I8", {2, 2}, {1, 2, 3, 4}}, {"w.weight_offset", "F32", {1}, {0}},
-                          {"w.weight_scale", "F32", {1}, {1}}}));
+  write_file(t.p / "my" / "b.safetensors", safetensors({{"w.weight", "I8", {2, 2}, {1, 2, 3, 4}},
+                                                        {"w.weight_offset", "F32", {1}, {0}},
+                                                        {"w.weight_scale", "F32", {1}, {1}}}));
   res = run_weight_compare((t.p / "golden").string(), (t.p / "my").string(), false);
   ASSERT_TRUE(res.ok());
   EXPECT_EQ(res->rows[0].row.cmp_fail_reason, "data shape doesn't match.");
@@ -110,12 +110,13 @@ TEST(Safetensors, HostileHeadersAreErrors) {
   };
   ASSERT_TRUE(parse(good).ok());
   EXPECT_EQ(parse(good)->entries[0].count, 2u);
-  for (std::string h : {"[]", "{\"a\": 1}", "{\"a\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 9]}}",
-                        "{\"a\": {\"dtype\": \"F32\", \"shape\": [3], \"data_offsets\": [0, 8]}}",
-                        "{\"a\": {\"dtype\": \"Q4\", \"shape\": [2], \"data_offsets\": [0, 8]}}",
-                        "{\"a\": {\"dtype\": \"F32\", \"shape\": [-2], \"data_offsets\": [0, 8]}}",
-                        "{\"a\": {\"dtype\": \"F32\", \"shape\": [4294967296, 4294967296, 4], \"data_offsets\": [0, 8]}}",
-                        "{\"a\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [8, 0]}}", "{\"a\": [[[[[[[[]]]]]]]]}"}) {
+  for (std::string h :
+       {"[]", "{\"a\": 1}", "{\"a\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 9]}}",
+        "{\"a\": {\"dtype\": \"F32\", \"shape\": [3], \"data_offsets\": [0, 8]}}",
+        "{\"a\": {\"dtype\": \"Q4\", \"shape\": [2], \"data_offsets\": [0, 8]}}",
+        "{\"a\": {\"dtype\": \"F32\", \"shape\": [-2], \"data_offsets\": [0, 8]}}",
+        "{\"a\": {\"dtype\": \"F32\", \"shape\": [4294967296, 4294967296, 4], \"data_offsets\": [0, 8]}}",
+        "{\"a\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [8, 0]}}", "{\"a\": [[[[[[[[]]]]]]]]}"}) {
     auto r = parse_safetensors_header(h, 8 + h.size(), 8 + h.size() + 8, "x.safetensors");
     ASSERT_FALSE(r.ok()) << h;
     EXPECT_EQ(r.error().path, "x.safetensors");

@@ -28,7 +28,8 @@ Vec rounded(const Vec& v, const DTypeSpec& dt) {
 
 std::string encode(const Vec& v, const DTypeSpec& dt) {
   std::string s(v.size() * dt.bytes, '\0');
-  for (size_t i = 0; i < v.size(); ++i) store_code(dt, encode_value(dt, v[i]), reinterpret_cast<uint8_t*>(s.data() + i * dt.bytes));
+  for (size_t i = 0; i < v.size(); ++i)
+    store_code(dt, encode_value(dt, v[i]), reinterpret_cast<uint8_t*>(s.data() + i * dt.bytes));
   return s;
 }
 
@@ -142,7 +143,8 @@ std::string model_tree(int layers) {
   std::vector<std::string> blocks;
   for (int i = 0; i < layers; ++i) {
     const std::string m = "root.layers." + std::to_string(i);
-    blocks.push_back(tree_node(m, "Block", {tree_node(m + ".ln", "LayerNorm", {}), tree_node(m + ".fc", "Linear", {})}));
+    blocks.push_back(
+        tree_node(m, "Block", {tree_node(m + ".ln", "LayerNorm", {}), tree_node(m + ".fc", "Linear", {})}));
   }
   return tree_node("root", "Model", {tree_node("root.layers", "ModuleList", blocks)});
 }
@@ -154,13 +156,22 @@ nlohmann::ordered_json layer_json(int i) {
   const std::string in0 = n + "_input_0", w = n + "_input_1", b = n + "_input_2", out = n + "_output_0",
                     ln = n + "_internal_0", fc = n + "_internal_1";
   nlohmann::ordered_json lnode = {{"opName", "LayerNormOperation_" + std::to_string(i) + "_0"},
-                                  {"opType", "LayerNormOperation"}, {"param", nlohmann::json::object()},
-                                  {"inTensors", {in0}}, {"outTensors", {ln}}};
+                                  {"opType", "LayerNormOperation"},
+                                  {"param", nlohmann::json::object()},
+                                  {"inTensors", {in0}},
+                                  {"outTensors", {ln}}};
   nlohmann::ordered_json fnode = {{"opName", "LinearOperation_" + std::to_string(i) + "_1"},
-                                  {"opType", "LinearOperation"}, {"param", {{"hasBias", true}}},
-                                  {"inTensors", {ln, w, b}}, {"outTensors", {fc}}};
-  return {{"opName", n}, {"opType", "BlockLayer"}, {"param", ""}, {"inTensors", {in0, w, b}},
-          {"outTensors", {out}}, {"internalTensors", {ln, fc}}, {"nodes", {lnode, fnode}}};
+                                  {"opType", "LinearOperation"},
+                                  {"param", {{"hasBias", true}}},
+                                  {"inTensors", {ln, w, b}},
+                                  {"outTensors", {fc}}};
+  return {{"opName", n},
+          {"opType", "BlockLayer"},
+          {"param", ""},
+          {"inTensors", {in0, w, b}},
+          {"outTensors", {out}},
+          {"internalTensors", {ln, fc}},
+          {"nodes", {lnode, fnode}}};
 }
 
 // Model JSON: atb_speed's report (keys alphabetical) with the probe's level-1 rewrite.
@@ -175,14 +186,14 @@ nlohmann::ordered_json model_json(int layers) {
     const std::string out = i + 1 == layers ? "Model_output_0" : "Model_internal_" + std::to_string(i);
     if (i + 1 < layers) internals.push_back(out);
     nlohmann::ordered_json l = layer_json(i);
-    nlohmann::ordered_json node = {{"inTensors", {prev, w, b}}, {"opName", "BlockLayer_" + std::to_string(i)},
-                                   {"outTensors", {out}}, {"opType", "BlockLayer"},
-                                   {"internalTensors", l["internalTensors"]}, {"nodes", l["nodes"]}};
+    nlohmann::ordered_json node = {
+        {"inTensors", {prev, w, b}}, {"opName", "BlockLayer_" + std::to_string(i)}, {"outTensors", {out}},
+        {"opType", "BlockLayer"},    {"internalTensors", l["internalTensors"]},     {"nodes", l["nodes"]}};
     nodes.push_back(node);
     prev = out;
   }
-  return {{"inTensors", {"Model_input_0"}}, {"internalTensors", internals}, {"modelName", "Model"},
-          {"nodes", nodes}, {"outTensors", {"Model_output_0"}}, {"weightTensors", weights}};
+  return {{"inTensors", {"Model_input_0"}},   {"internalTensors", internals}, {"modelName", "Model"}, {"nodes", nodes},
+          {"outTensors", {"Model_output_0"}}, {"weightTensors", weights}};
 }
 
 }  // namespace
@@ -214,17 +225,27 @@ int run_atb(const AtbOptions& o) {
   nlohmann::json ops = nlohmann::json::array(), first = nullptr;
   for (int leaf = 0; leaf < 2 * o.layers; ++leaf) {
     const int i = leaf / 2;
-    nlohmann::json j = {{"leaf", leaf},
-                        {"atb_dir", std::to_string(i) + "_BlockLayer/" + (leaf % 2 ? "1_LinearOperation" : "0_LayerNormOperation")},
-                        {"torch_module", "root.layers." + std::to_string(i) + (leaf % 2 ? ".fc" : ".ln")},
-                        {"diverged", o.diverge_at >= 0 && leaf >= o.diverge_at}};
+    nlohmann::json j = {
+        {"leaf", leaf},
+        {"atb_dir", std::to_string(i) + "_BlockLayer/" + (leaf % 2 ? "1_LinearOperation" : "0_LayerNormOperation")},
+        {"torch_module", "root.layers." + std::to_string(i) + (leaf % 2 ? ".fc" : ".ln")},
+        {"diverged", o.diverge_at >= 0 && leaf >= o.diverge_at}};
     if (leaf == o.diverge_at) first = j;
     ops.push_back(j);
   }
-  nlohmann::json sc = {{"tool", "msit-dumpgen"}, {"command", "atb"}, {"atb_root", atb_dump}, {"torch_root", torch_dump},
-                       {"atb_process", "tensors/0_200"}, {"torch_process", "torch_tensors/cpu_100"},
-                       {"layers", o.layers}, {"tokens", o.tokens}, {"seed", o.seed}, {"diverge_at", o.diverge_at},
-                       {"diverge_scale", o.diverge_scale}, {"first_divergence", first}, {"ops", ops}};
+  nlohmann::json sc = {{"tool", "msit-dumpgen"},
+                       {"command", "atb"},
+                       {"atb_root", atb_dump},
+                       {"torch_root", torch_dump},
+                       {"atb_process", "tensors/0_200"},
+                       {"torch_process", "torch_tensors/cpu_100"},
+                       {"layers", o.layers},
+                       {"tokens", o.tokens},
+                       {"seed", o.seed},
+                       {"diverge_at", o.diverge_at},
+                       {"diverge_scale", o.diverge_scale},
+                       {"first_divergence", first},
+                       {"ops", ops}};
   write_file(o.out + "/scenario.json", sc.dump(1));
   std::printf("atb: %d layers x %d tokens under %s (first divergence: %s)\n", o.layers, o.tokens, o.out.c_str(),
               first.is_null() ? "none" : first["atb_dir"].get<std::string>().c_str());

@@ -32,8 +32,8 @@ std::string ge_dir(const ModelOptions& o, int rank, int token) {
 
 std::string fx_dir(const ModelOptions& o, int rank, int token, const std::string& gm) {
   if (o.fx_layout == "rank") {
-    return o.out + "/msit_fx_dump/worldsize" + std::to_string(o.ranks) + "_global_rank" +
-           std::to_string(rank) + "/" + gm + "/" + std::to_string(token);
+    return o.out + "/msit_fx_dump/worldsize" + std::to_string(o.ranks) + "_global_rank" + std::to_string(rank) + "/" +
+           gm + "/" + std::to_string(token);
   }
   return o.out + "/msit_fx_dump/data_dump/" + std::to_string(token + 1) + "/" + gm;  // off-by-one
 }
@@ -74,16 +74,17 @@ std::string stats_line(const char* role, size_t index, const Mat& m, const char*
 }
 
 std::string stats_csv(const std::vector<Mat>& ins, const Mat& out) {
-  std::string s = "Input/Output,Index,Data Size,Data Type,Format,Shape,Max Value,Min Value,Avg Value,Count,"
-                  "Nan Count,Negative Inf Count,Positive Inf Count\n";
+  std::string s =
+      "Input/Output,Index,Data Size,Data Type,Format,Shape,Max Value,Min Value,Avg Value,Count,"
+      "Nan Count,Negative Inf Count,Positive Inf Count\n";
   for (size_t k = 0; k < ins.size(); ++k) s += stats_line("Input", k, ins[k], ins[k].fp32 ? "DT_FLOAT" : "DT_FLOAT16");
   return s + stats_line("Output", 0, out, out.fp32 ? "DT_FLOAT" : "DT_FLOAT16");
 }
 
 // GE file for op i (or a fused file spanning ops i..j), inputs then outputs.
-void write_ge(Ctx& c, Rng& rng, const std::string& dir, const std::string& type,
-              const std::string& name, const std::vector<Mat>& ins, const std::vector<int>& in_fmt,
-              const Mat& out, const char* out_dtype, int out_fmt, uint64_t ts, uint64_t task) {
+void write_ge(Ctx& c, Rng& rng, const std::string& dir, const std::string& type, const std::string& name,
+              const std::vector<Mat>& ins, const std::vector<int>& in_fmt, const Mat& out, const char* out_dtype,
+              int out_fmt, uint64_t ts, uint64_t task) {
   GeOp op;
   op.type = type;
   op.name = name;
@@ -99,8 +100,8 @@ void write_ge(Ctx& c, Rng& rng, const std::string& dir, const std::string& type,
   else write_file(dir + "/" + ge_file_name(op), ge_file_bytes(op));
 }
 
-void write_fx(Rng& rng, const std::string& dir, const ModelOp& op, const std::vector<Mat>& ins,
-              const Mat& out, const std::string& ts) {
+void write_fx(Rng& rng, const std::string& dir, const ModelOp& op, const std::vector<Mat>& ins, const Mat& out,
+              const std::string& ts) {
   std::string base = op.fx_node + "-" + op.fx_target;
   for (size_t k = 0; k < ins.size(); ++k) {
     GenTensor t = as_tensor(rng, ins[k], "float32", kFmtND, "input", static_cast<int>(k));
@@ -133,7 +134,8 @@ void run_token(Ctx& c, int rank, int token, const std::string& gm) {
     Mat ge_clean = ge_out;
     if (static_cast<int>(i) == o.diverge_at) inject_error(ge_out, o.diverge_scale, rng);
     uint64_t ts = ts0 + i * 100;
-    if (!op.fx_node.empty()) write_fx(rng, fdir, op, fx_ins, fx_out, ts20(static_cast<uint64_t>(token) * 1000000 + i * 100));
+    if (!op.fx_node.empty())
+      write_fx(rng, fdir, op, fx_ins, fx_out, ts20(static_cast<uint64_t>(token) * 1000000 + i * 100));
     std::vector<int> fmts(ge_ins.size(), kFmtND);
     if (op.ge_type == "MatMul" && o.nz_weights) fmts[1] = kFmtFractalNZ;
     int out_fmt = op.ge_type == "TransData" ? kFmtFractalNZ : kFmtND;
@@ -143,12 +145,15 @@ void run_token(Ctx& c, int rank, int token, const std::string& gm) {
     } else if (op.fused_last) {
       const ModelOp& first = c.ops[i - 1];
       std::vector<int> f2(pending_ins.size(), kFmtND);
-      write_ge(c, rng, gdir, "AutomaticBufferFusionOp", first.ge_name + op.ge_name, pending_ins, f2,
-               ge_out, out_dt, out_fmt, ts, 10 + i);
+      write_ge(c, rng, gdir, "AutomaticBufferFusionOp", first.ge_name + op.ge_name, pending_ins, f2, ge_out, out_dt,
+               out_fmt, ts, 10 + i);
     } else {
       write_ge(c, rng, gdir, op.ge_type, op.ge_name, ge_ins, fmts, ge_out, out_dt, out_fmt, ts, 10 + i);
     }
-    c.metrics.push_back({{"rank", rank}, {"token", token}, {"op_index", i}, {"ge_op_name", op.ge_name},
+    c.metrics.push_back({{"rank", rank},
+                         {"token", token},
+                         {"op_index", i},
+                         {"ge_op_name", op.ge_name},
                          {"cosine_similarity", cosine(fx_out, ge_out)},
                          {"relative_euclidean_distance", rel_euclid(fx_out, ge_out)}});
     fx = round_to(fx_out, true);
@@ -170,11 +175,15 @@ void write_graphs(const Ctx& c) {
     if (!c.params[i].v.empty()) {
       std::string pname = "arg" + std::to_string(i + 1) + "_1";
       GraphOp p{pname, "Data", {}, {}, {}};
-      p.output_desc.push_back({"y", "DT_FLOAT16", {c.params[i].shape.begin(), c.params[i].shape.end()}, "ND", std::nullopt});
+      p.output_desc.push_back(
+          {"y", "DT_FLOAT16", {c.params[i].shape.begin(), c.params[i].shape.end()}, "ND", std::nullopt});
       g.push_back(p);
       n.inputs.push_back(pname + ":0");
     }
-    n.output_desc.push_back({"y", op.ge_type == "Cast" ? "DT_FLOAT" : "DT_FLOAT16", {o.rows, o.hidden}, "ND",
+    n.output_desc.push_back({"y",
+                             op.ge_type == "Cast" ? "DT_FLOAT" : "DT_FLOAT16",
+                             {o.rows, o.hidden},
+                             "ND",
                              op.fx_node + "-" + op.fx_target + ".OUTPUT.0"});
     g.push_back(n);
     prev = op.ge_name;
@@ -183,7 +192,8 @@ void write_graphs(const Ctx& c) {
   if (o.ge_layout == "rank") {
     for (int r = 0; r < o.ranks; ++r) {
       write_file(o.out + "/msit_ge_dump/dynamo_original_graph_1_rank_" + std::to_string(r) + "_pid_" +
-                     std::to_string(1000 + r) + "_ts_" + ts20(static_cast<uint64_t>(r)) + ".txt", text);
+                     std::to_string(1000 + r) + "_ts_" + ts20(static_cast<uint64_t>(r)) + ".txt",
+                 text);
     }
   } else {
     write_file(o.out + "/msit_ge_dump/dynamo_original_graph_1_" + ts20(0) + ".txt", text);
@@ -210,23 +220,37 @@ int run_model(const ModelOptions& o) {
   nlohmann::json first = nullptr;
   for (size_t i = 0; i < c.ops.size(); ++i) {
     const ModelOp& op = c.ops[i];
-    nlohmann::json j = {{"index", i}, {"ge_type", op.ge_type}, {"ge_name", op.ge_name},
-                        {"ge_file_op_name", op.file_op_name}, {"in_graph", op.in_graph},
-                        {"fx_node", op.fx_node.empty() ? nlohmann::json() : nlohmann::json(op.fx_node + "-" + op.fx_target)},
-                        {"diverged", o.diverge_at >= 0 && (o.diverge_local ? static_cast<int>(i) == o.diverge_at
-                                                                             : static_cast<int>(i) >= o.diverge_at)}};
+    nlohmann::json j = {
+        {"index", i},
+        {"ge_type", op.ge_type},
+        {"ge_name", op.ge_name},
+        {"ge_file_op_name", op.file_op_name},
+        {"in_graph", op.in_graph},
+        {"fx_node", op.fx_node.empty() ? nlohmann::json() : nlohmann::json(op.fx_node + "-" + op.fx_target)},
+        {"diverged", o.diverge_at >= 0 && (o.diverge_local ? static_cast<int>(i) == o.diverge_at
+                                                           : static_cast<int>(i) >= o.diverge_at)}};
     if (static_cast<int>(i) == o.diverge_at) first = j;
     ops.push_back(j);
   }
-  nlohmann::json s = {{"tool", "msit-dumpgen"}, {"command", "model"}, {"ge_root", "msit_ge_dump"},
-                      {"fx_root", "msit_fx_dump"}, {"ge_layout", o.ge_layout}, {"fx_layout", o.fx_layout},
-                      {"ranks", o.ranks}, {"tokens", o.tokens}, {"fused", o.fused}, {"seed", o.seed},
-                      {"diverge_at", o.diverge_at}, {"diverge_scale", o.diverge_scale}, {"diverge_local", o.diverge_local},
-                      {"first_divergence", first}, {"ops", ops}, {"metrics", c.metrics}};
+  nlohmann::json s = {{"tool", "msit-dumpgen"},
+                      {"command", "model"},
+                      {"ge_root", "msit_ge_dump"},
+                      {"fx_root", "msit_fx_dump"},
+                      {"ge_layout", o.ge_layout},
+                      {"fx_layout", o.fx_layout},
+                      {"ranks", o.ranks},
+                      {"tokens", o.tokens},
+                      {"fused", o.fused},
+                      {"seed", o.seed},
+                      {"diverge_at", o.diverge_at},
+                      {"diverge_scale", o.diverge_scale},
+                      {"diverge_local", o.diverge_local},
+                      {"first_divergence", first},
+                      {"ops", ops},
+                      {"metrics", c.metrics}};
   write_file(o.out + "/scenario.json", s.dump(1));
-  std::printf("model: %d ops x %d tokens x %d ranks under %s (first divergence: %s)\n", o.ops,
-              o.tokens, o.ranks, o.out.c_str(),
-              first.is_null() ? "none" : first["ge_name"].get<std::string>().c_str());
+  std::printf("model: %d ops x %d tokens x %d ranks under %s (first divergence: %s)\n", o.ops, o.tokens, o.ranks,
+              o.out.c_str(), first.is_null() ? "none" : first["ge_name"].get<std::string>().c_str());
   return 0;
 }
 

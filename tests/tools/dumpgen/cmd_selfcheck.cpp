@@ -62,10 +62,13 @@ void check_nz(const std::vector<uint64_t>& o) {
 }
 
 void check_layouts() {
-  struct Case { int fmt; std::vector<uint64_t> o; };
-  std::vector<Case> cases = {{kFmtFractalNZ, {17, 33}}, {kFmtFractalNZ, {2, 3, 5, 40}},
-                             {kFmtFractalNZ, {21}},     {kFmtNC1HWC0, {2, 19, 3, 4}},
-                             {kFmtNDC1HWC0, {2, 35, 2, 3, 1}}, {kFmtFractalZ, {20, 17, 3, 2}}};
+  struct Case {
+    int fmt;
+    std::vector<uint64_t> o;
+  };
+  std::vector<Case> cases = {
+      {kFmtFractalNZ, {17, 33}},    {kFmtFractalNZ, {2, 3, 5, 40}},   {kFmtFractalNZ, {21}},
+      {kFmtNC1HWC0, {2, 19, 3, 4}}, {kFmtNDC1HWC0, {2, 35, 2, 3, 1}}, {kFmtFractalZ, {20, 17, 3, 2}}};
   for (const auto& cs : cases) {
     auto pos = device_positions(cs.fmt, cs.o, 16, 16);
     auto ds = device_shape(cs.fmt, cs.o, 16, 16);
@@ -85,7 +88,8 @@ void check_sketch(const std::string& dir) {
   nlohmann::json v = nlohmann::json::parse(read_file_bytes(dir + "/sketch_vectors.json"));
   for (const auto& c : v["cases"]) {
     std::vector<double> vals;
-    for (const auto& x : c["values"]) vals.push_back(x.is_string() ? (x == "nan" ? NAN : x == "inf" ? HUGE_VAL : -HUGE_VAL) : x.get<double>());
+    for (const auto& x : c["values"])
+      vals.push_back(x.is_string() ? (x == "nan" ? NAN : x == "inf" ? HUGE_VAL : -HUGE_VAL) : x.get<double>());
     uint64_t seed = std::stoull(c["seed"].get<std::string>(), nullptr, 16);
     auto got = sketch_of(vals, c["width"].get<uint32_t>(), seed);
     const auto& want = c["sketch"];
@@ -107,13 +111,12 @@ void check_pth(const std::string& testdata_dir) {
     std::vector<uint64_t> shape;
     std::vector<double> values;
   };
-  const Case cases[] = {
-      {"f32", "float32", {2, 3}, {1.5, -2.0, 3.25, 0.0, 1e-3, -7.0}},
-      {"f16", "float16", {4}, {1.0, -0.5, 65504.0, std::ldexp(1.0, -24)}},
-      {"bf16", "bfloat16", {2, 2}, {1.0, 2.0, -3.0, 0.5}},
-      {"i64", "int64", {4}, {-std::ldexp(1.0, 40), 0, 7, std::ldexp(1.0, 62)}},
-      {"scalar", "float64", {}, {3.5}},
-      {"bool", "bool", {3}, {1, 0, 1}}};
+  const Case cases[] = {{"f32", "float32", {2, 3}, {1.5, -2.0, 3.25, 0.0, 1e-3, -7.0}},
+                        {"f16", "float16", {4}, {1.0, -0.5, 65504.0, std::ldexp(1.0, -24)}},
+                        {"bf16", "bfloat16", {2, 2}, {1.0, 2.0, -3.0, 0.5}},
+                        {"i64", "int64", {4}, {-std::ldexp(1.0, 40), 0, 7, std::ldexp(1.0, 62)}},
+                        {"scalar", "float64", {}, {3.5}},
+                        {"bool", "bool", {3}, {1, 0, 1}}};
   for (const Case& c : cases) {
     const DTypeSpec& dt = *find_dtype(c.dtype);
     std::string data(c.values.size() * dt.bytes, '\0');

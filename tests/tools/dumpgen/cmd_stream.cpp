@@ -52,7 +52,10 @@ Pool make_pool(Rng& rng, const DTypeSpec& dt, const std::vector<uint64_t>& sizes
         uint64_t code = encode_value(dt, v);
         store_code(dt, code, &buf[i * dt.bytes]);
         double q = decode_value(dt, code);
-        if (std::isnan(q)) { ++nan; continue; }
+        if (std::isnan(q)) {
+          ++nan;
+          continue;
+        }
         mn = std::min(mn, q);
         mx = std::max(mx, q);
       }
@@ -65,7 +68,7 @@ Pool make_pool(Rng& rng, const DTypeSpec& dt, const std::vector<uint64_t>& sizes
 }
 
 double cpu_seconds() {
-  rusage ru {};
+  rusage ru{};
   ::getrusage(RUSAGE_SELF, &ru);
   return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
@@ -81,8 +84,8 @@ void write_all(int fd, const char* p, size_t n, const std::string& path) {
 }
 
 // Header then payload in `chunk`-sized write() calls, like a real dumper, then close.
-void write_pieces(const std::string& path, const std::string& head, const uint8_t* payload,
-                  uint64_t size, uint64_t chunk) {
+void write_pieces(const std::string& path, const std::string& head, const uint8_t* payload, uint64_t size,
+                  uint64_t chunk) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw std::runtime_error(path + ": open: " + std::strerror(errno));
   write_all(fd, head.data(), head.size(), path);
@@ -180,25 +183,40 @@ int run_stream(const StreamOptions& o) {
     ++n_files;
     n_bytes += head.size() + pre.bytes;
     if (!o.manifest.empty()) {
-      nlohmann::json t = {{"role", "output"}, {"index", 0}, {"dtype", pool.dt->name},
-                          {"shape", {pre.count}}, {"original_shape", {pre.count}}, {"format", "ND"},
-                          {"count", pre.count}, {"nan_count", pre.nan}, {"min", pre.min},
-                          {"max", pre.max}, {"xxh3_64", pre.xxh3}, {"device_format", false},
-                          {"stats", true}, {"partial", true}};
-      files.push_back({{"path", final_path.substr(o.out.size() + 1)}, {"kind", fx ? "npy" : "ge_bin"},
-                       {"corrupt", false}, {"size", head.size() + pre.bytes}, {"tensors", {t}}});
+      nlohmann::json t = {{"role", "output"},
+                          {"index", 0},
+                          {"dtype", pool.dt->name},
+                          {"shape", {pre.count}},
+                          {"original_shape", {pre.count}},
+                          {"format", "ND"},
+                          {"count", pre.count},
+                          {"nan_count", pre.nan},
+                          {"min", pre.min},
+                          {"max", pre.max},
+                          {"xxh3_64", pre.xxh3},
+                          {"device_format", false},
+                          {"stats", true},
+                          {"partial", true}};
+      files.push_back({{"path", final_path.substr(o.out.size() + 1)},
+                       {"kind", fx ? "npy" : "ge_bin"},
+                       {"corrupt", false},
+                       {"size", head.size() + pre.bytes},
+                       {"tensors", {t}}});
     }
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!o.manifest.empty()) {
-    write_file(o.manifest, nlohmann::json{{"tool", "msit-dumpgen"}, {"command", "stream"},
-                                          {"manifest_version", 1}, {"files", files}}.dump(1));
+    write_file(
+        o.manifest,
+        nlohmann::json{{"tool", "msit-dumpgen"}, {"command", "stream"}, {"manifest_version", 1}, {"files", files}}.dump(
+            1));
   }
   const double cpu = cpu_seconds() - cpu0;
-  std::printf("stream: %llu files, %llu bytes in %.2f s (%.1f MB/s), %llu renamed into place, "
-              "generator CPU %.2f s (%.0f%% of one core)\n",
-              static_cast<unsigned long long>(n_files), static_cast<unsigned long long>(n_bytes),
-              secs, n_bytes / secs / 1e6, static_cast<unsigned long long>(renamed), cpu, 100 * cpu / secs);
+  std::printf(
+      "stream: %llu files, %llu bytes in %.2f s (%.1f MB/s), %llu renamed into place, "
+      "generator CPU %.2f s (%.0f%% of one core)\n",
+      static_cast<unsigned long long>(n_files), static_cast<unsigned long long>(n_bytes), secs, n_bytes / secs / 1e6,
+      static_cast<unsigned long long>(renamed), cpu, 100 * cpu / secs);
   return 0;
 }
 

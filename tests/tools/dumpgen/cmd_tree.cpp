@@ -88,8 +88,7 @@ int run_tree(const TreeOptions& o) {
   for (const auto& l : leaves) (l.ge ? ge_leaves : fx_leaves).push_back(&l);
   for (int k = 0; k < o.corrupt; ++k) {
     CorruptFile c = make_corrupt(rng, k, lim, seq++);
-    const auto& pool = c.ge ? (ge_leaves.empty() ? fx_leaves : ge_leaves)
-                            : (fx_leaves.empty() ? ge_leaves : fx_leaves);
+    const auto& pool = c.ge ? (ge_leaves.empty() ? fx_leaves : ge_leaves) : (fx_leaves.empty() ? ge_leaves : fx_leaves);
     std::string rel = pool[rng.below(pool.size())]->rel + "/" + c.name;
     write_file(o.out + "/" + rel, c.bytes);
     nlohmann::json j = opaque_manifest(rel, c.ge ? "ge_bin" : "npy", c.bytes);
@@ -97,15 +96,14 @@ int run_tree(const TreeOptions& o) {
     j["corruption"] = c.what;
     w.files.push_back(j);
   }
-  nlohmann::json manifest = {{"tool", "msit-dumpgen"}, {"command", "tree"},
-                             {"manifest_version", 1}, {"seed", o.seed},
-                             {"layouts", layouts},    {"ranks", o.ranks},
-                             {"tokens", o.tokens},    {"sketch_width", kSketchWidth},
-                             {"files", w.files}};
+  nlohmann::json manifest = {
+      {"tool", "msit-dumpgen"}, {"command", "tree"}, {"manifest_version", 1}, {"seed", o.seed},
+      {"layouts", layouts},     {"ranks", o.ranks},  {"tokens", o.tokens},    {"sketch_width", kSketchWidth},
+      {"files", w.files}};
   write_file(o.out + "/manifest.json", manifest.dump(1));
   std::printf("wrote %llu raw files (%llu bytes), %d corrupt, %zu layouts under %s\n",
-              static_cast<unsigned long long>(w.raw), static_cast<unsigned long long>(w.bytes),
-              o.corrupt, layouts.size(), o.out.c_str());
+              static_cast<unsigned long long>(w.raw), static_cast<unsigned long long>(w.bytes), o.corrupt,
+              layouts.size(), o.out.c_str());
   return 0;
 }
 

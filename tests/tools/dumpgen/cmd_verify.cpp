@@ -107,9 +107,7 @@ int run_verify(const VerifyOptions& o) {
       } else {
         check_raw(c, o, e, full);
       }
-    } catch (const std::exception& ex) {
-      c.fail("exception", ex.what());
-    }
+    } catch (const std::exception& ex) { c.fail("exception", ex.what()); }
     padding += c.skipped_padding;
     nostats += c.skipped_nostats;
     tensors += c.tensors_checked;
@@ -128,17 +126,19 @@ int run_verify(const VerifyOptions& o) {
        !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
     if (it->path().filename().string().rfind(".msit-tmp.", 0) == 0) {
       ++failed;
-      if (printed++ < static_cast<uint64_t>(o.max_errors)) std::printf("FAIL %s: stale temp file left behind\n", it->path().c_str());
+      if (printed++ < static_cast<uint64_t>(o.max_errors))
+        std::printf("FAIL %s: stale temp file left behind\n", it->path().c_str());
     }
   }
   if (printed > static_cast<uint64_t>(o.max_errors)) {
     std::printf("... %llu more failure lines not shown\n", static_cast<unsigned long long>(printed - o.max_errors));
   }
-  std::printf("%llu passed, %llu failed (%llu corrupt/other files checked untouched; %llu tensors "
-              "value-checked, %llu skipped: padding included, %llu skipped: no stats)\n",
-              static_cast<unsigned long long>(passed), static_cast<unsigned long long>(failed),
-              static_cast<unsigned long long>(corrupt), static_cast<unsigned long long>(tensors),
-              static_cast<unsigned long long>(padding), static_cast<unsigned long long>(nostats));
+  std::printf(
+      "%llu passed, %llu failed (%llu corrupt/other files checked untouched; %llu tensors "
+      "value-checked, %llu skipped: padding included, %llu skipped: no stats)\n",
+      static_cast<unsigned long long>(passed), static_cast<unsigned long long>(failed),
+      static_cast<unsigned long long>(corrupt), static_cast<unsigned long long>(tensors),
+      static_cast<unsigned long long>(padding), static_cast<unsigned long long>(nostats));
   return failed == 0 ? 0 : 1;
 }
 

@@ -55,28 +55,66 @@ CorruptFile make_corrupt(Rng& rng, int k, const PlanLimits&, uint64_t seq) {
   std::string good = ge_file_bytes(op);
   std::string f4 = npy_header("<f4", {10});
   switch (k % kCorruptKinds) {
-    case 0: c.what = "ge_truncated"; c.bytes = good.substr(0, good.size() - 301); break;
-    case 1: c.what = "npy_bad_magic"; c.bytes = "\x93NUMPX" + f4.substr(6) + std::string(40, 'a'); break;
-    case 2: c.what = "ge_header_past_eof"; c.bytes = u64le(good.size()) + good.substr(8); break;
-    case 3: c.what = "npy_negative_shape"; c.bytes = npy_header_raw("<f4", "(-1, 3)") + std::string(12, '\0'); break;
-    case 4: c.what = "ge_garbage_proto"; c.bytes = u64le(32) + std::string(32, '\xff') + std::string(64, '\x01'); break;
-    case 5: c.what = "ge_zero_length"; c.bytes.clear(); break;
+    case 0:
+      c.what = "ge_truncated";
+      c.bytes = good.substr(0, good.size() - 301);
+      break;
+    case 1:
+      c.what = "npy_bad_magic";
+      c.bytes = "\x93NUMPX" + f4.substr(6) + std::string(40, 'a');
+      break;
+    case 2:
+      c.what = "ge_header_past_eof";
+      c.bytes = u64le(good.size()) + good.substr(8);
+      break;
+    case 3:
+      c.what = "npy_negative_shape";
+      c.bytes = npy_header_raw("<f4", "(-1, 3)") + std::string(12, '\0');
+      break;
+    case 4:
+      c.what = "ge_garbage_proto";
+      c.bytes = u64le(32) + std::string(32, '\xff') + std::string(64, '\x01');
+      break;
+    case 5:
+      c.what = "ge_zero_length";
+      c.bytes.clear();
+      break;
     case 6: {
       PbTensor t;
-      t.data_type = 2; t.format = 2; t.shape = {4}; t.original_shape = {4};
+      t.data_type = 2;
+      t.format = 2;
+      t.shape = {4};
+      t.original_shape = {4};
       t.size = 0xfffffffffffffff0ull;
-      c.what = "ge_size_overflow"; c.bytes = ge_with_tensor(t, std::string(8, '\0'));
+      c.what = "ge_size_overflow";
+      c.bytes = ge_with_tensor(t, std::string(8, '\0'));
       break;
     }
-    case 7: c.what = "npy_bad_header"; c.bytes = f4.substr(0, 30) + std::string(f4.size() - 30, 'x') + std::string(40, '\0'); break;
-    case 8: c.what = "npy_zero_length"; c.bytes.clear(); break;
-    case 9: c.what = "ge_tiny"; c.bytes = std::string("\x05\x00\x00\x00\x00", 5); break;
-    case 10: c.what = "npy_short_data"; c.bytes = npy_header("<f4", {1000}) + std::string(40, '\0'); break;
+    case 7:
+      c.what = "npy_bad_header";
+      c.bytes = f4.substr(0, 30) + std::string(f4.size() - 30, 'x') + std::string(40, '\0');
+      break;
+    case 8:
+      c.what = "npy_zero_length";
+      c.bytes.clear();
+      break;
+    case 9:
+      c.what = "ge_tiny";
+      c.bytes = std::string("\x05\x00\x00\x00\x00", 5);
+      break;
+    case 10:
+      c.what = "npy_short_data";
+      c.bytes = npy_header("<f4", {1000}) + std::string(40, '\0');
+      break;
     default: {
       PbTensor t;
-      t.data_type = 2; t.format = 2; t.shape = {1ull << 40, 1ull << 40};
-      t.original_shape = t.shape; t.size = 8;
-      c.what = "ge_dims_overflow"; c.bytes = ge_with_tensor(t, std::string(8, '\0'));
+      t.data_type = 2;
+      t.format = 2;
+      t.shape = {1ull << 40, 1ull << 40};
+      t.original_shape = t.shape;
+      t.size = 8;
+      c.what = "ge_dims_overflow";
+      c.bytes = ge_with_tensor(t, std::string(8, '\0'));
       break;
     }
   }

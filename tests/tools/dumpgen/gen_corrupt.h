@@ -8,9 +8,9 @@
 namespace dumpgen {
 
 struct CorruptFile {
-  std::string name;   // a valid-looking dump file name
+  std::string name;  // a valid-looking dump file name
   std::string bytes;
-  std::string what;   // e.g. "ge_truncated"
+  std::string what;  // e.g. "ge_truncated"
   bool ge = true;
 };
 

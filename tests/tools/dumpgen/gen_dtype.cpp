@@ -10,14 +10,14 @@ namespace dumpgen {
 
 const std::vector<DTypeSpec>& all_dtypes() {
   static const std::vector<DTypeSpec> kTable = {
-      {"float16", 2, "<f2", 2, Kind::kFloat},        {"bfloat16", 27, "", 2, Kind::kFloat},
-      {"float32", 1, "<f4", 4, Kind::kFloat},        {"float64", 12, "<f8", 8, Kind::kFloat},
-      {"int8", 3, "|i1", 1, Kind::kSigned},          {"uint8", 4, "|u1", 1, Kind::kUnsigned},
-      {"int16", 5, "<i2", 2, Kind::kSigned},         {"uint16", 6, "<u2", 2, Kind::kUnsigned},
-      {"int32", 7, "<i4", 4, Kind::kSigned},         {"uint32", 9, "<u4", 4, Kind::kUnsigned},
-      {"int64", 8, "<i8", 8, Kind::kSigned},         {"uint64", 10, "<u8", 8, Kind::kUnsigned},
-      {"bool", 11, "|b1", 1, Kind::kBool},           {"float8_e4m3fn", 35, "", 1, Kind::kFloat},
-      {"float8_e5m2", 34, "", 1, Kind::kFloat},      {"complex64", 16, "<c8", 8, Kind::kComplex},
+      {"float16", 2, "<f2", 2, Kind::kFloat},   {"bfloat16", 27, "", 2, Kind::kFloat},
+      {"float32", 1, "<f4", 4, Kind::kFloat},   {"float64", 12, "<f8", 8, Kind::kFloat},
+      {"int8", 3, "|i1", 1, Kind::kSigned},     {"uint8", 4, "|u1", 1, Kind::kUnsigned},
+      {"int16", 5, "<i2", 2, Kind::kSigned},    {"uint16", 6, "<u2", 2, Kind::kUnsigned},
+      {"int32", 7, "<i4", 4, Kind::kSigned},    {"uint32", 9, "<u4", 4, Kind::kUnsigned},
+      {"int64", 8, "<i8", 8, Kind::kSigned},    {"uint64", 10, "<u8", 8, Kind::kUnsigned},
+      {"bool", 11, "|b1", 1, Kind::kBool},      {"float8_e4m3fn", 35, "", 1, Kind::kFloat},
+      {"float8_e5m2", 34, "", 1, Kind::kFloat}, {"complex64", 16, "<c8", 8, Kind::kComplex},
   };
   return kTable;
 }
@@ -140,8 +140,7 @@ double decode_value(const DTypeSpec& dt, uint64_t code) {
       return static_cast<double>(static_cast<int64_t>(code << shift) >> shift);
     }
     case Kind::kUnsigned: return static_cast<double>(code);
-    case Kind::kComplex:
-      return std::bit_cast<float>(static_cast<uint32_t>(code & 0xffffffffu));
+    case Kind::kComplex: return std::bit_cast<float>(static_cast<uint32_t>(code & 0xffffffffu));
     case Kind::kFloat: break;
   }
   if (dt.name == "float16") return half_to_double(static_cast<uint16_t>(code));

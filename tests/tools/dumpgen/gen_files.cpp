@@ -15,8 +15,8 @@
 namespace dumpgen {
 
 std::string ge_file_name(const GeOp& op) {
-  return op.type + "." + op.name + "." + std::to_string(op.task_id) + "." +
-         std::to_string(op.stream_id) + "." + op.timestamp;
+  return op.type + "." + op.name + "." + std::to_string(op.task_id) + "." + std::to_string(op.stream_id) + "." +
+         op.timestamp;
 }
 
 namespace {
@@ -122,12 +122,8 @@ nlohmann::json raw_manifest(const std::string& rel, const std::string& kind, uin
   return j;
 }
 
-nlohmann::json opaque_manifest(const std::string& rel, const std::string& kind,
-                               const std::string& bytes) {
-  return {{"path", rel},
-          {"kind", kind},
-          {"size", bytes.size()},
-          {"xxh3_64", xxh3_hex(bytes.data(), bytes.size())}};
+nlohmann::json opaque_manifest(const std::string& rel, const std::string& kind, const std::string& bytes) {
+  return {{"path", rel}, {"kind", kind}, {"size", bytes.size()}, {"xxh3_64", xxh3_hex(bytes.data(), bytes.size())}};
 }
 
 }  // namespace dumpgen

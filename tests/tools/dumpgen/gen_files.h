@@ -13,7 +13,7 @@ namespace dumpgen {
 struct GeOp {
   std::string type, name;  // file name parts (name may contain dots / be a fused concatenation)
   uint64_t task_id = 0, stream_id = 0;
-  std::string timestamp;   // 16 (sometimes 14) digits
+  std::string timestamp;  // 16 (sometimes 14) digits
   std::vector<GenTensor> inputs, outputs;
   // Wire variants a reader must accept (formats.md 1.3).
   bool inputs_first = false;
@@ -37,7 +37,6 @@ std::string time14(uint64_t offset_s);
 // Manifest entry for a raw file written under `rel`.
 nlohmann::json raw_manifest(const std::string& rel, const std::string& kind, uint64_t size,
                             const std::vector<const GenTensor*>& tensors, const GeOp* op);
-nlohmann::json opaque_manifest(const std::string& rel, const std::string& kind,
-                               const std::string& bytes);
+nlohmann::json opaque_manifest(const std::string& rel, const std::string& kind, const std::string& bytes);
 
 }  // namespace dumpgen

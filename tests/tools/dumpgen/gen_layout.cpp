@@ -44,8 +44,7 @@ void nz_dims(const std::vector<uint64_t>& orig, uint64_t& b, uint64_t& n, uint64
 }
 }  // namespace
 
-std::vector<uint64_t> device_shape(int fmt, const std::vector<uint64_t>& o, uint64_t c0,
-                                   uint64_t n0) {
+std::vector<uint64_t> device_shape(int fmt, const std::vector<uint64_t>& o, uint64_t c0, uint64_t n0) {
   switch (fmt) {
     case kFmtFractalNZ: {
       uint64_t b, n, c;
@@ -62,8 +61,7 @@ std::vector<uint64_t> device_shape(int fmt, const std::vector<uint64_t>& o, uint
   }
 }
 
-std::vector<uint64_t> device_positions(int fmt, const std::vector<uint64_t>& o, uint64_t c0,
-                                       uint64_t n0) {
+std::vector<uint64_t> device_positions(int fmt, const std::vector<uint64_t>& o, uint64_t c0, uint64_t n0) {
   std::vector<uint64_t> pos;
   pos.reserve(numel(o));
   if (fmt == kFmtFractalNZ) {
@@ -79,8 +77,7 @@ std::vector<uint64_t> device_positions(int fmt, const std::vector<uint64_t>& o, 
     for (uint64_t a = 0; a < N; ++a)
       for (uint64_t c = 0; c < C; ++c)
         for (uint64_t h = 0; h < H; ++h)
-          for (uint64_t w = 0; w < W; ++w)
-            pos.push_back((((a * c1 + c / c0) * H + h) * W + w) * c0 + c % c0);
+          for (uint64_t w = 0; w < W; ++w) pos.push_back((((a * c1 + c / c0) * H + h) * W + w) * c0 + c % c0);
   } else if (fmt == kFmtNDC1HWC0) {
     uint64_t N = o[0], C = o[1], D = o[2], H = o[3], W = o[4], c1 = ceil_div(C, c0);
     for (uint64_t a = 0; a < N; ++a)
@@ -95,8 +92,7 @@ std::vector<uint64_t> device_positions(int fmt, const std::vector<uint64_t>& o, 
       for (uint64_t c = 0; c < C; ++c)
         for (uint64_t h = 0; h < H; ++h)
           for (uint64_t w = 0; w < W; ++w)
-            pos.push_back(((((c / c0) * H * W + h * W + w) * n1 + a / n0) * n0 + a % n0) * c0 +
-                          c % c0);
+            pos.push_back(((((c / c0) * H * W + h * W + w) * n1 + a / n0) * n0 + a % n0) * c0 + c % c0);
   } else {
     for (uint64_t i = 0, n = numel(o); i < n; ++i) pos.push_back(i);
   }

@@ -7,9 +7,9 @@
 namespace dumpgen {
 
 const std::vector<std::string>& layout_names() {
-  static const std::vector<std::string> kNames = {
-      "ge-rank",      "ge-old",        "msprobe-ge",       "fx-rank",   "fx-data-dump",
-      "fx-cwd-data-dump", "fx-step-gm", "fx-gm-step",      "msprobe-fx"};
+  static const std::vector<std::string> kNames = {"ge-rank",    "ge-old",       "msprobe-ge",
+                                                  "fx-rank",    "fx-data-dump", "fx-cwd-data-dump",
+                                                  "fx-step-gm", "fx-gm-step",   "msprobe-fx"};
   return kNames;
 }
 
@@ -37,15 +37,13 @@ void ge_tree(LayoutTree& t, const std::string& root, bool rank_dirs, int ranks, 
     for (int s = 0; s < tokens; ++s) t.leaves.push_back({base + std::to_string(s), true});
   }
   if (!rank_dirs) {
-    t.extras.push_back({root + "/dynamo_original_graph_1_" + ts20(0) + ".txt",
-                        small_graph("graph_1")});
+    t.extras.push_back({root + "/dynamo_original_graph_1_" + ts20(0) + ".txt", small_graph("graph_1")});
   }
 }
 
 }  // namespace
 
-LayoutTree layout_tree(const std::string& name, const std::string& prefix, int ranks,
-                       int tokens) {
+LayoutTree layout_tree(const std::string& name, const std::string& prefix, int ranks, int tokens) {
   LayoutTree t;
   std::string p = prefix + "/";
   std::string gm = "gm_" + ts20(123456) + "_dump";
@@ -56,8 +54,8 @@ LayoutTree layout_tree(const std::string& name, const std::string& prefix, int r
   } else if (name == "fx-rank" || name == "msprobe-fx") {
     std::string root = p + (name == "fx-rank" ? "msit_fx_dump" : "msprobe_fx_dump");
     for (int r = 0; r < ranks; ++r) {
-      std::string base = root + "/worldsize" + std::to_string(ranks) + "_global_rank" +
-                         std::to_string(r) + "/" + gm + "/";
+      std::string base =
+          root + "/worldsize" + std::to_string(ranks) + "_global_rank" + std::to_string(r) + "/" + gm + "/";
       for (int s = 0; s < tokens; ++s) t.leaves.push_back({base + std::to_string(s), false});
     }
   } else {

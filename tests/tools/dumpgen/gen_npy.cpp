@@ -4,8 +4,7 @@
 namespace dumpgen {
 
 std::string npy_header_raw(const std::string& descr, const std::string& shape_text) {
-  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " +
-                     shape_text + ", }";
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape_text + ", }";
   size_t total = 10 + dict.size() + 1;
   size_t padded = (total + 63) / 64 * 64;
   dict.append(padded - total, ' ');

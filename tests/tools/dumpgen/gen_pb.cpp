@@ -107,7 +107,10 @@ std::string pb_self_check() {
   }
   PbHeader h;
   std::string v = encode_dump_data(h);
-  if (v != std::string("\x0a\x03" "2.0", 5)) return "DumpData version field does not match";
+  if (v != std::string("\x0a\x03"
+                       "2.0",
+                       5))
+    return "DumpData version field does not match";
   PbWriter neg;
   neg.varint(static_cast<uint64_t>(int64_t{-1}));
   if (neg.bytes().size() != 10) return "negative varint must take 10 bytes";

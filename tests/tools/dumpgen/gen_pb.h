@@ -11,7 +11,7 @@ class PbWriter {
  public:
   void varint(uint64_t v);
   void key(uint32_t field, uint32_t wire_type) { varint((uint64_t{field} << 3) | wire_type); }
-  void field_varint(uint32_t field, uint64_t v);      // omitted when 0 (proto3)
+  void field_varint(uint32_t field, uint64_t v);               // omitted when 0 (proto3)
   void field_bytes(uint32_t field, const std::string& bytes);  // omitted when empty
   void field_message(uint32_t field, const std::string& msg);  // always written
   void packed_varints(uint32_t field, const std::vector<uint64_t>& v);

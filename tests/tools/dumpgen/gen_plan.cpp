@@ -85,12 +85,11 @@ TensorPlan plan_tensor(Rng& rng, const PlanLimits& lim, bool ge) {
   if (!ge) p.dtype = &fx_dtype(*p.dtype);
   p.values = pick_values(rng, *p.dtype);
   p.format = kFmtND;
-  bool float_like = p.dtype->name == "float16" || p.dtype->name == "bfloat16" ||
-                    p.dtype->name == "float32";
+  bool float_like = p.dtype->name == "float16" || p.dtype->name == "bfloat16" || p.dtype->name == "float32";
   double u = rng.uniform();
   if (ge && float_like && u < 0.3) {
     static const std::vector<int> fmts = {kFmtFractalNZ, kFmtFractalNZ, kFmtNC1HWC0,
-                                          kFmtNDC1HWC0, kFmtFractalZ, kFmtNCHW};
+                                          kFmtNDC1HWC0,  kFmtFractalZ,  kFmtNCHW};
     p.format = rng.pick(fmts);
     p.original_shape = device_logical_shape(rng, p.format);
     p.nan_padding = rng.chance(0.3);
@@ -112,7 +111,7 @@ GenTensor make_tensor(Rng& rng, const TensorPlan& plan) {
 }
 
 GeOp random_ge_op(Rng& rng, const PlanLimits& lim, uint64_t seq) {
-  static const std::vector<std::string> types = {"Add", "MatMul", "Cast", "TransData", "Mul",
+  static const std::vector<std::string> types = {"Add",       "MatMul",   "Cast",      "TransData", "Mul",
                                                  "SoftmaxV2", "ConcatV2", "LayerNorm", "RealDiv"};
   GeOp op;
   double u = rng.uniform();
@@ -145,10 +144,12 @@ GeOp random_ge_op(Rng& rng, const PlanLimits& lim, uint64_t seq) {
 }
 
 std::vector<FxFile> random_fx_node(Rng& rng, const PlanLimits& lim, uint64_t seq) {
-  static const std::vector<std::pair<std::string, std::string>> kinds = {
-      {"mm", "aten.mm.default"},          {"add", "aten.add.Tensor"},
-      {"_to_copy", "aten._to_copy.default"}, {"_softmax", "aten._softmax.default"},
-      {"cat", "aten.cat.default"},        {"mul", "aten.mul.Tensor"}};
+  static const std::vector<std::pair<std::string, std::string>> kinds = {{"mm", "aten.mm.default"},
+                                                                         {"add", "aten.add.Tensor"},
+                                                                         {"_to_copy", "aten._to_copy.default"},
+                                                                         {"_softmax", "aten._softmax.default"},
+                                                                         {"cat", "aten.cat.default"},
+                                                                         {"mul", "aten.mul.Tensor"}};
   const auto& [node, target] = rng.pick(kinds);
   std::string base = node + "_" + std::to_string(seq) + "-" + target;
   std::string ts = ts20(seq * 1000 + rng.below(1000));

@@ -45,7 +45,7 @@ void int_range(const DTypeSpec& dt, bool wide, double& lo, double& hi) {
     lo = s ? -2147483648.0 : 0;
     hi = s ? 2147483647.0 : 4294967295.0;
   } else {
-    lo = s ? -0x1p63 : 0;                 // INT64_MIN is exact in double
+    lo = s ? -0x1p63 : 0;                    // INT64_MIN is exact in double
     hi = s ? 0x1p63 - 1024 : 0x1p64 - 2048;  // largest doubles below the type's max
   }
 }
@@ -137,8 +137,14 @@ Expected expected_stats(const std::vector<double>& v) {
   long double sum = 0, sq = 0;
   bool first = true;
   for (double x : v) {
-    if (std::isnan(x)) { ++e.nan; continue; }
-    if (std::isinf(x)) { ++(x > 0 ? e.posinf : e.neginf); continue; }
+    if (std::isnan(x)) {
+      ++e.nan;
+      continue;
+    }
+    if (std::isinf(x)) {
+      ++(x > 0 ? e.posinf : e.neginf);
+      continue;
+    }
     if (x == 0) ++e.zero;
     ++e.finite;
     if (first || x < e.min) e.min = x;
@@ -182,8 +188,8 @@ std::vector<double> sketch_of(const std::vector<double>& v, uint32_t width, uint
   for (uint64_t i = 0; i < v.size(); ++i) {
     if (i % width == 0) rot = sm(seed ^ 0x5bd1e9955bd1e995ull, i / width) & (width - 1);
     if (!std::isfinite(v[i])) continue;
-    uint64_t s = bit(0, i & 0xffff) ^ bit(1, (i >> 16) & 0xffff) ^ bit(2, (i >> 32) & 0xffff) ^
-                 bit(3, (i >> 48) & 0xffff);
+    uint64_t s =
+        bit(0, i & 0xffff) ^ bit(1, (i >> 16) & 0xffff) ^ bit(2, (i >> 32) & 0xffff) ^ bit(3, (i >> 48) & 0xffff);
     out[((i % width) + rot) % width] += s ? -v[i] : v[i];
   }
   return out;
@@ -191,8 +197,7 @@ std::vector<double> sketch_of(const std::vector<double>& v, uint32_t width, uint
 
 std::string xxh3_hex(const void* data, size_t n) {
   char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx",
-                static_cast<unsigned long long>(XXH3_64bits(data, n)));
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(XXH3_64bits(data, n)));
   return buf;
 }
 
@@ -212,8 +217,10 @@ nlohmann::json number_for(const DTypeSpec& dt, double v) {
 
 nlohmann::json tensor_manifest(const GenTensor& t) {
   const DTypeSpec& dt = *t.dtype;
-  nlohmann::json j = {{"role", t.role},          {"index", t.index},
-                      {"dtype", dt.name},        {"shape", t.shape},
+  nlohmann::json j = {{"role", t.role},
+                      {"index", t.index},
+                      {"dtype", dt.name},
+                      {"shape", t.shape},
                       {"format", format_name(t.format)},
                       {"original_shape", t.original_shape},
                       {"count", numel(t.original_shape)},

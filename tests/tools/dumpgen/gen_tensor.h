@@ -17,33 +17,35 @@ class Rng {
  public:
   explicit Rng(uint64_t seed) : s_(seed) {}
   uint64_t next();
-  double uniform();                                   // [0, 1)
+  double uniform();  // [0, 1)
   uint64_t below(uint64_t n) { return n ? next() % n : 0; }
   bool chance(double p) { return uniform() < p; }
   double normal();
   template <class T>
-  const T& pick(const std::vector<T>& v) { return v[below(v.size())]; }
+  const T& pick(const std::vector<T>& v) {
+    return v[below(v.size())];
+  }
 
  private:
   uint64_t s_;
 };
 
 enum class Values : uint8_t {
-  kNormal,          // N(0, 1) activations
-  kLargeMean,       // mean 1000, std 0.01: catches naive variance formulas
-  kNonFinite,       // normal with NaN / +Inf / -Inf sprinkled in
-  kAllZero,         // every element 0 (some -0.0)
-  kWide,            // wide range incl. the dtype's extremes
-  kConstant,        // all elements equal (std exactly 0)
+  kNormal,     // N(0, 1) activations
+  kLargeMean,  // mean 1000, std 0.01: catches naive variance formulas
+  kNonFinite,  // normal with NaN / +Inf / -Inf sprinkled in
+  kAllZero,    // every element 0 (some -0.0)
+  kWide,       // wide range incl. the dtype's extremes
+  kConstant,   // all elements equal (std exactly 0)
 };
 
 struct TensorPlan {
   const DTypeSpec* dtype = nullptr;
   std::vector<uint64_t> original_shape;
-  int format = 2;           // GE format number; ND for npy
+  int format = 2;  // GE format number; ND for npy
   Values values = Values::kNormal;
-  uint64_t surplus = 0;     // extra payload bytes after the elements (GE alignment)
-  bool nan_padding = false; // padding garbage: NaN instead of 1e4
+  uint64_t surplus = 0;      // extra payload bytes after the elements (GE alignment)
+  bool nan_padding = false;  // padding garbage: NaN instead of 1e4
 };
 
 struct GenTensor {

@@ -220,9 +220,8 @@ void write_members(std::ostream& out, const std::string& top, const std::string&
 
 int acl_dtype_of(const DTypeSpec& dt) {
   static const std::pair<std::string_view, int> kAcl[] = {
-      {"float32", 0}, {"float16", 1}, {"int8", 2},   {"int32", 3},  {"uint8", 4},   {"int16", 6},
-      {"uint16", 7},  {"uint32", 8},  {"int64", 9},  {"uint64", 10}, {"float64", 11}, {"bool", 12},
-      {"bfloat16", 27}};
+      {"float32", 0}, {"float16", 1}, {"int8", 2},    {"int32", 3},    {"uint8", 4}, {"int16", 6},    {"uint16", 7},
+      {"uint32", 8},  {"int64", 9},   {"uint64", 10}, {"float64", 11}, {"bool", 12}, {"bfloat16", 27}};
   for (auto [n, v] : kAcl) {
     if (n == dt.name) return v;
   }
@@ -231,9 +230,9 @@ int acl_dtype_of(const DTypeSpec& dt) {
 
 std::string torch_storage_of(const DTypeSpec& dt) {
   static const std::pair<std::string_view, const char*> kStorage[] = {
-      {"float32", "FloatStorage"}, {"float16", "HalfStorage"}, {"bfloat16", "BFloat16Storage"},
-      {"float64", "DoubleStorage"}, {"int64", "LongStorage"},  {"int32", "IntStorage"},
-      {"int16", "ShortStorage"},   {"int8", "CharStorage"},    {"uint8", "ByteStorage"},
+      {"float32", "FloatStorage"},  {"float16", "HalfStorage"}, {"bfloat16", "BFloat16Storage"},
+      {"float64", "DoubleStorage"}, {"int64", "LongStorage"},   {"int32", "IntStorage"},
+      {"int16", "ShortStorage"},    {"int8", "CharStorage"},    {"uint8", "ByteStorage"},
       {"bool", "BoolStorage"}};
   for (auto [n, v] : kStorage) {
     if (n == dt.name) return v;
@@ -244,14 +243,17 @@ std::string torch_storage_of(const DTypeSpec& dt) {
 std::string atb_bin_header(int acl_dtype, int format, const std::vector<uint64_t>& dims, uint64_t data_bytes) {
   std::string d;
   for (size_t i = 0; i < dims.size(); ++i) d += (i ? "," : "") + std::to_string(dims[i]);
-  return "$Version=1.0\n$Object.Count=1\n$Object.Length=" + std::to_string(data_bytes) + "\nformat=" +
-         std::to_string(format) + "\ndtype=" + std::to_string(acl_dtype) + "\ndims=" + d + "\n$Object.data=0," +
-         std::to_string(data_bytes) + "\n$End=1\n";
+  return "$Version=1.0\n$Object.Count=1\n$Object.Length=" + std::to_string(data_bytes) +
+         "\nformat=" + std::to_string(format) + "\ndtype=" + std::to_string(acl_dtype) + "\ndims=" + d +
+         "\n$Object.data=0," + std::to_string(data_bytes) + "\n$End=1\n";
 }
 
-std::string pth_pickle(const std::string& storage_class, const std::vector<uint64_t>& shape, const std::string& location) {
+std::string pth_pickle(const std::string& storage_class, const std::vector<uint64_t>& shape,
+                       const std::string& location) {
   int memo = 0;
-  std::string p = "\x80\x02""ctorch._utils\n_rebuild_tensor_v2\n";
+  std::string p =
+      "\x80\x02"
+      "ctorch._utils\n_rebuild_tensor_v2\n";
   p += 'q';
   p += static_cast<char>(memo++);
   p += "((";
@@ -305,7 +307,8 @@ void write_pth(const std::string& path, const std::string& top, const std::strin
 
 std::string pth_bytes(const std::string& top, const std::string& pickle, const std::string& data) {
   std::ostringstream out;
-  write_members(out, top, pickle, data.size(), [&](std::ostream& o) { o.write(data.data(), static_cast<std::streamsize>(data.size())); });
+  write_members(out, top, pickle, data.size(),
+                [&](std::ostream& o) { o.write(data.data(), static_cast<std::streamsize>(data.size())); });
   return out.str();
 }
 

@@ -12,7 +12,7 @@
 
 namespace dumpgen {
 
-int acl_dtype_of(const DTypeSpec& dt);            // aclDataType number; throws when none
+int acl_dtype_of(const DTypeSpec& dt);              // aclDataType number; throws when none
 std::string torch_storage_of(const DTypeSpec& dt);  // "FloatStorage", ...; throws when none
 
 std::string atb_bin_header(int acl_dtype, int format, const std::vector<uint64_t>& dims, uint64_t data_bytes);

@@ -27,8 +27,7 @@ void add_verify(CLI::App& app, VerifyOptions& o) {
   auto* c = app.add_subcommand("verify", "check summaries in a tree against a manifest");
   c->add_option("--manifest", o.manifest, "manifest.json written by tree")->required();
   c->add_option("--tree", o.tree, "tree root the manifest paths are relative to")->required();
-  c->add_option("--format", o.format, "summary format: rich | msit")
-      ->check(CLI::IsMember({"rich", "msit"}));
+  c->add_option("--format", o.format, "summary format: rich | msit")->check(CLI::IsMember({"rich", "msit"}));
   c->add_flag("--expect-raw-gone", o.expect_raw_gone, "valid raw files must have been removed");
   c->add_flag("--expect-raw-kept", o.expect_raw_kept, "valid raw files must still exist");
   c->add_option("--max-errors", o.max_errors, "failure lines printed in detail");
@@ -77,7 +76,8 @@ void add_atb(CLI::App& app, AtbOptions& o) {
   c->add_option("--tokens", o.tokens, "tokens (forward calls) per side");
   c->add_option("--hidden", o.hidden, "hidden size (model size knob)");
   c->add_option("--rows", o.rows, "rows per activation");
-  c->add_option("--diverge-at", o.diverge_at, "ATB leaf op with a scaled output: layer*2 (LayerNorm), layer*2+1 (Linear)");
+  c->add_option("--diverge-at", o.diverge_at,
+                "ATB leaf op with a scaled output: layer*2 (LayerNorm), layer*2+1 (Linear)");
   c->add_option("--diverge-scale", o.diverge_scale, "the diverged output is multiplied by 1 + this");
   c->add_option("--seed", o.seed, "random seed");
 }

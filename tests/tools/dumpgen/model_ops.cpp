@@ -8,7 +8,11 @@
 namespace dumpgen {
 
 std::vector<ModelOp> make_chain(int n, bool fused) {
-  struct Kind { const char* ge; const char* node; const char* target; };
+  struct Kind {
+    const char* ge;
+    const char* node;
+    const char* target;
+  };
   static const Kind kinds[] = {{"MatMul", "mm", "aten.mm.default"},
                                {"Add", "add", "aten.add.Tensor"},
                                {"Cast", "_to_copy", "aten._to_copy.default"},

@@ -17,11 +17,11 @@ struct Mat {
 };
 
 struct ModelOp {
-  std::string ge_type, ge_name;      // GE op type and name, e.g. MatMul / MatMul_0
-  std::string fx_node, fx_target;    // empty for GE-only ops (TransData)
-  bool in_graph = true;              // TransData is inserted after the graph dump
+  std::string ge_type, ge_name;    // GE op type and name, e.g. MatMul / MatMul_0
+  std::string fx_node, fx_target;  // empty for GE-only ops (TransData)
+  bool in_graph = true;            // TransData is inserted after the graph dump
   bool fused_first = false, fused_last = false;
-  std::string file_op_name;          // op name in the dump file (fused concatenation)
+  std::string file_op_name;  // op name in the dump file (fused concatenation)
 };
 
 std::vector<ModelOp> make_chain(int n, bool fused);

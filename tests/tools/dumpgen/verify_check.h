@@ -15,14 +15,11 @@ struct Checker {
   // Relative tolerance of sketch buckets: summary stores may keep them as float32 (2^-24).
   double sketch_rel = 1e-9;
 
-  void fail(const std::string& field, const std::string& what) {
-    errors.push_back(field + ": " + what);
-  }
+  void fail(const std::string& field, const std::string& what) { errors.push_back(field + ": " + what); }
   void eq(const std::string& field, const nlohmann::json& want, const nlohmann::json& got);
-  void exact_number(const std::string& field, const nlohmann::json& want,
-                    const nlohmann::json& got);
-  void close_number(const std::string& field, const nlohmann::json& want,
-                    const nlohmann::json& got, double rel, double abs_floor);
+  void exact_number(const std::string& field, const nlohmann::json& want, const nlohmann::json& got);
+  void close_number(const std::string& field, const nlohmann::json& want, const nlohmann::json& got, double rel,
+                    double abs_floor);
 };
 
 // Rich summary (summary.md) of one raw file against its manifest entry.

@@ -23,9 +23,7 @@ double as_double(const nlohmann::json& j) {
 
 bool is_num(const nlohmann::json& j) { return j.is_number() || j.is_boolean(); }
 
-std::string text_of(const nlohmann::json& j) {
-  return j.is_string() ? j.get<std::string>() : j.dump();
-}
+std::string text_of(const nlohmann::json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
 
 }  // namespace
 
@@ -33,8 +31,7 @@ void Checker::eq(const std::string& field, const nlohmann::json& want, const nlo
   if (want != got) fail(field, "expected " + show(want) + ", got " + show(got));
 }
 
-void Checker::exact_number(const std::string& field, const nlohmann::json& want,
-                           const nlohmann::json& got) {
+void Checker::exact_number(const std::string& field, const nlohmann::json& want, const nlohmann::json& got) {
   if (want.is_null() || got.is_null() || !is_num(got)) {
     if (!(want.is_null() && got.is_null())) fail(field, "expected " + show(want) + ", got " + show(got));
     return;
@@ -44,16 +41,16 @@ void Checker::exact_number(const std::string& field, const nlohmann::json& want,
     // Compare 64-bit integers exactly, whichever signedness nlohmann picked.
     bool wneg = want.is_number_unsigned() ? false : want.get<int64_t>() < 0;
     bool gneg = got.is_number_unsigned() ? false : got.get<int64_t>() < 0;
-    ok = wneg == gneg && (wneg ? want.get<int64_t>() == got.get<int64_t>()
-                               : want.get<uint64_t>() == got.get<uint64_t>());
+    ok = wneg == gneg &&
+         (wneg ? want.get<int64_t>() == got.get<int64_t>() : want.get<uint64_t>() == got.get<uint64_t>());
   } else {
     ok = as_double(want) == as_double(got);
   }
   if (!ok) fail(field, "expected " + show(want) + ", got " + show(got));
 }
 
-void Checker::close_number(const std::string& field, const nlohmann::json& want,
-                           const nlohmann::json& got, double rel, double abs_floor) {
+void Checker::close_number(const std::string& field, const nlohmann::json& want, const nlohmann::json& got, double rel,
+                           double abs_floor) {
   if (want.is_null() || got.is_null() || !is_num(got)) {
     if (!(want.is_null() && got.is_null())) fail(field, "expected " + show(want) + ", got " + show(got));
     return;
@@ -62,16 +59,14 @@ void Checker::close_number(const std::string& field, const nlohmann::json& want,
   double tol = rel * std::max(std::fabs(w), std::fabs(g)) + abs_floor;
   if (!(std::fabs(w - g) <= tol)) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "expected %.17g, got %.17g (diff %.3g > tol %.3g)", w, g,
-                  std::fabs(w - g), tol);
+    std::snprintf(buf, sizeof buf, "expected %.17g, got %.17g (diff %.3g > tol %.3g)", w, g, std::fabs(w - g), tol);
     fail(field, buf);
   }
 }
 
 namespace {
 
-void check_values(Checker& c, const std::string& f, const nlohmann::json& want,
-                  const nlohmann::json& got) {
+void check_values(Checker& c, const std::string& f, const nlohmann::json& want, const nlohmann::json& got) {
   if (!got.is_array() || got.size() != want.size()) {
     c.fail(f + ".values", "expected " + std::to_string(want.size()) + " values, got " +
                               (got.is_array() ? std::to_string(got.size()) : show(got)));
@@ -87,8 +82,7 @@ void check_values(Checker& c, const std::string& f, const nlohmann::json& want,
   }
 }
 
-void check_sketch(Checker& c, const std::string& f, const nlohmann::json& want,
-                  const nlohmann::json& got, double l2) {
+void check_sketch(Checker& c, const std::string& f, const nlohmann::json& want, const nlohmann::json& got, double l2) {
   if (!got.is_object()) {
     c.fail(f + ".sketch", "missing");
     return;
@@ -164,7 +158,8 @@ void check_rich_summary(Checker& c, const nlohmann::json& e, const nlohmann::jso
     const auto& op = s.value("op", nlohmann::json::object());
     for (const char* k : {"type", "name", "task_id", "stream_id", "timestamp"}) {
       std::string got = op.contains(k) ? text_of(op[k]) : "(missing)";
-      if (got != e["op"][k].get<std::string>()) c.fail(std::string("op.") + k, "expected " + e["op"][k].get<std::string>() + ", got " + got);
+      if (got != e["op"][k].get<std::string>())
+        c.fail(std::string("op.") + k, "expected " + e["op"][k].get<std::string>() + ", got " + got);
     }
   }
   const auto& want = e["tensors"];

@@ -19,8 +19,7 @@ class EngineCompactor final : public Compactor {
  public:
   // Every job's path lies below one of `roots` (absolute): files are reached from the root's
   // fd without following symlinks, so a directory swapped since the event is never entered.
-  EngineCompactor(CompactOptions opts, std::vector<std::string> roots)
-      : opts_(opts), roots_(std::move(roots)), stores_(opts.store_sketch) {
+  EngineCompactor(CompactOptions opts, std::vector<std::string> roots) : opts_(opts), roots_(std::move(roots)) {
     for (const auto& r : roots_) stores_.add_root(r);
   }
   std::vector<JobResult> run_batch(const std::vector<Job>& jobs) override;

@@ -84,7 +84,7 @@ Result<StoreRegistry::Slot> StoreRegistry::store_for(const std::string& path) {
   }
   MSIT_ASSIGN_OR_RETURN(UniqueFd dir_fd, open_dir_beneath(root->fd->get(), dir_rel, dir_path));
   DirRef dir{std::make_shared<const UniqueFd>(std::move(dir_fd)), dir_path};
-  MSIT_ASSIGN_OR_RETURN(std::unique_ptr<SummaryStore> s, SummaryStore::open_for_write(dir, precision_));
+  MSIT_ASSIGN_OR_RETURN(std::unique_ptr<SummaryStore> s, SummaryStore::open_for_write(dir));
   slot.store = std::shared_ptr<SummaryStore>(std::move(s));
   open_.emplace(dir_path, slot.store);
   return slot;

@@ -16,7 +16,6 @@ namespace msit::store {
 
 class StoreRegistry {
  public:
-  explicit StoreRegistry(SketchPrecision precision) : precision_(precision) {}
   // A tree this process owns (absolute path; its fd is opened here, as a trusted root).
   void add_root(const std::string& root);
 
@@ -43,7 +42,6 @@ class StoreRegistry {
   };
   Result<Root*> root_of(const std::string& path);
 
-  SketchPrecision precision_;
   std::mutex mu_;
   std::vector<Root> roots_;
   std::map<std::string, std::shared_ptr<SummaryStore>> open_;  // by store directory

@@ -126,11 +126,10 @@ SummaryStore::~SummaryStore() {
   db_.reset();
 }
 
-Result<std::unique_ptr<SummaryStore>> SummaryStore::open_for_write(const DirRef& dir, SketchPrecision precision) {
+Result<std::unique_ptr<SummaryStore>> SummaryStore::open_for_write(const DirRef& dir) {
   std::unique_ptr<SummaryStore> s(new SummaryStore());
   s->dir_ = dir;
   s->path_ = dir.path + "/" + std::string(kStoreFileName);
-  s->precision_ = precision;
   MSIT_TRY(check_store_files(dir));
   const char* vfs = beneath_vfs();
   if (vfs == nullptr)
@@ -243,7 +242,7 @@ Status SummaryStore::insert_one(const StoreEntry& e, int64_t stored_ns) {
   for (size_t i = 0; i < e.summary->tensors.size(); ++i) {
     sqlite3_stmt* t = insert_tensor_.get();
     sqlite3_reset(t);
-    bind_tensor(t, id, static_cast<int>(i), e.summary->tensors[i], precision_);
+    bind_tensor(t, id, static_cast<int>(i), e.summary->tensors[i], e.sketch);
     if (sqlite3_step(t) != SQLITE_DONE)
       return sqlite_error(db, path_, Stage::kStore, "cannot insert a tensor of " + e.rel);
   }

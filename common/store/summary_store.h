@@ -33,6 +33,9 @@ struct StoreEntry {
   std::string rel;        // raw file's path relative to the store's directory
   FileIdentity identity;  // of the raw file as read
   const FileSummary* summary = nullptr;
+  // Per entry, not per store: a daemon's reload (SIGHUP) changes it for the next batches of
+  // stores it already holds open. Readers tell the two apart by the blob's length.
+  SketchPrecision sketch = SketchPrecision::kFloat32;
 };
 
 class SummaryStore {
@@ -40,7 +43,7 @@ class SummaryStore {
   // Opens the store in `dir` for writing, creating it when absent. Refuses (by path, never
   // rebuilding) a store that is not ours: a link, a file owned by another user, another
   // application's database, a newer version, or one failing PRAGMA quick_check.
-  static Result<std::unique_ptr<SummaryStore>> open_for_write(const DirRef& dir, SketchPrecision precision);
+  static Result<std::unique_ptr<SummaryStore>> open_for_write(const DirRef& dir);
   // Opens an existing store read-only (compare, inspect, export); readable while a writer commits.
   static Result<std::unique_ptr<SummaryStore>> open_read_only(const std::string& db_path);
 
@@ -85,7 +88,6 @@ class SummaryStore {
 
   DirRef dir_;  // keeps the directory fd that writer file names refer to (declared before db_)
   std::string path_;
-  SketchPrecision precision_ = SketchPrecision::kFloat32;
   std::mutex mu_;
   DbHandle db_;
   Stmt insert_file_, insert_tensor_, insert_block_, find_file_, select_file_, select_range_, select_blocks_;

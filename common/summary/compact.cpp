@@ -262,6 +262,7 @@ Result<PreparedSummary> prepare_summary(const FileRef& f, const CompactOptions& 
   std::string bytes;
   if (to_store) {
     p.summary_bytes = stored_size_estimate(summary, opts.store_sketch);
+    p.store_sketch = opts.store_sketch;
   } else {
     MSIT_ASSIGN_OR_RETURN(bytes, encode_summary(summary, raw.header, opts.format));
     if (bytes.size() > kMaxSummaryOutputBytes) {
@@ -334,7 +335,8 @@ void commit_store_rows(std::vector<PreparedSummary>& batch, std::vector<std::opt
   for (auto& [st, members] : by_store) {
     std::vector<store::StoreEntry> entries;
     entries.reserve(members.size());
-    for (size_t i : members) entries.push_back({batch[i].store_rel, batch[i].raw_identity, &*batch[i].stored});
+    for (size_t i : members)
+      entries.push_back({batch[i].store_rel, batch[i].raw_identity, &*batch[i].stored, batch[i].store_sketch});
     auto done = st->put(entries);
     if (done.ok()) continue;
     for (size_t i : members) {

@@ -81,6 +81,7 @@ struct PreparedSummary {
   std::shared_ptr<store::SummaryStore> store;
   std::string store_rel;
   std::optional<FileSummary> stored;
+  store::SketchPrecision store_sketch = store::SketchPrecision::kFloat32;  // of the options it was made with
   UniqueFd raw_fd;  // the raw file as read: its removal is checked through it
   FileIdentity raw_identity;
   uint64_t summary_bytes = 0;

@@ -395,7 +395,7 @@ CompactReport run_compact(const std::vector<std::string>& roots, const CompactRu
   report.candidates = items.size();
   // Summary stores of the trees this run owns, shared by the workers (one writer per store).
   CompactRunOptions run_opts = opts;
-  store::StoreRegistry stores(opts.file.store_sketch);
+  store::StoreRegistry stores;
   if (opts.file.format == SummaryFormat::kStore && !opts.file.dry_run) {
     for (const auto& rs : scans) stores.add_root(rs.root);
     run_opts.file.stores = &stores;

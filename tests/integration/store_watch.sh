@@ -2,7 +2,7 @@
 # watch into a summary store: a burst of files ends up as committed rows (raw files removed),
 # the store is readable while the daemon writes it, a restart after kill -9 verifies a raw file
 # that is already stored instead of storing it twice, and other bytes under a stored name are a
-# conflict (raw file kept).
+# conflict (raw file kept); a SIGHUP with another sketch_bits reaches the store already open.
 MSIT_BIN="$1"; source "$(dirname "$0")/daemon_lib.sh"
 d="$WORK/msit_ge_dump"; mkdir -p "$d/x"
 rows() { sqlite3 -cmd ".timeout 5000" "file:$d/msit-summary.db?mode=ro" "select count(*) from files" 2>/dev/null || echo 0; }
@@ -43,4 +43,22 @@ wait_until 30 'grep -q "different summary" "$WORK/daemon.log"' || fail "no confl
 [ -f "$d/x/Add.Add_1.1.1.1700000000000001" ] || fail "raw file with other bytes removed"
 stop_daemon
 [ "$(sqlite3 -cmd ".timeout 5000" "file:$d/msit-summary.db?mode=ro" 'pragma integrity_check')" = ok ] || fail "store damaged"
+# SIGHUP with another sketch_bits reaches the store the daemon already holds open: float32
+# buckets (4 bytes each) before the reload, float64 (8) after it, in one store.
+e="$WORK/reload/msit_ge_dump"; mkdir -p "$e/x"
+sketch_bytes() {
+  sqlite3 -cmd ".timeout 5000" "file:$e/msit-summary.db?mode=ro" \
+    "select length(t.sketch) from files f join tensors t on t.file_id = f.id where f.path = 'x/$1' and t.ord = 0" 2> /dev/null
+}
+printf 'settle_ms = 0\nsketch_width = 128\nsketch_bits = 32\n' > "$WORK/r.conf"
+start_daemon --config "$WORK/r.conf" "$e"
+$DUMPS one "$e/x/Add.Add_1.1.1.1700000000000001" 4096
+wait_until 30 '[ "$(sketch_bytes Add.Add_1.1.1.1700000000000001)" = 512 ]' || fail "no float32 sketch stored"
+printf 'settle_ms = 0\nsketch_width = 128\nsketch_bits = 64\n' > "$WORK/r.conf"
+kill -HUP "$DAEMON_PID"
+wait_until 5 'grep -q "config reloaded: settle 0 ms" "$WORK/daemon.log"' || fail "SIGHUP did not reload"
+$DUMPS one "$e/x/Add.Add_2.2.1.1700000000000002" 4096
+wait_until 30 '[ "$(sketch_bytes Add.Add_2.2.1.1700000000000002)" = 1024 ]' ||
+  fail "reloaded sketch_bits = 64 not used by the open store: $(sketch_bytes Add.Add_2.2.1.1700000000000002) bytes"
+stop_daemon
 echo "store_watch: ok"

@@ -74,10 +74,11 @@ class StoreExportTest : public ::testing::Test {
     auto fd = open_trusted_dir(dump);
     EXPECT_TRUE(fd.ok());
     DirRef dir{std::make_shared<const UniqueFd>(std::move(fd).value()), dump};
-    auto store = SummaryStore::open_for_write(dir, SketchPrecision::kFloat64);
+    auto store = SummaryStore::open_for_write(dir);
     EXPECT_TRUE(store.ok()) << store.error().to_string();
     std::vector<StoreEntry> batch;
-    for (const auto& [rel, s] : entries) batch.push_back(StoreEntry{rel, FileIdentity{}, &s});
+    for (const auto& [rel, s] : entries)
+      batch.push_back(StoreEntry{rel, FileIdentity{}, &s, SketchPrecision::kFloat64});
     Status st = (*store)->put(batch);
     EXPECT_TRUE(st.ok()) << st.error().to_string();
     return (*store)->path();

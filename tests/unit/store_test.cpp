@@ -86,6 +86,8 @@ FileSummary sample_summary() {
   return s;
 }
 
+constexpr SketchPrecision kExact = SketchPrecision::kFloat64;
+
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -98,8 +100,8 @@ class StoreTest : public ::testing::Test {
     EXPECT_TRUE(fd.ok());
     return DirRef{std::make_shared<const UniqueFd>(std::move(fd).value()), path};
   }
-  std::unique_ptr<SummaryStore> writer(SketchPrecision p = SketchPrecision::kFloat64) {
-    auto s = SummaryStore::open_for_write(dir_ref(dir_), p);
+  std::unique_ptr<SummaryStore> writer() {
+    auto s = SummaryStore::open_for_write(dir_ref(dir_));
     EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().to_string());
     return s.ok() ? std::move(s).value() : nullptr;
   }
@@ -123,7 +125,7 @@ TEST_F(StoreTest, RoundTripEqualsTheJsonForm) {
   ASSERT_TRUE(w);
   FileIdentity id;
   id.size = s.source_size;
-  ASSERT_TRUE(w->put({StoreEntry{"a/b/" + s.source_name, id, &s}}).ok());
+  ASSERT_TRUE(w->put({StoreEntry{"a/b/" + s.source_name, id, &s, kExact}}).ok());
   auto got = w->find("a/b/" + s.source_name);
   ASSERT_TRUE(got.ok() && got->has_value()) << (got.ok() ? "missing" : got.error().to_string());
   auto via_json = summary_from_json(summary_to_json(s), "x");
@@ -150,7 +152,7 @@ TEST_F(StoreTest, LoadManyEqualsLoadForEveryId) {
   std::vector<FileSummary> keep(300, s);
   for (size_t i = 0; i < keep.size(); ++i) {
     keep[i].tensors[0].stats.max = static_cast<double>(i);
-    batch.push_back(StoreEntry{"d/f" + std::to_string(i), FileIdentity{}, i % 7 == 3 ? &bare : &keep[i]});
+    batch.push_back(StoreEntry{"d/f" + std::to_string(i), FileIdentity{}, i % 7 == 3 ? &bare : &keep[i], kExact});
   }
   ASSERT_TRUE(w->put(batch).ok());
   auto r = SummaryStore::open_read_only(db());
@@ -175,28 +177,39 @@ TEST_F(StoreTest, LoadManyEqualsLoadForEveryId) {
   }
 }
 
-TEST_F(StoreTest, Float32BucketsAreTheRoundedDoubles) {
+// The precision is the entry's: a daemon reloaded with another sketch_bits writes its next
+// batches to the store it holds open with the new one, and both kinds read back.
+TEST_F(StoreTest, SketchPrecisionIsPerEntry) {
   const FileSummary s = sample_summary();
-  auto w = writer(SketchPrecision::kFloat32);
+  auto w = writer();
   ASSERT_TRUE(w);
-  ASSERT_TRUE(w->put({StoreEntry{"f", FileIdentity{}, &s}}).ok());
-  auto got = w->find("f");
-  ASSERT_TRUE(got.ok() && got->has_value());
-  const auto& buckets = (*got)->tensors[0].stats.sketch->values;
-  ASSERT_EQ(buckets.size(), 8u);
-  for (size_t i = 0; i < buckets.size(); ++i) {
-    EXPECT_EQ(buckets[i], static_cast<double>(static_cast<float>(s.tensors[0].stats.sketch->values[i])));
+  ASSERT_TRUE(w->put({StoreEntry{"f32", FileIdentity{}, &s, SketchPrecision::kFloat32}}).ok());
+  ASSERT_TRUE(w->put({StoreEntry{"f64", FileIdentity{}, &s, kExact}}).ok());
+  const auto& want = s.tensors[0].stats.sketch->values;
+  auto f32 = w->find("f32");
+  auto f64 = w->find("f64");
+  ASSERT_TRUE(f32.ok() && f32->has_value() && f64.ok() && f64->has_value());
+  const auto& rounded = (*f32)->tensors[0].stats.sketch->values;
+  const auto& exact = (*f64)->tensors[0].stats.sketch->values;
+  ASSERT_EQ(rounded.size(), 8u);
+  ASSERT_EQ(exact.size(), 8u);
+  bool some_differ = false;
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(rounded[i], static_cast<double>(static_cast<float>(want[i])));
+    EXPECT_EQ(exact[i], want[i]);
+    some_differ |= rounded[i] != want[i];
   }
+  EXPECT_TRUE(some_differ) << "the sample's buckets should not all be floats already";
 }
 
 TEST_F(StoreTest, ReaderSeesCommittedRowsWhileTheWriterIsOpen) {
   const FileSummary s = sample_summary();
   auto w = writer();
   ASSERT_TRUE(w);
-  ASSERT_TRUE(w->put({StoreEntry{"one", FileIdentity{}, &s}}).ok());
+  ASSERT_TRUE(w->put({StoreEntry{"one", FileIdentity{}, &s, kExact}}).ok());
   auto r = SummaryStore::open_read_only(db());
   ASSERT_TRUE(r.ok()) << r.error().to_string();
-  ASSERT_TRUE(w->put({StoreEntry{"two", FileIdentity{}, &s}}).ok());
+  ASSERT_TRUE(w->put({StoreEntry{"two", FileIdentity{}, &s, kExact}}).ok());
   auto n = (*r)->file_count();
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n, 2u);
@@ -208,7 +221,7 @@ TEST_F(StoreTest, ReaderRecoversTheWalOfAKilledWriter) {
   pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    auto w = SummaryStore::open_for_write(dir_ref(dir_), SketchPrecision::kFloat32);
+    auto w = SummaryStore::open_for_write(dir_ref(dir_));
     const FileSummary s = sample_summary();
     bool ok = w.ok() && (*w)->put({StoreEntry{"one", FileIdentity{}, &s}}).ok() &&
               (*w)->put({StoreEntry{"two", FileIdentity{}, &s}}).ok();
@@ -232,7 +245,7 @@ TEST_F(StoreTest, SymlinkUnderTheStoreNameIsNeverFollowed) {
   for (const char* suffix : {"", "-wal", "-shm"}) {
     fs::remove(db() + suffix);
     ASSERT_EQ(::symlink(outside.c_str(), (db() + suffix).c_str()), 0);
-    auto s = SummaryStore::open_for_write(dir_ref(dir_), SketchPrecision::kFloat32);
+    auto s = SummaryStore::open_for_write(dir_ref(dir_));
     ASSERT_FALSE(s.ok()) << suffix;
     EXPECT_NE(s.error().to_string().find("link"), std::string::npos) << s.error().to_string();
     fs::remove(db() + suffix);
@@ -245,7 +258,7 @@ TEST_F(StoreTest, DirectorySwappedAfterOpenKeepsWritingIntoTheOpenedOne) {
   const std::string a = dir_ + "/a", moved = dir_ + "/moved", elsewhere = dir_ + "/elsewhere";
   fs::create_directories(a);
   fs::create_directories(elsewhere);
-  auto w = SummaryStore::open_for_write(dir_ref(a), SketchPrecision::kFloat32);
+  auto w = SummaryStore::open_for_write(dir_ref(a));
   ASSERT_TRUE(w.ok());
   fs::rename(a, moved);
   ASSERT_EQ(::symlink(elsewhere.c_str(), a.c_str()), 0);
@@ -260,8 +273,7 @@ TEST_F(StoreTest, NewerStoreIsRefusedWithAClearError) {
   ASSERT_TRUE(writer());
   sql(db(), "PRAGMA user_version = 7");
   for (bool write : {true, false}) {
-    auto s = write ? SummaryStore::open_for_write(dir_ref(dir_), SketchPrecision::kFloat32)
-                   : SummaryStore::open_read_only(db());
+    auto s = write ? SummaryStore::open_for_write(dir_ref(dir_)) : SummaryStore::open_read_only(db());
     ASSERT_FALSE(s.ok());
     EXPECT_NE(s.error().to_string().find("newer msit-compact (store version 7"), std::string::npos)
         << s.error().to_string();
@@ -271,7 +283,7 @@ TEST_F(StoreTest, NewerStoreIsRefusedWithAClearError) {
 TEST_F(StoreTest, AnotherApplicationsDatabaseIsLeftAlone) {
   sql(db(), "CREATE TABLE t(x); INSERT INTO t VALUES (1);");
   const std::string before = read(db());
-  auto s = SummaryStore::open_for_write(dir_ref(dir_), SketchPrecision::kFloat32);
+  auto s = SummaryStore::open_for_write(dir_ref(dir_));
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().to_string().find("another application"), std::string::npos) << s.error().to_string();
   EXPECT_TRUE(read(db()) == before) << "another application's database was modified";
@@ -285,20 +297,20 @@ TEST_F(StoreTest, DamagedStoreIsReportedAndNeverRebuilt) {
     std::vector<StoreEntry> batch;
     std::vector<std::string> names;
     for (int i = 0; i < 200; ++i) names.push_back("f" + std::to_string(i));
-    for (const auto& n : names) batch.push_back(StoreEntry{n, FileIdentity{}, &s});
+    for (const auto& n : names) batch.push_back(StoreEntry{n, FileIdentity{}, &s, kExact});
     ASSERT_TRUE(w->put(batch).ok());
   }
   std::string bytes = read(db());
   ASSERT_GT(bytes.size(), 3 * 4096u);
   for (size_t i = 4096 + 100; i < 3 * 4096; ++i) bytes[i] = static_cast<char>(0x5a);
   std::ofstream(db(), std::ios::binary | std::ios::trunc) << bytes;
-  auto s = SummaryStore::open_for_write(dir_ref(dir_), SketchPrecision::kFloat32);
+  auto s = SummaryStore::open_for_write(dir_ref(dir_));
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().path.find(std::string(kStoreFileName)), std::string::npos);
   EXPECT_TRUE(read(db()) == bytes) << "a damaged store was modified";
   // Not a database at all.
   std::ofstream(db(), std::ios::trunc) << "just text, not SQLite";
-  auto t = SummaryStore::open_for_write(dir_ref(dir_), SketchPrecision::kFloat32);
+  auto t = SummaryStore::open_for_write(dir_ref(dir_));
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(read(db()), "just text, not SQLite");
 }

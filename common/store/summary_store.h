@@ -66,8 +66,10 @@ class SummaryStore {
   Status list(const std::function<void(int64_t id, std::string_view rel, uint64_t size)>& visit,
               bool path_order = true);
   Result<FileSummary> load(int64_t file_id);
-  // load() of many files, out[i] for ids[i]: files whose ids lie close together (neighbouring
-  // raw files, as compare reads them) come from one range statement instead of one each.
+  // Compare's read of many files, out[i] for ids[i]: the tensors of each (what compare reads;
+  // the file row's fields and extra blocks are left empty), as load() gives them. Files whose
+  // ids lie close together (neighbouring raw files) come from one range statement; a file
+  // without tensors or an id not in the store is left to load(), which says which.
   void load_many(const std::vector<int64_t>& ids, std::vector<std::optional<Result<FileSummary>>>& out);
   // Every entry in path order with its summary (export).
   Status for_each(const std::function<Status(std::string_view rel, const FileSummary&)>& visit);
@@ -79,7 +81,8 @@ class SummaryStore {
   Status prepare_statements(bool writable);
   Status insert_one(const StoreEntry& e, int64_t now_ns);
   Result<FileSummary> load_locked(int64_t file_id, std::string_view rel);
-  Result<FileSummary> read_group(sqlite3_stmt* f, int& rc, int64_t file_id, std::string_view rel_hint, int id_column);
+  Result<FileSummary> read_group(sqlite3_stmt* f, int& rc, int64_t file_id, std::string_view rel_hint);
+  Result<FileSummary> read_tensors_of(sqlite3_stmt* f, int& rc, int64_t file_id);
   struct FileRow {
     int64_t id = 0;
     FileIdentity identity;
@@ -90,7 +93,8 @@ class SummaryStore {
   std::string path_;
   std::mutex mu_;
   DbHandle db_;
-  Stmt insert_file_, insert_tensor_, insert_block_, find_file_, select_file_, select_range_, select_blocks_;
+  Stmt insert_file_, insert_tensor_, insert_block_, find_file_, select_file_, select_tensors_range_, select_tensors_of_,
+      select_blocks_;
 };
 
 // Where the store of raw file `rel` (relative to tree root `root`) lives, relative to that

@@ -68,6 +68,18 @@ TEST(Report, QuotingAndGuard) {
   EXPECT_EQ(msit::csv_quote("[2, 3]"), "\"[2, 3]\"");
   EXPECT_EQ(msit::csv_quote("a\"b"), "\"a\"\"b\"");
   EXPECT_EQ(msit::csv_quote("plain"), "plain");
+  // Cells of 32 bytes and more (paths) take another scan: each special character, anywhere.
+  const std::string path(100, 'p');
+  EXPECT_EQ(msit::csv_quote(path), path);
+  for (char special : {',', '"', '\n', '\r'}) {
+    for (size_t at : {size_t{0}, size_t{31}, size_t{32}, size_t{99}}) {
+      std::string cell = path;
+      cell[at] = special;
+      std::string want = "\"" + cell + "\"";
+      if (special == '"') want.insert(at + 1, 1, '"');
+      EXPECT_EQ(msit::csv_quote(cell), want) << "character " << static_cast<int>(special) << " at " << at;
+    }
+  }
   EXPECT_EQ(msit::guard_text_cell("=HYPERLINK(1)"), "'=HYPERLINK(1)");
   EXPECT_EQ(msit::guard_text_cell("@x"), "'@x");
   EXPECT_EQ(msit::guard_text_cell("/abs/path"), "/abs/path");

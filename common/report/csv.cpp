@@ -146,7 +146,7 @@ size_t format_python_float(double x, char* out) {
     s.remove_prefix(1);
   }
   // "d[.ddd]e+XX[X]": the exponent is signed and at most 3 digits, so 'e' is found from the end
-  // (find() and from_chars were a third of the CSV formatting time).
+  // (the memchr under find() was a fifth of the CSV phase's perf samples).
   size_t e = s.size() - 1;
   int exp10 = 0, scale = 1;
   for (; s[e] >= '0' && s[e] <= '9'; --e, scale *= 10) exp10 += (s[e] - '0') * scale;

@@ -219,7 +219,7 @@ int compare_two_files(const AtbRunArgs& r) {
     auto raw = raw_name_of(std::filesystem::path(*p).filename().string());
     std::string abs = absolute_path(*p);
     std::string raw_path = (std::filesystem::path(abs).parent_path() / raw->first).string();
-    files.push_back(SourceFile{abs, raw_path, raw->first, raw->second, 0, {}, -1});
+    files.push_back(SourceFile{abs, raw_path, raw->second, 0, nullptr, -1});
   }
   PairSpec spec;
   spec.golden = TensorSlot{SlotKind::kFxFile, &files[0], Role::kOutput, 0};

@@ -11,8 +11,6 @@
 #include <cctype>
 #include <filesystem>
 #include <functional>
-#include <memory>
-#include <mutex>
 #include <system_error>
 #include <unordered_map>
 
@@ -40,18 +38,9 @@ using FileFilter = std::function<bool(std::string_view name)>;
 // The raw files of `dir` that only its summary store still knows, as file entries. The
 // store's path strings live as long as the process-wide catalog.
 void add_stored_entries(const std::string& dir, const FileFilter& keep_file, std::vector<DirEntry>& out) {
-  static std::mutex mu;
-  static std::unordered_map<std::string, std::unique_ptr<std::string>> db_names;
-  std::string db;
-  const auto* names = store::StoreCatalog::instance().stored_in(dir, &db);
-  if (names == nullptr) return;
   const std::string* db_name = nullptr;
-  {
-    std::lock_guard lock(mu);
-    auto& slot = db_names[db];
-    if (!slot) slot = std::make_unique<std::string>(db);
-    db_name = slot.get();
-  }
+  const auto* names = store::StoreCatalog::instance().stored_in(dir, &db_name);
+  if (names == nullptr) return;
   for (const auto& n : *names) {
     if (keep_file && !keep_file(n.name)) continue;
     DirEntry e;
@@ -158,17 +147,17 @@ std::vector<SourceFile> sources_in(const std::string& dir, const std::vector<Dir
   std::vector<SourceFile> out;
   out.reserve(found.size());
   for (size_t i = 0; i < found.size(); ++i) {
-    if (!out.empty() && found[i].raw_name == out.back().raw_name) continue;  // a worse kind of the same file
+    if (i > 0 && found[i].raw_name == found[i - 1].raw_name) continue;  // a worse kind of the same file
     SourceFile f;
-    f.path = join(dir, found[i].entry->name);
     f.raw_path = join(dir, found[i].raw_name);
-    f.raw_name = std::move(found[i].raw_name);
     f.kind = found[i].kind;
     if (const DirEntry* e = found[i].entry; e->stored != nullptr) {
       f.path = f.raw_path;
       f.size = e->stored->size;
-      f.store_db = *e->store_db;
+      f.store_db = e->store_db;
       f.store_id = e->stored->id;
+    } else {
+      f.path = join(dir, e->name);
     }
     out.push_back(std::move(f));
   }
@@ -181,10 +170,11 @@ void add_ge_files(TokenFiles& tok, std::vector<SourceFile> files, std::vector<st
   std::sort(files.begin(), files.end(),
             [](const SourceFile& a, const SourceFile& b) { return a.raw_path < b.raw_path; });
   for (auto& f : files) {
-    auto ext_pos = f.raw_name.find_last_of('.');
-    std::string ext = ext_pos == std::string::npos ? "" : f.raw_name.substr(ext_pos);
+    const std::string_view name = f.raw_name();
+    auto ext_pos = name.find_last_of('.');
+    std::string_view ext = ext_pos == std::string_view::npos ? "" : name.substr(ext_pos);
     if (ext == ".txt" || ext == ".npy" || ext == ".bin" || ext == ".csv") continue;  // msit skips these
-    auto op = msit_ge_op_name(f.raw_name);
+    auto op = msit_ge_op_name(name);
     if (!op) {
       warnings.push_back(f.path + ": not a GE dump name (needs at least 5 dot-separated parts); skipped");
       continue;
@@ -198,17 +188,17 @@ void add_ge_files(TokenFiles& tok, std::vector<SourceFile> files, std::vector<st
     if (old.size == 0) old.size = size_on_disk(old.path);
     f.size = size_on_disk(f.path);
     const SourceFile& kept = f.size > old.size ? f : old;
-    warnings.push_back("duplicated op name " + *op + ": " + old.raw_name + ", " + f.raw_name +
-                       "; keeping the larger file " + kept.raw_name);
+    warnings.push_back("duplicated op name " + *op + ": " + std::string(old.raw_name()) + ", " +
+                       std::string(f.raw_name()) + "; keeping the larger file " + std::string(kept.raw_name()));
     if (f.size > old.size) old = std::move(f);
   }
 }
 
 void add_fx_files(TokenFiles& tok, std::vector<SourceFile> files) {
   for (auto& f : files) {
-    if (!ends_with(f.raw_name, ".npy")) continue;
+    if (!ends_with(f.raw_name(), ".npy")) continue;
     bool is_input = false;
-    std::string key = msit_fx_node_key(f.raw_name, &is_input);
+    std::string key = msit_fx_node_key(f.raw_name(), &is_input);
     auto& node = tok.fx_nodes[std::move(key)];
     (is_input ? node.inputs : node.outputs).push_back(std::move(f));
   }
@@ -229,6 +219,11 @@ bool is_multi_device(const std::string& root) {
 }
 
 }  // namespace
+
+std::string_view SourceFile::raw_name() const {
+  const size_t slash = raw_path.rfind('/');
+  return slash == std::string::npos ? std::string_view(raw_path) : std::string_view(raw_path).substr(slash + 1);
+}
 
 const SourceFile* TokenFiles::ge_file(std::string_view op_name) const {
   for (const auto& [name, f] : ge_ops) {

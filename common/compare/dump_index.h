@@ -18,15 +18,18 @@ namespace msit {
 // Declared in order of preference when several stand for one raw file.
 enum class SourceKind : uint8_t { kRaw, kSummary, kStored, kMinMax, kStatsCsv };
 
+// Trees hold 100,000s of them: compare's index keeps one per file, so no field repeats another.
 struct SourceFile {
   std::string path;      // the file on disk
   std::string raw_path;  // absolute path of the raw file it stands for: report cells, sort keys
-  std::string raw_name;  // base name of raw_path
   SourceKind kind = SourceKind::kRaw;
   uint64_t size = 0;  // bytes on disk, looked up only for duplicated GE op names (msit keeps the larger)
-  // kStored: the summary store holding it (path = raw_path then) and its row there.
-  std::string store_db;
+  // kStored: the summary store holding it (path = raw_path then), owned by the process-wide
+  // StoreCatalog, and its row there.
+  const std::string* store_db = nullptr;
   int64_t store_id = -1;
+
+  std::string_view raw_name() const;  // base name of raw_path
 };
 
 struct FxNodeFiles {

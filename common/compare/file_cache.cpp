@@ -11,18 +11,18 @@
 namespace msit {
 namespace {
 
-bool ends_with(const std::string& s, std::string_view suf) {
-  return s.size() >= suf.size() && std::string_view(s).substr(s.size() - suf.size()) == suf;
+bool ends_with(std::string_view s, std::string_view suf) {
+  return s.size() >= suf.size() && s.substr(s.size() - suf.size()) == suf;
 }
 
 // Files holding exactly one tensor: FX .npy, torch .pth, ATB .bin (GE dump names have no such suffix).
-bool single_tensor_name(const std::string& raw_name) {
+bool single_tensor_name(std::string_view raw_name) {
   return ends_with(raw_name, ".npy") || ends_with(raw_name, ".pth") || ends_with(raw_name, ".bin");
 }
 
 void load(LoadedFile& lf) {
   const SourceFile& f = *lf.source;
-  lf.fx = single_tensor_name(f.raw_name);
+  lf.fx = single_tensor_name(f.raw_name());
   switch (f.kind) {
     case SourceKind::kRaw: {
       auto src = archive::open_dump_source(f.path);  // a raw file or its archive (NAME.zst)
@@ -49,7 +49,7 @@ void load(LoadedFile& lf) {
       return;
     }
     case SourceKind::kStored: {
-      auto s = store::StoreCatalog::instance().load(f.store_db, f.store_id);
+      auto s = store::StoreCatalog::instance().load(*f.store_db, f.store_id);
       if (!s.ok()) {
         lf.error = s.error();
         return;
@@ -94,7 +94,7 @@ void load(LoadedFile& lf) {
 
 // A summary read by a batch: parsed into lf, or the read's error.
 void fill_summary(LoadedFile& lf, const Result<std::string_view>& text) {
-  lf.fx = single_tensor_name(lf.source->raw_name);
+  lf.fx = single_tensor_name(lf.source->raw_name());
   auto s = text.ok() ? summary_from_padded_json(*text, lf.source->path) : Result<FileSummary>(text.error());
   if (s.ok()) lf.summary = std::move(s).value();
   else lf.error = s.error();
@@ -109,7 +109,7 @@ void load_stored(const std::vector<const SourceFile*>& files, std::vector<std::s
   std::vector<int64_t> ids;
   std::vector<std::optional<Result<FileSummary>>> got;
   while (!todo.empty()) {
-    const std::string& db = files[todo.front()]->store_db;  // a batch names a store or two
+    const std::string* db = files[todo.front()]->store_db;  // a batch names a store or two
     ids.clear();
     which.clear();
     rest.clear();
@@ -121,11 +121,11 @@ void load_stored(const std::vector<const SourceFile*>& files, std::vector<std::s
         rest.push_back(i);
       }
     }
-    store::StoreCatalog::instance().load_many(db, ids, got);
+    store::StoreCatalog::instance().load_many(*db, ids, got);
     for (size_t k = 0; k < which.size(); ++k) {
       auto lf = std::make_shared<LoadedFile>();
       lf->source = files[which[k]];
-      lf->fx = single_tensor_name(lf->source->raw_name);
+      lf->fx = single_tensor_name(lf->source->raw_name());
       if (got[k]->ok()) lf->summary = std::move(*got[k]).value();
       else lf->error = got[k]->error();
       out[which[k]] = std::move(lf);

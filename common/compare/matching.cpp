@@ -96,7 +96,7 @@ void ge_fx_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
     return;
   }
   if (all_ops.empty()) {
-    std::string type = ge.raw_name.substr(0, ge.raw_name.find('.'));
+    std::string_view type = ge.raw_name().substr(0, ge.raw_name().find('.'));
     if (type.find("Cast") != std::string::npos || type.find("TransData") != std::string::npos) {
       for (uint32_t k = 0; k < counts->inputs && k < counts->outputs; ++k) {
         out.pairs.push_back(make_pair(ctx, token, cell(ge, "inputs", k), cell(ge, "outputs", k),
@@ -201,7 +201,7 @@ GoldenSide gather_fused(MatchContext& ctx, const std::string& fused, const Token
 void ge_ge_op(MatchContext& ctx, int64_t token, const std::string& op_name, const SourceFile& mine,
               const TokenFiles& my, const TokenFiles& golden, MatchResult& out) {
   GoldenSide gs;
-  if (mine.raw_name.rfind("AutomaticBufferFusionOp", 0) == 0) {
+  if (mine.raw_name().rfind("AutomaticBufferFusionOp", 0) == 0) {
     gs = gather_fused(ctx, op_name, my, golden, out.warnings);
   } else if (const SourceFile* f = golden.ge_file(op_name)) {
     auto c = ctx.counts(*f);
@@ -302,7 +302,7 @@ void match_fx_fx(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden
   for_common_tokens(my, golden, out, [&](int64_t token, const TokenFiles& m, const TokenFiles& g) {
     // Execution order: by the timestamp in the first file name of each node, then by key.
     struct Node {
-      std::string_view ts;  // into the file's raw_name, which the index keeps
+      std::string_view ts;  // into the file's raw_path, which the index keeps
       const std::string* key;
       const FxNodeFiles* files;
     };
@@ -312,7 +312,7 @@ void match_fx_fx(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden
       const auto& files = node.outputs.empty() ? node.inputs : node.outputs;
       std::string_view ts;
       if (!files.empty()) {
-        std::string_view n = files.front().raw_name;
+        std::string_view n = files.front().raw_name();
         size_t end = n.size() - 4;  // ".npy"
         size_t dot = n.rfind('.', end - 1);
         if (dot != std::string_view::npos) ts = n.substr(dot + 1, end - dot - 1);

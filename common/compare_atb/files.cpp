@@ -51,11 +51,10 @@ bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.
 bool has(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
 
 // A raw file that only its directory's summary store still knows.
-SourceFile stored_source(const std::string& dir, const store::StoredName& n, const std::string& db) {
+SourceFile stored_source(const std::string& dir, const store::StoredName& n, const std::string* db) {
   SourceFile f;
   f.raw_path = (fs::path(dir) / n.name).string();
   f.path = f.raw_path;
-  f.raw_name = n.name;
   f.kind = SourceKind::kStored;
   f.size = n.size;
   f.store_db = db;
@@ -77,19 +76,19 @@ std::vector<SourceFile> dir_files(const std::string& dir) {
     SourceFile f;
     f.path = (fs::path(dir) / name).string();
     f.raw_path = (fs::path(dir) / raw->first).string();
-    f.raw_name = raw->first;
     f.kind = raw->second;
     out.push_back(std::move(f));
   }
-  std::string db;
+  const std::string* db = nullptr;
   if (const auto* stored = store::StoreCatalog::instance().stored_in(dir, &db)) {
     for (const auto& n : *stored) out.push_back(stored_source(dir, n, db));
   }
   std::sort(out.begin(), out.end(), [](const SourceFile& a, const SourceFile& b) {
-    return a.raw_name != b.raw_name ? a.raw_name < b.raw_name : static_cast<int>(a.kind) < static_cast<int>(b.kind);
+    return a.raw_name() != b.raw_name() ? a.raw_name() < b.raw_name()
+                                        : static_cast<int>(a.kind) < static_cast<int>(b.kind);
   });
   out.erase(std::unique(out.begin(), out.end(),
-                        [](const SourceFile& a, const SourceFile& b) { return a.raw_name == b.raw_name; }),
+                        [](const SourceFile& a, const SourceFile& b) { return a.raw_name() == b.raw_name(); }),
             out.end());
   return out;
 }
@@ -97,7 +96,7 @@ std::vector<SourceFile> dir_files(const std::string& dir) {
 template <class Pred>
 void take(const std::string& dir, Pred pred, std::vector<SourceFile>& out) {
   for (auto& f : dir_files(dir))
-    if (pred(f.raw_name)) out.push_back(std::move(f));
+    if (pred(f.raw_name())) out.push_back(std::move(f));
 }
 
 }  // namespace
@@ -112,15 +111,15 @@ std::vector<SourceFile> endpoint_files(const DumpSide& side, const TopoTree& tre
       case Loc::kAllOutput:
         take(
             dir.string(),
-            [&](const std::string& n) { return starts_with(n, "output") && !(golden && is_nested_output(n)); }, out);
+            [&](std::string_view n) { return starts_with(n, "output") && !(golden && is_nested_output(n)); }, out);
         break;
       case Loc::kAllInput:
         take(
-            dir.string(), [](const std::string& n) { return starts_with(n, "input"); }, out);
+            dir.string(), [](std::string_view n) { return starts_with(n, "input"); }, out);
         break;
       case Loc::kFile:
         take(
-            dir.string(), [&](const std::string& n) { return n == e.file; }, out);
+            dir.string(), [&](std::string_view n) { return n == e.file; }, out);
         break;
     }
     return out;
@@ -129,13 +128,13 @@ std::vector<SourceFile> endpoint_files(const DumpSide& side, const TopoTree& tre
   switch (e.loc) {
     case Loc::kAllOutput:
       take(
-          after, [](const std::string& n) { return starts_with(n, "outtensor"); }, out);
+          after, [](std::string_view n) { return starts_with(n, "outtensor"); }, out);
       break;
     case Loc::kAllInput:
       take(
-          after, [](const std::string& n) { return starts_with(n, "intensor"); }, out);
+          after, [](std::string_view n) { return starts_with(n, "intensor"); }, out);
       take(
-          before, [](const std::string& n) { return starts_with(n, "intensor"); }, out);
+          before, [](std::string_view n) { return starts_with(n, "intensor"); }, out);
       break;
     case Loc::kFile: {
       // ATB >= 8f5d4e8c names files of ops with an IR intensor{k}_{irName}.bin: outtensor0.bin
@@ -143,7 +142,7 @@ std::vector<SourceFile> endpoint_files(const DumpSide& side, const TopoTree& tre
       std::string stem = e.file.size() > 4 ? e.file.substr(0, e.file.size() - 4) + "_" : e.file;
       take(
           after,
-          [&](const std::string& n) {
+          [&](std::string_view n) {
             return n == e.file ||
                    (ir_names && starts_with(n, stem) && n.size() > 4 && n.substr(n.size() - 4) == ".bin");
           },
@@ -191,13 +190,12 @@ std::vector<std::pair<size_t, size_t>> pair_files(const std::vector<SourceFile>&
 std::optional<SourceFile> find_source(const std::string& raw) {
   SourceFile s;
   s.raw_path = raw;
-  s.raw_name = fs::path(raw).filename().string();
   std::error_code ec;
   if (fs::is_regular_file(raw, ec)) s.path = raw, s.kind = SourceKind::kRaw;
   else if (fs::is_regular_file(archive_name_for(raw), ec)) s.path = archive_name_for(raw), s.kind = SourceKind::kRaw;
   else if (fs::is_regular_file(summary_name_for(raw), ec))
     s.path = summary_name_for(raw), s.kind = SourceKind::kSummary;
-  else if (std::string db; const auto* n = store::StoreCatalog::instance().find(raw, &db)) {
+  else if (const std::string* db = nullptr; const auto* n = store::StoreCatalog::instance().find(raw, &db)) {
     return stored_source(fs::path(raw).parent_path().string(), *n, db);
   } else {
     return std::nullopt;

@@ -72,7 +72,7 @@ std::vector<SourceFile> npu_files(const fs::path& root) {
     for (const auto& f : sorted_entries(dir, false)) {
       auto raw = raw_name_of(f);
       if (!raw) continue;
-      out.push_back(SourceFile{(dir / f).string(), (dir / raw->first).string(), raw->first, raw->second, 0, {}, -1});
+      out.push_back(SourceFile{(dir / f).string(), (dir / raw->first).string(), raw->second, 0, nullptr, -1});
     }
     if (depth < 2)
       for (const auto& d : sorted_entries(dir, true)) queue.emplace_back(dir / d, depth + 1);
@@ -183,7 +183,7 @@ Result<MindieResult> run_mindie_compare(const std::string& golden, const std::st
     for (const auto& f : sorted_entries(mod, false)) {
       auto raw = raw_name_of(f);
       if (raw && raw->first.rfind("output", 0) == 0) {
-        cpu.push_back(SourceFile{(mod / f).string(), (mod / raw->first).string(), raw->first, raw->second, 0, {}, -1});
+        cpu.push_back(SourceFile{(mod / f).string(), (mod / raw->first).string(), raw->second, 0, nullptr, -1});
         break;
       }
     }

@@ -63,13 +63,13 @@ std::optional<SourceFile> select_rope_files(std::vector<SourceFile>& mine) {
   std::vector<SourceFile> kept;
   for (const char* n : {"intensor2", "intensor3"}) {
     for (const auto& f : mine)
-      if (has(lower(f.raw_name), n)) {
+      if (has(lower(std::string(f.raw_name())), n)) {
         kept.push_back(f);
         break;
       }
   }
   for (const auto& f : mine)
-    if (has(lower(f.raw_name), "intensor4")) {
+    if (has(lower(std::string(f.raw_name())), "intensor4")) {
       seq = f;
       break;
     }
@@ -84,11 +84,11 @@ RopeFix read_rope_fix(const std::optional<SourceFile>& seq_file, bool msit_bound
   if (!seq_file) return fix;
   auto t = load_float_tensor(*seq_file, 1, true);
   if (!t.ok()) {
-    fix.seq_note = "seqLen (" + seq_file->raw_name + ") unreadable: " + t.error().message;
+    fix.seq_note = "seqLen (" + std::string(seq_file->raw_name()) + ") unreadable: " + t.error().message;
     return fix;
   }
   if (t->data.size() != 1 || !std::isfinite(t->data[0]) || t->data[0] != std::floor(t->data[0])) {
-    fix.seq_note = "seqLen (" + seq_file->raw_name + ") is not one integer";
+    fix.seq_note = "seqLen (" + std::string(seq_file->raw_name()) + ") is not one integer";
     return fix;
   }
   fix.seq_len = static_cast<int64_t>(t->data[0]);
@@ -102,7 +102,7 @@ bool rope_data_fix_applies(const SourceFile& golden, const std::string& process_
 }
 
 int rope_type_of(const SourceFile& mine) {
-  std::string n = lower(mine.raw_name);
+  std::string n = lower(std::string(mine.raw_name()));
   return has(n, "intensor2") ? 0 : has(n, "intensor3") ? 1 : -1;
 }
 

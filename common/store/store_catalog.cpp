@@ -39,12 +39,20 @@ StoreCatalog::Store* StoreCatalog::open_store(const std::string& dir, const std:
   auto store = std::make_unique<Store>();
   store->db_path = db_path;
   store->dir = dir;
+  // Rows come in id order, so neighbours mostly share a directory: its list is looked up once
+  // per run of them, not once per row (a store lists 100,000s of files).
+  std::string last_sub;
+  std::vector<StoredName>* last = nullptr;
   Status listed = (*s)->list(
       [&](int64_t id, std::string_view rel, uint64_t size) {
         size_t slash = rel.rfind('/');
-        std::string sub = slash == std::string_view::npos ? std::string() : std::string(rel.substr(0, slash));
-        std::string name(slash == std::string_view::npos ? rel : rel.substr(slash + 1));
-        store->by_dir[sub].push_back(StoredName{std::move(name), id, size});
+        std::string_view sub = slash == std::string_view::npos ? std::string_view() : rel.substr(0, slash);
+        if (last == nullptr || sub != last_sub) {
+          last_sub = sub;
+          last = &store->by_dir[last_sub];
+        }
+        last->push_back(
+            StoredName{std::string(slash == std::string_view::npos ? rel : rel.substr(slash + 1)), id, size});
       },
       /*path_order=*/false);  // each directory's names are sorted below
 
@@ -53,8 +61,9 @@ StoreCatalog::Store* StoreCatalog::open_store(const std::string& dir, const std:
     stores_.emplace(db_path, nullptr);
     return nullptr;
   }
+  auto by_name = [](const StoredName& a, const StoredName& b) { return a.name < b.name; };
   for (auto& [sub, names] : store->by_dir) {
-    std::sort(names.begin(), names.end(), [](const StoredName& a, const StoredName& b) { return a.name < b.name; });
+    if (!std::is_sorted(names.begin(), names.end(), by_name)) std::sort(names.begin(), names.end(), by_name);
   }
   store->idle.push_back(std::move(s).value());
   Store* raw = store.get();
@@ -78,7 +87,14 @@ StoreCatalog::Store* StoreCatalog::covering(const std::string& dir) {
   return found;
 }
 
-const std::vector<StoredName>* StoreCatalog::stored_in(const std::string& given, std::string* db_path) {
+const std::vector<StoredName>* StoreCatalog::stored_in(const std::string& dir, std::string* db_path) {
+  const std::string* db = nullptr;
+  const auto* names = stored_in(dir, &db);
+  if (names != nullptr && db_path != nullptr) *db_path = *db;
+  return names;
+}
+
+const std::vector<StoredName>* StoreCatalog::stored_in(const std::string& given, const std::string** db_path) {
   std::error_code ec;
   std::string dir = std::filesystem::absolute(given, ec).lexically_normal().string();
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
@@ -90,11 +106,18 @@ const std::vector<StoredName>* StoreCatalog::stored_in(const std::string& given,
   if (dir.size() > s->dir.size()) sub = dir.substr(s->dir == "/" ? 1 : s->dir.size() + 1);
   auto it = s->by_dir.find(sub);
   if (it == s->by_dir.end()) return nullptr;
-  if (db_path != nullptr) *db_path = s->db_path;
+  if (db_path != nullptr) *db_path = &s->db_path;
   return &it->second;
 }
 
 const StoredName* StoreCatalog::find(const std::string& raw_path, std::string* db_path) {
+  const std::string* db = nullptr;
+  const StoredName* n = find(raw_path, &db);
+  if (n != nullptr && db_path != nullptr) *db_path = *db;
+  return n;
+}
+
+const StoredName* StoreCatalog::find(const std::string& raw_path, const std::string** db_path) {
   size_t slash = raw_path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : raw_path.substr(0, slash);
   const std::string name = slash == std::string::npos ? raw_path : raw_path.substr(slash + 1);

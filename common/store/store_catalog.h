@@ -31,8 +31,12 @@ class StoreCatalog {
   // The raw files recorded directly in directory `dir` (absolute, normal) by the nearest store
   // at or above it, sorted by name; `db_path` receives that store's path. nullptr when none.
   const std::vector<StoredName>* stored_in(const std::string& dir, std::string* db_path);
+  // As above, with the store's path as a pointer valid as long as the catalog (the process):
+  // indexes of 100,000s of stored files keep one pointer each instead of a copy of the path.
+  const std::vector<StoredName>* stored_in(const std::string& dir, const std::string** db_path);
   // The stored entry of raw file `raw_path`, if a store covering its directory has one.
   const StoredName* find(const std::string& raw_path, std::string* db_path);
+  const StoredName* find(const std::string& raw_path, const std::string** db_path);  // see stored_in
   // The summary of file `id` of store `db_path`; safe from several threads at once.
   Result<FileSummary> load(const std::string& db_path, int64_t id);
   // load() of many files of one store, out[i] for ids[i], mostly in one statement.

@@ -88,7 +88,6 @@ TEST(AtbRope, HalveOnlyOneRowWithRepeatedPairs) {
 
 SourceFile named(const std::string& name) {
   SourceFile f;
-  f.raw_name = name;
   f.raw_path = "/d/0_Layer/1_RopeOperation/before/" + name;
   f.path = f.raw_path;
   return f;
@@ -100,15 +99,15 @@ TEST(AtbRope, SelectionNeedsFiveFilesAndSeqLen) {
   auto mine = five;
   auto seq = select_rope_files(mine);
   ASSERT_TRUE(seq.has_value());
-  EXPECT_EQ(seq->raw_name, "intensor4.bin");
+  EXPECT_EQ(seq->raw_name(), "intensor4.bin");
   ASSERT_EQ(mine.size(), 2u);
-  EXPECT_EQ(mine[0].raw_name, "intensor2.bin");
-  EXPECT_EQ(mine[1].raw_name, "intensor3.bin");
+  EXPECT_EQ(mine[0].raw_name(), "intensor2.bin");
+  EXPECT_EQ(mine[1].raw_name(), "intensor3.bin");
   auto four = std::vector<SourceFile>(five.begin(), five.begin() + 4);
   EXPECT_FALSE(select_rope_files(four).has_value());
   EXPECT_EQ(four.size(), 4u);
   auto other = five;
-  for (auto& f : other) f.raw_path = "/d/0_Layer/1_LinearOperation/before/" + f.raw_name;
+  for (auto& f : other) f.raw_path = "/d/0_Layer/1_LinearOperation/before/" + std::string(f.raw_name());
   EXPECT_FALSE(select_rope_files(other).has_value());
   EXPECT_EQ(rope_type_of(named("intensor3.bin")), 1);
   SourceFile g = named("output_0.pth");

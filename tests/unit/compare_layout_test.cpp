@@ -338,7 +338,6 @@ struct OnePair {
 msit::SourceFile source(const fs::path& p) {
   msit::SourceFile f;
   f.path = f.raw_path = p.string();
-  f.raw_name = p.filename().string();
   f.kind = msit::SourceKind::kRaw;
   return f;
 }

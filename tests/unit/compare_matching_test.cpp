@@ -25,7 +25,6 @@ msit::GraphOp op(std::string name, std::vector<std::string> inputs, std::vector<
 
 msit::SourceFile file(const std::string& name) {
   msit::SourceFile f;
-  f.raw_name = name;
   f.raw_path = "/ge/" + name;
   f.path = f.raw_path;
   return f;
@@ -43,7 +42,7 @@ msit::MatchContext context(const msit::GraphDef& g, uint32_t inputs = 2, uint32_
   ctx.graph = &g;
   ctx.graph_path = "/g.txt";
   ctx.counts = [=](const msit::SourceFile& f) -> msit::Result<msit::TensorCounts> {
-    if (f.raw_name.find("Broken") != std::string::npos)
+    if (f.raw_name().find("Broken") != std::string_view::npos)
       return msit::make_error(f.path, msit::Stage::kHeader, "corrupt");
     return msit::TensorCounts{inputs, outputs};
   };
@@ -114,7 +113,7 @@ TEST(CompareMatching, GeVsGeAccumulatingGoldenCells) {
   EXPECT_EQ(out.pairs[1].golden_cell, "/ge/Add.A.1.1.1700000000000001,inputs,1");
   EXPECT_EQ(out.pairs[2].golden_cell, "/ge/Mul.B.1.1.1700000000000002,inputs,0,outputs,0");
   EXPECT_EQ(out.pairs[3].golden_cell, "/ge/Mul.B.1.1.1700000000000002,inputs,0,outputs,0,outputs,1");
-  EXPECT_EQ(out.pairs[3].golden.file->raw_name, "Mul.B.1.1.1700000000000002");
+  EXPECT_EQ(out.pairs[3].golden.file->raw_name(), "Mul.B.1.1.1700000000000002");
   EXPECT_NE(out.pairs[4].problem.find("golden data missing for op Q"), std::string::npos);
 }
 

@@ -225,6 +225,35 @@ bool batched(const TensorSlot& s) {
          (s.file->kind == SourceKind::kSummary || s.file->kind == SourceKind::kStored);
 }
 
+// Pairs are evaluated in the order of the store rows they read, not in the report's: the report
+// orders FX nodes by execution (op0, op1, op2, ...) while a store numbers files in the order
+// they were compacted (op0, op10, op100, ...), so report order sends each read of a batch to
+// a different part of the store; in row order a batch is one range walk of the tensors table.
+// Each row is still written at its own index, so the report is unchanged.
+void order_by_stored_rows(const std::vector<RankWork>& work, std::vector<std::pair<size_t, size_t>>& all) {
+  struct Key {
+    const std::string* db = nullptr;  // nullptr: not stored, kept after the stored ones in report order
+    int64_t id = 0;
+  };
+  auto key_of = [&](const std::pair<size_t, size_t>& at) {
+    const PairSpec& p = work[at.first].pairs[at.second];
+    for (const TensorSlot* s : {&p.my, &p.golden}) {
+      if (p.problem.empty() && batched(*s) && s->file->kind == SourceKind::kStored)
+        return Key{s->file->store_db, s->file->store_id};
+    }
+    return Key{};
+  };
+  std::vector<std::pair<Key, std::pair<size_t, size_t>>> keyed;
+  keyed.reserve(all.size());
+  for (const auto& at : all) keyed.emplace_back(key_of(at), at);
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    if ((a.first.db == nullptr) != (b.first.db == nullptr)) return b.first.db == nullptr;
+    return std::less<const std::string*>()(a.first.db, b.first.db) ||
+           (a.first.db == b.first.db && a.first.id < b.first.id);
+  });
+  for (size_t j = 0; j < all.size(); ++j) all[j] = keyed[j].second;
+}
+
 // Every pair of every rank through one pool of workers, kBatchPairs pairs at a time: the
 // summaries of a batch are read together (SmallFileBatch), then its rows are evaluated.
 void evaluate_pairs(std::vector<RankWork>& work, const std::vector<std::pair<size_t, size_t>>& all, FileCache& cache,
@@ -301,6 +330,7 @@ Result<CompareResult> run_compare(const std::string& my_in, const std::string& g
   }
   mark_phase(o.timer, "allocate rows");
   if (o.pairs_total) o.pairs_total->store(all.size());
+  order_by_stored_rows(work, all);
   evaluate_pairs(work, all, cache, o);
   mark_phase(o.timer, "evaluate pairs");
   for (auto& w : work) {

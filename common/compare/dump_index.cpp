@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <system_error>
@@ -23,12 +25,14 @@ namespace msit {
 namespace {
 
 struct DirEntry {
-  std::string name;
+  std::string disk_name;  // an entry read from the directory itself
   bool is_dir = false;
   bool is_file = false;
-  // A raw file known only from the summary store covering the directory (raw data removed).
+  // A raw file known only from the summary store covering the directory (raw data removed):
+  // its name stays in the process-wide catalog, not copied into each listing.
   const store::StoredName* stored = nullptr;
   const std::string* store_db = nullptr;
+  std::string_view name() const { return stored != nullptr ? std::string_view(stored->name) : disk_name; }
 };
 
 // Which regular files a listing keeps (all when empty). Trees hold 100,000s of dump files and
@@ -44,7 +48,6 @@ void add_stored_entries(const std::string& dir, const FileFilter& keep_file, std
   for (const auto& n : *names) {
     if (keep_file && !keep_file(n.name)) continue;
     DirEntry e;
-    e.name = n.name;
     e.is_file = true;
     e.stored = &n;
     e.store_db = db_name;
@@ -58,14 +61,19 @@ std::vector<DirEntry> list_dir(const std::string& dir, const FileFilter& keep_fi
   Status listed = list_dir_path(dir, [&](std::string_view n, EntryType type) {
     if (type == EntryType::kFile && keep_file && !keep_file(n)) return;
     DirEntry e;
-    e.name = n;
+    e.disk_name = n;
     e.is_dir = type == EntryType::kDirectory;
     e.is_file = type == EntryType::kFile;
     out.push_back(std::move(e));
   });
   if (!listed.ok()) return out;
+  auto by_name = [](const DirEntry& a, const DirEntry& b) { return a.name() < b.name(); };
+  std::sort(out.begin(), out.end(), by_name);
+  // The store's names come sorted (and a stored directory holds 100,000s of them): merged, not
+  // sorted again. On a tie the file on disk comes first.
+  const auto on_disk = static_cast<std::ptrdiff_t>(out.size());
   add_stored_entries(dir, keep_file, out);
-  std::sort(out.begin(), out.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+  std::inplace_merge(out.begin(), out.begin() + on_disk, out.end(), by_name);
   return out;
 }
 
@@ -75,9 +83,13 @@ uint64_t size_on_disk(const std::string& path) {
   return ::lstat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }
 
-std::string join(const std::string& dir, const std::string& name) {
-  if (dir.empty() || dir.back() == '/') return dir + name;
-  return dir + "/" + name;
+std::string join(const std::string& dir, std::string_view name) {
+  std::string out;
+  out.reserve(dir.size() + 1 + name.size());
+  out += dir;
+  if (!dir.empty() && dir.back() != '/') out += '/';
+  out += name;
+  return out;
 }
 
 bool all_digits(std::string_view s) {
@@ -107,7 +119,7 @@ void walk(const std::string& dir, int depth,
   auto entries = list_dir(dir, keep_file);
   std::vector<std::string> subdirs;
   for (const auto& e : entries) {
-    if (e.is_dir) subdirs.push_back(join(dir, e.name));
+    if (e.is_dir) subdirs.push_back(join(dir, e.name()));
   }
   if (!visit(dir, entries)) {
     *stop = true;
@@ -122,20 +134,23 @@ void walk(const std::string& dir, int depth,
 // One source per raw file: a raw file beats its summary, which beats a _min_max file.
 std::vector<SourceFile> sources_in(const std::string& dir, const std::vector<DirEntry>& entries) {
   struct Candidate {
-    std::string raw_name;
+    std::string_view raw_name;  // the entry's name, or a derived name's raw name in `derived`
     SourceKind kind;
     const DirEntry* entry;
   };
+  std::deque<std::string> derived;  // stable addresses for the views above
   std::vector<Candidate> found;
   found.reserve(entries.size());
   for (const auto& e : entries) {
     if (!e.is_file) continue;
     if (e.stored != nullptr) {
-      found.push_back(Candidate{e.name, SourceKind::kStored, &e});
+      found.push_back(Candidate{e.name(), SourceKind::kStored, &e});
       continue;
     }
-    auto raw = raw_name_of(e.name);
-    if (raw) found.push_back(Candidate{std::move(raw->first), raw->second, &e});
+    auto raw = raw_name_of(e.name());
+    if (!raw) continue;
+    std::string_view raw_name = raw->first == e.name() ? e.name() : derived.emplace_back(std::move(raw->first));
+    found.push_back(Candidate{raw_name, raw->second, &e});
   }
   // Same directory, so ordering by name is ordering by raw_path; the best kind comes first.
   // Usually already in order (the listing is sorted and suffixes rarely reorder names).
@@ -157,7 +172,7 @@ std::vector<SourceFile> sources_in(const std::string& dir, const std::vector<Dir
       f.store_db = e->store_db;
       f.store_id = e->stored->id;
     } else {
-      f.path = join(dir, e->name);
+      f.path = join(dir, e->name());
     }
     out.push_back(std::move(f));
   }
@@ -210,8 +225,8 @@ bool is_multi_device(const std::string& root) {
   size_t dirs = std::count_if(entries.begin(), entries.end(), [](const DirEntry& e) { return e.is_dir; });
   if (dirs > 1) return true;
   for (const auto& e : entries) {
-    if (e.is_dir && e.name.size() == 14 && all_digits(e.name)) {
-      auto inner = list_dir(join(root, e.name));
+    if (e.is_dir && e.name().size() == 14 && all_digits(e.name())) {
+      auto inner = list_dir(join(root, e.name()));
       return std::count_if(inner.begin(), inner.end(), [](const DirEntry& x) { return x.is_dir; }) > 1;
     }
   }
@@ -221,8 +236,10 @@ bool is_multi_device(const std::string& root) {
 }  // namespace
 
 std::string_view SourceFile::raw_name() const {
-  const size_t slash = raw_path.rfind('/');
-  return slash == std::string::npos ? std::string_view(raw_path) : std::string_view(raw_path).substr(slash + 1);
+  const void* slash = ::memrchr(raw_path.data(), '/', raw_path.size());
+  if (slash == nullptr) return raw_path;
+  const size_t at = static_cast<size_t>(static_cast<const char*>(slash) - raw_path.data());
+  return std::string_view(raw_path).substr(at + 1);
 }
 
 const SourceFile* TokenFiles::ge_file(std::string_view op_name) const {
@@ -312,10 +329,10 @@ std::vector<std::string> find_graph_files(const std::string& root, std::optional
       [&](const std::string& dir, std::vector<DirEntry>& entries) {
         for (const auto& e : entries) {
           if (!e.is_file) continue;
-          if (rank && e.name.find(rank_tag) == std::string::npos) continue;
-          std::optional<uint64_t> key = graph_file_sort_key(e.name);
+          if (rank && e.name().find(rank_tag) == std::string::npos) continue;
+          std::optional<uint64_t> key = graph_file_sort_key(e.name());
           if (!key) continue;  // msit requires a digit run
-          found.emplace_back(*key, join(dir, e.name));
+          found.emplace_back(*key, join(dir, e.name()));
         }
         return true;
       },
@@ -360,7 +377,7 @@ std::map<int64_t, std::string> find_rank_dirs(const std::string& root) {
   std::map<int64_t, std::string> out;
   for (const auto& e : list_dir(root)) {
     if (!e.is_dir) continue;
-    if (auto r = rank_of_dir_name(e.name)) out[*r] = join(root, e.name);
+    if (auto r = rank_of_dir_name(e.name())) out[*r] = join(root, e.name());
   }
   return out;
 }
@@ -423,7 +440,7 @@ std::vector<std::string> token_parents(const std::string& root, bool all) {
         for (const auto& e : entries) {
           if (!e.is_dir) continue;
           any = true;
-          digits = digits && e.name.size() < 12 && all_digits(e.name);
+          digits = digits && e.name().size() < 12 && all_digits(e.name());
         }
         if (any && digits) {
           out.push_back(dir);
@@ -438,7 +455,7 @@ std::vector<std::string> token_parents(const std::string& root, bool all) {
 std::vector<std::string> digit_subdirs(const std::string& dir) {
   std::vector<std::pair<int64_t, std::string>> v;
   for (const auto& e : list_dir(dir)) {
-    if (e.is_dir) v.emplace_back(digits_or(e.name, 0), join(dir, e.name));
+    if (e.is_dir) v.emplace_back(digits_or(e.name(), 0), join(dir, e.name()));
   }
   std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> out;
@@ -495,7 +512,7 @@ Result<DumpTree> index_fx_tree(const std::string& root_in, bool rank_layout) {
   for (const auto& step : steps) {
     std::vector<std::string> sub;
     for (const auto& e : list_dir(step)) {
-      if (e.is_dir) sub.push_back(join(step, e.name));
+      if (e.is_dir) sub.push_back(join(step, e.name()));
     }
     if (sub.empty()) sub.push_back(step);  // very old ./gm_*/{step}/ layout: files in the step dir
     n_groups = std::min(n_groups, sub.size());

@@ -373,11 +373,11 @@ Result<FileSummary> SummaryStore::read_group(sqlite3_stmt* f, int& rc, int64_t f
 // column); rc is left at the first row past them.
 Result<FileSummary> SummaryStore::read_tensors_of(sqlite3_stmt* f, int& rc, int64_t file_id) {
   FileSummary out;
-  // Names the file by id: an error here is not reported, load_locked() reads the file again.
-  const std::string where = path_ + ": file " + std::to_string(file_id);
+  // An error here is not reported (load_locked() reads the file again and names it by its raw
+  // path), so it names only the store: no string is built per file on the way.
   for (; rc == SQLITE_ROW && sqlite3_column_int64(f, kTensorsIdColumn) == file_id; rc = sqlite3_step(f)) {
-    if (out.tensors.size() >= kMaxTensorsPerFile) return make_error(where, Stage::kStore, "more than 4096 tensors");
-    MSIT_ASSIGN_OR_RETURN(TensorSummary ts, read_tensor_row(f, where));
+    if (out.tensors.size() >= kMaxTensorsPerFile) return make_error(path_, Stage::kStore, "more than 4096 tensors");
+    MSIT_ASSIGN_OR_RETURN(TensorSummary ts, read_tensor_row(f, path_));
     out.tensors.push_back(std::move(ts));
   }
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) {

@@ -217,6 +217,10 @@ int compare_two_files(const AtbRunArgs& r) {
   std::vector<SourceFile> files;
   for (const auto* p : {&r.golden_path, &r.my_path}) {
     auto raw = raw_name_of(std::filesystem::path(*p).filename().string());
+    if (!raw) {  // tensor_file() accepted both; this guards against a caller that did not ask
+      print_error("compare", *p + ": not a tensor file (.pth, .bin, .npy or its summary or archive)");
+      return kExitBadInput;
+    }
     std::string abs = absolute_path(*p);
     std::string raw_path = (std::filesystem::path(abs).parent_path() / raw->first).string();
     files.push_back(SourceFile{abs, raw_path, raw->second, 0, nullptr, -1});

@@ -375,7 +375,10 @@ std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummar
   // One fsync per directory makes every rename above durable before any unlink below.
   for (auto& [fd, entry] : dirs) entry.second = ::fsync(fd) == 0;
   // Raw files are removed in parallel: on ext4 with discard each unlink waits ~1 ms and
-  // the filesystem runs many at once (common/base/io_pool.h).
+  // the filesystem runs many at once (common/base/io_pool.h). The raw file's descriptor is
+  // closed there too: that last close, not the unlink, frees the inode (ext4_evict_inode:
+  // truncate, free and discard the blocks), which was half of compact's system time when the
+  // batch closed its descriptors one after another on the publishing thread.
   std::vector<std::optional<Result<CompactOutcome>>> slots(batch.size());
   std::vector<size_t> removals;
   for (size_t i = 0; i < batch.size(); ++i) {
@@ -395,6 +398,7 @@ std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummar
   run_on_io_pool(removals.size(), [&](size_t k) {
     const size_t i = removals[k];
     slots[i].emplace(finish_one(batch[i], summary_new[i]));
+    batch[i].raw_fd.reset();
   });
   std::vector<Result<CompactOutcome>> out;
   out.reserve(batch.size());

@@ -167,12 +167,11 @@ std::vector<SourceFile> sources_in(const std::string& dir, const std::vector<Dir
     f.raw_path = join(dir, found[i].raw_name);
     f.kind = found[i].kind;
     if (const DirEntry* e = found[i].entry; e->stored != nullptr) {
-      f.path = f.raw_path;
       f.size = e->stored->size;
       f.store_db = e->store_db;
       f.store_id = e->stored->id;
-    } else {
-      f.path = join(dir, e->name());
+    } else if (e->name() != found[i].raw_name) {
+      f.disk_path = join(dir, e->name());
     }
     out.push_back(std::move(f));
   }
@@ -191,7 +190,7 @@ void add_ge_files(TokenFiles& tok, std::vector<SourceFile> files, std::vector<st
     if (ext == ".txt" || ext == ".npy" || ext == ".bin" || ext == ".csv") continue;  // msit skips these
     auto op = msit_ge_op_name(name);
     if (!op) {
-      warnings.push_back(f.path + ": not a GE dump name (needs at least 5 dot-separated parts); skipped");
+      warnings.push_back(f.path() + ": not a GE dump name (needs at least 5 dot-separated parts); skipped");
       continue;
     }
     auto [at, fresh] = where.emplace(*op, tok.ge_ops.size());
@@ -200,8 +199,8 @@ void add_ge_files(TokenFiles& tok, std::vector<SourceFile> files, std::vector<st
       continue;
     }
     SourceFile& old = tok.ge_ops[at->second].second;
-    if (old.size == 0) old.size = size_on_disk(old.path);
-    f.size = size_on_disk(f.path);
+    if (old.size == 0) old.size = size_on_disk(old.path());
+    f.size = size_on_disk(f.path());
     const SourceFile& kept = f.size > old.size ? f : old;
     warnings.push_back("duplicated op name " + *op + ": " + std::string(old.raw_name()) + ", " +
                        std::string(f.raw_name()) + "; keeping the larger file " + std::string(kept.raw_name()));

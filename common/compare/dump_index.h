@@ -20,7 +20,9 @@ enum class SourceKind : uint8_t { kRaw, kSummary, kStored, kMinMax, kStatsCsv };
 
 // Trees hold 100,000s of them: compare's index keeps one per file, so no field repeats another.
 struct SourceFile {
-  std::string path;      // the file on disk
+  // The file on disk when it is not raw_path itself (a summary, an archive, a _min_max file);
+  // empty for raw and stored files, whose one path is raw_path. Read it through path().
+  std::string disk_path;
   std::string raw_path;  // absolute path of the raw file it stands for: report cells, sort keys
   SourceKind kind = SourceKind::kRaw;
   uint64_t size = 0;  // bytes on disk, looked up only for duplicated GE op names (msit keeps the larger)
@@ -29,7 +31,8 @@ struct SourceFile {
   const std::string* store_db = nullptr;
   int64_t store_id = -1;
 
-  std::string_view raw_name() const;  // base name of raw_path
+  std::string_view raw_name() const;                                                    // base name of raw_path
+  const std::string& path() const { return disk_path.empty() ? raw_path : disk_path; }  // the file on disk
 };
 
 struct FxNodeFiles {

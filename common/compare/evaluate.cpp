@@ -48,8 +48,8 @@ Side resolve(const TensorSlot& slot, FileCache& cache, std::shared_ptr<LoadedFil
   auto tensor = [&] { return std::string(role_name(slot.role)) + " " + std::to_string(slot.index); };
   if (lf.raw) {
     s.desc = find_desc(lf, slot.role, slot.index);
-    if (!s.desc) return fail(lf.source->path + ": no " + tensor() + " in the file");
-    auto plan = plan_layout(*s.desc, lf.source->path);
+    if (!s.desc) return fail(lf.source->path() + ": no " + tensor() + " in the file");
+    auto plan = plan_layout(*s.desc, lf.source->path());
     if (!plan.ok()) return fail(plan.error().to_string());
     s.plan = std::move(plan).value();
     s.k = Side::K::kRaw;
@@ -57,13 +57,13 @@ Side resolve(const TensorSlot& slot, FileCache& cache, std::shared_ptr<LoadedFil
   }
   if (lf.summary) {
     s.ts = find_summary_tensor(*lf.summary, lf.fx, slot.role, slot.index);
-    if (!s.ts) return fail(lf.source->path + ": no " + tensor() + " in the summary");
+    if (!s.ts) return fail(lf.source->path() + ": no " + tensor() + " in the summary");
     s.k = Side::K::kSummary;
     return s;
   }
   const MinMaxRows& rows = (lf.fx || slot.role == Role::kOutput) ? lf.mm_outputs : lf.mm_inputs;
   uint32_t idx = lf.fx ? 0 : slot.index;
-  if (idx >= rows.rows.size()) return fail(lf.source->path + ": no " + tensor() + " in the _min_max file");
+  if (idx >= rows.rows.size()) return fail(lf.source->path() + ": no " + tensor() + " in the _min_max file");
   s.mm_min = rows.rows[idx][0];
   s.mm_max = rows.rows[idx][1];
   s.mm_dtype = rows.dtype;
@@ -78,7 +78,7 @@ Result<const TensorSummary*> summary_of(const Side& s, const TensorSlot& slot, F
   hold = cache.summarize(*s.lf, o);
   if (!hold->ok()) return hold->error();
   const TensorSummary* t = find_summary_tensor(hold->value(), s.lf->fx, slot.role, slot.index);
-  if (!t) return make_error(s.lf->source->path, Stage::kSummary, "tensor missing from the on-the-fly summary");
+  if (!t) return make_error(s.lf->source->path(), Stage::kSummary, "tensor missing from the on-the-fly summary");
   return t;
 }
 
@@ -93,7 +93,7 @@ struct Stream {
 Result<Stream> open_stream(const Side& s, size_t chunk) {
   Stream st;
   // Raw files and archives of them (NAME.zst) are read through the same byte-source interface.
-  MSIT_ASSIGN_OR_RETURN(archive::OpenedSource src, archive::open_dump_source(s.lf->source->path));
+  MSIT_ASSIGN_OR_RETURN(archive::OpenedSource src, archive::open_dump_source(s.lf->source->path()));
   MSIT_ASSIGN_OR_RETURN(st.reader, LogicalReader::open(std::move(src.src), *s.desc, *s.plan));
   st.dtype = s.desc->dtype;
   st.esize = dtype_info(st.dtype).bits / 8;
@@ -191,7 +191,7 @@ void eval_exact(const Side& g, const Side& m, ReportRow& r, const EvalOptions& o
       MSIT_ASSIGN_OR_RETURN(size_t n, pull(*gs, o.chunk_elements));
       if (n == 0) return ok_status();
       MSIT_ASSIGN_OR_RETURN(size_t k, pull(*ms, n));
-      if (k != n) return make_error(m.lf->source->path, Stage::kPayload, "fewer elements than the header promises");
+      if (k != n) return make_error(m.lf->source->path(), Stage::kPayload, "fewer elements than the header promises");
       acc.add(gs->f.data(), ms->f.data(), n);
       ga.add(gs->f.data(), n);
       ma.add(ms->f.data(), n);

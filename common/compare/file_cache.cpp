@@ -25,7 +25,7 @@ void load(LoadedFile& lf) {
   lf.fx = single_tensor_name(f.raw_name());
   switch (f.kind) {
     case SourceKind::kRaw: {
-      auto src = archive::open_dump_source(f.path);  // a raw file or its archive (NAME.zst)
+      auto src = archive::open_dump_source(f.path());  // a raw file or its archive (NAME.zst)
       if (!src.ok()) {
         lf.error = src.error();
         return;
@@ -40,7 +40,7 @@ void load(LoadedFile& lf) {
       return;
     }
     case SourceKind::kSummary: {
-      auto s = read_summary_file(f.path);
+      auto s = read_summary_file(f.path());
       if (!s.ok()) {
         lf.error = s.error();
         return;
@@ -58,7 +58,7 @@ void load(LoadedFile& lf) {
       return;
     }
     case SourceKind::kStatsCsv: {
-      auto s = read_ge_stats_csv(f.path);
+      auto s = read_ge_stats_csv(f.path());
       if (!s.ok()) {
         lf.error = s.error();
         return;
@@ -68,19 +68,19 @@ void load(LoadedFile& lf) {
     }
     case SourceKind::kMinMax: {
       if (lf.fx) {
-        auto r = read_min_max_npy(f.path);
+        auto r = read_min_max_npy(f.path());
         if (!r.ok()) {
           lf.error = r.error();
           return;
         }
         lf.mm_outputs = std::move(r).value();
         if (lf.mm_outputs.rows.size() != 1) {
-          lf.error = make_error(f.path, Stage::kMinMax,
+          lf.error = make_error(f.path(), Stage::kMinMax,
                                 "expected one [min, max] pair, found " + std::to_string(lf.mm_outputs.rows.size()));
         }
         return;
       }
-      auto r = read_min_max_npz(f.path);
+      auto r = read_min_max_npz(f.path());
       if (!r.ok()) {
         lf.error = r.error();
         return;
@@ -95,7 +95,7 @@ void load(LoadedFile& lf) {
 // A summary read by a batch: parsed into lf, or the read's error.
 void fill_summary(LoadedFile& lf, const Result<std::string_view>& text) {
   lf.fx = single_tensor_name(lf.source->raw_name());
-  auto s = text.ok() ? summary_from_padded_json(*text, lf.source->path) : Result<FileSummary>(text.error());
+  auto s = text.ok() ? summary_from_padded_json(*text, lf.source->path()) : Result<FileSummary>(text.error());
   if (s.ok()) lf.summary = std::move(s).value();
   else lf.error = s.error();
 }
@@ -148,7 +148,7 @@ void FileCache::load_uncached(const std::vector<const SourceFile*>& files, Small
   std::vector<size_t> which;  // files[which[k]] is paths[k]
   for (size_t i = 0; i < files.size(); ++i) {
     if (files[i]->kind == SourceKind::kSummary) {
-      paths.push_back(&files[i]->path);
+      paths.push_back(&files[i]->path());
       which.push_back(i);
     }
   }
@@ -175,14 +175,14 @@ void FileCache::preload(const std::vector<const SourceFile*>& files, SmallFileBa
       continue;
     }
     std::lock_guard<std::mutex> lock(mu_);
-    auto& slot = files_[f->path];
+    auto& slot = files_[f->path()];
     if (slot) continue;  // loaded, or being loaded, already
     slot = std::make_shared<LoadedFile>();
     slot->source = f;
-    auto& once = once_[f->path];
+    auto& once = once_[f->path()];
     once = std::make_shared<std::once_flag>();
     slots.emplace_back(slot, once);
-    paths.push_back(&f->path);
+    paths.push_back(&f->path());
   }
   reader.read(paths, kSummaryMaxBytes);
   for (size_t k = 0; k < slots.size(); ++k) {
@@ -202,14 +202,14 @@ std::shared_ptr<LoadedFile> FileCache::get(const SourceFile& f, bool keep) {
   std::shared_ptr<std::once_flag> once;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto& slot = files_[f.path];
+    auto& slot = files_[f.path()];
     if (!slot) {
       slot = std::make_shared<LoadedFile>();
       slot->source = &f;
-      once_[f.path] = std::make_shared<std::once_flag>();
+      once_[f.path()] = std::make_shared<std::once_flag>();
     }
     lf = slot;
-    once = once_[f.path];
+    once = once_[f.path()];
   }
   std::call_once(*once, [&] { load(*lf); });
   return lf;
@@ -238,7 +238,7 @@ std::shared_ptr<Result<FileSummary>> FileCache::summarize(LoadedFile& lf, const 
   std::lock_guard<std::mutex> lock(lf.mu);  // one reduction per file even when rows race for it
   auto key = std::make_pair(opts.sketch_width, opts.sketch_seed);
   auto& slot = lf.on_the_fly[key];
-  if (!slot) slot = std::make_shared<Result<FileSummary>>(summarize_raw_file(lf.source->path, opts));
+  if (!slot) slot = std::make_shared<Result<FileSummary>>(summarize_raw_file(lf.source->path(), opts));
   return slot;
 }
 

@@ -9,11 +9,11 @@ namespace {
 
 std::string cell(const SourceFile& f, const char* role, uint32_t k) {
   // _min_max files show their own path (as in msit); raw files and summaries the raw path.
-  const std::string& base = f.kind == SourceKind::kMinMax ? f.path : f.raw_path;
+  const std::string& base = f.kind == SourceKind::kMinMax ? f.path() : f.raw_path;
   return base + "," + role + "," + std::to_string(k);
 }
 
-std::string plain(const SourceFile& f) { return f.kind == SourceKind::kMinMax ? f.path : f.raw_path; }
+std::string plain(const SourceFile& f) { return f.kind == SourceKind::kMinMax ? f.path() : f.raw_path; }
 
 TensorSlot ge_slot(const SourceFile& f, Role r, uint32_t k) { return {SlotKind::kTensor, &f, r, k}; }
 TensorSlot fx_slot(const SourceFile& f) { return {SlotKind::kFxFile, &f, Role::kOutput, 0}; }

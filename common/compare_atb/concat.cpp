@@ -14,12 +14,12 @@ namespace {
 
 Result<FloatTensor> load_summary_values(const SourceFile& f, uint64_t budget) {
   if (f.kind != SourceKind::kSummary)
-    return make_error(f.path, Stage::kLoad, "only raw files and summaries can be loaded whole");
-  MSIT_ASSIGN_OR_RETURN(FileSummary s, read_summary_file(f.path));
-  if (s.tensors.size() != 1) return make_error(f.path, Stage::kLoad, "the summary does not hold exactly one tensor");
+    return make_error(f.path(), Stage::kLoad, "only raw files and summaries can be loaded whole");
+  MSIT_ASSIGN_OR_RETURN(FileSummary s, read_summary_file(f.path()));
+  if (s.tensors.size() != 1) return make_error(f.path(), Stage::kLoad, "the summary does not hold exactly one tensor");
   const TensorSummary& t = s.tensors.front();
-  if (!t.stats.values) return make_error(f.path, Stage::kLoad, "the summary keeps statistics, not every element");
-  if (t.stats.values->size() > budget) return make_error(f.path, Stage::kLoad, "too large to load in memory");
+  if (!t.stats.values) return make_error(f.path(), Stage::kLoad, "the summary keeps statistics, not every element");
+  if (t.stats.values->size() > budget) return make_error(f.path(), Stage::kLoad, "too large to load in memory");
   auto dt = dtype_from_name(t.dtype);
   FloatTensor l;
   l.dtype = dt ? *dt : DType::kFloat32;
@@ -34,16 +34,16 @@ Result<FloatTensor> load_summary_values(const SourceFile& f, uint64_t budget) {
 Result<FloatTensor> load_float_tensor(const SourceFile& f, uint64_t budget, bool summary_values) {
   if (f.kind != SourceKind::kRaw) {
     if (summary_values) return load_summary_values(f, budget);
-    return make_error(f.path, Stage::kConcat, "a summary cannot be concatenated");
+    return make_error(f.path(), Stage::kConcat, "a summary cannot be concatenated");
   }
-  MSIT_ASSIGN_OR_RETURN(archive::OpenedSource hs, archive::open_dump_source(f.path));
+  MSIT_ASSIGN_OR_RETURN(archive::OpenedSource hs, archive::open_dump_source(f.path()));
   MSIT_ASSIGN_OR_RETURN(RawDumpFile raw, read_dump_header(*hs.src, hs.identity));
-  if (raw.tensors.empty()) return make_error(f.path, Stage::kLoad, "no tensor in the file");
+  if (raw.tensors.empty()) return make_error(f.path(), Stage::kLoad, "no tensor in the file");
   const TensorDesc& d = raw.tensors.front();
-  MSIT_ASSIGN_OR_RETURN(LayoutPlan plan, plan_layout(d, f.path));
-  if (plan.element_count > budget) return make_error(f.path, Stage::kLoad, "too large to load in memory");
-  if (!exact_supported(d.dtype)) return make_error(f.path, Stage::kLoad, "dtype has no float value");
-  MSIT_ASSIGN_OR_RETURN(archive::OpenedSource ds, archive::open_dump_source(f.path));
+  MSIT_ASSIGN_OR_RETURN(LayoutPlan plan, plan_layout(d, f.path()));
+  if (plan.element_count > budget) return make_error(f.path(), Stage::kLoad, "too large to load in memory");
+  if (!exact_supported(d.dtype)) return make_error(f.path(), Stage::kLoad, "dtype has no float value");
+  MSIT_ASSIGN_OR_RETURN(archive::OpenedSource ds, archive::open_dump_source(f.path()));
   MSIT_ASSIGN_OR_RETURN(auto reader, LogicalReader::open(std::move(ds.src), d, plan));
   FloatTensor l;
   l.dtype = d.dtype;
@@ -54,7 +54,7 @@ Result<FloatTensor> load_float_tensor(const SourceFile& f, uint64_t budget, bool
   size_t got = 0, per = buf.size() / esize;
   while (got < l.data.size()) {
     MSIT_ASSIGN_OR_RETURN(size_t n, reader->read(buf.data(), std::min(per, l.data.size() - got)));
-    if (n == 0) return make_error(f.path, Stage::kPayload, "fewer elements than the header promises");
+    if (n == 0) return make_error(f.path(), Stage::kPayload, "fewer elements than the header promises");
     elements_to_float(d.dtype, buf.data(), n, l.data.data() + got);
     got += n;
   }

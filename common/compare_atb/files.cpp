@@ -54,7 +54,6 @@ bool has(std::string_view s, std::string_view n) { return s.find(n) != std::stri
 SourceFile stored_source(const std::string& dir, const store::StoredName& n, const std::string* db) {
   SourceFile f;
   f.raw_path = (fs::path(dir) / n.name).string();
-  f.path = f.raw_path;
   f.kind = SourceKind::kStored;
   f.size = n.size;
   f.store_db = db;
@@ -74,7 +73,7 @@ std::vector<SourceFile> dir_files(const std::string& dir) {
     auto raw = raw_name_of(name);
     if (!raw) continue;
     SourceFile f;
-    f.path = (fs::path(dir) / name).string();
+    f.disk_path = (fs::path(dir) / name).string();
     f.raw_path = (fs::path(dir) / raw->first).string();
     f.kind = raw->second;
     out.push_back(std::move(f));
@@ -191,10 +190,11 @@ std::optional<SourceFile> find_source(const std::string& raw) {
   SourceFile s;
   s.raw_path = raw;
   std::error_code ec;
-  if (fs::is_regular_file(raw, ec)) s.path = raw, s.kind = SourceKind::kRaw;
-  else if (fs::is_regular_file(archive_name_for(raw), ec)) s.path = archive_name_for(raw), s.kind = SourceKind::kRaw;
+  if (fs::is_regular_file(raw, ec)) s.disk_path = raw, s.kind = SourceKind::kRaw;
+  else if (fs::is_regular_file(archive_name_for(raw), ec))
+    s.disk_path = archive_name_for(raw), s.kind = SourceKind::kRaw;
   else if (fs::is_regular_file(summary_name_for(raw), ec))
-    s.path = summary_name_for(raw), s.kind = SourceKind::kSummary;
+    s.disk_path = summary_name_for(raw), s.kind = SourceKind::kSummary;
   else if (const std::string* db = nullptr; const auto* n = store::StoreCatalog::instance().find(raw, &db)) {
     return stored_source(fs::path(raw).parent_path().string(), *n, db);
   } else {

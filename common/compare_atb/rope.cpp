@@ -22,7 +22,7 @@ std::string shape_text(const std::vector<uint64_t>& s) { return shape_cell(s); }
 // carry it; nullopt when unknown (stored rows, unreadable files).
 std::optional<std::vector<uint64_t>> summary_shape(const SourceFile& f) {
   if (f.kind != SourceKind::kSummary) return std::nullopt;
-  auto s = read_summary_file(f.path);
+  auto s = read_summary_file(f.path());
   if (!s.ok() || s->tensors.size() != 1) return std::nullopt;
   const TensorSummary& t = s->tensors.front();
   return t.original_shape.empty() ? t.shape : t.original_shape;

@@ -89,7 +89,6 @@ TEST(AtbRope, HalveOnlyOneRowWithRepeatedPairs) {
 SourceFile named(const std::string& name) {
   SourceFile f;
   f.raw_path = "/d/0_Layer/1_RopeOperation/before/" + name;
-  f.path = f.raw_path;
   return f;
 }
 

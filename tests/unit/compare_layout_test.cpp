@@ -337,7 +337,7 @@ struct OnePair {
 
 msit::SourceFile source(const fs::path& p) {
   msit::SourceFile f;
-  f.path = f.raw_path = p.string();
+  f.raw_path = p.string();
   f.kind = msit::SourceKind::kRaw;
   return f;
 }

@@ -26,7 +26,6 @@ msit::GraphOp op(std::string name, std::vector<std::string> inputs, std::vector<
 msit::SourceFile file(const std::string& name) {
   msit::SourceFile f;
   f.raw_path = "/ge/" + name;
-  f.path = f.raw_path;
   return f;
 }
 
@@ -43,7 +42,7 @@ msit::MatchContext context(const msit::GraphDef& g, uint32_t inputs = 2, uint32_
   ctx.graph_path = "/g.txt";
   ctx.counts = [=](const msit::SourceFile& f) -> msit::Result<msit::TensorCounts> {
     if (f.raw_name().find("Broken") != std::string_view::npos)
-      return msit::make_error(f.path, msit::Stage::kHeader, "corrupt");
+      return msit::make_error(f.path(), msit::Stage::kHeader, "corrupt");
     return msit::TensorCounts{inputs, outputs};
   };
   return ctx;

@@ -21,6 +21,21 @@ std::string db_in(const std::string& dir) {
 
 }  // namespace
 
+std::string_view StoreCatalog::NameArena::keep(std::string_view s) {
+  constexpr size_t kBlock = 1 << 20;
+  if (s.size() > left_) {
+    const size_t size = std::max(kBlock, s.size());
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));  // not zeroed: written as filled
+    next_ = blocks_.back().get();
+    left_ = size;
+  }
+  std::copy(s.begin(), s.end(), next_);
+  std::string_view kept(next_, s.size());
+  next_ += s.size();
+  left_ -= s.size();
+  return kept;
+}
+
 StoreCatalog& StoreCatalog::instance() {
   static StoreCatalog catalog;
   return catalog;
@@ -52,7 +67,7 @@ StoreCatalog::Store* StoreCatalog::open_store(const std::string& dir, const std:
           last = &store->by_dir[last_sub];
         }
         last->push_back(
-            StoredName{std::string(slash == std::string_view::npos ? rel : rel.substr(slash + 1)), id, size});
+            StoredName{store->names.keep(slash == std::string_view::npos ? rel : rel.substr(slash + 1)), id, size});
       },
       /*path_order=*/false);  // each directory's names are sorted below
 

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -18,9 +19,9 @@
 namespace msit::store {
 
 struct StoredName {
-  std::string name;   // the raw file's base name
-  int64_t id = 0;     // its row in the store's files table
-  uint64_t size = 0;  // the raw file's size
+  std::string_view name;  // the raw file's base name, kept by the catalog for the process
+  int64_t id = 0;         // its row in the store's files table
+  uint64_t size = 0;      // the raw file's size
 };
 
 class StoreCatalog {
@@ -46,9 +47,20 @@ class StoreCatalog {
   std::vector<Error> take_errors();
 
  private:
+  // Names of 100,000s of stored files, packed in large blocks instead of a string each.
+  class NameArena {
+   public:
+    std::string_view keep(std::string_view s);
+
+   private:
+    std::vector<std::unique_ptr<char[]>> blocks_;
+    char* next_ = nullptr;
+    size_t left_ = 0;
+  };
   struct Store {
     std::string db_path;
-    std::string dir;                                                  // the store's directory
+    std::string dir;  // the store's directory
+    NameArena names;
     std::unordered_map<std::string, std::vector<StoredName>> by_dir;  // relative dir -> names
     std::mutex mu;
     std::vector<std::unique_ptr<SummaryStore>> idle;  // read connections, one per concurrent loader

@@ -31,8 +31,10 @@ struct SourceFile {
   const std::string* store_db = nullptr;
   int64_t store_id = -1;
 
-  std::string_view raw_name() const;                                                    // base name of raw_path
-  const std::string& path() const { return disk_path.empty() ? raw_path : disk_path; }  // the file on disk
+  // The base name of raw_path.
+  std::string_view raw_name() const;
+  // The file on disk: disk_path, or raw_path when the file is the raw one or stored.
+  const std::string& path() const { return disk_path.empty() ? raw_path : disk_path; }
 };
 
 struct FxNodeFiles {

@@ -41,16 +41,15 @@ StoreCatalog& StoreCatalog::instance() {
   return catalog;
 }
 
-StoreCatalog::Store* StoreCatalog::open_store(const std::string& dir, const std::string& db_path) {
-  auto it = stores_.find(db_path);
-  if (it != stores_.end()) return it->second.get();
+std::unique_ptr<StoreCatalog::Store> StoreCatalog::open_store(const std::string& dir, const std::string& db_path) {
+  auto failed = [&](const Error& e) {
+    std::lock_guard lock(mu_);
+    errors_.push_back(e);
+    return nullptr;
+  };
   auto s = SummaryStore::open_read_only(db_path);
   Status snap = s.ok() ? (*s)->begin_snapshot() : Status(s.error());
-  if (!snap.ok()) {
-    errors_.push_back(snap.error());
-    stores_.emplace(db_path, nullptr);
-    return nullptr;
-  }
+  if (!snap.ok()) return failed(snap.error());
   auto store = std::make_unique<Store>();
   store->db_path = db_path;
   store->dir = dir;
@@ -71,34 +70,49 @@ StoreCatalog::Store* StoreCatalog::open_store(const std::string& dir, const std:
       },
       /*path_order=*/false);  // each directory's names are sorted below
 
-  if (!listed.ok()) {
-    errors_.push_back(listed.error());
-    stores_.emplace(db_path, nullptr);
-    return nullptr;
-  }
+  if (!listed.ok()) return failed(listed.error());
   auto by_name = [](const StoredName& a, const StoredName& b) { return a.name < b.name; };
   for (auto& [sub, names] : store->by_dir) {
     if (!std::is_sorted(names.begin(), names.end(), by_name)) std::sort(names.begin(), names.end(), by_name);
   }
   store->idle.push_back(std::move(s).value());
-  Store* raw = store.get();
-  stores_.emplace(db_path, std::move(store));
-  return raw;
+  return store;
 }
 
 StoreCatalog::Store* StoreCatalog::covering(const std::string& dir) {
-  auto it = covering_.find(dir);
-  if (it != covering_.end()) return it->second;
-  Store* found = nullptr;
-  const std::string db = db_in(dir);
-  struct stat st {};
-  if (::lstat(db.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-    found = open_store(dir, db);
-  } else {
-    std::string up = parent_of(dir);
-    if (!up.empty() && up != dir) found = covering(up);
+  std::vector<std::string> walked;  // directories answered by what the walk up finds
+  Slot* slot = nullptr;
+  std::string store_dir;
+  std::unique_lock lock(mu_);
+  for (std::string d = dir;;) {
+    auto it = covering_.find(d);
+    if (it != covering_.end()) {
+      for (auto& w : walked) covering_.emplace(std::move(w), it->second);
+      return it->second;
+    }
+    walked.push_back(d);
+    const std::string db = db_in(d);
+    struct stat st {};
+    if (::lstat(db.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      slot = &stores_[db];
+      store_dir = d;
+      break;
+    }
+    std::string up = parent_of(d);
+    if (up.empty() || up == d) break;
+    d = std::move(up);
   }
-  covering_.emplace(dir, found);
+  if (slot != nullptr) {
+    lock.unlock();  // listing a store of 100,000s of files takes tens of ms
+    std::call_once(slot->once, [&] {
+      auto opened = open_store(store_dir, db_in(store_dir));
+      std::lock_guard published(mu_);
+      slot->store = std::move(opened);
+    });
+    lock.lock();
+  }
+  Store* found = slot != nullptr ? slot->store.get() : nullptr;
+  for (auto& w : walked) covering_.emplace(std::move(w), found);
   return found;
 }
 
@@ -114,8 +128,7 @@ const std::vector<StoredName>* StoreCatalog::stored_in(const std::string& given,
   std::string dir = std::filesystem::absolute(given, ec).lexically_normal().string();
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   if (ec || dir.empty()) return nullptr;
-  std::lock_guard lock(mu_);
-  Store* s = covering(dir);
+  Store* s = covering(dir);  // a listed store's by_dir no longer changes: read without the lock
   if (s == nullptr) return nullptr;
   std::string sub;
   if (dir.size() > s->dir.size()) sub = dir.substr(s->dir == "/" ? 1 : s->dir.size() + 1);
@@ -148,7 +161,7 @@ Result<std::unique_ptr<SummaryStore>> StoreCatalog::take_connection(const std::s
   {
     std::lock_guard lock(mu_);
     auto it = stores_.find(db_path);
-    if (it != stores_.end()) s = it->second.get();
+    if (it != stores_.end()) s = it->second.store.get();
   }
   if (s == nullptr) return make_error(db_path, Stage::kStore, "summary store not open");
   *store = s;

@@ -65,16 +65,24 @@ class StoreCatalog {
     std::mutex mu;
     std::vector<std::unique_ptr<SummaryStore>> idle;  // read connections, one per concurrent loader
   };
+  // A store file found in a walk: opened and listed once, by the first walk that needs it, and
+  // outside the catalog's lock, so that compare's two trees list their stores in parallel.
+  struct Slot {
+    std::once_flag once;
+    std::unique_ptr<Store> store;  // nullptr: could not be opened (its error is in errors_)
+  };
   // The store whose directory is `dir` or its nearest ancestor holding one; nullptr when none.
+  // Takes mu_ itself, and releases it while a store is opened.
   Store* covering(const std::string& dir);
-  Store* open_store(const std::string& dir, const std::string& db_path);
+  // Opens and lists one store; nullptr after recording why it cannot be read.
+  std::unique_ptr<Store> open_store(const std::string& dir, const std::string& db_path);
   // A read connection of `db_path` (idle or new, with its snapshot) and back.
   Result<std::unique_ptr<SummaryStore>> take_connection(const std::string& db_path, Store** store);
   static void give_back(Store* s, std::unique_ptr<SummaryStore> conn);
 
   std::mutex mu_;
-  std::unordered_map<std::string, Store*> covering_;      // directory -> store (nullptr: none)
-  std::map<std::string, std::unique_ptr<Store>> stores_;  // by db path
+  std::unordered_map<std::string, Store*> covering_;  // directory -> store (nullptr: none)
+  std::map<std::string, Slot> stores_;                // by db path
   std::vector<Error> errors_;
 };
 

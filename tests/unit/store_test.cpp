@@ -10,6 +10,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <thread>
+#include <vector>
 
 #include "common/safety/beneath.h"
 #include "common/store/store_catalog.h"
@@ -394,6 +396,49 @@ TEST_F(StoreTest, CompactCommitsThenRemovesAndKeepsConflicts) {
   const StoredName* n = StoreCatalog::instance().find(root + "/0/" + kFx, &db_path);
   ASSERT_NE(n, nullptr);
   EXPECT_EQ(db_path, root + "/" + std::string(kStoreFileName));
+}
+
+// Compare walks its two trees on two threads: each lists its own store, the first walk into
+// a store opens it, and a store that cannot be read is reported once, whoever reaches it.
+TEST_F(StoreTest, CatalogListsStoresFromSeveralThreadsAndReportsABadOneOnce) {
+  std::vector<std::string> roots;
+  for (const char* side : {"a", "b"}) {
+    const std::string root = dir_ + "/" + side + "/msit_fx_dump";
+    fs::create_directories(root + "/0");
+    for (int i = 0; i < 20; ++i) {
+      std::ofstream(root + "/0/" + std::to_string(i) + kFx, std::ios::binary) << test::npy_bytes({1, float(i)});
+    }
+    CompactRunOptions o;
+    o.file.format = SummaryFormat::kStore;
+    ASSERT_TRUE(run_compact({root}, o, {}).failures.empty());
+    roots.push_back(root);
+  }
+  const std::string bad = dir_ + "/c/msit_fx_dump";
+  fs::create_directories(bad + "/0");
+  sql(bad + "/" + std::string(kStoreFileName), "CREATE TABLE t(x)");  // another application's
+  (void)StoreCatalog::instance().take_errors();
+
+  std::vector<const std::vector<StoredName>*> got(6, nullptr);
+  std::vector<std::string> dbs(6);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < got.size(); ++t) {
+    const std::string dir = t < 4 ? roots[t % 2] + "/0" : bad + "/0";
+    threads.emplace_back([&, t, dir] { got[t] = StoreCatalog::instance().stored_in(dir, &dbs[t]); });
+  }
+  for (auto& th : threads) th.join();
+  for (size_t t = 0; t < 4; ++t) {
+    ASSERT_NE(got[t], nullptr) << t;
+    EXPECT_EQ(got[t]->size(), 20u);
+    EXPECT_EQ(dbs[t], roots[t % 2] + "/" + std::string(kStoreFileName));
+  }
+  EXPECT_EQ(got[0], got[2]) << "one listing per store, shared";
+  EXPECT_NE(got[0], got[1]);
+  EXPECT_EQ(got[4], nullptr);
+  EXPECT_EQ(got[5], nullptr);
+  std::vector<Error> errors = StoreCatalog::instance().take_errors();
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].to_string().find("another application"), std::string::npos) << errors[0].to_string();
+  EXPECT_NE(errors[0].to_string().find(bad), std::string::npos) << errors[0].to_string();
 }
 
 TEST_F(StoreTest, FailedCommitKeepsEveryRawFileOfTheBatch) {

@@ -2,6 +2,7 @@
 // Split into steps so callers can amortise directory fsyncs over a batch.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -38,6 +39,8 @@ class TempFile {
   int fd_ = -1;
   std::string path_;
   std::string final_;
+  uint64_t written_ = 0;    // bytes written so far
+  uint64_t writeback_ = 0;  // bytes whose writeback has been started
 };
 
 // All three steps for one file.

@@ -271,11 +271,11 @@ void eval_summaries_inner(const TensorSummary& g, const TensorSummary& m, Report
   // Sketches: a side with exact values gets the other side's sketch computed from them.
   const Sketch* gs = g.stats.sketch ? &*g.stats.sketch : nullptr;
   const Sketch* ms = m.stats.sketch ? &*m.stats.sketch : nullptr;
-  std::vector<double> gb, mb;
-  if (gs) gb = gs->values;
-  if (ms) mb = ms->values;
-  if (!gs && ms && gv) gb = sketch_of_values(*gv, ms->width, ms->seed);
-  if (!ms && gs && mv) mb = sketch_of_values(*mv, gs->width, gs->seed);
+  std::vector<double> g_made, m_made;  // read in place when the side has its own sketch
+  if (!gs && ms && gv) g_made = sketch_of_values(*gv, ms->width, ms->seed);
+  if (!ms && gs && mv) m_made = sketch_of_values(*mv, gs->width, gs->seed);
+  const std::vector<double>& gb = gs ? gs->values : g_made;
+  const std::vector<double>& mb = ms ? ms->values : m_made;
   double lb = std::max(r.stat_abs[0].value_or(0.0), r.stat_abs[1].value_or(0.0));
   bool have = !gb.empty() && !mb.empty();
   if (have && gs && ms && (gs->width != ms->width || gs->seed != ms->seed)) {

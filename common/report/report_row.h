@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/report/opt_double.h"
 #include "common/report/verdict.h"
 
 namespace msit {
@@ -18,24 +19,24 @@ struct ReportRow {
   std::string token_text;  // ATB/torch compare: a non-numeric token key ("warmup"), written instead
   std::optional<uint64_t> data_id;
   std::string golden_data_path, golden_op_type, golden_dtype, golden_shape;
-  std::optional<double> golden_max, golden_min, golden_mean;
+  OptDouble golden_max, golden_min, golden_mean;
   std::string my_data_path, my_op_type, my_dtype, my_shape;
-  std::optional<double> my_max, my_min, my_mean;
-  std::optional<double> cosine, max_rel, mean_rel, max_abs, mean_abs, kl, red;
+  OptDouble my_max, my_min, my_mean;
+  OptDouble cosine, max_rel, mean_rel, max_abs, mean_abs, kl, red;
   std::string cmp_fail_reason;  // msit's reasons (formats.md 6.5), what msit's filters look at
   // Ours, written after msit's reasons in the same cmp_fail_reason cell: results that are not
   // what they seem (device layouts compared or summarised with their padding).
   std::string caveat;
   // Ours, appended after msit's columns.
-  std::string compare_mode;                       // exact | sketch | stats | hash | (empty: none)
-  std::array<std::optional<double>, 4> stat_abs;  // max, min, mean, l2norm
-  std::array<std::optional<double>, 4> stat_rel;
+  std::string compare_mode;           // exact | sketch | stats | hash | (empty: none)
+  std::array<OptDouble, 4> stat_abs;  // max, min, mean, l2norm
+  std::array<OptDouble, 4> stat_rel;
   std::string nan_inf;
   Verdict verdict = Verdict::kNone;
   std::string note;
   // Ours, last: the error-jump rule (common/compare/divergence.h), filled after evaluation.
-  std::optional<double> error_level;  // max(RED, sqrt(2 (1 - cosine)))
-  std::optional<double> error_jump;   // output rows: error_level / the floor before it
+  OptDouble error_level;  // max(RED, sqrt(2 (1 - cosine)))
+  OptDouble error_jump;   // output rows: error_level / the floor before it
   enum class Jump : uint8_t { kNone, kJump, kFirst } jump = Jump::kNone;
   // Not written: what msit's filters need and where the row sits.
   bool msit_row = true;  // msit would produce this row at all

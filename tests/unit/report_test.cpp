@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -62,6 +63,39 @@ TEST(Report, PythonFloatReprRoundTripsRandomDoubles) {
     ASSERT_EQ(sci, mag != 0 && (mag < 1e-4 || mag >= 1e16)) << s;
     if (!sci) { ASSERT_NE(s.find('.'), std::string::npos) << s; }
   }
+}
+
+// Row cells are OptDoubles (8 bytes): nothing stays distinct from every double, NaNs included.
+TEST(Report, OptDoubleKeepsNothingApartFromEveryValue) {
+  using msit::OptDouble;
+  OptDouble none;
+  EXPECT_FALSE(none.has_value());
+  EXPECT_EQ(none.value_or(7.0), 7.0);
+  EXPECT_FALSE(std::optional<double>(none).has_value());
+  EXPECT_THROW((void)none.value(), std::bad_optional_access);
+  const uint64_t nan_patterns[] = {0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff4'6d73'6974'0000ull,
+                                   0x7ff0000000000001ull, 0xffffffffffffffffull};
+  for (uint64_t bits : nan_patterns) {
+    OptDouble v(std::bit_cast<double>(bits));
+    EXPECT_TRUE(v.has_value()) << std::hex << bits;
+    EXPECT_TRUE(std::isnan(*v));
+    EXPECT_FALSE(v == none);
+  }
+  for (double d : {0.0, -0.0, 1.5, -1e300, HUGE_VAL, -HUGE_VAL, 5e-324}) {
+    OptDouble v = d;
+    ASSERT_TRUE(v.has_value());
+    EXPECT_EQ(std::bit_cast<uint64_t>(*v), std::bit_cast<uint64_t>(d));
+    EXPECT_EQ(std::optional<double>(v), std::optional<double>(d));
+    EXPECT_TRUE(v == OptDouble(std::optional<double>(d)));
+  }
+  OptDouble v = 2.0;
+  v = std::nullopt;
+  EXPECT_TRUE(v == std::nullopt);
+  v = std::optional<double>(3.0);
+  EXPECT_EQ(*v, 3.0);
+  v.reset();
+  EXPECT_FALSE(v);
+  EXPECT_EQ(sizeof(OptDouble), sizeof(double));
 }
 
 TEST(Report, QuotingAndGuard) {

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <string_view>
+#include <utility>
 
 namespace msit::store {
 namespace {
@@ -24,16 +26,19 @@ void bind_finite(sqlite3_stmt* s, int col, const std::optional<double>& v) {
   else sqlite3_bind_null(s, col);
 }
 
+// Column -1 (not selected) reads as NULL.
+bool is_null(sqlite3_stmt* s, int col) { return col < 0 || sqlite3_column_type(s, col) == SQLITE_NULL; }
 std::string text_of(sqlite3_stmt* s, int col) {
-  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s, col));
+  const auto* p = col < 0 ? nullptr : reinterpret_cast<const char*>(sqlite3_column_text(s, col));
   return p != nullptr ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(s, col))) : std::string();
 }
-bool is_null(sqlite3_stmt* s, int col) { return sqlite3_column_type(s, col) == SQLITE_NULL; }
 std::optional<double> opt_real(sqlite3_stmt* s, int col) {
   if (is_null(s, col)) return std::nullopt;
   return sqlite3_column_double(s, col);
 }
-uint64_t u64_of(sqlite3_stmt* s, int col) { return static_cast<uint64_t>(sqlite3_column_int64(s, col)); }
+double real_of(sqlite3_stmt* s, int col) { return col < 0 ? 0.0 : sqlite3_column_double(s, col); }
+int64_t int_of(sqlite3_stmt* s, int col) { return col < 0 ? 0 : sqlite3_column_int64(s, col); }
+uint64_t u64_of(sqlite3_stmt* s, int col) { return static_cast<uint64_t>(int_of(s, col)); }
 
 template <class T>
 std::vector<double> doubles_of_blob(const void* p, size_t bytes) {
@@ -59,14 +64,7 @@ Result<uint64_t> parse_u64(const std::string& text, const std::string& where) {
 // clang-format off
 enum FileCol : int {
   kKind, kSizeBytes, kMtime, kOpType, kOpName, kTaskId, kStreamId, kOpTimestamp, kDumpOpName, kCreatedBy, kPath,
-  kBlockCount, kFileCols,
-};
-// clang-format on
-// clang-format off
-enum TensorCol : int {
-  kRole = kFileCols, kIdx, kSubIndex, kDtype, kShape, kFormat, kOrigShape, kCount, kPadding, kStatsAvail, kL2Avail, kNote,
-  kMin, kMax, kMinInt, kMaxInt, kMinUint, kMaxUint, kMean, kStd, kAbsMax, kL2norm, kSum, kFinite, kNan, kPosinf,
-  kNeginf, kZero, kElements, kSketchWidth, kSketchSeed, kSketch, kXxh3,
+  kBlockCount,
 };
 // clang-format on
 
@@ -90,7 +88,7 @@ Status read_extreme(sqlite3_stmt* s, int real_col, int int_col, int uint_col, bo
                     const std::string& where) {
   std::optional<double>& d = is_min ? st.min : st.max;
   if (!is_null(s, int_col)) {
-    int64_t v = sqlite3_column_int64(s, int_col);
+    int64_t v = int_of(s, int_col);
     (is_min ? st.min_i64 : st.max_i64) = v;
     d = static_cast<double>(v);
   } else if (!is_null(s, uint_col)) {
@@ -103,13 +101,14 @@ Status read_extreme(sqlite3_stmt* s, int real_col, int int_col, int uint_col, bo
   return ok_status();
 }
 
-Result<std::optional<Sketch>> read_sketch(sqlite3_stmt* s, uint64_t count, const std::string& where) {
-  if (is_null(s, kSketch)) return std::optional<Sketch>();
+Result<std::optional<Sketch>> read_sketch(sqlite3_stmt* s, const TensorColumns& c, uint64_t count,
+                                          const std::string& where) {
+  if (is_null(s, c.sketch)) return std::optional<Sketch>();
   Sketch sk;
-  const int64_t width = sqlite3_column_int64(s, kSketchWidth);
-  sk.seed = u64_of(s, kSketchSeed);
-  const void* blob = sqlite3_column_blob(s, kSketch);
-  const auto bytes = static_cast<size_t>(sqlite3_column_bytes(s, kSketch));
+  const int64_t width = int_of(s, c.sketch_width);
+  sk.seed = u64_of(s, c.sketch_seed);
+  const void* blob = sqlite3_column_blob(s, c.sketch);
+  const auto bytes = static_cast<size_t>(sqlite3_column_bytes(s, c.sketch));
   if (width <= 0 || width > (1 << 20) || (width & (width - 1)) != 0) {
     return make_error(where, Stage::kStore, "sketch width " + std::to_string(width) + " is not a power of two");
   }
@@ -266,45 +265,94 @@ int64_t read_file_row(sqlite3_stmt* s, FileSummary& out) {
   return sqlite3_column_int64(s, kBlockCount);
 }
 
-bool has_tensor(sqlite3_stmt* s) { return !is_null(s, kRole); }
+TensorColumns tensor_columns_of(sqlite3_stmt* s) {
+  static constexpr std::pair<std::string_view, int TensorColumns::*> kNames[] = {
+      {"file_id", &TensorColumns::file_id},
+      {"role", &TensorColumns::role},
+      {"idx", &TensorColumns::idx},
+      {"sub_index", &TensorColumns::sub_index},
+      {"dtype", &TensorColumns::dtype},
+      {"shape", &TensorColumns::shape},
+      {"format", &TensorColumns::format},
+      {"original_shape", &TensorColumns::original_shape},
+      {"count", &TensorColumns::count},
+      {"padding_included", &TensorColumns::padding_included},
+      {"stats_available", &TensorColumns::stats_available},
+      {"l2norm_available", &TensorColumns::l2norm_available},
+      {"note", &TensorColumns::note},
+      {"min", &TensorColumns::min},
+      {"max", &TensorColumns::max},
+      {"min_int", &TensorColumns::min_int},
+      {"max_int", &TensorColumns::max_int},
+      {"min_uint", &TensorColumns::min_uint},
+      {"max_uint", &TensorColumns::max_uint},
+      {"mean", &TensorColumns::mean},
+      {"std", &TensorColumns::std},
+      {"abs_max", &TensorColumns::abs_max},
+      {"l2norm", &TensorColumns::l2norm},
+      {"sum", &TensorColumns::sum},
+      {"finite_count", &TensorColumns::finite_count},
+      {"nan_count", &TensorColumns::nan_count},
+      {"posinf_count", &TensorColumns::posinf_count},
+      {"neginf_count", &TensorColumns::neginf_count},
+      {"zero_count", &TensorColumns::zero_count},
+      {"elements", &TensorColumns::elements},
+      {"sketch_width", &TensorColumns::sketch_width},
+      {"sketch_seed", &TensorColumns::sketch_seed},
+      {"sketch", &TensorColumns::sketch},
+      {"xxh3_64", &TensorColumns::xxh3_64},
+  };
+  TensorColumns c;
+  const int n = sqlite3_column_count(s);
+  for (int i = 0; i < n; ++i) {
+    const char* name = sqlite3_column_name(s, i);  // "x" for a selected t.x (short column names)
+    if (name == nullptr) continue;
+    for (const auto& [known, member] : kNames) {
+      if (known == name) c.*member = i;
+    }
+  }
+  return c;
+}
 
-Result<TensorSummary> read_tensor_row(sqlite3_stmt* s, const std::string& where) {
+bool has_tensor(sqlite3_stmt* s, const TensorColumns& c) { return !is_null(s, c.role); }
+
+Result<TensorSummary> read_tensor_row(sqlite3_stmt* s, const TensorColumns& c, const std::string& where) {
   TensorSummary t;
-  t.role = text_of(s, kRole);
-  const int64_t idx = sqlite3_column_int64(s, kIdx);
+  t.role = text_of(s, c.role);
+  const int64_t idx = int_of(s, c.idx);
   if (idx < 0 || idx > UINT32_MAX) return make_error(where, Stage::kStore, "tensor index out of range");
   t.index = static_cast<uint32_t>(idx);
-  if (!is_null(s, kSubIndex)) t.sub_index = static_cast<uint32_t>(sqlite3_column_int64(s, kSubIndex));
-  t.dtype = text_of(s, kDtype);
-  MSIT_ASSIGN_OR_RETURN(t.shape, parse_dims(text_of(s, kShape), where));
-  t.format = text_of(s, kFormat);
-  MSIT_ASSIGN_OR_RETURN(t.original_shape, parse_dims(text_of(s, kOrigShape), where));
-  t.count = u64_of(s, kCount);
-  t.padding_included = sqlite3_column_int(s, kPadding) != 0;
-  t.stats_available = sqlite3_column_int(s, kStatsAvail) != 0;
-  t.l2norm_available = sqlite3_column_int(s, kL2Avail) != 0;
-  t.note = text_of(s, kNote);
+  if (!is_null(s, c.sub_index)) t.sub_index = static_cast<uint32_t>(int_of(s, c.sub_index));
+  t.dtype = text_of(s, c.dtype);
+  MSIT_ASSIGN_OR_RETURN(t.shape, parse_dims(text_of(s, c.shape), where));
+  t.format = text_of(s, c.format);
+  MSIT_ASSIGN_OR_RETURN(t.original_shape, parse_dims(text_of(s, c.original_shape), where));
+  t.count = u64_of(s, c.count);
+  t.padding_included = int_of(s, c.padding_included) != 0;
+  t.stats_available = int_of(s, c.stats_available) != 0;
+  t.l2norm_available = int_of(s, c.l2norm_available) != 0;
+  t.note = text_of(s, c.note);
   TensorStats& st = t.stats;
-  MSIT_TRY(read_extreme(s, kMin, kMinInt, kMinUint, true, st, where));
-  MSIT_TRY(read_extreme(s, kMax, kMaxInt, kMaxUint, false, st, where));
-  st.mean = opt_real(s, kMean);
-  st.std = opt_real(s, kStd);
-  st.abs_max = opt_real(s, kAbsMax);
-  st.l2norm = sqlite3_column_double(s, kL2norm);
-  st.sum = sqlite3_column_double(s, kSum);
-  st.finite_count = u64_of(s, kFinite);
-  st.nan_count = u64_of(s, kNan);
-  st.posinf_count = u64_of(s, kPosinf);
-  st.neginf_count = u64_of(s, kNeginf);
-  st.zero_count = u64_of(s, kZero);
+  MSIT_TRY(read_extreme(s, c.min, c.min_int, c.min_uint, true, st, where));
+  MSIT_TRY(read_extreme(s, c.max, c.max_int, c.max_uint, false, st, where));
+  st.mean = opt_real(s, c.mean);
+  st.std = opt_real(s, c.std);
+  st.abs_max = opt_real(s, c.abs_max);
+  st.l2norm = real_of(s, c.l2norm);
+  st.sum = real_of(s, c.sum);
+  st.finite_count = u64_of(s, c.finite_count);
+  st.nan_count = u64_of(s, c.nan_count);
+  st.posinf_count = u64_of(s, c.posinf_count);
+  st.neginf_count = u64_of(s, c.neginf_count);
+  st.zero_count = u64_of(s, c.zero_count);
   st.count = t.count;
-  if (!is_null(s, kElements)) {
-    const auto bytes = static_cast<size_t>(sqlite3_column_bytes(s, kElements));
+  if (!is_null(s, c.elements)) {
+    const auto bytes = static_cast<size_t>(sqlite3_column_bytes(s, c.elements));
     if (bytes % sizeof(double) != 0) return make_error(where, Stage::kStore, "element blob is not whole float64s");
-    st.values = doubles_of_blob<double>(sqlite3_column_blob(s, kElements), bytes);
+    st.values = doubles_of_blob<double>(sqlite3_column_blob(s, c.elements), bytes);
   }
-  MSIT_ASSIGN_OR_RETURN(st.sketch, read_sketch(s, t.count, where));
-  t.xxh3_64 = text_of(s, kXxh3);
+  MSIT_ASSIGN_OR_RETURN(st.sketch, read_sketch(s, c, t.count, where));
+  t.xxh3_64 = text_of(s, c.xxh3_64);
   return t;
 }
 

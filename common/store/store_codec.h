@@ -12,6 +12,7 @@
 
 #include "common/base/result.h"
 #include "common/store/summary_store.h"
+#include "common/store/tensor_columns.h"
 
 namespace msit::store {
 
@@ -23,9 +24,12 @@ void bind_block(sqlite3_stmt* s, int64_t file_id, int ord, const ExtraBlock& b);
 // Reading back; `where` names errors (store path and raw path).
 // Reads the file columns of kSelectFile (summary_store.cpp); returns its extra-block count.
 int64_t read_file_row(sqlite3_stmt* s, FileSummary& out);
+
+// Finds the tensor columns of a prepared statement by their names.
+TensorColumns tensor_columns_of(sqlite3_stmt* s);
 // The row holds a tensor (LEFT JOIN: not for a file without tensors).
-bool has_tensor(sqlite3_stmt* s);
-Result<TensorSummary> read_tensor_row(sqlite3_stmt* s, const std::string& where);  // tensor columns of kSelectFile
+bool has_tensor(sqlite3_stmt* s, const TensorColumns& c);
+Result<TensorSummary> read_tensor_row(sqlite3_stmt* s, const TensorColumns& c, const std::string& where);
 ExtraBlock read_block_row(sqlite3_stmt* s);
 
 // "[1,4096]" and back.

@@ -18,6 +18,7 @@
 #include "common/io/file.h"
 #include "common/safety/beneath.h"
 #include "common/store/sqlite_handle.h"
+#include "common/store/tensor_columns.h"
 #include "common/summary/summary.h"
 
 namespace msit::store {
@@ -66,8 +67,9 @@ class SummaryStore {
   Status list(const std::function<void(int64_t id, std::string_view rel, uint64_t size)>& visit,
               bool path_order = true);
   Result<FileSummary> load(int64_t file_id);
-  // Compare's read of many files, out[i] for ids[i]: the tensors of each (what compare reads;
-  // the file row's fields and extra blocks are left empty), as load() gives them. Files whose
+  // Compare's read of many files, out[i] for ids[i]: the tensors of each as load() gives them,
+  // with what compare reads only. The file row's fields, the extra blocks, and the tensors'
+  // sub_index, std, abs_max, sum, finite_count and zero_count are left empty. Files whose
   // ids lie close together (neighbouring raw files) come from one range statement; a file
   // without tensors or an id not in the store is left to load(), which says which.
   void load_many(const std::vector<int64_t>& ids, std::vector<std::optional<Result<FileSummary>>>& out);
@@ -95,6 +97,8 @@ class SummaryStore {
   DbHandle db_;
   Stmt insert_file_, insert_tensor_, insert_block_, find_file_, select_file_, select_tensors_range_, select_tensors_of_,
       select_blocks_;
+  TensorColumns file_columns_;     // where select_file_ holds the tensor columns
+  TensorColumns compare_columns_;  // the same for select_tensors_range_ and select_tensors_of_
 };
 
 // Where the store of raw file `rel` (relative to tree root `root`) lives, relative to that

@@ -12,11 +12,12 @@ namespace msit {
 
 class OptDouble {
  public:
+  // Implicit conversions both ways, as std::optional<double> has: rows are filled from metric
+  // structs of optionals, and cells are read as optionals.
   constexpr OptDouble() = default;
-  constexpr OptDouble(std::nullopt_t) {}      // NOLINT(google-explicit-constructor): as optional
-  OptDouble(double v) : bits_(bits_of(v)) {}  // NOLINT(google-explicit-constructor)
-  OptDouble(const std::optional<double>& v)   // NOLINT(google-explicit-constructor)
-      : bits_(v ? bits_of(*v) : kNone) {}
+  constexpr OptDouble(std::nullopt_t) {}
+  OptDouble(double v) : bits_(bits_of(v)) {}
+  OptDouble(const std::optional<double>& v) : bits_(v ? bits_of(*v) : kNone) {}
 
   bool has_value() const { return bits_ != kNone; }
   explicit operator bool() const { return has_value(); }
@@ -27,9 +28,7 @@ class OptDouble {
   }
   double value_or(double fallback) const { return has_value() ? **this : fallback; }
   void reset() { bits_ = kNone; }
-  operator std::optional<double>() const {  // NOLINT(google-explicit-constructor)
-    return has_value() ? std::optional<double>(**this) : std::nullopt;
-  }
+  operator std::optional<double>() const { return has_value() ? std::optional<double>(**this) : std::nullopt; }
 
   // As std::optional: nothing equals nothing, values compare as doubles (NaN unequal).
   friend bool operator==(OptDouble a, OptDouble b) {

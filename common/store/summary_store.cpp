@@ -57,8 +57,16 @@ constexpr const char* kSelectFile =
 constexpr const char* kSelectTensorsRange = "SELECT " MSIT_STORE_COMPARE_COLUMNS
                                             " FROM tensors t WHERE t.file_id BETWEEN ?1 AND ?2 "
                                             "ORDER BY t.file_id, t.ord";
-constexpr const char* kSelectTensorsOf =
-    "SELECT " MSIT_STORE_COMPARE_COLUMNS " FROM tensors t WHERE t.file_id = ?1 ORDER BY t.ord";
+// ?1 .. ?kInListIds: load_many binds a group's ids, repeating the last one in the spare slots.
+constexpr int kInListIds = 32;
+const std::string& select_tensors_in_sql() {
+  static const std::string sql = [] {
+    std::string q = "SELECT " MSIT_STORE_COMPARE_COLUMNS " FROM tensors t WHERE t.file_id IN (";
+    for (int p = 1; p <= kInListIds; ++p) q += (p > 1 ? ",?" : "?") + std::to_string(p);
+    return q + ") ORDER BY t.file_id, t.ord";
+  }();
+  return sql;
+}
 #undef MSIT_STORE_FILE_COLUMNS
 #undef MSIT_STORE_TENSOR_COLUMNS
 #undef MSIT_STORE_COMPARE_COLUMNS
@@ -136,7 +144,7 @@ SummaryStore::~SummaryStore() {
   find_file_.reset();
   select_file_.reset();
   select_tensors_range_.reset();
-  select_tensors_of_.reset();
+  select_tensors_in_.reset();
   select_blocks_.reset();
   db_.reset();
 }
@@ -243,10 +251,10 @@ Status SummaryStore::prepare_statements(bool writable) {
   MSIT_ASSIGN_OR_RETURN(find_file_, prepare(db, path_, kFindFile));
   MSIT_ASSIGN_OR_RETURN(select_file_, prepare(db, path_, kSelectFile));
   MSIT_ASSIGN_OR_RETURN(select_tensors_range_, prepare(db, path_, kSelectTensorsRange));
-  MSIT_ASSIGN_OR_RETURN(select_tensors_of_, prepare(db, path_, kSelectTensorsOf));
+  MSIT_ASSIGN_OR_RETURN(select_tensors_in_, prepare(db, path_, select_tensors_in_sql().c_str()));
   MSIT_ASSIGN_OR_RETURN(select_blocks_, prepare(db, path_, kSelectBlocks));
   file_columns_ = tensor_columns_of(select_file_.get());
-  compare_columns_ = tensor_columns_of(select_tensors_range_.get());  // kSelectTensorsOf's are the same
+  compare_columns_ = tensor_columns_of(select_tensors_range_.get());  // kSelectTensorsIn's are the same
   return ok_status();
 }
 
@@ -394,45 +402,56 @@ Result<FileSummary> SummaryStore::read_tensors_of(sqlite3_stmt* f, int& rc, int6
 void SummaryStore::load_many(const std::vector<int64_t>& ids, std::vector<std::optional<Result<FileSummary>>>& out) {
   std::lock_guard lock(mu_);
   out.assign(ids.size(), std::nullopt);
-  if (ids.empty()) return;
   std::vector<size_t> order(ids.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ids[a] < ids[b]; });
-  const int64_t lo = ids[order.front()], hi = ids[order.back()];
-  // Neighbouring ids: one range statement; scattered ones (another tree's order): one lookup
-  // each rather than a scan of the gaps.
-  const auto span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-  const bool range = lo >= 0 && span <= 4 * ids.size() + 64;
-  sqlite3_stmt* f = range ? select_tensors_range_.get() : select_tensors_of_.get();
-  int rc = SQLITE_DONE;
-  if (range) {
+  // Groups of up to kInListIds distinct ids, one statement each: neighbouring ids by a walk of
+  // their range, scattered ones (the other tree's store, filled in another order) by an IN list,
+  // which seeks each id and steps no row of the gaps. On 100,000 pairs whose golden ids spread
+  // over ~3x their count per batch, the golden store's reads went from ~250 to ~195 ms.
+  bool failed = false;
+  for (size_t k = 0; k < order.size() && !failed;) {
+    size_t group_end = k;
+    std::vector<int64_t> group;
+    while (group_end < order.size() && (group.size() < kInListIds || ids[order[group_end]] == group.back())) {
+      if (group.empty() || ids[order[group_end]] != group.back()) group.push_back(ids[order[group_end]]);
+      ++group_end;
+    }
+    const auto span = static_cast<uint64_t>(group.back()) - static_cast<uint64_t>(group.front());
+    const bool range = group.front() >= 0 && span < 2 * group.size() + 8;
+    sqlite3_stmt* f = range ? select_tensors_range_.get() : select_tensors_in_.get();
     sqlite3_reset(f);
-    sqlite3_bind_int64(f, 1, lo);
-    sqlite3_bind_int64(f, 2, hi);
-    rc = sqlite3_step(f);
-  }
-  for (size_t k = 0; k < order.size();) {
-    const int64_t id = ids[order[k]];
-    if (!range) {
-      sqlite3_reset(f);
-      sqlite3_bind_int64(f, 1, id);
-      rc = sqlite3_step(f);
+    if (range) {
+      sqlite3_bind_int64(f, 1, group.front());
+      sqlite3_bind_int64(f, 2, group.back());
+    } else {
+      for (int p = 0; p < kInListIds; ++p) {
+        sqlite3_bind_int64(f, p + 1, group[std::min(static_cast<size_t>(p), group.size() - 1)]);
+      }
     }
-    // Rows of files nobody asked for (gaps in the range) are stepped over.
-    while (rc == SQLITE_ROW && sqlite3_column_int64(f, compare_columns_.file_id) < id) rc = sqlite3_step(f);
-    size_t end = k + 1;
-    while (end < order.size() && ids[order[end]] == id) ++end;
-    if (rc == SQLITE_ROW && sqlite3_column_int64(f, compare_columns_.file_id) == id) {
-      Result<FileSummary> got = read_tensors_of(f, rc, id);
-      if (!got.ok()) break;  // the lookups below read it again and report it by path
-      for (size_t j = k + 1; j < end; ++j) out[order[j]] = got;
-      out[order[k]] = std::move(got);
-    } else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-      break;
+    int rc = sqlite3_step(f);
+    for (; k < group_end;) {
+      const int64_t id = ids[order[k]];
+      // Rows of files nobody asked for (gaps in a range) are stepped over.
+      while (rc == SQLITE_ROW && sqlite3_column_int64(f, compare_columns_.file_id) < id) rc = sqlite3_step(f);
+      size_t end = k + 1;
+      while (end < group_end && ids[order[end]] == id) ++end;
+      if (rc == SQLITE_ROW && sqlite3_column_int64(f, compare_columns_.file_id) == id) {
+        Result<FileSummary> got = read_tensors_of(f, rc, id);
+        if (!got.ok()) {
+          failed = true;  // the lookups below read it and the rest again, and report it by path
+          break;
+        }
+        for (size_t j = k + 1; j < end; ++j) out[order[j]] = got;
+        out[order[k]] = std::move(got);
+      } else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        failed = true;
+        break;
+      }
+      k = end;
     }
-    k = end;
+    sqlite3_reset(f);
   }
-  sqlite3_reset(f);
   for (size_t i = 0; i < ids.size(); ++i) {  // no tensors, absent, or unreadable: the full lookup says which
     if (!out[i]) out[i] = load_locked(ids[i], {});
   }

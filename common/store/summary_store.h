@@ -70,8 +70,9 @@ class SummaryStore {
   // Compare's read of many files, out[i] for ids[i]: the tensors of each as load() gives them,
   // with what compare reads only. The file row's fields, the extra blocks, and the tensors'
   // sub_index, std, abs_max, sum, finite_count and zero_count are left empty. Files whose
-  // ids lie close together (neighbouring raw files) come from one range statement; a file
-  // without tensors or an id not in the store is left to load(), which says which.
+  // ids lie close together (neighbouring raw files) come from one range statement, scattered
+  // ones from IN lists; a file without tensors or an id not in the store is left to load(),
+  // which says which.
   void load_many(const std::vector<int64_t>& ids, std::vector<std::optional<Result<FileSummary>>>& out);
   // Every entry in path order with its summary (export).
   Status for_each(const std::function<Status(std::string_view rel, const FileSummary&)>& visit);
@@ -95,10 +96,10 @@ class SummaryStore {
   std::string path_;
   std::mutex mu_;
   DbHandle db_;
-  Stmt insert_file_, insert_tensor_, insert_block_, find_file_, select_file_, select_tensors_range_, select_tensors_of_,
+  Stmt insert_file_, insert_tensor_, insert_block_, find_file_, select_file_, select_tensors_range_, select_tensors_in_,
       select_blocks_;
   TensorColumns file_columns_;     // where select_file_ holds the tensor columns
-  TensorColumns compare_columns_;  // the same for select_tensors_range_ and select_tensors_of_
+  TensorColumns compare_columns_;  // the same for select_tensors_range_ and select_tensors_in_
 };
 
 // Where the store of raw file `rel` (relative to tree root `root`) lives, relative to that

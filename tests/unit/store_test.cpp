@@ -177,8 +177,12 @@ TEST_F(StoreTest, LoadManyEqualsLoadForEveryId) {
   auto r = SummaryStore::open_read_only(db());
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   ASSERT_TRUE((*r)->begin_snapshot().ok());
-  const std::vector<std::vector<int64_t>> cases = {
+  std::vector<std::vector<int64_t>> cases = {
       {5, 3, 4, 6, 10, 9, 3}, {1, 300, 150, 2}, {299, 300, 301, 0, 298}, {42}, {}};
+  std::vector<int64_t> spread;  // more than one IN list of ids 3 apart, repeats across their edges
+  for (int64_t i = 0; i < 100; ++i) spread.push_back(1 + (i * 3) % 300);
+  for (int64_t i = 0; i < 100; i += 9) spread.push_back(1 + (i * 3) % 300);
+  cases.push_back(spread);
   for (const auto& ids : cases) {
     std::vector<std::optional<Result<FileSummary>>> got;
     (*r)->load_many(ids, got);

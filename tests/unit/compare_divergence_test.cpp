@@ -126,6 +126,17 @@ TEST(Divergence, RowTensorsAndFloors) {
   fx.my_data_path = "/d/fx/add_7-aten.add.Tensor.INPUT.1.20250601080000000700.npy";
   EXPECT_FALSE(msit::row_tensor(fx).output);
   EXPECT_EQ(msit::row_tensor(fx).op, "/d/fx/add_7-aten.add.Tensor");
+  // An OUTPUT tag anywhere outranks a later INPUT tag; dots elsewhere do not confuse the search.
+  ReportRow odd;
+  odd.my_data_path = "/d.x/n.OUTPUT.-aten.INPUT.0.1.npy";
+  EXPECT_TRUE(msit::row_tensor(odd).output);
+  EXPECT_EQ(msit::row_tensor(odd).op, "/d.x/n");
+  odd.my_data_path = ".INPUT.";
+  EXPECT_FALSE(msit::row_tensor(odd).output);
+  EXPECT_EQ(msit::row_tensor(odd).op, "");
+  odd.my_data_path = "/d/x.OUTPUT";  // no tag: one tensor, judged as an output
+  EXPECT_TRUE(msit::row_tensor(odd).output);
+  EXPECT_EQ(msit::row_tensor(odd).op, "/d/x.OUTPUT");
   auto l = msit::op_label(fx);
   EXPECT_EQ(l.name, "add_7");
   EXPECT_EQ(l.type, "aten.add.Tensor");

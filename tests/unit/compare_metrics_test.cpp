@@ -2,8 +2,12 @@
 // side statistics, sketch estimators and statistics errors.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <random>
+#include <vector>
 
 #include "common/compare/metrics.h"
 
@@ -109,6 +113,34 @@ TEST(CompareMetrics, Round10IsPythonRound) {
   EXPECT_EQ(msit::round10(-0.5), -0.5);
   EXPECT_EQ(msit::round10(0.00000000005), 1e-10);  // 5e-11 is just above the tie in binary (Python: 1e-10)
   EXPECT_EQ(msit::round10(0.00000000025), 3e-10);  // Python: 3e-10
+}
+
+// round10's arithmetic fast path against printf's correctly rounded decimal, where ties and
+// near-ties are the risk: every value must round as "%.10f" does.
+TEST(CompareMetrics, Round10MatchesPrintfEverywhere) {
+  auto reference = [](double x) {
+    char buf[400];
+    std::snprintf(buf, sizeof buf, "%.10f", x);
+    return std::strtod(buf, nullptr);
+  };
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::vector<double> xs = {0.0, -0.0, 1.0, -1.0, 4.0, -4.0, 4.5, 1e-11, -1e-11, 0.9999999999, 0.99999999995};
+  for (int i = 0; i < 200000; ++i) xs.push_back(unit(rng));
+  for (int i = 0; i < 20000; ++i) {
+    const double k = std::floor(unit(rng) * 1e10);
+    for (double off : {0.5, 0.49999, 0.50001, 0.0, 1e-7}) {
+      const double t = (k + off) / 1e10;
+      xs.push_back(t);
+      xs.push_back(std::nextafter(t, 2.0));
+      xs.push_back(std::nextafter(t, -2.0));
+    }
+  }
+  for (int i = 0; i < 1000; ++i) xs.push_back(unit(rng) * 100.0);  // beyond the fast path
+  for (double x : xs) {
+    const double got = msit::round10(x), want = reference(x);
+    ASSERT_EQ(std::bit_cast<uint64_t>(got), std::bit_cast<uint64_t>(want)) << std::hexfloat << x;
+  }
 }
 
 TEST(CompareMetrics, SideStatsPropagateNan) {

@@ -78,9 +78,14 @@ std::vector<DirEntry> list_dir(const std::string& dir, const FileFilter& keep_fi
 }
 
 // Bytes on disk, looked up only when two files claim one GE op (msit keeps the larger).
-uint64_t size_on_disk(const std::string& path) {
+// The raw file's size: on disk, or as its store recorded it (0 when unknown).
+uint64_t raw_size(const SourceFile& f) {
+  if (f.kind == SourceKind::kStored) {
+    auto size = store::StoreCatalog::instance().raw_size(*f.store_db, f.store_id);
+    return size.ok() ? *size : 0;
+  }
   struct stat st {};
-  return ::lstat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  return ::lstat(f.path().c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }
 
 std::string join(const std::string& dir, std::string_view name) {
@@ -167,7 +172,6 @@ std::vector<SourceFile> sources_in(const std::string& dir, const std::vector<Dir
     f.raw_path = join(dir, found[i].raw_name);
     f.kind = found[i].kind;
     if (const DirEntry* e = found[i].entry; e->stored != nullptr) {
-      f.size = e->stored->size;
       f.store_db = e->store_db;
       f.store_id = e->stored->id;
     } else if (e->name() != found[i].raw_name) {
@@ -199,8 +203,8 @@ void add_ge_files(TokenFiles& tok, std::vector<SourceFile> files, std::vector<st
       continue;
     }
     SourceFile& old = tok.ge_ops[at->second].second;
-    if (old.size == 0) old.size = size_on_disk(old.path());
-    f.size = size_on_disk(f.path());
+    if (old.size == 0) old.size = raw_size(old);
+    f.size = raw_size(f);
     const SourceFile& kept = f.size > old.size ? f : old;
     warnings.push_back("duplicated op name " + *op + ": " + std::string(old.raw_name()) + ", " +
                        std::string(f.raw_name()) + "; keeping the larger file " + std::string(kept.raw_name()));

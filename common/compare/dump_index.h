@@ -25,7 +25,7 @@ struct SourceFile {
   std::string disk_path;
   std::string raw_path;  // absolute path of the raw file it stands for: report cells, sort keys
   SourceKind kind = SourceKind::kRaw;
-  uint64_t size = 0;  // bytes on disk, looked up only for duplicated GE op names (msit keeps the larger)
+  uint64_t size = 0;  // the raw file's size, looked up only for duplicated GE op names (msit keeps the larger)
   // kStored: the summary store holding it (path = raw_path then), owned by the process-wide
   // StoreCatalog, and its row there.
   const std::string* store_db = nullptr;

@@ -55,7 +55,6 @@ SourceFile stored_source(const std::string& dir, const store::StoredName& n, con
   SourceFile f;
   f.raw_path = (fs::path(dir) / n.name).string();
   f.kind = SourceKind::kStored;
-  f.size = n.size;
   f.store_db = db;
   f.store_id = n.id;
   return f;

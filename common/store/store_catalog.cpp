@@ -53,26 +53,23 @@ std::unique_ptr<StoreCatalog::Store> StoreCatalog::open_store(const std::string&
   auto store = std::make_unique<Store>();
   store->db_path = db_path;
   store->dir = dir;
-  // Rows come in id order, so neighbours mostly share a directory: its list is looked up once
-  // per run of them, not once per row (a store lists 100,000s of files).
+  // Rows come in path order, so a directory's names mostly come in one run: its list is looked
+  // up once per run of them, not once per row (a store lists 100,000s of files).
   std::string last_sub;
   std::vector<StoredName>* last = nullptr;
-  Status listed = (*s)->list(
-      [&](int64_t id, std::string_view rel, uint64_t size) {
-        size_t slash = rel.rfind('/');
-        std::string_view sub = slash == std::string_view::npos ? std::string_view() : rel.substr(0, slash);
-        if (last == nullptr || sub != last_sub) {
-          last_sub = sub;
-          last = &store->by_dir[last_sub];
-        }
-        last->push_back(
-            StoredName{store->names.keep(slash == std::string_view::npos ? rel : rel.substr(slash + 1)), id, size});
-      },
-      /*path_order=*/false);  // each directory's names are sorted below
+  Status listed = (*s)->list([&](int64_t id, std::string_view rel) {
+    size_t slash = rel.rfind('/');
+    std::string_view sub = slash == std::string_view::npos ? std::string_view() : rel.substr(0, slash);
+    if (last == nullptr || sub != last_sub) {
+      last_sub = sub;
+      last = &store->by_dir[last_sub];
+    }
+    last->push_back(StoredName{store->names.keep(slash == std::string_view::npos ? rel : rel.substr(slash + 1)), id});
+  });
 
   if (!listed.ok()) return failed(listed.error());
   auto by_name = [](const StoredName& a, const StoredName& b) { return a.name < b.name; };
-  for (auto& [sub, names] : store->by_dir) {
+  for (auto& [sub, names] : store->by_dir) {  // in order already, unless the index is damaged
     if (!std::is_sorted(names.begin(), names.end(), by_name)) std::sort(names.begin(), names.end(), by_name);
   }
   store->idle.push_back(std::move(s).value());
@@ -201,6 +198,14 @@ void StoreCatalog::load_many(const std::string& db_path, const std::vector<int64
   }
   (*conn)->load_many(ids, out);
   give_back(s, std::move(conn).value());
+}
+
+Result<uint64_t> StoreCatalog::raw_size(const std::string& db_path, int64_t id) {
+  Store* s = nullptr;
+  MSIT_ASSIGN_OR_RETURN(std::unique_ptr<SummaryStore> conn, take_connection(db_path, &s));
+  Result<uint64_t> out = conn->raw_size(id);
+  give_back(s, std::move(conn));
+  return out;
 }
 
 std::vector<Error> StoreCatalog::take_errors() {

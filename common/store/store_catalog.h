@@ -21,7 +21,6 @@ namespace msit::store {
 struct StoredName {
   std::string_view name;  // the raw file's base name, kept by the catalog for the process
   int64_t id = 0;         // its row in the store's files table
-  uint64_t size = 0;      // the raw file's size
 };
 
 class StoreCatalog {
@@ -43,6 +42,9 @@ class StoreCatalog {
   // load() of many files of one store, out[i] for ids[i], mostly in one statement.
   void load_many(const std::string& db_path, const std::vector<int64_t>& ids,
                  std::vector<std::optional<Result<FileSummary>>>& out);
+  // The size of the raw file that file `id` of store `db_path` summarises (listings leave it
+  // out: only duplicated GE op names need it).
+  Result<uint64_t> raw_size(const std::string& db_path, int64_t id);
   // Stores that could not be opened (each once): compare reports them.
   std::vector<Error> take_errors();
 

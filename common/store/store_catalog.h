@@ -81,6 +81,9 @@ class StoreCatalog {
   // A read connection of `db_path` (idle or new, with its snapshot) and back.
   Result<std::unique_ptr<SummaryStore>> take_connection(const std::string& db_path, Store** store);
   static void give_back(Store* s, std::unique_ptr<SummaryStore> conn);
+  // fn(connection) on a read connection of `db_path` taken for the call (defined in the .cpp).
+  template <class T, class Fn>
+  Result<T> with_connection(const std::string& db_path, Fn&& fn);
 
   std::mutex mu_;
   std::unordered_map<std::string, Store*> covering_;  // directory -> store (nullptr: none)

@@ -207,7 +207,7 @@ TEST_F(StoreTest, LoadManyReportsABadRowByPath) {
   auto w = writer();
   ASSERT_TRUE(w);
   std::vector<StoreEntry> batch;
-  for (int i = 0; i < 10; ++i) batch.push_back(StoreEntry{"d/f" + std::to_string(i), FileIdentity{}, &s, kExact});
+  for (int i = 0; i < 40; ++i) batch.push_back(StoreEntry{"d/f" + std::to_string(i), FileIdentity{}, &s, kExact});
   ASSERT_TRUE(w->put(batch).ok());
   w.reset();
   sqlite3* raw = nullptr;
@@ -225,6 +225,16 @@ TEST_F(StoreTest, LoadManyReportsABadRowByPath) {
   EXPECT_NE(got[2]->error().to_string().find("d/f4"), std::string::npos) << got[2]->error().to_string();
   EXPECT_NE(got[2]->error().to_string().find("bad shape"), std::string::npos) << got[2]->error().to_string();
   for (size_t i : {0u, 1u, 3u, 4u}) {
+    ASSERT_TRUE(got[i]->ok()) << got[i]->error().to_string();
+    EXPECT_EQ(compare_view_json(got[i]->value()), compare_view_json(s));
+  }
+  // Scattered ids (one IN list): the same error for the bad row, the others still load.
+  (*r)->load_many({40, 5, 1, 22}, got);
+  ASSERT_EQ(got.size(), 4u);
+  ASSERT_FALSE(got[1]->ok());
+  EXPECT_NE(got[1]->error().to_string().find("d/f4"), std::string::npos) << got[1]->error().to_string();
+  EXPECT_NE(got[1]->error().to_string().find("bad shape"), std::string::npos) << got[1]->error().to_string();
+  for (size_t i : {0u, 2u, 3u}) {
     ASSERT_TRUE(got[i]->ok()) << got[i]->error().to_string();
     EXPECT_EQ(compare_view_json(got[i]->value()), compare_view_json(s));
   }

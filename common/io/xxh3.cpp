@@ -3,6 +3,11 @@
 
 #define XXH_STATIC_LINKING_ONLY  // XXH3_state_t as a complete type: allocated by new, like any object
 #include <xxhash.h>
+#if MSIT_HAVE_XXH3_DISPATCH
+// The library's x86 build picks AVX2/AVX-512 at run time here; its plain update is SSE2:
+// 20 GB/s against 84 GB/s on this project's AVX-512 machine, a quarter of compact's CPU.
+#include <xxh_x86dispatch.h>
+#endif
 
 #include <cstdio>
 

@@ -138,6 +138,7 @@ Result<DbHandle> open_db(const std::string& filename, int flags, const char* vfs
 }  // namespace
 
 SummaryStore::~SummaryStore() {
+  lookups_.reset();  // closed first: the writer's close then checkpoints and removes the WAL
   insert_file_.reset();
   insert_tensor_.reset();
   insert_block_.reset();
@@ -162,6 +163,21 @@ Result<std::unique_ptr<SummaryStore>> SummaryStore::open_for_write(const DirRef&
                                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs, s->path_));
   MSIT_TRY(s->init_schema(true));
   MSIT_TRY(s->prepare_statements(true));
+  MSIT_ASSIGN_OR_RETURN(s->lookups_, open_lookups(dir, s->path_));
+  return s;
+}
+
+Result<std::unique_ptr<SummaryStore>> SummaryStore::open_lookups(const DirRef& dir, const std::string& path) {
+  std::unique_ptr<SummaryStore> s(new SummaryStore());
+  s->dir_ = dir;
+  s->path_ = path;
+  // Opened the way the writer opens the store (through the directory fd, read-write flags);
+  // query_only makes SQLite refuse any write through this connection.
+  MSIT_ASSIGN_OR_RETURN(
+      s->db_, open_db(beneath_filename(dir.get(), kStoreFileName), SQLITE_OPEN_READWRITE, beneath_vfs(), path));
+  MSIT_TRY(exec(s->db_.get(), path, "PRAGMA query_only=1"));
+  MSIT_TRY(s->init_schema(false));
+  MSIT_TRY(s->prepare_statements(false));
   return s;
 }
 
@@ -319,6 +335,7 @@ Result<std::optional<SummaryStore::FileRow>> SummaryStore::find_locked(std::stri
 }
 
 Result<std::optional<FileIdentity>> SummaryStore::find_identity(std::string_view rel) {
+  if (lookups_) return lookups_->find_identity(rel);
   std::lock_guard lock(mu_);
   MSIT_ASSIGN_OR_RETURN(auto row, find_locked(rel));
   if (!row) return std::optional<FileIdentity>();
@@ -326,6 +343,7 @@ Result<std::optional<FileIdentity>> SummaryStore::find_identity(std::string_view
 }
 
 Result<std::optional<FileSummary>> SummaryStore::find(std::string_view rel) {
+  if (lookups_) return lookups_->find(rel);
   std::lock_guard lock(mu_);
   MSIT_ASSIGN_OR_RETURN(auto row, find_locked(rel));
   if (!row) return std::optional<FileSummary>();

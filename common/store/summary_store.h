@@ -59,9 +59,10 @@ class SummaryStore {
 
   // One transaction for the whole batch; durable (WAL fsynced) when this returns ok.
   Status put(const std::vector<StoreEntry>& batch);
-  // The summary stored for raw path `rel`, if any.
+  // The summary stored for raw path `rel`, if any. On a writer, as of the last commit, read
+  // through a connection of its own: lookups never wait for a batch's commit.
   Result<std::optional<FileSummary>> find(std::string_view rel);
-  // Identity recorded for `rel` (size, mtime) without reading its tensors.
+  // Identity recorded for `rel` (size, mtime) without reading its tensors; likewise.
   Result<std::optional<FileIdentity>> find_identity(std::string_view rel);
   // Every (file id, relative raw path), in path order.
   Status list(const std::function<void(int64_t id, std::string_view rel)>& visit);
@@ -82,6 +83,9 @@ class SummaryStore {
  private:
   SummaryStore() = default;
   Status init_schema(bool writable);
+  // A writer's second connection, for find() and find_identity(): the same file, reached the
+  // same way, that only ever reads.
+  static Result<std::unique_ptr<SummaryStore>> open_lookups(const DirRef& dir, const std::string& path);
   Status prepare_statements(bool writable);
   Status insert_one(const StoreEntry& e, int64_t now_ns);
   Result<FileSummary> load_locked(int64_t file_id, std::string_view rel);
@@ -101,6 +105,10 @@ class SummaryStore {
       select_blocks_;
   TensorColumns file_columns_;     // where select_file_ holds the tensor columns
   TensorColumns compare_columns_;  // the same for select_tensors_range_ and select_tensors_in_
+  // Writers only: lookups by path. In the writer's connection, a worker's lookup of the next
+  // raw file waited for the batch commit that held mu_, fsync included: ~0.1 s of the two
+  // workers' time while compacting 512 files of 2 MiB. WAL lets this reader run meanwhile.
+  std::unique_ptr<SummaryStore> lookups_;
 };
 
 // Where the store of raw file `rel` (relative to tree root `root`) lives, relative to that

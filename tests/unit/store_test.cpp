@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -276,6 +278,41 @@ TEST_F(StoreTest, ReaderSeesCommittedRowsWhileTheWriterIsOpen) {
   auto n = (*r)->file_count();
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n, 2u);
+}
+
+// Compact's workers look up each raw path while another thread commits a batch: the lookup
+// must neither wait for that commit nor see its rows before it is durable, and must see them
+// as soon as put() returns. The commit is held up here by another connection's write lock.
+TEST_F(StoreTest, LookupsDoNotWaitForACommitInProgress) {
+  const FileSummary s = sample_summary();
+  auto w = writer();
+  ASSERT_TRUE(w);
+  ASSERT_TRUE(w->put({StoreEntry{"one", FileIdentity{}, &s, kExact}}).ok());
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(db().c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  std::atomic<bool> put_done{false};
+  Status put_status = ok_status();
+  std::thread committer([&] {
+    put_status = w->put({StoreEntry{"two", FileIdentity{}, &s, kExact}});  // waits for `other`
+    put_done = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the committer is in put() by now
+  auto one = w->find("one");
+  auto two = w->find_identity("two");
+  const bool answered_during_commit = !put_done;
+  sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(other);
+  committer.join();
+  EXPECT_TRUE(answered_during_commit) << "a lookup waited for the batch commit";
+  ASSERT_TRUE(one.ok() && one->has_value());
+  EXPECT_EQ((*one)->tensors.size(), s.tensors.size());
+  ASSERT_TRUE(two.ok());
+  EXPECT_FALSE(two->has_value()) << "a row was visible before its commit";
+  ASSERT_TRUE(put_status.ok()) << put_status.error().to_string();
+  auto after = w->find_identity("two");
+  ASSERT_TRUE(after.ok());
+  EXPECT_TRUE(after->has_value()) << "a committed row was not visible after put() returned";
 }
 
 // A writer killed with committed rows in its WAL: a reader replays it (the -shm index is gone

@@ -9,6 +9,8 @@
 #include <charconv>
 #include <cstring>
 #include <mutex>
+#include <optional>
+#include <string>
 
 #include "common/store/sqlite_handle.h"
 
@@ -29,6 +31,12 @@ StatFn real_lstat = nullptr;
 UnlinkFn real_unlink = nullptr;
 sqlite3_vfs beneath;
 int (*unix_full_pathname)(sqlite3_vfs*, const char*, int, char*) = nullptr;
+
+struct LastOpen {
+  std::string name;
+  FileKey key{};
+};
+thread_local std::optional<LastOpen> last_open;
 
 // Splits one of our names into (dir fd, entry); entry "" names the directory itself.
 bool split(const char* path, int* fd, const char** entry) {
@@ -54,7 +62,10 @@ int beneath_open(const char* path, int flags, int mode) {
     return real_open(path, flags, mode);
   }
   if (*entry == '\0') return ::openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  return ::openat(fd, entry, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+  const int opened = ::openat(fd, entry, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+  struct stat st {};
+  if (opened >= 0 && ::fstat(opened, &st) == 0) last_open = LastOpen{entry, FileKey{st.st_dev, st.st_ino}};
+  return opened;
 }
 
 int beneath_stat_common(const char* path, struct stat* st, StatFn real) {
@@ -62,7 +73,12 @@ int beneath_stat_common(const char* path, struct stat* st, StatFn real) {
   const char* entry = nullptr;
   if (!split(path, &fd, &entry)) return real(path, st);
   if (*entry == '\0') return ::fstat(fd, st);
-  return ::fstatat(fd, entry, st, AT_SYMLINK_NOFOLLOW);
+  const int rc = ::fstatat(fd, entry, st, AT_SYMLINK_NOFOLLOW);
+  // SQLite looks a database name up with stat() first and, when this process still holds an
+  // unused descriptor of that very file (a closed connection's, kept while another holds a
+  // lock), takes it instead of opening: then the file stat() found is the one reached.
+  if (rc == 0) last_open = LastOpen{entry, FileKey{st->st_dev, st->st_ino}};
+  return rc;
 }
 int beneath_stat(const char* path, struct stat* st) { return beneath_stat_common(path, st, real_stat); }
 int beneath_lstat(const char* path, struct stat* st) { return beneath_stat_common(path, st, real_lstat); }
@@ -121,6 +137,13 @@ const char* beneath_vfs() {
   static std::once_flag once;
   std::call_once(once, install);
   return beneath.zName;  // nullptr when the unix VFS could not be wrapped
+}
+
+void forget_last_open() { last_open.reset(); }
+
+std::optional<FileKey> last_open_of(std::string_view name) {
+  if (!last_open || last_open->name != name) return std::nullopt;
+  return last_open->key;
 }
 
 std::string beneath_filename(int dir_fd, std::string_view name) {

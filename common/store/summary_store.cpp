@@ -159,22 +159,34 @@ Result<std::unique_ptr<SummaryStore>> SummaryStore::open_for_write(const DirRef&
   if (vfs == nullptr)
     return make_error(s->path_, Stage::kStore,
                       "this SQLite build cannot open files through a directory fd; use --summary-format json");
+  forget_last_open();
   MSIT_ASSIGN_OR_RETURN(s->db_, open_db(beneath_filename(dir.get(), kStoreFileName),
                                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs, s->path_));
+  const std::optional<FileKey> written = last_open_of(kStoreFileName);
   MSIT_TRY(s->init_schema(true));
   MSIT_TRY(s->prepare_statements(true));
-  MSIT_ASSIGN_OR_RETURN(s->lookups_, open_lookups(dir, s->path_));
+  MSIT_ASSIGN_OR_RETURN(s->lookups_, open_lookups(dir, s->path_, written));
   return s;
 }
 
-Result<std::unique_ptr<SummaryStore>> SummaryStore::open_lookups(const DirRef& dir, const std::string& path) {
+Result<std::unique_ptr<SummaryStore>> SummaryStore::open_lookups(const DirRef& dir, const std::string& path,
+                                                                 const std::optional<FileKey>& written) {
   std::unique_ptr<SummaryStore> s(new SummaryStore());
   s->dir_ = dir;
   s->path_ = path;
   // Opened the way the writer opens the store (through the directory fd, read-write flags);
   // query_only makes SQLite refuse any write through this connection.
+  forget_last_open();
   MSIT_ASSIGN_OR_RETURN(
       s->db_, open_db(beneath_filename(dir.get(), kStoreFileName), SQLITE_OPEN_READWRITE, beneath_vfs(), path));
+  // The name is opened a second time: a file put in its place since the writer's open would
+  // answer lookups with rows the writer never committed ("already summarised": raw removed).
+  const std::optional<FileKey> read = last_open_of(kStoreFileName);
+  if (!written || !read || *written != *read) {
+    return make_error(path, Stage::kStore,
+                      "was replaced by another file while it was being opened (or its identity could not be "
+                      "checked): not written to; raw files kept");
+  }
   MSIT_TRY(exec(s->db_.get(), path, "PRAGMA query_only=1"));
   MSIT_TRY(s->init_schema(false));
   MSIT_TRY(s->prepare_statements(false));

@@ -18,6 +18,7 @@
 #include "common/io/file.h"
 #include "common/safety/beneath.h"
 #include "common/store/sqlite_handle.h"
+#include "common/store/store_vfs.h"
 #include "common/store/tensor_columns.h"
 #include "common/summary/summary.h"
 
@@ -85,7 +86,9 @@ class SummaryStore {
   Status init_schema(bool writable);
   // A writer's second connection, for find() and find_identity(): the same file, reached the
   // same way, that only ever reads.
-  static Result<std::unique_ptr<SummaryStore>> open_lookups(const DirRef& dir, const std::string& path);
+  // `written`: the file the writer's connection opened; any other is refused.
+  static Result<std::unique_ptr<SummaryStore>> open_lookups(const DirRef& dir, const std::string& path,
+                                                            const std::optional<FileKey>& written);
   Status prepare_statements(bool writable);
   Status insert_one(const StoreEntry& e, int64_t now_ns);
   Result<FileSummary> load_locked(int64_t file_id, std::string_view rel);

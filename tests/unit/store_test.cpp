@@ -315,6 +315,39 @@ TEST_F(StoreTest, LookupsDoNotWaitForACommitInProgress) {
   EXPECT_TRUE(after->has_value()) << "a committed row was not visible after put() returned";
 }
 
+// A writer opens its store twice (writes, lookups) by name through the directory fd: the VFS
+// tells which file each open reached, so a file renamed over the store between the two opens
+// is seen (open_for_write then refuses the store; every test here that opens one checks that
+// two opens of an unchanged store agree).
+TEST_F(StoreTest, VfsTellsWhichFileEachOpenReached) {
+  { ASSERT_TRUE(writer()); }
+  const DirRef dir = dir_ref(dir_);
+  const std::string name(kStoreFileName);
+  auto open_once = [&](sqlite3** db) {
+    forget_last_open();
+    EXPECT_FALSE(last_open_of(name).has_value());
+    ASSERT_EQ(sqlite3_open_v2(beneath_filename(dir.get(), name).c_str(), db, SQLITE_OPEN_READWRITE, beneath_vfs()),
+              SQLITE_OK);
+  };
+  sqlite3* first = nullptr;
+  open_once(&first);
+  const auto first_key = last_open_of(name);
+  struct stat st {};
+  ASSERT_EQ(::stat(db().c_str(), &st), 0);
+  ASSERT_TRUE(first_key.has_value());
+  EXPECT_EQ(*first_key, FileKey(st.st_dev, st.st_ino));
+  EXPECT_FALSE(last_open_of("other.db").has_value());
+  fs::copy_file(db(), dir_ + "/planted", fs::copy_options::overwrite_existing);
+  fs::rename(dir_ + "/planted", db());  // another file of the same content under the name
+  sqlite3* second = nullptr;
+  open_once(&second);
+  const auto second_key = last_open_of(name);
+  ASSERT_TRUE(second_key.has_value());
+  EXPECT_NE(*first_key, *second_key);
+  sqlite3_close(second);
+  sqlite3_close(first);
+}
+
 // A writer killed with committed rows in its WAL: a reader replays it (the -shm index is gone
 // too) and sees every committed row.
 TEST_F(StoreTest, ReaderRecoversTheWalOfAKilledWriter) {
@@ -449,7 +482,7 @@ TEST_F(StoreTest, CompactCommitsThenRemovesAndKeepsConflicts) {
   // The same bytes again: verified against the stored row, then removed.
   std::ofstream(root + "/0/" + kFx, std::ios::binary | std::ios::trunc) << test::npy_bytes({1, 2, 3, 4});
   CompactReport third = run_compact({root}, o, {});
-  EXPECT_TRUE(third.failures.empty());
+  EXPECT_TRUE(third.failures.empty()) << third.failures.front().reason;
   EXPECT_EQ(third.verified, 1u);
   EXPECT_FALSE(fs::exists(root + "/0/" + kFx));
   // Readers find it where the raw file was.

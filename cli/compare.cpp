@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -20,6 +21,7 @@
 
 #include "cli/commands.h"
 #include "cli/compare_atb.h"
+#include "cli/compare_outcome.h"
 #include "common/compare/compare.h"
 #include "common/io/atomic_write.h"
 #include "common/report/csv.h"
@@ -40,8 +42,29 @@ struct CompareArgs {
   bool quiet = false;  // verbosity == kQuiet
   bool timings = false;
   uint32_t sketch_width = kDefaultSketchWidth;
-  AtbCliArgs atb;  // ATB / torch-hook dumps (cli/compare_atb.cpp)
+  std::string log_level;  // msit's -l/--log-level, mapped onto the verbosity
+  AtbCliArgs atb;         // ATB / torch-hook dumps (cli/compare_atb.cpp)
+  // The options that only some flows take, and which flows (check_flow_options).
+  struct Limited {
+    const CLI::Option* option;
+    std::vector<CompareFlow> flows;
+  };
+  std::vector<Limited> limited;
 };
+
+// An option given for a flow that does not take it is an error naming the flow (exit 2), not a
+// silent no-op.
+int check_flow_options(const CompareArgs& a, CompareFlow flow) {
+  for (const auto& l : a.limited) {
+    if (l.option->count() == 0 || std::find(l.flows.begin(), l.flows.end(), flow) != l.flows.end()) continue;
+    std::string takes;
+    for (CompareFlow f : l.flows) takes += std::string(takes.empty() ? "" : ", ") + std::string(flow_name(f));
+    print_error("compare", l.option->get_name() + " does not apply to the " + std::string(flow_name(flow)) +
+                               " (detected from the paths and options given); it applies to: " + takes);
+    return kExitUsage;
+  }
+  return kExitOk;
+}
 
 // The CSV streamed into a temp file as its chunks are formatted, then published durably.
 Status write_csv_file(const std::string& path, const std::vector<ReportRow>& rows, const CsvOptions& co) {
@@ -81,7 +104,7 @@ int write_reports(const CompareArgs& a, const CompareResult& res, PhaseTimer* ti
   return kExitOk;
 }
 
-int summarize(const CompareArgs& a, const CompareResult& res);
+int summarize(const CompareArgs& a, const CompareResult& res, const RowTally& tally);
 
 // "compared N/M pairs" on stderr while a compare runs longer than a second, on a terminal only;
 // the line is cleared when done.
@@ -126,20 +149,20 @@ int write_html(const CompareArgs& a, const CompareResult& res) {
   std::vector<HtmlRank> ranks;
   for (const auto& rr : res.ranks) ranks.push_back(HtmlRank{rr.rank, &rr.rows});
   std::string title = std::string(compare_mode_name(res.mode)) + ": " + a.my_path + " vs " + a.golden_path;
-  Status st = atomic_write_file(a.html, html_report(ranks, title));
-  if (!st.ok()) {
-    print_error("compare", st.error().to_string());
-    return kExitBadInput;
-  }
-  if (!a.quiet) std::printf("HTML report: %s\n", a.html.c_str());
-  return kExitOk;
+  return write_html_file(a.html, ranks, title, a.quiet);
 }
 
 int run(const CompareArgs& a) {
-  if (is_atb_compare(a.atb, a.golden_path, a.my_path)) {
+  const CompareFlow flow = detect_flow(a.atb, a.golden_path, a.my_path);
+  if (int rc = check_flow_options(a, flow); rc != kExitOk) return rc;
+  if (flow != CompareFlow::kTorchair) {
+    std::optional<PhaseTimer> timer;
+    if (a.timings) timer.emplace(stderr);
     unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
-    return run_atb_compare_cli(AtbRunArgs{a.golden_path, a.my_path, a.output, jobs, a.msit_filters, a.msit_columns,
-                                          a.quiet, a.json, a.rank.has_value(), a.sketch_width, a.verbosity},
+    return run_atb_compare_cli(flow,
+                               AtbRunArgs{a.golden_path, a.my_path, a.output, a.html, jobs, a.msit_filters,
+                                          a.msit_columns, a.quiet, a.json, a.sketch_width, a.verbosity,
+                                          timer ? &*timer : nullptr},
                                a.atb);
   }
   // A summary compare allocates ~1 KB per tensor pair in small pieces: 300+ MB for 100,000
@@ -172,30 +195,29 @@ int run(const CompareArgs& a) {
     return kExitBadInput;
   }
   print_warnings("compare", res->warnings, a.verbosity);
+  RowTally tally;
+  for (const auto& rr : res->ranks) tally.add(rr.rows, true);
+  if (tally.pairs == 0) {
+    return no_pairs_error(CompareFlow::kTorchair, a.golden_path, a.my_path,
+                          std::string(compare_mode_name(res->mode)) +
+                              " pairs: GE ops of --my-path matched by graph text or name with the tensors of "
+                              "--golden-path, token by token");
+  }
   if (int rc = write_reports(a, *res, o.timer); rc != kExitOk) return rc;
   if (!a.html.empty()) {
     if (int rc = write_html(a, *res); rc != kExitOk) return rc;
   }
-  return summarize(a, *res);
+  return summarize(a, *res, tally);
 }
 
-// Exit status: 1 a divergence (a threshold fail or an error jump), 3 rows that could not be
-// compared, 4 inconclusive rows (statistics only) and nothing else wrong, 0 every row passed.
-int summarize(const CompareArgs& a, const CompareResult& res) {
-  bool fail = false, error = false, jump = false;
-  size_t inconclusive = 0;
+// The terminal summary per rank, then the exit status of every flow (compare_exit_status).
+int summarize(const CompareArgs& a, const CompareResult& res, const RowTally& tally) {
   SummaryOptions so;
   if (a.html.empty()) {
     so.html_command = "msit-compact compare -m " + a.my_path + " -g " + a.golden_path + " -q --html compare.html";
   }
   if (!a.quiet) std::printf("mode: %s\n", std::string(compare_mode_name(res.mode)).c_str());
   for (const auto& rr : res.ranks) {
-    for (const auto& r : rr.rows) {
-      fail |= r.verdict == Verdict::kFail;
-      error |= r.verdict == Verdict::kError;
-      jump |= r.jump != ReportRow::Jump::kNone;
-      inconclusive += r.verdict == Verdict::kInconclusive;
-    }
     if (!a.quiet) {
       std::printf("%s", terminal_summary(rr.rows, rr.rank, so).c_str());
       if (rr.ops_without_rows) {
@@ -204,18 +226,16 @@ int summarize(const CompareArgs& a, const CompareResult& res) {
       }
     }
   }
-  if (fail || jump) return kExitFailures;
-  if (error) return kExitBadInput;
-  if (inconclusive) {
-    if (!a.quiet) {
-      std::printf(
-          "result: inconclusive: no row fails, but %zu rows were judged from statistics only "
-          "(exit status %d)\n",
-          inconclusive, kExitInconclusive);
-    }
-    return kExitInconclusive;
-  }
-  return kExitOk;
+  return compare_exit_status(tally, a.quiet);
+}
+
+// msit's -l/--log-level: debug shows every detail (-v), warning and above only warnings and
+// errors (-q); msit's levels below error have no further meaning here.
+Verbosity verbosity_of_log_level(const std::string& level, Verbosity given) {
+  if (level.empty()) return given;
+  if (level == "debug") return Verbosity::kVerbose;
+  if (level == "info") return Verbosity::kNormal;
+  return Verbosity::kQuiet;
 }
 
 }  // namespace
@@ -224,23 +244,52 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<CompareArgs>();
   CLI::App* cmd =
       app.add_subcommand("compare", "Compare two dumps (raw, summarized or mixed) into an msit-compatible report");
-  cmd->add_option("--my-path,-m", a->my_path, "My dump: the GE dump (msit_ge_dump / msprobe_ge_dump), or an FX dump")
-      ->required();
-  cmd->add_option("--golden-path,-g", a->golden_path, "Golden dump: FX dump, unfused GE dump or FX dump")->required();
+  // msit spells these -mp/--my-path and -gp/--golden-path (rewritten before parsing:
+  // cli/msit_spellings.h).
+  cmd->add_option("--my-path,-m", a->my_path,
+                  "My dump: the GE dump (msit_ge_dump / msprobe_ge_dump), an FX dump, an ATB/torch token dir, the "
+                  "MindIE NPU dump, or a tensor file (msit: -mp); required");
+  cmd->add_option("--golden-path,-g", a->golden_path,
+                  "Golden dump: FX dump, unfused GE dump, torch/ATB token dir, CPU torch token dir, or a tensor file "
+                  "(msit: -gp); required");
   cmd->add_option("--output,-o", a->output, "Directory for the report (default: current directory)");
-  cmd->add_option("--rank", a->rank, "Only this rank of a worldsize*_global_rank* layout");
+  auto* rank = cmd->add_option("--rank", a->rank, "Only this rank of a worldsize*_global_rank* layout");
   add_jobs(cmd, a->jobs, "Worker threads");
   add_sketch_width(cmd, a->sketch_width, "Sketch buckets for raw files summarised on the fly");
-  cmd->add_option("--html", a->html, "Also write a self-contained HTML report (plots, table) to this file");
-  cmd->add_flag("--json", a->json, "Write the rows as JSON instead of CSV");
-  cmd->add_flag("--msit-filters", a->msit_filters,
-                "Drop the rows msit drops (shape-only mismatches, int8 rows, "
-                "diagnostic rows)");
-  cmd->add_flag("--msit-columns", a->msit_columns, "Write only msit's 24 columns");
+  auto* html = cmd->add_option("--html", a->html, "Also write a self-contained HTML report (plots, table) to this file");
+  auto* json = cmd->add_flag("--json", a->json, "Write the rows as JSON instead of CSV");
+  auto* filters = cmd->add_flag("--msit-filters", a->msit_filters,
+                                "Drop the rows msit drops (shape-only mismatches, int8 rows, "
+                                "diagnostic rows)");
+  auto* columns = cmd->add_flag("--msit-columns", a->msit_columns, "Write only msit's 24 columns");
   add_verbosity(cmd, a->verbosity, "Every warning, not only the first " + std::to_string(kWarningsShown));
+  cmd->add_option("--log-level,-l", a->log_level,
+                  "msit's log level: debug (as -v), info (default), warning, error, fatal or critical (as -q)")
+      ->check(CLI::IsMember({"debug", "info", "warning", "warn", "error", "fatal", "critical"}))
+      ->excludes("--verbose")
+      ->excludes("--quiet");
   cmd->add_flag("--timings", a->timings, "Print the wall time and memory of each phase to stderr");
-  add_atb_options(cmd, a->atb);
+  AtbOptions atb = add_atb_options(cmd, a->atb);
+  using F = CompareFlow;
+  const std::vector<F> row_reports{F::kTorchair, F::kAtbTorch, F::kLegacyAit, F::kManualMapping, F::kWeight};
+  a->limited = {
+      {rank, {F::kTorchair}},
+      {html, {F::kTorchair, F::kAtbTorch, F::kLegacyAit, F::kManualMapping, F::kWeight, F::kMindie, F::kTwoFiles}},
+      {json, {F::kTorchair, F::kAtbTorch, F::kLegacyAit, F::kManualMapping}},
+      {filters, row_reports},
+      {columns, row_reports},
+      {atb.level, {F::kAtbTorch, F::kLegacyAit}},
+      {atb.op_mapping, {F::kAtbTorch, F::kAtbStats, F::kLegacyAit}},
+      {atb.dir_rule, {F::kAtbTorch, F::kAtbStats}},
+      {atb.stats, {F::kAtbStats}},
+      {atb.msit_compat, {F::kAtbTorch, F::kLegacyAit, F::kManualMapping, F::kWeight}},
+  };
   cmd->callback([a, &exit_code] {
+    // Checked here, not by CLI11's required(): CLI11 checks those before unknown arguments,
+    // and `compare -gpX Y` style mistakes deserve the hint of the unknown-argument error.
+    if (a->my_path.empty()) throw CLI::RequiredError("--my-path");
+    if (a->golden_path.empty()) throw CLI::RequiredError("--golden-path");
+    a->verbosity = verbosity_of_log_level(a->log_level, a->verbosity);
     a->quiet = a->verbosity == Verbosity::kQuiet;
     exit_code = run(*a);
   });

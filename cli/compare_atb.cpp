@@ -32,6 +32,25 @@ Status write_csv(const std::string& path, const std::vector<ReportRow>& rows, co
   return fsync_dir(parent_dir(path));
 }
 
+// The end of every flow here: the HTML report when asked for, then the one exit-status table.
+int finish(const AtbRunArgs& r, CompareFlow flow, const std::vector<const std::vector<ReportRow>*>& html_rows,
+           const RowTally& t) {
+  if (!r.html.empty()) {
+    std::vector<HtmlRank> ranks;
+    for (const auto* rows : html_rows) ranks.push_back(HtmlRank{std::nullopt, rows});
+    std::string title = std::string(flow_name(flow)) + ": " + r.my_path + " vs " + r.golden_path;
+    if (int rc = write_html_file(r.html, ranks, title, r.quiet); rc != kExitOk) return rc;
+    mark_phase(r.timer, "write HTML report");
+  }
+  return compare_exit_status(t, r.quiet);
+}
+
+std::string output_dir_error(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  return ec ? dir + ": create: " + ec.message() : std::string();
+}
+
 // MindIE Torch (atb-torch.md 4): {out}/comparison_results.csv.
 int run_mindie(const AtbRunArgs& r, const AtbCliArgs& a) {
   EvalOptions eo;
@@ -41,24 +60,47 @@ int run_mindie(const AtbRunArgs& r, const AtbCliArgs& a) {
     print_error("compare", res.error().to_string());
     return kExitBadInput;
   }
+  mark_phase(r.timer, "pair and compare");
   print_warnings("compare", res->warnings, r.verbosity);
-  std::error_code ec;
-  std::filesystem::create_directories(r.output, ec);
+  std::vector<ReportRow> rows;
+  for (const auto& mr : res->rows) rows.push_back(mr.row);
+  RowTally t;
+  t.add(rows);
+  if (t.pairs == 0) {
+    return no_pairs_error(CompareFlow::kMindie, r.golden_path, r.my_path,
+                          "the " + std::to_string(res->ops) + " ops of " + a.ops_json +
+                              "/mindie_rt_op_mapping.json: NPU dump files named {fusion_op}.{digit} under --my-path "
+                              "and CPU outputs in --golden-path/root.{module}/");
+  }
+  if (std::string e = output_dir_error(r.output); !e.empty()) {
+    print_error("compare", e);
+    return kExitBadInput;
+  }
   std::string path = (std::filesystem::path(r.output) / "comparison_results.csv").string();
   if (Status st = atomic_write_file(path, atb::mindie_csv(res->rows)); !st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
-  std::vector<ReportRow> rows;
-  for (const auto& mr : res->rows) rows.push_back(mr.row);
-  bool fail = std::any_of(rows.begin(), rows.end(), [](const ReportRow& x) { return x.verdict == Verdict::kFail; });
-  bool error = std::any_of(rows.begin(), rows.end(), [](const ReportRow& x) { return x.verdict == Verdict::kError; });
+  mark_phase(r.timer, "write CSV report");
   if (!r.quiet) {
     std::printf("Saved comparing results: %s\nmode: MindIE Torch (CPU golden vs NPU)\n%s", path.c_str(),
                 terminal_summary(rows, std::nullopt).c_str());
   }
-  if (fail) return kExitFailures;
-  return error ? kExitBadInput : kExitOk;
+  return finish(r, CompareFlow::kMindie, {&rows}, t);
+}
+
+// --stats rows have statistics only: as the torchair flow's `stats` rows (docs/compare.md
+// "Verdict"), `fail` when |Δmax|, |Δmin| or |Δmean| (each a lower bound of the max absolute
+// error) exceeds 1, else inconclusive.
+RowTally tally_stats(const std::vector<atb::StatsRow>& rows) {
+  RowTally t;
+  for (const auto& row : rows) {
+    ++t.rows, ++t.pairs;
+    bool fail = false;
+    for (size_t i = 0; i < 3; ++i) fail |= row.abs[i] && *row.abs[i] > 1.0;
+    ++(fail ? t.fail : t.inconclusive);
+  }
+  return t;
 }
 
 // --stats: {out}/statstics_cmp_report_{UTC}.csv (msit's spelling).
@@ -68,9 +110,18 @@ int run_stats(const AtbRunArgs& r, const atb::AtbCompareOptions& o) {
     print_error("compare", res.error().to_string());
     return kExitBadInput;
   }
+  mark_phase(r.timer, "pair and compare");
   print_warnings("compare", res->warnings, r.verbosity);
-  std::error_code ec;
-  std::filesystem::create_directories(r.output, ec);
+  RowTally t = tally_stats(res->rows);
+  if (t.pairs == 0) {
+    return no_pairs_error(CompareFlow::kAtbStats, r.golden_path, r.my_path,
+                          "golden statistics.csv and my statistics of the api matches (" +
+                              std::to_string(res->dropped) + " pairs without statistics on one side)");
+  }
+  if (std::string e = output_dir_error(r.output); !e.empty()) {
+    print_error("compare", e);
+    return kExitBadInput;
+  }
   std::string path = (std::filesystem::path(r.output) /
                       report_file_name("statstics_cmp_report", std::nullopt, std::time(nullptr), "csv"))
                          .string();
@@ -78,11 +129,12 @@ int run_stats(const AtbRunArgs& r, const atb::AtbCompareOptions& o) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
+  mark_phase(r.timer, "write CSV report");
   if (!r.quiet) {
     std::printf("Saved comparing results: %s\n%zu rows (%llu pairs without statistics on one side dropped)\n",
                 path.c_str(), res->rows.size(), static_cast<unsigned long long>(res->dropped));
   }
-  return kExitOk;
+  return compare_exit_status(t, r.quiet);
 }
 
 // ait's file name: local time, not UTC.
@@ -108,15 +160,25 @@ int run_legacy(const AtbRunArgs& r, const AtbCliArgs& a, bool manual) {
     print_error("compare", res.error().to_string());
     return kExitBadInput;
   }
+  mark_phase(r.timer, "pair and compare");
   print_warnings("compare", res->warnings, r.verbosity);
+  const CompareFlow flow = manual ? CompareFlow::kManualMapping : CompareFlow::kLegacyAit;
+  if (res->rows.empty()) {
+    return no_pairs_error(flow, r.golden_path, r.my_path,
+                          manual ? "entries in golden_tensor/metadata.json"
+                                 : "tensor files of the built-in and op_mapping_file.json matches of each layer pair "
+                                   "(golden: torch token dir, my: ATB token dir)");
+  }
   auto rows = r.msit_filters || a.msit_compat ? atb::legacy_int8_filter(res->rows) : res->rows;
   for (auto& row : rows) {
     if ((row.golden_dtype == "torch.int8") != (row.my_dtype == "torch.int8")) {
       row.note = row.note.empty() ? "ait drops int8-vs-non-int8 rows" : row.note + "; ait drops int8-vs-non-int8 rows";
     }
   }
-  std::error_code ec;
-  std::filesystem::create_directories(r.output, ec);
+  if (std::string e = output_dir_error(r.output); !e.empty()) {
+    print_error("compare", e);
+    return kExitBadInput;
+  }
   CsvOptions co;
   co.extra_columns = !r.msit_columns;
   std::string path =
@@ -126,14 +188,14 @@ int run_legacy(const AtbRunArgs& r, const AtbCliArgs& a, bool manual) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
+  mark_phase(r.timer, r.json ? "write JSON report" : "write CSV report");
   if (!r.quiet) {
     std::printf("Saved comparing results: %s\nmode: %s\n%s", path.c_str(), res->description.c_str(),
                 terminal_summary(rows, std::nullopt).c_str());
   }
-  bool fail = std::any_of(rows.begin(), rows.end(), [](const ReportRow& x) { return x.verdict == Verdict::kFail; });
-  bool error = std::any_of(rows.begin(), rows.end(), [](const ReportRow& x) { return x.verdict == Verdict::kError; });
-  if (fail) return kExitFailures;
-  return error ? kExitBadInput : kExitOk;
+  RowTally t;
+  t.add(rows);
+  return finish(r, flow, {&rows}, t);
 }
 
 // -w (msit cmp_weight.py): {out}/msit_cmp_report_{UTC}.csv with msit's weight columns.
@@ -143,13 +205,22 @@ int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
     print_error("compare", res.error().to_string());
     return kExitBadInput;
   }
+  mark_phase(r.timer, "pair and compare");
   print_warnings("compare", res->warnings, r.verbosity);
+  if (res->rows.empty()) {
+    return no_pairs_error(CompareFlow::kWeight, r.golden_path, r.my_path,
+                          "golden float weights (*.safetensors, names ending in weight) with an int8 weight and its "
+                          "weight_offset and weight_scale in my *.safetensors (" +
+                              std::to_string(res->skipped) + " golden weights without them)");
+  }
   auto rows = res->rows;
   if (r.msit_filters || a.msit_compat) {  // msit drops shape-only mismatches
     std::erase_if(rows, [](const atb::WeightRow& w) { return w.row.cmp_fail_reason == "data shape doesn't match."; });
   }
-  std::error_code ec;
-  std::filesystem::create_directories(r.output, ec);
+  if (std::string e = output_dir_error(r.output); !e.empty()) {
+    print_error("compare", e);
+    return kExitBadInput;
+  }
   std::string path =
       (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, std::time(nullptr), "csv"))
           .string();
@@ -157,6 +228,7 @@ int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
+  mark_phase(r.timer, "write CSV report");
   std::vector<ReportRow> plain;
   for (const auto& w : rows) plain.push_back(w.row);
   if (!r.quiet) {
@@ -165,40 +237,42 @@ int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
         "%zu golden weights without int8 weight/offset/scale in my files\n%s",
         path.c_str(), rows.size(), res->skipped, terminal_summary(plain, std::nullopt).c_str());
   }
-  bool fail = std::any_of(plain.begin(), plain.end(), [](const ReportRow& x) { return x.verdict == Verdict::kFail; });
-  bool error = std::any_of(plain.begin(), plain.end(), [](const ReportRow& x) { return x.verdict == Verdict::kError; });
-  if (fail) return kExitFailures;
-  return error ? kExitBadInput : kExitOk;
+  RowTally t;
+  t.add(plain);
+  return finish(r, CompareFlow::kWeight, {&plain}, t);
 }
 
 }  // namespace
 
-void add_atb_options(CLI::App* cmd, AtbCliArgs& a) {
-  cmd->add_option(
-         "--compare-level,--cl", a.level,
-         "ATB/torch dumps: layer, module, api or logits -> one CSV (default: xlsx with sheets layer, module, api); "
-         "with --legacy-ait: layer (default) or token")
-      ->check(CLI::IsMember({"layer", "module", "api", "logits", "token"}));
-  cmd->add_option("--op-mapping-file", a.op_mapping_dir, "ATB/torch dumps: directory holding op_mapping_file.json");
-  cmd->add_option("--atb-dir-rule", a.dir_rule,
-                  "ATB node -> tensor dir: msit (opId from the topology) or robust "
-                  "(by type and order of the dump's dirs)")
-      ->check(CLI::IsMember({"msit", "robust"}));
-  cmd->add_flag("--stats", a.stats,
-                "ATB/torch dumps: compare golden statistics.csv values with my statistics .bin "
-                "files (statstics_cmp_report_*.csv)");
-  cmd->add_option("--ops-json", a.ops_json,
-                  "MindIE Torch: directory of mindie_torch_op_mapping.json and "
-                  "mindie_rt_op_mapping.json (golden: CPU torch token dir, my: NPU dump dir)");
-  cmd->add_flag("--weight,-w", a.weight,
-                "Compare the float weights of the golden model dir with my int8 weights "
-                "dequantised by weight_offset/weight_scale (.safetensors)");
-  cmd->add_flag("--legacy-ait", a.legacy_ait,
-                "ATB/torch dumps: the older ait compare (golden: torch token dir, my: "
-                "ATB token dir; --cl layer or token; ait_cmp_report_*.csv)");
-  cmd->add_flag("--msit-compat", a.msit_compat,
-                "ATB/torch dumps: reproduce msit's accidental behaviours "
-                "(docs/compare.md, ATB and torch dumps)");
+AtbOptions add_atb_options(CLI::App* cmd, AtbCliArgs& a) {
+  AtbOptions o{};
+  // msit spells it -cl/--cmp-level (-cl is rewritten before parsing: cli/msit_spellings.h).
+  o.level = cmd->add_option("--cmp-level,--compare-level,--cl", a.level,
+                            "ATB/torch dumps: layer, module, api or logits -> one CSV (default: xlsx with sheets "
+                            "layer, module, api); with --legacy-ait: layer (default) or token (msit: -cl)")
+                ->check(CLI::IsMember({"layer", "module", "api", "logits", "token"}));
+  o.op_mapping = cmd->add_option("--op-mapping-file", a.op_mapping_dir,
+                                 "ATB/torch dumps: directory holding op_mapping_file.json (msit: -mf)");
+  o.dir_rule = cmd->add_option("--atb-dir-rule", a.dir_rule,
+                               "ATB node -> tensor dir: msit (opId from the topology) or robust "
+                               "(by type and order of the dump's dirs)")
+                   ->check(CLI::IsMember({"msit", "robust"}));
+  o.stats = cmd->add_flag("--stats", a.stats,
+                          "ATB/torch dumps: compare golden statistics.csv values with my statistics .bin "
+                          "files (statstics_cmp_report_*.csv)");
+  o.ops_json = cmd->add_option("--ops-json", a.ops_json,
+                               "MindIE Torch: directory of mindie_torch_op_mapping.json and "
+                               "mindie_rt_op_mapping.json (golden: CPU torch token dir, my: NPU dump dir)");
+  o.weight = cmd->add_flag("--weight,-w", a.weight,
+                           "Compare the float weights of the golden model dir with my int8 weights "
+                           "dequantised by weight_offset/weight_scale (.safetensors)");
+  o.legacy_ait = cmd->add_flag("--legacy-ait", a.legacy_ait,
+                               "ATB/torch dumps: the older ait compare (golden: torch token dir, my: "
+                               "ATB token dir; --cl layer or token; ait_cmp_report_*.csv)");
+  o.msit_compat = cmd->add_flag("--msit-compat", a.msit_compat,
+                                "ATB/torch dumps: reproduce msit's accidental behaviours "
+                                "(docs/compare.md, ATB and torch dumps)");
+  return o;
 }
 
 namespace {
@@ -234,6 +308,7 @@ int compare_two_files(const AtbRunArgs& r) {
   EvalOptions eo;
   if (r.sketch_width) eo.stats.sketch_width = r.sketch_width;
   ReportRow row = evaluate_pair(spec, cache, eo);
+  mark_phase(r.timer, "compare");
   std::vector<ReportRow> rows{row};
   if (!r.quiet) std::printf("%s", terminal_summary(rows, std::nullopt).c_str());
   auto cell = [](const std::optional<double>& v) { return v ? python_float_repr(*v) : std::string("-"); };
@@ -243,15 +318,21 @@ int compare_two_files(const AtbRunArgs& r) {
       cell(row.cosine).c_str(), cell(row.max_rel).c_str(), cell(row.mean_rel).c_str(), cell(row.max_abs).c_str(),
       cell(row.mean_abs).c_str(), cell(row.kl).c_str(), cell(row.red).c_str(),
       row.cmp_fail_reason.empty() ? "" : " cmp_fail_reason=", row.cmp_fail_reason.c_str());
-  if (row.verdict == Verdict::kFail) return kExitFailures;
-  return row.verdict == Verdict::kError ? kExitBadInput : kExitOk;
+  RowTally t;
+  t.add(rows);
+  return finish(r, CompareFlow::kTwoFiles, {&rows}, t);
 }
 
 }  // namespace
 
-bool is_atb_compare(const AtbCliArgs& a, const std::string& golden_path, const std::string& my_path) {
-  return !a.ops_json.empty() || a.legacy_ait || a.weight || atb::has_manual_mapping(golden_path) ||
-         (tensor_file(golden_path) && tensor_file(my_path)) || atb::is_atb_torch_compare(golden_path, my_path);
+CompareFlow detect_flow(const AtbCliArgs& a, const std::string& golden_path, const std::string& my_path) {
+  if (!a.ops_json.empty()) return CompareFlow::kMindie;
+  if (a.weight) return CompareFlow::kWeight;
+  if (atb::has_manual_mapping(golden_path)) return CompareFlow::kManualMapping;
+  if (a.legacy_ait) return CompareFlow::kLegacyAit;
+  if (tensor_file(golden_path) && tensor_file(my_path)) return CompareFlow::kTwoFiles;
+  if (atb::is_atb_torch_compare(golden_path, my_path)) return a.stats ? CompareFlow::kAtbStats : CompareFlow::kAtbTorch;
+  return CompareFlow::kTorchair;
 }
 
 namespace {
@@ -261,29 +342,34 @@ int usage(const char* message) {
   return kExitUsage;
 }
 
-// The modes beside msit HEAD's ATB/torch compare: MindIE Torch, -w, manual mapping, legacy ait.
-std::optional<int> run_other_mode(const AtbRunArgs& r, const AtbCliArgs& a) {
-  bool manual = atb::has_manual_mapping(r.golden_path);
-  if (r.json && a.level.empty() && a.ops_json.empty() && !a.stats && !a.legacy_ait && !a.weight && !manual) {
-    return usage("--json needs --cl for ATB/torch dumps (the default report is the xlsx)");
-  }
-  if (!a.ops_json.empty()) return run_mindie(r, a);
-  if (a.weight && r.json) return usage("--json is not available with -w (the weight report is a CSV)");
-  if (a.weight) return run_weight(r, a);
-  if (a.level == "token" && !a.legacy_ait) return usage("--cl token needs --legacy-ait (ait's token compare)");
-  if (manual) return run_legacy(r, a, true);
-  if (!a.legacy_ait) return std::nullopt;
-  if (!a.level.empty() && a.level != "layer" && a.level != "token")
-    return usage("--legacy-ait takes --cl layer or token");
-  return run_legacy(r, a, false);
+// The rows the ATB flow's HTML report shows: the --cl CSV's, else the api sheet (the finest
+// of the xlsx's three; docs/compare.md).
+const std::vector<ReportRow>* html_rows(const atb::AtbCompareResult& res, const std::vector<ReportRow>& kept,
+                                        bool cl) {
+  if (cl) return &kept;
+  for (const auto& sheet : res.sheets)
+    if (sheet.name == "api") return &sheet.rows;
+  return res.sheets.empty() ? &kept : &res.sheets.back().rows;
 }
 
 }  // namespace
 
-int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
-  if (r.rank_given) print_warning("compare", "--rank is ignored for ATB/torch dumps: the path selects the process");
-  if (auto rc = run_other_mode(r, a)) return *rc;
-  if (tensor_file(r.golden_path) && tensor_file(r.my_path)) return compare_two_files(r);
+int run_atb_compare_cli(CompareFlow flow, const AtbRunArgs& r, const AtbCliArgs& a) {
+  if (a.level == "token" && !a.legacy_ait) return usage("--cl token needs --legacy-ait (ait's token compare)");
+  switch (flow) {
+    case CompareFlow::kMindie: return run_mindie(r, a);
+    case CompareFlow::kWeight: return run_weight(r, a);
+    case CompareFlow::kManualMapping: return run_legacy(r, a, true);
+    case CompareFlow::kLegacyAit:
+      if (!a.level.empty() && a.level != "layer" && a.level != "token")
+        return usage("--legacy-ait takes --cl layer or token");
+      return run_legacy(r, a, false);
+    case CompareFlow::kTwoFiles: return compare_two_files(r);
+    default: break;
+  }
+  if (r.json && a.level.empty() && flow == CompareFlow::kAtbTorch) {
+    return usage("--json needs --cl for ATB/torch dumps (the default report is the xlsx)");
+  }
   atb::AtbCompareOptions o;
   if (a.level == "layer") o.level = atb::PolicySet::kLayer;
   else if (a.level == "module") o.level = atb::PolicySet::kModule;
@@ -299,20 +385,33 @@ int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
     print_error("compare", res.error().to_string());
     return kExitBadInput;
   }
+  mark_phase(r.timer, "pair and compare");
   print_warnings("compare", res->warnings, r.verbosity);
-  std::error_code ec;
-  std::filesystem::create_directories(r.output, ec);
+  RowTally t;
+  for (const auto& sheet : res->sheets) t.add(sheet.rows);
+  if (t.pairs == 0) {
+    std::string sheets;
+    for (const auto& sheet : res->sheets) sheets += (sheets.empty() ? "" : ", ") + sheet.name;
+    return no_pairs_error(CompareFlow::kAtbTorch, r.golden_path, r.my_path,
+                          "tensor files of the nodes matched by msit's " + sheets +
+                              " policies in the token directories of both paths");
+  }
+  if (std::string e = output_dir_error(r.output); !e.empty()) {
+    print_error("compare", e);
+    return kExitBadInput;
+  }
   CsvOptions co;
   co.extra_columns = !r.msit_columns;
   co.jobs = r.jobs;
   std::time_t now = std::time(nullptr);
   Status st = ok_status();
   std::string path;
+  std::vector<ReportRow> kept;
   if (o.level) {
     // msit filters the -cl CSV; as in the torchair mode, rows stay unless --msit-filters
     // (or --msit-compat, which reproduces msit's files).
     const auto& rows = res->sheets.front().rows;
-    auto kept = r.msit_filters || a.msit_compat ? apply_msit_filters(rows) : rows;
+    kept = r.msit_filters || a.msit_compat ? apply_msit_filters(rows) : rows;
     for (auto& row : kept) {  // rows msit's CSV would not have say why
       std::string drop = msit_drop_reason(row);
       if (!drop.empty()) row.note = row.note.empty() ? drop : row.note + "; " + drop;
@@ -329,17 +428,12 @@ int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
-  bool fail = false, error = false;
+  mark_phase(r.timer, o.level ? (r.json ? "write JSON report" : "write CSV report") : "write xlsx report");
   if (!r.quiet) { std::printf("Saved comparing results: %s\nmode: %s\n", path.c_str(), res->description.c_str()); }
   for (const auto& sheet : res->sheets) {
-    for (const auto& row : sheet.rows) {
-      fail |= row.verdict == Verdict::kFail;
-      error |= row.verdict == Verdict::kError;
-    }
     if (!r.quiet) std::printf("[%s] %s", sheet.name.c_str(), terminal_summary(sheet.rows, std::nullopt).c_str());
   }
-  if (fail) return kExitFailures;
-  return error ? kExitBadInput : kExitOk;
+  return finish(r, CompareFlow::kAtbTorch, {html_rows(*res, kept, o.level.has_value())}, t);
 }
 
 }  // namespace msit::cli

@@ -6,7 +6,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/compare_outcome.h"
 #include "cli/options.h"
+#include "common/base/phase_timer.h"
 
 namespace msit::cli {
 
@@ -23,15 +25,23 @@ struct AtbCliArgs {
 
 struct AtbRunArgs {
   std::string golden_path, my_path, output;
+  std::string html;  // --html FILE, empty when not asked for
   unsigned jobs = 1;
-  bool msit_filters = false, msit_columns = false, quiet = false, json = false, rank_given = false;
+  bool msit_filters = false, msit_columns = false, quiet = false, json = false;
   uint32_t sketch_width = 0;
   Verbosity verbosity = Verbosity::kNormal;
+  PhaseTimer* timer = nullptr;  // --timings
 };
 
-void add_atb_options(CLI::App* cmd, AtbCliArgs& a);
-// Dispatch hook: true when both paths are ATB/torch dumps or --ops-json was given (MindIE Torch).
-bool is_atb_compare(const AtbCliArgs& a, const std::string& golden_path, const std::string& my_path);
-int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a);
+// The ATB-family options; each returned so that compare can tell which were given.
+struct AtbOptions {
+  CLI::Option *level, *op_mapping, *dir_rule, *stats, *ops_json, *weight, *legacy_ait, *msit_compat;
+};
+AtbOptions add_atb_options(CLI::App* cmd, AtbCliArgs& a);
+// The flow of a compare: explicit options first (--ops-json, -w, --legacy-ait), then what the
+// paths are (manual mapping, two tensor files, ATB/torch dumps), else torchair.
+CompareFlow detect_flow(const AtbCliArgs& a, const std::string& golden_path, const std::string& my_path);
+// Runs every flow but kTorchair (cli/compare.cpp).
+int run_atb_compare_cli(CompareFlow flow, const AtbRunArgs& r, const AtbCliArgs& a);
 
 }  // namespace msit::cli

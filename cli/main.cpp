@@ -1,11 +1,13 @@
 // msit-compact entry point: a table of subcommands; errors become messages and exit statuses
 // (cli/options.h): usage errors name the command and the offending argument, exit 2.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/msit_spellings.h"
 
 namespace {
 
@@ -15,15 +17,45 @@ std::string command_of(const CLI::App& app) {
   return subs.empty() ? std::string() : subs.front()->get_name();
 }
 
+// The long options of a command ("--golden-path", ...), for hints.
+std::vector<std::string> long_options(const CLI::App& cmd) {
+  std::vector<std::string> out;
+  for (const CLI::Option* o : cmd.get_options())
+    for (const auto& n : o->get_lnames()) out.push_back("--" + n);
+  return out;
+}
+
+// What to try instead of unknown arguments: the closest option (msit's spellings included), or
+// for words that are not options, where compare's paths go (msit users type them as -gp/-mp).
+std::string extras_hint(const CLI::App* cmd, const std::string& args) {
+  if (cmd == nullptr) return {};
+  // CLI11 lists the leftovers in no useful order: the first option among them gets the hint.
+  for (size_t b = 0; b < args.size();) {
+    size_t e = std::min(args.find(' ', b), args.size());
+    if (args[b] == '-') {
+      std::string hint = msit::cli::unknown_option_hint(args.substr(b, e - b), long_options(*cmd));
+      if (!hint.empty()) return hint;
+    }
+    b = e + 1;
+  }
+  if (cmd->get_name() == "compare")
+    return "compare takes its paths as options: -g/--golden-path GOLDEN -m/--my-path MY (msit's -gp and -mp are "
+           "accepted too)";
+  return {};
+}
+
 // CLI11 words an unknown argument "The following argument(s) was/were not expected: A B".
-std::string usage_message(const CLI::ParseError& e) {
+std::string usage_message(const CLI::App& app, const CLI::ParseError& e) {
   std::string what = e.what();
   if (dynamic_cast<const CLI::ExtrasError*>(&e) == nullptr) return what;
   const size_t colon = what.find(": ");
   std::string args = colon == std::string::npos ? what : what.substr(colon + 2);
   const bool options = !args.empty() && args.front() == '-';
   const bool several = args.find(' ') != std::string::npos;
-  return std::string(options ? "unknown option" : "unexpected argument") + (several ? "s" : "") + ": " + args;
+  auto subs = app.get_subcommands();
+  std::string hint = extras_hint(subs.empty() ? nullptr : subs.front(), args);
+  return std::string(options ? "unknown option" : "unexpected argument") + (several ? "s" : "") + ": " + args +
+         (hint.empty() ? "" : "; " + hint);
 }
 
 int usage_error(const std::string& cmd, const std::string& message) {
@@ -97,11 +129,15 @@ int main(int argc, char** argv) {
   std::string word;
   if (unknown_command(app, argc, argv, word))
     return usage_error("", "unknown command '" + word + "' (commands: " + command_list(app) + ")");
+  // msit's two-letter short options (-gp, -mp, -cl, -mf), which CLI11 cannot declare.
+  std::vector<std::string> args = msit::cli::rewrite_msit_args(std::vector<std::string>(argv, argv + argc));
+  std::vector<char*> rewritten;
+  for (auto& a : args) rewritten.push_back(a.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(rewritten.size()), rewritten.data());
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    return usage_error(command_of(app), usage_message(e));
+    return usage_error(command_of(app), usage_message(app, e));
   } catch (const std::exception& e) {
     msit::cli::print_error(command_of(app), e.what());
     return msit::cli::kExitBadInput;

@@ -60,7 +60,8 @@ SourceFile stored_source(const std::string& dir, const store::StoredName& n, con
   return f;
 }
 
-// Every dump file of dir (raw, archive, summary or stored), one per raw name, best kind first.
+}  // namespace
+
 std::vector<SourceFile> dir_files(const std::string& dir) {
   std::vector<SourceFile> out;
   std::error_code ec;
@@ -90,6 +91,8 @@ std::vector<SourceFile> dir_files(const std::string& dir) {
             out.end());
   return out;
 }
+
+namespace {
 
 template <class Pred>
 void take(const std::string& dir, Pred pred, std::vector<SourceFile>& out) {

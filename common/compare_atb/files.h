@@ -26,6 +26,10 @@ void apply_qwen_fixup(const std::vector<SourceFile>& golden, std::vector<SourceF
 std::vector<std::pair<size_t, size_t>> pair_files(const std::vector<SourceFile>& golden,
                                                   const std::vector<SourceFile>& mine);
 
+// Every dump file of dir (raw, archive, summary or stored in the summary store covering dir),
+// one per raw name (the best kind), sorted by raw name.
+std::vector<SourceFile> dir_files(const std::string& dir);
+
 // The file standing for raw path `raw`: itself, its .zst archive, its summary or its row in a
 // summary store (in that order); nullopt when none exists.
 std::optional<SourceFile> find_source(const std::string& raw);

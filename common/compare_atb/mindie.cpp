@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/compare/file_cache.h"
+#include "common/compare_atb/files.h"
 #include "common/compare_atb/topology.h"
+#include "common/io/tree_walk.h"
 #include "common/report/csv.h"
 
 namespace msit::atb {
@@ -17,6 +19,11 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
+
+// GE dumps sit 5-6 levels below the dump root ({time}/{device}/{model}/{model_id}/{token});
+// the walk stops at 8 levels and 100,000 directories.
+constexpr int kMaxNpuDepth = 8;
+constexpr size_t kMaxNpuDirs = 100000;
 
 std::string trim(std::string_view s) {
   size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
@@ -49,33 +56,32 @@ void drop_prefix_keys(std::vector<MindieOp>& ops, char delim) {
   ops = std::move(kept);
 }
 
-std::vector<std::string> sorted_entries(const fs::path& dir, bool dirs) {
+// Sub-directories by name, `0` first (msit's preference); symlinks are not followed.
+std::vector<std::string> sorted_subdirs(const fs::path& dir) {
   std::vector<std::string> v;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code e2;
-    auto st = it->symlink_status(e2);
-    if (dirs ? fs::is_directory(st) : fs::is_regular_file(st)) v.push_back(it->path().filename().string());
-  }
+  (void)list_dir_path(dir.string(), [&](std::string_view n, EntryType t) {
+    if (t == EntryType::kDirectory) v.emplace_back(n);
+  });
   std::sort(v.begin(), v.end());
-  if (dirs) std::stable_partition(v.begin(), v.end(), [](const std::string& s) { return s == "0"; });
+  std::stable_partition(v.begin(), v.end(), [](const std::string& s) { return s == "0"; });
   return v;
 }
 
-// The NPU dump files msit searches: -mp's files, then two directory levels, `0` dirs first.
+// The NPU dump files msit searches: -mp's files, then two directory levels, `0` dirs first;
+// then, breadth first, deeper levels, so that -mp may name the dump's root (`--output` of
+// `msit debug dump`, the GE dump several levels below it) as msit's documentation does: a
+// file msit finds within two levels is still the one found first. Files in the summary store
+// count as files (docs/compare.md, MindIE Torch).
 std::vector<SourceFile> npu_files(const fs::path& root) {
   std::vector<SourceFile> out;
   std::deque<std::pair<fs::path, int>> queue{{root, 0}};
-  while (!queue.empty()) {
+  size_t dirs = 0;
+  while (!queue.empty() && dirs++ < kMaxNpuDirs) {
     auto [dir, depth] = queue.front();
     queue.pop_front();
-    for (const auto& f : sorted_entries(dir, false)) {
-      auto raw = raw_name_of(f);
-      if (!raw) continue;
-      out.push_back(SourceFile{(dir / f).string(), (dir / raw->first).string(), raw->second, 0, nullptr, -1});
-    }
-    if (depth < 2)
-      for (const auto& d : sorted_entries(dir, true)) queue.emplace_back(dir / d, depth + 1);
+    for (auto& f : dir_files(dir.string())) out.push_back(std::move(f));
+    if (depth < kMaxNpuDepth)
+      for (const auto& d : sorted_subdirs(dir)) queue.emplace_back(dir / d, depth + 1);
   }
   return out;
 }
@@ -176,14 +182,13 @@ Result<MindieResult> run_mindie_compare(const std::string& golden, const std::st
   auto npu = npu_files(fs::path(my));
   FileCache cache;
   MindieResult res;
+  res.ops = ops.size();
   for (const auto& op : ops) {
     const SourceFile* nf = npu_file_of(npu, op.fusion_op);
     std::vector<SourceFile> cpu;
-    fs::path mod = fs::path(golden) / ("root." + op.key);
-    for (const auto& f : sorted_entries(mod, false)) {
-      auto raw = raw_name_of(f);
-      if (raw && raw->first.rfind("output", 0) == 0) {
-        cpu.push_back(SourceFile{(mod / f).string(), (mod / raw->first).string(), raw->second, 0, nullptr, -1});
+    for (auto& f : dir_files((fs::path(golden) / ("root." + op.key)).string())) {
+      if (f.raw_name().rfind("output", 0) == 0) {
+        cpu.push_back(std::move(f));
         break;
       }
     }

@@ -33,6 +33,7 @@ struct MindieRow {
 struct MindieResult {
   std::vector<MindieRow> rows;        // by op number
   std::vector<std::string> warnings;  // ops without files, shape mismatches (msit: silent)
+  size_t ops = 0;                     // ops the mapping JSONs name
 };
 
 // golden: the CPU torch token dir (holds root.* dirs); my: the NPU dump dir.

@@ -1,0 +1,197 @@
+// The end of every compare flow: exit status, and the zero-pairs error with its hint.
+#include "cli/compare_outcome.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <utility>
+
+#include "cli/options.h"
+#include "common/compare/dump_index.h"
+#include "common/io/atomic_write.h"
+#include "common/io/derived_names.h"
+#include "common/io/tree_walk.h"
+
+namespace msit::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Bounds of the look-around walks: an error message must not take minutes on a huge tree.
+constexpr int kHintDepth = 6;
+constexpr size_t kHintDirs = 4000;
+
+struct DirListing {
+  std::vector<std::string> dirs, files;
+};
+
+DirListing list(const std::string& dir) {
+  DirListing l;
+  (void)list_dir_path(dir, [&](std::string_view n, EntryType t) {
+    if (t == EntryType::kDirectory) l.dirs.emplace_back(n);
+    else if (t == EntryType::kFile) l.files.emplace_back(n);
+  });
+  std::sort(l.dirs.begin(), l.dirs.end());
+  std::sort(l.files.begin(), l.files.end());
+  return l;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+// `{n}_{Type}` (an ATB node dir) or `root`/`root.*` (a torch module dir): a token dir holds them.
+bool is_node_dir_name(std::string_view n) {
+  if (n == "root" || starts_with(n, "root.")) return true;
+  size_t u = n.find('_');
+  if (u == 0 || u == std::string_view::npos || u + 1 >= n.size()) return false;
+  return std::all_of(n.begin(), n.begin() + static_cast<std::ptrdiff_t>(u), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool is_dump_file_name(std::string_view n) { return raw_name_of(n).has_value() || is_store_file_name(n); }
+
+// The directory a flow expects on one side, judged from its name and its entries.
+bool expected_dir(CompareFlow flow, bool golden, const std::string& dir, const DirListing& l) {
+  const std::string name = fs::path(dir).filename().string();
+  switch (flow) {
+    case CompareFlow::kMindie:
+      if (golden) return std::any_of(l.dirs.begin(), l.dirs.end(), [](const std::string& d) { return starts_with(d, "root."); });
+      return std::any_of(l.files.begin(), l.files.end(), [](const std::string& f) { return is_dump_file_name(f); });
+    case CompareFlow::kAtbTorch:
+    case CompareFlow::kAtbStats:
+    case CompareFlow::kLegacyAit:
+      return std::any_of(l.dirs.begin(), l.dirs.end(), [](const std::string& d) { return is_node_dir_name(d); });
+    case CompareFlow::kTorchair:
+      if (!golden) {
+        return name == "msit_ge_dump" || name == "msprobe_ge_dump" ||
+               std::any_of(l.files.begin(), l.files.end(),
+                           [](const std::string& f) { return starts_with(f, "dynamo_") && ends_with(f, ".txt"); });
+      }
+      return name == "msit_fx_dump" || name == "msprobe_fx_dump" || name == "data_dump" ||
+             (starts_with(name, "gm_") && ends_with(name, "_dump"));
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::string_view flow_name(CompareFlow f) {
+  switch (f) {
+    case CompareFlow::kTorchair: return "torchair (GE/FX) compare";
+    case CompareFlow::kAtbTorch: return "ATB/torch compare";
+    case CompareFlow::kAtbStats: return "ATB/torch statistics compare (--stats)";
+    case CompareFlow::kLegacyAit: return "legacy ait compare (--legacy-ait)";
+    case CompareFlow::kManualMapping: return "manual mapping compare (golden_tensor/metadata.json)";
+    case CompareFlow::kWeight: return "weight compare (-w)";
+    case CompareFlow::kMindie: return "MindIE Torch compare (--ops-json)";
+    case CompareFlow::kTwoFiles: return "two-file compare";
+  }
+  return "compare";
+}
+
+void RowTally::add(const std::vector<ReportRow>& rs, bool diagnostic_rows_possible) {
+  for (const auto& r : rs) {
+    ++rows;
+    pairs += !diagnostic_rows_possible || r.data_id.has_value();
+    fail += r.verdict == Verdict::kFail;
+    error += r.verdict == Verdict::kError;
+    inconclusive += r.verdict == Verdict::kInconclusive;
+    jump += r.jump != ReportRow::Jump::kNone;
+  }
+}
+
+int compare_exit_status(const RowTally& t, bool quiet) {
+  if (t.fail || t.jump) return kExitFailures;
+  if (t.error) return kExitBadInput;
+  if (t.inconclusive) {
+    if (!quiet) {
+      std::printf(
+          "result: inconclusive: no row fails, but %zu rows were judged from statistics only "
+          "(exit status %d)\n",
+          t.inconclusive, kExitInconclusive);
+    }
+    return kExitInconclusive;
+  }
+  return kExitOk;
+}
+
+std::string describe_tree(const std::string& path) {
+  size_t dumps = 0, summaries = 0, stores = 0, dirs = 0;
+  std::vector<std::string> marked;  // directories whose names say what they hold
+  std::deque<std::pair<std::string, int>> queue{{path, 0}};
+  while (!queue.empty() && dirs < kHintDirs) {
+    auto [dir, depth] = queue.front();
+    queue.pop_front();
+    ++dirs;
+    DirListing l = list(dir);
+    for (const auto& f : l.files) {
+      if (is_store_file_name(f)) ++stores;
+      else if (auto raw = raw_name_of(f)) ++dumps, summaries += raw->second != SourceKind::kRaw;
+    }
+    for (const auto& d : l.dirs) {
+      std::string sub = (fs::path(dir) / d).string();
+      bool named = d == "msit_ge_dump" || d == "msit_fx_dump" || d == "msprobe_ge_dump" || d == "msprobe_fx_dump" ||
+                   d == "ait_dump" || d == "data_dump" || d == "tensors" || d == "torch_tensors" ||
+                   starts_with(d, "msit_dump") || (starts_with(d, "gm_") && ends_with(d, "_dump"));
+      if (named && marked.size() < 6) marked.push_back(fs::path(sub).lexically_relative(path).string());
+      if (depth < kHintDepth) queue.emplace_back(sub, depth + 1);
+    }
+  }
+  std::string out = std::to_string(dumps) + " dump files";
+  if (summaries) out += " (" + std::to_string(summaries) + " of them summaries or archives)";
+  if (stores) out += ", " + std::to_string(stores) + " summary store files";
+  if (!marked.empty()) {
+    out += "; dump directories:";
+    for (const auto& m : marked) out += " " + m;
+  }
+  return out;
+}
+
+std::string probable_dir(CompareFlow flow, const std::string& path, bool golden) {
+  std::deque<std::pair<std::string, int>> queue{{path, 0}};
+  size_t seen = 0;
+  while (!queue.empty() && seen++ < kHintDirs) {
+    auto [dir, depth] = queue.front();
+    queue.pop_front();
+    DirListing l = list(dir);
+    if (expected_dir(flow, golden, dir, l)) return depth == 0 ? std::string() : dir;
+    if (depth < kHintDepth)
+      for (const auto& d : l.dirs) queue.emplace_back((fs::path(dir) / d).string(), depth + 1);
+  }
+  // A path one level too deep: its parent is the directory.
+  std::string parent = fs::path(absolute_path(path)).parent_path().string();
+  if (!parent.empty() && parent != path && expected_dir(flow, golden, parent, list(parent))) return parent;
+  return {};
+}
+
+int no_pairs_error(CompareFlow flow, const std::string& golden, const std::string& my, std::string_view looked_for) {
+  std::string msg = std::string(flow_name(flow)) + ": no pairs to compare: looked for " + std::string(looked_for) +
+                    "; found instead: golden " + golden + ": " + describe_tree(golden) + "; my " + my + ": " +
+                    describe_tree(my);
+  print_error("compare", msg);
+  for (bool g : {true, false}) {
+    const std::string& p = g ? golden : my;
+    std::string dir = probable_dir(flow, p, g);
+    if (!dir.empty()) {
+      std::fprintf(stderr, "msit-compact compare: hint: did you mean %s %s?\n", g ? "--golden-path" : "--my-path",
+                   dir.c_str());
+    }
+  }
+  return kExitBadInput;
+}
+
+int write_html_file(const std::string& path, const std::vector<HtmlRank>& ranks, const std::string& title, bool quiet) {
+  Status st = atomic_write_file(path, html_report(ranks, title));
+  if (!st.ok()) {
+    print_error("compare", st.error().to_string());
+    return kExitBadInput;
+  }
+  if (!quiet) std::printf("HTML report: %s\n", path.c_str());
+  return kExitOk;
+}
+
+}  // namespace msit::cli

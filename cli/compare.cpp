@@ -192,6 +192,7 @@ int run(const CompareArgs& a) {
   }
   if (!res.ok()) {
     print_error("compare", res.error().to_string());
+    print_dir_hints(CompareFlow::kTorchair, a.golden_path, a.my_path);
     return kExitBadInput;
   }
   print_warnings("compare", res->warnings, a.verbosity);

@@ -51,15 +51,13 @@ bool is_node_dir_name(std::string_view n) {
   return std::all_of(n.begin(), n.begin() + static_cast<std::ptrdiff_t>(u), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-bool is_dump_file_name(std::string_view n) { return raw_name_of(n).has_value() || is_store_file_name(n); }
-
 // The directory a flow expects on one side, judged from its name and its entries.
 bool expected_dir(CompareFlow flow, bool golden, const std::string& dir, const DirListing& l) {
   const std::string name = fs::path(dir).filename().string();
   switch (flow) {
     case CompareFlow::kMindie:
-      if (golden) return std::any_of(l.dirs.begin(), l.dirs.end(), [](const std::string& d) { return starts_with(d, "root."); });
-      return std::any_of(l.files.begin(), l.files.end(), [](const std::string& f) { return is_dump_file_name(f); });
+      // My side is searched to any depth (common/compare_atb/mindie.cpp): no better directory.
+      return golden && std::any_of(l.dirs.begin(), l.dirs.end(), [](const std::string& d) { return starts_with(d, "root."); });
     case CompareFlow::kAtbTorch:
     case CompareFlow::kAtbStats:
     case CompareFlow::kLegacyAit:
@@ -173,15 +171,18 @@ int no_pairs_error(CompareFlow flow, const std::string& golden, const std::strin
                     "; found instead: golden " + golden + ": " + describe_tree(golden) + "; my " + my + ": " +
                     describe_tree(my);
   print_error("compare", msg);
+  print_dir_hints(flow, golden, my);
+  return kExitBadInput;
+}
+
+void print_dir_hints(CompareFlow flow, const std::string& golden, const std::string& my) {
   for (bool g : {true, false}) {
-    const std::string& p = g ? golden : my;
-    std::string dir = probable_dir(flow, p, g);
+    std::string dir = probable_dir(flow, g ? golden : my, g);
     if (!dir.empty()) {
       std::fprintf(stderr, "msit-compact compare: hint: did you mean %s %s?\n", g ? "--golden-path" : "--my-path",
                    dir.c_str());
     }
   }
-  return kExitBadInput;
 }
 
 int write_html_file(const std::string& path, const std::vector<HtmlRank>& ranks, const std::string& title, bool quiet) {

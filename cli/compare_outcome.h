@@ -44,6 +44,9 @@ int compare_exit_status(const RowTally& t, bool quiet);
 // two paths hold instead, and the directory the user probably meant.
 int no_pairs_error(CompareFlow flow, const std::string& golden, const std::string& my, std::string_view looked_for);
 
+// "hint: did you mean --golden-path DIR?" for each side whose probable_dir() differs from it.
+void print_dir_hints(CompareFlow flow, const std::string& golden, const std::string& my);
+
 // What a directory tree holds, in one line ("12 dump files (3 summarised), 2 summary stores;
 // dump directories: msit_ge_dump, ..."), for error messages. Bounded walk, no symlink followed.
 std::string describe_tree(const std::string& path);

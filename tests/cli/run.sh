@@ -30,10 +30,12 @@ run() {  # one transcript entry: command line, stdout, [stderr], exit status
 }
 export -f run
 
-normalize() {  # temp paths, version and log time stamps that differ from run to run
+normalize() {  # temp paths, version, log and report-name time stamps that differ from run to run
   local real; real="$(realpath "$W")"
   sed -e "s#$real#\$T#g" -e "s#$W#\$T#g" -e "s#msit-compact $VERSION#msit-compact VERSION#g" \
-      -e 's#^[0-9]\{4\}-[0-9][0-9]-[0-9][0-9] [0-9:]\{8\} msit-compact watch:#TIME msit-compact watch:#'
+      -e 's#^[0-9]\{4\}-[0-9][0-9]-[0-9][0-9] [0-9:]\{8\} msit-compact watch:#TIME msit-compact watch:#' \
+      -e 's#_\(cmp_report\(_rank[0-9]*\)\{0,1\}\)_[0-9]\{14\}\.#_\1_TIMESTAMP.#g' \
+      -e 's#^timing: \(.\{28\}\) .*#timing: \1 TIME#'
 }
 
 cases=("$@")

@@ -1,0 +1,24 @@
+# compare's flows share one exit-status table and refuse options that do not apply to them
+# (exit 2); a compare that pairs nothing is exit 3 with a hint; unknown options get a hint.
+"$DUMPGEN" model --out m --ops 6 --tokens 1 --seed 3 > /dev/null
+"$DUMPGEN" atb --out a --layers 2 --tokens 1 --seed 2 > /dev/null
+G=a/torch/msit_dump_20260101_000000/torch_tensors/cpu_100
+A=a/atb/msit_dump_20260101_000000/tensors/0_200
+run compare -m m/msit_ge_dump -g m/msit_fx_dump --cl layer
+run compare -m m/msit_ge_dump -g m/msit_fx_dump --stats
+run compare -m $A/0 -g $G/0 --rank 0
+run compare -m $A/0 -g $G/0 --stats --html x.html
+run compare -m $A/0/0_BlockLayer/after/outtensor0.bin -g $A/0/0_BlockLayer/after/outtensor0.bin --msit-columns
+run compare -m $A/0 -g $G/0 --ops-json . --json
+# ATB flows: --html and --timings work
+run compare -m $A/0 -g $G/0 --cl api -q --html atb.html --timings
+test -s atb.html
+# zero pairs: exit 3, what was looked for, what was found, the directory meant
+run compare -m $A/0 -g $G/0 --cl layer -q
+mkdir fx && mv m/msit_fx_dump fx/
+run compare -m m/msit_ge_dump -g fx -q
+# unknown options and stray words
+run compare -g x -m y --golden_path z
+run compare --cmp_level layer -g x -m y
+run compare -g x y
+run compare -g x -m y --my_pth z

@@ -1,0 +1,52 @@
+// msit's spellings of compare's options (cli/msit_spellings.h): the argv rewrite and the hints.
+#include "cli/msit_spellings.h"
+
+#include <gtest/gtest.h>
+
+namespace msit::cli {
+namespace {
+
+using Args = std::vector<std::string>;
+
+TEST(MsitSpellings, RewritesTwoLetterShortOptionsOfCompare) {
+  Args in{"msit-compact", "compare", "-gp", "G", "-mp", "M", "-cl", "layer", "-mf", "DIR", "-o", "out", "-l", "info"};
+  Args want{"msit-compact", "compare", "--golden-path", "G", "--my-path", "M", "--cmp-level", "layer",
+            "--op-mapping-file", "DIR", "-o", "out", "-l", "info"};
+  EXPECT_EQ(rewrite_msit_args(in), want);
+}
+
+TEST(MsitSpellings, RewritesTheEqualsForm) {
+  EXPECT_EQ(rewrite_msit_args({"x", "compare", "-gp=a/b", "-mp=c"}),
+            (Args{"x", "compare", "--golden-path=a/b", "--my-path=c"}));
+  EXPECT_EQ(msit_rewrite("-gp="), "--golden-path=");
+}
+
+TEST(MsitSpellings, LeavesOtherWordsAlone) {
+  // other commands, words after --, look-alikes, values that merely start like one
+  EXPECT_EQ(rewrite_msit_args({"x", "compact", "-gp"}), (Args{"x", "compact", "-gp"}));
+  EXPECT_EQ(rewrite_msit_args({"x", "-q", "compare", "--", "-gp"}), (Args{"x", "-q", "compare", "--", "-gp"}));
+  EXPECT_EQ(rewrite_msit_args({"x", "compare", "-gpx", "-g", "-clayer"}), (Args{"x", "compare", "-gpx", "-g", "-clayer"}));
+  EXPECT_EQ(rewrite_msit_args({"x"}), (Args{"x"}));
+  EXPECT_EQ(msit_rewrite("-m"), "");
+}
+
+TEST(MsitSpellings, HintsTheClosestOption) {
+  const std::vector<std::string> known{"--golden-path", "--my-path", "--output", "--cmp-level", "--html", "--help"};
+  EXPECT_EQ(unknown_option_hint("--golden_path", known), "did you mean --golden-path? (msit's -gp is accepted too)");
+  EXPECT_EQ(unknown_option_hint("--Golden-Path=x", known), "did you mean --golden-path? (msit's -gp is accepted too)");
+  EXPECT_EQ(unknown_option_hint("--gp", known), "did you mean --golden-path? (msit's -gp is accepted too)");
+  EXPECT_EQ(unknown_option_hint("--my_pth", known), "did you mean --my-path? (msit's -mp is accepted too)");
+  EXPECT_EQ(unknown_option_hint("--outptu", known), "did you mean --output?");
+  EXPECT_EQ(unknown_option_hint("--completely-different", known), "");
+  EXPECT_EQ(unknown_option_hint("--", known), "");
+}
+
+TEST(MsitSpellings, EditDistance) {
+  EXPECT_EQ(edit_distance("", ""), 0u);
+  EXPECT_EQ(edit_distance("abc", ""), 3u);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(edit_distance("my-path", "my-pth"), 1u);
+}
+
+}  // namespace
+}  // namespace msit::cli

@@ -59,8 +59,17 @@ int check_flow_options(const CompareArgs& a, CompareFlow flow) {
     if (l.option->count() == 0 || std::find(l.flows.begin(), l.flows.end(), flow) != l.flows.end()) continue;
     std::string takes;
     for (CompareFlow f : l.flows) takes += std::string(takes.empty() ? "" : ", ") + std::string(flow_name(f));
-    print_error("compare", l.option->get_name() + " does not apply to the " + std::string(flow_name(flow)) +
-                               " (detected from the paths and options given); it applies to: " + takes);
+    std::string msg = l.option->get_name() + " does not apply to the " + std::string(flow_name(flow)) +
+                      " (detected from the paths and options given); it applies to: " + takes;
+    // An ATB option with paths that are not ATB/torch dumps: the paths are what is wrong (exit 3).
+    const bool atb_only = std::find(l.flows.begin(), l.flows.end(), CompareFlow::kTorchair) == l.flows.end();
+    if (flow == CompareFlow::kTorchair && atb_only) {
+      print_error("compare", msg + "; the paths are not ATB/torch dumps (ATB: a msit_dump*/ait_dump directory among "
+                                   "the last four path components, with a model/ topology; torch: model_tree.json "
+                                   "in the path, its parent or grandparent)");
+      return kExitBadInput;
+    }
+    print_error("compare", msg);
     return kExitUsage;
   }
   return kExitOk;

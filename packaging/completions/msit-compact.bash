@@ -46,15 +46,19 @@ _msit_compact() {
     --quarantine)
       return  # a new directory name, relative to each dump tree
       ;;
-    --cl | --compare-level)
+    --cl | --compare-level | --cmp-level | -cl)
       COMPREPLY=($(compgen -W "layer module api logits token" -- "$cur"))
+      return
+      ;;
+    -l | --log-level)
+      COMPREPLY=($(compgen -W "debug info warning error fatal critical" -- "$cur"))
       return
       ;;
     --atb-dir-rule)
       COMPREPLY=($(compgen -W "msit robust" -- "$cur"))
       return
       ;;
-    --html | --op-mapping-file | --ops-json)
+    --html | --op-mapping-file | -mf | --ops-json)
       _filedir
       return
       ;;
@@ -90,9 +94,10 @@ _msit_compact() {
       opts+=" --dry-run --json --force --quarantine --sketch-width --sketch-bits -v --verbose -q --quiet"
       ;;
     compare)
-      opts+=" -m --my-path -g --golden-path -o --output --rank -j --jobs --sketch-width"
-      opts+=" --json --msit-filters --msit-columns --timings --html -v --verbose -q --quiet"
-      opts+=" --cl --compare-level --op-mapping-file --atb-dir-rule --stats --ops-json --msit-compat"
+      opts+=" -m -mp --my-path -g -gp --golden-path -o --output --rank -j --jobs --sketch-width"
+      opts+=" --json --msit-filters --msit-columns --timings --html -v --verbose -q --quiet -l --log-level"
+      opts+=" -cl --cmp-level --cl --compare-level -mf --op-mapping-file --atb-dir-rule --stats --ops-json"
+      opts+=" --msit-compat"
       opts+=" -w --weight --legacy-ait"
       ;;
     inspect) opts+=" --json -v --verbose -q --quiet" ;;

@@ -64,9 +64,10 @@ int check_flow_options(const CompareArgs& a, CompareFlow flow) {
     // An ATB option with paths that are not ATB/torch dumps: the paths are what is wrong (exit 3).
     const bool atb_only = std::find(l.flows.begin(), l.flows.end(), CompareFlow::kTorchair) == l.flows.end();
     if (flow == CompareFlow::kTorchair && atb_only) {
-      print_error("compare", msg + "; the paths are not ATB/torch dumps (ATB: a msit_dump*/ait_dump directory among "
-                                   "the last four path components, with a model/ topology; torch: model_tree.json "
-                                   "in the path, its parent or grandparent)");
+      print_error("compare", msg +
+                                 "; the paths are not ATB/torch dumps (ATB: a msit_dump*/ait_dump directory among "
+                                 "the last four path components, with a model/ topology; torch: model_tree.json "
+                                 "in the path, its parent or grandparent)");
       return kExitBadInput;
     }
     print_error("compare", msg);
@@ -168,11 +169,11 @@ int run(const CompareArgs& a) {
     std::optional<PhaseTimer> timer;
     if (a.timings) timer.emplace(stderr);
     unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
-    return run_atb_compare_cli(flow,
-                               AtbRunArgs{a.golden_path, a.my_path, a.output, a.html, jobs, a.msit_filters,
-                                          a.msit_columns, a.quiet, a.json, a.sketch_width, a.verbosity,
-                                          timer ? &*timer : nullptr},
-                               a.atb);
+    return run_atb_compare_cli(
+        flow,
+        AtbRunArgs{a.golden_path, a.my_path, a.output, a.html, jobs, a.msit_filters, a.msit_columns, a.quiet, a.json,
+                   a.sketch_width, a.verbosity, timer ? &*timer : nullptr},
+        a.atb);
   }
   // A summary compare allocates ~1 KB per tensor pair in small pieces: 300+ MB for 100,000
   // pairs. Where a first touch of a page is expensive (a trapped fault in a VM: ~10 us),
@@ -266,7 +267,8 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
   auto* rank = cmd->add_option("--rank", a->rank, "Only this rank of a worldsize*_global_rank* layout");
   add_jobs(cmd, a->jobs, "Worker threads");
   add_sketch_width(cmd, a->sketch_width, "Sketch buckets for raw files summarised on the fly");
-  auto* html = cmd->add_option("--html", a->html, "Also write a self-contained HTML report (plots, table) to this file");
+  auto* html =
+      cmd->add_option("--html", a->html, "Also write a self-contained HTML report (plots, table) to this file");
   auto* json = cmd->add_flag("--json", a->json, "Write the rows as JSON instead of CSV");
   auto* filters = cmd->add_flag("--msit-filters", a->msit_filters,
                                 "Drop the rows msit drops (shape-only mismatches, int8 rows, "

@@ -344,8 +344,7 @@ int usage(const char* message) {
 
 // The rows the ATB flow's HTML report shows: the --cl CSV's, else the api sheet (the finest
 // of the xlsx's three; docs/compare.md).
-const std::vector<ReportRow>* html_rows(const atb::AtbCompareResult& res, const std::vector<ReportRow>& kept,
-                                        bool cl) {
+const std::vector<ReportRow>* html_rows(const atb::AtbCompareResult& res, const std::vector<ReportRow>& kept, bool cl) {
   if (cl) return &kept;
   for (const auto& sheet : res.sheets)
     if (sheet.name == "api") return &sheet.rows;
@@ -392,9 +391,9 @@ int run_atb_compare_cli(CompareFlow flow, const AtbRunArgs& r, const AtbCliArgs&
   if (t.pairs == 0) {
     std::string sheets;
     for (const auto& sheet : res->sheets) sheets += (sheets.empty() ? "" : ", ") + sheet.name;
-    return no_pairs_error(CompareFlow::kAtbTorch, r.golden_path, r.my_path,
-                          "tensor files of the nodes matched by msit's " + sheets +
-                              " policies in the token directories of both paths");
+    return no_pairs_error(
+        CompareFlow::kAtbTorch, r.golden_path, r.my_path,
+        "tensor files of the nodes matched by msit's " + sheets + " policies in the token directories of both paths");
   }
   if (std::string e = output_dir_error(r.output); !e.empty()) {
     print_error("compare", e);

@@ -48,7 +48,8 @@ bool is_node_dir_name(std::string_view n) {
   if (n == "root" || starts_with(n, "root.")) return true;
   size_t u = n.find('_');
   if (u == 0 || u == std::string_view::npos || u + 1 >= n.size()) return false;
-  return std::all_of(n.begin(), n.begin() + static_cast<std::ptrdiff_t>(u), [](char c) { return c >= '0' && c <= '9'; });
+  return std::all_of(n.begin(), n.begin() + static_cast<std::ptrdiff_t>(u),
+                     [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // The directory a flow expects on one side, judged from its name and its entries.
@@ -57,7 +58,8 @@ bool expected_dir(CompareFlow flow, bool golden, const std::string& dir, const D
   switch (flow) {
     case CompareFlow::kMindie:
       // My side is searched to any depth (common/compare_atb/mindie.cpp): no better directory.
-      return golden && std::any_of(l.dirs.begin(), l.dirs.end(), [](const std::string& d) { return starts_with(d, "root."); });
+      return golden &&
+             std::any_of(l.dirs.begin(), l.dirs.end(), [](const std::string& d) { return starts_with(d, "root."); });
     case CompareFlow::kAtbTorch:
     case CompareFlow::kAtbStats:
     case CompareFlow::kLegacyAit:
@@ -70,8 +72,7 @@ bool expected_dir(CompareFlow flow, bool golden, const std::string& dir, const D
       }
       return name == "msit_fx_dump" || name == "msprobe_fx_dump" || name == "data_dump" ||
              (starts_with(name, "gm_") && ends_with(name, "_dump"));
-    default:
-      return false;
+    default: return false;
   }
 }
 

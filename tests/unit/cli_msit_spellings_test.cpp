@@ -10,8 +10,8 @@ using Args = std::vector<std::string>;
 
 TEST(MsitSpellings, RewritesTwoLetterShortOptionsOfCompare) {
   Args in{"msit-compact", "compare", "-gp", "G", "-mp", "M", "-cl", "layer", "-mf", "DIR", "-o", "out", "-l", "info"};
-  Args want{"msit-compact", "compare", "--golden-path", "G", "--my-path", "M", "--cmp-level", "layer",
-            "--op-mapping-file", "DIR", "-o", "out", "-l", "info"};
+  Args want{"msit-compact", "compare",           "--golden-path", "G",  "--my-path", "M",  "--cmp-level",
+            "layer",        "--op-mapping-file", "DIR",           "-o", "out",       "-l", "info"};
   EXPECT_EQ(rewrite_msit_args(in), want);
 }
 
@@ -25,7 +25,8 @@ TEST(MsitSpellings, LeavesOtherWordsAlone) {
   // other commands, words after --, look-alikes, values that merely start like one
   EXPECT_EQ(rewrite_msit_args({"x", "compact", "-gp"}), (Args{"x", "compact", "-gp"}));
   EXPECT_EQ(rewrite_msit_args({"x", "-q", "compare", "--", "-gp"}), (Args{"x", "-q", "compare", "--", "-gp"}));
-  EXPECT_EQ(rewrite_msit_args({"x", "compare", "-gpx", "-g", "-clayer"}), (Args{"x", "compare", "-gpx", "-g", "-clayer"}));
+  EXPECT_EQ(rewrite_msit_args({"x", "compare", "-gpx", "-g", "-clayer"}),
+            (Args{"x", "compare", "-gpx", "-g", "-clayer"}));
   EXPECT_EQ(rewrite_msit_args({"x"}), (Args{"x"}));
   EXPECT_EQ(msit_rewrite("-m"), "");
 }

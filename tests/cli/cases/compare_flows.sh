@@ -13,6 +13,13 @@ run compare -m $A/0 -g $G/0 --ops-json . --json
 # ATB flows: --html and --timings work
 run compare -m $A/0 -g $G/0 --cl api -q --html atb.html --timings
 test -s atb.html
+# ATB-family flows share the exit table: two summaries with different sketch widths are judged
+# from statistics only, inconclusive (4)
+"$DUMPGEN" atb --out w --layers 1 --tokens 1 --hidden 128 --rows 2 --seed 2 > /dev/null
+MSIT_COMPACT_SUMMARY_FORMAT=json "$BIN" compact -q w/torch
+MSIT_COMPACT_SUMMARY_FORMAT=json "$BIN" compact -q --sketch-width 64 w/atb
+run compare -g w/torch/msit_dump_20260101_000000/torch_tensors/cpu_100/0/root.layers.0.ln/output.pth.summary.json \
+  -m w/atb/msit_dump_20260101_000000/tensors/0_200/0/0_BlockLayer/0_LayerNormOperation/after/outtensor0.bin.summary.json
 # zero pairs: exit 3, what was looked for, what was found, the directory meant
 run compare -m $A/0 -g $G/0 --cl layer -q
 mkdir fx && mv m/msit_fx_dump fx/

@@ -133,6 +133,10 @@ int run_stats(const AtbRunArgs& r, const atb::AtbCompareOptions& o) {
   if (!r.quiet) {
     std::printf("Saved comparing results: %s\n%zu rows (%llu pairs without statistics on one side dropped)\n",
                 path.c_str(), res->rows.size(), static_cast<unsigned long long>(res->dropped));
+    if (t.fail) {
+      std::printf("fail %zu: a max, min or mean differs by more than 1 (a lower bound of the max absolute error)\n",
+                  t.fail);
+    }
   }
   return compare_exit_status(t, r.quiet);
 }

@@ -20,6 +20,16 @@ MSIT_COMPACT_SUMMARY_FORMAT=json "$BIN" compact -q w/torch
 MSIT_COMPACT_SUMMARY_FORMAT=json "$BIN" compact -q --sketch-width 64 w/atb
 run compare -g w/torch/msit_dump_20260101_000000/torch_tensors/cpu_100/0/root.layers.0.ln/output.pth.summary.json \
   -m w/atb/msit_dump_20260101_000000/tensors/0_200/0/0_BlockLayer/0_LayerNormOperation/after/outtensor0.bin.summary.json
+# --stats rows are statistics only: 1 when a max/min/mean error exceeds 1, else 4 (never "always 0")
+"$DUMPGEN" atb --out st --layers 1 --tokens 1 --seed 2 > /dev/null
+SG=st/torch/msit_dump_20260101_000000/torch_tensors/cpu_100/0 SA=st/atb/msit_dump_20260101_000000/tensors/0_200/0
+printf 'NodeName,NodeType,InputOutput,Index,DataType,Shape,Max,Min,Mean,L2Norm\r\nroot.layers.0.fc,Linear,Output,0,torch.float32,"(1, 4)",4.0,1.0,2.5,5.477225575051661\r\n' \
+  > $SG/root.layers.0.fc/statistics.csv
+stats_bin='$Version=1.0\n$Object.Count=0\n$Object.Length=0\nformat=2\ndtype=0\ndims=1,4\nmax=4.5\nmin=1\nmean=2.75\nl2norm=6.2\n$End=1\n'
+printf "$stats_bin" > $SA/0_BlockLayer/1_LinearOperation/after/outtensor0.bin
+run compare --stats -g ${SG%/0} -m ${SA%/0} -o st1
+printf "$stats_bin" > $SA/0_BlockLayer/after/outtensor0.bin
+run compare --stats -g ${SG%/0} -m ${SA%/0} -o st2
 # zero pairs: exit 3, what was looked for, what was found, the directory meant
 run compare -m $A/0 -g $G/0 --cl layer -q
 mkdir fx && mv m/msit_fx_dump fx/

@@ -20,6 +20,8 @@ inline constexpr int kExitFailures = 1;      // problems found: files failed, di
 inline constexpr int kExitUsage = 2;         // bad command line
 inline constexpr int kExitBadInput = 3;      // a path given is missing, unreadable or not what it should be
 inline constexpr int kExitInconclusive = 4;  // compare: nothing failed, but some rows were judged from statistics only
+// compare decides between 0, 1, 3 and 4 in one place for every flow: compare_exit_status()
+// (cli/compare_outcome.h); a compare that pairs nothing is kExitBadInput (no_pairs_error()).
 inline constexpr int kExitConfig = 78;       // EX_CONFIG: configuration error (no restart)
 inline constexpr int kExitSignalBase = 128;  // interrupted: 128 + the signal (130 SIGINT, 143 SIGTERM)
 

@@ -108,6 +108,7 @@ int run_stats(const AtbRunArgs& r, const atb::AtbCompareOptions& o) {
   auto res = atb::run_stats_compare(r.golden_path, r.my_path, o);
   if (!res.ok()) {
     print_error("compare", res.error().to_string());
+    print_dir_hints(CompareFlow::kAtbStats, r.golden_path, r.my_path);
     return kExitBadInput;
   }
   mark_phase(r.timer, "pair and compare");
@@ -386,6 +387,7 @@ int run_atb_compare_cli(CompareFlow flow, const AtbRunArgs& r, const AtbCliArgs&
   auto res = atb::run_atb_compare(r.golden_path, r.my_path, o);
   if (!res.ok()) {
     print_error("compare", res.error().to_string());
+    print_dir_hints(CompareFlow::kAtbTorch, r.golden_path, r.my_path);
     return kExitBadInput;
   }
   mark_phase(r.timer, "pair and compare");

@@ -2,6 +2,7 @@
 #include "cli/compare_outcome.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
@@ -43,13 +44,23 @@ bool ends_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
 
-// `{n}_{Type}` (an ATB node dir) or `root`/`root.*` (a torch module dir): a token dir holds them.
-bool is_node_dir_name(std::string_view n) {
-  if (n == "root" || starts_with(n, "root.")) return true;
-  size_t u = n.find('_');
-  if (u == 0 || u == std::string_view::npos || u + 1 >= n.size()) return false;
-  return std::all_of(n.begin(), n.begin() + static_cast<std::ptrdiff_t>(u),
-                     [](char c) { return c >= '0' && c <= '9'; });
+// A torch token dir holds `root`/`root.*` module dirs; an ATB token dir holds `{n}_{Type}` node
+// dirs with `before/` or `after/` inside (a process dir `{PID}_npu{d}` has neither).
+bool is_token_dir(const std::string& dir, const DirListing& l) {
+  for (const auto& d : l.dirs) {
+    if (d == "root" || starts_with(d, "root.")) return true;
+    size_t u = d.find('_');
+    if (u == 0 || u == std::string::npos || u + 1 >= d.size() || !std::isalpha(static_cast<unsigned char>(d[u + 1])))
+      continue;
+    if (!std::all_of(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(u),
+                     [](char c) { return c >= '0' && c <= '9'; }))
+      continue;
+    DirListing node = list((fs::path(dir) / d).string());
+    if (std::any_of(node.dirs.begin(), node.dirs.end(),
+                    [](const std::string& n) { return n == "after" || n == "before"; }))
+      return true;
+  }
+  return false;
 }
 
 // The directory a flow expects on one side, judged from its name and its entries.
@@ -62,8 +73,7 @@ bool expected_dir(CompareFlow flow, bool golden, const std::string& dir, const D
              std::any_of(l.dirs.begin(), l.dirs.end(), [](const std::string& d) { return starts_with(d, "root."); });
     case CompareFlow::kAtbTorch:
     case CompareFlow::kAtbStats:
-    case CompareFlow::kLegacyAit:
-      return std::any_of(l.dirs.begin(), l.dirs.end(), [](const std::string& d) { return is_node_dir_name(d); });
+    case CompareFlow::kLegacyAit: return is_token_dir(dir, l);
     case CompareFlow::kTorchair:
       if (!golden) {
         return name == "msit_ge_dump" || name == "msprobe_ge_dump" ||
@@ -179,6 +189,9 @@ int no_pairs_error(CompareFlow flow, const std::string& golden, const std::strin
 void print_dir_hints(CompareFlow flow, const std::string& golden, const std::string& my) {
   for (bool g : {true, false}) {
     std::string dir = probable_dir(flow, g ? golden : my, g);
+    // Roots of ATB/torch dumps are not recognised as such (the detection looks at token and
+    // process dirs) and land in the torchair flow: point at their token dirs.
+    if (dir.empty() && flow == CompareFlow::kTorchair) dir = probable_dir(CompareFlow::kAtbTorch, g ? golden : my, g);
     if (!dir.empty()) {
       std::fprintf(stderr, "msit-compact compare: hint: did you mean %s %s?\n", g ? "--golden-path" : "--my-path",
                    dir.c_str());

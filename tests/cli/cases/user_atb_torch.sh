@@ -18,3 +18,5 @@ run compare -gp torch_dump/100_npu${device_id}/${TID}/ -mp ait_dump/tensors/${de
 # msit's other spellings: -cl/--cmp-level, -mf, -o, -l
 run compare -gp torch_dump/100_npu0/0/ -mp ait_dump/tensors/0_200/0/ -mf mapping -cl api -o out -l warning
 run compare --golden-path torch_dump/100_npu0/0/ --my-path ait_dump/tensors/0_200/0/ --cmp-level module -o out
+# the dump roots instead of the token dirs: exit 3 with the token dirs as hints
+run compare -gp torch_dump -mp ait_dump/tensors -q

@@ -266,7 +266,7 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
   cmd->add_option("--output,-o", a->output, "Directory for the report (default: current directory)");
   auto* rank = cmd->add_option("--rank", a->rank, "Only this rank of a worldsize*_global_rank* layout");
   add_jobs(cmd, a->jobs, "Worker threads");
-  add_sketch_width(cmd, a->sketch_width, "Sketch buckets for raw files summarised on the fly");
+  auto* sketch = add_sketch_width(cmd, a->sketch_width, "Sketch buckets for raw files summarised on the fly");
   auto* html =
       cmd->add_option("--html", a->html, "Also write a self-contained HTML report (plots, table) to this file");
   auto* json = cmd->add_flag("--json", a->json, "Write the rows as JSON instead of CSV");
@@ -286,6 +286,8 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
   const std::vector<F> row_reports{F::kTorchair, F::kAtbTorch, F::kLegacyAit, F::kManualMapping, F::kWeight};
   a->limited = {
       {rank, {F::kTorchair}},
+      // -w reads raw .safetensors only: nothing is summarised on the fly.
+      {sketch, {F::kTorchair, F::kAtbTorch, F::kAtbStats, F::kLegacyAit, F::kManualMapping, F::kMindie, F::kTwoFiles}},
       {html, {F::kTorchair, F::kAtbTorch, F::kLegacyAit, F::kManualMapping, F::kWeight, F::kMindie, F::kTwoFiles}},
       {json, {F::kTorchair, F::kAtbTorch, F::kLegacyAit, F::kManualMapping}},
       {filters, row_reports},

@@ -87,9 +87,9 @@ RestoreRun restore_paths(const std::vector<std::string>& paths, const RestoreOpt
         // Owners below too: a live watch --archive of a subtree would archive it again.
         std::vector<OwnedSubtree> below = owned_subtrees(fd.get(), p, &run.warnings);
         if (!below.empty()) {
-          run.errors.push_back(make_error(p + "/" + below.front().rel, Stage::kLock,
-                                          "is owned by " + below.front().holder +
-                                              " (a running msit-compact); stop it first, or pass --force"));
+          run.errors.push_back(make_error(
+              p + "/" + below.front().rel, Stage::kLock,
+              "is owned by " + below.front().holder + " (a running msit-compact); stop it first, or pass --force"));
           continue;
         }
         locks.push_back(std::move(lock).value());

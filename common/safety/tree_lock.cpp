@@ -70,7 +70,8 @@ long long effective_uid_of(const std::string& pid) {
 // An msit-compact process: its name says so, or it runs this very binary (tests fork).
 bool is_msit_compact(const std::string& pid) {
   if (first_line("/proc/" + pid + "/comm") == "msit-compact") return true;
-  struct stat mine {}, theirs {};
+  struct stat mine {
+  }, theirs{};
   return ::stat("/proc/self/exe", &mine) == 0 && ::stat(("/proc/" + pid + "/exe").c_str(), &theirs) == 0 &&
          mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino;
 }
@@ -104,7 +105,8 @@ Result<std::string> move_aside_if_same(int dir_fd, const struct stat& expected, 
 
 LockCheck check_lock(int dir_fd, const std::string& dir_path) {
   LockCheck c;
-  struct stat st {}, dir {};
+  struct stat st {
+  }, dir{};
   if (::fstatat(dir_fd, std::string(kLockName).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return c;
   c.present = true;
   c.file_uid = st.st_uid;
@@ -159,8 +161,9 @@ Result<TreeLock> TreeLock::acquire(int root_fd, const std::string& root_path, st
   for (int attempt = 0; attempt < 8; ++attempt) {
     LockCheck c = check_lock(root_fd, root_path);
     if (c.state == LockCheck::State::kLive) {
-      return make_error(root_path, Stage::kLock,
-                        "the tree is owned by " + c.holder + " (a running msit-compact); stop it first, or pass --force");
+      return make_error(
+          root_path, Stage::kLock,
+          "the tree is owned by " + c.holder + " (a running msit-compact); stop it first, or pass --force");
     }
     if (c.present) {
       struct stat st {};
@@ -216,7 +219,8 @@ bool TreeLock::lost() const {
 
 void TreeLock::release() {
   if (!fd_.valid()) return;
-  struct stat mine {}, named {};
+  struct stat mine {
+  }, named{};
   // Only our own file goes: the name may have been taken over after ours was removed.
   if (dir_.valid() && ::fstat(fd_.get(), &mine) == 0 &&
       ::fstatat(dir_.get(), std::string(kLockName).c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -246,8 +250,8 @@ LockedAncestor locked_ancestor(const std::string& abs_root) {
 
 namespace {
 
-void find_owned(int dir_fd, const std::string& rel, const std::string& shown, int depth,
-                std::vector<OwnedSubtree>& out, std::vector<std::string>* ignored) {
+void find_owned(int dir_fd, const std::string& rel, const std::string& shown, int depth, std::vector<OwnedSubtree>& out,
+                std::vector<std::string>* ignored) {
   std::vector<std::string> subdirs;
   bool has_lock = false;
   (void)list_dir_fd(dir_fd, shown, [&](std::string_view name, EntryType type) {

@@ -20,8 +20,8 @@
 namespace msit::store {
 
 struct StoredName {
-  std::string_view name;         // the raw file's base name, kept by the catalog for the process
-  int64_t id = 0;                // its row in the store's files table
+  std::string_view name;            // the raw file's base name, kept by the catalog for the process
+  int64_t id = 0;                   // its row in the store's files table
   const std::string* db = nullptr;  // that store's path, kept by the catalog for the process
 };
 
@@ -93,7 +93,7 @@ class StoreCatalog {
 
   std::mutex mu_;
   std::unordered_map<std::string, std::vector<Store*>> covering_;  // directory -> stores, nearest first
-  std::map<std::string, Slot> stores_;                              // by db path
+  std::map<std::string, Slot> stores_;                             // by db path
   // Directories that several stores record files in: their names merged once, kept for good.
   std::unordered_map<std::string, std::unique_ptr<std::vector<StoredName>>> merged_;
   std::vector<Error> errors_;

@@ -212,28 +212,30 @@ Status export_store_json(const std::string& db_path, const DirRef& base, const s
     return make_error(base.path, Stage::kExport,
                       "stopped after " + std::to_string(result.errors.size()) + " files that could not be written");
   };
-  Status st = store->for_each([&](std::string_view full_rel, const FileSummary& s) -> Status {
-    const std::string_view rel = under.empty() ? full_rel : full_rel.substr(under.size() + 1);
-    if (!is_safe_rel(rel)) {
-      result.errors.push_back(make_error(
-          db_path, Stage::kExport,
-          "stored path \"" + std::string(rel.substr(0, 200)) + "\" is not a relative path below the store; skipped"));
-      return ok_status();
-    }
-    const size_t slash = rel.rfind('/');
-    const std::string parent = slash == std::string_view::npos ? sub : join(sub, rel.substr(0, slash));
-    const std::string name =
-        std::string(slash == std::string_view::npos ? rel : rel.substr(slash + 1)) + std::string(kSummarySuffix);
-    auto dir = dirs.dir(parent);
-    if (!dir.ok()) {
-      result.errors.push_back(dir.take_error());
-      return too_many();
-    }
-    batch.push_back(PendingFile{*dir, name, summary_to_json(s)});
-    if (batch.size() < kBatch) return ok_status();
-    write_batch(batch, result);
-    return too_many();
-  }, under);
+  Status st = store->for_each(
+      [&](std::string_view full_rel, const FileSummary& s) -> Status {
+        const std::string_view rel = under.empty() ? full_rel : full_rel.substr(under.size() + 1);
+        if (!is_safe_rel(rel)) {
+          result.errors.push_back(make_error(db_path, Stage::kExport,
+                                             "stored path \"" + std::string(rel.substr(0, 200)) +
+                                                 "\" is not a relative path below the store; skipped"));
+          return ok_status();
+        }
+        const size_t slash = rel.rfind('/');
+        const std::string parent = slash == std::string_view::npos ? sub : join(sub, rel.substr(0, slash));
+        const std::string name =
+            std::string(slash == std::string_view::npos ? rel : rel.substr(slash + 1)) + std::string(kSummarySuffix);
+        auto dir = dirs.dir(parent);
+        if (!dir.ok()) {
+          result.errors.push_back(dir.take_error());
+          return too_many();
+        }
+        batch.push_back(PendingFile{*dir, name, summary_to_json(s)});
+        if (batch.size() < kBatch) return ok_status();
+        write_batch(batch, result);
+        return too_many();
+      },
+      under);
   write_batch(batch, result);  // the rest, also after a store error: those entries were read
   MSIT_TRY(st);
   return too_many();

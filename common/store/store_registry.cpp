@@ -78,8 +78,8 @@ std::vector<std::string> StoreRegistry::take_warnings() {
 namespace {
 
 bool at_or_below(const std::string& path, const std::string& dir) {
-  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
-                         (path[dir.size()] == '/' || dir == "/"));
+  return path == dir ||
+         (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && (path[dir.size()] == '/' || dir == "/"));
 }
 
 std::string rel_below(const std::string& path, const std::string& dir) {
@@ -100,7 +100,8 @@ Result<SharedFd> StoreRegistry::dir_fd(Root& root, const std::string& dir) {
   // root is reached from it without a link, as the very directory this process owns.
   MSIT_ASSIGN_OR_RETURN(UniqueFd up, open_trusted_dir(dir));
   MSIT_ASSIGN_OR_RETURN(UniqueFd down, open_dir_beneath(up.get(), rel_below(root.path, dir), root.path));
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   if (::fstat(down.get(), &a) != 0 || ::fstat(root.fd->get(), &b) != 0 || a.st_dev != b.st_dev ||
       a.st_ino != b.st_ino) {
     return make_error(dir, Stage::kStore,
@@ -170,8 +171,10 @@ void StoreRegistry::close_below(const std::string& root) {
   // The tree's own stores, and the home above it that it shared (reopened, and checked
   // again, on next use).
   auto related = [&root](const std::string& dir) {
-    return dir == root || (dir.size() > root.size() && dir.compare(0, root.size(), root) == 0 && dir[root.size()] == '/') ||
-           (root.size() > dir.size() && root.compare(0, dir.size(), dir) == 0 && (root[dir.size()] == '/' || dir == "/"));
+    return dir == root ||
+           (dir.size() > root.size() && dir.compare(0, root.size(), root) == 0 && dir[root.size()] == '/') ||
+           (root.size() > dir.size() && root.compare(0, dir.size(), dir) == 0 &&
+            (root[dir.size()] == '/' || dir == "/"));
   };
   std::erase_if(open_, [&](const auto& kv) { return related(kv.first); });
   std::erase_if(located_, [&](const auto& kv) { return related(kv.first) || related(kv.second); });

@@ -40,7 +40,7 @@ class StoreRegistry {
   struct Root {
     std::string path;
     SharedFd fd;
-    std::string network;  // the filesystem's name when it is a network one
+    std::string network;                    // the filesystem's name when it is a network one
     std::map<std::string, SharedFd> above;  // ancestors holding or homing a store, checked
   };
   Result<Root*> root_of(const std::string& path);

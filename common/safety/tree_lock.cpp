@@ -148,11 +148,6 @@ LockCheck check_lock(int dir_fd, const std::string& dir_path) {
                  std::to_string(st.st_uid) + "); ignored");
 }
 
-std::string live_lock_holder(int dir_fd) {
-  LockCheck c = check_lock(dir_fd, ".");
-  return c.state == LockCheck::State::kLive ? c.holder : std::string();
-}
-
 Result<TreeLock> TreeLock::acquire(int root_fd, const std::string& root_path, std::vector<std::string>* warnings) {
   const std::string path = lock_path(root_path);
   auto warn = [&](std::string w) {

@@ -59,9 +59,6 @@ struct LockCheck {
 // Never creates, opens for writing or changes anything. `dir_path` only names it in texts.
 LockCheck check_lock(int dir_fd, const std::string& dir_path);
 
-// The holder of a live, honoured lock in directory `dir_fd`, or "" when there is none.
-std::string live_lock_holder(int dir_fd);
-
 // Checks the ancestors of `abs_root` for a live lock of another process: a `watch` of /data
 // owns /data/dump too. Returns the first ancestor owned, with its holder, or an empty path;
 // `ignored` lists lock files on the way that do not count (planted, squatted), one line each.

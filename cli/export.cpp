@@ -1,5 +1,8 @@
-// `msit-compact export ROOT`: the entries of every summary store at or below ROOT as
-// NAME.summary.json files (never replacing one) or as one CSV of all tensors' statistics.
+// `msit-compact export ROOT`: the entries of every summary store at or below ROOT, and those
+// below ROOT of the stores above it, as NAME.summary.json files (never replacing one) or as
+// one CSV of all tensors' statistics.
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
@@ -43,7 +46,24 @@ std::string dir_of(const std::string& path) {
   return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
 }
 
-void export_json(const ExportArgs& a, const std::vector<std::string>& stores, Outcome& o) {
+// A store to export: one at or below ROOT (every entry), or one above it (store_locator.h:
+// a compact of one rank writes into its dump's home), of which only the entries below ROOT.
+struct Source {
+  std::string db;
+  std::string under;  // ROOT relative to the store's directory, for a store above ROOT
+};
+
+std::vector<Source> sources_of(const std::string& root, std::vector<Error>& bad_input) {
+  std::vector<Source> out;
+  struct stat st {};
+  if (::stat(root.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    for (auto& above : store::stores_above(root)) out.push_back({std::move(above.db_path), std::move(above.under)});
+  }
+  for (auto& db : store::find_stores(root, &bad_input)) out.push_back({std::move(db), {}});
+  return out;
+}
+
+void export_json(const ExportArgs& a, const std::vector<Source>& stores, Outcome& o) {
   DirRef out;
   if (!a.out.empty()) {
     std::error_code ec;
@@ -54,20 +74,22 @@ void export_json(const ExportArgs& a, const std::vector<std::string>& stores, Ou
     if (!fd.ok()) return o.failures.push_back(fd.error());
     out = DirRef{std::make_shared<const UniqueFd>(std::move(fd).value()), a.out};
   }
-  for (const auto& db : stores) {
+  for (const auto& [db, under] : stores) {
     DirRef base = out;
-    std::string sub = store_sub(a.root, db);
+    std::string sub = under.empty() ? store_sub(a.root, db) : std::string();
     if (a.out.empty()) {
-      auto fd = open_trusted_dir(dir_of(db));
+      // Next to the store, or for a store above ROOT, in ROOT: where the raw files were.
+      const std::string at = under.empty() ? dir_of(db) : a.root;
+      auto fd = open_trusted_dir(at);
       if (!fd.ok()) {
         o.failures.push_back(fd.error());
         continue;
       }
-      base = DirRef{std::make_shared<const UniqueFd>(std::move(fd).value()), dir_of(db)};
+      base = DirRef{std::make_shared<const UniqueFd>(std::move(fd).value()), at};
       sub.clear();
     }
     store::JsonExportResult r;
-    Status st = store::export_store_json(db, base, sub, r);
+    Status st = store::export_store_json(db, base, sub, r, under);
     o.entries += r.written;
     o.conflicts.insert(o.conflicts.end(), r.conflicts.begin(), r.conflicts.end());
     o.failures.insert(o.failures.end(), r.errors.begin(), r.errors.end());
@@ -79,7 +101,7 @@ void export_json(const ExportArgs& a, const std::vector<std::string>& stores, Ou
 
 // All rows go to a temp next to OUT, published under OUT only when complete (never replacing
 // a file), or to standard output.
-void export_csv(const ExportArgs& a, const std::vector<std::string>& stores, Outcome& o) {
+void export_csv(const ExportArgs& a, const std::vector<Source>& stores, Outcome& o) {
   std::optional<DirTemp> temp;
   if (!a.out.empty()) {
     auto ref = file_ref_of_path(a.out);
@@ -94,7 +116,7 @@ void export_csv(const ExportArgs& a, const std::vector<std::string>& stores, Out
     return ok_status();
   };
   if (Status st = sink(store::csv_header()); !st.ok()) return o.failures.push_back(st.error());
-  for (const auto& db : stores) {
+  for (const auto& [db, under] : stores) {
     size_t rows = 0;
     bool sink_failed = false;
     Status st = store::export_store_csv(
@@ -105,7 +127,7 @@ void export_csv(const ExportArgs& a, const std::vector<std::string>& stores, Out
           if (s.ok()) ++o.entries;
           return s;
         },
-        &rows);
+        &rows, under);
     o.rows += rows;
     if (st.ok()) {
       ++o.stores;
@@ -127,7 +149,7 @@ void export_csv(const ExportArgs& a, const std::vector<std::string>& stores, Out
 
 int run(const ExportArgs& a) {
   Outcome o;
-  const std::vector<std::string> stores = store::find_stores(a.root, &o.bad_input);
+  const std::vector<Source> stores = sources_of(a.root, o.bad_input);
   if (stores.empty() && o.bad_input.empty())
     o.bad_input.push_back(make_error(a.root, Stage::kExport, "no msit-summary.db at or below it"));
   if (!stores.empty()) {
@@ -138,7 +160,9 @@ int run(const ExportArgs& a) {
   for (const auto& e : o.failures) print_failure(e);
   for (const auto& e : o.bad_input) print_failure(e);
   if (a.verbosity == Verbosity::kVerbose)
-    for (const auto& db : stores) std::fprintf(stderr, "store: %s\n", db.c_str());
+    for (const auto& src : stores)
+      std::fprintf(stderr, "store: %s%s%s\n", src.db.c_str(), src.under.empty() ? "" : ", entries below ",
+                   src.under.c_str());
   const bool counts = a.verbosity != Verbosity::kQuiet;
   if (counts && a.format == "csv") {
     std::fprintf(stderr, "exported %zu rows (%zu entries) of %zu of %zu stores as CSV%s%s\n", o.rows, o.entries,

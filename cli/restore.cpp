@@ -77,6 +77,7 @@ int run(const RestoreArgs& a) {
     }
     for (const auto& e : r.errors) std::fprintf(stderr, "FAILED: %s\n", e.to_string().c_str());
   }
+  for (const auto& w : r.warnings) print_warning("restore", w);
   if (r.archives == 0 && r.errors.empty()) print_warning("restore", "no archives found");
   if (interrupted) {
     std::fprintf(stderr, "restore interrupted by %s: %zu of %zu archives restored, the rest left as they were\n",

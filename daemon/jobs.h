@@ -95,6 +95,9 @@ class JobSink {
 struct CandidatePolicy {
   std::function<bool(const std::string& dir, std::string_view name)> is_candidate;
   std::function<bool(const std::string& path)> already_done;  // may be empty
+  // The holder of the live owner's subtree that `path` lies in, or "" (may be empty): its
+  // files, temps and claims are that owner's, never this watch's (daemon/tree_owners.h).
+  std::function<std::string(const std::string& path)> owner_of = nullptr;
 };
 
 }  // namespace msit::daemon

@@ -84,8 +84,10 @@ std::vector<JobResult> EngineCompactor::run_batch(const std::vector<Job>& jobs) 
   return out;
 }
 
-CandidatePolicy engine_policy(const std::shared_ptr<const LivePolicySettings>& live) {
+CandidatePolicy engine_policy(const std::shared_ptr<const LivePolicySettings>& live,
+                              const std::shared_ptr<const TreeOwners>& owners) {
   CandidatePolicy p;
+  if (owners) p.owner_of = [owners](const std::string& path) { return owners->owner_of(path); };
   p.is_candidate = [](const std::string& dir, std::string_view name) {
     return DumpScope::of_path(dir).is_candidate(name);
   };

@@ -12,6 +12,7 @@
 #include "common/store/store_registry.h"
 #include "common/summary/compact.h"
 #include "daemon/jobs.h"
+#include "daemon/tree_owners.h"
 
 namespace msit::daemon {
 
@@ -53,7 +54,9 @@ struct LivePolicySettings {
 };
 
 // Raw dump files under a dump root (common/safety/dump_roots.h) are candidates; nothing else.
-CandidatePolicy engine_policy(const std::shared_ptr<const LivePolicySettings>& live);
+// `owners`: live owners of subtrees, whose files the watch leaves alone (may be null).
+CandidatePolicy engine_policy(const std::shared_ptr<const LivePolicySettings>& live,
+                              const std::shared_ptr<const TreeOwners>& owners = nullptr);
 
 // Whether an error is worth retrying later (I/O, space, a file that changed) rather than a
 // property of the file's content (corrupt or unsupported header).

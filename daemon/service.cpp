@@ -19,6 +19,7 @@
 #include "common/safety/tree_lock.h"
 #include "daemon/disk_space.h"
 #include "daemon/real_compactor.h"
+#include "daemon/tree_owners.h"
 #include "daemon/watcher.h"
 #include "daemon/work_queue.h"
 
@@ -85,6 +86,7 @@ class Service {
   EngineCompactor compactor_;
   std::shared_ptr<LivePolicySettings> live_;
   std::vector<TreeLock> locks_;
+  std::shared_ptr<TreeOwners> owners_ = std::make_shared<TreeOwners>();  // live owners below the roots
   DiskWatermarks watermarks_;
   std::map<std::string, uv_process_t*> hooks_running_;  // by root; freed by their close callback
   uv_loop_t loop_{};
@@ -122,6 +124,7 @@ bool Service::lock_roots(bool at_start) {
     // once it is back.
     if (locks_[i].held() && locks_[i].lost()) {
       locks_[i] = TreeLock();
+      owners_->drop_root(settings_.dirs[i]);
       compactor_.release_tree(settings_.dirs[i]);
       log_.info(settings_.dirs[i] + ": the tree's lock file was removed; lock released until the tree is back");
       continue;
@@ -130,10 +133,14 @@ bool Service::lock_roots(bool at_start) {
     const std::string& root = settings_.dirs[i];
     auto fd = open_trusted_dir(root);
     if (!fd.ok()) continue;  // not there yet: locked when it appears
+    // Lock files that make no owner (planted, squatted) are ignored, said once per taking.
     LockedAncestor a = locked_ancestor(root);
+    for (const auto& w : a.ignored) log_.warning(w);
+    std::vector<std::string> warnings;
     Result<TreeLock> lock = a.dir.empty()
-                                ? TreeLock::acquire(fd->get(), root)
+                                ? TreeLock::acquire(fd->get(), root, &warnings)
                                 : Result<TreeLock>(make_error(root, Stage::kLock, a.dir + " is owned by " + a.holder));
+    for (const auto& w : warnings) log_.warning(w);
     if (!lock.ok()) {
       log_.error(lock.error().to_string() + (at_start ? "; not starting" : "; this root is not watched"));
       if (at_start) return false;
@@ -141,6 +148,8 @@ bool Service::lock_roots(bool at_start) {
     }
     locks_[i] = std::move(lock).value();
     log_.info(root + ": owned by this watch; settle: " + describe_settle_mode(fd->get()));
+    // Owners below started first: their subtrees stay theirs (one owner per tree).
+    for (const auto& line : owners_->add_root(fd->get(), root)) log_.warning(line);
   }
   return true;
 }
@@ -194,6 +203,7 @@ bool Service::start_hook(const std::vector<std::string>& argv) {
 
 void Service::on_status_timer() {
   lock_roots(false);
+  for (const auto& line : owners_->refresh()) log_.info(line);
   int64_t now = steady_clock().now_ns();
   watermarks_.check(now);
   publish_status("running");
@@ -308,7 +318,7 @@ int Service::run() {
   pool_ = std::make_unique<WorkerPool>(
       jobs_, batch_max, compactor_, steady_clock(), [this] { uv_async_send(&wake_); }, kBatchBytesMax);
   watcher_ = std::make_unique<Watcher>(watcher_options(settings_, jobs_), settings_.dirs, source_, steady_clock(),
-                                       lease_probe(), *pool_, log_, engine_policy(live_));
+                                       lease_probe(), *pool_, log_, engine_policy(live_, owners_));
   log_.info("watching " + std::to_string(settings_.dirs.size()) + " root(s) with " + std::to_string(jobs_) +
             " worker(s), settle " + std::to_string(settings_.settle_ms) + " ms");
   watcher_->start();

@@ -72,7 +72,13 @@ void Watcher::on_tick() {
   dispatch();
 }
 
+// Files, temps and claims in a subtree another live msit-compact owns are its, not ours.
+bool Watcher::owned_by_other(const std::string& path) const {
+  return policy_.owner_of && !policy_.owner_of(path).empty();
+}
+
 void Watcher::on_candidate(const std::string& path, bool from_event) {
+  if (owned_by_other(path)) return;
   int64_t now = clock_.now_ns();
   if (from_event) {
     abandoned_.erase(path);
@@ -108,6 +114,7 @@ void Watcher::on_temp_file(const std::string& path) {
   // At start-up every temp is a dead predecessor's (we hold the tree's lock and have written
   // nothing yet). Later, only temps older than this process are stale: newer ones are ours.
   // The margin covers coarse file timestamps (a jiffy, or whole seconds on some filesystems).
+  if (owned_by_other(path)) return;
   auto f = file_ref_beneath(tree_.roots(), path);
   if (!f.ok()) return;
   struct stat st {};
@@ -123,7 +130,7 @@ void Watcher::on_temp_file(const std::string& path) {
 void Watcher::on_claim_file(const std::string& path) {
   // A raw file a killed predecessor had claimed for removal: its summary is durable, but it
   // goes only through the normal path again, under its own name.
-  if (!initial_scan_) return;
+  if (!initial_scan_ || owned_by_other(path)) return;
   auto f = file_ref_beneath(tree_.roots(), path);
   if (!f.ok()) return;
   auto back = restore_claim(f->dir, f->name);

@@ -67,6 +67,7 @@ class Watcher {
   void on_candidate(const std::string& path, bool from_event);
   void on_temp_file(const std::string& path);
   void on_claim_file(const std::string& path);
+  bool owned_by_other(const std::string& path) const;
   void warn_unknown_writer_once(const std::string& path);
   void dispatch();
   // Returns false when the entry must be erased.

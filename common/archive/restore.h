@@ -40,8 +40,9 @@ Result<RestoreOutcome> restore_archive(const std::string& archive_path, const Re
 struct RestoreRun {
   std::vector<RestoreOutcome> restored;
   std::vector<Error> errors;
-  size_t archives = 0;     // archives found
-  bool cancelled = false;  // stopped early by opts.cancelled
+  size_t archives = 0;                // archives found
+  bool cancelled = false;             // stopped early by opts.cancelled
+  std::vector<std::string> warnings;  // lock files ignored or moved aside (docs/safety.md)
 };
 // Archives named on the command line, or found under directories (links never followed; each
 // archive's directory is re-opened from its root with open_dir_below, so a directory swapped

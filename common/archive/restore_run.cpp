@@ -72,15 +72,24 @@ RestoreRun restore_paths(const std::vector<std::string>& paths, const RestoreOpt
       if (!opts.force) {
         char real[PATH_MAX];
         LockedAncestor a = locked_ancestor(::realpath(p.c_str(), real) != nullptr ? real : p);
+        run.warnings.insert(run.warnings.end(), a.ignored.begin(), a.ignored.end());
         if (!a.dir.empty()) {
           run.errors.push_back(make_error(
               p, Stage::kLock,
               a.dir + " is owned by " + a.holder + " (a running msit-compact); stop it first, or pass --force"));
           continue;
         }
-        auto lock = TreeLock::acquire(fd.get(), p);
+        auto lock = TreeLock::acquire(fd.get(), p, &run.warnings);
         if (!lock.ok()) {
           run.errors.push_back(lock.take_error());
+          continue;
+        }
+        // Owners below too: a live watch --archive of a subtree would archive it again.
+        std::vector<OwnedSubtree> below = owned_subtrees(fd.get(), p, &run.warnings);
+        if (!below.empty()) {
+          run.errors.push_back(make_error(
+              p + "/" + below.front().rel, Stage::kLock,
+              "is owned by " + below.front().holder + " (a running msit-compact); stop it first, or pass --force"));
           continue;
         }
         locks.push_back(std::move(lock).value());

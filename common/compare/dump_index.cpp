@@ -50,7 +50,7 @@ void add_stored_entries(const std::string& dir, const FileFilter& keep_file, std
     DirEntry e;
     e.is_file = true;
     e.stored = &n;
-    e.store_db = db_name;
+    e.store_db = n.db != nullptr ? n.db : db_name;  // several stores may cover one directory
     out.push_back(std::move(e));
   }
 }

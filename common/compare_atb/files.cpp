@@ -55,7 +55,7 @@ SourceFile stored_source(const std::string& dir, const store::StoredName& n, con
   SourceFile f;
   f.raw_path = (fs::path(dir) / n.name).string();
   f.kind = SourceKind::kStored;
-  f.store_db = db;
+  f.store_db = n.db != nullptr ? n.db : db;  // several stores may cover one directory
   f.store_id = n.id;
   return f;
 }

@@ -1,23 +1,18 @@
 #include "common/store/store_catalog.h"
 
+#include "common/store/store_locator.h"
+
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <utility>
 
 namespace msit::store {
 namespace {
 
-std::string parent_of(const std::string& dir) {
-  size_t slash = dir.rfind('/');
-  if (slash == std::string::npos) return {};
-  return slash == 0 ? std::string("/") : dir.substr(0, slash);
-}
-
-std::string db_in(const std::string& dir) {
-  return dir == "/" ? "/" + std::string(kStoreFileName) : dir + "/" + std::string(kStoreFileName);
-}
+std::string db_in(const std::string& dir) { return join_dir(dir, kStoreFileName); }
 
 }  // namespace
 
@@ -64,7 +59,8 @@ std::unique_ptr<StoreCatalog::Store> StoreCatalog::open_store(const std::string&
       last_sub = sub;
       last = &store->by_dir[last_sub];
     }
-    last->push_back(StoredName{store->names.keep(slash == std::string_view::npos ? rel : rel.substr(slash + 1)), id});
+    last->push_back(StoredName{store->names.keep(slash == std::string_view::npos ? rel : rel.substr(slash + 1)), id,
+                               &store->db_path});
   });
 
   if (!listed.ok()) return failed(listed.error());
@@ -76,41 +72,41 @@ std::unique_ptr<StoreCatalog::Store> StoreCatalog::open_store(const std::string&
   return store;
 }
 
-StoreCatalog::Store* StoreCatalog::covering(const std::string& dir) {
-  std::vector<std::string> walked;  // directories answered by what the walk up finds
+StoreCatalog::Store* StoreCatalog::open_slot(const std::string& store_dir) {
   Slot* slot = nullptr;
-  std::string store_dir;
-  std::unique_lock lock(mu_);
-  for (std::string d = dir;;) {
-    auto it = covering_.find(d);
-    if (it != covering_.end()) {
-      for (auto& w : walked) covering_.emplace(std::move(w), it->second);
-      return it->second;
-    }
-    walked.push_back(d);
-    const std::string db = db_in(d);
-    struct stat st {};
-    if (::lstat(db.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-      slot = &stores_[db];
-      store_dir = d;
-      break;
-    }
-    std::string up = parent_of(d);
-    if (up.empty() || up == d) break;
-    d = std::move(up);
+  {
+    std::lock_guard lock(mu_);
+    slot = &stores_[db_in(store_dir)];
   }
-  if (slot != nullptr) {
-    lock.unlock();  // listing a store of 100,000s of files takes tens of ms
-    std::call_once(slot->once, [&] {
-      auto opened = open_store(store_dir, db_in(store_dir));
-      std::lock_guard published(mu_);
-      slot->store = std::move(opened);
-    });
-    lock.lock();
+  // Listing a store of 100,000s of files takes tens of ms: outside the catalog's lock.
+  std::call_once(slot->once, [&] {
+    auto opened = open_store(store_dir, db_in(store_dir));
+    std::lock_guard published(mu_);
+    slot->store = std::move(opened);
+  });
+  std::lock_guard lock(mu_);
+  return slot->store.get();
+}
+
+const std::vector<StoreCatalog::Store*>& StoreCatalog::covering(const std::string& dir) {
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = covering_.find(dir); it != covering_.end()) return it->second;
   }
-  Store* found = slot != nullptr ? slot->store.get() : nullptr;
-  for (auto& w : walked) covering_.emplace(std::move(w), found);
-  return found;
+  // Every store at or above the directory (store_locator.h): the parent's answer plus this
+  // directory's own store, nearest first.
+  std::vector<Store*> found;
+  struct stat st {};
+  if (::lstat(db_in(dir).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    if (Store* s = open_slot(dir)) found.push_back(s);
+  }
+  const std::vector<std::string> up = reader_store_dirs(dir);
+  if (up.size() > 1) {
+    const std::vector<Store*>& above = covering(up[1]);
+    found.insert(found.end(), above.begin(), above.end());
+  }
+  std::lock_guard lock(mu_);
+  return covering_.emplace(dir, std::move(found)).first->second;  // unordered_map: references stay valid
 }
 
 const std::vector<StoredName>* StoreCatalog::stored_in(const std::string& dir, std::string* db_path) {
@@ -125,14 +121,35 @@ const std::vector<StoredName>* StoreCatalog::stored_in(const std::string& given,
   std::string dir = std::filesystem::absolute(given, ec).lexically_normal().string();
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   if (ec || dir.empty()) return nullptr;
-  Store* s = covering(dir);  // a listed store's by_dir no longer changes: read without the lock
-  if (s == nullptr) return nullptr;
-  std::string sub;
-  if (dir.size() > s->dir.size()) sub = dir.substr(s->dir == "/" ? 1 : s->dir.size() + 1);
-  auto it = s->by_dir.find(sub);
-  if (it == s->by_dir.end()) return nullptr;
-  if (db_path != nullptr) *db_path = &s->db_path;
-  return &it->second;
+  // A listed store's by_dir no longer changes: read without the lock.
+  std::vector<std::pair<Store*, const std::vector<StoredName>*>> lists;
+  for (Store* s : covering(dir)) {
+    std::string sub;
+    if (dir.size() > s->dir.size()) sub = dir.substr(s->dir == "/" ? 1 : s->dir.size() + 1);
+    auto it = s->by_dir.find(sub);
+    if (it != s->by_dir.end()) lists.emplace_back(s, &it->second);
+  }
+  if (lists.empty()) return nullptr;
+  if (db_path != nullptr) *db_path = &lists.front().first->db_path;
+  if (lists.size() == 1) return lists.front().second;
+  return merged(dir, lists);
+}
+
+// The names of several stores for one directory, the nearest store's entry for a name that
+// more than one holds (the one writers keep adding to, store_locator.h).
+const std::vector<StoredName>* StoreCatalog::merged(
+    const std::string& dir, const std::vector<std::pair<Store*, const std::vector<StoredName>*>>& lists) {
+  std::lock_guard lock(mu_);
+  if (auto it = merged_.find(dir); it != merged_.end()) return it->second.get();
+  auto out = std::make_unique<std::vector<StoredName>>();
+  auto by_name = [](const StoredName& a, const StoredName& b) { return a.name < b.name; };
+  for (const auto& [store, names] : lists) {  // nearest first: set_union keeps the first range's of equals
+    std::vector<StoredName> next;
+    next.reserve(out->size() + names->size());
+    std::set_union(out->begin(), out->end(), names->begin(), names->end(), std::back_inserter(next), by_name);
+    *out = std::move(next);
+  }
+  return merged_.emplace(dir, std::move(out)).first->second.get();
 }
 
 const StoredName* StoreCatalog::find(const std::string& raw_path, std::string* db_path) {
@@ -150,7 +167,9 @@ const StoredName* StoreCatalog::find(const std::string& raw_path, const std::str
   if (names == nullptr) return nullptr;
   auto it = std::lower_bound(names->begin(), names->end(), name,
                              [](const StoredName& a, const std::string& n) { return a.name < n; });
-  return it != names->end() && it->name == name ? &*it : nullptr;
+  if (it == names->end() || it->name != name) return nullptr;
+  if (db_path != nullptr) *db_path = it->db;  // the store holding this name, not just the nearest
+  return &*it;
 }
 
 Result<std::unique_ptr<SummaryStore>> StoreCatalog::take_connection(const std::string& db_path, Store** store) {

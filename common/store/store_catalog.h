@@ -1,5 +1,6 @@
 // Readers' view of the summary stores in the trees they walk (compare, inspect, export): for
-// any directory, the raw files that the store covering it records there, so that a stored
+// any directory, the raw files that the stores covering it record there (every store at or
+// above it, store_locator.h; the nearest wins for a path several hold), so that a stored
 // summary stands in for its raw file exactly where a NAME.summary.json would.
 #pragma once
 
@@ -19,8 +20,9 @@
 namespace msit::store {
 
 struct StoredName {
-  std::string_view name;  // the raw file's base name, kept by the catalog for the process
-  int64_t id = 0;         // its row in the store's files table
+  std::string_view name;            // the raw file's base name, kept by the catalog for the process
+  int64_t id = 0;                   // its row in the store's files table
+  const std::string* db = nullptr;  // that store's path, kept by the catalog for the process
 };
 
 class StoreCatalog {
@@ -28,8 +30,9 @@ class StoreCatalog {
   // One per process: stores are opened once and their listings shared by all walks.
   static StoreCatalog& instance();
 
-  // The raw files recorded directly in directory `dir` (absolute, normal) by the nearest store
-  // at or above it, sorted by name; `db_path` receives that store's path. nullptr when none.
+  // The raw files recorded directly in directory `dir` by the stores at or above it, sorted by
+  // name, each with its store (StoredName::db); `db_path` receives the nearest of those stores'
+  // path. nullptr when none.
   const std::vector<StoredName>* stored_in(const std::string& dir, std::string* db_path);
   // As above, with the store's path as a pointer valid as long as the catalog (the process):
   // indexes of 100,000s of stored files keep one pointer each instead of a copy of the path.
@@ -73,9 +76,12 @@ class StoreCatalog {
     std::once_flag once;
     std::unique_ptr<Store> store;  // nullptr: could not be opened (its error is in errors_)
   };
-  // The store whose directory is `dir` or its nearest ancestor holding one; nullptr when none.
+  // The stores at `dir` and its ancestors, nearest first (store_locator.h); each readable one.
   // Takes mu_ itself, and releases it while a store is opened.
-  Store* covering(const std::string& dir);
+  const std::vector<Store*>& covering(const std::string& dir);
+  Store* open_slot(const std::string& store_dir);
+  const std::vector<StoredName>* merged(const std::string& dir,
+                                        const std::vector<std::pair<Store*, const std::vector<StoredName>*>>& lists);
   // Opens and lists one store; nullptr after recording why it cannot be read.
   std::unique_ptr<Store> open_store(const std::string& dir, const std::string& db_path);
   // A read connection of `db_path` (idle or new, with its snapshot) and back.
@@ -86,8 +92,10 @@ class StoreCatalog {
   Result<T> with_connection(const std::string& db_path, Fn&& fn);
 
   std::mutex mu_;
-  std::unordered_map<std::string, Store*> covering_;  // directory -> store (nullptr: none)
-  std::map<std::string, Slot> stores_;                // by db path
+  std::unordered_map<std::string, std::vector<Store*>> covering_;  // directory -> stores, nearest first
+  std::map<std::string, Slot> stores_;                             // by db path
+  // Directories that several stores record files in: their names merged once, kept for good.
+  std::unordered_map<std::string, std::unique_ptr<std::vector<StoredName>>> merged_;
   std::vector<Error> errors_;
 };
 

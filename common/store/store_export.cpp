@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "common/io/tree_walk.h"
 #include "common/report/csv.h"
 #include "common/safety/publish.h"
+#include "common/store/store_locator.h"
 #include "common/store/summary_store.h"
 
 namespace msit::store {
@@ -184,8 +186,24 @@ std::vector<std::string> find_stores(const std::string& root, std::vector<Error>
   return out;
 }
 
+std::vector<StoreAbove> stores_above(const std::string& root) {
+  std::error_code ec;
+  std::string dir = std::filesystem::absolute(root, ec).lexically_normal().string();
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  std::vector<StoreAbove> out;
+  if (ec) return out;
+  const std::vector<std::string> dirs = reader_store_dirs(dir);
+  for (size_t i = 1; i < dirs.size(); ++i) {
+    const std::string db = join_dir(dirs[i], kStoreFileName);
+    struct stat st {};
+    if (::lstat(db.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    out.push_back({db, dir.substr(dirs[i] == "/" ? 1 : dirs[i].size() + 1)});
+  }
+  return out;
+}
+
 Status export_store_json(const std::string& db_path, const DirRef& base, const std::string& sub,
-                         JsonExportResult& result) {
+                         JsonExportResult& result, const std::string& under) {
   MSIT_ASSIGN_OR_RETURN(auto store, SummaryStore::open_read_only(db_path));
   DirMaker dirs(base);
   std::vector<PendingFile> batch;
@@ -194,27 +212,30 @@ Status export_store_json(const std::string& db_path, const DirRef& base, const s
     return make_error(base.path, Stage::kExport,
                       "stopped after " + std::to_string(result.errors.size()) + " files that could not be written");
   };
-  Status st = store->for_each([&](std::string_view rel, const FileSummary& s) -> Status {
-    if (!is_safe_rel(rel)) {
-      result.errors.push_back(make_error(
-          db_path, Stage::kExport,
-          "stored path \"" + std::string(rel.substr(0, 200)) + "\" is not a relative path below the store; skipped"));
-      return ok_status();
-    }
-    const size_t slash = rel.rfind('/');
-    const std::string parent = slash == std::string_view::npos ? sub : join(sub, rel.substr(0, slash));
-    const std::string name =
-        std::string(slash == std::string_view::npos ? rel : rel.substr(slash + 1)) + std::string(kSummarySuffix);
-    auto dir = dirs.dir(parent);
-    if (!dir.ok()) {
-      result.errors.push_back(dir.take_error());
-      return too_many();
-    }
-    batch.push_back(PendingFile{*dir, name, summary_to_json(s)});
-    if (batch.size() < kBatch) return ok_status();
-    write_batch(batch, result);
-    return too_many();
-  });
+  Status st = store->for_each(
+      [&](std::string_view full_rel, const FileSummary& s) -> Status {
+        const std::string_view rel = under.empty() ? full_rel : full_rel.substr(under.size() + 1);
+        if (!is_safe_rel(rel)) {
+          result.errors.push_back(make_error(db_path, Stage::kExport,
+                                             "stored path \"" + std::string(rel.substr(0, 200)) +
+                                                 "\" is not a relative path below the store; skipped"));
+          return ok_status();
+        }
+        const size_t slash = rel.rfind('/');
+        const std::string parent = slash == std::string_view::npos ? sub : join(sub, rel.substr(0, slash));
+        const std::string name =
+            std::string(slash == std::string_view::npos ? rel : rel.substr(slash + 1)) + std::string(kSummarySuffix);
+        auto dir = dirs.dir(parent);
+        if (!dir.ok()) {
+          result.errors.push_back(dir.take_error());
+          return too_many();
+        }
+        batch.push_back(PendingFile{*dir, name, summary_to_json(s)});
+        if (batch.size() < kBatch) return ok_status();
+        write_batch(batch, result);
+        return too_many();
+      },
+      under);
   write_batch(batch, result);  // the rest, also after a store error: those entries were read
   MSIT_TRY(st);
   return too_many();
@@ -251,12 +272,14 @@ std::string csv_rows(std::string_view store, std::string_view rel, const FileSum
 }
 
 Status export_store_csv(const std::string& db_path, const std::string& store_label,
-                        const std::function<Status(std::string_view)>& sink, size_t* rows) {
+                        const std::function<Status(std::string_view)>& sink, size_t* rows, const std::string& under) {
   MSIT_ASSIGN_OR_RETURN(auto store, SummaryStore::open_read_only(db_path));
-  return store->for_each([&](std::string_view rel, const FileSummary& s) -> Status {
-    if (rows != nullptr) *rows += s.tensors.size();
-    return sink(csv_rows(store_label, rel, s));
-  });
+  return store->for_each(
+      [&](std::string_view rel, const FileSummary& s) -> Status {
+        if (rows != nullptr) *rows += s.tensors.size();
+        return sink(csv_rows(store_label, rel, s));
+      },
+      under);
 }
 
 }  // namespace msit::store

@@ -20,6 +20,15 @@ namespace msit::store {
 // that cannot be read are reported in `problems` and skipped.
 std::vector<std::string> find_stores(const std::string& root, std::vector<Error>* problems);
 
+// The stores above directory `root` that may hold summaries of files below it (a compact of
+// one rank writes into its dump's home, store_locator.h): each store's path and `root`
+// relative to the store's directory, nearest first.
+struct StoreAbove {
+  std::string db_path;
+  std::string under;
+};
+std::vector<StoreAbove> stores_above(const std::string& root);
+
 struct JsonExportResult {
   size_t written = 0;
   std::vector<std::string> conflicts;  // paths that already existed (kept, nothing written)
@@ -29,8 +38,10 @@ struct JsonExportResult {
 // Writes each entry of store `db_path` as `<sub>/<rel>.summary.json` below directory `base`,
 // creating directories as needed (never through a symlink) and never replacing a file: a name
 // that is taken is a conflict. A store that cannot be read is an error naming it.
+// With `under` (a directory relative to the store), only the entries below it, with paths
+// relative to it.
 Status export_store_json(const std::string& db_path, const DirRef& base, const std::string& sub,
-                         JsonExportResult& result);
+                         JsonExportResult& result, const std::string& under = {});
 
 // The CSV's header line (with its newline) and the rows of one entry: one per tensor,
 // `store` naming the store in the first column. Text cells are quoted as CSV needs and
@@ -41,7 +52,8 @@ std::string csv_rows(std::string_view store, std::string_view rel, const FileSum
 // Every entry of store `db_path` as CSV rows handed to `sink` (one call per entry); `rows`
 // counts them. Stops at, and returns, the first error of the store or of `sink`.
 Status export_store_csv(const std::string& db_path, const std::string& store_label,
-                        const std::function<Status(std::string_view)>& sink, size_t* rows);
+                        const std::function<Status(std::string_view)>& sink, size_t* rows,
+                        const std::string& under = {});
 
 // True for a path a store may record: relative, no empty, "." or ".." component.
 bool is_safe_rel(std::string_view rel);

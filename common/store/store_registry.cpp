@@ -1,6 +1,12 @@
 #include "common/store/store_registry.h"
 
+#include "common/store/store_locator.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
+
+#include <cerrno>
 
 #include <cstdint>
 #include <utility>
@@ -34,7 +40,7 @@ void StoreRegistry::add_root(const std::string& root) {
   std::lock_guard lock(mu_);
   for (const auto& r : roots_)
     if (r.path == root) return;
-  roots_.push_back(Root{root, nullptr, {}});
+  roots_.push_back(Root{root, nullptr, {}, {}});
 }
 
 Result<StoreRegistry::Root*> StoreRegistry::root_of(const std::string& path) {
@@ -69,24 +75,85 @@ std::vector<std::string> StoreRegistry::take_warnings() {
   return std::exchange(warnings_, {});
 }
 
+namespace {
+
+bool at_or_below(const std::string& path, const std::string& dir) {
+  return path == dir ||
+         (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && (path[dir.size()] == '/' || dir == "/"));
+}
+
+std::string rel_below(const std::string& path, const std::string& dir) {
+  if (path == dir) return "";
+  return path.substr(dir == "/" ? 1 : dir.size() + 1);
+}
+
+}  // namespace
+
+Result<SharedFd> StoreRegistry::dir_fd(Root& root, const std::string& dir) {
+  if (at_or_below(dir, root.path)) {
+    if (dir == root.path) return root.fd;
+    MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_dir_beneath(root.fd->get(), rel_below(dir, root.path), dir));
+    return SharedFd(std::make_shared<const UniqueFd>(std::move(fd)));
+  }
+  if (auto it = root.above.find(dir); it != root.above.end()) return it->second;
+  // An ancestor of the tree given (trusted as given, like the root): it counts only if the
+  // root is reached from it without a link, as the very directory this process owns.
+  MSIT_ASSIGN_OR_RETURN(UniqueFd up, open_trusted_dir(dir));
+  MSIT_ASSIGN_OR_RETURN(UniqueFd down, open_dir_beneath(up.get(), rel_below(root.path, dir), root.path));
+  struct stat a {
+  }, b{};
+  if (::fstat(down.get(), &a) != 0 || ::fstat(root.fd->get(), &b) != 0 || a.st_dev != b.st_dev ||
+      a.st_ino != b.st_ino) {
+    return make_error(dir, Stage::kStore,
+                      "does not lead to " + root.path + " any more (moved or replaced); no store written there");
+  }
+  SharedFd fd = std::make_shared<const UniqueFd>(std::move(up));
+  root.above.emplace(dir, fd);
+  return fd;
+}
+
+Result<std::string> StoreRegistry::locate(Root& root, const std::string& dir) {
+  if (auto it = located_.find(dir); it != located_.end()) return it->second;
+  const std::vector<std::string> dirs = writer_store_dirs(dir);
+  if (dirs.empty()) return make_error(dir, Stage::kStore, "is in no dump root; no store written");
+  std::string chosen = dirs.back();  // the home
+  for (const auto& d : dirs) {
+    if (auto open = open_.find(d); open != open_.end()) {
+      chosen = d;
+      break;
+    }
+    MSIT_ASSIGN_OR_RETURN(SharedFd fd, dir_fd(root, d));
+    struct stat st {};
+    if (::fstatat(fd->get(), std::string(kStoreFileName).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+      chosen = d;  // a store written by an earlier version nested inside the dump: it stays in use
+      break;
+    }
+  }
+  located_.emplace(dir, chosen);
+  return chosen;
+}
+
 Result<StoreRegistry::Slot> StoreRegistry::store_for(const std::string& path) {
   std::lock_guard lock(mu_);
   MSIT_ASSIGN_OR_RETURN(Root * root, root_of(path));
-  const std::string rel_in_root = path.substr(root->path == "/" ? 1 : root->path.size() + 1);
-  const std::string dir_rel = store_dir_for(root->path, rel_in_root);
-  const std::string dir_path = dir_rel.empty() ? root->path : root->path + "/" + dir_rel;
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == 0 ? std::string("/") : path.substr(0, slash);
+  MSIT_ASSIGN_OR_RETURN(std::string store_dir, locate(*root, dir));
   Slot slot;
-  slot.rel = dir_rel.empty() ? rel_in_root : rel_in_root.substr(dir_rel.size() + 1);
-  auto it = open_.find(dir_path);
+  slot.rel = rel_below(path, store_dir);
+  auto it = open_.find(store_dir);
   if (it != open_.end()) {
     slot.store = it->second;
     return slot;
   }
-  MSIT_ASSIGN_OR_RETURN(UniqueFd dir_fd, open_dir_beneath(root->fd->get(), dir_rel, dir_path));
-  DirRef dir{std::make_shared<const UniqueFd>(std::move(dir_fd)), dir_path};
-  MSIT_ASSIGN_OR_RETURN(std::unique_ptr<SummaryStore> s, SummaryStore::open_for_write(dir));
+  MSIT_ASSIGN_OR_RETURN(SharedFd fd, dir_fd(*root, store_dir));
+  // The store keeps its own descriptor of the directory: the ancestors' cache may be dropped.
+  UniqueFd own(::fcntl(fd->get(), F_DUPFD_CLOEXEC, 0));
+  if (!own.valid()) return make_sys_error(store_dir, Stage::kStore, "cannot duplicate the directory fd", errno);
+  DirRef ref{std::make_shared<const UniqueFd>(std::move(own)), store_dir};
+  MSIT_ASSIGN_OR_RETURN(std::unique_ptr<SummaryStore> s, SummaryStore::open_for_write(ref));
   slot.store = std::shared_ptr<SummaryStore>(std::move(s));
-  open_.emplace(dir_path, slot.store);
+  open_.emplace(store_dir, slot.store);
   return slot;
 }
 
@@ -101,14 +168,21 @@ namespace msit::store {
 
 void StoreRegistry::close_below(const std::string& root) {
   std::lock_guard lock(mu_);
-  for (auto it = open_.begin(); it != open_.end();) {
-    const bool below =
-        it->first == root || (it->first.size() > root.size() && it->first.compare(0, root.size(), root) == 0 &&
-                              it->first[root.size()] == '/');
-    it = below ? open_.erase(it) : std::next(it);
-  }
+  // The tree's own stores, and the home above it that it shared (reopened, and checked
+  // again, on next use).
+  auto related = [&root](const std::string& dir) {
+    return dir == root ||
+           (dir.size() > root.size() && dir.compare(0, root.size(), root) == 0 && dir[root.size()] == '/') ||
+           (root.size() > dir.size() && root.compare(0, dir.size(), dir) == 0 &&
+            (root[dir.size()] == '/' || dir == "/"));
+  };
+  std::erase_if(open_, [&](const auto& kv) { return related(kv.first); });
+  std::erase_if(located_, [&](const auto& kv) { return related(kv.first) || related(kv.second); });
   for (auto& r : roots_) {
-    if (r.path == root) r.fd.reset();
+    if (r.path == root) {
+      r.fd.reset();
+      r.above.clear();
+    }
   }
 }
 

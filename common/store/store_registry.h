@@ -1,5 +1,6 @@
-// The stores a writer (compact, watch) fills: one per dump root, opened on first use below
-// the tree's root fd without following links, and shared by all its workers.
+// The stores a writer (compact, watch) fills: one per dump, where store_locator.h says (the
+// dump's home, possibly above the tree given), opened on first use through directory fds
+// without following links, and shared by all its workers.
 #pragma once
 
 #include <map>
@@ -23,7 +24,8 @@ class StoreRegistry {
     std::shared_ptr<SummaryStore> store;
     std::string rel;  // the raw file's path relative to the store's directory
   };
-  // The store that takes the summary of raw file `path` (absolute, below a registered root).
+  // The store that takes the summary of raw file `path` (absolute, below a registered root):
+  // the nearest existing store between its directory and its home, else a new one in the home.
   Result<Slot> store_for(const std::string& path);
   // True when `path`'s tree is on a network filesystem (network_filesystem()): its summaries
   // are written as JSON files instead, and warnings() says so once per tree.
@@ -38,13 +40,19 @@ class StoreRegistry {
   struct Root {
     std::string path;
     SharedFd fd;
-    std::string network;  // the filesystem's name when it is a network one
+    std::string network;                    // the filesystem's name when it is a network one
+    std::map<std::string, SharedFd> above;  // ancestors holding or homing a store, checked
   };
   Result<Root*> root_of(const std::string& path);
+  // Directory `dir` (the root, below it, or one of its ancestors up to the home) as an fd.
+  Result<SharedFd> dir_fd(Root& root, const std::string& dir);
+  // The store directory for files of `dir` (store_locator.h), cached per directory.
+  Result<std::string> locate(Root& root, const std::string& dir);
 
   std::mutex mu_;
   std::vector<Root> roots_;
   std::map<std::string, std::shared_ptr<SummaryStore>> open_;  // by store directory
+  std::map<std::string, std::string> located_;                 // raw file directory -> store directory
   std::vector<std::string> warnings_;
 };
 

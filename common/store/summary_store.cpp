@@ -512,9 +512,13 @@ Result<uint64_t> SummaryStore::raw_size(int64_t file_id) {
   return static_cast<uint64_t>(sqlite3_column_int64(s.get(), 0));
 }
 
-Status SummaryStore::for_each(const std::function<Status(std::string_view, const FileSummary&)>& visit) {
+Status SummaryStore::for_each(const std::function<Status(std::string_view, const FileSummary&)>& visit,
+                              std::string_view under) {
   std::vector<std::pair<int64_t, std::string>> files;
-  MSIT_TRY(list([&](int64_t id, std::string_view rel) { files.emplace_back(id, std::string(rel)); }));
+  MSIT_TRY(list([&](int64_t id, std::string_view rel) {
+    if (under.empty() || (rel.size() > under.size() && rel.starts_with(under) && rel[under.size()] == '/'))
+      files.emplace_back(id, std::string(rel));
+  }));
   for (const auto& [id, rel] : files) {
     Result<FileSummary> f = [&] {
       std::lock_guard lock(mu_);
@@ -532,35 +536,6 @@ Result<size_t> SummaryStore::file_count() {
   if (sqlite3_step(s.get()) != SQLITE_ROW)
     return sqlite_error(db_.get(), path_, Stage::kStore, "cannot count the files");
   return static_cast<size_t>(sqlite3_column_int64(s.get(), 0));
-}
-
-std::string store_dir_for(std::string_view root, std::string_view rel) {
-  DumpScope scope = DumpScope::of_path(root);
-  if (scope.kind() != DumpRootKind::kNone) return "";
-  size_t pos = 0;
-  while (true) {
-    size_t slash = rel.find('/', pos);
-    if (slash == std::string_view::npos) return "";  // the file itself is not under a dump root
-    scope = scope.enter(rel.substr(pos, slash - pos));
-    if (scope.kind() != DumpRootKind::kNone) return std::string(rel.substr(0, slash));
-    pos = slash + 1;
-  }
-}
-
-std::optional<StoreLocation> find_store_of(const std::string& raw_path) {
-  std::string dir = raw_path;
-  std::string rel;
-  while (true) {
-    size_t slash = dir.rfind('/');
-    if (slash == std::string::npos) return std::nullopt;
-    std::string name = dir.substr(slash + 1);
-    rel = rel.empty() ? name : name + "/" + rel;
-    dir.resize(slash);
-    const std::string db = (dir.empty() ? std::string() : dir) + "/" + std::string(kStoreFileName);
-    struct stat st {};
-    if (::lstat(db.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return StoreLocation{db, rel};
-    if (dir.empty()) return std::nullopt;
-  }
 }
 
 }  // namespace msit::store

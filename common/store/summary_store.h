@@ -77,8 +77,10 @@ class SummaryStore {
   // ones from IN lists; a file without tensors or an id not in the store is left to load(),
   // which says which.
   void load_many(const std::vector<int64_t>& ids, std::vector<std::optional<Result<FileSummary>>>& out);
-  // Every entry in path order with its summary (export).
-  Status for_each(const std::function<Status(std::string_view rel, const FileSummary&)>& visit);
+  // Every entry in path order with its summary (export); with `under` (a relative directory),
+  // only the entries below it.
+  Status for_each(const std::function<Status(std::string_view rel, const FileSummary&)>& visit,
+                  std::string_view under = {});
   Result<size_t> file_count();
 
  private:
@@ -114,17 +116,6 @@ class SummaryStore {
   std::unique_ptr<SummaryStore> lookups_;
 };
 
-// Where the store of raw file `rel` (relative to tree root `root`) lives, relative to that
-// root: the outermost directory from the root down that is a dump root ("" when the root
-// itself is inside a dump). One store per dump, inside the tree its owner was given.
-std::string store_dir_for(std::string_view root, std::string_view rel);
-
-// The store that holds raw file `raw_path`: the nearest store among the ancestors of its
-// directory, and the raw path relative to that store's directory. nullopt when none.
-struct StoreLocation {
-  std::string db_path;
-  std::string rel;
-};
-std::optional<StoreLocation> find_store_of(const std::string& raw_path);
+// Where stores live, for writers and readers alike: common/store/store_locator.h.
 
 }  // namespace msit::store

@@ -233,7 +233,7 @@ PreparedSummary skeleton(const FileRef& f, const CompactOptions& opts) {
 
 std::string summary_path_for(const std::string& raw_path, SummaryFormat format) {
   if (format == SummaryFormat::kRich) return summary_name_for(raw_path);
-  if (format == SummaryFormat::kStore) return {};  // rows of a store, not a file: store::find_store_of()
+  if (format == SummaryFormat::kStore) return {};  // rows of a store, not a file: common/store/store_locator.h
   return min_max_name_for(raw_path);
 }
 

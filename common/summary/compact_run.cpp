@@ -122,10 +122,11 @@ class Scanner {
     if (dir.empty()) return;
     auto fd = open_dir_beneath(rs_.fd->get(), dir, rs_.root + "/" + dir);
     if (!fd.ok()) return;
-    std::string holder = live_lock_holder(fd->get());
-    if (holder.empty()) return;
+    LockCheck c = check_lock(fd->get(), rs_.root + "/" + dir);
+    if (c.state == LockCheck::State::kIgnored) report_.notes.push_back(c.why);
+    if (c.state != LockCheck::State::kLive) return;
     rs_.owned_subtrees.push_back(dir);
-    report_.notes.push_back("skipped " + rs_.root + "/" + dir + ": owned by " + holder + " (a running msit-compact)");
+    report_.notes.push_back("skipped " + rs_.root + "/" + dir + ": owned by " + c.holder + " (a running msit-compact)");
   }
 
   RootScan& rs_;
@@ -202,12 +203,13 @@ std::optional<RootScan> scan_root(const std::string& given, const CompactRunOpti
   const bool writes = !opts.file.dry_run;
   if (writes && !opts.force) {
     LockedAncestor a = locked_ancestor(rs.root);
+    report.notes.insert(report.notes.end(), a.ignored.begin(), a.ignored.end());
     if (!a.dir.empty()) {
       problems.push_back(
           {given, a.dir + " is owned by " + a.holder + " (a running msit-compact); stop it first, or pass --force"});
       return std::nullopt;
     }
-    auto lock = TreeLock::acquire(rs.fd->get(), rs.root);
+    auto lock = TreeLock::acquire(rs.fd->get(), rs.root, &report.notes);
     if (!lock.ok()) {
       problems.push_back({given, lock.error().to_string()});
       return std::nullopt;

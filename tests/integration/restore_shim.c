@@ -20,6 +20,7 @@ extern char** environ;
 static int is_publish(const char* from, const char* to) {
   if (from == NULL || to == NULL || strstr(from, ".msit-tmp.") == NULL) return 0;
   if (strstr(from, ".msit-tmp.claim.") != NULL) return 0;
+  if (strstr(to, ".msit-compact.lock") != NULL) return 0; /* the tree lock, published at start */
   const char* match = getenv("MSIT_SHIM_MATCH");
   return match == NULL || strstr(to, match) != NULL;
 }

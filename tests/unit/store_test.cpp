@@ -448,13 +448,7 @@ TEST_F(StoreTest, DamagedStoreIsReportedAndNeverRebuilt) {
   EXPECT_EQ(read(db()), "just text, not SQLite");
 }
 
-TEST(StoreLocation, OutermostDumpRootInsideTheTree) {
-  EXPECT_EQ(store_dir_for("/data/run", "msit_fx_dump/worldsize1_global_rank0/gm_1_dump/0/" + kFx), "msit_fx_dump");
-  EXPECT_EQ(store_dir_for("/data/run/msit_fx_dump", "worldsize1_global_rank0/gm_1_dump/0/" + kFx), "");
-  EXPECT_EQ(store_dir_for("/data/run/msit_ge_dump/20250101120000", "0/graph_1_0/1/0/Add.Add_2.44.6.17"), "");
-  EXPECT_EQ(store_dir_for("/data", "x/y/msit_dump_1/tensors/0_1/0/3_Linear/after/outtensor0.bin"), "x/y/msit_dump_1");
-  EXPECT_EQ(store_dir_for("/data", "loose.npy"), "");
-}
+// Where stores live (store_home_of, writer_store_dirs, reader_store_dirs): tests/unit/store_owners_test.cpp.
 
 // compact with the store: raw files go only after the commit, and a different summary already
 // stored under a raw file's path is never replaced (the raw file is kept).

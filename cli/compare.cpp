@@ -21,7 +21,7 @@
 #include "cli/commands.h"
 #include "cli/compare_atb.h"
 #include "common/compare/compare.h"
-#include "common/io/atomic_write.h"
+#include "common/io/output_file.h"
 #include "common/report/csv.h"
 #include "common/report/html_report.h"
 #include "common/report/terminal_summary.h"
@@ -43,21 +43,16 @@ struct CompareArgs {
   AtbCliArgs atb;  // ATB / torch-hook dumps (cli/compare_atb.cpp)
 };
 
-// The CSV streamed into a temp file as its chunks are formatted, then published durably.
+// The CSV streamed into an output file (common/io/output_file.h) as its chunks are formatted.
 Status write_csv_file(const std::string& path, const std::vector<ReportRow>& rows, const CsvOptions& co) {
-  MSIT_ASSIGN_OR_RETURN(TempFile tmp, TempFile::create(path));
-  MSIT_TRY(
-      write_report_csv(rows, co, [&](std::string_view part) { return tmp.write(std::as_bytes(std::span(part))); }));
-  MSIT_TRY(tmp.sync_and_close());
-  MSIT_TRY(rename_into_place(tmp.release(), path));
-  return fsync_dir(parent_dir(path));
+  MSIT_ASSIGN_OR_RETURN(OutputFile out, OutputFile::create(path));
+  MSIT_TRY(write_report_csv(rows, co, [&](std::string_view part) { return out.write(part); }));
+  return out.commit();
 }
 
 int write_reports(const CompareArgs& a, const CompareResult& res, PhaseTimer* timer) {
-  std::error_code ec;
-  std::filesystem::create_directories(a.output, ec);
-  if (ec) {
-    print_error("compare", a.output + ": create: " + ec.message());
+  if (auto dir = open_output_dir(a.output); !dir.ok()) {
+    print_error("compare", dir.error().to_string());
     return kExitBadInput;
   }
   std::time_t now = std::time(nullptr);
@@ -70,7 +65,7 @@ int write_reports(const CompareArgs& a, const CompareResult& res, PhaseTimer* ti
     const std::vector<ReportRow>& rows = a.msit_filters ? filtered : rr.rows;
     std::string name = report_file_name(res.report_prefix, rr.rank, now, a.json ? "json" : "csv");
     std::string path = (std::filesystem::path(a.output) / name).string();
-    Status st = a.json ? atomic_write_file(path, report_json(rows, co)) : write_csv_file(path, rows, co);
+    Status st = a.json ? write_output_file(path, report_json(rows, co)) : write_csv_file(path, rows, co);
     if (!st.ok()) {
       print_error("compare", st.error().to_string());
       return kExitBadInput;
@@ -126,7 +121,7 @@ int write_html(const CompareArgs& a, const CompareResult& res) {
   std::vector<HtmlRank> ranks;
   for (const auto& rr : res.ranks) ranks.push_back(HtmlRank{rr.rank, &rr.rows});
   std::string title = std::string(compare_mode_name(res.mode)) + ": " + a.my_path + " vs " + a.golden_path;
-  Status st = atomic_write_file(a.html, html_report(ranks, title));
+  Status st = write_output_file(a.html, html_report(ranks, title));
   if (!st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;

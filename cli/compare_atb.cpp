@@ -16,7 +16,7 @@
 #include "common/compare_atb/stats_compare.h"
 #include "common/compare_atb/weight_compare.h"
 #include "common/compare_atb/xlsx_report.h"
-#include "common/io/atomic_write.h"
+#include "common/io/output_file.h"
 #include "common/report/csv.h"
 #include "common/report/terminal_summary.h"
 
@@ -24,12 +24,9 @@ namespace msit::cli {
 namespace {
 
 Status write_csv(const std::string& path, const std::vector<ReportRow>& rows, const CsvOptions& co) {
-  MSIT_ASSIGN_OR_RETURN(TempFile tmp, TempFile::create(path));
-  MSIT_TRY(
-      write_report_csv(rows, co, [&](std::string_view part) { return tmp.write(std::as_bytes(std::span(part))); }));
-  MSIT_TRY(tmp.sync_and_close());
-  MSIT_TRY(rename_into_place(tmp.release(), path));
-  return fsync_dir(parent_dir(path));
+  MSIT_ASSIGN_OR_RETURN(OutputFile out, OutputFile::create(path));
+  MSIT_TRY(write_report_csv(rows, co, [&](std::string_view part) { return out.write(part); }));
+  return out.commit();
 }
 
 // MindIE Torch (atb-torch.md 4): {out}/comparison_results.csv.
@@ -42,10 +39,8 @@ int run_mindie(const AtbRunArgs& r, const AtbCliArgs& a) {
     return kExitBadInput;
   }
   print_warnings("compare", res->warnings, r.verbosity);
-  std::error_code ec;
-  std::filesystem::create_directories(r.output, ec);
   std::string path = (std::filesystem::path(r.output) / "comparison_results.csv").string();
-  if (Status st = atomic_write_file(path, atb::mindie_csv(res->rows)); !st.ok()) {
+  if (Status st = write_output_file(path, atb::mindie_csv(res->rows)); !st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
@@ -69,12 +64,10 @@ int run_stats(const AtbRunArgs& r, const atb::AtbCompareOptions& o) {
     return kExitBadInput;
   }
   print_warnings("compare", res->warnings, r.verbosity);
-  std::error_code ec;
-  std::filesystem::create_directories(r.output, ec);
   std::string path = (std::filesystem::path(r.output) /
                       report_file_name("statstics_cmp_report", std::nullopt, std::time(nullptr), "csv"))
                          .string();
-  if (Status st = atomic_write_file(path, atb::stats_report_csv(res->rows)); !st.ok()) {
+  if (Status st = write_output_file(path, atb::stats_report_csv(res->rows)); !st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
@@ -115,13 +108,11 @@ int run_legacy(const AtbRunArgs& r, const AtbCliArgs& a, bool manual) {
       row.note = row.note.empty() ? "ait drops int8-vs-non-int8 rows" : row.note + "; ait drops int8-vs-non-int8 rows";
     }
   }
-  std::error_code ec;
-  std::filesystem::create_directories(r.output, ec);
   CsvOptions co;
   co.extra_columns = !r.msit_columns;
   std::string path =
       (std::filesystem::path(r.output) / ait_report_name(std::time(nullptr), r.json ? "json" : "csv")).string();
-  Status st = atomic_write_file(path, r.json ? report_json(rows, co) : atb::legacy_csv(rows, co.extra_columns));
+  Status st = write_output_file(path, r.json ? report_json(rows, co) : atb::legacy_csv(rows, co.extra_columns));
   if (!st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
@@ -148,12 +139,10 @@ int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
   if (r.msit_filters || a.msit_compat) {  // msit drops shape-only mismatches
     std::erase_if(rows, [](const atb::WeightRow& w) { return w.row.cmp_fail_reason == "data shape doesn't match."; });
   }
-  std::error_code ec;
-  std::filesystem::create_directories(r.output, ec);
   std::string path =
       (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, std::time(nullptr), "csv"))
           .string();
-  if (Status st = atomic_write_file(path, atb::weight_report_csv(rows, !r.msit_columns)); !st.ok()) {
+  if (Status st = write_output_file(path, atb::weight_report_csv(rows, !r.msit_columns)); !st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
@@ -300,8 +289,6 @@ int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
     return kExitBadInput;
   }
   print_warnings("compare", res->warnings, r.verbosity);
-  std::error_code ec;
-  std::filesystem::create_directories(r.output, ec);
   CsvOptions co;
   co.extra_columns = !r.msit_columns;
   co.jobs = r.jobs;
@@ -320,7 +307,7 @@ int run_atb_compare_cli(const AtbRunArgs& r, const AtbCliArgs& a) {
     path = (std::filesystem::path(r.output) /
             report_file_name("msit_cmp_report", std::nullopt, now, r.json ? "json" : "csv"))
                .string();
-    st = r.json ? atomic_write_file(path, report_json(kept, co)) : write_csv(path, kept, co);
+    st = r.json ? write_output_file(path, report_json(kept, co)) : write_csv(path, kept, co);
   } else {
     path = (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, now, "xlsx")).string();
     st = atb::write_xlsx_report(path, res->sheets, co.extra_columns);

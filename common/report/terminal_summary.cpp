@@ -10,6 +10,7 @@
 #include <map>
 
 #include "common/compare/divergence.h"
+#include "common/base/printable.h"
 #include "common/io/derived_names.h"
 #include "common/report/csv.h"
 #include "common/report/op_label.h"
@@ -235,7 +236,7 @@ std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<i
          " rows judged from statistics only (min/max, or no sketch): they are not shown to pass\n";
   }
   s += next_block(!firsts.empty() ? firsts.front() : fail, o);
-  return s;
+  return printable_lines(s);  // op and file names come from the dump: no escape sequence reaches the terminal
 }
 
 }  // namespace msit

@@ -30,4 +30,14 @@ class OpenFileIndex {
   std::string gap_;
 };
 
+// Whether this process has capability `cap` (CAP_SYS_PTRACE: reading other users' /proc/PID/fd)
+// in its effective set.
+bool has_effective_capability(int cap);
+// The hidepid= value of the proc mount in a mountinfo file ("" when not set or 0).
+std::string proc_hidepid(const std::string& mountinfo);
+// The one log line's reason why process `pid` (owned by `uid`) could not be looked at: the real
+// cause (not root, no CAP_SYS_PTRACE, a security module), never a guess.
+std::string unreadable_process_reason(const std::string& pid, const std::string& uid, int err, bool is_root,
+                                      bool has_ptrace_cap);
+
 }  // namespace msit

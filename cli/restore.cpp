@@ -64,7 +64,7 @@ int run(const RestoreArgs& a) {
     nlohmann::json j = {{"restored", restored}, {"failures", nlohmann::json::array()}};
     for (const auto& e : r.errors) j["failures"].push_back({{"path", e.path}, {"reason", e.to_string()}});
     if (interrupted) j["interrupted_by"] = sig == SIGTERM ? "SIGTERM" : "SIGINT";
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
     if (a.verbosity == Verbosity::kVerbose) {
       for (const auto& o : r.restored) {

@@ -23,7 +23,7 @@ std::pair<std::string, std::string> split_last(std::string path) {
 std::string not_ours(int dir_fd, const std::string& name) {
   struct stat st {};
   if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return "it cannot be examined";
-  if (S_ISLNK(st.st_mode)) return "it is a symbolic link (never followed)";
+  if (S_ISLNK(st.st_mode)) return "it is a symbolic link, never followed";
   if (!S_ISREG(st.st_mode)) return "it is not a regular file";
   if (st.st_uid != ::geteuid()) return "it belongs to uid " + std::to_string(st.st_uid);
   if (st.st_nlink != 1) return "it has " + std::to_string(st.st_nlink) + " hard links";

@@ -44,7 +44,15 @@ bool scan_fds(int pid_fd, std::set<std::pair<dev_t, ino_t>>& out, int* err) {
   while (dirent* e = ::readdir(d)) {
     if (e->d_name[0] == '.') continue;
     struct stat st {};
-    if (::fstatat(::dirfd(d), e->d_name, &st, 0) == 0 && S_ISREG(st.st_mode)) out.insert({st.st_dev, st.st_ino});
+    if (::fstatat(::dirfd(d), e->d_name, &st, 0) == 0) {
+      if (S_ISREG(st.st_mode)) out.insert({st.st_dev, st.st_ino});
+    } else if (errno == EACCES || errno == EPERM) {
+      // The fd directory can be listed (mode bits) while its links cannot be followed (the
+      // ptrace check): nothing of this process was seen.
+      *err = errno;
+      ::closedir(d);
+      return false;
+    }
   }
   ::closedir(d);
   return true;
@@ -76,6 +84,18 @@ bool scan_maps(int pid_fd, std::set<std::pair<dev_t, ino_t>>& out, int* err) {
   }
   std::fclose(f);
   return readable;
+}
+
+// A "CapPrm:"/"CapEff:" mask from a /proc status file (0 when unreadable).
+uint64_t cap_mask(int dir_fd, const char* status, const char* field) {
+  UniqueFd fd(::openat(dir_fd, status, O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return 0;
+  char buf[4096];
+  const ssize_t n = ::read(fd.get(), buf, sizeof buf - 1);
+  if (n <= 0) return 0;
+  buf[n] = '\0';
+  const char* p = std::strstr(buf, field);
+  return p == nullptr ? 0 : std::strtoull(p + std::strlen(field), nullptr, 16);
 }
 
 // The owner of a /proc/PID entry, for the message.
@@ -113,7 +133,7 @@ std::string proc_hidepid(const std::string& mountinfo) {
 }
 
 std::string unreadable_process_reason(const std::string& pid, const std::string& uid, int err, bool is_root,
-                                      bool has_ptrace_cap) {
+                                      bool has_ptrace_cap, uint64_t caps_it_has_we_lack) {
   const std::string who = "the open files of process " + pid + " (uid " + uid + ") cannot be read";
   if (!is_root) return who + ": not running as root";
   if (err != EACCES && err != EPERM) return who + " (" + std::strerror(err) + ")";
@@ -121,6 +141,13 @@ std::string unreadable_process_reason(const std::string& pid, const std::string&
     return who +
            ": this root lacks CAP_SYS_PTRACE, which reading another user's /proc/PID/fd needs (container "
            "runtimes drop it by default: docker run --cap-add SYS_PTRACE, or CapabilityBoundingSet in the unit)";
+  }
+  if (caps_it_has_we_lack != 0) {
+    int first = 0;
+    while ((caps_it_has_we_lack >> first & 1) == 0) ++first;
+    return who + ": it holds capabilities this process lacks (capability " + std::to_string(first) +
+           (first == CAP_SYS_RESOURCE ? ", CAP_SYS_RESOURCE" : "") +
+           ", dropped from this process's bounding set, as in a container or sandbox) and the kernel refuses";
   }
   return who + " although this process has CAP_SYS_PTRACE: a security module (AppArmor, SELinux) denies it, or the "
                "process belongs to another user namespace";
@@ -161,7 +188,10 @@ OpenFileIndex OpenFileIndex::scan(const std::string& proc_root) {
     ok = scan_maps(pid_fd.get(), idx.open_, &err) && ok;
     if (!ok && idx.complete_) {
       idx.complete_ = false;
-      idx.gap_ = unreadable_process_reason(e->d_name, owner_of(::dirfd(proc), e->d_name), err, is_root, ptrace_cap);
+      const uint64_t theirs = cap_mask(pid_fd.get(), "status", "CapPrm:");
+      const uint64_t ours = cap_mask(::dirfd(proc), "self/status", "CapEff:");
+      idx.gap_ = unreadable_process_reason(e->d_name, owner_of(::dirfd(proc), e->d_name), err, is_root, ptrace_cap,
+                                           theirs & ~ours);
     }
   }
   ::closedir(proc);

@@ -194,7 +194,8 @@ int run(const CompactArgs& a) {
     report = run_compact(
         a.dirs, opts, [&progress](const CompactProgress& p) { progress.update(p); }, &problems);
   }
-  if (a.json) std::printf("%s\n", report_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  if (a.json)
+    std::printf("%s\n", report_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   else print_report(report, a.dry_run, a.verbosity);
   for (const auto& p : problems) print_error("compact", p.root + ": " + p.message);
   if (report.cancelled) {

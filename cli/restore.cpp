@@ -68,8 +68,8 @@ int run(const RestoreArgs& a) {
   } else {
     if (a.verbosity == Verbosity::kVerbose) {
       for (const auto& o : r.restored) {
-        std::printf("%s -> %s (%s)%s\n", printable(o.archive_path).c_str(), printable(o.raw_path).c_str(), human_bytes(o.raw_bytes).c_str(),
-                    o.already_present ? ", already present" : "");
+        std::printf("%s -> %s (%s)%s\n", printable(o.archive_path).c_str(), printable(o.raw_path).c_str(),
+                    human_bytes(o.raw_bytes).c_str(), o.already_present ? ", already present" : "");
       }
     }
     if (a.verbosity != Verbosity::kQuiet) {

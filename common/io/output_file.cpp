@@ -46,8 +46,9 @@ Result<UniqueFd> open_output_dir(const std::string& dir) {
   UniqueFd made(::openat(up.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (made.valid()) return made;
   if (errno == ELOOP || errno == ENOTDIR)
-    return make_error(d, Stage::kOpen, "a symbolic link or file appeared under the name while it was created; not "
-                                       "followed, nothing written");
+    return make_error(d, Stage::kOpen,
+                      "a symbolic link or file appeared under the name while it was created; not "
+                      "followed, nothing written");
   return make_sys_error(d, Stage::kOpen, "cannot open the output directory", errno);
 }
 

@@ -18,7 +18,7 @@ namespace msit {
 
 // What publishing does when the final name is taken.
 enum class OnExisting : uint8_t {
-  kKeep,         // never replaced: a conflict error, the existing file kept
+  kKeep,  // never replaced: a conflict error, the existing file kept
   // Replaced (by rename: the old file is unlinked, never truncated or written) only when it is
   // a regular file with one link owned by our effective uid: our own previous report, as a
   // rerun within the same second or `--html FILE` twice. Anything else is kept: a conflict.

@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <map>
 
-#include "common/compare/divergence.h"
 #include "common/base/printable.h"
+#include "common/compare/divergence.h"
 #include "common/io/derived_names.h"
 #include "common/report/csv.h"
 #include "common/report/op_label.h"

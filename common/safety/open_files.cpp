@@ -2,10 +2,10 @@
 #include "common/safety/open_files.h"
 
 #include <dirent.h>
-#include <linux/capability.h>
-#include <sys/syscall.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -149,8 +149,9 @@ std::string unreadable_process_reason(const std::string& pid, const std::string&
            (first == CAP_SYS_RESOURCE ? ", CAP_SYS_RESOURCE" : "") +
            ", dropped from this process's bounding set, as in a container or sandbox) and the kernel refuses";
   }
-  return who + " although this process has CAP_SYS_PTRACE: a security module (AppArmor, SELinux) denies it, or the "
-               "process belongs to another user namespace";
+  return who +
+         " although this process has CAP_SYS_PTRACE: a security module (AppArmor, SELinux) denies it, or the "
+         "process belongs to another user namespace";
 }
 
 OpenFileIndex OpenFileIndex::scan(const std::string& proc_root) {

@@ -21,8 +21,7 @@ std::string errno_text(int err, const std::string& dir) {
     case ENOSPC: return "no space left on device under " + dir + "; raw files kept; free space and rerun";
     case EDQUOT: return "disk quota exceeded under " + dir + "; raw files kept; free space in the quota and rerun";
     case EROFS: return "the filesystem under " + dir + " is read-only; raw files kept";
-    case EIO:
-      return "the device under " + dir + " reported an I/O error (EIO); raw files kept; check the disk (dmesg)";
+    case EIO: return "the device under " + dir + " reported an I/O error (EIO); raw files kept; check the disk (dmesg)";
     case EACCES:
     case EPERM: return "permission denied under " + dir + "; raw files kept";
     case ENOMEM: return "out of memory; raw files kept";
@@ -42,8 +41,7 @@ std::string sqlite_failure_text(int extended_code, int sys_errno, const std::str
   switch (primary) {
     case SQLITE_FULL: return errno_text(ENOSPC, dir);  // SQLite's own word for ENOSPC
     case SQLITE_IOERR:
-      if (sys_errno != 0)
-        return "I/O error under " + dir + " (" + std::strerror(sys_errno) + "); raw files kept";
+      if (sys_errno != 0) return "I/O error under " + dir + " (" + std::strerror(sys_errno) + "); raw files kept";
       return {};
     case SQLITE_NOMEM: return errno_text(ENOMEM, dir);
     case SQLITE_CORRUPT:

@@ -1,4 +1,4 @@
-# Trust round 2, outputs and messages (docs/safety.md, O1-O8): root with real users (skipped,
+# Trust round 2, outputs and messages (docs/safety.md, O1-O10): root with real users (skipped,
 # exit 77, when not root or without useradd/setpriv).
 add_test(NAME trust_outputs COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/trust_outputs.sh ${MSIT_BIN} ${MSIT_DUMPGEN}
                                     ${CMAKE_CURRENT_LIST_DIR}/atb_tree.py)

@@ -1,10 +1,11 @@
 #!/bin/bash
-# Trust round 2, outputs and messages (docs/safety.md, "Outputs and messages", O1-O8), as root
+# Trust round 2, outputs and messages (docs/safety.md, "Outputs and messages", O1-O10), as root
 # with real users: symlinks and links another user plants under every output and temp name of
 # compare (CSV, JSON, HTML, xlsx) and export never make root write a root-only file; file names
 # with a newline and escape sequences are escaped; a FIFO named x.safetensors is refused; the
 # torch hook layout torch_dump/{PID}_npu{N} is compacted by compact and watch; a sparse raw file
-# is kept; a full disk under the store is named as such (tmpfs, when it can be mounted).
+# is kept; a too-long name and a full disk under the store (tmpfs, when it can be mounted) are
+# named as such.
 # Usage: trust_outputs.sh MSIT_BIN MSIT_DUMPGEN ATB_TREE_WRITER
 set -euo pipefail
 BIN=$1
@@ -177,7 +178,19 @@ timeout 60 "$BIN" compare -w -g "$T/w/g" -m "$T/w/m" -o "$T/w/out" > "$T/log" 2>
 [ $rc != 124 ] || fail "compare -w blocked on a FIFO"
 [ $rc = 3 ] && grep -q "x.safetensors: open: not a regular file" "$T/log" || fail "FIFO: exit $rc: $(cat "$T/log")"
 
-echo "O6: the torch hook layout torch_dump/{PID}_npu{N} is a dump root (compact and watch)"
+echo "O6: a name too long for its claim name is kept and said so"
+LN=$T/longname/msit_fx_dump/1
+mkdir -p "$LN"
+long="mm_$(printf 'x%.0s' $(seq 205))-aten.mm.default.INPUT.0.1700000000000000.npy"
+cp "$(find "$S/msit_fx_dump" -name '*.npy' | head -1)" "$LN/$long"
+rc=0
+"$BIN" compact "$T/longname" > "$T/log" 2>&1 || rc=$?
+[ $rc = 1 ] && grep -q "name too long to remove safely.*(ENAMETOOLONG); the raw file is kept" "$T/log" ||
+  fail "long name: exit $rc: $(cat "$T/log")"
+! grep -q "replaced after it was summarised" "$T/log" || fail "long name reported as replaced"
+[ -f "$LN/$long" ] || fail "the long-named raw file went"
+
+echo "O10: the torch hook layout torch_dump/{PID}_npu{N} is a dump root (compact and watch)"
 for d in torch_dump torch_dump_w; do
   mkdir -p "$T/$d/4242_npu0"
   cp -r "$AG"/. "$T/$d/4242_npu0/"
@@ -196,7 +209,7 @@ wait "$WATCH_PID" || fail "watch exit status"
 WATCH_PID=""
 [ -f "$T/torch_dump_w/4242_npu0/model_tree.json" ] || fail "watch removed model_tree.json"
 
-echo "O7: a sparse raw file is kept, not read"
+echo "O9: a sparse raw file is kept, not read"
 SP=$T/sparse/msit_fx_dump/1
 mkdir -p "$SP"
 python3 - "$SP/add_1-aten.add.Tensor.OUTPUT.0.1700000000000001.npy" << 'PY'
@@ -217,7 +230,7 @@ else
   echo "  (skipped: $T keeps no holes)"
 fi
 
-echo "O8: a full disk under the store is said plainly"
+echo "O7: a full disk under the store is said plainly"
 MNT=$T/mnt
 mkdir -p "$MNT"
 if mount -t tmpfs -o size=256k tmpfs "$MNT" 2> /dev/null; then

@@ -13,12 +13,14 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "common/base/printable.h"
 #include "common/io/output_file.h"
 #include "common/io/sparse.h"
 #include "common/safety/dump_roots.h"
 #include "common/safety/open_files.h"
+#include "common/safety/publish.h"
 #include "common/store/sqlite_message.h"
 #include "daemon/log.h"
 
@@ -47,7 +49,8 @@ class TrustOutputsTest : public ::testing::Test {
   // Names in dir_ that start with the temp prefix (none may be left behind).
   size_t temps_left() const {
     size_t n = 0;
-    for (const auto& e : fs::recursive_directory_iterator(dir_)) n += e.path().filename().string().starts_with(".msit-tmp.");
+    for (const auto& e : fs::recursive_directory_iterator(dir_))
+      n += e.path().filename().string().starts_with(".msit-tmp.");
     return n;
   }
   fs::path dir_;
@@ -71,10 +74,12 @@ TEST(Printable, EscapesNewlinesAndEscapeSequences) {
 
 TEST(Printable, EscapesInvalidUtf8AndC1Controls) {
   EXPECT_EQ(printable("bad\xff.npy"), "bad\\xff.npy");
-  EXPECT_EQ(printable("\xc3"), "\\xc3");                   // truncated sequence
-  EXPECT_EQ(printable("\xc0\xaf"), "\\xc0\\xaf");          // overlong '/'
+  EXPECT_EQ(printable("\xc3"), "\\xc3");                    // truncated sequence
+  EXPECT_EQ(printable("\xc0\xaf"), "\\xc0\\xaf");           // overlong '/'
   EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // surrogate
-  EXPECT_EQ(printable("\xc2\x9b" "31m"), "\\xc2\\x9b31m");  // U+009B, the one-byte CSI
+  EXPECT_EQ(printable("\xc2\x9b"
+                      "31m"),
+            "\\xc2\\x9b31m");  // U+009B, the one-byte CSI
 }
 
 TEST(Printable, IsIdempotentSoTwoSinksDoNotDoubleEscape) {
@@ -130,8 +135,9 @@ TEST(OpenFilesMessage, StatesTheRealReasonOnly) {
 }
 
 TEST_F(TrustOutputsTest, HidepidIsReadFromTheProcMount) {
-  write_file(dir_ / "mi", "22 27 0:21 / /proc rw,relatime - proc proc rw,hidepid=invisible\n"
-                          "23 27 0:22 / /sys rw - sysfs sysfs rw\n");
+  write_file(dir_ / "mi",
+             "22 27 0:21 / /proc rw,relatime - proc proc rw,hidepid=invisible\n"
+             "23 27 0:22 / /sys rw - sysfs sysfs rw\n");
   EXPECT_EQ(proc_hidepid((dir_ / "mi").string()), "invisible");
   write_file(dir_ / "mi0", "22 27 0:21 / /proc rw,relatime - proc proc rw\n");
   EXPECT_EQ(proc_hidepid((dir_ / "mi0").string()), "");
@@ -225,6 +231,26 @@ TEST_F(TrustOutputsTest, OutputDirectoryComponentsWeCreateAreNeverSymlinks) {
   EXPECT_FALSE(fs::is_symlink(dir_ / "elsewhere" / "new"));
 }
 
+// --- a name too long for its claim name ---
+
+TEST_F(TrustOutputsTest, TooLongForItsClaimNameIsKeptAndSaidSo) {
+  const std::string name = "mm_" + std::string(205, 'x') + "-aten.mm.default.INPUT.0.1700000000000000.npy";
+  ASSERT_EQ(name.size(), 253u);
+  write_file(dir_ / name, "raw");
+  auto dir_fd = std::make_shared<const UniqueFd>(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY));
+  const int fd = ::openat(dir_fd->get(), name.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  auto id = identity_of(fd, name);
+  ASSERT_TRUE(id.ok());
+  FileRef f{DirRef{dir_fd, dir_.string()}, name, (dir_ / name).string()};
+  Status st = remove_if_same(f, fd, *id);
+  ::close(fd);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("ENAMETOOLONG"), std::string::npos) << st.error().message;
+  EXPECT_EQ(st.error().message.find("replaced"), std::string::npos) << st.error().message;
+  EXPECT_TRUE(fs::exists(dir_ / name));
+}
+
 // --- sparse raw files ---
 
 TEST_F(TrustOutputsTest, SparseFileIsRefusedBeforeAnyRead) {
@@ -258,6 +284,31 @@ TEST_F(TrustOutputsTest, DenseAndSmallFilesAreNotSparse) {
     EXPECT_TRUE(refuse_sparse(fd, st, p.string()).ok()) << p;
     ::close(fd);
   }
+}
+
+// --- every layout of the user documentation is a dump root ---
+
+TEST(DocumentedLayouts, EveryOneIsADumpRoot) {
+  const std::string ge = "Add.Add_2.44.6.1706596912161941";
+  const std::string fx = "add_1-aten.add.Tensor.OUTPUT.0.1700000000000001.npy";
+  const std::vector<std::string> paths = {
+      "d/msit_ge_dump/worldsize2_global_rank0/20250101000000/0/model/1/0/" + ge,  // torchair GE, PTA > 7.1.0
+      "d/msit_ge_dump/20250101000000/0/model/1/0/" + ge,                          // PTA <= 7.1.0
+      "d/dump_1700000000/20250101000000/0/model/1/0/" + ge,                       // graph-vs-eager, ait v0.2.1
+      "d/msprobe_ge_dump/20250101000000/0/model/1/0/" + ge,                       // msProbe's port
+      "out/20250101000000/0/Graph/1/0/" + ge,                                     // MindIE Torch (GE-style)
+      "d/msit_fx_dump/worldsize2_global_rank0/model/0/" + fx,                     // torchair FX, PTA > 7.1.0
+      "d/msit_fx_dump/data_dump/1/gm_1700000000_dump/" + fx,                      // PTA 7.1.0
+      "./data_dump/1/gm_1700000000_dump/" + fx,                                   // PTA < 7.1.0
+      "./gm_1700000000_dump/" + fx,                                               // ait v0.2.1
+      "d/msprobe_fx_dump/model/0/" + fx,
+      "D/ait_dump/tensors/0_1234/1234/0/0_Layer/after/outtensor0.bin",  // ATB
+      "D/msit_dump_20240101_000000/tensors/0_1234/1234/0/0_Layer/before/intensor1.bin",
+      "D/msit_dump_20240101_000000/torch_tensors/npu0_1234/1234/0/root.ln/output.pth",  // newer msit
+      "D/ait_dump/torch_tensors/1234_npu0/0/root.ln/input_0.pth",                       // 2024-03 ait
+      "torch_dump/1234_npu0/4321/root.layers.0.fc/output.pth",                          // DumpConfig(dump_path=...)
+  };
+  for (const std::string& p : paths) EXPECT_TRUE(is_dump_candidate_path(p)) << p;
 }
 
 // --- the torch hook layout of DumpConfig(dump_path=...) ---

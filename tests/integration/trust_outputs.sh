@@ -184,7 +184,8 @@ mkdir -p "$LN"
 long="mm_$(printf 'x%.0s' $(seq 205))-aten.mm.default.INPUT.0.1700000000000000.npy"
 cp "$(find "$S/msit_fx_dump" -name '*.npy' | head -1)" "$LN/$long"
 rc=0
-"$BIN" compact "$T/longname" > "$T/log" 2>&1 || rc=$?
+# The store format: with per-file JSON the summary name itself is too long (said plainly too).
+MSIT_COMPACT_SUMMARY_FORMAT=store "$BIN" compact "$T/longname" > "$T/log" 2>&1 || rc=$?
 [ $rc = 1 ] && grep -q "name too long to remove safely.*(ENAMETOOLONG); the raw file is kept" "$T/log" ||
   fail "long name: exit $rc: $(cat "$T/log")"
 ! grep -q "replaced after it was summarised" "$T/log" || fail "long name reported as replaced"

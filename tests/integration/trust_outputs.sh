@@ -202,9 +202,19 @@ npth=$(find "$T/torch_dump" -name '*.pth' | wc -l)
 grep -q "compacted $npth of $npth dump files" "$T/log" || fail "torch_dump: $(cat "$T/log")"
 [ -z "$(find "$T/torch_dump" -name '*.pth')" ] && [ -f "$T/torch_dump/4242_npu0/model_tree.json" ] ||
   fail "torch_dump after compact: $(find "$T/torch_dump" -type f)"
-"$BIN" watch --settle-ms 100 "$T/torch_dump_w" > "$T/watch.log" 2>&1 &
+# The same watch logs a bad file whose directory name carries a newline and escape sequences
+# (O4 for the daemon's log).
+WI="$T/inj_w/msit_fx_dump/$(printf 'evil\n2026-01-01 00:00:00 msit-compact watch: error: forged\033[31m')"
+mkdir -p "$WI"
+head -c 4096 /dev/urandom > "$WI/mm_1-aten.mm.default.INPUT.0.1700000000000000.npy" # not an npy: refused at once
+"$BIN" watch --settle-ms 100 "$T/torch_dump_w" "$T/inj_w" > "$T/watch.log" 2>&1 &
 WATCH_PID=$!
 wait_until 60 '[ -z "$(find "$T/torch_dump_w" -name "*.pth")" ]' || fail "watch left the torch hook files: $(cat "$T/watch.log")"
+wait_until 60 'grep -q "bad magic" "$T/watch.log"' || fail "watch did not report the bad file: $(cat -v "$T/watch.log")"
+! grep -q $'\033' "$T/watch.log" || fail "an escape byte reached the daemon log: $(cat -v "$T/watch.log")"
+! grep -q '^2026-01-01 00:00:00 msit-compact watch: error: forged' "$T/watch.log" || fail "a forged log line"
+grep -qF 'evil\x0a2026-01-01 00:00:00 msit-compact watch: error: forged\x1b[31m' "$T/watch.log" ||
+  fail "daemon log not escaped: $(cat -v "$T/watch.log")"
 kill -TERM "$WATCH_PID"
 wait "$WATCH_PID" || fail "watch exit status"
 WATCH_PID=""

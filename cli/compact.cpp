@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/human.h"
+#include "common/base/printable.h"
 #include "common/safety/quarantine.h"
 #include "common/summary/compact_run.h"
 #include "common/summary/compact_settings.h"
@@ -113,8 +114,8 @@ void print_left_alone(const CompactReport& r, bool verbose) {
     std::printf("left alone: %zu symlink%s (never followed)\n", r.symlinks.size(), r.symlinks.size() == 1 ? "" : "s");
   if (verbose) {
     for (const auto& l : r.left_alone)
-      std::printf("  %s: %s\n", l.path.c_str(), std::string(left_alone_reason(l.reason)).c_str());
-    for (const auto& s : r.symlinks) std::printf("  %s: symlink\n", s.c_str());
+      std::printf("  %s: %s\n", printable(l.path).c_str(), std::string(left_alone_reason(l.reason)).c_str());
+    for (const auto& s : r.symlinks) std::printf("  %s: symlink\n", printable(s).c_str());
   } else if (!r.left_alone.empty() || !r.symlinks.empty()) {
     std::printf("(-v lists them)\n");
   }
@@ -136,7 +137,8 @@ void print_failures(const CompactReport& r, Verbosity v) {
     const size_t shown = v == Verbosity::kVerbose ? list.size() : std::min(kExamplesPerReason, list.size());
     for (size_t i = 0; i < shown; ++i) {
       const CompactFailure& f = *list[i];
-      std::fprintf(stderr, "  %s%s%s\n", f.reason.c_str(), f.moved_to.empty() ? "" : "; moved to ", f.moved_to.c_str());
+      std::fprintf(stderr, "  %s%s%s\n", printable(f.reason).c_str(), f.moved_to.empty() ? "" : "; moved to ",
+                   printable(f.moved_to).c_str());
     }
     if (shown < list.size()) std::fprintf(stderr, "  ... and %zu more\n", list.size() - shown);
     hidden |= shown < list.size();
@@ -192,7 +194,8 @@ int run(const CompactArgs& a) {
     report = run_compact(
         a.dirs, opts, [&progress](const CompactProgress& p) { progress.update(p); }, &problems);
   }
-  if (a.json) std::printf("%s\n", report_json(report).dump(2).c_str());
+  if (a.json)
+    std::printf("%s\n", report_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   else print_report(report, a.dry_run, a.verbosity);
   for (const auto& p : problems) print_error("compact", p.root + ": " + p.message);
   if (report.cancelled) {

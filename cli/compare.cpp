@@ -23,7 +23,7 @@
 #include "cli/compare_atb.h"
 #include "cli/compare_outcome.h"
 #include "common/compare/compare.h"
-#include "common/io/atomic_write.h"
+#include "common/io/output_file.h"
 #include "common/report/csv.h"
 #include "common/report/html_report.h"
 #include "common/report/terminal_summary.h"
@@ -76,21 +76,16 @@ int check_flow_options(const CompareArgs& a, CompareFlow flow) {
   return kExitOk;
 }
 
-// The CSV streamed into a temp file as its chunks are formatted, then published durably.
+// The CSV streamed into an output file (common/io/output_file.h) as its chunks are formatted.
 Status write_csv_file(const std::string& path, const std::vector<ReportRow>& rows, const CsvOptions& co) {
-  MSIT_ASSIGN_OR_RETURN(TempFile tmp, TempFile::create(path));
-  MSIT_TRY(
-      write_report_csv(rows, co, [&](std::string_view part) { return tmp.write(std::as_bytes(std::span(part))); }));
-  MSIT_TRY(tmp.sync_and_close());
-  MSIT_TRY(rename_into_place(tmp.release(), path));
-  return fsync_dir(parent_dir(path));
+  MSIT_ASSIGN_OR_RETURN(OutputFile out, OutputFile::create(path));
+  MSIT_TRY(write_report_csv(rows, co, [&](std::string_view part) { return out.write(part); }));
+  return out.commit();
 }
 
 int write_reports(const CompareArgs& a, const CompareResult& res, PhaseTimer* timer) {
-  std::error_code ec;
-  std::filesystem::create_directories(a.output, ec);
-  if (ec) {
-    print_error("compare", a.output + ": create: " + ec.message());
+  if (auto dir = open_output_dir(a.output); !dir.ok()) {
+    print_error("compare", dir.error().to_string());
     return kExitBadInput;
   }
   std::time_t now = std::time(nullptr);
@@ -103,7 +98,7 @@ int write_reports(const CompareArgs& a, const CompareResult& res, PhaseTimer* ti
     const std::vector<ReportRow>& rows = a.msit_filters ? filtered : rr.rows;
     std::string name = report_file_name(res.report_prefix, rr.rank, now, a.json ? "json" : "csv");
     std::string path = (std::filesystem::path(a.output) / name).string();
-    Status st = a.json ? atomic_write_file(path, report_json(rows, co)) : write_csv_file(path, rows, co);
+    Status st = a.json ? write_output_file(path, report_json(rows, co)) : write_csv_file(path, rows, co);
     if (!st.ok()) {
       print_error("compare", st.error().to_string());
       return kExitBadInput;

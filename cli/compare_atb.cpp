@@ -16,7 +16,7 @@
 #include "common/compare_atb/stats_compare.h"
 #include "common/compare_atb/weight_compare.h"
 #include "common/compare_atb/xlsx_report.h"
-#include "common/io/atomic_write.h"
+#include "common/io/output_file.h"
 #include "common/report/csv.h"
 #include "common/report/terminal_summary.h"
 
@@ -24,12 +24,9 @@ namespace msit::cli {
 namespace {
 
 Status write_csv(const std::string& path, const std::vector<ReportRow>& rows, const CsvOptions& co) {
-  MSIT_ASSIGN_OR_RETURN(TempFile tmp, TempFile::create(path));
-  MSIT_TRY(
-      write_report_csv(rows, co, [&](std::string_view part) { return tmp.write(std::as_bytes(std::span(part))); }));
-  MSIT_TRY(tmp.sync_and_close());
-  MSIT_TRY(rename_into_place(tmp.release(), path));
-  return fsync_dir(parent_dir(path));
+  MSIT_ASSIGN_OR_RETURN(OutputFile out, OutputFile::create(path));
+  MSIT_TRY(write_report_csv(rows, co, [&](std::string_view part) { return out.write(part); }));
+  return out.commit();
 }
 
 // The end of every flow here: the HTML report when asked for, then the one exit-status table.
@@ -43,12 +40,6 @@ int finish(const AtbRunArgs& r, CompareFlow flow, const std::vector<const std::v
     mark_phase(r.timer, "write HTML report");
   }
   return compare_exit_status(t, r.quiet);
-}
-
-std::string output_dir_error(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  return ec ? dir + ": create: " + ec.message() : std::string();
 }
 
 // MindIE Torch (atb-torch.md 4): {out}/comparison_results.csv.
@@ -72,12 +63,8 @@ int run_mindie(const AtbRunArgs& r, const AtbCliArgs& a) {
                               "/mindie_rt_op_mapping.json: NPU dump files named {fusion_op}.{digit} under --my-path "
                               "and CPU outputs in --golden-path/root.{module}/");
   }
-  if (std::string e = output_dir_error(r.output); !e.empty()) {
-    print_error("compare", e);
-    return kExitBadInput;
-  }
   std::string path = (std::filesystem::path(r.output) / "comparison_results.csv").string();
-  if (Status st = atomic_write_file(path, atb::mindie_csv(res->rows)); !st.ok()) {
+  if (Status st = write_output_file(path, atb::mindie_csv(res->rows)); !st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
@@ -119,14 +106,10 @@ int run_stats(const AtbRunArgs& r, const atb::AtbCompareOptions& o) {
                           "golden statistics.csv and my statistics of the api matches (" +
                               std::to_string(res->dropped) + " pairs without statistics on one side)");
   }
-  if (std::string e = output_dir_error(r.output); !e.empty()) {
-    print_error("compare", e);
-    return kExitBadInput;
-  }
   std::string path = (std::filesystem::path(r.output) /
                       report_file_name("statstics_cmp_report", std::nullopt, std::time(nullptr), "csv"))
                          .string();
-  if (Status st = atomic_write_file(path, atb::stats_report_csv(res->rows)); !st.ok()) {
+  if (Status st = write_output_file(path, atb::stats_report_csv(res->rows)); !st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
@@ -180,15 +163,11 @@ int run_legacy(const AtbRunArgs& r, const AtbCliArgs& a, bool manual) {
       row.note = row.note.empty() ? "ait drops int8-vs-non-int8 rows" : row.note + "; ait drops int8-vs-non-int8 rows";
     }
   }
-  if (std::string e = output_dir_error(r.output); !e.empty()) {
-    print_error("compare", e);
-    return kExitBadInput;
-  }
   CsvOptions co;
   co.extra_columns = !r.msit_columns;
   std::string path =
       (std::filesystem::path(r.output) / ait_report_name(std::time(nullptr), r.json ? "json" : "csv")).string();
-  Status st = atomic_write_file(path, r.json ? report_json(rows, co) : atb::legacy_csv(rows, co.extra_columns));
+  Status st = write_output_file(path, r.json ? report_json(rows, co) : atb::legacy_csv(rows, co.extra_columns));
   if (!st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
@@ -222,14 +201,10 @@ int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
   if (r.msit_filters || a.msit_compat) {  // msit drops shape-only mismatches
     std::erase_if(rows, [](const atb::WeightRow& w) { return w.row.cmp_fail_reason == "data shape doesn't match."; });
   }
-  if (std::string e = output_dir_error(r.output); !e.empty()) {
-    print_error("compare", e);
-    return kExitBadInput;
-  }
   std::string path =
       (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, std::time(nullptr), "csv"))
           .string();
-  if (Status st = atomic_write_file(path, atb::weight_report_csv(rows, !r.msit_columns)); !st.ok()) {
+  if (Status st = write_output_file(path, atb::weight_report_csv(rows, !r.msit_columns)); !st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
@@ -401,10 +376,6 @@ int run_atb_compare_cli(CompareFlow flow, const AtbRunArgs& r, const AtbCliArgs&
         CompareFlow::kAtbTorch, r.golden_path, r.my_path,
         "tensor files of the nodes matched by msit's " + sheets + " policies in the token directories of both paths");
   }
-  if (std::string e = output_dir_error(r.output); !e.empty()) {
-    print_error("compare", e);
-    return kExitBadInput;
-  }
   CsvOptions co;
   co.extra_columns = !r.msit_columns;
   co.jobs = r.jobs;
@@ -424,7 +395,7 @@ int run_atb_compare_cli(CompareFlow flow, const AtbRunArgs& r, const AtbCliArgs&
     path = (std::filesystem::path(r.output) /
             report_file_name("msit_cmp_report", std::nullopt, now, r.json ? "json" : "csv"))
                .string();
-    st = r.json ? atomic_write_file(path, report_json(kept, co)) : write_csv(path, kept, co);
+    st = r.json ? write_output_file(path, report_json(kept, co)) : write_csv(path, kept, co);
   } else {
     path = (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, now, "xlsx")).string();
     st = atb::write_xlsx_report(path, res->sheets, co.extra_columns);

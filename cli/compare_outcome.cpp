@@ -11,7 +11,7 @@
 
 #include "cli/options.h"
 #include "common/compare/dump_index.h"
-#include "common/io/atomic_write.h"
+#include "common/io/output_file.h"
 #include "common/io/derived_names.h"
 #include "common/io/tree_walk.h"
 
@@ -200,7 +200,7 @@ void print_dir_hints(CompareFlow flow, const std::string& golden, const std::str
 }
 
 int write_html_file(const std::string& path, const std::vector<HtmlRank>& ranks, const std::string& title, bool quiet) {
-  Status st = atomic_write_file(path, html_report(ranks, title));
+  Status st = write_output_file(path, html_report(ranks, title));
   if (!st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;

@@ -5,10 +5,11 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <filesystem>
 #include <optional>
 
 #include "cli/commands.h"
+#include "common/base/printable.h"
+#include "common/io/output_file.h"
 #include "common/safety/publish.h"
 #include "common/store/store_export.h"
 
@@ -66,11 +67,7 @@ std::vector<Source> sources_of(const std::string& root, std::vector<Error>& bad_
 void export_json(const ExportArgs& a, const std::vector<Source>& stores, Outcome& o) {
   DirRef out;
   if (!a.out.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(a.out, ec);
-    auto fd =
-        ec ? Result<UniqueFd>(make_sys_error(a.out, Stage::kExport, "cannot create the output directory", ec.value()))
-           : open_trusted_dir(a.out);
+    auto fd = open_output_dir(a.out);
     if (!fd.ok()) return o.failures.push_back(fd.error());
     out = DirRef{std::make_shared<const UniqueFd>(std::move(fd).value()), a.out};
   }
@@ -102,10 +99,9 @@ void export_json(const ExportArgs& a, const std::vector<Source>& stores, Outcome
 // All rows go to a temp next to OUT, published under OUT only when complete (never replacing
 // a file), or to standard output.
 void export_csv(const ExportArgs& a, const std::vector<Source>& stores, Outcome& o) {
-  std::optional<DirTemp> temp;
+  std::optional<OutputFile> temp;
   if (!a.out.empty()) {
-    auto ref = file_ref_of_path(a.out);
-    auto t = ref.ok() ? DirTemp::create(ref->dir, ref->name) : Result<DirTemp>(ref.error());
+    auto t = OutputFile::create(a.out, OnExisting::kKeep);
     if (!t.ok()) return o.failures.push_back(t.error());
     temp.emplace(std::move(t).value());
   }
@@ -137,13 +133,10 @@ void export_csv(const ExportArgs& a, const std::vector<Source>& stores, Outcome&
     o.bad_input.push_back(st.error());
   }
   Status done =
-      temp ? temp->sync_and_close()
+      temp ? temp->commit()
            : (std::fflush(stdout) == 0 ? ok_status()
                                        : make_sys_error("<stdout>", Stage::kWrite, "cannot write the CSV", errno));
-  if (done.ok() && temp) {
-    done = temp->publish();
-    if (!done.ok() && done.error().stage == Stage::kConflict) return o.conflicts.push_back(temp->final_path());
-  }
+  if (!done.ok() && temp && done.error().stage == Stage::kConflict) return o.conflicts.push_back(temp->path());
   if (!done.ok()) o.failures.push_back(done.error());
 }
 
@@ -161,8 +154,8 @@ int run(const ExportArgs& a) {
   for (const auto& e : o.bad_input) print_failure(e);
   if (a.verbosity == Verbosity::kVerbose)
     for (const auto& src : stores)
-      std::fprintf(stderr, "store: %s%s%s\n", src.db.c_str(), src.under.empty() ? "" : ", entries below ",
-                   src.under.c_str());
+      std::fprintf(stderr, "store: %s%s%s\n", printable(src.db).c_str(), src.under.empty() ? "" : ", entries below ",
+                   printable(src.under).c_str());
   const bool counts = a.verbosity != Verbosity::kQuiet;
   if (counts && a.format == "csv") {
     std::fprintf(stderr, "exported %zu rows (%zu entries) of %zu of %zu stores as CSV%s%s\n", o.rows, o.entries,

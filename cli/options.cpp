@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/base/printable.h"
+
 namespace msit::cli {
 namespace {
 
@@ -36,7 +38,9 @@ void add_verbosity(CLI::App* cmd, Verbosity& v, std::string_view verbose_help) {
 
 namespace {
 
-void print_line(std::string_view cmd, const char* level, std::string_view message) {
+// The message may carry file names: printable() keeps it on one line, escape sequences inert.
+void print_line(std::string_view cmd, const char* level, std::string_view raw) {
+  const std::string message = printable(raw);
   std::fprintf(stderr, "msit-compact%s%.*s: %s: %.*s\n", cmd.empty() ? "" : " ", static_cast<int>(cmd.size()),
                cmd.data(), level, static_cast<int>(message.size()), message.data());
 }

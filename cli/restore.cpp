@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/human.h"
 #include "common/archive/restore.h"
+#include "common/base/printable.h"
 
 namespace msit::cli {
 namespace {
@@ -63,19 +64,19 @@ int run(const RestoreArgs& a) {
     nlohmann::json j = {{"restored", restored}, {"failures", nlohmann::json::array()}};
     for (const auto& e : r.errors) j["failures"].push_back({{"path", e.path}, {"reason", e.to_string()}});
     if (interrupted) j["interrupted_by"] = sig == SIGTERM ? "SIGTERM" : "SIGINT";
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
     if (a.verbosity == Verbosity::kVerbose) {
       for (const auto& o : r.restored) {
-        std::printf("%s -> %s (%s)%s\n", o.archive_path.c_str(), o.raw_path.c_str(), human_bytes(o.raw_bytes).c_str(),
-                    o.already_present ? ", already present" : "");
+        std::printf("%s -> %s (%s)%s\n", printable(o.archive_path).c_str(), printable(o.raw_path).c_str(),
+                    human_bytes(o.raw_bytes).c_str(), o.already_present ? ", already present" : "");
       }
     }
     if (a.verbosity != Verbosity::kQuiet) {
       std::printf("restored %zu of %zu archives (%s)%s\n", r.restored.size(), r.archives, human_bytes(bytes).c_str(),
                   a.keep_archive ? ", archives kept" : "");
     }
-    for (const auto& e : r.errors) std::fprintf(stderr, "FAILED: %s\n", e.to_string().c_str());
+    for (const auto& e : r.errors) std::fprintf(stderr, "FAILED: %s\n", printable(e.to_string()).c_str());
   }
   for (const auto& w : r.warnings) print_warning("restore", w);
   if (r.archives == 0 && r.errors.empty()) print_warning("restore", "no archives found");

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "common/base/printable.h"
+
 namespace msit::daemon {
 
 bool Logger::stderr_is_journal() {
@@ -47,11 +49,14 @@ void Logger::log(LogLevel level, std::string_view message) {
     std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", &tm);
     line = std::string(stamp) + " msit-compact watch: " + level_word(level) + ": ";
   }
-  line.append(message);
+  // One record, one line: a file name with a newline must not forge a second record, and
+  // escape sequences must not reach the journal or a terminal.
+  const std::string text = printable(message);
+  line.append(text);
   line.push_back('\n');
   std::lock_guard<std::mutex> lock(mu_);
   if (capture_ != nullptr) {
-    capture_->push_back(std::string(message));
+    capture_->push_back(text);
     return;
   }
   std::fwrite(line.data(), 1, line.size(), stderr);

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 #include "common/base/fd_limit.h"
 
-#include "common/io/atomic_write.h"
+#include "common/io/output_file.h"
 #include "common/safety/beneath.h"
 #include "common/safety/tree_lock.h"
 #include "daemon/disk_space.h"
@@ -110,7 +110,7 @@ void Service::publish_status(const char* state) {
   if (!settings_.json_status.empty()) {
     nlohmann::json j = c.to_json(static_cast<int>(::getpid()), state);
     j["filesystems"] = watermarks_.to_json();
-    Status st = atomic_write_file(settings_.json_status, j.dump(2) + "\n");
+    Status st = write_output_file(settings_.json_status, j.dump(2) + "\n");
     // Once per episode: a full /run must not flood the journal every second.
     if (!st.ok() && !status_warned_) log_.warning(st.error().to_string() + " (status file; reported once)");
     status_warned_ = !st.ok();

@@ -23,7 +23,9 @@ std::vector<std::string> safetensors_files(const std::string& dir) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::string n = it->path().filename().string();
-    if (n.size() > 12 && n.ends_with(".safetensors") && it->is_regular_file(ec)) out.push_back(it->path().string());
+    // Anything but a directory is listed: a FIFO, device or symlink under the name is then
+    // refused by name when it is opened (regular files only, never followed), not skipped.
+    if (n.size() > 12 && n.ends_with(".safetensors") && !it->is_directory(ec)) out.push_back(it->path().string());
   }
   std::sort(out.begin(), out.end());
   return out;

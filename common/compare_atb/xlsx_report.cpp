@@ -5,10 +5,10 @@
 #include <xlsxwriter.h>
 
 #include <unistd.h>
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 
+#include <cstdlib>
+
+#include "common/io/output_file.h"
 #include "common/report/csv.h"
 
 namespace msit::atb {
@@ -50,35 +50,33 @@ lxw_error write_sheet(lxw_worksheet* ws, const std::vector<ReportRow>& rows, con
 }  // namespace
 
 Status write_xlsx_report(const std::string& path, const std::vector<AtbSheet>& sheets, bool extra_columns) {
-  namespace fs = std::filesystem;
-  fs::path target(path);
-  std::string tmp =
-      (target.parent_path() / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()))).string();
+  // libxlsxwriter 1.1.4 (Debian 12) writes the ZIP with fopen(filename, "wb") and has no
+  // in-memory or fd output (output_buffer came in 1.1.5): it is given the /proc/self/fd path of
+  // our own O_EXCL|O_NOFOLLOW temp, so it can reach no other file (a predictable temp name was
+  // followed through a planted symlink). Its row temps (constant_memory) are tmpfile()s:
+  // unnamed, nothing to plant.
+  MSIT_ASSIGN_OR_RETURN(OutputFile out, OutputFile::create(path));
   lxw_workbook_options wo{};
   wo.constant_memory = LXW_TRUE;  // rows are streamed to disk: 100,000-row sheets stay small in memory
-  lxw_workbook* wb = workbook_new_opt(tmp.c_str(), &wo);
-  if (!wb) return make_error(tmp, Stage::kWrite, "cannot create the xlsx workbook");
+  const std::string target = out.fd_path();
+  lxw_workbook* wb = workbook_new_opt(target.c_str(), &wo);
+  if (!wb) return make_error(path, Stage::kWrite, "cannot create the xlsx workbook");
   auto cols = columns(extra_columns);
   for (const auto& s : sheets) {
     lxw_worksheet* ws = workbook_add_worksheet(wb, s.name.c_str());
     lxw_error e = ws ? write_sheet(ws, s.rows, cols, extra_columns) : LXW_ERROR_MEMORY_MALLOC_FAILED;
     if (e) {
       workbook_close(wb);
-      std::remove(tmp.c_str());
-      return make_error(tmp, Stage::kWrite, std::string("xlsx sheet ") + s.name + ": " + lxw_strerror(e));
+      return make_error(path, Stage::kWrite, std::string("xlsx sheet ") + s.name + ": " + lxw_strerror(e));
     }
   }
   if (lxw_error e = workbook_close(wb)) {
-    std::remove(tmp.c_str());
-    return make_error(tmp, Stage::kWrite, std::string("xlsx: ") + lxw_strerror(e));
+    const bool no_proc = e == LXW_ERROR_CREATING_XLSX_FILE && ::access("/proc/self/fd", F_OK) != 0;
+    return make_error(path, Stage::kWrite,
+                      std::string("xlsx: ") + lxw_strerror(e) +
+                          (no_proc ? " (/proc is not mounted; the xlsx writer needs it: use --cl for a CSV)" : ""));
   }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    return make_error(path, Stage::kRename, ec.message());
-  }
-  return ok_status();
+  return out.commit();
 }
 
 }  // namespace msit::atb

@@ -9,7 +9,7 @@
 
 namespace msit::atb {
 
-// Written to a temp file in the same directory, then renamed into place.
+// Written through an OutputFile (common/io/output_file.h): O_EXCL temp, no-replace publication.
 Status write_xlsx_report(const std::string& path, const std::vector<AtbSheet>& sheets, bool extra_columns);
 
 }  // namespace msit::atb

@@ -14,6 +14,7 @@
 
 #include "common/base/unique_fd.h"
 #include "common/formats/json_depth.h"
+#include "common/io/file.h"
 
 namespace msit {
 namespace {
@@ -99,15 +100,9 @@ Result<SafetensorsIndex> parse_safetensors_header(std::string_view header, uint6
 }
 
 Result<SafetensorsIndex> read_safetensors_index(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) {
-    Error e = make_error(path, Stage::kOpen, "cannot open");
-    e.sys_errno = errno;
-    return e;
-  }
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return make_error(path, Stage::kOpen, "cannot stat");
-  auto size = static_cast<uint64_t>(st.st_size);
+  // Regular files only, never through a link: a FIFO named x.safetensors must not block compare.
+  uint64_t size = 0;
+  MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_regular_nofollow(path, &size));
   unsigned char len[8];
   if (size < 8 || ::pread(fd.get(), len, 8, 0) != 8)
     return make_error(path, Stage::kHeader, "shorter than the 8-byte header length");
@@ -126,8 +121,7 @@ Status read_safetensors_elements(const SafetensorsIndex& idx, const SafetensorsE
   if (first > e.count || n > e.count - first)
     return make_error(idx.path, Stage::kPayload, "range outside tensor " + e.name);
   size_t esize = dtype_info(e.dtype).bits / 8;
-  UniqueFd fd(::open(idx.path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return make_error(idx.path, Stage::kOpen, "cannot open");
+  MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_regular_nofollow(idx.path));
   size_t want = n * esize, done = 0;
   while (done < want) {
     ssize_t got = ::pread(fd.get(), out + done, want - done, static_cast<off_t>(e.offset + first * esize + done));

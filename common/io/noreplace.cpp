@@ -183,7 +183,7 @@ Result<bool> unlink_if_same(int dir_fd, const std::string& name, const FileIdent
     return false;
   };
   const std::string claim = claim_name_for(name, random_suffix_impl());
-  if (claim.size() > 255) return keep("its name is too long to be moved aside safely");
+  if (claim.size() > 255) return keep(std::string(kClaimNameTooLong));
   if (::renameat2(dir_fd, name.c_str(), dir_fd, claim.c_str(), RENAME_NOREPLACE) != 0) {
     const int err = errno;
     if (err == ENOENT) return keep(std::string(kGoneAlready));

@@ -79,6 +79,9 @@ Result<UniqueFd> open_regular_at(int dir_fd, const std::string& name, const std:
 
 // kept_reason of unlink_if_same() when the name was already gone (nothing of ours to remove).
 inline constexpr std::string_view kGoneAlready = "it is gone already";
+// kept_reason when the claim name (prefix + tag + name) would exceed NAME_MAX: the file cannot
+// be moved aside to be checked, so it is never removed.
+inline constexpr std::string_view kClaimNameTooLong = "its claim name would be too long";
 
 // Unlinks `name` in dir_fd only if it is still the file `expected` (dev, inode, size, mtime):
 // it is first moved to a private name, checked there, and moved back if it is not the one.

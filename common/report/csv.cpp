@@ -323,7 +323,7 @@ std::string report_json(const std::vector<ReportRow>& rows, const CsvOptions& op
     }
     arr.push_back(std::move(obj));
   }
-  return arr.dump(1) + "\n";
+  return arr.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // names need not be UTF-8
 }
 
 std::string report_file_name(std::string_view prefix, std::optional<int64_t> rank, std::time_t when,

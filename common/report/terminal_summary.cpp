@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 
+#include "common/base/printable.h"
 #include "common/compare/divergence.h"
 #include "common/io/derived_names.h"
 #include "common/report/csv.h"
@@ -235,7 +236,7 @@ std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<i
          " rows judged from statistics only (min/max, or no sketch): they are not shown to pass\n";
   }
   s += next_block(!firsts.empty() ? firsts.front() : fail, o);
-  return s;
+  return printable_lines(s);  // op and file names come from the dump: no escape sequence reaches the terminal
 }
 
 }  // namespace msit

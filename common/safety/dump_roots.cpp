@@ -37,6 +37,20 @@ bool is_atb_root_dir(std::string_view n) {
   return false;
 }
 
+// {PID}_{device}: one process of the torch hook dump written by DumpConfig(dump_path=...) in
+// older ait (atb-torch.md 1.1; user-commands layout `torch_dump/{PID}_npu{N}/{TID}/...`, with
+// model_tree.json beside). {device} is the hooked model's device without ':': npuN, cudaN, cpu.
+bool is_torch_process_dir(std::string_view n) {
+  const size_t us = n.find('_');
+  if (us == std::string_view::npos || !all_digits(n.substr(0, us))) return false;
+  std::string_view dev = n.substr(us + 1);
+  if (dev == "cpu") return true;
+  for (std::string_view p : {std::string_view("npu"), std::string_view("cuda")}) {
+    if (dev.starts_with(p)) return all_digits(dev.substr(p.size()));
+  }
+  return false;
+}
+
 }  // namespace
 
 DumpRootKind root_kind_of_name(std::string_view n) {
@@ -44,6 +58,7 @@ DumpRootKind root_kind_of_name(std::string_view n) {
   if (n == "msit_fx_dump" || n == "msprobe_fx_dump" || n == "data_dump" || is_gm_dump_dir(n)) return DumpRootKind::kFx;
   if (n.starts_with("msprobe_") && n.ends_with("_dump") && n.size() > 13) return DumpRootKind::kGeOrFx;
   if (is_atb_root_dir(n)) return DumpRootKind::kAtbRoot;
+  if (is_torch_process_dir(n)) return DumpRootKind::kTorchTensors;
   if (is_ge_time_dir(n)) return DumpRootKind::kGe;
   return DumpRootKind::kNone;
 }

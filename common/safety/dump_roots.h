@@ -16,7 +16,7 @@ enum class DumpRootKind : uint8_t {
   kGeOrFx,        // other msprobe_*_dump: either naming
   kAtbRoot,       // msit_dump[_ts] / ait_dump[_ts]: only its tensors/ and torch_tensors/ hold dumps
   kAtbTensors,    // msit_dump*/tensors/...
-  kTorchTensors,  // msit_dump*/torch_tensors/...
+  kTorchTensors,  // msit_dump*/torch_tensors/..., or a torch hook process directory {PID}_{device}
 };
 
 // The dump scope of a directory, computed from its path components top-down: the innermost

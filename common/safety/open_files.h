@@ -30,4 +30,16 @@ class OpenFileIndex {
   std::string gap_;
 };
 
+// Whether this process has capability `cap` (CAP_SYS_PTRACE: reading other users' /proc/PID/fd)
+// in its effective set.
+bool has_effective_capability(int cap);
+// The hidepid= value of the proc mount in a mountinfo file ("" when not set or 0).
+std::string proc_hidepid(const std::string& mountinfo);
+// The one log line's reason why process `pid` (owned by `uid`) could not be looked at: the real
+// cause (not root, no CAP_SYS_PTRACE, the process holds capabilities we lack, else a security
+// module or another user namespace), never a guess. `caps_it_has_we_lack`: its permitted set
+// less our effective set.
+std::string unreadable_process_reason(const std::string& pid, const std::string& uid, int err, bool is_root,
+                                      bool has_ptrace_cap, uint64_t caps_it_has_we_lack);
+
 }  // namespace msit

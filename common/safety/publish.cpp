@@ -106,6 +106,14 @@ Status remove_if_same(const FileRef& f, int read_fd, const FileIdentity& read_id
   std::string why;
   MSIT_ASSIGN_OR_RETURN(bool removed, unlink_if_same(f.dir.get(), f.name, read_id, f.path, &why));
   if (removed || why == kGoneAlready) return ok_status();
+  if (why == kClaimNameTooLong) {
+    const size_t claim_bytes = claim_name_for(f.name, std::string(kClaimTagChars, 'x')).size();
+    return make_error(f.path, Stage::kUnlink,
+                      "name too long to remove safely: its claim name (" + std::string(kClaimPrefix) + "TAG." +
+                          "NAME) would be " + std::to_string(claim_bytes) +
+                          " bytes, over the 255-byte limit of a file name (ENAMETOOLONG); the raw file is kept, its "
+                          "summary is written");
+  }
   return make_error(
       f.path, Stage::kUnlink,
       "the file under this name was replaced after it was summarised (" + why + "); the new file is kept");

@@ -4,6 +4,8 @@
 
 #include <mutex>
 
+#include "common/store/sqlite_message.h"
+
 namespace msit::store {
 
 void init_sqlite() {
@@ -17,13 +19,21 @@ void init_sqlite() {
 void DbClose::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 void StmtFinalize::operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
 
+namespace {
+
+// "plain cause (SQLite: its message, code N)" when the cause has plainer words, else SQLite's.
+std::string explained(sqlite3* db, const std::string& path, const std::string& sqlite_text) {
+  const int code = sqlite3_extended_errcode(db);
+  const std::string raw = sqlite_text + " (SQLite code " + std::to_string(code) + ")";
+  const std::string plain = sqlite_failure_text(code, sqlite3_system_errno(db), path);
+  return plain.empty() ? raw : plain + " (SQLite: " + raw + ")";
+}
+
+}  // namespace
+
 Error sqlite_error(sqlite3* db, const std::string& path, Stage stage, const std::string& what) {
   std::string msg = what;
-  if (db != nullptr) {
-    msg += ": ";
-    msg += sqlite3_errmsg(db);
-    msg += " (SQLite code " + std::to_string(sqlite3_extended_errcode(db)) + ")";
-  }
+  if (db != nullptr) msg += ": " + explained(db, path, sqlite3_errmsg(db));
   return make_error(path, stage, std::move(msg));
 }
 
@@ -32,9 +42,7 @@ Status exec(sqlite3* db, const std::string& path, const char* sql) {
   if (sqlite3_exec(db, sql, nullptr, nullptr, &err) == SQLITE_OK) return ok_status();
   std::string text = err != nullptr ? err : "unknown error";
   sqlite3_free(err);
-  return make_error(path, Stage::kStore,
-                    std::string(sql).substr(0, 40) + ": " + text + " (SQLite code " +
-                        std::to_string(sqlite3_extended_errcode(db)) + ")");
+  return make_error(path, Stage::kStore, std::string(sql).substr(0, 40) + ": " + explained(db, path, text));
 }
 
 Result<Stmt> prepare(sqlite3* db, const std::string& path, const char* sql) {

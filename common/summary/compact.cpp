@@ -15,6 +15,7 @@
 #include "common/formats/dump_name.h"
 #include "common/formats/dump_reader.h"
 #include "common/io/derived_names.h"
+#include "common/io/sparse.h"
 #include "common/store/store_registry.h"
 #include "common/summary/min_max_output.h"
 #include "common/summary/summarize_internal.h"
@@ -212,7 +213,8 @@ Result<OpenedRaw> open_raw_at(const FileRef& f) {
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
     return make_error(f.path, Stage::kOpen, "not a regular file");
-  ::fcntl(fd.get(), F_SETFL, 0);  // readers hand the fd on: make it an ordinary blocking one
+  MSIT_TRY(refuse_sparse(fd.get(), st, f.path));  // before any byte is read: holes cost work, not data
+  ::fcntl(fd.get(), F_SETFL, 0);                  // readers hand the fd on: make it an ordinary blocking one
   o.fd = std::move(fd);
   MSIT_ASSIGN_OR_RETURN(o.header, read_dump_header(o.fd.get(), f.path, o.identity));
   return o;

@@ -4,6 +4,8 @@
 
 #include <mutex>
 
+#include "common/store/store_open.h"
+
 namespace msit::store {
 
 void init_sqlite() {
@@ -17,13 +19,29 @@ void init_sqlite() {
 void DbClose::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 void StmtFinalize::operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
 
+namespace {
+
+// SQLite's message, and what it means for a store where SQLite's own words would not say it:
+// the bounds that store_open.cpp sets are only ever reached by a crafted or damaged store.
+std::string explained(sqlite3* db, const char* message) {
+  const int code = sqlite3_extended_errcode(db);
+  std::string out = std::string(message) + " (SQLite code " + std::to_string(code) + ")";
+  if (code == SQLITE_TOOBIG) {
+    out += ": a value or row over " + std::to_string(kMaxStoreValueBytes >> 20) +
+           " MiB, which msit-compact never writes (a crafted or damaged store); not read further";
+  } else if (code == SQLITE_INTERRUPT) {
+    out +=
+        ": a query ran over its work budget, which no store msit-compact writes needs (a crafted or "
+        "damaged store); not read further";
+  }
+  return out;
+}
+
+}  // namespace
+
 Error sqlite_error(sqlite3* db, const std::string& path, Stage stage, const std::string& what) {
   std::string msg = what;
-  if (db != nullptr) {
-    msg += ": ";
-    msg += sqlite3_errmsg(db);
-    msg += " (SQLite code " + std::to_string(sqlite3_extended_errcode(db)) + ")";
-  }
+  if (db != nullptr) msg += ": " + explained(db, sqlite3_errmsg(db));
   return make_error(path, stage, std::move(msg));
 }
 
@@ -32,9 +50,7 @@ Status exec(sqlite3* db, const std::string& path, const char* sql) {
   if (sqlite3_exec(db, sql, nullptr, nullptr, &err) == SQLITE_OK) return ok_status();
   std::string text = err != nullptr ? err : "unknown error";
   sqlite3_free(err);
-  return make_error(path, Stage::kStore,
-                    std::string(sql).substr(0, 40) + ": " + text + " (SQLite code " +
-                        std::to_string(sqlite3_extended_errcode(db)) + ")");
+  return make_error(path, Stage::kStore, std::string(sql).substr(0, 40) + ": " + explained(db, text.c_str()));
 }
 
 Result<Stmt> prepare(sqlite3* db, const std::string& path, const char* sql) {

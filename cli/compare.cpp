@@ -25,6 +25,7 @@
 #include "common/report/csv.h"
 #include "common/report/html_report.h"
 #include "common/report/terminal_summary.h"
+#include "common/store/store_catalog.h"
 
 namespace msit::cli {
 namespace {
@@ -220,6 +221,16 @@ int summarize(const CompareArgs& a, const CompareResult& res) {
 
 }  // namespace
 
+// Summary stores that were refused (another user's WAL beside one, a crafted one: docs/safety.md
+// T1-T5) hold summaries this run could not use: each is said once, and the exit status says
+// that input was unreadable unless the result already reports something worse.
+int with_store_errors(int rc) {
+  const std::vector<Error> errors = store::StoreCatalog::instance().take_errors();
+  for (const Error& e : errors) print_error("compare", e.to_string() + " (its summaries were left out)");
+  if (errors.empty() || (rc != kExitOk && rc != kExitInconclusive)) return rc;
+  return kExitBadInput;
+}
+
 CLI::App* register_compare(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<CompareArgs>();
   CLI::App* cmd =
@@ -242,7 +253,7 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
   add_atb_options(cmd, a->atb);
   cmd->callback([a, &exit_code] {
     a->quiet = a->verbosity == Verbosity::kQuiet;
-    exit_code = run(*a);
+    exit_code = with_store_errors(run(*a));
   });
   return cmd;
 }

@@ -19,7 +19,7 @@ namespace {
 // virtual-machine steps: a fixed part, and one step per byte of the database and its WAL (a
 // sort of every tensor row of a real store takes ~25 steps per row of 100s of bytes). Only a
 // crafted store runs over it; the query is then interrupted (SQLITE_INTERRUPT).
-constexpr uint64_t kBaseSteps = 50'000'000;
+constexpr uint64_t kBaseSteps = 10'000'000;
 constexpr int kStepsPerCheck = 10'000;
 
 // Steps since the calling thread's last row or statement start: a connection is used by one

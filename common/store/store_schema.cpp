@@ -181,13 +181,18 @@ Status check_schema(sqlite3* db, const std::string& path) {
   if (ours.empty())
     return make_error(path, Stage::kStore, "cannot build the reference schema to check the store against");
   MSIT_ASSIGN_OR_RETURN(std::vector<SchemaObject> theirs, schema_of(db, path));
-  if (theirs == ours) return ok_status();
+  if (theirs == ours) return ok_status();  // both in sqlite_schema order (type, name)
+  // Triggers and views first: they are what would run SQL of the file's in the reader.
+  auto rank = [](const SchemaObject& o) { return o.type == "trigger" ? 0 : o.type == "view" ? 1 : 2; };
+  std::stable_sort(theirs.begin(), theirs.end(),
+                   [&](const SchemaObject& a, const SchemaObject& b) { return rank(a) < rank(b); });
   std::string what;
   for (const SchemaObject& o : theirs) {
     auto same_name = [&](const SchemaObject& x) { return x.type == o.type && x.name == o.name; };
     auto it = std::find_if(ours.begin(), ours.end(), same_name);
     if (it == ours.end()) {
-      what = "has a " + o.type + " " + shown(o.name) + " that msit-compact stores never have";
+      what = "has " + std::string(o.type == "index" ? "an " : "a ") + o.type + " " + shown(o.name) +
+             " that msit-compact stores never have";
     } else if (!(*it == o)) {
       what = "defines its " + o.type + " " + shown(o.name) + " otherwise than msit-compact does";
     }

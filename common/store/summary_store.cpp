@@ -1,5 +1,5 @@
-// Opening stores safely (writers through a directory fd, never a link or another user's file),
-// batched durable writes, and reads by path or file id.
+// Opening stores (readers and writers alike through store_open.h: a directory fd, never a link
+// or another user's file), batched durable writes, and reads by path or file id.
 #include "common/store/summary_store.h"
 
 #include <fcntl.h>

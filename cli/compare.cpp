@@ -27,6 +27,7 @@
 #include "common/report/csv.h"
 #include "common/report/html_report.h"
 #include "common/report/terminal_summary.h"
+#include "common/store/store_catalog.h"
 
 namespace msit::cli {
 namespace {
@@ -246,6 +247,16 @@ Verbosity verbosity_of_log_level(const std::string& level, Verbosity given) {
 
 }  // namespace
 
+// Summary stores that were refused (another user's WAL beside one, a crafted one: docs/safety.md
+// T1-T5) hold summaries this run could not use: each is said once, and the exit status says
+// that input was unreadable unless the result already reports something worse.
+int with_store_errors(int rc) {
+  const std::vector<Error> errors = store::StoreCatalog::instance().take_errors();
+  for (const Error& e : errors) print_error("compare", e.to_string() + " (its summaries were left out)");
+  if (errors.empty() || (rc != kExitOk && rc != kExitInconclusive)) return rc;
+  return kExitBadInput;
+}
+
 CLI::App* register_compare(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<CompareArgs>();
   CLI::App* cmd =
@@ -300,7 +311,7 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
     if (a->golden_path.empty()) throw CLI::RequiredError("--golden-path");
     a->verbosity = verbosity_of_log_level(a->log_level, a->verbosity);
     a->quiet = a->verbosity == Verbosity::kQuiet;
-    exit_code = run(*a);
+    exit_code = with_store_errors(run(*a));
   });
   return cmd;
 }

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "common/store/sqlite_message.h"
+#include "common/store/store_open.h"
 
 namespace msit::store {
 
@@ -21,12 +22,25 @@ void StmtFinalize::operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
 
 namespace {
 
-// "plain cause (SQLite: its message, code N)" when the cause has plainer words, else SQLite's.
+// "plain cause (SQLite: its message, code N)" when the cause has plainer words (a full disk, a
+// read-only filesystem: sqlite_message.h), else SQLite's message plus what it means for a store
+// where SQLite's own words would not say it: the bounds that store_open.cpp sets are only ever
+// reached by a crafted or damaged store.
 std::string explained(sqlite3* db, const std::string& path, const std::string& sqlite_text) {
   const int code = sqlite3_extended_errcode(db);
   const std::string raw = sqlite_text + " (SQLite code " + std::to_string(code) + ")";
   const std::string plain = sqlite_failure_text(code, sqlite3_system_errno(db), path);
-  return plain.empty() ? raw : plain + " (SQLite: " + raw + ")";
+  if (!plain.empty()) return plain + " (SQLite: " + raw + ")";
+  if (code == SQLITE_TOOBIG) {
+    return raw + ": a value or row over " + std::to_string(kMaxStoreValueBytes >> 20) +
+           " MiB, which msit-compact never writes (a crafted or damaged store); not read further";
+  }
+  if (code == SQLITE_INTERRUPT) {
+    return raw +
+           ": a query ran over its work budget, which no store msit-compact writes needs (a crafted or "
+           "damaged store); not read further";
+  }
+  return raw;
 }
 
 }  // namespace

@@ -1,14 +1,14 @@
-// A store's overview from a read-only connection of its own: counts and the top tensors are
-// aggregate queries that SummaryStore (one entry at a time) does not offer.
+// A store's overview from a reader's connection (SummaryStore::open_read_only): counts and the
+// top tensors are aggregate queries that SummaryStore (one entry at a time) does not offer.
 #include "common/store/store_overview.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 
 #include "common/store/sqlite_handle.h"
-#include "common/store/store_schema.h"
 #include "common/store/summary_store.h"
 
 namespace msit::store {
@@ -17,53 +17,6 @@ namespace {
 constexpr const char* kTopSql =
     "SELECT f.path, t.role, t.idx, t.sub_index, t.dtype, t.shape, t.abs_max FROM tensors t JOIN files f ON "
     "f.id = t.file_id WHERE t.abs_max IS NOT NULL ORDER BY t.abs_max DESC, f.path, t.ord LIMIT ?";
-
-// '%', '?' and '#' would end or escape the file name of an SQLite URI.
-std::string uri_of(const std::string& path, const char* query) {
-  std::string out = "file:";
-  for (char c : path) {
-    if (c == '%' || c == '?' || c == '#') {
-      static const char kHex[] = "0123456789ABCDEF";
-      out += '%';
-      out += kHex[(static_cast<unsigned char>(c) >> 4) & 15];
-      out += kHex[static_cast<unsigned char>(c) & 15];
-    } else {
-      out += c;
-    }
-  }
-  return out + "?" + query;
-}
-
-Result<DbHandle> open_ro(const std::string& path, const char* query) {
-  sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(uri_of(path, query).c_str(), &raw,
-                                 SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
-  DbHandle db(raw);
-  if (rc != SQLITE_OK) return sqlite_error(db.get(), path, Stage::kStore, "cannot open the summary store");
-  sqlite3_db_config(db.get(), SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
-  sqlite3_db_config(db.get(), SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
-  sqlite3_busy_timeout(db.get(), 10000);
-  return db;
-}
-
-// A store this build reads: ours, a version it knows. SummaryStore::open_read_only() checks
-// that first and replays the WAL of a killed writer; the connection it returns is kept open
-// meanwhile by the caller. A store in a directory this user cannot write has no -shm to map in
-// WAL mode; it is then read as immutable (no writer can be active there).
-Result<DbHandle> open_checked(const std::string& path) {
-  for (const char* query : {"mode=ro", "immutable=1"}) {
-    MSIT_ASSIGN_OR_RETURN(DbHandle db, open_ro(path, query));
-    auto empty = is_empty_database(db.get(), path);
-    if (!empty.ok()) {
-      if (sqlite3_extended_errcode(db.get()) == SQLITE_CANTOPEN && query[0] == 'm') continue;
-      return empty.take_error();
-    }
-    if (*empty) return make_error(path, Stage::kStore, "is an empty database, not a summary store");
-    MSIT_TRY(check_existing(db.get(), path, false));
-    return db;
-  }
-  return make_error(path, Stage::kStore, "cannot open the summary store");
-}
 
 Result<Stmt> step_row(sqlite3* db, const std::string& path, const char* sql) {
   MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db, path, sql));
@@ -82,10 +35,12 @@ uint64_t u64_at(sqlite3_stmt* s, int col) {
   return v < 0 ? 0 : static_cast<uint64_t>(v);
 }
 
-void add_file_sizes(StoreOverview& o) {
+void add_file_sizes(const DirRef& dir, StoreOverview& o) {
+  const size_t slash = o.path.rfind('/');
+  const std::string name = slash == std::string::npos ? o.path : o.path.substr(slash + 1);
   for (const char* suffix : {"", "-wal", "-shm"}) {
     struct stat st {};
-    if (::lstat((o.path + suffix).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (::fstatat(dir.get(), (name + suffix).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
     o.apparent_bytes += static_cast<uint64_t>(st.st_size);
     o.allocated_bytes += static_cast<uint64_t>(st.st_blocks) * 512;
   }
@@ -114,9 +69,10 @@ Status read_top(sqlite3* db, StoreOverview& o, size_t top_n) {
 }  // namespace
 
 Result<StoreOverview> read_overview(const std::string& db_path, size_t top_n) {
-  MSIT_ASSIGN_OR_RETURN(auto checked, SummaryStore::open_read_only(db_path));
-  MSIT_ASSIGN_OR_RETURN(DbHandle handle, open_checked(db_path));
-  sqlite3* db = handle.get();
+  // Checked and opened as every reader opens a store (summary_store.h), one snapshot throughout.
+  MSIT_ASSIGN_OR_RETURN(auto store, SummaryStore::open_read_only(db_path));
+  MSIT_TRY(store->begin_snapshot());
+  sqlite3* db = store->connection();
   StoreOverview o;
   o.path = db_path;
   {
@@ -140,7 +96,7 @@ Result<StoreOverview> read_overview(const std::string& db_path, size_t top_n) {
     o.extra_blocks = u64_at(s.get(), 1);
   }
   MSIT_TRY(read_top(db, o, top_n));
-  add_file_sizes(o);
+  add_file_sizes(store->dir(), o);
   return o;
 }
 

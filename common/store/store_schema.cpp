@@ -2,6 +2,10 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <optional>
+#include <vector>
+
 #include "common/store/sqlite_handle.h"
 #include "common/store/summary_store.h"
 
@@ -86,6 +90,58 @@ CREATE VIEW tensor_stats AS
   FROM tensors t JOIN files f ON f.id = t.file_id;
 )sql";
 
+// One row of sqlite_schema: what the store defines, and how (sql is NULL for the index that
+// a UNIQUE constraint makes).
+struct SchemaObject {
+  std::string type, name, tbl_name;
+  std::optional<std::string> sql;
+  bool operator==(const SchemaObject&) const = default;
+};
+
+std::string column_text(sqlite3_stmt* s, int col) {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s, col));
+  return p != nullptr ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(s, col))) : std::string();
+}
+
+Result<std::vector<SchemaObject>> schema_of(sqlite3* db, const std::string& path) {
+  MSIT_ASSIGN_OR_RETURN(Stmt s,
+                        prepare(db, path, "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name"));
+  std::vector<SchemaObject> out;
+  int rc;
+  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+    SchemaObject o{column_text(s.get(), 0), column_text(s.get(), 1), column_text(s.get(), 2), std::nullopt};
+    if (sqlite3_column_type(s.get(), 3) != SQLITE_NULL) o.sql = column_text(s.get(), 3);
+    out.push_back(std::move(o));
+    if (out.size() > 64) break;  // ours has 6; the first one too many is named below
+  }
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return sqlite_error(db, path, Stage::kStore, "cannot read the store's schema");
+  return out;
+}
+
+// The schema kSchemaV1 makes, as SQLite records it: made once in a private in-memory database.
+const std::vector<SchemaObject>& our_schema() {
+  static const std::vector<SchemaObject> schema = [] {
+    sqlite3* raw = nullptr;
+    sqlite3_open_v2(":memory:", &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_MEMORY, nullptr);
+    DbHandle db(raw);
+    std::vector<SchemaObject> out;
+    if (db && sqlite3_exec(db.get(), kSchemaV1, nullptr, nullptr, nullptr) == SQLITE_OK) {
+      auto got = schema_of(db.get(), ":memory:");
+      if (got.ok()) out = std::move(got).value();
+    }
+    return out;
+  }();
+  return schema;
+}
+
+// Names come from the file: shown printable and short.
+std::string shown(const std::string& name) {
+  std::string out;
+  for (char c : name.substr(0, 80)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  return "\"" + out + (name.size() > 80 ? "...\"" : "\"");
+}
+
 Result<int64_t> pragma_int(sqlite3* db, const std::string& path, const char* sql) {
   MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db, path, sql));
   if (sqlite3_step(s.get()) != SQLITE_ROW)
@@ -120,6 +176,43 @@ Status create_schema(sqlite3* db, const std::string& path) {
   return exec(db, path, "COMMIT");
 }
 
+Status check_schema(sqlite3* db, const std::string& path) {
+  const std::vector<SchemaObject>& ours = our_schema();
+  if (ours.empty())
+    return make_error(path, Stage::kStore, "cannot build the reference schema to check the store against");
+  MSIT_ASSIGN_OR_RETURN(std::vector<SchemaObject> theirs, schema_of(db, path));
+  if (theirs == ours) return ok_status();  // both in sqlite_schema order (type, name)
+  // Triggers and views first: they are what would run SQL of the file's in the reader.
+  auto rank = [](const SchemaObject& o) { return o.type == "trigger" ? 0 : o.type == "view" ? 1 : 2; };
+  std::stable_sort(theirs.begin(), theirs.end(),
+                   [&](const SchemaObject& a, const SchemaObject& b) { return rank(a) < rank(b); });
+  std::string what;
+  for (const SchemaObject& o : theirs) {
+    auto same_name = [&](const SchemaObject& x) { return x.type == o.type && x.name == o.name; };
+    auto it = std::find_if(ours.begin(), ours.end(), same_name);
+    if (it == ours.end()) {
+      what = "has " + std::string(o.type == "index" ? "an " : "a ") + o.type + " " + shown(o.name) +
+             " that msit-compact stores never have";
+    } else if (!(*it == o)) {
+      what = "defines its " + o.type + " " + shown(o.name) + " otherwise than msit-compact does";
+    }
+    if (!what.empty()) break;
+  }
+  if (what.empty()) {
+    for (const SchemaObject& o : ours) {
+      if (std::find(theirs.begin(), theirs.end(), o) == theirs.end()) {
+        what = "lacks the " + o.type + " " + shown(o.name) + " of msit-compact stores";
+        break;
+      }
+    }
+  }
+  return make_error(path, Stage::kStore,
+                    what +
+                        ": a crafted or modified store (its views, triggers, tables and indexes must be exactly "
+                        "those msit-compact makes); nothing is read from it or written to it. Move it aside and "
+                        "summarise the raw files again, or read it with sqlite3 at your own risk");
+}
+
 Status check_existing(sqlite3* db, const std::string& path, bool writable) {
   MSIT_ASSIGN_OR_RETURN(int64_t app, pragma_int(db, path, "PRAGMA application_id"));
   if (app != kStoreApplicationId) {
@@ -136,6 +229,7 @@ Status check_existing(sqlite3* db, const std::string& path, bool writable) {
   }
   if (version < 1)
     return make_error(path, Stage::kStore, "has no store version (user_version 0): not a finished store");
+  MSIT_TRY(check_schema(db, path));
   if (!writable) return ok_status();
   MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db, path, "PRAGMA quick_check"));
   if (sqlite3_step(s.get()) != SQLITE_ROW) return sqlite_error(db, path, Stage::kStore, "quick_check failed to run");

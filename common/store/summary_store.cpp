@@ -1,5 +1,5 @@
-// Opening stores safely (writers through a directory fd, never a link or another user's file),
-// batched durable writes, and reads by path or file id.
+// Opening stores (readers and writers alike through store_open.h: a directory fd, never a link
+// or another user's file), batched durable writes, and reads by path or file id.
 #include "common/store/summary_store.h"
 
 #include <fcntl.h>
@@ -13,6 +13,7 @@
 
 #include "common/safety/dump_roots.h"
 #include "common/store/store_codec.h"
+#include "common/store/store_open.h"
 #include "common/store/store_schema.h"
 #include "common/store/store_vfs.h"
 
@@ -86,55 +87,6 @@ std::string base_name(std::string_view rel) {
   return std::string(slash == std::string_view::npos ? rel : rel.substr(slash + 1));
 }
 
-// The store's files already in the directory must be plain files of ours: SQLite would
-// otherwise write through a link, or into a file another user planted under the name.
-Status check_store_files(const DirRef& dir) {
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-    const std::string name = std::string(kStoreFileName) + suffix;
-    const std::string path = dir.path + "/" + name;
-    struct stat st {};
-    if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      if (errno == ENOENT) continue;
-      return make_sys_error(path, Stage::kStore, "cannot look at the store's file", errno);
-    }
-    if (!S_ISREG(st.st_mode)) {
-      return make_error(path, Stage::kStore,
-                        "is not a regular file (a link?): stores are never opened through one; "
-                        "raw files kept");
-    }
-    if (st.st_uid != ::geteuid()) {
-      return make_error(path, Stage::kStore,
-                        "belongs to uid " + std::to_string(st.st_uid) + ", not to this process (uid " +
-                            std::to_string(::geteuid()) + "): not written to; raw files kept");
-    }
-    if (st.st_nlink != 1) {
-      return make_error(path, Stage::kStore,
-                        "has " + std::to_string(st.st_nlink) +
-                            " hard links: not written to; raw "
-                            "files kept");
-    }
-  }
-  return ok_status();
-}
-
-void harden(sqlite3* db) {
-  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
-  sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
-  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
-  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 1, nullptr);
-  sqlite3_busy_timeout(db, 10000);
-}
-
-Result<DbHandle> open_db(const std::string& filename, int flags, const char* vfs, const std::string& path) {
-  init_sqlite();
-  sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(filename.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, vfs);
-  DbHandle db(raw);
-  if (rc != SQLITE_OK) return sqlite_error(db.get(), path, Stage::kStore, "cannot open the summary store");
-  harden(db.get());
-  return db;
-}
-
 }  // namespace
 
 SummaryStore::~SummaryStore() {
@@ -154,31 +106,26 @@ Result<std::unique_ptr<SummaryStore>> SummaryStore::open_for_write(const DirRef&
   std::unique_ptr<SummaryStore> s(new SummaryStore());
   s->dir_ = dir;
   s->path_ = dir.path + "/" + std::string(kStoreFileName);
-  MSIT_TRY(check_store_files(dir));
-  const char* vfs = beneath_vfs();
-  if (vfs == nullptr)
-    return make_error(s->path_, Stage::kStore,
-                      "this SQLite build cannot open files through a directory fd; use --summary-format json");
+  MSIT_ASSIGN_OR_RETURN(const StoreFiles files, check_store_files(dir, kStoreFileName, StoreAccess::kWrite));
   forget_last_open();
-  MSIT_ASSIGN_OR_RETURN(s->db_, open_db(beneath_filename(dir.get(), kStoreFileName),
-                                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs, s->path_));
+  MSIT_ASSIGN_OR_RETURN(s->db_, open_store_connection(dir, kStoreFileName, StoreAccess::kWrite, files, true, s->path_));
   const std::optional<FileKey> written = last_open_of(kStoreFileName);
-  MSIT_TRY(s->init_schema(true));
+  MSIT_TRY(with_refusal(s->init_schema(true), dir, s->path_));
   MSIT_TRY(s->prepare_statements(true));
-  MSIT_ASSIGN_OR_RETURN(s->lookups_, open_lookups(dir, s->path_, written));
+  MSIT_ASSIGN_OR_RETURN(s->lookups_, open_lookups(dir, s->path_, written, files));
   return s;
 }
 
 Result<std::unique_ptr<SummaryStore>> SummaryStore::open_lookups(const DirRef& dir, const std::string& path,
-                                                                 const std::optional<FileKey>& written) {
+                                                                 const std::optional<FileKey>& written,
+                                                                 const StoreFiles& files) {
   std::unique_ptr<SummaryStore> s(new SummaryStore());
   s->dir_ = dir;
   s->path_ = path;
   // Opened the way the writer opens the store (through the directory fd, read-write flags);
   // query_only makes SQLite refuse any write through this connection.
   forget_last_open();
-  MSIT_ASSIGN_OR_RETURN(
-      s->db_, open_db(beneath_filename(dir.get(), kStoreFileName), SQLITE_OPEN_READWRITE, beneath_vfs(), path));
+  MSIT_ASSIGN_OR_RETURN(s->db_, open_store_connection(dir, kStoreFileName, StoreAccess::kWrite, files, false, path));
   // The name is opened a second time: a file put in its place since the writer's open would
   // answer lookups with rows the writer never committed ("already summarised": raw removed).
   const std::optional<FileKey> read = last_open_of(kStoreFileName);
@@ -188,55 +135,46 @@ Result<std::unique_ptr<SummaryStore>> SummaryStore::open_lookups(const DirRef& d
                       "checked): not written to; raw files kept");
   }
   MSIT_TRY(exec(s->db_.get(), path, "PRAGMA query_only=1"));
-  MSIT_TRY(s->init_schema(false));
+  MSIT_TRY(with_refusal(s->init_schema(false), dir, path));
   MSIT_TRY(s->prepare_statements(false));
   return s;
 }
 
-// The WAL of a writer killed mid-run must be replayed into a fresh -shm index before a
-// read-only connection can use it; only a read-write connection may do that. It is opened
-// the way writers open stores (directory fd, no links, only files of ours) and closed again:
-// recovery rewrites the -shm index, never the database's content.
-Status recover_wal(const std::string& db_path) {
+Result<std::unique_ptr<SummaryStore>> SummaryStore::open_read_only(const std::string& db_path) {
   const size_t slash = db_path.rfind('/');
   const std::string dir_path = slash == std::string::npos ? "." : slash == 0 ? "/" : db_path.substr(0, slash);
+  const std::string name = slash == std::string::npos ? db_path : db_path.substr(slash + 1);
+  if (name.empty() || name == "." || name == "..")
+    return make_error(db_path, Stage::kStore, "is not the name of a summary store file");
   MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_trusted_dir(dir_path));
-  DirRef dir{std::make_shared<const UniqueFd>(std::move(fd)), dir_path};
-  auto owned = check_store_files(dir);
-  if (!owned.ok()) {
-    return make_error(db_path, Stage::kStore,
-                      "its write-ahead log needs recovery (its writer was killed), which only "
-                      "its owner can do: run compact or watch on the tree as that user");
-  }
-  const char* vfs = beneath_vfs();
-  if (vfs == nullptr) return make_error(db_path, Stage::kStore, "cannot recover its write-ahead log with this SQLite");
-  MSIT_ASSIGN_OR_RETURN(DbHandle db,
-                        open_db(beneath_filename(dir.get(), kStoreFileName), SQLITE_OPEN_READWRITE, vfs, db_path));
-  MSIT_ASSIGN_OR_RETURN(bool empty, is_empty_database(db.get(), db_path));
-  (void)empty;
-  return ok_status();
+  return open_read_only(DirRef{std::make_shared<const UniqueFd>(std::move(fd)), dir_path}, name, db_path);
 }
 
-Result<std::unique_ptr<SummaryStore>> SummaryStore::open_read_only(const std::string& db_path) {
+// A reader never creates, writes, truncates, removes or re-owns a file (the VFS's "r" names):
+// with a WAL it reads WAL and -shm read-only (SQLite reads a WAL whose writer is gone into
+// memory), without one it reads the database file as immutable.
+Result<std::unique_ptr<SummaryStore>> SummaryStore::open_read_only(const DirRef& dir, const std::string& name,
+                                                                   const std::string& db_path) {
   std::unique_ptr<SummaryStore> s(new SummaryStore());
+  s->dir_ = dir;
   s->path_ = db_path;
-  auto open_plain = [&]() -> Status {
-    MSIT_ASSIGN_OR_RETURN(s->db_, open_db(db_path, SQLITE_OPEN_READONLY, nullptr, db_path));
-    return s->init_schema(false);
+  auto attempt = [&]() -> Status {
+    MSIT_ASSIGN_OR_RETURN(const StoreFiles files, check_store_files(dir, name, StoreAccess::kRead));
+    MSIT_ASSIGN_OR_RETURN(s->db_, open_store_connection(dir, name, StoreAccess::kRead, files, false, db_path));
+    return with_refusal(s->init_schema(false), dir, db_path);
   };
-  Status st = open_plain();
-  const int code = s->db_ ? sqlite3_extended_errcode(s->db_.get()) : 0;
-  if (!st.ok() &&
-      (code == SQLITE_READONLY_RECOVERY || code == SQLITE_READONLY_CANTINIT || code == SQLITE_READONLY_CANTLOCK)) {
-    s->db_.reset();
-    MSIT_TRY(recover_wal(db_path));
-    st = open_plain();
-  } else if (!st.ok() && (code & 0xff) == SQLITE_CANTOPEN) {
-    // A finished store in a directory this user cannot write has no -shm to map: read it as
-    // immutable (no writer may be active then; one that is would own the tree's lock).
-    const std::string uri = "file:" + db_path + "?immutable=1";
-    MSIT_ASSIGN_OR_RETURN(s->db_, open_db(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr, db_path));
-    st = s->init_schema(false);
+  Status st = attempt();
+  // The writer closed the store between the check and the first read, removing its WAL: the
+  // database now holds every row. Once more, then as immutable.
+  if (!st.ok() && s->db_) {
+    const int code = sqlite3_extended_errcode(s->db_.get());
+    struct stat st_wal {};
+    const std::string wal = name + "-wal";
+    if (((code & 0xff) == SQLITE_CANTOPEN || code == SQLITE_READONLY_DIRECTORY) &&
+        ::fstatat(dir.get(), wal.c_str(), &st_wal, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT) {
+      s->db_.reset();
+      st = attempt();
+    }
   }
   MSIT_TRY(st);
   MSIT_TRY(s->prepare_statements(false));

@@ -18,6 +18,7 @@
 #include "common/io/file.h"
 #include "common/safety/beneath.h"
 #include "common/store/sqlite_handle.h"
+#include "common/store/store_open.h"
 #include "common/store/store_vfs.h"
 #include "common/store/tensor_columns.h"
 #include "common/summary/summary.h"
@@ -46,14 +47,23 @@ class SummaryStore {
   // rebuilding) a store that is not ours: a link, a file owned by another user, another
   // application's database, a newer version, or one failing PRAGMA quick_check.
   static Result<std::unique_ptr<SummaryStore>> open_for_write(const DirRef& dir);
-  // Opens an existing store read-only (compare, inspect, export); readable while a writer commits.
+  // Opens an existing store read-only (compare, inspect, export); readable while a writer
+  // commits. The same checks and the same way in as a writer (store_open.h), and nothing in
+  // the directory is created, written, truncated or re-owned.
   static Result<std::unique_ptr<SummaryStore>> open_read_only(const std::string& db_path);
+  // The store file `name` in `dir` (`db_path` names it in messages).
+  static Result<std::unique_ptr<SummaryStore>> open_read_only(const DirRef& dir, const std::string& name,
+                                                              const std::string& db_path);
 
   ~SummaryStore();
   SummaryStore(const SummaryStore&) = delete;
   SummaryStore& operator=(const SummaryStore&) = delete;
 
   const std::string& path() const { return path_; }
+  // The directory the store's files were opened in.
+  const DirRef& dir() const { return dir_; }
+  // The connection, for aggregate queries of a read-only store on one thread (store_overview).
+  sqlite3* connection() { return db_.get(); }
   // Read connections: pins one snapshot for the rest of the connection's life (a compare
   // during a dump sees one consistent state), and with it reads take no lock per query.
   Status begin_snapshot();
@@ -90,7 +100,8 @@ class SummaryStore {
   // same way, that only ever reads.
   // `written`: the file the writer's connection opened; any other is refused.
   static Result<std::unique_ptr<SummaryStore>> open_lookups(const DirRef& dir, const std::string& path,
-                                                            const std::optional<FileKey>& written);
+                                                            const std::optional<FileKey>& written,
+                                                            const StoreFiles& files);
   Status prepare_statements(bool writable);
   Status insert_one(const StoreEntry& e, int64_t now_ns);
   Result<FileSummary> load_locked(int64_t file_id, std::string_view rel);
@@ -102,7 +113,7 @@ class SummaryStore {
   };
   Result<std::optional<FileRow>> find_locked(std::string_view rel);
 
-  DirRef dir_;  // keeps the directory fd that writer file names refer to (declared before db_)
+  DirRef dir_;  // keeps the directory fd that the connection's file names refer to (declared before db_)
   std::string path_;
   std::mutex mu_;
   DbHandle db_;

@@ -39,12 +39,16 @@ LeftoverOutcome recover_temp(const FileRef& f, const struct stat& st, const Left
   return outcome(LeftoverAction::kRemoved, f, "removed a stale temp file of an earlier run");
 }
 
-LeftoverOutcome recover_claim(const FileRef& f, const struct stat& st) {
+LeftoverOutcome recover_claim(const FileRef& f, const struct stat& st, const DumpScope& scope) {
   const auto owner = claim_owner_of(f.name);
   if (!single_link_regular(st) || !owner || *owner != static_cast<uint32_t>(::geteuid()))
     return outcome(LeftoverAction::kNotOurs, f,
                    "a claim name this user did not make (no owner tag of uid " + std::to_string(::geteuid()) +
                        ", or not a regular file with one link); left alone");
+  // We only ever claim raw files that were candidates: a claim of anything else is not ours.
+  if (!scope.is_candidate(raw_name_of_claim(f.name)))
+    return outcome(LeftoverAction::kNotOurs, f,
+                   "a claim name for a file that is no dump of its dump root (never claimed by us); left alone");
   auto back = restore_claim(f.dir, f.name);
   if (!back.ok()) return outcome(LeftoverAction::kFailed, f, back.error().to_string());
   if (!*back)
@@ -65,7 +69,7 @@ LeftoverOutcome recover_leftover(const FileRef& f, const DumpScope& scope, const
   if (scope.kind() == DumpRootKind::kNone)
     return outcome(LeftoverAction::kOutsideDumpRoot, f,
                    "a temp or claim name outside every dump root is never ours; left alone");
-  if (is_claim_name(f.name)) return recover_claim(f, st);
+  if (is_claim_name(f.name)) return recover_claim(f, st, scope);
   return recover_temp(f, st, policy);
 }
 

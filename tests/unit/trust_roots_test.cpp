@@ -189,9 +189,12 @@ TEST_F(LeftoverTest, OnlyClaimsCarryingOurUidGetTheirNameBack) {
   const std::string d = "msit_fx_dump/";
   write_file(root + "/" + d + ".msit-claim.abc123." + kFx, "old format");  // no owner tag
   write_file(root + "/" + d + claim_name_for("Add.a", "abc123", ::geteuid() + 1), "other uid");
+  write_file(root + "/" + d + our_claim("embeddings.npy"), "no dump name");
   write_file(root + "/" + d + our_claim(kFx), "ours");
   EXPECT_EQ(recover(d + ".msit-claim.abc123." + kFx).action, LeftoverAction::kNotOurs);
   EXPECT_EQ(recover(d + claim_name_for("Add.a", "abc123", ::geteuid() + 1)).action, LeftoverAction::kNotOurs);
+  EXPECT_EQ(recover(d + our_claim("embeddings.npy")).action, LeftoverAction::kNotOurs) << "we claim dumps only";
+  EXPECT_FALSE(fs::exists(root + "/" + d + "embeddings.npy"));
   LeftoverOutcome o = recover(d + our_claim(kFx));
   EXPECT_EQ(o.action, LeftoverAction::kRenamedBack);
   EXPECT_EQ(o.raw_name, kFx);
@@ -215,20 +218,25 @@ TEST(CompactLeftovers, PlantedNamesOutsideDumpRootsAreKeptAndNamed) {
   const std::string planted_claim = work + "/" + our_claim("embeddings.npy");
   write_file(planted_claim, test::npy_bytes({2.0f}));
   write_file(work + "/.msit-tmp.notes", "keep me");
-  // Inside the dump root, a claim of ours whose name is no dump name: renamed back, not compacted.
+  // Inside the dump root, a claim with our uid whose name is no dump name: we never claim such a
+  // file, so it is not ours whatever its tag says.
   write_file(work + "/msit_fx_dump/" + our_claim("embeddings.npy"), test::npy_bytes({3.0f}));
+  // And one that is ours: renamed back and compacted normally.
+  const std::string fx2 = "mul_1-aten.mul.Tensor.OUTPUT.0.20250101000000000001.npy";
+  write_file(work + "/msit_fx_dump/" + our_claim(fx2), test::npy_bytes({4.0f}));
   CompactReport rep = run_compact({work}, CompactRunOptions{}, nullptr);
   EXPECT_TRUE(fs::exists(planted_claim));
   EXPECT_FALSE(fs::exists(work + "/embeddings.npy"));
   EXPECT_TRUE(fs::exists(work + "/.msit-tmp.notes"));
-  EXPECT_TRUE(fs::exists(work + "/msit_fx_dump/embeddings.npy")) << "renamed back, never compacted";
-  EXPECT_FALSE(fs::exists(work + "/msit_fx_dump/embeddings.npy.summary.json"));
-  EXPECT_EQ(rep.compacted, 1u);
+  EXPECT_TRUE(fs::exists(work + "/msit_fx_dump/" + our_claim("embeddings.npy")));
+  EXPECT_FALSE(fs::exists(work + "/msit_fx_dump/embeddings.npy"));
+  EXPECT_TRUE(fs::exists(work + "/msit_fx_dump/" + fx2 + ".summary.json"));
+  EXPECT_EQ(rep.compacted, 2u);
   EXPECT_EQ(rep.claims_restored, 1u);
   EXPECT_EQ(rep.temp_removed, 0u);
   size_t foreign = 0;
   for (const auto& l : rep.left_alone) foreign += l.reason == LeftAlone::kNotOurLeftover ? 1 : 0;
-  EXPECT_EQ(foreign, 2u);
+  EXPECT_EQ(foreign, 3u);
   bool named = false;
   for (const auto& n : rep.notes) named = named || n.find(planted_claim) != std::string::npos;
   EXPECT_TRUE(named) << "the kept file is named in the output";

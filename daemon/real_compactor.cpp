@@ -90,7 +90,7 @@ std::vector<JobResult> EngineCompactor::run_batch(const std::vector<Job>& jobs) 
   const CompactOptions base = options();
   std::vector<JobResult> out;
   std::vector<PreparedSummary> prepared;
-  std::vector<size_t> owner;  // prepared[i] belongs to jobs[owner[i]]
+  std::vector<size_t> owner;                                // prepared[i] belongs to jobs[owner[i]]
   std::vector<std::shared_ptr<store::StoreRegistry>> held;  // alive until the batch is published
   for (size_t i = 0; i < jobs.size(); ++i) {
     const Job& j = jobs[i];
@@ -167,8 +167,7 @@ CandidatePolicy engine_policy(const std::shared_ptr<const LivePolicySettings>& l
   p.already_done = [live](const FileRef& f) {
     if (!live->keep_raw.load() || live->format.load() == SummaryFormat::kStore) return false;
     struct stat st {};
-    return ::fstatat(f.dir.get(), summary_path_for(f.name, live->format.load()).c_str(), &st, AT_SYMLINK_NOFOLLOW) ==
-           0;
+    return ::fstatat(f.dir.get(), summary_path_for(f.name, live->format.load()).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
   };
   return p;
 }

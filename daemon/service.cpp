@@ -54,7 +54,7 @@ class Service {
         jobs_(s.jobs != 0 ? s.jobs : std::max(1u, std::thread::hardware_concurrency())),
         compactor_(compact_options(s.compact)), live_(std::make_shared<LivePolicySettings>()),
         watermarks_(watermark_options(s), s.dirs, statvfs_space, log,
-                                           [this](const std::vector<std::string>& argv) { return start_hook(argv); }) {
+                    [this](const std::vector<std::string>& argv) { return start_hook(argv); }) {
     live_->keep_raw = s.compact.keep_raw;
     live_->format = s.compact.format;
   }
@@ -88,7 +88,7 @@ class Service {
   unsigned jobs_;
   EngineCompactor compactor_;
   std::shared_ptr<LivePolicySettings> live_;
-  std::map<std::string, TreeLock> locks_;      // by root path, while attached
+  std::map<std::string, TreeLock> locks_;       // by root path, while attached
   std::map<std::string, std::string> refused_;  // last refusal logged, by root path
   bool started_ = false;
   DiskWatermarks watermarks_;

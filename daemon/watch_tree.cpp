@@ -10,8 +10,8 @@
 #include <cerrno>
 
 #include "common/base/unique_fd.h"
-#include "common/io/derived_names.h"
 #include "common/io/atomic_write.h"
+#include "common/io/derived_names.h"
 #include "common/io/tree_walk.h"
 
 namespace msit::daemon {
@@ -70,8 +70,9 @@ bool WatchTree::attach(size_t i) {
   if (!a.ok()) {
     std::string why = a.error().sys_errno == ENOENT
                           ? root.path() + ": not a directory yet; waiting for it to appear"
-                          : a.error().to_string() + "; waiting for a directory at this path (symbolic links at or "
-                                                    "above a root are never followed after start)";
+                          : a.error().to_string() +
+                                "; waiting for a directory at this path (symbolic links at or "
+                                "above a root are never followed after start)";
     if (root_warned_[i] != why) log_.info(why);
     root_warned_[i] = std::move(why);
     return false;
@@ -85,8 +86,7 @@ bool WatchTree::attach(size_t i) {
     log_.info(root.path() + ": the directory watched before is back at this path; watching it again");
   else if (*a == PinnedRoot::Attach::kNewDirectory)
     log_.info(root.path() + ": a new directory is at this path (not the one watched before); watching it");
-  else if (!root_warned_[i].empty())
-    log_.info(root.path() + ": directory appeared; watching it");
+  else if (!root_warned_[i].empty()) log_.info(root.path() + ": directory appeared; watching it");
   root_warned_[i].clear();
   return true;
 }

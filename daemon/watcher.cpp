@@ -151,7 +151,8 @@ void Watcher::on_root_dropped(const RootHandle& root, const std::string& why) {
   // before touching another file, and their results are discarded.
   const std::string& top = root.path();
   auto below = [&](const std::string& path) {
-    if (!(path.size() > top.size() + 1 && path.compare(0, top.size(), top) == 0 && (path[top.size()] == '/' || top == "/")))
+    if (!(path.size() > top.size() + 1 && path.compare(0, top.size(), top) == 0 &&
+          (path[top.size()] == '/' || top == "/")))
       return false;
     auto still = tree_.locate(path);  // a deeper root, still attached, keeps its own files
     return !still || still->root->path().size() <= top.size();

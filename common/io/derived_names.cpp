@@ -74,7 +74,8 @@ std::optional<ClaimParts> parse_claim(std::string_view n) {
     size_t i = kClaimTagChars + 1;
     uint64_t uid = 0;
     const size_t digits_from = i;
-    while (i < n.size() && n[i] >= '0' && n[i] <= '9' && i - digits_from < 10) uid = uid * 10 + static_cast<uint64_t>(n[i++] - '0');
+    while (i < n.size() && n[i] >= '0' && n[i] <= '9' && i - digits_from < 10)
+      uid = uid * 10 + static_cast<uint64_t>(n[i++] - '0');
     if (i == digits_from || i >= n.size() || n[i] != '.' || uid > UINT32_MAX) return std::nullopt;
     parts.owner = static_cast<uint32_t>(uid);
     parts.raw = n.substr(i + 1);

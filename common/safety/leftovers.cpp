@@ -28,8 +28,8 @@ bool single_link_regular(const struct stat& st) { return S_ISREG(st.st_mode) && 
 LeftoverOutcome recover_temp(const FileRef& f, const struct stat& st, const LeftoverPolicy& policy) {
   if (!single_link_regular(st) || st.st_uid != ::geteuid())
     return outcome(LeftoverAction::kNotOurs, f,
-                   "a temp file name this user did not write (owner uid " + std::to_string(st.st_uid) +
-                       ", links " + std::to_string(st.st_nlink) + "); left alone");
+                   "a temp file name this user did not write (owner uid " + std::to_string(st.st_uid) + ", links " +
+                       std::to_string(st.st_nlink) + "); left alone");
   if (identity_from_stat(st).mtime_ns >= policy.temps_before_ns)
     return outcome(LeftoverAction::kInFlight, f, "a temp file of this run; kept");
   if (::unlinkat(f.dir.get(), f.name.c_str(), 0) != 0) {
@@ -54,7 +54,8 @@ LeftoverOutcome recover_claim(const FileRef& f, const struct stat& st, const Dum
   if (!*back)
     return outcome(LeftoverAction::kNameTaken, f,
                    "a raw file claimed by an interrupted run cannot get its name back (the name is taken); both kept");
-  LeftoverOutcome o = outcome(LeftoverAction::kRenamedBack, f, "a raw file claimed by an interrupted run got its name back");
+  LeftoverOutcome o =
+      outcome(LeftoverAction::kRenamedBack, f, "a raw file claimed by an interrupted run got its name back");
   o.raw_name = raw_name_of_claim(f.name);
   return o;
 }

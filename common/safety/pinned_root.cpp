@@ -52,8 +52,9 @@ Result<PinnedRoot::Attach> PinnedRoot::attach() {
   MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_no_symlinks());
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return make_sys_error(path_, Stage::kStat, "fstat of the root failed", errno);
-  Attach kind = !ever_ ? Attach::kFirst : (st.st_dev == dev_ && st.st_ino == ino_) ? Attach::kSameAgain
-                                                                                  : Attach::kNewDirectory;
+  Attach kind = !ever_                                     ? Attach::kFirst
+                : (st.st_dev == dev_ && st.st_ino == ino_) ? Attach::kSameAgain
+                                                           : Attach::kNewDirectory;
   ever_ = true;
   dev_ = st.st_dev;
   ino_ = st.st_ino;

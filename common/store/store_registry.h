@@ -41,7 +41,7 @@ class StoreRegistry {
   struct Root {
     std::string path;
     SharedFd fd;
-    std::string network;  // the filesystem's name when it is a network one
+    std::string network;   // the filesystem's name when it is a network one
     bool checked = false;  // network looked up
   };
   Result<Root*> root_of(const std::string& path);

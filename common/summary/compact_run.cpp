@@ -57,7 +57,7 @@ struct RootScan {
   TreeLock lock;
   std::vector<std::string> candidates;  // relative to root
   std::vector<Leftover> leftovers;
-  std::vector<std::string> owned_subtrees;             // relative dirs a live process owns
+  std::vector<std::string> owned_subtrees;  // relative dirs a live process owns
 };
 
 bool is_side_file(NameKind k) {
@@ -175,7 +175,8 @@ void recover_leftovers(RootScan& rs, CompactReport& report) {
       case LeftoverAction::kRenamedBack: {
         ++report.claims_restored;
         const std::string dir = parent_rel(l.rel);
-        if (l.scope.is_candidate(o.raw_name)) rs.candidates.push_back(dir.empty() ? o.raw_name : dir + "/" + o.raw_name);
+        if (l.scope.is_candidate(o.raw_name))
+          rs.candidates.push_back(dir.empty() ? o.raw_name : dir + "/" + o.raw_name);
         break;
       }
       case LeftoverAction::kNameTaken:

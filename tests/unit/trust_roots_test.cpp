@@ -107,7 +107,8 @@ TEST(WalkTreeFd, WalksTheOpenedDirectoryEvenAfterItsPathChanged) {
   fs::create_directory_symlink(tmp.path + "/outside", tmp.path + "/t");
   std::vector<std::string> seen;
   std::vector<Error> errors;
-  walk_tree_fd(fd.get(), tmp.path + "/t", [&](const WalkEntry& e) { seen.push_back(e.name); }, errors);
+  walk_tree_fd(
+      fd.get(), tmp.path + "/t", [&](const WalkEntry& e) { seen.push_back(e.name); }, errors);
   std::sort(seen.begin(), seen.end());
   EXPECT_EQ(seen, (std::vector<std::string>{"a", "f", "link"})) << "g (outside) must never be listed";
   EXPECT_TRUE(errors.empty());

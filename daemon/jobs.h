@@ -52,12 +52,12 @@ FileProbe& lease_probe();
 std::string describe_settle_mode(int root_fd);
 
 struct Job {
-  std::string path;                        // for messages and the watcher's bookkeeping
-  std::shared_ptr<const RootHandle> root;  // the pinned root it was found under: work starts there
-  std::string rel;                         // path below root; never re-resolved from `path`
-  FileIdentity seen;                       // identity when claimed
-  int64_t event_ns = 0;                    // close/rename event time, 0 when found by a scan
-  bool keep_raw = false;                   // whether a writer still holds it cannot be known: never delete it
+  std::string path;                             // for messages and the watcher's bookkeeping
+  FileIdentity seen;                            // identity when claimed
+  int64_t event_ns = 0;                         // close/rename event time, 0 when found by a scan
+  bool keep_raw = false;                        // whether a writer still holds it cannot be known: never delete it
+  std::shared_ptr<const RootHandle> root = {};  // the pinned root it was found under: work starts there
+  std::string rel = {};                         // path below root; never re-resolved from `path`
 };
 
 enum class JobStatus : uint8_t {

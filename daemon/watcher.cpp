@@ -249,7 +249,7 @@ bool Watcher::try_claim(const std::string& path, Pending& p, int64_t now) {
   ++in_flight_;
   const bool keep = pr.writer == WriterState::kUnknown;
   if (keep) warn_unknown_writer_once(path);
-  claimed_.push_back(Job{path, at->root, at->rel, pr.identity, p.event_ns, keep});
+  claimed_.push_back(Job{path, pr.identity, p.event_ns, keep, at->root, at->rel});
   return true;
 }
 

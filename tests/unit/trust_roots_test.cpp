@@ -367,7 +367,7 @@ TEST(EngineCompactorRoots, JobsOfARootLetGoOfAreCancelledAndTouchNothing) {
   ASSERT_TRUE(pin.attach().ok());
   daemon::EngineCompactor c(CompactOptions{});
   c.attach_tree(pin.handle());
-  daemon::Job j{root + "/" + kFx, pin.handle(), kFx, {}, 0, false};
+  daemon::Job j{root + "/" + kFx, {}, 0, false, pin.handle(), kFx};
   pin.drop();  // moved away: the watcher let it go
   c.release_tree(*j.root);
   auto out = c.run_batch({j});

@@ -56,6 +56,7 @@ nlohmann::json Counters::to_json(int pid, const std::string& state) const {
   j["files_failed"] = files_failed;
   j["incomplete_given_up"] = incomplete_given_up;
   j["temp_cleaned"] = temp_cleaned;
+  j["dropped_with_root"] = dropped_with_root;
   j["rescans"] = rescans;
   j["overflows"] = overflows;
   j["watches"] = watches;

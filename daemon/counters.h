@@ -34,6 +34,7 @@ struct Counters {
   uint64_t files_failed = 0;         // distinct files that failed at least once
   uint64_t incomplete_given_up = 0;  // never completed: reported once, left alone
   uint64_t temp_cleaned = 0;         // stale temp files of an earlier run removed
+  uint64_t dropped_with_root = 0;    // pending files forgotten because their root moved (docs/safety.md P2)
   uint64_t rescans = 0;
   uint64_t overflows = 0;
   uint64_t pending = 0;

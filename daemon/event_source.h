@@ -27,8 +27,9 @@ inline constexpr uint32_t kDirWatchMask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVE
 class EventSource {
  public:
   virtual ~EventSource() = default;
-  // Watches one directory (never through a symlink). Errors carry errno (ENOSPC: limit reached).
-  virtual Result<int> add_watch(const std::string& dir) = 0;
+  // Watches the directory open as `dir_fd` (reached without symlinks from a pinned root; the
+  // path `dir` only names it). Errors carry errno (ENOSPC: limit reached).
+  virtual Result<int> add_watch(int dir_fd, const std::string& dir) = 0;
   virtual void remove_watch(int wd) = 0;
   // A descriptor that becomes readable when events are queued, or -1 (fakes).
   virtual int poll_fd() const = 0;

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 #include "common/base/unique_fd.h"
 #include "daemon/event_source.h"
@@ -15,8 +16,11 @@ class InotifySource final : public EventSource {
  public:
   explicit InotifySource(UniqueFd fd) : fd_(std::move(fd)) {}
 
-  Result<int> add_watch(const std::string& dir) override {
-    int wd = ::inotify_add_watch(fd_.get(), dir.c_str(), kDirWatchMask);
+  Result<int> add_watch(int dir_fd, const std::string& dir) override {
+    // inotify takes a path: the fd's /proc entry names exactly the directory that was opened
+    // (followed as the magic link it is, so without IN_DONT_FOLLOW); the path is never resolved.
+    const std::string by_fd = "/proc/self/fd/" + std::to_string(dir_fd);
+    int wd = ::inotify_add_watch(fd_.get(), by_fd.c_str(), kDirWatchMask & ~static_cast<uint32_t>(IN_DONT_FOLLOW));
     if (wd < 0) return make_sys_error(dir, Stage::kWatch, "inotify_add_watch failed", errno);
     return wd;
   }

@@ -5,12 +5,15 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/base/result.h"
 #include "common/io/file.h"
+#include "common/safety/beneath.h"
+#include "common/safety/pinned_root.h"
 
 namespace msit::daemon {
 
@@ -40,18 +43,21 @@ struct ProbeResult {
 class FileProbe {
  public:
   virtual ~FileProbe() = default;
-  virtual ProbeResult probe(const std::string& path) = 0;
+  // `f` was reached from its pinned root without following symlinks.
+  virtual ProbeResult probe(const FileRef& f) = 0;
 };
-// lstat + F_SETLEASE read-lease probe (released at once), /proc where leases are refused.
+// fstatat + F_SETLEASE read-lease probe (released at once), /proc where leases are refused.
 FileProbe& lease_probe();
 // One line for the log: how "no writer holds it" is decided in the tree whose fd is given.
 std::string describe_settle_mode(int root_fd);
 
 struct Job {
-  std::string path;
-  FileIdentity seen;      // identity when claimed
-  int64_t event_ns = 0;   // close/rename event time, 0 when found by a scan
-  bool keep_raw = false;  // whether a writer still holds it cannot be known: never delete it
+  std::string path;                             // for messages and the watcher's bookkeeping
+  FileIdentity seen;                            // identity when claimed
+  int64_t event_ns = 0;                         // close/rename event time, 0 when found by a scan
+  bool keep_raw = false;                        // whether a writer still holds it cannot be known: never delete it
+  std::shared_ptr<const RootHandle> root = {};  // the pinned root it was found under: work starts there
+  std::string rel = {};                         // path below root; never re-resolved from `path`
 };
 
 enum class JobStatus : uint8_t {
@@ -94,7 +100,7 @@ class JobSink {
 // --keep-raw) which raw files already have a summary.
 struct CandidatePolicy {
   std::function<bool(const std::string& dir, std::string_view name)> is_candidate;
-  std::function<bool(const std::string& path)> already_done;  // may be empty
+  std::function<bool(const FileRef& f)> already_done;  // may be empty
   // The holder of the live owner's subtree that `path` lies in, or "" (may be empty): its
   // files, temps and claims are that owner's, never this watch's (daemon/tree_owners.h).
   std::function<std::string(const std::string& path)> owner_of = nullptr;

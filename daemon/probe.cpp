@@ -31,15 +31,15 @@ class SteadyClock final : public Clock {
 
 class LeaseProbe final : public FileProbe {
  public:
-  ProbeResult probe(const std::string& path) override {
+  ProbeResult probe(const FileRef& f) override {
     ProbeResult r;
     struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) return r;
+    if (::fstatat(f.dir.get(), f.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return r;
     r.exists = true;
     r.regular = S_ISREG(st.st_mode);
     if (!r.regular) return r;
     r.identity = identity_from_stat(st);
-    r.writer = writer_state(path);
+    r.writer = writer_state(f);
     if (r.writer == WriterState::kUnknown) r.writer = by_proc(st.st_dev, st.st_ino);
     return r;
   }
@@ -64,9 +64,9 @@ class LeaseProbe final : public FileProbe {
 
   // Breaking our lease would send SIGIO to the daemon: the service ignores SIGIO, and the
   // lease is held for a few microseconds only, so a writer opening the file barely waits.
-  static WriterState writer_state(const std::string& path) {
+  static WriterState writer_state(const FileRef& f) {
     if (test_no_leases()) return WriterState::kUnknown;
-    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+    UniqueFd fd(::openat(f.dir.get(), f.name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
     if (!fd.valid()) return errno == EWOULDBLOCK ? WriterState::kBusy : WriterState::kUnknown;
     if (::fcntl(fd.get(), F_SETLEASE, F_RDLCK) == 0) {
       ::fcntl(fd.get(), F_SETLEASE, F_UNLCK);

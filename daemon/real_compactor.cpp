@@ -2,6 +2,7 @@
 // publish_summaries(), so a burst of small files shares its directory fsyncs.
 #include "daemon/real_compactor.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -39,32 +40,104 @@ static JobResult failed(const Job& j, Error e) {
   return r;
 }
 
+void EngineCompactor::attach_tree(const std::shared_ptr<const RootHandle>& root) {
+  auto stores = std::make_shared<store::StoreRegistry>();
+  stores->add_root(root->path(), root->fd());
+  std::lock_guard<std::mutex> lock(mu_);
+  trees_[root.get()] = Tree{root, std::move(stores)};
+}
+
+void EngineCompactor::release_tree(const RootHandle& root) {
+  std::shared_ptr<store::StoreRegistry> stores;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = trees_.find(&root);
+    if (it == trees_.end()) return;
+    stores = std::move(it->second.stores);
+    trees_.erase(it);
+  }
+  stores->close_all();  // batches running keep the stores they hold until they finish
+}
+
+std::shared_ptr<store::StoreRegistry> EngineCompactor::stores_of(const RootHandle& root) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = trees_.find(&root);
+  return it == trees_.end() ? nullptr : it->second.stores;
+}
+
+std::vector<std::string> EngineCompactor::take_warnings() {
+  std::vector<std::shared_ptr<store::StoreRegistry>> all;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [k, t] : trees_) all.push_back(t.stores);
+  }
+  std::vector<std::string> out;
+  for (auto& s : all)
+    for (auto& w : s->take_warnings()) out.push_back(std::move(w));
+  return out;
+}
+
+static JobResult cancelled(const Job& j) {
+  JobResult r;
+  r.path = j.path;
+  r.seen = j.seen;
+  r.event_ns = j.event_ns;
+  r.status = JobStatus::kCancelled;
+  return r;
+}
+
 std::vector<JobResult> EngineCompactor::run_batch(const std::vector<Job>& jobs) {
-  const CompactOptions opts = options();
-  CompactOptions keep = opts;
-  keep.raw = RawAction::kKeep;
-  RootsResolver resolver(roots_);
+  const CompactOptions base = options();
   std::vector<JobResult> out;
   std::vector<PreparedSummary> prepared;
-  std::vector<size_t> owner;  // prepared[i] belongs to jobs[owner[i]]
+  std::vector<size_t> owner;                                // prepared[i] belongs to jobs[owner[i]]
+  std::vector<std::shared_ptr<store::StoreRegistry>> held;  // alive until the batch is published
   for (size_t i = 0; i < jobs.size(); ++i) {
-    Result<FileRef> f = resolver.file(jobs[i].path);
+    const Job& j = jobs[i];
+    if (!j.root) {
+      out.push_back(failed(j, make_error(j.path, Stage::kOpen, "no pinned root (internal error); never touched")));
+      continue;
+    }
+    std::shared_ptr<store::StoreRegistry> stores = stores_of(*j.root);
+    if (j.root->dropped() || !stores) {
+      out.push_back(cancelled(j));  // its root moved away or was replaced: nothing is touched
+      continue;
+    }
+    BeneathResolver resolver(j.root->fd(), j.root->path());
+    Result<FileRef> f = resolver.file(j.rel);
     if (!f.ok()) {
-      out.push_back(failed(jobs[i], f.take_error()));
+      out.push_back(failed(j, f.take_error()));
       continue;
     }
-    Result<PreparedSummary> p = prepare_summary(*f, jobs[i].keep_raw ? keep : opts);
+    CompactOptions opts = base;
+    opts.stores = stores.get();
+    if (j.keep_raw) opts.raw = RawAction::kKeep;
+    Result<PreparedSummary> p = prepare_summary(*f, opts);
     if (!p.ok()) {
-      out.push_back(failed(jobs[i], p.take_error()));
+      out.push_back(failed(j, p.take_error()));
       continue;
     }
+    held.push_back(std::move(stores));
     prepared.push_back(std::move(p).value());
     owner.push_back(i);
   }
   if (prepared.empty()) return out;
-  std::vector<Result<CompactOutcome>> published = publish_summaries(std::move(prepared));
+  // Last look before any raw file is claimed: a root let go of meanwhile keeps its files.
+  std::vector<PreparedSummary> go;
+  std::vector<size_t> go_owner;
+  for (size_t k = 0; k < prepared.size(); ++k) {
+    if (jobs[owner[k]].root->dropped()) {
+      out.push_back(cancelled(jobs[owner[k]]));  // the prepared temp is removed with it
+      continue;
+    }
+    go.push_back(std::move(prepared[k]));
+    go_owner.push_back(owner[k]);
+  }
+  prepared.clear();
+  if (go.empty()) return out;
+  std::vector<Result<CompactOutcome>> published = publish_summaries(std::move(go));
   for (size_t k = 0; k < published.size(); ++k) {
-    const Job& j = jobs[owner[k]];
+    const Job& j = jobs[go_owner[k]];
     if (!published[k].ok()) {
       out.push_back(failed(j, published[k].take_error()));
       continue;
@@ -93,10 +166,10 @@ CandidatePolicy engine_policy(const std::shared_ptr<const LivePolicySettings>& l
   };
   // With raw files kept, rescans would otherwise re-read every kept raw file; an event still
   // re-checks it.
-  p.already_done = [live](const std::string& path) {
+  p.already_done = [live](const FileRef& f) {
     if (!live->keep_raw.load() || live->format.load() == SummaryFormat::kStore) return false;
     struct stat st {};
-    return ::lstat(summary_path_for(path, live->format.load()).c_str(), &st) == 0;
+    return ::fstatat(f.dir.get(), summary_path_for(f.name, live->format.load()).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
   };
   return p;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -18,16 +19,18 @@ namespace msit::daemon {
 
 class EngineCompactor final : public Compactor {
  public:
-  // Every job's path lies below one of `roots` (absolute): files are reached from the root's
-  // fd without following symlinks, so a directory swapped since the event is never entered.
-  EngineCompactor(CompactOptions opts, std::vector<std::string> roots) : opts_(opts), roots_(std::move(roots)) {
-    for (const auto& r : roots_) stores_.add_root(r);
-  }
+  // Every job carries the pinned root it was found under (common/safety/pinned_root.h): files
+  // are reached from that root's fd without following symlinks, never by path, so a root
+  // renamed or swapped for a symlink since the event is never entered.
+  explicit EngineCompactor(CompactOptions opts) : opts_(opts) {}
   std::vector<JobResult> run_batch(const std::vector<Job>& jobs) override;
-  // Closes the stores of a tree the daemon lets go of (their fds would pin its directories).
-  void release_tree(const std::string& root) { stores_.close_below(root); }
+  // A root the daemon now owns: its stores are opened below this handle's fd only.
+  void attach_tree(const std::shared_ptr<const RootHandle>& root);
+  // Closes the stores of a root the daemon lets go of (their fds would pin its directories);
+  // jobs of that root still queued are cancelled.
+  void release_tree(const RootHandle& root);
   // Once per tree: summaries written as JSON because the tree is on a network filesystem.
-  std::vector<std::string> take_warnings() { return stores_.take_warnings(); }
+  std::vector<std::string> take_warnings();
   void set_options(const CompactOptions& o) {
     std::lock_guard<std::mutex> lock(mu_);
     opts_ = o;
@@ -36,14 +39,18 @@ class EngineCompactor final : public Compactor {
  private:
   CompactOptions options() {
     std::lock_guard<std::mutex> lock(mu_);
-    CompactOptions o = opts_;
-    o.stores = &stores_;
-    return o;
+    return opts_;
   }
+  // The store registry of a root still owned, or null (let go of: its jobs are cancelled).
+  std::shared_ptr<store::StoreRegistry> stores_of(const RootHandle& root);
+
   std::mutex mu_;
   CompactOptions opts_;
-  const std::vector<std::string> roots_;
-  store::StoreRegistry stores_;  // one summary store per dump root, kept open between batches
+  struct Tree {
+    std::shared_ptr<const RootHandle> root;
+    std::shared_ptr<store::StoreRegistry> stores;  // one summary store per dump root, kept open
+  };
+  std::map<const RootHandle*, Tree> trees_;
 };
 
 // The settings the candidate policy reads at every call, so that a SIGHUP reload reaches the

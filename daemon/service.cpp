@@ -53,9 +53,9 @@ class Service {
   Service(const WatchSettings& s, const ReloadFn& reload, Logger& log, EventSource& source)
       : settings_(s), reload_(reload), log_(log), source_(source),
         jobs_(s.jobs != 0 ? s.jobs : std::max(1u, std::thread::hardware_concurrency())),
-        compactor_(compact_options(s.compact), s.dirs), live_(std::make_shared<LivePolicySettings>()),
-        locks_(s.dirs.size()), watermarks_(watermark_options(s), s.dirs, statvfs_space, log,
-                                           [this](const std::vector<std::string>& argv) { return start_hook(argv); }) {
+        compactor_(compact_options(s.compact)), live_(std::make_shared<LivePolicySettings>()),
+        watermarks_(watermark_options(s), s.dirs, statvfs_space, log,
+                    [this](const std::vector<std::string>& argv) { return start_hook(argv); }) {
     live_->keep_raw = s.compact.keep_raw;
     live_->format = s.compact.format;
   }
@@ -72,9 +72,13 @@ class Service {
   void publish_status(const char* state);
   void reload();
   void begin_stop(int signum);
-  // Takes the lock of every root that exists and is not locked yet; false when another live
-  // msit-compact owns one (the daemon then refuses to start).
-  bool lock_roots(bool at_start);
+  // A root was pinned: take its lock through the pinned fd (false when another live
+  // msit-compact owns it: at start the daemon then refuses to start) and open its stores.
+  bool on_root_attached(const std::shared_ptr<const RootHandle>& root);
+  void on_root_dropped(const RootHandle& root, const std::string& why);
+  // Roots whose lock file was removed (rm -rf of the tree) are let go of: our fds would pin
+  // its directories and hide their removal from inotify. They are attached again when back.
+  void check_locks();
   // The low-space hook, without a shell; one at a time per root (a still-running one is not doubled).
   bool start_hook(const std::vector<std::string>& argv);
 
@@ -85,7 +89,9 @@ class Service {
   unsigned jobs_;
   EngineCompactor compactor_;
   std::shared_ptr<LivePolicySettings> live_;
-  std::vector<TreeLock> locks_;
+  std::map<std::string, TreeLock> locks_;       // by root path, while attached
+  std::map<std::string, std::string> refused_;  // last refusal logged, by root path
+  bool started_ = false;
   std::shared_ptr<TreeOwners> owners_ = std::make_shared<TreeOwners>();  // live owners below the roots
   DiskWatermarks watermarks_;
   std::map<std::string, uv_process_t*> hooks_running_;  // by root; freed by their close callback
@@ -117,41 +123,43 @@ void Service::publish_status(const char* state) {
   }
 }
 
-bool Service::lock_roots(bool at_start) {
-  for (size_t i = 0; i < settings_.dirs.size(); ++i) {
-    // A lock file removed under us (rm -rf of the tree): let go, so that the directory can
-    // really go (our fds would pin it and hide its removal from inotify), and lock again
-    // once it is back.
-    if (locks_[i].held() && locks_[i].lost()) {
-      locks_[i] = TreeLock();
-      owners_->drop_root(settings_.dirs[i]);
-      compactor_.release_tree(settings_.dirs[i]);
-      log_.info(settings_.dirs[i] + ": the tree's lock file was removed; lock released until the tree is back");
-      continue;
-    }
-    if (locks_[i].held()) continue;
-    const std::string& root = settings_.dirs[i];
-    auto fd = open_trusted_dir(root);
-    if (!fd.ok()) continue;  // not there yet: locked when it appears
-    // Lock files that make no owner (planted, squatted) are ignored, said once per taking.
-    LockedAncestor a = locked_ancestor(root);
-    for (const auto& w : a.ignored) log_.warning(w);
-    std::vector<std::string> warnings;
-    Result<TreeLock> lock = a.dir.empty()
-                                ? TreeLock::acquire(fd->get(), root, &warnings)
-                                : Result<TreeLock>(make_error(root, Stage::kLock, a.dir + " is owned by " + a.holder));
-    for (const auto& w : warnings) log_.warning(w);
-    if (!lock.ok()) {
-      log_.error(lock.error().to_string() + (at_start ? "; not starting" : "; this root is not watched"));
-      if (at_start) return false;
-      continue;
-    }
-    locks_[i] = std::move(lock).value();
-    log_.info(root + ": owned by this watch; settle: " + describe_settle_mode(fd->get()));
-    // Owners below started first: their subtrees stay theirs (one owner per tree).
-    for (const auto& line : owners_->add_root(fd->get(), root)) log_.warning(line);
+bool Service::on_root_attached(const std::shared_ptr<const RootHandle>& handle) {
+  const RootHandle& root = *handle;
+  const std::string& path = root.path();
+  // Lock files that make no owner (planted, squatted) are ignored, said once per taking.
+  LockedAncestor a = locked_ancestor(path);
+  for (const auto& w : a.ignored) log_.warning(w);
+  std::vector<std::string> warnings;
+  Result<TreeLock> lock = a.dir.empty()
+                              ? TreeLock::acquire(root.fd()->get(), path, &warnings)
+                              : Result<TreeLock>(make_error(path, Stage::kLock, a.dir + " is owned by " + a.holder));
+  for (const auto& w : warnings) log_.warning(w);
+  if (!lock.ok()) {
+    std::string line = lock.error().to_string() + (started_ ? "; this root is not watched" : "; not starting");
+    if (refused_[path] != line) log_.error(line);
+    refused_[path] = std::move(line);
+    return false;
   }
+  refused_.erase(path);
+  locks_[path] = std::move(lock).value();
+  compactor_.attach_tree(handle);
+  log_.info(path + ": owned by this watch; settle: " + describe_settle_mode(root.fd()->get()));
+  // Owners below started first: their subtrees stay theirs (one owner per tree).
+  for (const auto& line : owners_->add_root(root.fd()->get(), path)) log_.warning(line);
   return true;
+}
+
+void Service::on_root_dropped(const RootHandle& root, const std::string&) {
+  owners_->drop_root(root.path());
+  compactor_.release_tree(root);
+  locks_.erase(root.path());  // the lock file is removed through the directory it was made in
+}
+
+void Service::check_locks() {
+  std::vector<std::string> lost;
+  for (const auto& [path, lock] : locks_)
+    if (lock.held() && lock.lost()) lost.push_back(path);
+  for (const auto& path : lost) watcher_->drop_root(path, "lost its lock file (removed with the tree?)");
 }
 
 bool Service::start_hook(const std::vector<std::string>& argv) {
@@ -202,7 +210,7 @@ bool Service::start_hook(const std::vector<std::string>& argv) {
 }
 
 void Service::on_status_timer() {
-  lock_roots(false);
+  check_locks();
   for (const auto& line : owners_->refresh()) log_.info(line);
   int64_t now = steady_clock().now_ns();
   watermarks_.check(now);
@@ -306,7 +314,6 @@ void Service::start_handles() {
 }
 
 int Service::run() {
-  if (!lock_roots(true)) return 1;
   uv_loop_init(&loop_);
   uv_async_init(&loop_, &wake_, [](uv_async_t* h) {
     Service* s = self(h);
@@ -317,8 +324,20 @@ int Service::run() {
   const size_t batch_max = batch_size_within_fd_limit(kBatchMax, raise_fd_limit(), jobs_, 1, 3);
   pool_ = std::make_unique<WorkerPool>(
       jobs_, batch_max, compactor_, steady_clock(), [this] { uv_async_send(&wake_); }, kBatchBytesMax);
-  watcher_ = std::make_unique<Watcher>(watcher_options(settings_, jobs_), settings_.dirs, source_, steady_clock(),
-                                       lease_probe(), *pool_, log_, engine_policy(live_, owners_));
+  watcher_ = std::make_unique<Watcher>(
+      watcher_options(settings_, jobs_), settings_.dirs, source_, steady_clock(), lease_probe(), *pool_, log_,
+      engine_policy(live_, owners_),
+      RootHooks{[this](const std::shared_ptr<const RootHandle>& r) { return on_root_attached(r); },
+                [this](const RootHandle& r, const std::string& why) { on_root_dropped(r, why); }});
+  // Roots are pinned and locked before anything is scanned: another live owner stops us here.
+  if (!watcher_->attach_roots()) {
+    pool_->shutdown();
+    uv_close(reinterpret_cast<uv_handle_t*>(&wake_), nullptr);
+    uv_run(&loop_, UV_RUN_NOWAIT);
+    uv_loop_close(&loop_);
+    return 1;
+  }
+  started_ = true;
   log_.info("watching " + std::to_string(settings_.dirs.size()) + " root(s) with " + std::to_string(jobs_) +
             " worker(s), settle " + std::to_string(settings_.settle_ms) + " ms");
   watcher_->start();

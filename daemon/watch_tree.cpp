@@ -1,5 +1,6 @@
-// Recursive inotify watches over the dump roots: new directories are watched first, then
-// scanned; vanished directories drop their watches; missing roots are polled until they appear.
+// Recursive inotify watches over pinned roots: new directories are watched first, then
+// scanned; vanished directories drop their watches; a root that moves is dropped, and a root
+// that is missing is polled until a directory (never a symlink) is at its path.
 #include "daemon/watch_tree.h"
 
 #include <fcntl.h>
@@ -10,65 +11,143 @@
 
 #include "common/base/unique_fd.h"
 #include "common/io/atomic_write.h"
+#include "common/io/derived_names.h"
 #include "common/io/tree_walk.h"
-#include "common/safety/publish.h"
 
 namespace msit::daemon {
 
 WatchTree::WatchTree(EventSource& source, Logger& log, std::vector<std::string> roots, TreeHooks hooks)
-    : source_(source), log_(log), roots_(std::move(roots)), root_present_(roots_.size(), false),
-      root_warned_(roots_.size(), false), hooks_(std::move(hooks)) {}
-
-static bool is_real_dir(const std::string& path) {
-  struct stat st {};
-  return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    : source_(source), log_(log), root_warned_(roots.size()), hooks_(std::move(hooks)) {
+  for (auto& r : roots) roots_.emplace_back(std::move(r));
 }
 
 int WatchTree::root_index(const std::string& dir) const {
   for (size_t i = 0; i < roots_.size(); ++i)
-    if (roots_[i] == dir) return static_cast<int>(i);
+    if (roots_[i].attached() && roots_[i].path() == dir) return static_cast<int>(i);
   return -1;
+}
+
+std::string WatchTree::join(size_t root, const std::string& rel) const {
+  const std::string& p = roots_[root].path();
+  if (rel.empty()) return p;
+  return p == "/" ? "/" + rel : p + "/" + rel;
 }
 
 size_t WatchTree::missing_roots() const {
   size_t n = 0;
-  for (bool p : root_present_) n += p ? 0 : 1;
+  for (const auto& r : roots_) n += r.attached() ? 0 : 1;
   return n;
+}
+
+std::optional<Located> WatchTree::locate(const std::string& path) const {
+  const PinnedRoot* best = nullptr;
+  for (const auto& r : roots_) {
+    if (!r.attached()) continue;
+    const std::string& p = r.path();
+    const bool inside = path == p || (p == "/" ? path.size() > 1 && path.front() == '/'
+                                               : path.size() > p.size() + 1 && path.compare(0, p.size(), p) == 0 &&
+                                                     path[p.size()] == '/');
+    if (inside && (best == nullptr || p.size() > best->path().size())) best = &r;
+  }
+  if (best == nullptr) return std::nullopt;
+  const std::string& p = best->path();
+  std::string rel = path == p ? std::string() : path.substr(p == "/" ? 1 : p.size() + 1);
+  return Located{best->handle(), std::move(rel)};
+}
+
+Result<FileRef> WatchTree::file_ref(const std::string& path) const {
+  auto at = locate(path);
+  if (!at)
+    return make_error(path, Stage::kOpen, "its root was let go of (moved away, removed or replaced); never touched");
+  BeneathResolver r(at->root->fd(), at->root->path());
+  return r.file(at->rel);
+}
+
+bool WatchTree::attach(size_t i) {
+  PinnedRoot& root = roots_[i];
+  if (root.attached()) return true;
+  Result<PinnedRoot::Attach> a = root.attach();
+  if (!a.ok()) {
+    std::string why = a.error().sys_errno == ENOENT
+                          ? root.path() + ": not a directory yet; waiting for it to appear"
+                          : a.error().to_string() +
+                                "; waiting for a directory at this path (symbolic links at or "
+                                "above a root are never followed after start)";
+    if (root_warned_[i] != why) log_.info(why);
+    root_warned_[i] = std::move(why);
+    return false;
+  }
+  if (hooks_.root_attached && !hooks_.root_attached(root.handle())) {
+    root.drop();
+    root_warned_[i] = "refused";  // the hook said why
+    return false;
+  }
+  if (*a == PinnedRoot::Attach::kSameAgain)
+    log_.info(root.path() + ": the directory watched before is back at this path; watching it again");
+  else if (*a == PinnedRoot::Attach::kNewDirectory)
+    log_.info(root.path() + ": a new directory is at this path (not the one watched before); watching it");
+  else if (!root_warned_[i].empty()) log_.info(root.path() + ": directory appeared; watching it");
+  root_warned_[i].clear();
+  return true;
+}
+
+bool WatchTree::attach_roots() {
+  bool ok = true;
+  for (size_t i = 0; i < roots_.size(); ++i) {
+    if (!attach(i) && root_warned_[i] == "refused") ok = false;
+  }
+  return ok;
+}
+
+void WatchTree::drop(size_t i, const std::string& why) {
+  PinnedRoot& root = roots_[i];
+  if (!root.attached()) return;
+  std::shared_ptr<const RootHandle> h = root.handle();
+  drop_subtree(root.path());
+  root.drop();
+  root_warned_[i] = "dropped";
+  log_.warning(root.path() + ": root directory " + why +
+               "; its pending work is dropped and nothing is followed to where it went; waiting for a "
+               "directory at this path (never a symbolic link)");
+  if (hooks_.root_dropped) hooks_.root_dropped(*h, why);
+}
+
+void WatchTree::drop_root(const std::string& path, const std::string& why) {
+  for (size_t i = 0; i < roots_.size(); ++i)
+    if (roots_[i].path() == path) drop(i, why);
 }
 
 void WatchTree::scan_all() {
   for (size_t i = 0; i < roots_.size(); ++i) {
-    root_present_[i] = is_real_dir(roots_[i]);
-    if (root_present_[i]) establish(roots_[i]);
+    if (roots_[i].attached() && !roots_[i].in_place()) drop(i, "moved away, removed or replaced");
+    if (!roots_[i].attached() && !attach(i)) continue;
+    establish(i, "");
   }
 }
 
 void WatchTree::poll_roots() {
   for (size_t i = 0; i < roots_.size(); ++i) {
-    if (root_present_[i]) continue;
-    if (!is_real_dir(roots_[i])) {
-      if (!root_warned_[i]) {
-        log_.info(roots_[i] + ": not a directory yet; waiting for it to appear");
-        root_warned_[i] = true;
-      }
-      continue;
+    if (roots_[i].attached()) {
+      if (roots_[i].in_place()) continue;
+      drop(i, "moved away, removed or replaced");
     }
-    log_.info(roots_[i] + ": directory appeared; watching it");
-    root_present_[i] = true;
-    root_warned_[i] = false;
-    establish(roots_[i]);
+    if (attach(i)) establish(i, "");
   }
 }
 
 void WatchTree::rescan_unwatched() {
   std::set<std::string> dirs;
   dirs.swap(unwatched_);
-  for (const auto& d : dirs)
-    if (is_real_dir(d)) establish(d);
+  for (const auto& d : dirs) {
+    auto at = locate(d);
+    if (!at) continue;
+    for (size_t i = 0; i < roots_.size(); ++i)
+      if (roots_[i].handle() == at->root) establish(i, at->rel);
+  }
 }
 
-void WatchTree::watch_one(const std::string& dir) {
-  Result<int> wd = source_.add_watch(dir);
+void WatchTree::watch_one(int dir_fd, const std::string& dir) {
+  Result<int> wd = source_.add_watch(dir_fd, dir);
   if (!wd.ok()) {
     int err = wd.error().sys_errno;
     if (err == ENOSPC) {
@@ -94,29 +173,39 @@ void WatchTree::watch_one(const std::string& dir) {
 }
 
 // Watch first, then list: a file created between the two steps is seen by one or the other.
-void WatchTree::establish(const std::string& top) {
-  std::vector<std::string> stack{top};
+// Every directory is opened from the root's fd without following symlinks: one swapped for a
+// symlink since it was seen is neither watched nor listed.
+void WatchTree::establish(size_t root, const std::string& rel_top) {
+  if (!roots_[root].attached()) return;
+  const SharedFd root_fd = roots_[root].handle()->fd();
+  std::vector<std::string> stack{rel_top};
   while (!stack.empty()) {
-    std::string dir = std::move(stack.back());
+    std::string rel = std::move(stack.back());
     stack.pop_back();
-    watch_one(dir);
-    scan_entries(dir, stack);
+    const std::string dir = join(root, rel);
+    auto fd = open_dir_beneath(root_fd->get(), rel, dir);
+    if (!fd.ok()) {
+      int err = fd.error().sys_errno;
+      if (err != 0 && err != ENOENT && err != ENOTDIR) {
+        unwatched_.insert(dir);  // retried by rescan_unwatched()
+        log_.warning(fd.error().to_string() + "; the directory is rescanned periodically");
+      }
+      continue;  // gone, or a symlink now: never followed
+    }
+    watch_one(fd->get(), dir);
+    scan_entries(fd->get(), dir, rel, stack);
   }
 }
 
-void WatchTree::scan_entries(const std::string& dir, std::vector<std::string>& subdirs) {
-  // O_NOFOLLOW: a directory swapped for a symlink since it was seen is not entered.
-  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid()) return;
-  (void)list_dir_fd(fd.get(), dir, [&](std::string_view name, EntryType type) {
-    std::string path = dir + "/" + std::string(name);
+void WatchTree::scan_entries(int dir_fd, const std::string& dir, const std::string& rel,
+                             std::vector<std::string>& subdirs) {
+  (void)list_dir_fd(dir_fd, dir, [&](std::string_view name, EntryType type) {
     if (type == EntryType::kDirectory) {
-      subdirs.push_back(std::move(path));
+      subdirs.push_back(rel.empty() ? std::string(name) : rel + "/" + std::string(name));
     } else if (type == EntryType::kFile) {
-      if (is_temp_name(name)) {
-        if (hooks_.temp_file) hooks_.temp_file(path);
-      } else if (is_claim_name(name)) {
-        if (hooks_.claim_file) hooks_.claim_file(path);
+      std::string path = dir + "/" + std::string(name);
+      if (is_temp_name(name) || is_claim_name(name)) {
+        if (hooks_.leftover) hooks_.leftover(path);
       } else if (hooks_.is_candidate(dir, name)) {
         hooks_.candidate(path, false);
       }
@@ -125,7 +214,7 @@ void WatchTree::scan_entries(const std::string& dir, std::vector<std::string>& s
 }
 
 void WatchTree::drop_subtree(const std::string& dir) {
-  std::string prefix = dir + "/";
+  std::string prefix = dir == "/" ? dir : dir + "/";
   auto it = path_wd_.lower_bound(dir);
   while (it != path_wd_.end() && (it->first == dir || it->first.starts_with(prefix))) {
     auto w = wd_path_.find(it->second);
@@ -156,18 +245,18 @@ void WatchTree::handle(const FsEvent& e) {
   }
   if (e.mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) {
     int r = root_index(dir);
-    if (r >= 0 && root_present_[r]) {
-      drop_subtree(dir);
-      root_present_[r] = false;
-      log_.info(dir + ": root directory removed or moved away; waiting for it to reappear");
-    }
+    if (r >= 0) drop(static_cast<size_t>(r), (e.mask & IN_MOVE_SELF) ? "moved away" : "removed");
     return;
   }
   if (e.name.empty()) return;
   std::string path = dir + "/" + e.name;
   if (e.mask & IN_ISDIR) {
     if (e.mask & (IN_DELETE | IN_MOVED_FROM)) drop_subtree(path);
-    if (e.mask & (IN_CREATE | IN_MOVED_TO)) establish(path);
+    if (e.mask & (IN_CREATE | IN_MOVED_TO)) {
+      auto at = locate(path);
+      for (size_t i = 0; at && i < roots_.size(); ++i)
+        if (roots_[i].handle() == at->root) establish(i, at->rel);
+    }
     return;
   }
   if ((e.mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) && !is_temp_name(e.name) && !is_claim_name(e.name) &&

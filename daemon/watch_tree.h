@@ -1,16 +1,23 @@
 // Recursive inotify watches over the dump roots: new directories are watched first, then
-// scanned; vanished directories drop their watches; missing roots are polled until they appear.
+// scanned; vanished directories drop their watches. Roots are pinned (common/safety/pinned_root.h):
+// every directory is reached from the root's fd without following symlinks, a root that moves
+// or is replaced is dropped with everything below it, and missing roots are polled until a
+// directory is at the path again (docs/safety.md, P1-P3).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "common/safety/beneath.h"
+#include "common/safety/pinned_root.h"
 #include "daemon/event_source.h"
 #include "daemon/log.h"
 
@@ -19,42 +26,63 @@ namespace msit::daemon {
 struct TreeHooks {
   // A file that may be a raw dump: from an event (closed or renamed into place) or a scan.
   std::function<void(const std::string& path, bool from_event)> candidate;
-  // One of our own temp or claim files, found by a scan (the watcher decides what to do).
-  std::function<void(const std::string& path)> temp_file;
-  std::function<void(const std::string& path)> claim_file;
+  // A `.msit-tmp.*` or `.msit-claim.*` name found by a scan (the watcher decides what to do).
+  std::function<void(const std::string& path)> leftover;
   std::function<bool(const std::string& dir, std::string_view name)> is_candidate;
+  // A root was pinned (at start, or a directory is at its path again): false refuses it (its
+  // fd is let go; it is tried again at the next poll). May be empty: every root is accepted.
+  std::function<bool(const std::shared_ptr<const RootHandle>& root)> root_attached;
+  // A pinned root was let go (moved away, removed, replaced, or by request).
+  std::function<void(const RootHandle& root, const std::string& why)> root_dropped;
+};
+
+// A path below an attached root: the root's handle and the path relative to it.
+struct Located {
+  std::shared_ptr<const RootHandle> root;
+  std::string rel;
 };
 
 class WatchTree {
  public:
   WatchTree(EventSource& source, Logger& log, std::vector<std::string> roots, TreeHooks hooks);
 
-  // Watches and scans every root that exists now; the others wait for poll_roots().
+  // Pins every root that is not attached and is at its path now; false when a hook refused one.
+  bool attach_roots();
+  // Checks that every attached root is still in place (dropping those that are not), watches
+  // and scans the attached ones, and attaches those that appeared.
   void scan_all();
   void handle(const FsEvent& e);
-  // Establishes roots that have appeared since the last call.
+  // Drops roots that moved; attaches roots that have appeared since the last call.
   void poll_roots();
   // Lists again the directories that could not be watched (watch limit reached).
   void rescan_unwatched();
+  // Lets the root at `path` go (the service lost its lock); it is attached again by poll_roots().
+  void drop_root(const std::string& path, const std::string& why);
+
+  // The attached root enclosing `path` (innermost) and the rest of the path, or nullopt.
+  std::optional<Located> locate(const std::string& path) const;
+  // `path` reached from its pinned root without following symlinks.
+  Result<FileRef> file_ref(const std::string& path) const;
 
   size_t watch_count() const { return wd_path_.size(); }
   size_t unwatched_count() const { return unwatched_.size(); }
   size_t missing_roots() const;
   uint64_t overflows() const { return overflows_; }
-  const std::vector<std::string>& roots() const { return roots_; }
 
  private:
-  void establish(const std::string& dir);
-  void scan_entries(const std::string& dir, std::vector<std::string>& subdirs);
-  void watch_one(const std::string& dir);
+  void establish(size_t root, const std::string& rel_top);
+  void scan_entries(int dir_fd, const std::string& dir, const std::string& rel, std::vector<std::string>& subdirs);
+  void watch_one(int dir_fd, const std::string& dir);
   void drop_subtree(const std::string& dir);
+  void drop(size_t root, const std::string& why);
+  bool attach(size_t root);
   int root_index(const std::string& dir) const;
+  std::string join(size_t root, const std::string& rel) const;
 
   EventSource& source_;
   Logger& log_;
-  std::vector<std::string> roots_;
-  std::vector<bool> root_present_;
-  std::vector<bool> root_warned_;
+  std::vector<PinnedRoot> roots_;
+  std::vector<std::string> root_warned_;  // the last "not attached" reason logged, per root
   TreeHooks hooks_;
   std::map<std::string, int> path_wd_;  // ordered: a subtree is one key range
   std::unordered_map<int, std::string> wd_path_;

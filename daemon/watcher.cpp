@@ -11,7 +11,9 @@
 #include <ctime>
 
 #include "common/base/human_units.h"
-#include "common/safety/publish.h"
+#include "common/io/atomic_write.h"
+#include "common/safety/dump_roots.h"
+#include "common/safety/leftovers.h"
 
 namespace msit::daemon {
 
@@ -25,12 +27,13 @@ static int64_t wall_now_ns() {
 }
 
 Watcher::Watcher(WatcherOptions opts, std::vector<std::string> roots, EventSource& source, Clock& clock,
-                 FileProbe& probe, JobSink& sink, Logger& log, CandidatePolicy policy)
+                 FileProbe& probe, JobSink& sink, Logger& log, CandidatePolicy policy, RootHooks root_hooks)
     : opts_(opts), clock_(clock), probe_(probe), sink_(sink), log_(log), policy_(std::move(policy)),
+      root_hooks_(std::move(root_hooks)),
       tree_(source, log, std::move(roots),
             TreeHooks{[this](const std::string& p, bool ev) { on_candidate(p, ev); },
-                      [this](const std::string& p) { on_temp_file(p); },
-                      [this](const std::string& p) { on_claim_file(p); }, policy_.is_candidate}),
+                      [this](const std::string& p) { on_leftover(p); }, policy_.is_candidate, root_hooks_.attached,
+                      [this](const RootHandle& r, const std::string& why) { on_root_dropped(r, why); }}),
       source_(source), start_wall_ns_(wall_now_ns()) {}
 
 void Watcher::start() {
@@ -83,13 +86,19 @@ void Watcher::on_candidate(const std::string& path, bool from_event) {
   if (from_event) {
     abandoned_.erase(path);
   } else if (auto a = abandoned_.find(path); a != abandoned_.end()) {
-    Result<FileIdentity> id = identity_at_path(path);
-    if (id.ok() && id->same_content_as(a->second)) return;  // unchanged: still left alone
+    auto f = tree_.file_ref(path);
+    struct stat st {};
+    if (f.ok() && ::fstatat(f->dir.get(), f->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        identity_from_stat(st).same_content_as(a->second))
+      return;  // unchanged: still left alone
     abandoned_.erase(a);
   }
   auto it = pending_.find(path);
   if (it == pending_.end()) {
-    if (!from_event && policy_.already_done && policy_.already_done(path)) return;
+    if (!from_event && policy_.already_done) {
+      auto f = tree_.file_ref(path);
+      if (f.ok() && policy_.already_done(*f)) return;
+    }
     Pending p;
     // Files found by a scan have usually been there a while; the probe still checks them.
     p.due_ns = from_event ? now + opts_.settle_ns : now;
@@ -110,36 +119,73 @@ void Watcher::on_candidate(const std::string& path, bool from_event) {
   enqueue(it);
 }
 
-void Watcher::on_temp_file(const std::string& path) {
-  // At start-up every temp is a dead predecessor's (we hold the tree's lock and have written
-  // nothing yet). Later, only temps older than this process are stale: newer ones are ours.
-  // The margin covers coarse file timestamps (a jiffy, or whole seconds on some filesystems).
+void Watcher::on_leftover(const std::string& path) {
+  // At start-up every temp of ours is a dead predecessor's (we hold the tree's lock and have
+  // written nothing yet). Later, only temps older than this process are stale: newer ones are
+  // ours, in flight. The margin covers coarse file timestamps (a jiffy, or whole seconds).
+  // Claims are given back only at start-up: later ones are our workers', in flight.
   if (owned_by_other(path)) return;
-  auto f = file_ref_beneath(tree_.roots(), path);
+  auto f = tree_.file_ref(path);
   if (!f.ok()) return;
-  struct stat st {};
-  if (::fstatat(f->dir.get(), f->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) return;
-  const int64_t mtime = identity_from_stat(st).mtime_ns;
-  if (!initial_scan_ && mtime >= start_wall_ns_ - kTempMarginNs) return;
-  if (::unlinkat(f->dir.get(), f->name.c_str(), 0) == 0) {
-    ++counters_.temp_cleaned;
-    log_.info(path + ": removed a stale temp file of an earlier run");
+  if (!initial_scan_ && is_claim_name(f->name)) return;
+  LeftoverPolicy policy;
+  if (!initial_scan_) policy.temps_before_ns = start_wall_ns_ - kTempMarginNs;
+  const size_t slash = path.rfind('/');
+  LeftoverOutcome o = recover_leftover(*f, DumpScope::of_path(path.substr(0, slash)), policy);
+  switch (o.action) {
+    case LeftoverAction::kRemoved:
+      ++counters_.temp_cleaned;
+      log_.info(o.message);
+      break;
+    case LeftoverAction::kRenamedBack:
+      log_.info(o.message);
+      if (policy_.is_candidate(f->dir.path, o.raw_name)) on_candidate(f->dir.path + "/" + o.raw_name, false);
+      break;
+    case LeftoverAction::kNotOurs:
+    case LeftoverAction::kOutsideDumpRoot:
+      // Reported once per name and start: a rescan finds it again.
+      if (reported_leftovers_.insert(path).second) log_.warning(o.message);
+      break;
+    case LeftoverAction::kNameTaken:
+    case LeftoverAction::kFailed: log_.warning(o.message); break;
+    case LeftoverAction::kInFlight:
+    case LeftoverAction::kGone: break;
   }
 }
 
-void Watcher::on_claim_file(const std::string& path) {
-  // A raw file a killed predecessor had claimed for removal: its summary is durable, but it
-  // goes only through the normal path again, under its own name.
-  if (!initial_scan_ || owned_by_other(path)) return;
-  auto f = file_ref_beneath(tree_.roots(), path);
-  if (!f.ok()) return;
-  auto back = restore_claim(f->dir, f->name);
-  if (back.ok() && *back) {
-    log_.info(path + ": a raw file claimed by an interrupted run got its name back");
-    on_candidate(f->dir.path + "/" + raw_name_of_claim(f->name), false);
-  } else {
-    log_.warning(path + ": a raw file claimed by an interrupted run cannot get its name back (name taken); both kept");
+void Watcher::on_root_dropped(const RootHandle& root, const std::string& why) {
+  // Everything found below the root is forgotten; jobs in flight see root.dropped() and stop
+  // before touching another file, and their results are discarded.
+  const std::string& top = root.path();
+  auto below = [&](const std::string& path) {
+    if (!(path.size() > top.size() + 1 && path.compare(0, top.size(), top) == 0 &&
+          (path[top.size()] == '/' || top == "/")))
+      return false;
+    auto still = tree_.locate(path);  // a deeper root, still attached, keeps its own files
+    return !still || still->root->path().size() <= top.size();
+  };
+  size_t waiting = 0, running = 0;
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (!below(it->first)) {
+      ++it;
+      continue;
+    }
+    if (it->second.in_flight) {
+      it->second.root_dropped = true;
+      ++running;
+      ++it;
+    } else {
+      dequeue(it);
+      it = pending_.erase(it);
+      ++waiting;
+    }
   }
+  std::erase_if(abandoned_, [&](const auto& kv) { return below(kv.first); });
+  std::erase_if(reported_leftovers_, below);
+  counters_.dropped_with_root += waiting + running;
+  log_.warning(top + ": " + std::to_string(waiting) + " pending file(s) dropped and " + std::to_string(running) +
+               " in flight cancelled with the root (" + why + "); nothing below it is deleted");
+  if (root_hooks_.dropped) root_hooks_.dropped(root, why);
 }
 
 void Watcher::warn_unknown_writer_once(const std::string& path) {
@@ -179,7 +225,12 @@ void Watcher::dispatch() {
 }
 
 bool Watcher::try_claim(const std::string& path, Pending& p, int64_t now) {
-  ProbeResult pr = probe_.probe(path);
+  auto at = tree_.locate(path);
+  if (!at) return false;  // its root was let go of
+  BeneathResolver resolve(at->root->fd(), at->root->path());
+  auto f = resolve.file(at->rel);
+  if (!f.ok()) return false;  // a directory on the way is gone or a symlink now: never followed
+  ProbeResult pr = probe_.probe(*f);
   if (!pr.exists || !pr.regular) return false;  // gone, or replaced by a symlink/dir
   if (pr.writer == WriterState::kBusy) {
     rearm(p, now);  // a writer still has it open; not counted towards "never completes"
@@ -205,7 +256,7 @@ bool Watcher::try_claim(const std::string& path, Pending& p, int64_t now) {
   ++in_flight_;
   const bool keep = pr.writer == WriterState::kUnknown;
   if (keep) warn_unknown_writer_once(path);
-  claimed_.push_back(Job{path, pr.identity, p.event_ns, keep});
+  claimed_.push_back(Job{path, pr.identity, p.event_ns, keep, at->root, at->rel});
   return true;
 }
 
@@ -225,6 +276,11 @@ void Watcher::handle_result(JobResult& r) {
   Pending& p = it->second;
   p.in_flight = false;
   --in_flight_;
+  if (p.root_dropped) {  // its root was let go of while it ran: whatever happened, forget it
+    pending_.erase(it);
+    if (tree_.locate(r.path)) on_candidate(r.path, false);  // a directory is at the root's path again
+    return;
+  }
   int64_t now = clock_.now_ns();
   const bool rewritten = p.dirty;  // an event arrived meanwhile: whatever happened, look again
   p.dirty = false;

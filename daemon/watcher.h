@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -28,13 +29,23 @@ struct WatcherOptions {
   int64_t unwatched_rescan_ns = 2'000'000'000;
 };
 
+// What the owner of the roots (the service: tree locks, stores) does when a root is pinned or let go.
+struct RootHooks {
+  std::function<bool(const std::shared_ptr<const RootHandle>& root)> attached;  // false: refused (another owner)
+  std::function<void(const RootHandle& root, const std::string& why)> dropped;
+};
+
 class Watcher {
  public:
   Watcher(WatcherOptions opts, std::vector<std::string> roots, EventSource& source, Clock& clock, FileProbe& probe,
-          JobSink& sink, Logger& log, CandidatePolicy policy);
+          JobSink& sink, Logger& log, CandidatePolicy policy, RootHooks root_hooks = {});
 
-  // The start-up scan (also removes stale temp files of an earlier run).
+  // Pins the roots that exist (before start()); false when the hooks refused one.
+  bool attach_roots() { return tree_.attach_roots(); }
+  // The start-up scan (also recovers leftovers of an earlier run: common/safety/leftovers.h).
   void start();
+  // Lets a root go with all its pending work (the service lost the root's lock).
+  void drop_root(const std::string& path, const std::string& why) { tree_.drop_root(path, why); }
   // Drains the event source.
   void on_events();
   // Periodic: rescans, missing roots, dispatch of settled candidates.
@@ -59,14 +70,15 @@ class Watcher {
     bool dirty = false;    // an event arrived while in flight
     bool has_obs = false;  // lease-less fallback: last size/mtime and when it was seen
     bool error_logged = false;
+    bool root_dropped = false;  // in flight when its root was let go: forgotten when it returns
     FileIdentity obs;
     int64_t obs_ns = 0;
   };
   using Map = std::unordered_map<std::string, Pending>;
 
   void on_candidate(const std::string& path, bool from_event);
-  void on_temp_file(const std::string& path);
-  void on_claim_file(const std::string& path);
+  void on_leftover(const std::string& path);
+  void on_root_dropped(const RootHandle& root, const std::string& why);
   bool owned_by_other(const std::string& path) const;
   void warn_unknown_writer_once(const std::string& path);
   void dispatch();
@@ -84,10 +96,12 @@ class Watcher {
   JobSink& sink_;
   Logger& log_;
   CandidatePolicy policy_;
+  RootHooks root_hooks_;
   WatchTree tree_;
   EventSource& source_;
   Map pending_;
   std::unordered_map<std::string, FileIdentity> abandoned_;
+  std::set<std::string> reported_leftovers_;  // other users' temp/claim names, warned about once
   size_t in_flight_ = 0;
   bool stopping_ = false;
   bool initial_scan_ = false;  // the start-up scan: every temp found is a dead predecessor's

@@ -2,6 +2,8 @@
 // inverse, and our own claim and store file names.
 #include "common/io/derived_names.h"
 
+#include <cstdint>
+
 namespace msit {
 
 std::string summary_name_for(std::string_view raw) { return std::string(raw) + std::string(kSummarySuffix); }
@@ -47,17 +49,55 @@ bool is_store_file_name(std::string_view n) {
   return rest.empty() || rest == "-wal" || rest == "-shm" || rest == "-journal";
 }
 
-std::string claim_name_for(std::string_view name, std::string_view tag) {
-  return std::string(kClaimPrefix) + std::string(tag) + "." + std::string(name);
+std::string claim_name_for(std::string_view name, std::string_view tag, std::optional<uint32_t> owner) {
+  std::string out = std::string(kClaimPrefix) + std::string(tag);
+  if (owner) out += "-" + std::to_string(*owner);
+  return out + "." + std::string(name);
 }
 
 bool is_claim_name(std::string_view name) { return name.starts_with(kClaimPrefix); }
 
-std::string raw_name_of_claim(std::string_view n) {
-  if (!is_claim_name(n)) return {};
+namespace {
+
+struct ClaimParts {
+  std::optional<uint32_t> owner;
+  std::string_view raw;
+};
+
+// `{tag}.{name}` or `{tag}-{digits}.{name}` after the prefix.
+std::optional<ClaimParts> parse_claim(std::string_view n) {
+  if (!is_claim_name(n)) return std::nullopt;
   n.remove_prefix(kClaimPrefix.size());
-  if (n.size() <= kClaimTagChars + 1 || n[kClaimTagChars] != '.') return {};
-  return std::string(n.substr(kClaimTagChars + 1));
+  if (n.size() <= kClaimTagChars + 1) return std::nullopt;
+  ClaimParts parts;
+  if (n[kClaimTagChars] == '-') {
+    size_t i = kClaimTagChars + 1;
+    uint64_t uid = 0;
+    const size_t digits_from = i;
+    while (i < n.size() && n[i] >= '0' && n[i] <= '9' && i - digits_from < 10)
+      uid = uid * 10 + static_cast<uint64_t>(n[i++] - '0');
+    if (i == digits_from || i >= n.size() || n[i] != '.' || uid > UINT32_MAX) return std::nullopt;
+    parts.owner = static_cast<uint32_t>(uid);
+    parts.raw = n.substr(i + 1);
+  } else if (n[kClaimTagChars] == '.') {
+    parts.raw = n.substr(kClaimTagChars + 1);
+  } else {
+    return std::nullopt;
+  }
+  if (parts.raw.empty()) return std::nullopt;
+  return parts;
+}
+
+}  // namespace
+
+std::string raw_name_of_claim(std::string_view n) {
+  auto p = parse_claim(n);
+  return p ? std::string(p->raw) : std::string();
+}
+
+std::optional<uint32_t> claim_owner_of(std::string_view n) {
+  auto p = parse_claim(n);
+  return p ? p->owner : std::nullopt;
 }
 
 }  // namespace msit

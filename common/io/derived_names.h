@@ -17,7 +17,8 @@ inline constexpr std::string_view kArchiveSuffix = ".zst";            // NAME ->
 inline constexpr std::string_view kStatsCsvSuffix = ".csv";
 // Temp files start with this prefix so no reader mistakes them for dumps or summaries.
 inline constexpr std::string_view kTempPrefix = ".msit-tmp.";
-// Private name of a file being removed: `.msit-claim.{6 random}.{name}` (common/io/noreplace.h).
+// Private name of a file being removed: `.msit-claim.{6 random}-{uid}.{name}`, the uid being the
+// remover's (common/io/noreplace.h); recovery honours only its own uid's (docs/safety.md, P5).
 inline constexpr std::string_view kClaimPrefix = ".msit-claim.";
 inline constexpr size_t kClaimTagChars = 6;
 // The tree owner's lock file at a dump root (common/safety/tree_lock.h).
@@ -46,10 +47,13 @@ std::optional<DerivedName> derived_name_of(std::string_view name);
 // The store file or one of SQLite's companions (-wal, -shm, -journal).
 bool is_store_file_name(std::string_view name);
 
-// `.msit-claim.{tag}.{name}` for a tag of kClaimTagChars characters, and back.
-std::string claim_name_for(std::string_view name, std::string_view tag);
+// `.msit-claim.{tag}-{owner}.{name}` for a tag of kClaimTagChars characters and the uid of the
+// process that claims (`.msit-claim.{tag}.{name}` without an owner: older builds), and back.
+std::string claim_name_for(std::string_view name, std::string_view tag, std::optional<uint32_t> owner = std::nullopt);
 bool is_claim_name(std::string_view name);
 // The name a claim name stands for ("" when it is not a well-formed claim name).
 std::string raw_name_of_claim(std::string_view claim_name);
+// The owner uid a claim name carries (nullopt: none, or not a well-formed claim name).
+std::optional<uint32_t> claim_owner_of(std::string_view claim_name);
 
 }  // namespace msit

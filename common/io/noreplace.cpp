@@ -182,7 +182,7 @@ Result<bool> unlink_if_same(int dir_fd, const std::string& name, const FileIdent
     if (kept_reason != nullptr) *kept_reason = std::move(why);
     return false;
   };
-  const std::string claim = claim_name_for(name, random_suffix_impl());
+  const std::string claim = claim_name_for(name, random_suffix_impl(), static_cast<uint32_t>(::geteuid()));
   if (claim.size() > 255) return keep(std::string(kClaimNameTooLong));
   if (::renameat2(dir_fd, name.c_str(), dir_fd, claim.c_str(), RENAME_NOREPLACE) != 0) {
     const int err = errno;

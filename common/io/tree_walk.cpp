@@ -51,6 +51,34 @@ void walk_dir(const std::string& dir, const std::function<void(const WalkEntry&)
   }
 }
 
+void walk_dir_fd(int dir_fd, const std::string& dir, const std::function<void(const WalkEntry&)>& visit,
+                 std::vector<Error>& errors) {
+  std::vector<WalkEntry> entries;
+  Status listed = list_dir_fd(dir_fd, dir, [&](std::string_view name, EntryType type) {
+    WalkEntry w;
+    w.path = dir == "/" ? "/" + std::string(name) : dir + "/" + std::string(name);
+    w.name = std::string(name);
+    w.type = type;
+    entries.push_back(std::move(w));
+  });
+  if (!listed.ok()) {
+    errors.push_back(listed.error());
+    return;
+  }
+  std::sort(entries.begin(), entries.end(), [](const WalkEntry& a, const WalkEntry& b) { return a.name < b.name; });
+  for (const auto& w : entries) {
+    visit(w);
+    if (w.type != EntryType::kDirectory) continue;
+    UniqueFd sub(::openat(dir_fd, w.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!sub.valid()) {
+      // Swapped for a symlink (ELOOP/ENOTDIR) or removed since it was listed: not entered.
+      if (errno != ENOENT) errors.push_back(make_sys_error(w.path, Stage::kScan, "cannot open directory", errno));
+      continue;
+    }
+    walk_dir_fd(sub.get(), w.path, visit, errors);
+  }
+}
+
 }  // namespace
 
 Status list_dir_fd(int dir_fd, const std::string& shown_path, const DirEntryFn& fn) {
@@ -89,6 +117,17 @@ void walk_tree(const std::string& root, const std::function<void(const WalkEntry
   std::string r = root;
   while (r.size() > 1 && r.back() == '/') r.pop_back();
   walk_dir(r, visit, errors);
+}
+
+}  // namespace msit
+
+namespace msit {
+
+void walk_tree_fd(int root_fd, const std::string& root, const std::function<void(const WalkEntry&)>& visit,
+                  std::vector<Error>& errors) {
+  std::string r = root;
+  while (r.size() > 1 && r.back() == '/') r.pop_back();
+  walk_dir_fd(root_fd, r, visit, errors);
 }
 
 }  // namespace msit

@@ -31,5 +31,9 @@ Status list_dir_path(const std::string& path, const DirEntryFn& fn);
 // within a directory. Symlinks are reported as kSymlink and never descended into.
 // Unreadable directories are reported through `errors` and skipped.
 void walk_tree(const std::string& root, const std::function<void(const WalkEntry&)>& visit, std::vector<Error>& errors);
+// The same below an open directory (a pinned root): every directory is opened from its parent's
+// fd with O_NOFOLLOW, so nothing is re-resolved by path; `root` only names the entries.
+void walk_tree_fd(int root_fd, const std::string& root, const std::function<void(const WalkEntry&)>& visit,
+                  std::vector<Error>& errors);
 
 }  // namespace msit

@@ -1,7 +1,7 @@
 // One way to open a summary store, for its writers and its readers alike: its files are
 // checked first (regular, one link, one owner), the connection goes through the directory fd
 // and the checked VFS (store_vfs.h), and values and query work are bounded before anything is
-// read. Rules and tests: docs/safety.md ("Store readers", T1-T5); docs/store.md.
+// read. Rules and tests: docs/safety.md ("Store readers", R1-R5); docs/store.md.
 #pragma once
 
 #include <sys/types.h>

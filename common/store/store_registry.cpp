@@ -36,11 +36,17 @@ std::string network_filesystem(int fd) {
   return {};
 }
 
-void StoreRegistry::add_root(const std::string& root) {
+void StoreRegistry::add_root(const std::string& root, SharedFd fd) {
   std::lock_guard lock(mu_);
-  for (const auto& r : roots_)
-    if (r.path == root) return;
-  roots_.push_back(Root{root, nullptr, {}, {}});
+  for (auto& r : roots_)
+    if (r.path == root) {
+      r.fd = std::move(fd);
+      r.network.clear();
+      r.checked = false;
+      r.above.clear();
+      return;
+    }
+  roots_.push_back(Root{root, std::move(fd), {}, false, {}});
 }
 
 Result<StoreRegistry::Root*> StoreRegistry::root_of(const std::string& path) {
@@ -51,9 +57,10 @@ Result<StoreRegistry::Root*> StoreRegistry::root_of(const std::string& path) {
     if (under && (best == nullptr || r.path.size() > best->path.size())) best = &r;
   }
   if (best == nullptr) return make_error(path, Stage::kStore, "is below no tree this process owns; no store written");
-  if (!best->fd) {
-    MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_trusted_dir(best->path));
-    best->fd = std::make_shared<const UniqueFd>(std::move(fd));
+  if (!best->fd)
+    return make_error(path, Stage::kStore, best->path + " was let go of (moved or removed); no store written");
+  if (!best->checked) {
+    best->checked = true;
     best->network = network_filesystem(best->fd->get());
     if (!best->network.empty()) {
       warnings_.push_back(best->path + " is on " + best->network +

@@ -17,8 +17,10 @@ namespace msit::store {
 
 class StoreRegistry {
  public:
-  // A tree this process owns (absolute path; its fd is opened here, as a trusted root).
-  void add_root(const std::string& root);
+  // A tree this process owns (absolute path) and its pinned directory fd: stores are opened
+  // below that fd, never by re-resolving the path (docs/safety.md, P1). A root added again
+  // (a watch root that came back) gets the new fd.
+  void add_root(const std::string& root, SharedFd fd);
 
   struct Slot {
     std::shared_ptr<SummaryStore> store;
@@ -33,7 +35,8 @@ class StoreRegistry {
   std::vector<std::string> take_warnings();
   // Closes every store (its WAL is checkpointed by SQLite when the last connection goes).
   void close_all();
-  // Closes the stores below `root` and forgets its fd (the tree may be removed and come back).
+  // Closes the stores below `root` and forgets its fd (the tree may be removed and come back);
+  // until add_root() gives a new fd, no store is opened there.
   void close_below(const std::string& root);
 
  private:
@@ -41,6 +44,7 @@ class StoreRegistry {
     std::string path;
     SharedFd fd;
     std::string network;                    // the filesystem's name when it is a network one
+    bool checked = false;                   // network looked up
     std::map<std::string, SharedFd> above;  // ancestors holding or homing a store, checked
   };
   Result<Root*> root_of(const std::string& path);

@@ -5,7 +5,7 @@
 // routed, for names with that prefix only, to openat/fstatat/unlinkat on FD with O_NOFOLLOW.
 // The database, its WAL, its shared-memory index and the directory fsync of a deleted WAL all
 // stay in that directory. Each file opened must be a regular file with one link owned by UID
-// (the database's owner), checked on the descriptor SQLite gets (docs/safety.md, T1-T5).
+// (the database's owner), checked on the descriptor SQLite gets (docs/safety.md, R1-R5).
 // Names with "r" are a reader's: nothing is created, written, truncated or removed through
 // them. SQLite's own fchown() (as root it gives journals the database's owner) never changes
 // an owner in this process.

@@ -17,6 +17,7 @@
 #include "common/formats/dump_name.h"
 #include "common/io/tree_walk.h"
 #include "common/safety/dump_roots.h"
+#include "common/safety/leftovers.h"
 #include "common/safety/open_files.h"
 #include "common/safety/quarantine.h"
 #include "common/safety/tree_lock.h"
@@ -30,6 +31,7 @@ std::string_view left_alone_reason(LeftAlone r) {
     case LeftAlone::kNotRegular: return "not a regular file";
     case LeftAlone::kOwnedByOther: return "in a tree owned by another running msit-compact";
     case LeftAlone::kOpenByProcess: return "open or mapped by a process";
+    case LeftAlone::kNotOurLeftover: return "a temp or claim name this user did not write, or outside a dump root";
   }
   return "left alone";
 }
@@ -43,12 +45,19 @@ bool is_bad_content_failure(const CompactFailure& f) {
 
 namespace {
 
+// A temp or claim name found by the scan, with the dump scope of its directory.
+struct Leftover {
+  std::string rel;
+  DumpScope scope;
+};
+
 struct RootScan {
   std::string root;  // absolute
   SharedFd fd;
   TreeLock lock;
-  std::vector<std::string> candidates, temps, claims;  // relative to root
-  std::vector<std::string> owned_subtrees;             // relative dirs a live process owns
+  std::vector<std::string> candidates;  // relative to root
+  std::vector<Leftover> leftovers;
+  std::vector<std::string> owned_subtrees;  // relative dirs a live process owns
 };
 
 bool is_side_file(NameKind k) {
@@ -105,8 +114,7 @@ class Scanner {
       return;
     }
     NameKind kind = classify_name(e.name).kind;
-    if (kind == NameKind::kTemp) rs_.temps.push_back(rel);
-    else if (kind == NameKind::kClaim) rs_.claims.push_back(rel);
+    if (kind == NameKind::kTemp || kind == NameKind::kClaim) rs_.leftovers.push_back({rel, scope});
     else if (kind == NameKind::kLock) note_lock(rel);
     else if (scope.is_candidate(e.name)) rs_.candidates.push_back(rel);
     else if (!is_side_file(kind))
@@ -149,35 +157,43 @@ void drop_owned(RootScan& rs, CompactReport& report) {
     else keep.push_back(std::move(c));
   }
   rs.candidates = std::move(keep);
-  std::erase_if(rs.temps, owned);
-  std::erase_if(rs.claims, owned);
+  std::erase_if(rs.leftovers, [&owned](const Leftover& l) { return owned(l.rel); });
 }
 
-// Leftovers of an interrupted run of ours: temps go, claimed raw files get their name back.
-// Only the tree's owner may do this: another live process's temps are in flight.
+// Leftovers of an interrupted run of ours: temps go, claimed raw files get their name back
+// (recover_leftover(), the routine watch uses too). Only the tree's owner may do this: another
+// live process's temps are in flight. A file renamed back is compacted only if it is a candidate.
 void recover_leftovers(RootScan& rs, CompactReport& report) {
-  for (const auto& rel : rs.claims) {
-    BeneathResolver r(rs.fd, rs.root);
-    auto f = r.file(rel);
+  constexpr size_t kNamedInNotes = 20;
+  size_t foreign = 0;
+  BeneathResolver r(rs.fd, rs.root);
+  for (const auto& l : rs.leftovers) {
+    auto f = r.file(l.rel);
     if (!f.ok()) continue;
-    auto back = restore_claim(f->dir, f->name);
-    if (back.ok() && *back) {
-      ++report.claims_restored;
-      rs.candidates.push_back(parent_rel(rel).empty() ? raw_name_of_claim(f->name)
-                                                      : parent_rel(rel) + "/" + raw_name_of_claim(f->name));
-    } else {
-      report.failures.push_back({f->path,
-                                 f->path + ": [rename] a raw file claimed by an interrupted run cannot get "
-                                           "its name back (the name is taken); both kept",
-                                 Stage::kRename,
-                                 {}});
+    LeftoverOutcome o = recover_leftover(*f, l.scope, LeftoverPolicy{});
+    switch (o.action) {
+      case LeftoverAction::kRemoved: ++report.temp_removed; break;
+      case LeftoverAction::kRenamedBack: {
+        ++report.claims_restored;
+        const std::string dir = parent_rel(l.rel);
+        if (l.scope.is_candidate(o.raw_name))
+          rs.candidates.push_back(dir.empty() ? o.raw_name : dir + "/" + o.raw_name);
+        break;
+      }
+      case LeftoverAction::kNameTaken:
+      case LeftoverAction::kFailed: report.failures.push_back({f->path, o.message, Stage::kRename, {}}); break;
+      case LeftoverAction::kNotOurs:
+      case LeftoverAction::kOutsideDumpRoot:
+        report.left_alone.push_back({f->path, LeftAlone::kNotOurLeftover});
+        if (++foreign <= kNamedInNotes) report.notes.push_back(o.message);
+        break;
+      case LeftoverAction::kInFlight:
+      case LeftoverAction::kGone: break;
     }
   }
-  for (const auto& rel : rs.temps) {
-    BeneathResolver r(rs.fd, rs.root);
-    auto f = r.file(rel);
-    if (f.ok() && ::unlinkat(f->dir.get(), f->name.c_str(), 0) == 0) ++report.temp_removed;
-  }
+  if (foreign > kNamedInNotes)
+    report.notes.push_back("... and " + std::to_string(foreign - kNamedInNotes) +
+                           " more temp or claim names this user did not write (-v lists them)");
 }
 
 std::string canonical_root(const std::string& root) {
@@ -219,8 +235,10 @@ std::optional<RootScan> scan_root(const std::string& given, const CompactRunOpti
   const size_t roots_before = report.dump_roots;
   Scanner scanner(rs, report, opts.quarantine);
   std::vector<Error> errors;
-  walk_tree(
-      rs.root, [&scanner](const WalkEntry& e) { scanner.visit(e); }, errors);
+  // From the root's fd: a root renamed or swapped for a symlink after it was opened is never
+  // re-resolved by path (docs/safety.md, P1).
+  walk_tree_fd(
+      rs.fd->get(), rs.root, [&scanner](const WalkEntry& e) { scanner.visit(e); }, errors);
   for (auto& e : errors) report.failures.push_back({e.path, e.to_string(), e.stage, {}});
   if (report.dump_roots == roots_before) {
     problems.push_back({given,
@@ -399,7 +417,7 @@ CompactReport run_compact(const std::vector<std::string>& roots, const CompactRu
   CompactRunOptions run_opts = opts;
   store::StoreRegistry stores;
   if (opts.file.format == SummaryFormat::kStore && !opts.file.dry_run) {
-    for (const auto& rs : scans) stores.add_root(rs.root);
+    for (const auto& rs : scans) stores.add_root(rs.root, rs.fd);
     run_opts.file.stores = &stores;
   }
   test_pause(PausePoint::kAfterScan);

@@ -37,7 +37,7 @@ stop_daemon
 
 echo "W3: a restarted watch removes a dead predecessor's temps and gives claimed files their names back"
 mkdir -p "$WORK/w3/msit_ge_dump"
-ge "$WORK/w3/msit_ge_dump/.msit-claim.abc123.$(name 1)"
+ge "$WORK/w3/msit_ge_dump/.msit-claim.abc123-$(id -u).$(name 1)"  # ours: our uid in the name (docs/safety.md P5)
 echo partial > "$WORK/w3/msit_ge_dump/.msit-tmp.abc123.$(name 1).summary.json"
 start_daemon "$WORK/w3" --settle-ms 50
 wait_until 10 '[ -f "$WORK/w3/msit_ge_dump/$(name 1).summary.json" ] && [ ! -e "$WORK/w3/msit_ge_dump/$(name 1)" ]' \

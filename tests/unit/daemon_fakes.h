@@ -2,6 +2,7 @@
 // compactor that "summarises" a file by writing NAME.summary.json and unlinking it.
 #pragma once
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,9 +25,9 @@ namespace fs = std::filesystem;
 
 class FakeSource final : public EventSource {
  public:
-  Result<int> add_watch(const std::string& dir) override {
+  Result<int> add_watch(int dir_fd, const std::string& dir) override {
     struct stat st {};
-    if (::lstat(dir.c_str(), &st) != 0) return make_sys_error(dir, Stage::kWatch, "missing", ENOENT);
+    if (::fstat(dir_fd, &st) != 0) return make_sys_error(dir, Stage::kWatch, "missing", ENOENT);
     if (!S_ISDIR(st.st_mode)) return make_sys_error(dir, Stage::kWatch, "not a dir", ENOTDIR);
     for (auto& [wd, d] : watches)
       if (d == dir) return wd;
@@ -68,10 +69,11 @@ class FakeClock final : public Clock {
 
 class FakeProbe final : public FileProbe {
  public:
-  ProbeResult probe(const std::string& path) override {
+  ProbeResult probe(const FileRef& f) override {
     ProbeResult r;
     struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) return r;
+    if (::fstatat(f.dir.get(), f.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return r;
+    const std::string& path = f.path;
     r.exists = true;
     r.regular = S_ISREG(st.st_mode);
     r.identity.dev = st.st_dev;

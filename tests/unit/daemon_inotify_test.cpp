@@ -38,12 +38,17 @@ TEST(InotifySource, ReportsCloseWriteRenameAndNewDirectories) {
   ASSERT_TRUE(src.ok());
   EventSource& s = **src;
   EXPECT_GE(s.poll_fd(), 0);
-  auto wd = s.add_watch(tmp.path);
+  testing::fs::create_directories(tmp.path + "/w");
+  UniqueFd dir(::open((tmp.path + "/w").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  auto wd = s.add_watch(dir.get(), tmp.path + "/w");
   ASSERT_TRUE(wd.ok());
-  testing::write_file(tmp.path + "/Add.a.1.1.1");
-  testing::write_file(tmp.path + "/.part");
-  ::rename((tmp.path + "/.part").c_str(), (tmp.path + "/Add.b.1.1.1").c_str());
-  ::mkdir((tmp.path + "/sub").c_str(), 0755);
+  // Renamed after the watch was added: the watch is on the directory, not on the path.
+  ASSERT_EQ(::rename((tmp.path + "/w").c_str(), (tmp.path + "/moved").c_str()), 0);
+  const std::string d = tmp.path + "/moved";
+  testing::write_file(d + "/Add.a.1.1.1");
+  testing::write_file(d + "/.part");
+  ::rename((d + "/.part").c_str(), (d + "/Add.b.1.1.1").c_str());
+  ::mkdir((d + "/sub").c_str(), 0755);
   auto ev = drain(s);
   EXPECT_TRUE(has(ev, IN_CLOSE_WRITE, "Add.a.1.1.1"));
   EXPECT_TRUE(has(ev, IN_MOVED_TO, "Add.b.1.1.1"));
@@ -51,16 +56,14 @@ TEST(InotifySource, ReportsCloseWriteRenameAndNewDirectories) {
   for (auto& e : ev) EXPECT_EQ(e.wd, *wd);
 }
 
-TEST(InotifySource, RefusesMissingPathsAndSymlinks) {
+TEST(InotifySource, WatchesTheOpenedDirectoryNeverAPathOrAFile) {
   testing::TempDir tmp;
   auto src = make_inotify_source();
   ASSERT_TRUE(src.ok());
-  auto missing = (*src)->add_watch(tmp.path + "/nope");
-  ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().sys_errno, ENOENT);
-  ::mkdir((tmp.path + "/real").c_str(), 0755);
-  ASSERT_EQ(::symlink((tmp.path + "/real").c_str(), (tmp.path + "/link").c_str()), 0);
-  EXPECT_FALSE((*src)->add_watch(tmp.path + "/link").ok()) << "IN_DONT_FOLLOW | IN_ONLYDIR";
+  testing::write_file(tmp.path + "/file");
+  UniqueFd file(::open((tmp.path + "/file").c_str(), O_RDONLY | O_CLOEXEC));
+  EXPECT_FALSE((*src)->add_watch(file.get(), tmp.path + "/file").ok()) << "IN_ONLYDIR";
+  EXPECT_FALSE((*src)->add_watch(-1, tmp.path).ok());
 }
 
 TEST(LeaseProbe, SeesAWriterThatStillHoldsTheFileOpen) {
@@ -70,19 +73,20 @@ TEST(LeaseProbe, SeesAWriterThatStillHoldsTheFileOpen) {
   int fd = ::open(f.c_str(), O_WRONLY | O_CREAT, 0644);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::write(fd, "abc", 3), 3);
-  ProbeResult busy = lease_probe().probe(f);
+  auto ref = [](const std::string& p) { return *file_ref_of_path(p); };
+  ProbeResult busy = lease_probe().probe(ref(f));
   EXPECT_TRUE(busy.exists);
   EXPECT_TRUE(busy.regular);
   EXPECT_EQ(busy.writer, WriterState::kBusy);
   ::close(fd);
-  ProbeResult idle = lease_probe().probe(f);
+  ProbeResult idle = lease_probe().probe(ref(f));
   EXPECT_EQ(idle.writer, WriterState::kNone);
   EXPECT_EQ(idle.identity.size, 3u);
   ASSERT_EQ(::symlink(f.c_str(), (tmp.path + "/link").c_str()), 0);
-  ProbeResult link = lease_probe().probe(tmp.path + "/link");
+  ProbeResult link = lease_probe().probe(ref(tmp.path + "/link"));
   EXPECT_TRUE(link.exists);
   EXPECT_FALSE(link.regular);
-  EXPECT_FALSE(lease_probe().probe(tmp.path + "/gone").exists);
+  EXPECT_FALSE(lease_probe().probe(ref(tmp.path + "/gone")).exists);
 }
 
 }  // namespace

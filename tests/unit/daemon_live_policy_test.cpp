@@ -24,16 +24,16 @@ TEST(LivePolicy, AlreadyDoneFollowsAReload) {
 
   live->keep_raw = false;
   live->format = SummaryFormat::kRich;
-  EXPECT_FALSE(policy.already_done(raw)) << "raw files are deleted: a raw file left is not done";
+  EXPECT_FALSE(policy.already_done(*file_ref_of_path(raw))) << "raw files are deleted: a raw file left is not done";
 
   // What Service::reload() does on SIGHUP with `keep_raw = true`: the same policy object sees it.
   live->keep_raw = true;
-  EXPECT_TRUE(policy.already_done(raw)) << "kept raw file with its summary must not be re-read";
+  EXPECT_TRUE(policy.already_done(*file_ref_of_path(raw))) << "kept raw file with its summary must not be re-read";
 
   live->format = SummaryFormat::kMsit;  // its summary would have another name: not done yet
-  EXPECT_FALSE(policy.already_done(raw));
+  EXPECT_FALSE(policy.already_done(*file_ref_of_path(raw)));
   live->format = SummaryFormat::kStore;  // the store is checked by the compactor, not by name
-  EXPECT_FALSE(policy.already_done(raw));
+  EXPECT_FALSE(policy.already_done(*file_ref_of_path(raw)));
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ bool is_dump_name(std::string_view n) {
 class WatcherTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root = tmp.path + "/dump";
+    root = tmp.path + "/msit_ge_dump";  // a dump root: leftovers are only recovered inside one
     fs::create_directories(root);
     log.capture_to(&lines);
     opts.settle_ns = 100'000'000;  // 100 ms

@@ -240,7 +240,8 @@ TEST_F(SafetyTest, CompactOfADirectoryWithoutDumpRootIsAnError) {
 
 TEST_F(SafetyTest, LeftoverClaimGetsItsNameBackAndIsCompactedNormally) {
   std::string body = npy_bytes({3.0f});
-  write("msit_fx_dump/.msit-claim.abc123." + kFx, body);
+  // A claim made by this user (its uid in the name, docs/safety.md T5), as a killed run leaves it.
+  write("msit_fx_dump/" + claim_name_for(kFx, "abc123", ::geteuid()), body);
   CompactReport rep = run_compact({dir_ + "/msit_fx_dump"}, CompactRunOptions{}, nullptr);
   EXPECT_EQ(rep.claims_restored, 1u);
   EXPECT_EQ(rep.compacted, 1u);

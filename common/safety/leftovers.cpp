@@ -1,0 +1,82 @@
+// One recovery routine for temps and claims of an interrupted run, shared by compact and watch.
+#include "common/safety/leftovers.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/io/derived_names.h"
+#include "common/io/file.h"
+#include "common/safety/publish.h"
+
+namespace msit {
+namespace {
+
+LeftoverOutcome outcome(LeftoverAction a, const FileRef& f, const std::string& what) {
+  LeftoverOutcome o;
+  o.action = a;
+  o.message = f.path + ": " + what;
+  return o;
+}
+
+// Anybody can create these names; only the owner's own files are acted on.
+bool single_link_regular(const struct stat& st) { return S_ISREG(st.st_mode) && st.st_nlink == 1; }
+
+LeftoverOutcome recover_temp(const FileRef& f, const struct stat& st, const LeftoverPolicy& policy) {
+  if (!single_link_regular(st) || st.st_uid != ::geteuid())
+    return outcome(LeftoverAction::kNotOurs, f,
+                   "a temp file name this user did not write (owner uid " + std::to_string(st.st_uid) + ", links " +
+                       std::to_string(st.st_nlink) + "); left alone");
+  if (identity_from_stat(st).mtime_ns >= policy.temps_before_ns)
+    return outcome(LeftoverAction::kInFlight, f, "a temp file of this run; kept");
+  if (::unlinkat(f.dir.get(), f.name.c_str(), 0) != 0) {
+    if (errno == ENOENT) return outcome(LeftoverAction::kGone, f, "gone meanwhile");
+    return outcome(LeftoverAction::kFailed, f, std::string("cannot remove a stale temp file: ") + std::strerror(errno));
+  }
+  return outcome(LeftoverAction::kRemoved, f, "removed a stale temp file of an earlier run");
+}
+
+LeftoverOutcome recover_claim(const FileRef& f, const struct stat& st, const DumpScope& scope) {
+  const auto owner = claim_owner_of(f.name);
+  if (!single_link_regular(st) || !owner || *owner != static_cast<uint32_t>(::geteuid()))
+    return outcome(LeftoverAction::kNotOurs, f,
+                   "a claim name this user did not make (no owner tag of uid " + std::to_string(::geteuid()) +
+                       ", or not a regular file with one link); left alone");
+  // We only ever claim raw files that were candidates: a claim of anything else is not ours.
+  if (!scope.is_candidate(raw_name_of_claim(f.name)))
+    return outcome(LeftoverAction::kNotOurs, f,
+                   "a claim name for a file that is no dump of its dump root (never claimed by us); left alone");
+  auto back = restore_claim(f.dir, f.name);
+  if (!back.ok()) return outcome(LeftoverAction::kFailed, f, back.error().to_string());
+  if (!*back)
+    return outcome(LeftoverAction::kNameTaken, f,
+                   "a raw file claimed by an interrupted run cannot get its name back (the name is taken); both kept");
+  LeftoverOutcome o =
+      outcome(LeftoverAction::kRenamedBack, f, "a raw file claimed by an interrupted run got its name back");
+  o.raw_name = raw_name_of_claim(f.name);
+  return o;
+}
+
+}  // namespace
+
+LeftoverOutcome recover_leftover(const FileRef& f, const DumpScope& scope, const LeftoverPolicy& policy) {
+  struct stat st {};
+  if (::fstatat(f.dir.get(), f.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return outcome(LeftoverAction::kGone, f, "gone meanwhile");
+  // Temps and claims are only ever made next to raw files and summaries, inside dump roots.
+  if (scope.kind() == DumpRootKind::kNone)
+    return outcome(LeftoverAction::kOutsideDumpRoot, f,
+                   "a temp or claim name outside every dump root is never ours; left alone");
+  if (is_claim_name(f.name)) return recover_claim(f, st, scope);
+  return recover_temp(f, st, policy);
+}
+
+bool leftover_kept(LeftoverAction a) {
+  return a == LeftoverAction::kNotOurs || a == LeftoverAction::kOutsideDumpRoot || a == LeftoverAction::kNameTaken ||
+         a == LeftoverAction::kFailed;
+}
+
+}  // namespace msit

@@ -65,12 +65,17 @@ for r in $(seq "$REPEAT"); do
   done
 done
 echo "cat of both sides ($REPEAT runs): $(stats <"$T/t_cat") s"
+median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 cat_min=$(sort -g "$T/t_cat" | head -1)
+cat_med=$(median <"$T/t_cat")
 for b in "${!bins[@]}"; do
   for j in $JOBS; do
     best=$(sort -g "$T/t_${b}_$j" | head -1 | awk '{ print $1 }')
+    med=$(awk '{ print $1 }' "$T/t_${b}_$j" | median)
     echo "compare raw vs raw, ${bins[$b]}, -j $j: $(stats <"$T/t_${b}_$j") s; CPU $(awk '{ print $2 }' "$T/t_${b}_$j" | stats) s;" \
-      "peak RSS $(awk '{ print $3 }' "$T/t_${b}_$j" | sort -g | tail -1) KB; ratio cat/compare (min/min) $(awk -v c="$cat_min" -v b="$best" 'BEGIN { printf "%.3f", c / b }')"
+      "peak RSS $(awk '{ print $3 }' "$T/t_${b}_$j" | sort -g | tail -1) KB;" \
+      "ratio cat/compare $(awk -v c="$cat_min" -v b="$best" 'BEGIN { printf "%.3f", c / b }') (min/min)," \
+      "$(awk -v c="$cat_med" -v b="$med" 'BEGIN { printf "%.3f", c / b }') (median/median)"
   done
 done
 [ "$PAIRS" -gt 0 ] || exit 0

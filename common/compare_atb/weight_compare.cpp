@@ -92,8 +92,8 @@ DType promoted(DType off, DType scale) {
 }
 
 struct Sides {
-  PairAccumulator pair;     // lockstep: both sides and the metrics in one pass
-  SideAccumulator g, m;     // otherwise
+  PairAccumulator pair;  // lockstep: both sides and the metrics in one pass
+  SideAccumulator g, m;  // otherwise
 };
 
 // Dequantises my weight chunk by chunk (float32 arithmetic) and feeds both sides.

@@ -109,7 +109,8 @@ Exact exact(const Data& d) {
     kl += std::exp(lp) * (lp - lq);
   }
   const long double eps = 1e-8L;  // torch.cosine_similarity's floor on each norm
-  const long double cosine = gg == 0 && mm == 0 ? 1.0L : dot / (std::max(std::sqrt(gg), eps) * std::max(std::sqrt(mm), eps));
+  const long double cosine =
+      gg == 0 && mm == 0 ? 1.0L : dot / (std::max(std::sqrt(gg), eps) * std::max(std::sqrt(mm), eps));
   return {cosine, srel / n, sabs / n, kl, std::sqrt(d2 / gg)};
 }
 
@@ -144,8 +145,8 @@ void expect_same_sums(const RefSums& want, const msit::PairAccumulator& got, con
   EXPECT_TRUE(near(p.d2, want.p.d2, tol * want.p.d2)) << where << " d2";
   EXPECT_TRUE(near(p.sum_rel, want.p.sum_rel, tol * want.p.sum_rel)) << where << " sum_rel";
   EXPECT_TRUE(near(p.sum_abs, want.p.sum_abs, tol * want.p.sum_abs)) << where << " sum_abs";
-  for (const auto& [mine, ref, side] : {std::tuple{&got.golden().sums(), &want.g, "golden"},
-                                        std::tuple{&got.mine().sums(), &want.m, "my"}}) {
+  for (const auto& [mine, ref, side] :
+       {std::tuple{&got.golden().sums(), &want.g, "golden"}, std::tuple{&got.mine().sums(), &want.m, "my"}}) {
     EXPECT_EQ(mine->n, ref->n) << where << " " << side;
     EXPECT_EQ(mine->nan, ref->nan) << where << " " << side;
     EXPECT_EQ(mine->posinf, ref->posinf) << where << " " << side;
@@ -162,9 +163,7 @@ void expect_same_report(const RefSums& want, const msit::PairAccumulator& got, c
                         const std::string& where) {
   const msit::MetricValues a = got.exact().finish(), b = msit::ExactAccumulator(want.p).finish();
   EXPECT_EQ(*a.cosine, *b.cosine) << where;
-  if (std::isfinite(ex.cosine)) {
-    EXPECT_NEAR(*a.cosine, static_cast<double>(ex.cosine), 1e-10) << where;
-  }
+  if (std::isfinite(ex.cosine)) { EXPECT_NEAR(*a.cosine, static_cast<double>(ex.cosine), 1e-10) << where; }
   EXPECT_EQ(*a.max_rel, *b.max_rel) << where;
   EXPECT_EQ(*a.max_abs, *b.max_abs) << where;
   expect_ulps(*a.mean_rel, *b.mean_rel, 1, where + " mean_rel");
@@ -278,15 +277,9 @@ TEST(CompareKernel, NonFiniteValuesAnywhere) {
               const msit::SideStats s = (side ? a->mine() : a->golden()).finish();
               EXPECT_EQ(s.nan, std::isnan(bad) ? 1u : 0u) << where;
               EXPECT_EQ(s.posinf + s.neginf, std::isinf(bad) ? 1u : 0u) << where;
-              if (std::isnan(bad)) {
-                EXPECT_TRUE(std::isnan(*s.mean)) << where;
-              }
-              if (bad == INFINITY) {
-                EXPECT_EQ(*s.max, INFINITY) << where;
-              }
-              if (bad == -INFINITY) {
-                EXPECT_EQ(*s.min, -INFINITY) << where;
-              }
+              if (std::isnan(bad)) { EXPECT_TRUE(std::isnan(*s.mean)) << where; }
+              if (bad == INFINITY) { EXPECT_EQ(*s.max, INFINITY) << where; }
+              if (bad == -INFINITY) { EXPECT_EQ(*s.min, -INFINITY) << where; }
             }
           }
         }
@@ -302,7 +295,8 @@ TEST(CompareKernel, SimdDecodeEqualsScalarDecoders) {
     for (size_t i = 0; i < all16.size(); ++i) all16[i] = static_cast<uint16_t>(i);
     std::vector<float> out(all16.size());
     for (auto t : {msit::DType::kFloat16, msit::DType::kBFloat16}) {
-      ASSERT_TRUE(msit::elements_to_float(t, reinterpret_cast<const std::byte*>(all16.data()), all16.size(), out.data()));
+      ASSERT_TRUE(
+          msit::elements_to_float(t, reinterpret_cast<const std::byte*>(all16.data()), all16.size(), out.data()));
       for (size_t i = 0; i < all16.size(); ++i) {
         const float want = t == msit::DType::kFloat16 ? msit::fp16_to_float(all16[i]) : msit::bf16_to_float(all16[i]);
         if (std::isnan(want)) {
@@ -342,10 +336,10 @@ std::vector<std::byte> random_elements(msit::DType t, size_t n, uint32_t seed, b
 // The typed add (fused widening per L1 chunk) against the float path on scalar-decoded values.
 TEST(CompareKernel, EveryDtypeThroughTheTypedAdd) {
   using msit::DType;
-  const std::vector<DType> types = {DType::kFloat32,  DType::kFloat16,      DType::kBFloat16,  DType::kInt8,
-                                    DType::kUInt8,    DType::kInt16,        DType::kInt32,     DType::kInt64,
-                                    DType::kFloat64,  DType::kFloat8E4M3FN, DType::kFloat8E5M2, DType::kBool,
-                                    DType::kUInt16,   DType::kUInt32,       DType::kUInt64,    DType::kHiFloat8};
+  const std::vector<DType> types = {DType::kFloat32, DType::kFloat16,      DType::kBFloat16,   DType::kInt8,
+                                    DType::kUInt8,   DType::kInt16,        DType::kInt32,      DType::kInt64,
+                                    DType::kFloat64, DType::kFloat8E4M3FN, DType::kFloat8E5M2, DType::kBool,
+                                    DType::kUInt16,  DType::kUInt32,       DType::kUInt64,     DType::kHiFloat8};
   for (DType gt : types) {
     for (DType mt : {DType::kFloat32, DType::kFloat16, gt}) {
       for (bool finite_only : {true, false}) {

@@ -2,11 +2,16 @@
 # End-to-end compare benchmarks: raw vs raw on one GE/FX tensor pair of SIZE_MB per side (time
 # vs `cat` of both files, peak RSS), and summary vs summary on many small tensor pairs.
 # Usage: compare_e2e.sh MSIT_BIN [SIZE_MB_PER_SIDE=512] [PAIRS=100000] [JOBS=2]
+# JOBS may be a list ("1 2"): the raw pair is compared once per value. PAIRS=0 skips the
+# summary part. REPEAT=N (default 1) repeats `cat` and every raw compare N times, interleaved,
+# and prints min and median of each and the ratio `cat` / compare (1.0 = at the speed of
+# reading the data). BASE_BIN=another binary (e.g. an older build) is timed in the same loop.
 set -euo pipefail
 BIN=$1
 MB=${2:-512}
 PAIRS=${3:-100000}
 JOBS=${4:-2}
+REPEAT=${REPEAT:-1}
 PY=${PYTHON:-/usr/bin/python3}  # needs numpy (Debian python3-numpy)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -38,12 +43,42 @@ for k, role in enumerate(["INPUT", "OUTPUT"]):
     del a
 EOF
 du -sh "$T/ge" "$T/fx"
-find "$T" -type f -exec cat {} + >/dev/null   # warm the page cache for both runs
-s=$(date +%s.%N); find "$T" -type f -exec cat {} + >/dev/null; e=$(date +%s.%N)
-echo "cat of both sides: $(echo "$e - $s" | bc) s"
-/usr/bin/time -f "compare raw vs raw: %e s, peak RSS %M KB" \
-  "$BIN" compare -m "$T/ge" -g "$T/fx" -o "$T/out" -j "$JOBS" -q || true
-
+find "$T" -type f -exec cat {} + >/dev/null   # warm the page cache for all runs
+# Prints "wall user+sys peakKB" of one run of the command.
+timed() {
+  /usr/bin/time -f "%e %U %S %M" -o "$T/time" "$@" >/dev/null 2>&1 || true
+  tail -n 1 "$T/time" | awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }'  # after any exit-status line
+}
+stats() {  # min and median of the first column of stdin
+  sort -g | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "min %.3f median %.3f", v[1], m }'
+}
+bins=("$BIN")
+[ -n "${BASE_BIN:-}" ] && bins+=("$BASE_BIN")
+for r in $(seq "$REPEAT"); do
+  s=$(date +%s.%N); find "$T" -type f -exec cat {} + >/dev/null; e=$(date +%s.%N)
+  echo "$e - $s" | bc >>"$T/t_cat"
+  for b in "${!bins[@]}"; do
+    for j in $JOBS; do
+      rm -rf "$T/out"
+      timed "${bins[$b]}" compare -m "$T/ge" -g "$T/fx" -o "$T/out" -j "$j" -q >>"$T/t_${b}_$j"
+    done
+  done
+done
+echo "cat of both sides ($REPEAT runs): $(stats <"$T/t_cat") s"
+median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+cat_min=$(sort -g "$T/t_cat" | head -1)
+cat_med=$(median <"$T/t_cat")
+for b in "${!bins[@]}"; do
+  for j in $JOBS; do
+    best=$(sort -g "$T/t_${b}_$j" | head -1 | awk '{ print $1 }')
+    med=$(awk '{ print $1 }' "$T/t_${b}_$j" | median)
+    echo "compare raw vs raw, ${bins[$b]}, -j $j: $(stats <"$T/t_${b}_$j") s; CPU $(awk '{ print $2 }' "$T/t_${b}_$j" | stats) s;" \
+      "peak RSS $(awk '{ print $3 }' "$T/t_${b}_$j" | sort -g | tail -1) KB;" \
+      "ratio cat/compare $(awk -v c="$cat_min" -v b="$best" 'BEGIN { printf "%.3f", c / b }') (min/min)," \
+      "$(awk -v c="$cat_med" -v b="$med" 'BEGIN { printf "%.3f", c / b }') (median/median)"
+  done
+done
+[ "$PAIRS" -gt 0 ] || exit 0
 # Summary vs summary: PAIRS FX tensor pairs of 1024 float32 (FX vs FX, compacted).
 "$PY" - "$T" "$PAIRS" <<'EOF'
 import os, sys

@@ -87,7 +87,7 @@ struct Stream {
   DType dtype = DType::kUnknown;
   size_t esize = 0;
   std::vector<std::byte> buf;
-  std::vector<float> f;
+  std::vector<float> f;  // only when the sides are not paired
 };
 
 Result<Stream> open_stream(const Side& s, size_t chunk) {
@@ -98,11 +98,10 @@ Result<Stream> open_stream(const Side& s, size_t chunk) {
   st.dtype = s.desc->dtype;
   st.esize = dtype_info(st.dtype).bits / 8;
   st.buf.resize(chunk * st.esize);
-  st.f.resize(chunk);
   return st;
 }
 
-// Fills st.f with up to `want` elements; fewer only at the end of the tensor.
+// Fills st.buf with up to `want` stored elements; fewer only at the end of the tensor.
 Result<size_t> pull(Stream& st, size_t want) {
   size_t got = 0;
   while (got < want) {
@@ -110,7 +109,6 @@ Result<size_t> pull(Stream& st, size_t want) {
     if (n == 0) break;
     got += n;
   }
-  elements_to_float(st.dtype, st.buf.data(), got, st.f.data());
   return got;
 }
 
@@ -183,8 +181,8 @@ void eval_exact(const Side& g, const Side& m, ReportRow& r, const EvalOptions& o
     r.verdict = Verdict::kError;
     return;
   }
-  ExactAccumulator acc;
-  SideAccumulator ga, ma;
+  PairAccumulator acc;
+  SideAccumulator ga, ma;  // only when the element counts differ
   bool paired = g.plan->element_count == m.plan->element_count;
   auto run = [&]() -> Status {
     while (paired) {
@@ -192,15 +190,15 @@ void eval_exact(const Side& g, const Side& m, ReportRow& r, const EvalOptions& o
       if (n == 0) return ok_status();
       MSIT_ASSIGN_OR_RETURN(size_t k, pull(*ms, n));
       if (k != n) return make_error(m.lf->source->path(), Stage::kPayload, "fewer elements than the header promises");
-      acc.add(gs->f.data(), ms->f.data(), n);
-      ga.add(gs->f.data(), n);
-      ma.add(ms->f.data(), n);
+      acc.add(gs->dtype, gs->buf.data(), ms->dtype, ms->buf.data(), n);
     }
     for (auto* side : {&*gs, &*ms}) {  // element counts differ: each side alone, for its own cells
       SideAccumulator& a = side == &*gs ? ga : ma;
+      side->f.resize(o.chunk_elements);
       while (true) {
         MSIT_ASSIGN_OR_RETURN(size_t n, pull(*side, o.chunk_elements));
         if (n == 0) break;
+        elements_to_float(side->dtype, side->buf.data(), n, side->f.data());
         a.add(side->f.data(), n);
       }
     }
@@ -211,13 +209,13 @@ void eval_exact(const Side& g, const Side& m, ReportRow& r, const EvalOptions& o
     r.verdict = Verdict::kError;
     return;
   }
-  SideStats gst = ga.finish(), mst = ma.finish();
+  SideStats gst = paired ? acc.golden().finish() : ga.finish(), mst = paired ? acc.mine().finish() : ma.finish();
   put_side_cells(r, true, dtype_cell(g.desc->dtype), shape_cell(g.plan->logical_shape), gst);
   put_side_cells(r, false, dtype_cell(m.desc->dtype), shape_cell(m.plan->logical_shape), mst);
   put_stat_errors(r, gst, mst, false);
   r.nan_inf = nan_inf_text(gst, mst);
   if (!check_reasons(r, !paired, gst.nan + gst.posinf + gst.neginf > 0, mst.nan + mst.posinf + mst.neginf > 0)) return;
-  MetricValues v = acc.finish();
+  MetricValues v = acc.exact().finish();
   put_metrics(r, v);
   r.verdict = v.cosine && v.max_abs ? verdict_exact(*v.cosine, *v.max_abs) : Verdict::kSkip;
 }
@@ -467,35 +465,6 @@ ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& 
   }
   eval_min_max(gt ? min_max_of_summary(*gt) : min_max_side(g), mt ? min_max_of_summary(*mt) : min_max_side(m), r);
   return r;
-}
-
-bool exact_supported(DType t) {
-  DTypeKind k = dtype_info(t).kind;
-  return decodable_as_double(t) && k != DTypeKind::kComplex && k != DTypeKind::kPacked && k != DTypeKind::kOpaque &&
-         dtype_info(t).bits % 8 == 0 && dtype_info(t).bits > 0;
-}
-
-bool elements_to_float(DType t, const std::byte* src, size_t n, float* out) {
-  switch (t) {
-    case DType::kFloat32: std::memcpy(out, src, n * sizeof(float)); return true;
-    case DType::kFloat16:
-    case DType::kBFloat16:
-      for (size_t i = 0; i < n; ++i) {
-        uint16_t b;
-        std::memcpy(&b, src + 2 * i, 2);
-        out[i] = t == DType::kFloat16 ? fp16_to_float(b) : bf16_to_float(b);
-      }
-      return true;
-    default: break;
-  }
-  if (!exact_supported(t)) return false;
-  if (const auto* table = fp8_table(t)) {
-    for (size_t i = 0; i < n; ++i) out[i] = (*table)[static_cast<uint8_t>(src[i])];
-    return true;
-  }
-  size_t es = dtype_info(t).bits / 8;
-  for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(decode_element(t, src + i * es));
-  return true;
 }
 
 std::string shape_cell(const std::vector<uint64_t>& shape) {

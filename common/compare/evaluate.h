@@ -7,6 +7,7 @@
 
 #include "common/compare/file_cache.h"
 #include "common/compare/matching.h"
+#include "common/compare/metrics.h"
 #include "common/report/report_row.h"
 
 namespace msit {
@@ -25,11 +26,6 @@ ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& 
 // 100,000 pairs): for callers done with the pair.
 ReportRow evaluate_pair(PairSpec&& p, FileCache& cache, const EvalOptions& opts,
                         std::shared_ptr<LoadedFile> golden_file, std::shared_ptr<LoadedFile> my_file);
-
-// Converts n host-endian elements of dtype t to float32 as torch's .float() would.
-// Returns false for dtypes that have no float value (complex, packed, opaque).
-bool elements_to_float(DType t, const std::byte* src, size_t n, float* out);
-bool exact_supported(DType t);
 
 // "[2, 3]" as Python prints list(shape).
 std::string shape_cell(const std::vector<uint64_t>& shape);

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
+#include "common/dtype/decode.h"
 #include "common/stats/sketch.h"
 
 namespace msit {
@@ -14,10 +16,27 @@ namespace {
 
 constexpr double kCosEps = 1e-8;  // torch.cosine_similarity eps
 
-float chunk_max(const float* x, size_t n) {
-  float m = -INFINITY;
-  for (size_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;
-  return m;
+// Pairs per step of the typed add(): both sides' float32 copies (32 KB) stay in L1.
+constexpr size_t kDecodeChunk = 4096;
+
+std::optional<compare_detail::SimdDecode> simd_decodable(DType t) {
+  switch (t) {
+    case DType::kFloat16: return compare_detail::SimdDecode::kF16;
+    case DType::kBFloat16: return compare_detail::SimdDecode::kBF16;
+    case DType::kInt8: return compare_detail::SimdDecode::kI8;
+    case DType::kUInt8: return compare_detail::SimdDecode::kU8;
+    default: return std::nullopt;
+  }
+}
+
+// The pair kernel where it can take the range, the reference for the rest (tails and ranges
+// holding an inf or NaN).
+void add_pairs(const float* g, const float* m, size_t n, compare_detail::PairSums& p, compare_detail::SideSums& gs,
+               compare_detail::SideSums& ms) {
+  const size_t done = compare_detail::simd_pairs(g, m, n, p, gs, ms);
+  compare_detail::reference_pairs(g + done, m + done, n - done, p);
+  compare_detail::reference_side(g + done, n - done, gs);
+  compare_detail::reference_side(m + done, n - done, ms);
 }
 
 }  // namespace
@@ -41,136 +60,88 @@ double round10(double x) {
 }
 
 void ExactAccumulator::add(const float* g, const float* m, size_t n) {
-  n_ += n;
-  float max_rel = max_rel_, max_abs = max_abs_;
-  double dot = 0, gg = 0, mm = 0, d2 = 0, srel = 0, sabs = 0;
-  bool gf = true, mf = true, gz = true, mz = true;
-  for (size_t i = 0; i < n; ++i) {
-    float a = g[i], b = m[i];
-    gf &= std::isfinite(a);
-    mf &= std::isfinite(b);
-    gz &= a == 0.0f;
-    mz &= b == 0.0f;
-    dot += static_cast<double>(a) * b;
-    gg += static_cast<double>(a) * a;
-    mm += static_cast<double>(b) * b;
-    float d = b - a;
-    d2 += static_cast<double>(d) * d;
-    if (std::fabs(a) > kFltEpsilon) {
-      float rel = std::fabs(b / a - 1.0f);
-      float ad = std::fabs(d);
-      max_rel = rel > max_rel ? rel : max_rel;
-      max_abs = ad > max_abs ? ad : max_abs;
-      srel += rel;
-      sabs += ad;
-    }
-  }
-  g_finite_ = g_finite_ && gf;
-  m_finite_ = m_finite_ && mf;
-  g_zero_ = g_zero_ && gz;
-  m_zero_ = m_zero_ && mz;
-  dot_ += dot;
-  gg_ += gg;
-  mm_ += mm;
-  diff2_ += d2;
-  sum_rel_ += srel;
-  sum_abs_ += sabs;
-  max_rel_ = max_rel;
-  max_abs_ = max_abs;
-  if (!g_finite_ || !m_finite_ || n == 0) return;  // metrics are dropped anyway; keep KL finite
-  // Online log-sum-exp for both softmaxes; rescale the running sums when the maximum grows.
-  double cg = chunk_max(g, n), cm = chunk_max(m, n);
-  if (cg > g_max_) {
-    double s = std::exp(g_max_ - cg);
-    g_sum_ *= s;
-    t_ *= s;
-    g_max_ = cg;
-  }
-  if (cm > m_max_) {
-    m_sum_ *= std::exp(m_max_ - cm);
-    m_max_ = cm;
-  }
-  // expf: float32 exponentials are what torch's softmax uses too, and twice as fast as exp.
-  double gs = 0, ts = 0, ms = 0;
-  const float gmax = static_cast<float>(g_max_), mmax = static_cast<float>(m_max_);
-  for (size_t i = 0; i < n; ++i) {
-    double e = std::exp(g[i] - gmax);
-    gs += e;
-    ts += e * (static_cast<double>(g[i]) - static_cast<double>(m[i]));
-    ms += std::exp(m[i] - mmax);
-  }
-  g_sum_ += gs;
-  t_ += ts;
-  m_sum_ += ms;
+  compare_detail::SideSums unused_g, unused_m;
+  add_pairs(g, m, n, s_, unused_g, unused_m);
 }
 
 MetricValues ExactAccumulator::finish() const {
   MetricValues v;
-  if (n_ == 0) {  // msit behaviour is undefined (torch raises on max of empty); report nothing
+  if (s_.n == 0) {  // msit behaviour is undefined (torch raises on max of empty); report nothing
     return v;
   }
   auto f32 = [](double x) { return static_cast<double>(static_cast<float>(x)); };
-  if (g_zero_ && m_zero_) {
+  if (s_.g_zero && s_.m_zero) {
     v.cosine = 1.0;
   } else {
-    double c = dot_ / (std::max(std::sqrt(gg_), kCosEps) * std::max(std::sqrt(mm_), kCosEps));
+    double c = s_.dot / (std::max(std::sqrt(s_.gg), kCosEps) * std::max(std::sqrt(s_.mm), kCosEps));
     v.cosine = round10(c);
   }
-  v.max_rel = max_rel_;
-  v.mean_rel = f32(sum_rel_ / static_cast<double>(n_));
-  v.max_abs = max_abs_;
-  v.mean_abs = f32(sum_abs_ / static_cast<double>(n_));
-  double lse_g = g_max_ + std::log(g_sum_), lse_m = m_max_ + std::log(m_sum_);
-  double kl = f32(t_ / g_sum_ - lse_g + lse_m);
+  v.max_rel = s_.max_rel;
+  v.mean_rel = f32(s_.sum_rel / static_cast<double>(s_.n));
+  v.max_abs = s_.max_abs;
+  v.mean_abs = f32(s_.sum_abs / static_cast<double>(s_.n));
+  double lse_g = s_.g_max + std::log(s_.g_sum), lse_m = s_.m_max + std::log(s_.m_sum);
+  double kl = f32(s_.t / s_.g_sum - lse_g + lse_m);
   v.kl = kl > 0 ? kl : 0.0;
-  if (std::sqrt(static_cast<double>(static_cast<float>(gg_))) <= kFltEpsilon) {
+  if (std::sqrt(static_cast<double>(static_cast<float>(s_.gg))) <= kFltEpsilon) {
     v.red = 0.0;
   } else {
-    v.red = f32(std::sqrt(diff2_ / gg_));
+    v.red = f32(std::sqrt(s_.d2 / s_.gg));
   }
   return v;
 }
 
-void SideAccumulator::add(const float* x, size_t n) {
-  n_ += n;
-  float mx = max_, mn = min_;
-  double s = 0, q = 0;
-  for (size_t i = 0; i < n; ++i) {
-    float v = x[i];
-    if (std::isnan(v)) {
-      ++nan_;
-      continue;
-    }
-    mx = v > mx ? v : mx;
-    mn = v < mn ? v : mn;
-    s += v;
-    if (std::isinf(v)) {
-      v > 0 ? ++posinf_ : ++neginf_;
-      continue;
-    }
-    q += static_cast<double>(v) * v;
+void SideAccumulator::add(const float* x, size_t n) { compare_detail::reference_side(x, n, s_); }
+
+void PairAccumulator::add(const float* g, const float* m, size_t n) {
+  add_pairs(g, m, n, exact_.s_, golden_.s_, mine_.s_);
+}
+
+bool PairAccumulator::add(DType gt, const std::byte* g, DType mt, const std::byte* m, size_t n) {
+  if (!exact_supported(gt) || !exact_supported(mt)) return false;
+  // float32 is read in place (aligned: every caller's buffer is); the rest widened per chunk.
+  auto in_place = [](DType t, const std::byte* p) {
+    return t == DType::kFloat32 && reinterpret_cast<uintptr_t>(p) % alignof(float) == 0;
+  };
+  const bool g_direct = in_place(gt, g), m_direct = in_place(mt, m);
+  if (g_direct && m_direct) {
+    add(reinterpret_cast<const float*>(g), reinterpret_cast<const float*>(m), n);
+    return true;
   }
-  max_ = mx;
-  min_ = mn;
-  sum_ += s;
-  sq_ += q;
+  const size_t ge = dtype_info(gt).bits / 8, me = dtype_info(mt).bits / 8;
+  std::vector<float> gbuf(g_direct ? 0 : std::min(n, kDecodeChunk)), mbuf(m_direct ? 0 : std::min(n, kDecodeChunk));
+  for (size_t off = 0; off < n; off += kDecodeChunk) {
+    const size_t len = std::min(kDecodeChunk, n - off);
+    const float* gf = reinterpret_cast<const float*>(g + off * ge);
+    const float* mf = reinterpret_cast<const float*>(m + off * me);
+    if (!g_direct) elements_to_float(gt, g + off * ge, len, gbuf.data()), gf = gbuf.data();
+    if (!m_direct) elements_to_float(mt, m + off * me, len, mbuf.data()), mf = mbuf.data();
+    add(gf, mf, len);
+  }
+  return true;
+}
+
+void PairAccumulator::merge(const PairAccumulator& o) {
+  exact_.merge(o.exact_);
+  golden_.merge(o.golden_);
+  mine_.merge(o.mine_);
 }
 
 SideStats SideAccumulator::finish() const {
   SideStats s;
-  s.count = n_;
-  s.nan = nan_;
-  s.posinf = posinf_;
-  s.neginf = neginf_;
-  s.l2norm = std::sqrt(sq_);
-  if (n_ == 0) return s;
-  if (nan_ > 0) {
+  s.count = s_.n;
+  s.nan = s_.nan;
+  s.posinf = s_.posinf;
+  s.neginf = s_.neginf;
+  s.l2norm = std::sqrt(s_.sq);
+  if (s_.n == 0) return s;
+  if (s_.nan > 0) {
     s.max = s.min = s.mean = NAN;
     return s;
   }
-  s.max = max_;
-  s.min = min_;
-  s.mean = static_cast<double>(static_cast<float>(sum_ / static_cast<double>(n_)));
+  s.max = s_.max;
+  s.min = s_.min;
+  s.mean = static_cast<double>(static_cast<float>(s_.sum / static_cast<double>(s_.n)));
   return s;
 }
 
@@ -243,6 +214,39 @@ StatError stat_error(std::optional<double> g, std::optional<double> m) {
   e.abs = a;
   e.rel = static_cast<double>(a / std::max(std::fabs(gf), kFltEpsilon));
   return e;
+}
+
+bool exact_supported(DType t) {
+  DTypeKind k = dtype_info(t).kind;
+  return decodable_as_double(t) && k != DTypeKind::kComplex && k != DTypeKind::kPacked && k != DTypeKind::kOpaque &&
+         dtype_info(t).bits % 8 == 0 && dtype_info(t).bits > 0;
+}
+
+bool elements_to_float(DType t, const std::byte* src, size_t n, float* out) {
+  switch (t) {
+    case DType::kFloat32: std::memcpy(out, src, n * sizeof(float)); return true;
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      for (size_t i = compare_detail::simd_decode(*simd_decodable(t), src, n, out); i < n; ++i) {
+        uint16_t b;
+        std::memcpy(&b, src + 2 * i, 2);
+        out[i] = t == DType::kFloat16 ? fp16_to_float(b) : bf16_to_float(b);
+      }
+      return true;
+    default: break;
+  }
+  if (!exact_supported(t)) return false;
+  size_t es = dtype_info(t).bits / 8;
+  if (auto simd = simd_decodable(t)) {  // int8/uint8: the prefix of whole vectors
+    const size_t done = compare_detail::simd_decode(*simd, src, n, out);
+    src += done * es, out += done, n -= done;
+  }
+  if (const auto* table = fp8_table(t)) {
+    for (size_t i = 0; i < n; ++i) out[i] = (*table)[static_cast<uint8_t>(src[i])];
+    return true;
+  }
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(decode_element(t, src + i * es));
+  return true;
 }
 
 Verdict verdict_exact(double cosine, double max_abs) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/compare/exact_kernel.h"
+#include "common/dtype/dtype.h"
 #include "common/report/verdict.h"
 #include "common/stats/tensor_stats.h"
 
@@ -23,24 +25,26 @@ struct MetricValues {
 double round10(double x);
 
 // All seven metrics in one streaming pass over float32 pairs, with double accumulation.
-// KL needs softmax of both sides: instead of a second pass it keeps, per side, a running
-// maximum and the sum of exp(x - max) (rescaled when the maximum grows), plus the golden-
-// weighted sum of (g - m); at the end KL = T/S_g - LSE_g + LSE_m.
+// KL needs softmax of both sides: instead of a second pass over the tensor it keeps, per side,
+// a running maximum and the sum of exp(x - max) (rescaled when the maximum grows), plus the
+// golden-weighted sum of (g - m); at the end KL = T/S_g - LSE_g + LSE_m. The sums are the
+// Highway kernel's (common/compare/exact_kernel.h); partial accumulators merge.
 class ExactAccumulator {
  public:
+  ExactAccumulator() = default;
+  explicit ExactAccumulator(const compare_detail::PairSums& s) : s_(s) {}
   void add(const float* golden, const float* mine, size_t n);
-  bool golden_finite() const { return g_finite_; }
-  bool my_finite() const { return m_finite_; }
-  uint64_t count() const { return n_; }
+  void merge(const ExactAccumulator& o) { s_.merge(o.s_); }
+  bool golden_finite() const { return s_.g_finite; }
+  bool my_finite() const { return s_.m_finite; }
+  uint64_t count() const { return s_.n; }
+  const compare_detail::PairSums& sums() const { return s_; }
   // Metrics as msit writes them (float32 results widened; cosine in double, rounded to 10).
   MetricValues finish() const;
 
  private:
-  uint64_t n_ = 0;
-  bool g_finite_ = true, m_finite_ = true, g_zero_ = true, m_zero_ = true;
-  double dot_ = 0, gg_ = 0, mm_ = 0, diff2_ = 0, sum_rel_ = 0, sum_abs_ = 0;
-  float max_rel_ = 0, max_abs_ = 0;
-  double g_max_ = -1.0 / 0.0, g_sum_ = 0, m_max_ = -1.0 / 0.0, m_sum_ = 0, t_ = 0;
+  friend class PairAccumulator;
+  compare_detail::PairSums s_;
 };
 
 // One tensor's values as msit prints them (max/min/mean of float32 data; NaN propagates),
@@ -54,14 +58,40 @@ struct SideStats {
 
 class SideAccumulator {
  public:
+  SideAccumulator() = default;
+  explicit SideAccumulator(const compare_detail::SideSums& s) : s_(s) {}
   void add(const float* x, size_t n);
+  void merge(const SideAccumulator& o) { s_.merge(o.s_); }
+  const compare_detail::SideSums& sums() const { return s_; }
   SideStats finish() const;
 
  private:
-  uint64_t n_ = 0, nan_ = 0, posinf_ = 0, neginf_ = 0;
-  float max_ = -1.0f / 0.0f, min_ = 1.0f / 0.0f;
-  double sum_ = 0, sq_ = 0;
+  friend class PairAccumulator;
+  compare_detail::SideSums s_;
 };
+
+// Both sides' values and the metrics of equally long tensors in one pass: what every raw
+// compare (GE/FX, ATB/torch, concatenated ranks, rope, weights) feeds its element pairs to.
+class PairAccumulator {
+ public:
+  void add(const float* golden, const float* mine, size_t n);
+  // Stored elements of any dtype elements_to_float() takes (host-endian); float16, bfloat16
+  // and int8/uint8 are widened in L1-sized chunks on the way. False for dtypes without a float value.
+  bool add(DType golden_type, const std::byte* golden, DType my_type, const std::byte* mine, size_t n);
+  void merge(const PairAccumulator& o);
+  const ExactAccumulator& exact() const { return exact_; }
+  const SideAccumulator& golden() const { return golden_; }
+  const SideAccumulator& mine() const { return mine_; }
+
+ private:
+  ExactAccumulator exact_;
+  SideAccumulator golden_, mine_;
+};
+
+// Converts n host-endian elements of dtype t to float32 as torch's .float() would.
+// Returns false for dtypes that have no float value (complex, packed, opaque).
+bool elements_to_float(DType t, const std::byte* src, size_t n, float* out);
+bool exact_supported(DType t);
 
 // Side values from a summary's statistics, mimicking what msit would have printed.
 SideStats side_from_tensor_stats(const TensorStats& s);

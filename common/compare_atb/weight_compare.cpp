@@ -94,8 +94,8 @@ DType promoted(DType off, DType scale) {
 }
 
 struct Sides {
-  SideAccumulator g, m;
-  ExactAccumulator exact;
+  PairAccumulator pair;  // lockstep: both sides and the metrics in one pass
+  SideAccumulator g, m;  // otherwise
 };
 
 // Dequantises my weight chunk by chunk (float32 arithmetic) and feeds both sides.
@@ -118,12 +118,13 @@ Status stream(const Located& g, const Located& w, const std::vector<float>& off,
         coord[d] = 0;
       }
     }
-    s.m.add(mv.data(), n);
-    if (!lockstep) continue;
+    if (!lockstep) {
+      s.m.add(mv.data(), n);
+      continue;
+    }
     MSIT_TRY(read_safetensors_elements(*g.idx, *g.e, first, n, graw.data()));
     elements_to_float(g.e->dtype, graw.data(), n, gv.data());
-    s.g.add(gv.data(), n);
-    s.exact.add(gv.data(), mv.data(), n);
+    s.pair.add(gv.data(), mv.data(), n);
   }
   return ok_status();
 }
@@ -180,7 +181,8 @@ Result<ReportRow> compare_weight(const Located& g, const Located& w, const Locat
   Sides s;
   MSIT_TRY(stream(g, w, off, *off_st, scale, *sc_st, lockstep, s));
   if (!lockstep) MSIT_TRY(golden_only(g, s.g));
-  SideStats gs = s.g.finish(), ms = s.m.finish();
+  SideStats gs = lockstep ? s.pair.golden().finish() : s.g.finish();
+  SideStats ms = lockstep ? s.pair.mine().finish() : s.m.finish();
   fill_side(r, true, g.e->dtype, g.e->shape, gs);
   fill_side(r, false, promoted(o.e->dtype, sc.e->dtype), w.e->shape, ms);
   r.compare_mode = "exact";
@@ -195,7 +197,7 @@ Result<ReportRow> compare_weight(const Located& g, const Located& w, const Locat
     r.verdict = m_bad && !g_bad && lockstep ? Verdict::kFail : Verdict::kSkip;
     return r;
   }
-  MetricValues v = s.exact.finish();
+  MetricValues v = s.pair.exact().finish();
   r.cosine = v.cosine, r.max_rel = v.max_rel, r.mean_rel = v.mean_rel, r.max_abs = v.max_abs;
   r.mean_abs = v.mean_abs, r.kl = v.kl, r.red = v.red;
   r.verdict = v.cosine && v.max_abs ? verdict_exact(*v.cosine, *v.max_abs) : Verdict::kSkip;

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 
+#include "common/dtype/decode_simd-inl.h"
 #include "common/stats/sketch.h"
 #include "common/stats/stats_internal.h"
 
@@ -23,58 +24,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 constexpr size_t kChunk = 2048;
 
 #if HWY_TARGET != HWY_SCALAR
-// Highway 1.0.3 widens fp16 by bit manipulation on targets without a hardware conversion and
-// then maps exponent 31 to 2^16 instead of inf/NaN; forcing the exponent fixes it.
-#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)) || HWY_ARCH_ARM
-constexpr bool kFixF16Specials = false;
-#else
-constexpr bool kFixF16Specials = true;
-#endif
-
-struct SrcF16 {
-  using Lane = float;
-  static constexpr size_t kBytes = 2;
-  template <class D>
-  static HWY_INLINE hn::Vec<D> Load(D d, const uint8_t* p) {
-    const hn::Rebind<hwy::float16_t, D> dh;
-    const auto v = hn::PromoteTo(d, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p)));
-    if constexpr (!kFixF16Specials) return v;
-    const hn::RebindToUnsigned<D> du;
-    const hn::Rebind<uint16_t, D> du16;
-    const auto bits = hn::PromoteTo(du, hn::LoadU(du16, reinterpret_cast<const uint16_t*>(p)));
-    const auto special = hn::Eq(hn::And(bits, hn::Set(du, 0x7c00u)), hn::Set(du, 0x7c00u));
-    const auto fixed = hn::Or(hn::BitCast(du, v), hn::Set(du, 0x7f800000u));
-    return hn::BitCast(d, hn::IfThenElse(special, fixed, hn::BitCast(du, v)));
-  }
-};
-
-struct SrcBF16 {
-  using Lane = float;
-  static constexpr size_t kBytes = 2;
-  template <class D>
-  static HWY_INLINE hn::Vec<D> Load(D d, const uint8_t* p) {
-    const hn::Rebind<hwy::bfloat16_t, D> dh;
-    return hn::PromoteTo(d, hn::LoadU(dh, reinterpret_cast<const hwy::bfloat16_t*>(p)));
-  }
-};
-
-struct SrcF32 {
-  using Lane = float;
-  static constexpr size_t kBytes = 4;
-  template <class D>
-  static HWY_INLINE hn::Vec<D> Load(D d, const uint8_t* p) {
-    return hn::LoadU(d, reinterpret_cast<const float*>(p));
-  }
-};
-
-struct SrcF64 {
-  using Lane = double;
-  static constexpr size_t kBytes = 8;
-  template <class D>
-  static HWY_INLINE hn::Vec<D> Load(D d, const uint8_t* p) {
-    return hn::LoadU(d, reinterpret_cast<const double*>(p));
-  }
-};
+using dtype_simd::HWY_NAMESPACE::SrcBF16;
+using dtype_simd::HWY_NAMESPACE::SrcF16;
+using dtype_simd::HWY_NAMESPACE::SrcF32;
+using dtype_simd::HWY_NAMESPACE::SrcF64;
 
 struct ChunkExtremes {
   double min, max;

@@ -1,4 +1,5 @@
-// The error-jump rule over one rank report: a running floor per token, one pass.
+// The first-divergence rule over one rank report (docs/compare.md "First divergence"): per
+// token, each output's input error and excess, the noise floor of its op type, the jumps.
 #include "common/compare/divergence.h"
 
 #include <algorithm>
@@ -62,15 +63,77 @@ RowTensor row_tensor(const ReportRow& r) {
   return {p, true};  // a single-tensor file (_min_max): judged as an output
 }
 
+std::string_view op_type_of(std::string_view op) {
+  size_t slash = op.rfind('/');
+  std::string_view base = slash == std::string_view::npos ? op : op.substr(slash + 1);
+  size_t dot = base.find('.'), dash = base.find('-');
+  if (dash != std::string_view::npos && dash < dot) return base.substr(dash + 1);  // FX node-target
+  return base.substr(0, dot);
+}
+
+std::optional<double> median_without(const std::vector<double>& v, size_t skip) {
+  size_t m = v.size() - (skip < v.size() ? 1 : 0);
+  if (m == 0) return std::nullopt;
+  auto at = [&](size_t k) { return v[skip < v.size() && k >= skip ? k + 1 : k]; };
+  return m % 2 ? at(m / 2) : 0.5 * (at(m / 2 - 1) + at(m / 2));
+}
+
+namespace {
+
+// One output row as the rule sees it.
+struct Out {
+  size_t row;
+  double level, inputs;  // inputs: max(rounding floor, the op's input rows or earlier rows)
+  double floor;          // the rounding floor of the row's dtypes
+  bool copy;             // output error bit-identical to its input's: a copy (reshape, view)
+  double excess() const { return level * level - inputs * inputs; }
+};
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return median_without(v, v.size()).value_or(0.0);
+}
+
+// What the other outputs of the op's type in the token say: their gain (median of output^2 /
+// input^2 over those with input error above the rounding floor, within [1, kMaxGain^2]) and
+// the noise they add on top of it (median of output^2 - gain x input^2). Medians, leaving the
+// judged output out: an injected error is one sample; outputs downstream of it carry it on
+// their inputs as well, which the gain takes out.
+struct TypeNoise {
+  double gain_sq = 1.0;
+  std::optional<double> noise_sq;
+};
+constexpr double kMaxGainSq = 4.0;
+
+TypeNoise type_noise(const std::vector<Out>& outs, const std::vector<size_t>& same_type, size_t self) {
+  TypeNoise t;
+  std::vector<double> v;
+  for (size_t j : same_type) {
+    const Out& o = outs[j];
+    if (j != self && o.inputs > o.floor) v.push_back(o.level * o.level / (o.inputs * o.inputs));
+  }
+  if (!v.empty()) t.gain_sq = std::clamp(median_of(v), 1.0, kMaxGainSq);
+  v.clear();
+  for (size_t j : same_type) {
+    if (j != self) v.push_back(outs[j].level * outs[j].level - t.gain_sq * outs[j].inputs * outs[j].inputs);
+  }
+  if (!v.empty()) t.noise_sq = median_of(v);
+  return t;
+}
+
+}  // namespace
+
 void mark_error_jumps(std::vector<ReportRow>& rows) {
   // The op's inputs, wherever they sit in the report (msit order puts them first, but the
   // rule should not depend on it).
   std::map<std::pair<int64_t, std::string_view>, double> input_level;
-  std::vector<RowTensor> tensors;  // of each row, for both passes
+  std::vector<RowTensor> tensors;
   tensors.reserve(rows.size());
   for (auto& r : rows) {
     r.error_level = error_level(r);
     r.error_jump.reset();
+    r.error_floor.reset();
+    r.noise_floor.reset();
     r.jump = ReportRow::Jump::kNone;
     const RowTensor& t = tensors.emplace_back(row_tensor(r));
     if (!t.output && r.error_level) {
@@ -78,29 +141,58 @@ void mark_error_jumps(std::vector<ReportRow>& rows) {
       v = std::max(v, *r.error_level);
     }
   }
-  std::map<int64_t, double> running;  // per token: largest error level so far
-  std::map<int64_t, bool> named;
+  // Pass 1: per token, each output's level and input error, in report (= execution) order.
+  std::map<int64_t, std::vector<Out>> tokens;
+  std::map<int64_t, double> earlier;  // per token: largest error level so far
   for (size_t i = 0; i < rows.size(); ++i) {
-    ReportRow& r = rows[i];
+    const ReportRow& r = rows[i];
     if (!r.error_level) continue;
     double level = *r.error_level;
-    double& floor_so_far = running[r.token_id];
-    const RowTensor& t = tensors[i];
-    if (t.output) {
-      // With its inputs in the report, the op is judged against them (an earlier op that
-      // amplified the noise does not raise the bar for unrelated ops); without them (TransData
-      // self rows, fused ops, FX nodes without inputs), against everything before it.
-      double floor = rounding_floor(r);
-      if (auto it = input_level.find({r.token_id, t.op}); it != input_level.end()) floor = std::max(floor, it->second);
-      else floor = std::max(floor, floor_so_far);
-      r.error_jump = level / floor;
-      if (level > kJumpFactor * floor) {
-        bool& first = named[r.token_id];
-        r.jump = first ? ReportRow::Jump::kJump : ReportRow::Jump::kFirst;
-        first = true;
+    double& so_far = earlier[r.token_id];
+    if (tensors[i].output) {
+      // Without input rows (TransData self rows, fused ops, FX nodes without inputs): every
+      // earlier row of the token is the input.
+      auto it = input_level.find({r.token_id, tensors[i].op});
+      double in = it != input_level.end() ? it->second : so_far;
+      double f = rounding_floor(r);
+      tokens[r.token_id].push_back({i, level, std::max(f, in), f, it != input_level.end() && level == it->second});
+    }
+    so_far = std::max(so_far, level);
+  }
+  // Pass 2: per token, the learned floors, the jump of each output, the first jump.
+  for (auto& [token, outs] : tokens) {
+    std::map<std::string_view, std::vector<size_t>> by_type;
+    std::vector<double> spread;  // |excess| of the non-copy outputs, sorted
+    for (size_t j = 0; j < outs.size(); ++j) {
+      by_type[op_type_of(tensors[outs[j].row].op)].push_back(j);
+      if (!outs[j].copy) spread.push_back(std::abs(outs[j].excess()));
+    }
+    std::sort(spread.begin(), spread.end());
+    bool named = false;
+    for (size_t j = 0; j < outs.size(); ++j) {
+      const Out& o = outs[j];
+      ReportRow& r = rows[o.row];
+      const std::vector<size_t>& same = by_type[op_type_of(tensors[o.row].op)];
+      // Large types: the gain and noise of all outputs of the type (the judged one included)
+      // keep the pass linear; one sample among kExactLooBelow does not move a median.
+      TypeNoise tn = type_noise(outs, same, same.size() <= kExactLooBelow ? j : outs.size());
+      // The token's spread: how far outputs move from their inputs' error in this token, the
+      // judged output left out (the floor for types with one output, and the first ones).
+      double self = std::abs(o.excess());
+      size_t pos = o.copy ? spread.size()
+                          : static_cast<size_t>(std::lower_bound(spread.begin(), spread.end(), self) - spread.begin());
+      double noise_sq = std::max({0.0, tn.noise_sq.value_or(0.0), median_without(spread, pos).value_or(0.0)});
+      double floor = std::sqrt(tn.gain_sq * o.inputs * o.inputs + noise_sq);
+      r.noise_floor = std::sqrt(noise_sq);
+      r.error_floor = floor;
+      r.error_jump = floor > 0 ? o.level / floor : 0.0;
+      double k = r.compare_mode == "sketch" ? kJumpFactorSketch : kJumpFactor;
+      double threshold = std::sqrt(k * k * tn.gain_sq * o.inputs * o.inputs + kNoiseFactor * kNoiseFactor * noise_sq);
+      if (o.level > threshold && o.level > kDtypeFactor * o.floor) {
+        r.jump = named ? ReportRow::Jump::kJump : ReportRow::Jump::kFirst;
+        named = true;
       }
     }
-    floor_so_far = std::max(floor_so_far, level);
   }
 }
 

@@ -85,9 +85,9 @@ std::string jump_block(const std::vector<const ReportRow*>& firsts, size_t liste
     s += "    " + metrics_line(f) + "\n";
     double floor = f.error_floor.value_or(0.0), noise = f.noise_floor.value_or(0.0);
     double inputs = std::sqrt(std::max(0.0, floor * floor - noise * noise));
-    s += "    error level " + num(f.error_level.value_or(0.0)) + " vs floor " + num(floor) + ": inputs' error " +
-         num(inputs) + " (x its type's gain), noise floor " + num(noise) + " learned from the token's " +
-         op_label(f).type + " outputs and spread\n";
+    s += "    error level " + num(f.error_level.value_or(0.0)) + " vs floor " + num(floor) +
+         ": inputs' error x its type's gain " + num(inputs) + ", noise floor " + num(noise) +
+         " (learned from the token's " + op_label(f).type + " outputs and its spread)\n";
   }
   if (firsts.size() > listed) s += "  ... and " + std::to_string(firsts.size() - listed) + " more tokens\n";
   return s;

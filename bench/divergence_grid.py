@@ -32,9 +32,10 @@ GRIDS = {
     "tuning": dict(seeds=[1, 2], noise=[1e-4, 3e-4, 1e-3, 3e-3], red=[0.02, 0.05, 0.2, 0.5],
                    model=["--ops", "46", "--rows", "8", "--hidden", "64", "--ge-dtype", "float32",
                           "--reduced", "MatMul=bfloat16"]),
-    # Held out: other seeds, 2 blocks, wider hidden, more rows, fp16 matmul outputs (mixed
+    # Held out: other seeds (101-102 were the first held-out set, run once with the previous
+    # rule; docs/compare.md),  2 blocks, wider hidden, more rows, fp16 matmul outputs (mixed
     # dtypes), a reduced-precision (fp16) BatchMatMul too, and noise levels not in the tuning grid.
-    "heldout": dict(seeds=[101, 102], noise=[2e-4, 2e-3], red=[0.02, 0.05, 0.2, 0.5],
+    "heldout": dict(seeds=[201, 202], noise=[2e-4, 2e-3], red=[0.02, 0.05, 0.2, 0.5],
                     model=["--ops", "31", "--rows", "16", "--hidden", "128", "--ge-dtype", "mixed",
                            "--reduced", "MatMul=bfloat16,BatchMatMul=float16"]),
     # A few seconds: for trying the script.

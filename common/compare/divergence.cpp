@@ -95,8 +95,8 @@ double median_of(std::vector<double> v) {
 }
 
 // What the other outputs of the op's type in the token say: their gain (median of output^2 /
-// input^2 over those with input error above the rounding floor, within [1, kMaxGain^2]) and
-// the noise they add on top of it (median of output^2 - gain x input^2). Medians, leaving the
+// input^2 over those with input error above the rounding floor, within [1, kMaxGainSq]) and
+// the noise they add (median of output^2 - input^2). Medians, leaving the
 // judged output out: an injected error is one sample; outputs downstream of it carry it on
 // their inputs as well, which the gain takes out.
 struct TypeNoise {
@@ -113,9 +113,12 @@ TypeNoise type_noise(const std::vector<Out>& outs, const std::vector<size_t>& sa
     if (j != self && o.inputs > o.floor) v.push_back(o.level * o.level / (o.inputs * o.inputs));
   }
   if (!v.empty()) t.gain_sq = std::clamp(median_of(v), 1.0, kMaxGainSq);
+  // Not net of the gain: when the type's outputs all carry similar input error, the median
+  // ratio absorbs their own noise too, and a bf16 kernel's first call (near-exact inputs)
+  // would stand out against a floor that lost it.
   v.clear();
   for (size_t j : same_type) {
-    if (j != self) v.push_back(outs[j].level * outs[j].level - t.gain_sq * outs[j].inputs * outs[j].inputs);
+    if (j != self) v.push_back(outs[j].level * outs[j].level - outs[j].inputs * outs[j].inputs);
   }
   if (!v.empty()) t.noise_sq = median_of(v);
   return t;

@@ -89,39 +89,21 @@ struct Out {
   double excess() const { return level * level - inputs * inputs; }
 };
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return median_without(v, v.size()).value_or(0.0);
-}
-
-// What the other outputs of the op's type in the token say: their gain (median of output^2 /
-// input^2 over those with input error above the rounding floor, within [1, kMaxGainSq]) and
-// the noise they add (median of output^2 - input^2). Medians, leaving the
-// judged output out: an injected error is one sample; outputs downstream of it carry it on
-// their inputs as well, which the gain takes out.
-struct TypeNoise {
-  double gain_sq = 1.0;
-  std::optional<double> noise_sq;
+// What the outputs of one op type in a token say, sorted for leave-one-out medians: their
+// gains (output^2 / input^2, of those with input error above the rounding floor) and the
+// noise they add (output^2 - input^2).
+struct TypeStats {
+  std::vector<double> gains, noises;
 };
 constexpr double kMaxGainSq = 4.0;
 
-TypeNoise type_noise(const std::vector<Out>& outs, const std::vector<size_t>& same_type, size_t self) {
-  TypeNoise t;
-  std::vector<double> v;
-  for (size_t j : same_type) {
-    const Out& o = outs[j];
-    if (j != self && o.inputs > o.floor) v.push_back(o.level * o.level / (o.inputs * o.inputs));
-  }
-  if (!v.empty()) t.gain_sq = std::clamp(median_of(v), 1.0, kMaxGainSq);
-  // Not net of the gain: when the type's outputs all carry similar input error, the median
-  // ratio absorbs their own noise too, and a bf16 kernel's first call (near-exact inputs)
-  // would stand out against a floor that lost it.
-  v.clear();
-  for (size_t j : same_type) {
-    if (j != self) v.push_back(outs[j].level * outs[j].level - outs[j].inputs * outs[j].inputs);
-  }
-  if (!v.empty()) t.noise_sq = median_of(v);
-  return t;
+double gain_sq_of(const Out& o) { return o.level * o.level / (o.inputs * o.inputs); }
+bool has_gain(const Out& o) { return o.inputs > o.floor; }
+
+// The median of `sorted` without one occurrence of `own` (nullopt when nothing is left).
+std::optional<double> median_of_others(const std::vector<double>& sorted, double own) {
+  auto pos = static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), own) - sorted.begin());
+  return median_without(sorted, pos);
 }
 
 }  // namespace
@@ -162,35 +144,46 @@ void mark_error_jumps(std::vector<ReportRow>& rows) {
     }
     so_far = std::max(so_far, level);
   }
-  // Pass 2: per token, the learned floors, the jump of each output, the first jump.
+  // Pass 2: per token, the learned floors, the jump of each output, the first jump. Medians,
+  // leaving the judged output out: an injected error is one sample, and outputs downstream of
+  // it carry it on their inputs as well.
   for (auto& [token, outs] : tokens) {
-    std::map<std::string_view, std::vector<size_t>> by_type;
-    std::vector<double> spread;  // |excess| of the non-copy outputs, sorted
-    for (size_t j = 0; j < outs.size(); ++j) {
-      by_type[op_type_of(tensors[outs[j].row].op)].push_back(j);
-      if (!outs[j].copy) spread.push_back(std::abs(outs[j].excess()));
+    std::map<std::string_view, TypeStats> by_type;
+    std::vector<double> spread;  // |output^2 - input^2| of the non-copy outputs
+    for (const Out& o : outs) {
+      TypeStats& t = by_type[op_type_of(tensors[o.row].op)];
+      if (has_gain(o)) t.gains.push_back(gain_sq_of(o));
+      t.noises.push_back(o.excess());
+      if (!o.copy) spread.push_back(std::abs(o.excess()));
+    }
+    for (auto& [type, t] : by_type) {
+      std::sort(t.gains.begin(), t.gains.end());
+      std::sort(t.noises.begin(), t.noises.end());
     }
     std::sort(spread.begin(), spread.end());
     bool named = false;
-    for (size_t j = 0; j < outs.size(); ++j) {
-      const Out& o = outs[j];
+    for (const Out& o : outs) {
       ReportRow& r = rows[o.row];
-      const std::vector<size_t>& same = by_type[op_type_of(tensors[o.row].op)];
-      // Large types: the gain and noise of all outputs of the type (the judged one included)
-      // keep the pass linear; one sample among kExactLooBelow does not move a median.
-      TypeNoise tn = type_noise(outs, same, same.size() <= kExactLooBelow ? j : outs.size());
-      // The token's spread: how far outputs move from their inputs' error in this token, the
-      // judged output left out (the floor for types with one output, and the first ones).
-      double self = std::abs(o.excess());
-      size_t pos = o.copy ? spread.size()
-                          : static_cast<size_t>(std::lower_bound(spread.begin(), spread.end(), self) - spread.begin());
-      double noise_sq = std::max({0.0, tn.noise_sq.value_or(0.0), median_without(spread, pos).value_or(0.0)});
-      double floor = std::sqrt(tn.gain_sq * o.inputs * o.inputs + noise_sq);
+      const TypeStats& t = by_type[op_type_of(tensors[o.row].op)];
+      // The type's gain (within [1, kMaxGainSq]) and own noise, from its other outputs; the
+      // noise not net of the gain: when the type's outputs all carry similar input error, the
+      // median ratio absorbs their own noise too, and a bf16 kernel's first call (near-exact
+      // inputs) would stand out against a floor that lost it.
+      std::optional<double> g =
+          has_gain(o) ? median_of_others(t.gains, gain_sq_of(o)) : median_without(t.gains, t.gains.size());
+      double gain_sq = g ? std::clamp(*g, 1.0, kMaxGainSq) : 1.0;
+      double type_noise = median_of_others(t.noises, o.excess()).value_or(0.0);
+      // The token's spread, the judged output left out: the floor of types with one output
+      // and of outputs whose inputs are exact.
+      std::optional<double> token_spread =
+          o.copy ? median_without(spread, spread.size()) : median_of_others(spread, std::abs(o.excess()));
+      double noise_sq = std::max({0.0, type_noise, token_spread.value_or(0.0)});
+      double floor = std::sqrt(gain_sq * o.inputs * o.inputs + noise_sq);
       r.noise_floor = std::sqrt(noise_sq);
       r.error_floor = floor;
       r.error_jump = floor > 0 ? o.level / floor : 0.0;
       double k = r.compare_mode == "sketch" ? kJumpFactorSketch : kJumpFactor;
-      double threshold = std::sqrt(k * k * tn.gain_sq * o.inputs * o.inputs + kNoiseFactor * kNoiseFactor * noise_sq);
+      double threshold = std::sqrt(k * k * gain_sq * o.inputs * o.inputs + kNoiseFactor * kNoiseFactor * noise_sq);
       if (o.level > threshold && o.level > kDtypeFactor * o.floor) {
         r.jump = named ? ReportRow::Jump::kJump : ReportRow::Jump::kFirst;
         named = true;

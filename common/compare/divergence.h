@@ -26,9 +26,6 @@ namespace msit {
 inline constexpr double kJumpFactor = 1.3;
 inline constexpr double kJumpFactorSketch = 1.5;
 inline constexpr double kNoiseFactor = 2.5;
-// Types with more outputs than this in a token learn their gain and noise with the judged output
-// included (keeps the pass linear on 100,000-row reports).
-inline constexpr size_t kExactLooBelow = 256;
 // An error within this many rounding floors of the row's dtypes is never a divergence (an
 // fp16 softmax over large logits amplifies rounding to ~4x the unit roundoff, docs/compare.md).
 inline constexpr double kDtypeFactor = 5.0;

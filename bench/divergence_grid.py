@@ -187,6 +187,12 @@ def report(res, grid):
     tp, fp, fn = (sum(tot[m][i] for m in MODES) for i in range(3))
     print("all: precision %.4f recall %.4f (TP %d FP %d FN %d)" % (tp / max(1, tp + fp), tp / max(1, tp + fn), tp, fp, fn))
     bad = [x for x in res if x["named"] != x["want"]]
+    groups = collections.Counter()
+    for x in bad:
+        what = "noise only" if x["type"] is None else "%s#%d %s" % (x["type"], x["nth"], "local" if x["local"] else "prop")
+        groups[(what, x["mode"], "FP" if x["named"] else "FN")] += 1
+    for (what, mode, kind), n in sorted(groups.items()):
+        print("misses: %s %s %s: %d" % (what, mode, kind, n))
     for x in bad[:40]:
         print("miss: seed %d noise %g %s#%d RED %g %s %s token %s: want %s named %s (%s)" % (
             x["seed"], x["noise"], x["type"], x["nth"], x["red"], "local" if x["local"] else "prop", x["mode"],

@@ -1,10 +1,9 @@
 // First divergence (docs/compare.md "First divergence"): each output row's error is set against
-// what its inputs and its op type's noise explain; the first op whose error exceeds that floor
-// by kJumpFactor (kJumpFactorSketch for sketch-estimated rows) is the first divergence of its
-// token. The noise floor is learned from the report itself, per token and op type.
+// what its inputs and its op type's noise explain; the first op whose error exceeds that by the
+// factors below is the first divergence of its token. Gain and noise floor are learned from the
+// report itself, per token and op type.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -21,8 +20,8 @@ namespace msit {
 // of what the type's other outputs add and the token's median spread. k = kJumpFactor, or
 // kJumpFactorSketch for sketch-estimated rows, whose levels carry a ~6% estimation error each
 // (1/sqrt(2 x 128) for width-128 sketches) that the output and its input make independently.
-// Measured on bench/divergence_grid.py (docs/compare.md): the largest noise-only ratio to this
-// threshold was 0.87.
+// Chosen on bench/divergence_grid.py's tuning grid (docs/compare.md): the largest ratio of an
+// uninjected output's level to this threshold was 0.87.
 inline constexpr double kJumpFactor = 1.3;
 inline constexpr double kJumpFactorSketch = 1.5;
 inline constexpr double kNoiseFactor = 2.5;

@@ -1,4 +1,5 @@
-// The error-jump rule over one rank report: a running floor per token, one pass.
+// The first-divergence rule over one rank report (docs/compare.md "First divergence"): per
+// token, each output's input error and excess, the noise floor of its op type, the jumps.
 #include "common/compare/divergence.h"
 
 #include <algorithm>
@@ -62,15 +63,62 @@ RowTensor row_tensor(const ReportRow& r) {
   return {p, true};  // a single-tensor file (_min_max): judged as an output
 }
 
+std::string_view op_type_of(std::string_view op) {
+  size_t slash = op.rfind('/');
+  std::string_view base = slash == std::string_view::npos ? op : op.substr(slash + 1);
+  size_t dot = base.find('.'), dash = base.find('-');
+  if (dash != std::string_view::npos && dash < dot) return base.substr(dash + 1);  // FX node-target
+  return base.substr(0, dot);
+}
+
+std::optional<double> median_without(const std::vector<double>& v, size_t skip) {
+  size_t m = v.size() - (skip < v.size() ? 1 : 0);
+  if (m == 0) return std::nullopt;
+  auto at = [&](size_t k) { return v[skip < v.size() && k >= skip ? k + 1 : k]; };
+  return m % 2 ? at(m / 2) : 0.5 * (at(m / 2 - 1) + at(m / 2));
+}
+
+namespace {
+
+// One output row as the rule sees it.
+struct Out {
+  size_t row;
+  double level, inputs;  // inputs: max(rounding floor, the op's input rows or earlier rows)
+  double floor;          // the rounding floor of the row's dtypes
+  bool copy;             // output error bit-identical to its input's: a copy (reshape, view)
+  double excess() const { return level * level - inputs * inputs; }
+};
+
+// What the outputs of one op type in a token say, sorted for leave-one-out medians: their
+// gains (output^2 / input^2, of those with input error above the rounding floor) and the
+// noise they add (output^2 - input^2).
+struct TypeStats {
+  std::vector<double> gains, noises;
+};
+constexpr double kMaxGainSq = 4.0;
+
+double gain_sq_of(const Out& o) { return o.level * o.level / (o.inputs * o.inputs); }
+bool has_gain(const Out& o) { return o.inputs > o.floor; }
+
+// The median of `sorted` without one occurrence of `own` (nullopt when nothing is left).
+std::optional<double> median_of_others(const std::vector<double>& sorted, double own) {
+  auto pos = static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), own) - sorted.begin());
+  return median_without(sorted, pos);
+}
+
+}  // namespace
+
 void mark_error_jumps(std::vector<ReportRow>& rows) {
   // The op's inputs, wherever they sit in the report (msit order puts them first, but the
   // rule should not depend on it).
   std::map<std::pair<int64_t, std::string_view>, double> input_level;
-  std::vector<RowTensor> tensors;  // of each row, for both passes
+  std::vector<RowTensor> tensors;
   tensors.reserve(rows.size());
   for (auto& r : rows) {
     r.error_level = error_level(r);
     r.error_jump.reset();
+    r.error_floor.reset();
+    r.noise_floor.reset();
     r.jump = ReportRow::Jump::kNone;
     const RowTensor& t = tensors.emplace_back(row_tensor(r));
     if (!t.output && r.error_level) {
@@ -78,29 +126,69 @@ void mark_error_jumps(std::vector<ReportRow>& rows) {
       v = std::max(v, *r.error_level);
     }
   }
-  std::map<int64_t, double> running;  // per token: largest error level so far
-  std::map<int64_t, bool> named;
+  // Pass 1: per token, each output's level and input error, in report (= execution) order.
+  std::map<int64_t, std::vector<Out>> tokens;
+  std::map<int64_t, double> earlier;  // per token: largest error level so far
   for (size_t i = 0; i < rows.size(); ++i) {
-    ReportRow& r = rows[i];
+    const ReportRow& r = rows[i];
     if (!r.error_level) continue;
     double level = *r.error_level;
-    double& floor_so_far = running[r.token_id];
-    const RowTensor& t = tensors[i];
-    if (t.output) {
-      // With its inputs in the report, the op is judged against them (an earlier op that
-      // amplified the noise does not raise the bar for unrelated ops); without them (TransData
-      // self rows, fused ops, FX nodes without inputs), against everything before it.
-      double floor = rounding_floor(r);
-      if (auto it = input_level.find({r.token_id, t.op}); it != input_level.end()) floor = std::max(floor, it->second);
-      else floor = std::max(floor, floor_so_far);
-      r.error_jump = level / floor;
-      if (level > kJumpFactor * floor) {
-        bool& first = named[r.token_id];
-        r.jump = first ? ReportRow::Jump::kJump : ReportRow::Jump::kFirst;
-        first = true;
+    double& so_far = earlier[r.token_id];
+    if (tensors[i].output) {
+      // Without input rows (TransData self rows, fused ops, FX nodes without inputs): every
+      // earlier row of the token is the input.
+      auto it = input_level.find({r.token_id, tensors[i].op});
+      double in = it != input_level.end() ? it->second : so_far;
+      double f = rounding_floor(r);
+      tokens[r.token_id].push_back({i, level, std::max(f, in), f, it != input_level.end() && level == it->second});
+    }
+    so_far = std::max(so_far, level);
+  }
+  // Pass 2: per token, the learned floors, the jump of each output, the first jump. Medians,
+  // leaving the judged output out: an injected error is one sample, and outputs downstream of
+  // it carry it on their inputs as well.
+  for (auto& [token, outs] : tokens) {
+    std::map<std::string_view, TypeStats> by_type;
+    std::vector<double> spread;  // |output^2 - input^2| of the non-copy outputs
+    for (const Out& o : outs) {
+      TypeStats& t = by_type[op_type_of(tensors[o.row].op)];
+      if (has_gain(o)) t.gains.push_back(gain_sq_of(o));
+      t.noises.push_back(o.excess());
+      if (!o.copy) spread.push_back(std::abs(o.excess()));
+    }
+    for (auto& [type, t] : by_type) {
+      std::sort(t.gains.begin(), t.gains.end());
+      std::sort(t.noises.begin(), t.noises.end());
+    }
+    std::sort(spread.begin(), spread.end());
+    bool named = false;
+    for (const Out& o : outs) {
+      ReportRow& r = rows[o.row];
+      const TypeStats& t = by_type[op_type_of(tensors[o.row].op)];
+      // The type's gain (within [1, kMaxGainSq]) and own noise, from its other outputs; the
+      // noise not net of the gain: when the type's outputs all carry similar input error, the
+      // median ratio absorbs their own noise too, and a bf16 kernel's first call (near-exact
+      // inputs) would stand out against a floor that lost it.
+      std::optional<double> g =
+          has_gain(o) ? median_of_others(t.gains, gain_sq_of(o)) : median_without(t.gains, t.gains.size());
+      double gain_sq = g ? std::clamp(*g, 1.0, kMaxGainSq) : 1.0;
+      double type_noise = median_of_others(t.noises, o.excess()).value_or(0.0);
+      // The token's spread, the judged output left out: the floor of types with one output
+      // and of outputs whose inputs are exact.
+      std::optional<double> token_spread =
+          o.copy ? median_without(spread, spread.size()) : median_of_others(spread, std::abs(o.excess()));
+      double noise_sq = std::max({0.0, type_noise, token_spread.value_or(0.0)});
+      double floor = std::sqrt(gain_sq * o.inputs * o.inputs + noise_sq);
+      r.noise_floor = std::sqrt(noise_sq);
+      r.error_floor = floor;
+      r.error_jump = floor > 0 ? o.level / floor : 0.0;
+      double k = r.compare_mode == "sketch" ? kJumpFactorSketch : kJumpFactor;
+      double threshold = std::sqrt(k * k * gain_sq * o.inputs * o.inputs + kNoiseFactor * kNoiseFactor * noise_sq);
+      if (o.level > threshold && o.level > kDtypeFactor * o.floor) {
+        r.jump = named ? ReportRow::Jump::kJump : ReportRow::Jump::kFirst;
+        named = true;
       }
     }
-    floor_so_far = std::max(floor_so_far, level);
   }
 }
 

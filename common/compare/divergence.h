@@ -1,6 +1,7 @@
-// Error-jump localisation (docs/compare.md "First divergence"): each output row's error is set
-// against the error already present before it; the first op whose output error jumps by
-// kJumpFactor above that floor is the first divergence of its token.
+// First divergence (docs/compare.md "First divergence"): each output row's error is set against
+// what its inputs and its op type's noise explain; the first op whose error exceeds that by the
+// factors below is the first divergence of its token. Gain and noise floor are learned from the
+// report itself, per token and op type.
 #pragma once
 
 #include <cstdint>
@@ -12,12 +13,21 @@
 
 namespace msit {
 
-// A jump: an output's error level above kJumpFactor times its floor. Rounding once more
-// adds ~1.4x to an error already at the rounding level (sqrt(2)); a softmax over rows with a
-// dominant element turns its input's absolute error into relative error: the largest jump in
-// 20 noise-only msit-dumpgen models (24 ops, 2 tokens) was 3.9x (docs/compare.md). Sketch
-// estimates add up to ~12%.
-inline constexpr double kJumpFactor = 5.0;
+// A divergence: an output whose error level L exceeds
+//   sqrt(k^2 G P^2 + kNoiseFactor^2 N^2)
+// where P is its inputs' error, G its op type's gain (how much of the input error the type's
+// other outputs pass on, at least 1) and N the noise floor learned from the token: the larger
+// of what the type's other outputs add and the token's median spread. k = kJumpFactor, or
+// kJumpFactorSketch for sketch-estimated rows, whose levels carry a ~6% estimation error each
+// (1/sqrt(2 x 128) for width-128 sketches) that the output and its input make independently.
+// Chosen on bench/divergence_grid.py's tuning grid (docs/compare.md): the largest ratio of an
+// uninjected output's level to this threshold was 0.87.
+inline constexpr double kJumpFactor = 1.3;
+inline constexpr double kJumpFactorSketch = 1.5;
+inline constexpr double kNoiseFactor = 2.5;
+// An error within this many rounding floors of the row's dtypes is never a divergence (an
+// fp16 softmax over large logits amplifies rounding to ~4x the unit roundoff, docs/compare.md).
+inline constexpr double kDtypeFactor = 5.0;
 // Error levels below this are never a divergence, whatever the jump (fp32 accumulation order).
 inline constexpr double kMinErrorFloor = 1e-4;
 
@@ -35,11 +45,15 @@ struct RowTensor {
   bool output = false;
 };
 RowTensor row_tensor(const ReportRow& r);
+// The op type an op path names: GE `Type.Name.task.stream.ts` -> Type, FX `node-target` ->
+// target (aten.mm.default); the whole file name otherwise.
+std::string_view op_type_of(std::string_view op);
 
-// Fills error_level, error_jump and jump on the rows of one rank report (report order =
-// execution order). The floor of an output row is its rounding floor or, when larger, the
-// largest error level of its op's input rows in the report; for an op without input rows,
-// the largest error level of every earlier row of its token.
+// Median of v without its element at `skip` (v sorted; nullopt when nothing is left).
+std::optional<double> median_without(const std::vector<double>& sorted, size_t skip);
+
+// Fills error_level, error_jump (L / sqrt(G P^2 + N^2)), error_floor (that floor), noise_floor
+// (N) and jump on the rows of one rank report (report order = execution order).
 void mark_error_jumps(std::vector<ReportRow>& rows);
 
 }  // namespace msit

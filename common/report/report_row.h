@@ -38,6 +38,9 @@ struct ReportRow {
   OptDouble error_level;  // max(RED, sqrt(2 (1 - cosine)))
   OptDouble error_jump;   // output rows: error_level / the floor before it
   enum class Jump : uint8_t { kNone, kJump, kFirst } jump = Jump::kNone;
+  // Not written: what the first-divergence rule measured the jump against (output rows): the
+  // floor sqrt(inputs^2 + noise^2) and the noise floor learned for the op type in this token.
+  OptDouble error_floor, noise_floor;
   // Not written: what msit's filters need and where the row sits.
   bool msit_row = true;  // msit would produce this row at all
   size_t group = 0;

@@ -75,30 +75,8 @@ bool same_data(const ReportRow& a, const ReportRow& b) {
   return equal && any;  // rows without any number are never folded
 }
 
-// The error already present when `out` was produced: its op's inputs, and every earlier row.
-struct Before {
-  std::optional<double> inputs, earlier;
-};
-Before error_before(const std::vector<ReportRow>& rows, const ReportRow& out) {
-  Before b;
-  std::string file = cell_file(out.my_data_path);
-  bool past = false;
-  for (const auto& r : rows) {
-    if (&r == &out) {
-      past = true;
-      continue;
-    }
-    if (r.token_id != out.token_id || !r.error_level) continue;
-    if (cell_file(r.my_data_path) == file && r.my_data_path.find(",inputs,") != std::string::npos) {
-      b.inputs = std::max(b.inputs.value_or(0.0), *r.error_level);
-    }
-    if (!past) b.earlier = std::max(b.earlier.value_or(0.0), *r.error_level);
-  }
-  return b;
-}
-
-std::string jump_block(const std::vector<ReportRow>& rows, const std::vector<const ReportRow*>& firsts, size_t listed) {
-  std::string s = "first divergence (output error > " + num(kJumpFactor) + "x the error before it):\n";
+std::string jump_block(const std::vector<const ReportRow*>& firsts, size_t listed) {
+  std::string s = "first divergence (output error above what its inputs and its op type's noise explain):\n";
   for (size_t i = 0; i < firsts.size() && i < listed; ++i) {
     const ReportRow& f = *firsts[i];
     s += "  token " + token_of(f) + ": " + op_text(f);
@@ -106,10 +84,11 @@ std::string jump_block(const std::vector<ReportRow>& rows, const std::vector<con
     s += "\n";
     if (i > 0 && op_label(f).name == op_label(*firsts[0]).name) continue;  // details once per op
     s += "    " + metrics_line(f) + "\n";
-    Before b = error_before(rows, f);
-    s += "    error level " + num(f.error_level.value_or(0.0)) + " vs its inputs " +
-         (b.inputs ? num(*b.inputs) : std::string("(none in the report)")) + ", earlier rows of the token " +
-         (b.earlier ? num(*b.earlier) : std::string("(none)")) + "\n";
+    double floor = f.error_floor.value_or(0.0), noise = f.noise_floor.value_or(0.0);
+    double inputs = std::sqrt(std::max(0.0, floor * floor - noise * noise));
+    s += "    error level " + num(f.error_level.value_or(0.0)) + " vs floor " + num(floor) +
+         ": inputs' error x its type's gain " + num(inputs) + ", noise floor " + num(noise) +
+         " (learned from the token's " + op_label(f).type + " outputs and its spread)\n";
   }
   if (firsts.size() > listed) s += "  ... and " + std::to_string(firsts.size() - listed) + " more tokens\n";
   return s;
@@ -215,7 +194,7 @@ std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<i
   s += " |";
   for (const auto& [v, c] : verdicts) s += " " + v + " " + std::to_string(c);
   s += "\n";
-  if (!firsts.empty()) s += jump_block(rows, firsts, o.tokens_listed);
+  if (!firsts.empty()) s += jump_block(firsts, o.tokens_listed);
   else s += "first divergence: none (no output error jumps above the error before it)\n";
   const ReportRow* fail = first_divergence(rows);
   if (fail) {

@@ -9,6 +9,7 @@
 #include "tests/tools/dumpgen/gen_files.h"
 #include "tests/tools/dumpgen/gen_layout.h"
 #include "tests/tools/dumpgen/graph_text.h"
+#include "tests/tools/dumpgen/model_noise.h"
 #include "tests/tools/dumpgen/model_ops.h"
 
 namespace dumpgen {
@@ -20,6 +21,9 @@ struct Ctx {
   std::vector<ModelOp> ops;
   std::vector<Mat> params;  // per op: weight / bias / scale (empty for unary ops)
   nlohmann::json metrics = nlohmann::json::array();
+  KernelNoise kn;              // used in kernel mode only
+  std::vector<int> out_fp32;   // kernel mode: per op, GE output dtype (for the graph text)
+  std::vector<Mat> out_shape;  // kernel mode: per op, an empty Mat with the output shape
 };
 
 std::string ge_dir(const ModelOptions& o, int rank, int token) {
@@ -114,9 +118,13 @@ void write_fx(Rng& rng, const std::string& dir, const ModelOp& op, const std::ve
 // One (rank, token) run of the chain on both sides.
 void run_token(Ctx& c, int rank, int token, const std::string& gm) {
   const ModelOptions& o = c.o;
+  const bool km = o.kernel_mode();
   Rng rng(o.seed * 1000003 + static_cast<uint64_t>(rank) * 7919 + static_cast<uint64_t>(token));
+  // Kernel noise draws from its own stream, so the rest of the scenario does not depend on it.
+  Rng nrng(o.seed * 2654435761ull + static_cast<uint64_t>(rank) * 104729 + static_cast<uint64_t>(token) + 17);
+  const bool ge_in_fp32 = km && c.kn.out_dtype != "float16";
   Mat fx = random_mat(rng, o.rows, o.hidden, 1.0, true);
-  Mat ge = round_to(fx, false);
+  Mat ge = round_to(fx, ge_in_fp32);
   std::string gdir = ge_dir(o, rank, token), fdir = fx_dir(o, rank, token, gm);
   make_dirs(gdir);
   make_dirs(fdir);
@@ -127,10 +135,14 @@ void run_token(Ctx& c, int rank, int token, const std::string& gm) {
     std::vector<Mat> fx_ins = {fx}, ge_ins = {ge};
     if (!c.params[i].v.empty()) {
       fx_ins.push_back(c.params[i]);
-      ge_ins.push_back(round_to(c.params[i], false));
+      ge_ins.push_back(round_to(c.params[i], ge_in_fp32));
     }
     Mat fx_out = apply_op(op, fx_ins, true);
-    Mat ge_out = apply_op(op, ge_ins, false);
+    Mat ge_out = km ? ge_kernel(op, ge_ins, c.kn, nrng) : apply_op(op, ge_ins, false);
+    if (km && c.out_fp32[i] < 0) {
+      c.out_fp32[i] = ge_out.fp32;
+      c.out_shape[i].shape = ge_out.shape;
+    }
     Mat ge_clean = ge_out;
     if (static_cast<int>(i) == o.diverge_at) inject_error(ge_out, o.diverge_scale, rng);
     uint64_t ts = ts0 + i * 100;
@@ -180,11 +192,11 @@ void write_graphs(const Ctx& c) {
       g.push_back(p);
       n.inputs.push_back(pname + ":0");
     }
-    n.output_desc.push_back({"y",
-                             op.ge_type == "Cast" ? "DT_FLOAT" : "DT_FLOAT16",
-                             {o.rows, o.hidden},
-                             "ND",
-                             op.fx_node + "-" + op.fx_target + ".OUTPUT.0"});
+    bool fp32 = c.out_fp32.empty() ? op.ge_type == "Cast" : c.out_fp32[i] == 1;
+    std::vector<int64_t> shape = {o.rows, o.hidden};
+    if (!c.out_shape.empty()) shape.assign(c.out_shape[i].shape.begin(), c.out_shape[i].shape.end());
+    n.output_desc.push_back(
+        {"y", fp32 ? "DT_FLOAT" : "DT_FLOAT16", shape, "ND", op.fx_node + "-" + op.fx_target + ".OUTPUT.0"});
     g.push_back(n);
     prev = op.ge_name;
   }
@@ -202,14 +214,38 @@ void write_graphs(const Ctx& c) {
 
 }  // namespace
 
-int run_model(const ModelOptions& o) {
+int run_model(const ModelOptions& opts) {
+  ModelOptions o = opts;
   if (o.ops < 1 || o.tokens < 1 || o.ranks < 1 || o.hidden < 1 || o.rows < 1) {
     throw std::runtime_error("model: --ops, --tokens, --ranks, --hidden, --rows must be >= 1");
   }
   if (o.fx_layout == "data-dump" && o.ranks != 1) {
     throw std::runtime_error("model: --fx-layout data-dump has no rank dirs; use --ranks 1");
   }
-  Ctx c{o, make_chain(o.ops, o.fused), {}, {}};
+  if (o.chain == "llama" && o.fused) throw std::runtime_error("model: --fused needs --chain toy");
+  if (o.chain == "llama" && o.hidden % static_cast<int>(kHeads) != 0) {
+    throw std::runtime_error("model: --chain llama needs --hidden divisible by 4 (attention heads)");
+  }
+  if (o.noise < 0 || o.noise > 0.5) throw std::runtime_error("model: --noise must be in [0, 0.5]");
+  Ctx c{o, o.chain == "llama" ? make_llama_chain(o.ops) : make_chain(o.ops, o.fused), {}, {}, {}, {}, {}};
+  if (o.kernel_mode()) {
+    c.kn.level = o.noise;
+    c.kn.reduced = parse_reduced(o.reduced);
+    c.kn.out_dtype = o.ge_dtype.empty() ? (o.chain == "llama" ? "float32" : "float16") : o.ge_dtype;
+    c.out_fp32.assign(c.ops.size(), -1);
+    c.out_shape.resize(c.ops.size());
+  }
+  if (!o.diverge_type.empty()) {
+    int seen = 0;
+    o.diverge_at = -1;
+    for (size_t i = 0; i < c.ops.size() && o.diverge_at < 0; ++i) {
+      if (c.ops[i].ge_type == o.diverge_type && seen++ == o.diverge_nth) o.diverge_at = static_cast<int>(i);
+    }
+    if (o.diverge_at < 0) {
+      throw std::runtime_error("model: no op number " + std::to_string(o.diverge_nth) + " of type " + o.diverge_type +
+                               " in the chain");
+    }
+  }
   Rng prng(o.seed);
   for (const auto& op : c.ops) c.params.push_back(param_for(op, o.rows, o.hidden, prng));
   std::string gm = "gm_" + ts20(42) + "_dump";
@@ -248,6 +284,12 @@ int run_model(const ModelOptions& o) {
                       {"first_divergence", first},
                       {"ops", ops},
                       {"metrics", c.metrics}};
+  if (o.kernel_mode()) {
+    s["chain"] = o.chain;
+    s["noise"] = o.noise;
+    s["ge_dtype"] = c.kn.out_dtype;
+    s["reduced"] = c.kn.reduced;
+  }
   write_file(o.out + "/scenario.json", s.dump(1));
   std::printf("model: %d ops x %d tokens x %d ranks under %s (first divergence: %s)\n", o.ops, o.tokens, o.ranks,
               o.out.c_str(), first.is_null() ? "none" : first["ge_name"].get<std::string>().c_str());

@@ -60,6 +60,14 @@ struct ModelOptions {
   int hidden = 64;
   int rows = 4;
   uint64_t seed = 1;
+  // Kernel-noise model (docs/dumpgen.md "Kernel noise"); none given: the fp16-rounding model.
+  std::string chain = "toy";  // toy | llama
+  double noise = 0;           // relative noise of every computing op's GE output
+  std::string ge_dtype;       // float16 | float32 | mixed; empty: float16 (toy) / float32 (llama)
+  std::string reduced;        // TYPE=bfloat16|float16,...: kernels computing in lower precision
+  std::string diverge_type;   // inject at the --diverge-nth op of this GE type instead of --diverge-at
+  int diverge_nth = 0;
+  bool kernel_mode() const { return chain != "toy" || noise > 0 || !ge_dtype.empty() || !reduced.empty(); }
 };
 int run_model(const ModelOptions& o);
 

@@ -67,6 +67,14 @@ void add_model(CLI::App& app, ModelOptions& o) {
   c->add_option("--hidden", o.hidden, "hidden size");
   c->add_option("--rows", o.rows, "rows (batch x sequence)");
   c->add_option("--seed", o.seed, "random seed");
+  c->add_option("--chain", o.chain, "toy (MatMul/Add/Cast/Softmax/Mul/TransData) | llama (decoder blocks)")
+      ->check(CLI::IsMember({"toy", "llama"}));
+  c->add_option("--noise", o.noise, "relative kernel noise on every computing op's GE output (e.g. 1e-3)");
+  c->add_option("--ge-dtype", o.ge_dtype, "GE output dtype: float16 | float32 | mixed")
+      ->check(CLI::IsMember({"float16", "float32", "mixed"}));
+  c->add_option("--reduced", o.reduced, "TYPE=bfloat16|float16,...: op types computing in lower precision");
+  c->add_option("--diverge-type", o.diverge_type, "inject into the --diverge-nth op of this GE type");
+  c->add_option("--diverge-nth", o.diverge_nth, "which op of --diverge-type (0 = first)");
 }
 
 void add_atb(CLI::App& app, AtbOptions& o) {

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""First-divergence grid (docs/compare.md "First divergence"): msit-dumpgen llama-chain models
+with kernel noise, one op perturbed (every op type, RED 0.02-0.5, local and propagated) or
+none, compared raw, summarised and mixed; prints precision and recall of the named first
+divergence per cell. A benchmark, not a test: the tuning grid runs ~10 minutes on 2 cores.
+
+  bench/divergence_grid.py --gen build/tests/tools/msit-dumpgen --bin build/cli/msit-compact \
+      --grid tuning [--jobs 2] [--levels FILE.jsonl]
+
+--grid heldout is the held-out grid (other seeds, model size, dtype mix and noise level): it
+was run once, after the rule was fixed. One unit of the counts is one (run, token): the rule
+names at most one op per token. Named op == injected op is a true positive; a name on a
+noise-only run is a false positive; a wrong name is a false positive and a false negative.
+"""
+import argparse
+import collections
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+TYPES = ["GatherV2", "RmsNorm", "MatMul", "Reshape", "Transpose", "BatchMatMul", "SoftmaxV2", "Add", "Mul"]
+BLOCK = ["RmsNorm", "MatMul", "Reshape", "Transpose", "BatchMatMul", "SoftmaxV2", "BatchMatMul", "Transpose",
+         "Reshape", "MatMul", "Add", "RmsNorm", "MatMul", "Mul", "MatMul"]
+
+GRIDS = {
+    # Looked at while designing the rule.
+    "tuning": dict(seeds=[1, 2], noise=[1e-4, 3e-4, 1e-3, 3e-3], red=[0.02, 0.05, 0.2, 0.5],
+                   model=["--ops", "46", "--rows", "8", "--hidden", "64", "--ge-dtype", "float32",
+                          "--reduced", "MatMul=bfloat16"]),
+    # Held out: other seeds (101-102 were the first held-out set, run once with the previous
+    # rule; docs/compare.md),  2 blocks, wider hidden, more rows, fp16 matmul outputs (mixed
+    # dtypes), a reduced-precision (fp16) BatchMatMul too, and noise levels not in the tuning grid.
+    "heldout": dict(seeds=[201, 202], noise=[2e-4, 2e-3], red=[0.02, 0.05, 0.2, 0.5],
+                    model=["--ops", "31", "--rows", "16", "--hidden", "128", "--ge-dtype", "mixed",
+                           "--reduced", "MatMul=bfloat16,BatchMatMul=float16"]),
+    # A few seconds: for trying the script.
+    "smoke": dict(seeds=[1], noise=[1e-3], red=[0.05], model=["--ops", "16", "--rows", "8", "--hidden", "32",
+                                                             "--ge-dtype", "float32"]),
+}
+MODES = ["raw", "mixed", "summarised"]
+
+
+def types_in_chain(ops):
+    chain = ["GatherV2"] + [BLOCK[(i - 1) % len(BLOCK)] for i in range(1, ops)]
+    return chain
+
+
+def scenarios(grid):
+    g = GRIDS[grid]
+    ops = int(g["model"][g["model"].index("--ops") + 1])
+    chain = types_in_chain(ops)
+    out = []
+    for seed in g["seeds"]:
+        for noise in g["noise"]:
+            out.append(dict(seed=seed, noise=noise, type=None, nth=0, red=0.0, local=False))
+            for ri, red in enumerate(g["red"]):
+                for t in TYPES:
+                    count = chain.count(t)
+                    if count == 0:
+                        continue
+                    nth = (seed + ri) % count  # which instance: varies over the grid
+                    for local in (False, True):
+                        out.append(dict(seed=seed, noise=noise, type=t, nth=nth, red=red, local=local))
+    return out
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+
+
+def compare(bin_, d, out):
+    os.makedirs(out, exist_ok=True)
+    env = dict(os.environ)
+    run([bin_, "compare", "-m", d + "/msit_ge_dump", "-g", d + "/msit_fx_dump", "-o", out, "-j", "1", "-q"], env=env)
+    csvs = [f for f in os.listdir(out) if f.startswith("msit_cmp_report_") and f.endswith(".csv")]
+    if not csvs:
+        raise RuntimeError("no report in " + out)
+    with open(os.path.join(out, csvs[0])) as f:
+        return list(csv.DictReader(f))
+
+
+def op_of(path):
+    return os.path.basename(path.split(",")[0]).split(".")[1]
+
+
+def one(args, sc, tmp, idx):
+    d = os.path.join(tmp, "s%d" % idx)
+    g = GRIDS[args.grid]
+    cmd = [args.gen, "model", "--chain", "llama", "--out", d, "--tokens", "2", "--seed", str(sc["seed"]),
+           "--noise", str(sc["noise"])] + g["model"]
+    if sc["type"]:
+        cmd += ["--diverge-type", sc["type"], "--diverge-nth", str(sc["nth"]), "--diverge-scale", str(sc["red"])]
+        if sc["local"]:
+            cmd.append("--diverge-local")
+    r = run(cmd)
+    if r.returncode:
+        raise RuntimeError(" ".join(cmd) + ": " + r.stdout)
+    want = json.load(open(d + "/scenario.json"))["first_divergence"]
+    want = want["ge_name"] if want else None
+    results = []
+    for mode in MODES:
+        src = d
+        if mode == "mixed":
+            src = d + "-mix"
+            shutil.copytree(d, src)
+            run([args.bin, "compact", src + "/msit_fx_dump"])
+        elif mode == "summarised":
+            run([args.bin, "compact", d + "/msit_ge_dump", d + "/msit_fx_dump"])
+        rows = compare(args.bin, src, os.path.join(tmp, "o%d-%s" % (idx, mode)))
+        named = {}
+        for r in rows:
+            named.setdefault(r["token_id"], None)
+            if r["divergence"] == "first":
+                named[r["token_id"]] = (op_of(r["my_data_path"]), r["error_jump"], r.get("error_floor", ""))
+        levels = [[r["token_id"], op_of(r["my_data_path"]), r["my_data_path"].split(",")[1] if "," in r["my_data_path"]
+                   else "?", r["compare_mode"], r["my_dtype"], r["golden_dtype"], r["cosine_similarity"],
+                   r["relative_euclidean_distance"]] for r in rows]
+        for tok, n in sorted(named.items()):
+            results.append(dict(sc, mode=mode, token=tok, want=want, named=n[0] if n else None,
+                                jump=n[1] if n else None, levels=levels if args.levels else None))
+        shutil.rmtree(os.path.join(tmp, "o%d-%s" % (idx, mode)), ignore_errors=True)
+        if src != d:
+            shutil.rmtree(src, ignore_errors=True)
+    shutil.rmtree(d, ignore_errors=True)
+    return results
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--gen", required=True)
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--grid", choices=sorted(GRIDS), default="smoke")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--levels", help="write every run's rows (levels) here, JSON lines")
+    args = ap.parse_args()
+    scs = scenarios(args.grid)
+    tmp = tempfile.mkdtemp(prefix="divgrid-")
+    try:
+        with ThreadPoolExecutor(args.jobs) as ex:
+            futs = [ex.submit(one, args, sc, tmp, i) for i, sc in enumerate(scs)]
+            res = [x for f in futs for x in f.result()]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if args.levels:
+        with open(args.levels, "w") as f:
+            for x in res:
+                f.write(json.dumps(x) + "\n")
+    report(res, args.grid)
+
+
+def report(res, grid):
+    cells = collections.OrderedDict()
+    for x in res:
+        key = (x["noise"], "none" if x["type"] is None else "%g %s" % (x["red"], "local" if x["local"] else "prop"))
+        c = cells.setdefault(key, {m: [0, 0, 0, 0] for m in MODES})  # tp fp fn units
+        tp = x["want"] is not None and x["named"] == x["want"]
+        fp = x["named"] is not None and x["named"] != x["want"]
+        fn = x["want"] is not None and x["named"] != x["want"]
+        c[x["mode"]][0] += tp
+        c[x["mode"]][1] += fp
+        c[x["mode"]][2] += fn
+        c[x["mode"]][3] += 1
+    print("grid %s: %d runs x tokens" % (grid, len(res)))
+    print("| noise | injection | " + " | ".join(MODES) + " |")
+    print("| --- | --- | " + " | ".join("---" for _ in MODES) + " |")
+    tot = {m: [0, 0, 0, 0] for m in MODES}
+    for (noise, inj), c in cells.items():
+        cols = []
+        for m in MODES:
+            tp, fp, fn, n = c[m]
+            for i, v in enumerate(c[m]):
+                tot[m][i] += v
+            cols.append("%d/%d" % (tp, n) if inj != "none" else "%d FP/%d" % (fp, n))
+            if inj != "none" and fp:
+                cols[-1] += " (%d FP)" % fp
+        print("| %g | %s | %s |" % (noise, inj, " | ".join(cols)))
+    for m in MODES:
+        tp, fp, fn, n = tot[m]
+        p = tp / (tp + fp) if tp + fp else 1.0
+        r = tp / (tp + fn) if tp + fn else 1.0
+        print("%s: precision %.4f recall %.4f (TP %d FP %d FN %d over %d units)" % (m, p, r, tp, fp, fn, n))
+    tp, fp, fn = (sum(tot[m][i] for m in MODES) for i in range(3))
+    print("all: precision %.4f recall %.4f (TP %d FP %d FN %d)" % (tp / max(1, tp + fp), tp / max(1, tp + fn), tp, fp, fn))
+    bad = [x for x in res if x["named"] != x["want"]]
+    groups = collections.Counter()
+    for x in bad:
+        what = "noise only" if x["type"] is None else "%s#%d %s" % (x["type"], x["nth"], "local" if x["local"] else "prop")
+        groups[(what, x["mode"], "FP" if x["named"] else "FN")] += 1
+    for (what, mode, kind), n in sorted(groups.items()):
+        print("misses: %s %s %s: %d" % (what, mode, kind, n))
+    for x in bad[:40]:
+        print("miss: seed %d noise %g %s#%d RED %g %s %s token %s: want %s named %s (%s)" % (
+            x["seed"], x["noise"], x["type"], x["nth"], x["red"], "local" if x["local"] else "prop", x["mode"],
+            x["token"], x["want"], x["named"], x["jump"]))
+    if len(bad) > 40:
+        print("... and %d more misses" % (len(bad) - 40))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

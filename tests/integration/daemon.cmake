@@ -12,6 +12,12 @@ foreach(t lifecycle notify slow_writer burst kill9 write_failure symlinks dirs w
   set_tests_properties(daemon_${t} PROPERTIES TIMEOUT 180 LABELS daemon)
 endforeach()
 
+# The kill -9 suite again writing NAME.summary.json files (30 kills; tests/CMakeLists.txt
+# sets the format).
+add_test(NAME daemon_kill9_json
+         COMMAND bash ${MSIT_DAEMON_IT}/daemon_kill9.sh ${MSIT_BIN} $<TARGET_FILE:msit_fault_shim>)
+set_tests_properties(daemon_kill9_json PROPERTIES TIMEOUT 180 LABELS daemon ENVIRONMENT MSIT_KILLS=30)
+
 add_test(NAME daemon_systemd_unit
          COMMAND bash ${MSIT_DAEMON_IT}/daemon_systemd.sh ${CMAKE_COMMAND} ${PROJECT_BINARY_DIR})
 set_tests_properties(daemon_systemd_unit PROPERTIES TIMEOUT 120 LABELS daemon)

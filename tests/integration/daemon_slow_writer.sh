@@ -29,7 +29,7 @@ done
 c="$d/Add.Add_3.3.6.1706596912100003"
 $DUMPS rename "$c"
 wait_until 10 'summarised "$c" && [ ! -e "$c" ]' || fail "renamed-into-place file not compacted"
+stop_daemon  # in-flight work finished: no transient claim name is left to see
 [ -z "$(ls -A "$d" | grep -v -e summary.json -e '^.msit-compact.lock$' -e '^msit-summary.db' || true)" ] || fail "left over: $(ls -A "$d")"
 grep -q "never completed" "$WORK/daemon.log" && fail "a slow file was given up"
-stop_daemon
 echo PASS

@@ -53,7 +53,8 @@ W3() {
   echo partial > "$WORK/w3/msit_ge_dump/.msit-tmp.abc123.$(name 1).summary.json"
   start_daemon "$WORK/w3" --settle-ms 50
   wait_until 30 compacted "$WORK/w3/msit_ge_dump/$(name 1)" || fail "W3: the claimed file was not compacted under its own name"
-  [ -z "$(find "$WORK/w3" -name '.msit-tmp.*' -o -name '.msit-claim.*')" ] || fail "W3: leftovers remain"
+  # The raw name is gone as soon as the file is claimed; its claim name a moment later.
+  wait_until 10 '[ -z "$(find "$WORK/w3" -name ".msit-tmp.*" -o -name ".msit-claim.*")" ]' || fail "W3: leftovers remain"
   # kill -9 during a burst (once the daemon has compacted part of it), restart: no temp
   # survives the restart's start-up scan.
   $DUMPS burst "$WORK/w3/msit_ge_dump" 400 &

@@ -1,8 +1,11 @@
 // Environment-configured pauses at race-relevant points (tests only widen windows with them).
 #include "common/base/test_hooks.h"
 
+#include <sys/stat.h>
+
 #include <array>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 
@@ -25,8 +28,21 @@ std::array<long, kNames.size()> read_pauses() {
 
 void test_pause(PausePoint p) {
   static const std::array<long, kNames.size()> pauses = read_pauses();
+  static const char* release = std::getenv("MSIT_TEST_PAUSE_RELEASE_FILE");
   long ms = pauses[static_cast<size_t>(p)];
-  if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  if (ms <= 0) return;
+  // The line is the test's event "the window is open"; with a release file the window stays
+  // open until the test has done its part (the milliseconds are then only an upper bound).
+  std::fprintf(stderr, "msit-test: paused at %s\n", kNames[static_cast<size_t>(p)]);
+  std::fflush(stderr);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  if (release == nullptr) {
+    std::this_thread::sleep_until(end);
+    return;
+  }
+  struct stat st {};
+  while (::stat(release, &st) != 0 && std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
 bool test_no_leases() {

@@ -1,5 +1,7 @@
 // Widening race windows for the safety tests: a named pause read once from the environment
-// (MSIT_TEST_PAUSE_<POINT>_MS). Unset, it costs one cached branch; it only ever sleeps.
+// (MSIT_TEST_PAUSE_<POINT>_MS). Unset, it costs one cached branch; it only ever sleeps. Each
+// pause says "msit-test: paused at <VARIABLE>" on stderr; with MSIT_TEST_PAUSE_RELEASE_FILE=PATH
+// it ends as soon as PATH exists (the milliseconds are then a cap), so tests wait on events.
 // Two switches make the daemon believe less, never more: MSIT_TEST_NO_LEASES=1 (as on NFS or
 // for another user's files) and MSIT_TEST_PROC_UNREADABLE=1 (as when not root).
 #pragma once

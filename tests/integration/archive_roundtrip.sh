@@ -13,7 +13,7 @@ expect_rc 1 "$rc" "compact --archive of a tree with corrupt files"
 grep -q "6 files failed" "$T/compact.err" || fail "expected 6 failures: $(tail -3 "$T/compact.err")"
 "$DUMPGEN" verify --manifest "$T/d/manifest.json" --tree "$T/d" --expect-raw-gone
 n_zst=$(find "$T/d" -name '*.zst' | wc -l)
-n_sum=$(find "$T/d" -name '*.summary.json' | wc -l)
+n_sum=$(summary_count "$T/d")
 [ "$n_zst" -gt 250 ] && [ "$n_zst" = "$n_sum" ] || fail "expected one archive per summary: $n_zst archives, $n_sum summaries"
 [ -z "$(find "$T/d" -name '.msit-tmp.*')" ] || fail "temp files left behind"
 
@@ -31,7 +31,7 @@ grep -q "^compacted 0 of 6 dump files" "$T/compact.out" || fail "second run did 
 # (2) restore: byte-identical files with their mtimes, archives removed, summaries kept.
 "$MSIT" restore "$T/d" > "$T/restore.out" || fail "restore failed: $(cat "$T/restore.out")"
 [ -z "$(find "$T/d" -name '*.zst')" ] || fail "archives left after restore"
-find "$T/d" -name '*.summary.json' -delete
+find "$T/d" \( -name '*.summary.json' -o -name 'msit-summary.db*' \) -delete
 diff <(snapshot "$T/pristine") <(snapshot "$T/d") > /dev/null || fail "restored tree differs from the original"
 diff <(cd "$T/pristine" && find . -type f -printf '%p %T@\n' | sort) \
      <(cd "$T/d" && find . -type f -printf '%p %T@\n' | sort) > /dev/null || fail "mtimes not restored"

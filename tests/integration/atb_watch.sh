@@ -4,7 +4,8 @@
 # on the summaries names the injected op (layer 7's Linear) first in both tokens.
 # Usage: atb_watch.sh MSIT_BIN MSIT_DUMPGEN
 set -euo pipefail
-BIN="$1" GEN="$2"
+BIN="$1" GEN="$2" MSIT_BIN="$1"
+source "$(dirname "$0")/wait_lib.sh"
 T="$(mktemp -d "${TMPDIR:-/tmp}/msit-atb-watch.XXXXXX")"
 WPID=""
 trap '[ -n "$WPID" ] && kill -9 $WPID 2>/dev/null; rm -rf "$T"' EXIT
@@ -13,15 +14,14 @@ fail() { echo "FAIL: $*" >&2; [ -f "$T/watch.log" ] && tail -20 "$T/watch.log" >
 mkdir -p "$T/live"
 "$BIN" watch "$T/live" --settle-ms 50 > "$T/watch.log" 2>&1 &
 WPID=$!
-sleep 0.5
+wait_until 30 'grep -q "start-up scan done" "$T/watch.log"' || fail "watch did not start"
 cp -r "$T/gen/atb" "$T/gen/torch" "$T/live/"
 raw_left() { find "$T/live" -type f \( -name '*.bin' -o -name '*.pth' \) ! -name 'kernel_tilingdata.bin' | wc -l; }
-for _ in $(seq 400); do [ "$(raw_left)" = 0 ] && break; sleep 0.05; done
-[ "$(raw_left)" = 0 ] || fail "raw tensors left: $(raw_left)"
+wait_until 60 '[ "$(raw_left)" = 0 ]' || fail "raw tensors left: $(raw_left)"
 kill -TERM $WPID; wait $WPID || true; WPID=""
 [ -n "$(find "$T/live" -name 'model_tree.json')" ] || fail "model_tree.json was removed"
 [ -n "$(find "$T/live/atb" -path '*/model/*' -name '*.json')" ] || fail "ATB topology was removed"
-n=$(find "$T/live" -name '*.summary.json' | wc -l)
+n=$(summary_count "$T/live")
 [ "$n" -gt 0 ] || fail "no summaries"
 rc=0
 "$BIN" compare -g "$T/live/torch/msit_dump_20260101_000000/torch_tensors/cpu_100" \

@@ -36,21 +36,21 @@ snapshot "$T/outside" > "$T/outside_after"
 diff -u "$T/outside_before" "$T/outside_after" || fail "files outside the tree were touched"
 for l in Add.Add_9001.1.1.1748764800999999 linked_outside_dir Mul.Mul_9002.1.1.1748764800999998 linked_inside_dir; do
   [ -L "$leaf/$l" ] || fail "symlink $l was removed or replaced"
-  [ ! -e "$leaf/$l.summary.json" ] || fail "symlink $l was summarised (followed)"
+  ! summarised "$leaf/$l" || fail "symlink $l was summarised (followed)"
 done
 [ "$(readlink "$leaf/Add.Add_9001.1.1.1748764800999999")" = "$out_file" ] || fail "symlink target changed"
 [ -f "$leaf/Cast.Cast_9003.1.1.1748764800999997" ] && [ ! -s "$leaf/Cast.Cast_9003.1.1.1748764800999997" ] \
   || fail "zero-length file removed or changed"
 [ "$(sha256sum < "$growing")" = "$growing_sum" ] || fail "growing file changed"
-[ ! -e "$growing.summary.json" ] || fail "growing file was summarised"
+! summarised "$growing" || fail "growing file was summarised"
 [ ! -e "$odd_npy" ] || fail "npy with spaces/non-ASCII in its name was not compacted"
-[ -f "${odd_npy}.summary.json" ] || fail "summary of the non-ASCII name missing"
+summarised "$odd_npy" || fail "summary of the non-ASCII name missing"
 grep -q "Mul.Mul_9004" "$T/compact.err" || fail "growing file not reported"
 
 # The writer finishes: the next run compacts it.
 cp "$out_file" "$growing"
 rc=$(run_compact "$root" --jobs 2)
 expect_rc 1 "$rc" "second compact (zero-length file still fails)"
-[ ! -e "$growing" ] && [ -f "$growing.summary.json" ] || fail "completed file not compacted"
+compacted "$growing" || fail "completed file not compacted"
 diff -u "$T/outside_before" <(snapshot "$T/outside") || fail "outside tree touched on the second run"
 echo "compact_fs_edge: ok"

@@ -1,7 +1,9 @@
 # Shared helpers for the compact_*.sh integration tests (sourced, not run).
 # Usage in a test: source "$(dirname "$0")/compact_lib.sh" "$@"
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/wait_lib.sh"
 MSIT="$1"
+MSIT_BIN="$1"  # wait_lib.sh's summary_json
 DUMPGEN="$2"
 T="$(mktemp -d "${TMPDIR:-/tmp}/msit-compact-it.XXXXXX")"
 trap 'rm -rf "$T"' EXIT

@@ -118,6 +118,8 @@ def check(root):
                 temps += 1
             elif name == ".msit-compact.lock":
                 continue  # the running watch's tree lock
+            elif name.startswith("msit-summary.db"):
+                continue  # the summary store (its rows are counted below) and its WAL
             elif name.endswith(".summary.json"):
                 summaries += 1
                 try:
@@ -129,6 +131,7 @@ def check(root):
                     bad += 1
             elif not os.path.islink(p):
                 raws += 1
+    summaries += len(stored_paths(root))  # the store's committed rows (default format)
     print(json.dumps({"summaries": summaries, "raws": raws, "temps": temps, "bad": bad}))
 
 

@@ -10,7 +10,7 @@ d="$WORK/msit_ge_dump"; m="$WORK/manifest"; mkdir -p "$d"; : > "$m"
 # start-up scan and the first batches), then check every file written so far.
 $DUMPS killloop "$MSIT_BIN" "$d" "$m" "$KILLS" "$SEED" "$WORK/daemon.log" || fail "invariant broken (seed $SEED)"
 next=$(wc -l < "$m")
-sleep 2.2  # temp files of the killed runs are now older than the next start's margin
+# No wait: the start-up scan removes every temp it finds (a dead predecessor's, whatever its age).
 start_daemon --settle-ms 0 "$d"
 left() { find "$d" -type f ! -name "*.summary.json" ! -name .msit-compact.lock ! -name "msit-summary.db*"; }
 wait_until 60 '[ "$(status_field pending)" = 0 ] && [ "$(status_field in_flight)" = 0 ] && [ -f "$WORK/status.json" ] && [ "$(left | wc -l)" = 0 ]' \

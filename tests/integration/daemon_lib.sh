@@ -1,6 +1,7 @@
 # Shared helpers for the watch-daemon integration tests (sourced; $MSIT_BIN is set by the test).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$HERE/wait_lib.sh"
 DUMPS="python3 $HERE/daemon_dumps.py"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/msit-daemon-it.XXXXXX")"
 DAEMON_PID=""
@@ -18,15 +19,6 @@ start_daemon() {
   DAEMON_PID=$!
 }
 
-# wait_until SECONDS 'shell condition': polls every 50 ms.
-wait_until() {
-  local deadline=$(( $(date +%s%N) + $1 * 1000000000 ))
-  while ! eval "$2"; do
-    [ "$(date +%s%N)" -lt "$deadline" ] || return 1
-    sleep 0.05
-  done
-}
-
 # stop_daemon: SIGTERM, then expect exit status 0.
 stop_daemon() {
   kill -TERM "$DAEMON_PID"
@@ -37,4 +29,8 @@ stop_daemon() {
 }
 
 status_field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$WORK/status.json" "$1" 2>/dev/null || echo -1; }
+# status_at_least FIELD N: the status file shows counter FIELD at N or more.
+status_at_least() { [ "$(status_field "$1")" -ge "$2" ]; }
+# started: the daemon has finished its start-up scan (every file present at start was seen).
+started() { grep -q "start-up scan done" "$WORK/daemon.log"; }
 count_files() { find "$1" -type f -name "$2" 2>/dev/null | wc -l; }

@@ -10,7 +10,7 @@ wait_until 5 '[ -f "$WORK/status.json" ]' || fail "no status file"
 [ "$(status_field missing_roots)" = 1 ] || fail "root should be reported missing"
 mkdir -p "$root/0/graph/1"
 $DUMPS one "$root/0/graph/1/Add.Add_1.1.6.1706596912100001"
-wait_until 10 '[ -f "$root/0/graph/1/Add.Add_1.1.6.1706596912100001.summary.json" ]' || fail "not compacted after the root appeared"
+wait_until 10 'summarised "$root/0/graph/1/Add.Add_1.1.6.1706596912100001"' || fail "not compacted after the root appeared"
 [ ! -e "$root/0/graph/1/Add.Add_1.1.6.1706596912100001" ] || fail "raw file still there"
 
 printf 'settle_ms = 60\nsummary_format = msit\n' > "$WORK/m.conf"

@@ -16,22 +16,20 @@ wait_until 30 '[ -e "$a" ] && [ -e "$b" ]' || fail "writers did not start"
 # finishing in between is never mistaken for an early claim.
 while kill -0 $w1 2>/dev/null || kill -0 $w2 2>/dev/null; do
   if [ ! -e "$a" ] && [ ! -e "$WORK/a.done" ]; then fail "slow writer's file claimed while still open"; fi
-  if [ -e "$a.summary.json" ] && [ ! -e "$WORK/a.done" ]; then fail "summary of a file still being written"; fi
-  if [ -e "$b.summary.json" ] && [ ! -e "$WORK/b.done" ]; then fail "summary of an incomplete reopened file"; fi
-  sleep 0.02
+  if summarised "$a" && [ ! -e "$WORK/a.done" ]; then fail "summary of a file still being written"; fi
+  if summarised "$b" && [ ! -e "$WORK/b.done" ]; then fail "summary of an incomplete reopened file"; fi
+  sleep 0.02  # the interval between two looks at the invariant, not a wait for an event
 done
 wait $w1 $w2
-wait_until 15 '[ -f "$a.summary.json" ] && [ -f "$b.summary.json" ]' || fail "slow files never compacted"
-python3 - "$a.summary.json" "$b.summary.json" <<'PY' || fail "summary does not describe the whole file"
-import json, sys
-for p in sys.argv[1:]:
-    j = json.load(open(p))
-    assert [t["count"] for t in j["tensors"]] == [2048, 2048], j["tensors"]
-PY
+wait_until 15 'summarised "$a" && summarised "$b"' || fail "slow files never compacted"
+for f in "$a" "$b"; do
+  summary_json "$f" | python3 -c 'import json, sys; t = json.load(sys.stdin)["tensors"]; assert [x["count"] for x in t] == [2048, 2048], t' \
+    || fail "summary does not describe the whole file: $f"
+done
 c="$d/Add.Add_3.3.6.1706596912100003"
 $DUMPS rename "$c"
-wait_until 10 '[ -f "$c.summary.json" ] && [ ! -e "$c" ]' || fail "renamed-into-place file not compacted"
-[ -z "$(ls -A "$d" | grep -v -e summary.json -e '^.msit-compact.lock$' || true)" ] || fail "left over: $(ls -A "$d")"
+wait_until 10 'summarised "$c" && [ ! -e "$c" ]' || fail "renamed-into-place file not compacted"
+stop_daemon  # in-flight work finished: no transient claim name is left to see
+[ -z "$(ls -A "$d" | grep -v -e summary.json -e '^.msit-compact.lock$' -e '^msit-summary.db' || true)" ] || fail "left over: $(ls -A "$d")"
 grep -q "never completed" "$WORK/daemon.log" && fail "a slow file was given up"
-stop_daemon
 echo PASS

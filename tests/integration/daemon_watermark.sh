@@ -19,7 +19,9 @@ wait_until 10 'python3 -c "import json,sys; fs=json.load(open(sys.argv[1]))[\"fi
   || fail "status.json does not show the low filesystem"
 out="$("$MSIT_BIN" status --json-status "$WORK/status.json")"
 grep -q "free space .*$WORK/dump: .* LOW (under min_free" <<<"$out" || fail "status output: $out"
-sleep 1.2  # a few more checks: still one warning, one hook run
+# More checks (one before each status write, whose updated_unix_s advances): still one warning, one hook run.
+updated=$(status_field updated_unix_s)
+wait_until 30 status_at_least updated_unix_s $(( updated + 2 )) || fail "the status file is not rewritten"
 stop_daemon
 [ "$(grep -c 'low disk space' "$WORK/daemon.log")" -eq 1 ] || fail "expected exactly one low-space warning"
 [ "$(grep -c 'low_space_hook started' "$WORK/daemon.log")" -eq 1 ] || fail "expected exactly one hook run"

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Write failures while writing a summary (ENOSPC on write/fsync, then EIO), injected with an
 # LD_PRELOAD shim: the raw file stays, the error is logged once per file, the daemon keeps
-# running and retries until the fault is gone.
+# running and retries until the fault is gone. Usage: daemon_write_failure.sh MSIT SHIM [ERRNO...]
+# (one ctest per errno: daemon_write_failure_ENOSPC, daemon_write_failure_EIO).
 MSIT_BIN="$1"; SHIM="$2"; source "$(dirname "$0")/daemon_lib.sh"
+ERRNOS=("${@:3}"); [ ${#ERRNOS[@]} -gt 0 ] || ERRNOS=(ENOSPC EIO)
 d="$WORK/msit_ge_dump"; mkdir -p "$d"
 export MSIT_FAULT_FLAG="$WORK/fault-on" MSIT_FAULT_MATCH="$d/.msit-tmp."
 touch "$MSIT_FAULT_FLAG"
-for errname in ENOSPC EIO; do
+for errname in "${ERRNOS[@]}"; do
   rm -f "$WORK/status.json"; : > "$WORK/daemon.log"
   MSIT_FAULT_ERRNO=$errname LD_PRELOAD="$SHIM" start_daemon --settle-ms 20 --rescan-interval-s 1 "$d"
   files=()

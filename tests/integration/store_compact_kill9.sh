@@ -9,7 +9,7 @@ RANDOM=4242
 for k in $(seq 1 12); do
   "$MSIT" compact --jobs 2 "$T/d" > /dev/null 2>&1 &
   pid=$!
-  sleep "0.0$((RANDOM % 10))$((RANDOM % 10))"
+  sleep "0.0$((RANDOM % 10))$((RANDOM % 10))"  # the kill's random moment (the scenario)
   kill -9 "$pid" 2> /dev/null || true
   wait "$pid" 2> /dev/null || true
   out=$($CHECK "$T/d" "$T/d/manifest.json") || fail "after kill $k: $out"

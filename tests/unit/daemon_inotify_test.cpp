@@ -2,10 +2,11 @@
 // errors, and the read-lease probe seeing a writer that still has the file open.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
-#include <thread>
 
 #include "daemon/event_source.h"
 #include "daemon/jobs.h"
@@ -14,15 +15,21 @@
 namespace msit::daemon {
 namespace {
 
-std::vector<FsEvent> drain(EventSource& s) {
+bool has(const std::vector<FsEvent>& ev, uint32_t bit, const std::string& name);
+
+// Reads events until `done` holds, waiting on the source's fd (poll) for at most 10 s.
+template <typename Done>
+std::vector<FsEvent> drain_until(EventSource& s, Done done) {
   std::vector<FsEvent> out;
-  for (int i = 0; i < 100; ++i) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!done(out)) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    pollfd p{s.poll_fd(), POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
     EXPECT_TRUE(s.read_events(out).ok());
-    if (!out.empty()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_TRUE(s.read_events(out).ok());
   return out;
 }
 
@@ -49,7 +56,10 @@ TEST(InotifySource, ReportsCloseWriteRenameAndNewDirectories) {
   testing::write_file(d + "/.part");
   ::rename((d + "/.part").c_str(), (d + "/Add.b.1.1.1").c_str());
   ::mkdir((d + "/sub").c_str(), 0755);
-  auto ev = drain(s);
+  auto ev = drain_until(s, [](const std::vector<FsEvent>& got) {
+    return has(got, IN_CLOSE_WRITE, "Add.a.1.1.1") && has(got, IN_MOVED_TO, "Add.b.1.1.1") &&
+           has(got, IN_CREATE | IN_ISDIR, "sub");
+  });
   EXPECT_TRUE(has(ev, IN_CLOSE_WRITE, "Add.a.1.1.1"));
   EXPECT_TRUE(has(ev, IN_MOVED_TO, "Add.b.1.1.1"));
   EXPECT_TRUE(has(ev, IN_CREATE | IN_ISDIR, "sub"));

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -20,6 +21,8 @@ class CountingCompactor final : public Compactor {
   std::vector<JobResult> run_batch(const std::vector<Job>& jobs) override {
     {
       std::unique_lock<std::mutex> lock(mu);
+      ++entered;
+      cv.notify_all();
       cv.wait(lock, [this] { return !hold; });
       max_batch = std::max(max_batch, jobs.size());
       ++batches;
@@ -33,6 +36,11 @@ class CountingCompactor final : public Compactor {
     }
     return out;
   }
+  // Blocks until n batches have reached run_batch (a held one waits there): no guessing.
+  bool wait_entered(int n) {
+    std::unique_lock<std::mutex> lock(mu);
+    return cv.wait_for(lock, std::chrono::seconds(30), [&] { return entered >= n; });
+  }
   void release() {
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -43,26 +51,55 @@ class CountingCompactor final : public Compactor {
   std::mutex mu;
   std::condition_variable cv;
   bool hold = false;
+  int entered = 0;
   size_t max_batch = 0;
   int batches = 0;
 };
 
-std::vector<JobResult> wait_for(WorkerPool& pool, size_t n) {
-  std::vector<JobResult> all;
-  for (int i = 0; i < 2000 && all.size() < n; ++i) {
-    for (auto& r : pool.take_results()) all.push_back(std::move(r));
-    if (all.size() < n) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+// The pool's notify callback wakes the test when results are ready (no polling by sleep).
+class ResultWaiter {
+ public:
+  std::function<void()> callback() {
+    return [this] {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++notified_;
+      }
+      cv_.notify_all();
+    };
   }
-  return all;
-}
+  int notified() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return notified_;
+  }
+  // Collects results until n have come back, or 30 s have passed (then fewer are returned).
+  std::vector<JobResult> wait_for(WorkerPool& pool, size_t n) {
+    std::vector<JobResult> all;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      const int seen = notified_;
+      lock.unlock();
+      for (auto& r : pool.take_results()) all.push_back(std::move(r));
+      lock.lock();
+      if (all.size() >= n) return all;
+      if (!cv_.wait_until(lock, deadline, [&] { return notified_ != seen; })) return all;
+    }
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int notified_ = 0;
+};
 
 TEST(WorkerPool, EveryJobComesBackExactlyOnce) {
   CountingCompactor c;
   testing::FakeClock clock;
-  std::atomic<int> notified{0};
-  WorkerPool pool(3, 16, c, clock, [&] { ++notified; });
+  ResultWaiter waiter;
+  WorkerPool pool(3, 16, c, clock, waiter.callback());
   for (int i = 0; i < 1000; ++i) pool.submit({Job{"f" + std::to_string(i), {}, 0}});
-  auto results = wait_for(pool, 1000);
+  auto results = waiter.wait_for(pool, 1000);
   ASSERT_EQ(results.size(), 1000u);
   std::set<std::string> paths;
   for (auto& r : results) {
@@ -71,16 +108,17 @@ TEST(WorkerPool, EveryJobComesBackExactlyOnce) {
   }
   EXPECT_EQ(paths.size(), 1000u);
   EXPECT_LE(c.max_batch, 16u);
-  EXPECT_GT(notified.load(), 0);
+  EXPECT_GT(waiter.notified(), 0);
 }
 
 TEST(WorkerPool, BatchesAreLimitedByBytes) {
   CountingCompactor c;
   c.hold = true;
   testing::FakeClock clock;
-  WorkerPool pool(1, 32, c, clock, nullptr, 100);
+  ResultWaiter waiter;
+  WorkerPool pool(1, 32, c, clock, waiter.callback(), 100);
   pool.submit({Job{"first", {}, 0}});  // taken alone while the compactor is held
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(c.wait_entered(1));
   std::vector<Job> big;
   for (int i = 0; i < 10; ++i) {
     Job j{"big" + std::to_string(i), {}, 0};
@@ -89,7 +127,7 @@ TEST(WorkerPool, BatchesAreLimitedByBytes) {
   }
   pool.submit(std::move(big));
   c.release();
-  auto results = wait_for(pool, 11);
+  auto results = waiter.wait_for(pool, 11);
   EXPECT_EQ(results.size(), 11u);
   EXPECT_EQ(c.max_batch, 1u) << "two 60-byte files exceed the 100-byte batch";
 }
@@ -100,14 +138,20 @@ TEST(WorkerPool, ShutdownFinishesRunningBatchAndCancelsQueuedJobs) {
   testing::FakeClock clock;
   WorkerPool pool(1, 1, c, clock, nullptr);
   for (int i = 0; i < 5; ++i) pool.submit({Job{"f" + std::to_string(i), {}, 0}});
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // worker holds f0
+  ASSERT_TRUE(c.wait_entered(1));  // the worker holds f0
+  // Released once shutdown() has cancelled the queue: the cancelled results show up then.
+  std::vector<JobResult> results;
   std::thread releaser([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+         results.empty() && std::chrono::steady_clock::now() < deadline;) {
+      results = pool.take_results();
+      std::this_thread::yield();
+    }
     c.release();
   });
   pool.shutdown();
   releaser.join();
-  auto results = pool.take_results();
+  for (auto& r : pool.take_results()) results.push_back(std::move(r));
   int done = 0, cancelled = 0;
   for (auto& r : results) (r.status == JobStatus::kDone ? done : cancelled)++;
   EXPECT_EQ(done, 1);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <thread>
 #include <vector>
 
@@ -106,6 +108,20 @@ std::string compare_view_json(const FileSummary& f) {
     ts.stats.zero_count = 0;
   }
   return summary_to_json(t);
+}
+
+// True once thread `tid` of this process is asleep (state S in /proc), polled up to `limit`.
+bool thread_sleeps_within(pid_t tid, std::chrono::seconds limit) {
+  const std::string stat = "/proc/self/task/" + std::to_string(tid) + "/stat";
+  for (auto deadline = std::chrono::steady_clock::now() + limit; std::chrono::steady_clock::now() < deadline;) {
+    std::ifstream in(stat);
+    std::string line;
+    std::getline(in, line);
+    const auto paren = line.rfind(')');  // the state follows the command name: "tid (comm) S ..."
+    if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'S') return true;
+    std::this_thread::yield();
+  }
+  return false;
 }
 
 class StoreTest : public ::testing::Test {
@@ -293,11 +309,14 @@ TEST_F(StoreTest, LookupsDoNotWaitForACommitInProgress) {
   ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
   std::atomic<bool> put_done{false};
   Status put_status = ok_status();
+  std::promise<pid_t> committer_tid;
   std::thread committer([&] {
+    committer_tid.set_value(static_cast<pid_t>(::syscall(SYS_gettid)));
     put_status = w->put({StoreEntry{"two", FileIdentity{}, &s, kExact}});  // waits for `other`
     put_done = true;
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the committer is in put() by now
+  // The committer is in put() once its thread sleeps (SQLite's busy handler waits for `other`).
+  ASSERT_TRUE(thread_sleeps_within(committer_tid.get_future().get(), std::chrono::seconds(30)));
   auto one = w->find("one");
   auto two = w->find_identity("two");
   const bool answered_during_commit = !put_done;

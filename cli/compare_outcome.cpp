@@ -11,8 +11,8 @@
 
 #include "cli/options.h"
 #include "common/compare/dump_index.h"
-#include "common/io/output_file.h"
 #include "common/io/derived_names.h"
+#include "common/io/output_file.h"
 #include "common/io/tree_walk.h"
 
 namespace msit::cli {

@@ -111,7 +111,7 @@ LockCheck check_lock(int dir_fd, const std::string& dir_path) {
   c.present = true;
   c.file_uid = st.st_uid;
   const std::string shown = lock_path(dir_path);
-  auto ignored = [&](std::string why) {
+  auto ignored = [&](const std::string& why) {
     c.state = LockCheck::State::kIgnored;
     c.why = shown + ": " + why;
     return c;

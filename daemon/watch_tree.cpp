@@ -15,9 +15,60 @@
 
 namespace msit::daemon {
 
-WatchTree::WatchTree(EventSource& source, Logger& log, std::vector<std::string> roots, TreeHooks hooks)
+namespace {
+// Directories that failed to get a watch (limit, errors) and are re-listed every 2 s; beyond
+// this many, they are left to the full rescans like the directories beyond the cap.
+constexpr size_t kMaxUnwatchedListed = 4096;
+}  // namespace
+
+WatchTree::WatchTree(EventSource& source, Logger& log, std::vector<std::string> roots, size_t max_watches_per_root,
+                     TreeHooks hooks)
     : source_(source), log_(log), roots_(std::move(roots)), root_present_(roots_.size(), false),
-      root_warned_(roots_.size(), false), hooks_(std::move(hooks)) {}
+      root_warned_(roots_.size(), false), hooks_(std::move(hooks)), max_watches_per_root_(max_watches_per_root),
+      root_watches_(roots_.size(), 0), root_capped_(roots_.size(), false) {}
+
+int WatchTree::root_of(const std::string& dir) const {
+  int best = -1;
+  for (size_t i = 0; i < roots_.size(); ++i) {
+    const std::string& r = roots_[i];
+    const bool in = dir == r || (dir.size() > r.size() && dir.compare(0, r.size(), r) == 0 &&
+                                 (dir[r.size()] == '/' || r == "/"));
+    if (in && (best < 0 || r.size() > roots_[best].size())) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+size_t WatchTree::capped_roots() const {
+  size_t n = 0;
+  for (bool c : root_capped_) n += c ? 1 : 0;
+  return n;
+}
+
+void WatchTree::forget_wd(std::unordered_map<int, std::string>::iterator w) {
+  auto r = wd_root_.find(w->first);
+  if (r != wd_root_.end()) {
+    if (r->second >= 0 && root_watches_[r->second] > 0) {
+      --root_watches_[r->second];
+      if (root_watches_[r->second] < max_watches_per_root_) root_capped_[r->second] = false;
+    }
+    wd_root_.erase(r);
+  }
+  wd_path_.erase(w);
+}
+
+// A directory without a watch yet, in a root that has all the watches it may have.
+bool WatchTree::at_cap(const std::string& dir) {
+  const int r = root_of(dir);
+  if (r < 0 || root_watches_[r] < max_watches_per_root_ || path_wd_.count(dir) != 0) return false;
+  if (!root_capped_[r]) {
+    root_capped_[r] = true;
+    log_.warning(roots_[r] + ": " + std::to_string(max_watches_per_root_) +
+                 " directories watched, the cap (max_watches_per_root): directories beyond it get no "
+                 "inotify watch and are found by the full rescan (rescan_interval_s) instead. Said once "
+                 "until the tree shrinks below the cap.");
+  }
+  return true;
+}
 
 static bool is_real_dir(const std::string& path) {
   struct stat st {};
@@ -68,11 +119,12 @@ void WatchTree::rescan_unwatched() {
 }
 
 void WatchTree::watch_one(const std::string& dir) {
+  if (at_cap(dir)) return;
   Result<int> wd = source_.add_watch(dir);
   if (!wd.ok()) {
     int err = wd.error().sys_errno;
     if (err == ENOSPC) {
-      unwatched_.insert(dir);
+      if (unwatched_.size() < kMaxUnwatchedListed) unwatched_.insert(dir);
       if (!limit_warned_) {
         limit_warned_ = true;
         log_.warning(dir +
@@ -82,13 +134,18 @@ void WatchTree::watch_one(const std::string& dir) {
                      "periodically.");
       }
     } else if (err != ENOENT && err != ENOTDIR && err != ELOOP) {
-      unwatched_.insert(dir);
+      if (unwatched_.size() < kMaxUnwatchedListed) unwatched_.insert(dir);
       log_.warning(wd.error().to_string() + "; the directory is rescanned periodically");
     }
     return;
   }
   auto old = wd_path_.find(*wd);
   if (old != wd_path_.end() && old->second != dir) path_wd_.erase(old->second);  // moved dir
+  if (old == wd_path_.end()) {
+    const int r = root_of(dir);
+    wd_root_[*wd] = r;
+    if (r >= 0) ++root_watches_[r];
+  }
   wd_path_[*wd] = dir;
   path_wd_[dir] = *wd;
 }
@@ -131,7 +188,7 @@ void WatchTree::drop_subtree(const std::string& dir) {
     auto w = wd_path_.find(it->second);
     if (w != wd_path_.end() && w->second == it->first) {
       source_.remove_watch(it->second);
-      wd_path_.erase(w);
+      forget_wd(w);
     }
     it = path_wd_.erase(it);
   }
@@ -150,7 +207,7 @@ void WatchTree::handle(const FsEvent& e) {
   if (it == wd_path_.end()) return;  // a watch we already dropped
   const std::string dir = it->second;
   if (e.mask & IN_IGNORED) {
-    wd_path_.erase(it);
+    forget_wd(it);
     auto p = path_wd_.find(dir);
     if (p != path_wd_.end() && p->second == e.wd) path_wd_.erase(p);
   }

@@ -27,11 +27,11 @@ static int64_t wall_now_ns() {
 Watcher::Watcher(WatcherOptions opts, std::vector<std::string> roots, EventSource& source, Clock& clock,
                  FileProbe& probe, JobSink& sink, Logger& log, CandidatePolicy policy)
     : opts_(opts), clock_(clock), probe_(probe), sink_(sink), log_(log), policy_(std::move(policy)),
-      tree_(source, log, std::move(roots),
+      tree_(source, log, std::move(roots), opts.max_watches_per_root,
             TreeHooks{[this](const std::string& p, bool ev) { on_candidate(p, ev); },
                       [this](const std::string& p) { on_temp_file(p); },
                       [this](const std::string& p) { on_claim_file(p); }, policy_.is_candidate}),
-      source_(source), start_wall_ns_(wall_now_ns()) {}
+      source_(source), abandoned_(opts.bad_files), start_wall_ns_(wall_now_ns()) {}
 
 void Watcher::start() {
   // The service holds the tree's lock before this scan: no other live msit-compact works here.
@@ -69,17 +69,29 @@ void Watcher::on_tick() {
     if (tree_.unwatched_count() > 0) tree_.rescan_unwatched();
     next_unwatched_ns_ = now + opts_.unwatched_rescan_ns;
   }
+  log_failure_summaries(false);
   dispatch();
 }
+
+void Watcher::log_failure(LogLevel level, const std::string& reason, const std::string& path,
+                          const std::string& line) {
+  if (abandoned_.count(reason, path, clock_.now_ns())) log_.log(level, line);
+}
+
+void Watcher::log_failure_summaries(bool force) {
+  for (const auto& line : abandoned_.take_summary_lines(clock_.now_ns(), force)) log_.warning(line);
+}
+
+void Watcher::flush_failure_lines() { log_failure_summaries(true); }
 
 void Watcher::on_candidate(const std::string& path, bool from_event) {
   int64_t now = clock_.now_ns();
   if (from_event) {
-    abandoned_.erase(path);
-  } else if (auto a = abandoned_.find(path); a != abandoned_.end()) {
+    abandoned_.forget(path);
+  } else if (abandoned_.known(path)) {
     Result<FileIdentity> id = identity_at_path(path);
-    if (id.ok() && id->same_content_as(a->second)) return;  // unchanged: still left alone
-    abandoned_.erase(a);
+    if (id.ok() && abandoned_.unchanged(path, *id)) return;  // unchanged: still left alone
+    abandoned_.forget(path);
   }
   auto it = pending_.find(path);
   if (it == pending_.end()) {
@@ -208,7 +220,7 @@ void Watcher::on_results(std::vector<JobResult> results) {
 }
 
 void Watcher::abandon(Map::iterator it, const FileIdentity& id) {
-  abandoned_[it->first] = id;
+  abandoned_.remember(it->first, id);
   pending_.erase(it);
 }
 
@@ -245,9 +257,8 @@ void Watcher::handle_result(JobResult& r) {
       if (rewritten) break;
       if (++p.attempts >= opts_.incomplete_attempts) {
         ++counters_.incomplete_given_up;
-        log_.warning(r.error.to_string() +
-                     "; the file never completed: leaving it alone "
-                     "until it changes");
+        log_failure(LogLevel::kWarning, "never completed", r.path,
+                    r.error.to_string() + "; the file never completed: leaving it alone until it changes");
         abandon(it, r.seen);
         return;
       }
@@ -259,7 +270,8 @@ void Watcher::handle_result(JobResult& r) {
       if (!p.error_logged) {
         p.error_logged = true;
         ++counters_.files_failed;
-        log_.error(r.error.to_string() + (r.transient ? "; raw file kept, will retry" : "; raw file kept, left alone"));
+        log_failure(LogLevel::kError, std::string(stage_name(r.error.stage)), r.path,
+                    r.error.to_string() + (r.transient ? "; raw file kept, will retry" : "; raw file kept, left alone"));
       }
       if (rewritten) break;
       if (!r.transient) {
@@ -287,6 +299,11 @@ const Counters& Watcher::counters() {
   counters_.unwatched_dirs = tree_.unwatched_count();
   counters_.missing_roots = tree_.missing_roots();
   counters_.overflows = tree_.overflows();
+  counters_.watch_capped_roots = tree_.capped_roots();
+  counters_.bad_files_remembered = abandoned_.remembered();
+  counters_.bad_files_not_remembered = abandoned_.not_remembered();
+  counters_.log_lines_suppressed = abandoned_.lines_suppressed();
+  counters_.failures_by_reason = abandoned_.by_reason();
   return counters_;
 }
 

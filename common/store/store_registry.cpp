@@ -1,6 +1,10 @@
 #include "common/store/store_registry.h"
 
+#include <fcntl.h>
 #include <sys/vfs.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdint>
 #include <utility>
@@ -69,7 +73,26 @@ std::vector<std::string> StoreRegistry::take_warnings() {
   return std::exchange(warnings_, {});
 }
 
-Result<StoreRegistry::Slot> StoreRegistry::store_for(const std::string& path) {
+namespace {
+
+// A new store is created here, private, and given its class before SQLite sees it: SQLite then
+// creates its -wal and -shm with the same owner and mode.
+Status create_store_file(const DirRef& dir, const OutputAccess& access) {
+  const std::string path = dir.path + "/" + std::string(kStoreFileName);
+  UniqueFd fd(::openat(dir.get(), std::string(kStoreFileName).c_str(),
+                       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd.valid()) {
+    if (errno == EEXIST) return ok_status();  // checked when it is opened
+    return make_sys_error(path, Stage::kStore, "cannot create the summary store", errno);
+  }
+  OutputAccess store_access = access;
+  store_access.mode = store_mode_of(access);
+  return apply_output_access(fd.get(), store_access, path);
+}
+
+}  // namespace
+
+Result<StoreRegistry::Slot> StoreRegistry::store_for(const std::string& path, const OutputAccess& access) {
   std::lock_guard lock(mu_);
   MSIT_ASSIGN_OR_RETURN(Root * root, root_of(path));
   const std::string rel_in_root = path.substr(root->path == "/" ? 1 : root->path.size() + 1);
@@ -78,15 +101,22 @@ Result<StoreRegistry::Slot> StoreRegistry::store_for(const std::string& path) {
   Slot slot;
   slot.rel = dir_rel.empty() ? rel_in_root : rel_in_root.substr(dir_rel.size() + 1);
   auto it = open_.find(dir_path);
-  if (it != open_.end()) {
-    slot.store = it->second;
-    return slot;
+  if (it == open_.end()) {
+    MSIT_ASSIGN_OR_RETURN(UniqueFd dir_fd, open_dir_beneath(root->fd->get(), dir_rel, dir_path));
+    DirRef dir{std::make_shared<const UniqueFd>(std::move(dir_fd)), dir_path};
+    MSIT_TRY(create_store_file(dir, access));
+    MSIT_ASSIGN_OR_RETURN(std::unique_ptr<SummaryStore> s, SummaryStore::open_for_write(dir));
+    Open o;
+    // Only the directory's writers could put another file under the name since the open, and
+    // they can only make it look like their own class: misrouted rows would be their own files'.
+    if (::fstatat(dir.get(), std::string(kStoreFileName).c_str(), &o.st, AT_SYMLINK_NOFOLLOW) != 0)
+      return make_sys_error(s->path(), Stage::kStore, "cannot look at the summary store", errno);
+    o.store = std::shared_ptr<SummaryStore>(std::move(s));
+    it = open_.emplace(dir_path, std::move(o)).first;
   }
-  MSIT_ASSIGN_OR_RETURN(UniqueFd dir_fd, open_dir_beneath(root->fd->get(), dir_rel, dir_path));
-  DirRef dir{std::make_shared<const UniqueFd>(std::move(dir_fd)), dir_path};
-  MSIT_ASSIGN_OR_RETURN(std::unique_ptr<SummaryStore> s, SummaryStore::open_for_write(dir));
-  slot.store = std::shared_ptr<SummaryStore>(std::move(s));
-  open_.emplace(dir_path, slot.store);
+  slot.store = it->second.store;
+  const struct stat& st = it->second.st;
+  slot.same_readers = same_readers(access, st.st_uid, st.st_gid, st.st_mode);
   return slot;
 }
 

@@ -65,6 +65,13 @@ int beneath_open(const char* path, int flags, int mode) {
   const int opened = ::openat(fd, entry, flags | O_NOFOLLOW | O_CLOEXEC, mode);
   struct stat st {};
   if (opened >= 0 && ::fstat(opened, &st) == 0) last_open = LastOpen{entry, FileKey{st.st_dev, st.st_ino}};
+  // A -wal or -shm planted as a hard link after the writer's checks: as root, SQLite would
+  // give it the database's owner (a user's, docs/store.md) and write into it. Refused here,
+  // before SQLite sees the descriptor.
+  if (opened >= 0 && (!S_ISREG(st.st_mode) || st.st_nlink > 1)) {
+    ::close(opened);
+    return errno = EPERM, -1;
+  }
   return opened;
 }
 

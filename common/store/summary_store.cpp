@@ -86,9 +86,21 @@ std::string base_name(std::string_view rel) {
   return std::string(slash == std::string_view::npos ? rel : rel.substr(slash + 1));
 }
 
-// The store's files already in the directory must be plain files of ours: SQLite would
-// otherwise write through a link, or into a file another user planted under the name.
+// The owner every file of the store in `dir` must have: ours; as root, the database's owner
+// (a store is created with the owner of the raw files it holds, and SQLite gives its -wal and
+// -shm the database's owner), whose rows are only ever that owner's files' (docs/store.md).
+uid_t expected_store_owner(const DirRef& dir) {
+  struct stat st {};
+  if (::geteuid() == 0 &&
+      ::fstatat(dir.get(), std::string(kStoreFileName).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+    return st.st_uid;
+  return ::geteuid();
+}
+
+// The store's files already in the directory must be plain files of the store's owner:
+// SQLite would otherwise write through a link, or into a file another user planted.
 Status check_store_files(const DirRef& dir) {
+  const uid_t owner = expected_store_owner(dir);
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
     const std::string name = std::string(kStoreFileName) + suffix;
     const std::string path = dir.path + "/" + name;
@@ -102,10 +114,10 @@ Status check_store_files(const DirRef& dir) {
                         "is not a regular file (a link?): stores are never opened through one; "
                         "raw files kept");
     }
-    if (st.st_uid != ::geteuid()) {
+    if (st.st_uid != owner) {
       return make_error(path, Stage::kStore,
-                        "belongs to uid " + std::to_string(st.st_uid) + ", not to this process (uid " +
-                            std::to_string(::geteuid()) + "): not written to; raw files kept");
+                        "belongs to uid " + std::to_string(st.st_uid) + ", not to the store's owner (uid " +
+                            std::to_string(owner) + "): not written to; raw files kept");
     }
     if (st.st_nlink != 1) {
       return make_error(path, Stage::kStore,
@@ -231,9 +243,10 @@ Result<std::unique_ptr<SummaryStore>> SummaryStore::open_read_only(const std::st
     s->db_.reset();
     MSIT_TRY(recover_wal(db_path));
     st = open_plain();
-  } else if (!st.ok() && (code & 0xff) == SQLITE_CANTOPEN) {
+  } else if (!st.ok() && ((code & 0xff) == SQLITE_CANTOPEN || code == SQLITE_READONLY_DIRECTORY)) {
     // A finished store in a directory this user cannot write has no -shm to map: read it as
-    // immutable (no writer may be active then; one that is would own the tree's lock).
+    // immutable (no writer may be active then; one that is would own the tree's lock). A
+    // store readable by others (its rows' raw files were, docs/store.md) is read this way.
     const std::string uri = "file:" + db_path + "?immutable=1";
     MSIT_ASSIGN_OR_RETURN(s->db_, open_db(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr, db_path));
     st = s->init_schema(false);

@@ -41,7 +41,14 @@ struct CompactProgress {
 };
 
 // A file that is not compacted, and why (reported as one count per reason; paths with -v).
-enum class LeftAlone : uint8_t { kNotUnderDumpRoot, kNotADumpName, kNotRegular, kOwnedByOther, kOpenByProcess };
+enum class LeftAlone : uint8_t {
+  kNotUnderDumpRoot,
+  kNotADumpName,
+  kNotRegular,
+  kOwnedByOther,
+  kOpenByProcess,
+  kHardLinked,
+};
 std::string_view left_alone_reason(LeftAlone r);
 
 struct LeftAloneFile {

@@ -1,6 +1,7 @@
 // Shared between summarize.cpp and compact.cpp: an opened raw file and its reduction.
 #pragma once
 
+#include "common/safety/output_access.h"
 #include "common/base/unique_fd.h"
 #include "common/formats/tensor_desc.h"
 #include "common/io/byte_source.h"
@@ -12,6 +13,7 @@ struct OpenedRaw {
   UniqueFd fd;
   FileIdentity identity;
   RawDumpFile header;
+  OutputAccess access;  // owner, group and mode of what replaces it (common/safety/output_access.h)
 };
 
 // Opens without following links and parses the header (completeness checked there).

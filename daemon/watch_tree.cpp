@@ -31,8 +31,8 @@ int WatchTree::root_of(const std::string& dir) const {
   int best = -1;
   for (size_t i = 0; i < roots_.size(); ++i) {
     const std::string& r = roots_[i];
-    const bool in = dir == r || (dir.size() > r.size() && dir.compare(0, r.size(), r) == 0 &&
-                                 (dir[r.size()] == '/' || r == "/"));
+    const bool in =
+        dir == r || (dir.size() > r.size() && dir.compare(0, r.size(), r) == 0 && (dir[r.size()] == '/' || r == "/"));
     if (in && (best < 0 || r.size() > roots_[best].size())) best = static_cast<int>(i);
   }
   return best;

@@ -70,7 +70,7 @@ class WatchTree {
   std::unordered_map<int, int> wd_root_;  // which root's count each watch is in
   size_t max_watches_per_root_;
   std::vector<size_t> root_watches_;
-  std::vector<bool> root_capped_;  // at the cap (logged once per episode)
+  std::vector<bool> root_capped_;    // at the cap (logged once per episode)
   std::set<std::string> unwatched_;  // bounded (kMaxUnwatchedListed); the rest wait for full rescans
   bool limit_warned_ = false;
   uint64_t overflows_ = 0;

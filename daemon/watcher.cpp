@@ -73,8 +73,7 @@ void Watcher::on_tick() {
   dispatch();
 }
 
-void Watcher::log_failure(LogLevel level, const std::string& reason, const std::string& path,
-                          const std::string& line) {
+void Watcher::log_failure(LogLevel level, const std::string& reason, const std::string& path, const std::string& line) {
   if (abandoned_.count(reason, path, clock_.now_ns())) log_.log(level, line);
 }
 
@@ -270,8 +269,9 @@ void Watcher::handle_result(JobResult& r) {
       if (!p.error_logged) {
         p.error_logged = true;
         ++counters_.files_failed;
-        log_failure(LogLevel::kError, std::string(stage_name(r.error.stage)), r.path,
-                    r.error.to_string() + (r.transient ? "; raw file kept, will retry" : "; raw file kept, left alone"));
+        log_failure(
+            LogLevel::kError, std::string(stage_name(r.error.stage)), r.path,
+            r.error.to_string() + (r.transient ? "; raw file kept, will retry" : "; raw file kept, left alone"));
       }
       if (rewritten) break;
       if (!r.transient) {

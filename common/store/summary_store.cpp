@@ -91,8 +91,8 @@ std::string base_name(std::string_view rel) {
 // -shm the database's owner), whose rows are only ever that owner's files' (docs/store.md).
 uid_t expected_store_owner(const DirRef& dir) {
   struct stat st {};
-  if (::geteuid() == 0 &&
-      ::fstatat(dir.get(), std::string(kStoreFileName).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+  if (::geteuid() == 0 && ::fstatat(dir.get(), std::string(kStoreFileName).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      S_ISREG(st.st_mode))
     return st.st_uid;
   return ::geteuid();
 }

@@ -221,9 +221,9 @@ Result<OpenedRaw> open_raw_at(const FileRef& f) {
   // Another name keeps the same bytes (maybe in a tree we do not watch): removing this one
   // frees nothing and says nothing true about the data, so it is left alone (docs/safety.md).
   if (st.st_nlink > 1) {
-    return make_error(f.path, Stage::kLinks,
-                      "has " + std::to_string(st.st_nlink) +
-                          " hard links: left alone (remove the other names to have it compacted)");
+    return make_error(
+        f.path, Stage::kLinks,
+        "has " + std::to_string(st.st_nlink) + " hard links: left alone (remove the other names to have it compacted)");
   }
   o.access = output_access_for(st);
   ::fcntl(fd.get(), F_SETFL, 0);  // readers hand the fd on: make it an ordinary blocking one

@@ -1,10 +1,10 @@
 // Shared between summarize.cpp and compact.cpp: an opened raw file and its reduction.
 #pragma once
 
-#include "common/safety/output_access.h"
 #include "common/base/unique_fd.h"
 #include "common/formats/tensor_desc.h"
 #include "common/io/byte_source.h"
+#include "common/safety/output_access.h"
 #include "common/summary/summary.h"
 
 namespace msit {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 28, items 6 and 9 (docs/safety.md, "Trust round 2: private dumps and hostile volume"),
 # with the real binary as root and real throwaway users A (victim) and B (another user):
-#  P1  A's 0600 dump compacted by root (store, json, msit; with and without --archive): B can
-#      read no output, A can read every one, and they are A's
+#  P1  A's 0600 dump compacted by root (store, json, msit; with and without --archive; root's
+#      export of the store): B can read no output, A can read every one, and they are A's
 #  P2  a store holds one class of readers: A's 0644 file makes a 0644 store, A's 0600 file then
 #      gets a 0600 JSON summary of its own; B inspects the public file's summary, never the other
 #  P3  a dump name with more than one hard link is left alone and reported (-v lists it)
@@ -51,6 +51,10 @@ for fmt in store json msit; do
     MSIT_COMPACT_SUMMARY_FORMAT=$fmt "$MSIT_BIN" compact -q $archive "$t" > "$WORK/p1.out" 2>&1 \
       || { cat "$WORK/p1.out"; fail "P1 $fmt $archive: compact failed"; }
     [ ! -e "$t/msit_ge_dump/0/$(name 1)" ] || fail "P1 $fmt $archive: raw file still there"
+    if [ "$fmt" = store ] && [ -z "$archive" ]; then  # root's export: as private as the store
+      "$MSIT_BIN" export "$t" > "$WORK/p1e.out" 2>&1 || { cat "$WORK/p1e.out"; fail "P1: export failed"; }
+      [ -f "$t/msit_ge_dump/0/$(name 1).summary.json" ] || fail "P1: export wrote no JSON summary"
+    fi
     only_a_reads "$t/msit_ge_dump" "P1 $fmt $archive"
   done
 done

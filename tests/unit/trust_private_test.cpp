@@ -11,6 +11,7 @@
 
 #include "common/io/derived_names.h"
 #include "common/safety/output_access.h"
+#include "common/store/store_export.h"
 #include "common/summary/compact_run.h"
 #include "daemon/bad_files.h"
 #include "daemon/watch_tree.h"
@@ -117,10 +118,29 @@ TEST_F(TrustPrivate, AStoreHoldsOneClassOfReaders) {
   EXPECT_FALSE(fs::exists(summary_name_for(priv)));
 }
 
+TEST_F(TrustPrivate, ExportedSummariesGetTheStoresOwnerAndMode) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give files away";
+  raw(kFx, 0640, 4242, 4343);
+  ASSERT_TRUE(run(SummaryFormat::kStore).failures.empty());
+  const std::string out = dir_ + "/out";
+  fs::create_directories(out);
+  auto fd = open_trusted_dir(out);
+  ASSERT_TRUE(fd.ok());
+  store::JsonExportResult r;
+  ASSERT_TRUE(store::export_store_json(root_ + "/" + std::string(kStoreFileName),
+                                       DirRef{std::make_shared<const UniqueFd>(std::move(fd).value()), out}, "", r)
+                  .ok());
+  ASSERT_EQ(r.written, 1u);
+  const struct stat st = stat_of(out + "/0/" + kFx + ".summary.json");
+  EXPECT_EQ(st.st_uid, 4242u);
+  EXPECT_EQ(st.st_gid, 4343u);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+}
+
 // A store file another user owns, with a side file of a third owner: refused, raw file kept.
 TEST_F(TrustPrivate, StoreSideFilesMustHaveTheDatabasesOwner) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to give files away";
-  const std::string p = raw(kFx, 0600, 4242, 4242);
+  raw(kFx, 0600, 4242, 4242);
   ASSERT_TRUE(run(SummaryFormat::kStore).failures.empty());
   const std::string wal = root_ + "/" + std::string(kStoreFileName) + "-wal";
   std::ofstream(wal) << "";

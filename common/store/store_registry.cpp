@@ -1,5 +1,6 @@
 #include "common/store/store_registry.h"
 
+#include "common/safety/publish.h"
 #include "common/store/store_locator.h"
 
 #include <fcntl.h>
@@ -95,19 +96,25 @@ std::string rel_below(const std::string& path, const std::string& dir) {
   return path.substr(dir == "/" ? 1 : dir.size() + 1);
 }
 
-// A new store is created here, private, and given its class before SQLite sees it: SQLite then
-// creates its -wal and -shm with the same owner and mode.
+// A new store is created here and given its class before SQLite sees it: SQLite then creates
+// its -wal and -shm with the same owner and mode. It is made under a temp name (private, 0600),
+// given its owner and mode, and only then published under the store's name without replacing
+// anything: a writer killed half-way leaves a temp, never a store of the wrong class (whose
+// readers would then never match the raw files', every row going to JSON summaries).
 Status create_store_file(const DirRef& dir, const OutputAccess& access) {
-  const std::string path = dir.path + "/" + std::string(kStoreFileName);
-  UniqueFd fd(::openat(dir.get(), std::string(kStoreFileName).c_str(),
-                       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!fd.valid()) {
-    if (errno == EEXIST) return ok_status();  // checked when it is opened
-    return make_sys_error(path, Stage::kStore, "cannot create the summary store", errno);
-  }
+  struct stat st {};
+  if (::fstatat(dir.get(), std::string(kStoreFileName).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+    return ok_status();  // checked when it is opened
+  MSIT_ASSIGN_OR_RETURN(DirTemp temp, DirTemp::create(dir, kStoreFileName, 0600));
   OutputAccess store_access = access;
   store_access.mode = store_mode_of(access);
-  return apply_output_access(fd.get(), store_access, path);
+  // Owner and mode last, just before the rename: a temp left by a kill before them is still
+  // ours, so the next run's leftover rule (docs/safety.md P5) removes it.
+  MSIT_TRY(apply_output_access(temp.fd(), store_access, temp.final_path()));
+  MSIT_TRY(temp.sync_and_close());
+  Status published = temp.publish();
+  if (!published.ok() && published.error().stage == Stage::kConflict) return ok_status();  // made meanwhile
+  return published;
 }
 
 }  // namespace

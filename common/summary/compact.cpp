@@ -183,11 +183,11 @@ Status prepare_archive(const OpenedRaw& raw, const CompactOptions& opts, Prepare
 
 // The temp is fsynced in publish_summaries(), not here: started now (sync_file_range) and
 // waited for there, a batch's temps share one journal commit instead of one each.
-// Created private (0600) and given the raw file's access before a byte is written.
-Result<DirTemp> write_temp_unsynced(const DirRef& dir, const std::string& final_name, std::string_view bytes,
-                                    const OutputAccess& access) {
+// Created private (0600, root's as root): it is given the raw file's owner and mode in
+// sync_temps(), just before it is made durable and published, so that a temp a kill leaves
+// behind is still ours and removed by the next run (docs/safety.md P5, V1).
+Result<DirTemp> write_temp_unsynced(const DirRef& dir, const std::string& final_name, std::string_view bytes) {
   MSIT_ASSIGN_OR_RETURN(DirTemp t, DirTemp::create(dir, final_name, 0600));
-  MSIT_TRY(apply_output_access(t.fd(), access, t.final_path()));
   MSIT_TRY(t.write(bytes));
   ::sync_file_range(t.fd(), 0, 0, SYNC_FILE_RANGE_WRITE);
   return t;
@@ -303,8 +303,9 @@ Result<PreparedSummary> prepare_summary(const FileRef& f, const CompactOptions& 
   }
   MSIT_ASSIGN_OR_RETURN(bool write, needs_new_summary(p, summary, bytes, opts.format));
   if (write) {
-    MSIT_ASSIGN_OR_RETURN(DirTemp t, write_temp_unsynced(f.dir, p.summary_name, bytes, raw.access));
+    MSIT_ASSIGN_OR_RETURN(DirTemp t, write_temp_unsynced(f.dir, p.summary_name, bytes));
     p.temp.emplace(std::move(t));
+    p.temp_access = raw.access;
   }
   p.raw_fd = std::move(raw.fd);
   return p;
@@ -323,7 +324,8 @@ void sync_temps(std::vector<PreparedSummary>& batch, std::vector<std::optional<E
   for (size_t i = 0; i < batch.size(); ++i) {
     PreparedSummary& p = batch[i];
     if (p.dry_run || !p.temp) continue;
-    auto st = p.temp->sync_and_close();
+    Status st = apply_output_access(p.temp->fd(), p.temp_access, p.temp->final_path());
+    if (st.ok()) st = p.temp->sync_and_close();
     if (st.ok()) continue;
     p.temp.reset();
     p.archive_temp.reset();

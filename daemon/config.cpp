@@ -47,6 +47,10 @@ Status apply_key(std::string_view key, std::string_view value, WatchSettings& s,
     else if (key == "jobs") s.jobs = *n;
     else if (key == "rescan_interval_s") s.rescan_interval_s = *n;
     else s.low_space_hook_interval_s = *n;
+  } else if (key == kMaxWatchesPerRoot.key) {
+    auto n = parse_u32(value);
+    if (!n || !kMaxWatchesPerRoot.contains(*n)) return bad(out_of_range(kMaxWatchesPerRoot).c_str());
+    s.max_watches_per_root = *n;
   } else if (key == "min_free") {
     auto m = parse_min_free(value);
     if (!m) return bad("expected bytes with an optional K/M/G/T suffix, or a percent from 0% to 100%");
@@ -80,8 +84,8 @@ Status apply_key(std::string_view key, std::string_view value, WatchSettings& s,
   } else {
     return bad(
         "unknown key (known: dir, settle_ms, jobs, summary_format, keep_raw, archive, zstd_level, "
-        "zstd_workers, sketch_width, sketch_bits, rescan_interval_s, json_status, verbose, min_free, low_space_hook, "
-        "low_space_hook_interval_s)");
+        "zstd_workers, sketch_width, sketch_bits, rescan_interval_s, max_watches_per_root, json_status, verbose, "
+        "min_free, low_space_hook, low_space_hook_interval_s)");
   }
   return ok_status();
 }

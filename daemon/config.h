@@ -22,6 +22,7 @@ struct WatchSettings {
   uint32_t jobs = kJobs.def;  // 0: number of cores
   CompactSettings compact;    // shared with `compact`; format from default_summary_format()
   uint32_t rescan_interval_s = kRescanIntervalS.def;
+  uint32_t max_watches_per_root = kMaxWatchesPerRoot.def;
   std::string json_status;  // empty: none
   bool verbose = false;
   MinFree min_free;            // free-space watermark of each watched filesystem (5%)

@@ -62,6 +62,12 @@ nlohmann::json Counters::to_json(int pid, const std::string& state) const {
   j["watches"] = watches;
   j["unwatched_dirs"] = unwatched_dirs;
   j["missing_roots"] = missing_roots;
+  j["watch_capped_roots"] = watch_capped_roots;
+  j["bad_files_remembered"] = bad_files_remembered;
+  j["bad_files_not_remembered"] = bad_files_not_remembered;
+  j["log_lines_suppressed"] = log_lines_suppressed;
+  j["failures_by_reason"] = nlohmann::json::object();
+  for (const auto& [reason, n] : failures_by_reason) j["failures_by_reason"][reason] = n;
   j["latency_ms"] = {{"count", latency.count()},
                      {"p50", latency.percentile_ms(50)},
                      {"p99", latency.percentile_ms(99)},

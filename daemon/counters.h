@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
@@ -42,7 +43,12 @@ struct Counters {
   uint64_t watches = 0;
   uint64_t unwatched_dirs = 0;
   uint64_t missing_roots = 0;
-  LatencyHistogram latency;  // close event -> raw deleted
+  uint64_t watch_capped_roots = 0;                     // roots at max_watches_per_root: rescanned instead
+  uint64_t bad_files_remembered = 0;                   // left alone until they change (bounded table)
+  uint64_t bad_files_not_remembered = 0;               // beyond that table: retried by rescans
+  uint64_t log_lines_suppressed = 0;                   // failure lines summed up per reason instead
+  std::map<std::string, uint64_t> failures_by_reason;  // files per stage name
+  LatencyHistogram latency;                            // close event -> raw deleted
 
   // "compacted 12 files, freed 1.2 GiB, pending 3, in flight 2, errors 0"
   std::string status_line() const;

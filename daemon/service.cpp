@@ -35,6 +35,7 @@ WatcherOptions watcher_options(const WatchSettings& s, unsigned jobs) {
   o.settle_ns = int64_t{s.settle_ms} * 1'000'000;
   o.rescan_interval_ns = int64_t{s.rescan_interval_s} * 1'000'000'000;
   o.backoff_cap_ns = std::min<int64_t>(30'000'000'000, o.rescan_interval_ns);
+  o.max_watches_per_root = s.max_watches_per_root;
   // Two batches per worker: one running, one queued, so a worker never waits for the loop.
   o.max_in_flight = size_t{jobs} * kBatchMax * 2;
   return o;
@@ -263,6 +264,7 @@ void Service::begin_stop(int signum) {
   // Blocks the loop only while the running batches finish; queued jobs come back cancelled.
   pool_->shutdown();
   watcher_->on_results(pool_->take_results());
+  watcher_->flush_failure_lines();
   publish_status("stopped");
   log_.info("stopped: " + watcher_->counters().status_line());
   auto close = [](uv_handle_t* h) {

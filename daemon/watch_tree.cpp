@@ -16,9 +16,64 @@
 
 namespace msit::daemon {
 
-WatchTree::WatchTree(EventSource& source, Logger& log, std::vector<std::string> roots, TreeHooks hooks)
-    : source_(source), log_(log), root_warned_(roots.size()), hooks_(std::move(hooks)) {
+namespace {
+// Directories that failed to get a watch (limit, errors) and are re-listed every 2 s; beyond
+// this many, they are left to the full rescans like the directories beyond the cap.
+constexpr size_t kMaxUnwatchedListed = 4096;
+}  // namespace
+
+WatchTree::WatchTree(EventSource& source, Logger& log, std::vector<std::string> roots, size_t max_watches_per_root,
+                     TreeHooks hooks)
+    : source_(source), log_(log), root_warned_(roots.size()), hooks_(std::move(hooks)),
+      max_watches_per_root_(max_watches_per_root), root_watches_(roots.size(), 0), root_capped_(roots.size(), false) {
   for (auto& r : roots) roots_.emplace_back(std::move(r));
+}
+
+int WatchTree::root_of(const std::string& dir) const {
+  int best = -1;
+  for (size_t i = 0; i < roots_.size(); ++i) {
+    const std::string& r = roots_[i].path();
+    const bool in =
+        dir == r || (dir.size() > r.size() && dir.compare(0, r.size(), r) == 0 && (dir[r.size()] == '/' || r == "/"));
+    if (in && (best < 0 || r.size() > roots_[best].path().size())) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+size_t WatchTree::capped_roots() const {
+  size_t n = 0;
+  for (bool c : root_capped_) n += c ? 1 : 0;
+  return n;
+}
+
+void WatchTree::forget_wd(std::unordered_map<int, std::string>::iterator w) {
+  auto r = wd_root_.find(w->first);
+  if (r != wd_root_.end()) {
+    if (r->second >= 0 && root_watches_[r->second] > 0) {
+      --root_watches_[r->second];
+      if (root_watches_[r->second] < max_watches_per_root_) root_capped_[r->second] = false;
+    }
+    wd_root_.erase(r);
+  }
+  wd_path_.erase(w);
+}
+
+// A directory without a watch yet, in a root that has all the watches it may have.
+bool WatchTree::at_cap(const std::string& dir) {
+  const int r = root_of(dir);
+  if (r < 0 || root_watches_[r] < max_watches_per_root_ || path_wd_.count(dir) != 0) return false;
+  if (!root_capped_[r]) {
+    root_capped_[r] = true;
+    log_.warning(roots_[r].path() + ": " + std::to_string(max_watches_per_root_) +
+                 " directories watched, the cap (max_watches_per_root): directories beyond it get no "
+                 "inotify watch and are found by the full rescan (rescan_interval_s) instead. Said once "
+                 "until the tree shrinks below the cap.");
+  }
+  return true;
+}
+
+void WatchTree::remember_unwatched(const std::string& dir) {
+  if (unwatched_.size() < kMaxUnwatchedListed) unwatched_.insert(dir);
 }
 
 int WatchTree::root_index(const std::string& dir) const {
@@ -147,11 +202,12 @@ void WatchTree::rescan_unwatched() {
 }
 
 void WatchTree::watch_one(int dir_fd, const std::string& dir) {
+  if (at_cap(dir)) return;
   Result<int> wd = source_.add_watch(dir_fd, dir);
   if (!wd.ok()) {
     int err = wd.error().sys_errno;
     if (err == ENOSPC) {
-      unwatched_.insert(dir);
+      remember_unwatched(dir);
       if (!limit_warned_) {
         limit_warned_ = true;
         log_.warning(dir +
@@ -161,13 +217,18 @@ void WatchTree::watch_one(int dir_fd, const std::string& dir) {
                      "periodically.");
       }
     } else if (err != ENOENT && err != ENOTDIR && err != ELOOP) {
-      unwatched_.insert(dir);
+      remember_unwatched(dir);
       log_.warning(wd.error().to_string() + "; the directory is rescanned periodically");
     }
     return;
   }
   auto old = wd_path_.find(*wd);
   if (old != wd_path_.end() && old->second != dir) path_wd_.erase(old->second);  // moved dir
+  if (old == wd_path_.end()) {
+    const int r = root_of(dir);
+    wd_root_[*wd] = r;
+    if (r >= 0) ++root_watches_[r];
+  }
   wd_path_[*wd] = dir;
   path_wd_[dir] = *wd;
 }
@@ -187,7 +248,7 @@ void WatchTree::establish(size_t root, const std::string& rel_top) {
     if (!fd.ok()) {
       int err = fd.error().sys_errno;
       if (err != 0 && err != ENOENT && err != ENOTDIR) {
-        unwatched_.insert(dir);  // retried by rescan_unwatched()
+        remember_unwatched(dir);  // retried by rescan_unwatched()
         log_.warning(fd.error().to_string() + "; the directory is rescanned periodically");
       }
       continue;  // gone, or a symlink now: never followed
@@ -220,7 +281,7 @@ void WatchTree::drop_subtree(const std::string& dir) {
     auto w = wd_path_.find(it->second);
     if (w != wd_path_.end() && w->second == it->first) {
       source_.remove_watch(it->second);
-      wd_path_.erase(w);
+      forget_wd(w);
     }
     it = path_wd_.erase(it);
   }
@@ -239,7 +300,7 @@ void WatchTree::handle(const FsEvent& e) {
   if (it == wd_path_.end()) return;  // a watch we already dropped
   const std::string dir = it->second;
   if (e.mask & IN_IGNORED) {
-    wd_path_.erase(it);
+    forget_wd(it);
     auto p = path_wd_.find(dir);
     if (p != path_wd_.end() && p->second == e.wd) path_wd_.erase(p);
   }

@@ -44,7 +44,11 @@ struct Located {
 
 class WatchTree {
  public:
-  WatchTree(EventSource& source, Logger& log, std::vector<std::string> roots, TreeHooks hooks);
+  // At most `max_watches_per_root` directory watches per root: a user creating millions of
+  // directories cannot use up root's inotify budget or the daemon's memory. Beyond the cap a
+  // root is "degraded": further directories are listed by the periodic full rescans only.
+  WatchTree(EventSource& source, Logger& log, std::vector<std::string> roots, size_t max_watches_per_root,
+            TreeHooks hooks);
 
   // Pins every root that is not attached and is at its path now; false when a hook refused one.
   bool attach_roots();
@@ -66,6 +70,7 @@ class WatchTree {
 
   size_t watch_count() const { return wd_path_.size(); }
   size_t unwatched_count() const { return unwatched_.size(); }
+  size_t capped_roots() const;  // roots at the watch cap
   size_t missing_roots() const;
   uint64_t overflows() const { return overflows_; }
 
@@ -78,6 +83,11 @@ class WatchTree {
   bool attach(size_t root);
   int root_index(const std::string& dir) const;
   std::string join(size_t root, const std::string& rel) const;
+  int root_of(const std::string& dir) const;  // the root `dir` is in (longest match), or -1
+  // Drops one watch from the maps and its root's count.
+  void forget_wd(std::unordered_map<int, std::string>::iterator w);
+  bool at_cap(const std::string& dir);
+  void remember_unwatched(const std::string& dir);  // bounded: kMaxUnwatchedListed
 
   EventSource& source_;
   Logger& log_;
@@ -86,7 +96,11 @@ class WatchTree {
   TreeHooks hooks_;
   std::map<std::string, int> path_wd_;  // ordered: a subtree is one key range
   std::unordered_map<int, std::string> wd_path_;
-  std::set<std::string> unwatched_;
+  std::unordered_map<int, int> wd_root_;  // which root's count each watch is in
+  size_t max_watches_per_root_;
+  std::vector<size_t> root_watches_;
+  std::vector<bool> root_capped_;    // at the cap (logged once per episode)
+  std::set<std::string> unwatched_;  // bounded (kMaxUnwatchedListed); the rest wait for full rescans
   bool limit_warned_ = false;
   uint64_t overflows_ = 0;
 };

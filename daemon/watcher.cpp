@@ -20,6 +20,9 @@ namespace msit::daemon {
 constexpr int64_t kTempMarginNs = 2'000'000'000;
 constexpr int64_t kMinRetryNs = 10'000'000;  // even with --settle-ms 0, retries are not a busy loop
 
+// Other users' temp and claim names warned about by name; more are possible in a hostile tree.
+constexpr size_t kMaxReportedLeftovers = 4096;
+
 static int64_t wall_now_ns() {
   struct timespec ts {};
   ::clock_gettime(CLOCK_REALTIME, &ts);
@@ -30,11 +33,11 @@ Watcher::Watcher(WatcherOptions opts, std::vector<std::string> roots, EventSourc
                  FileProbe& probe, JobSink& sink, Logger& log, CandidatePolicy policy, RootHooks root_hooks)
     : opts_(opts), clock_(clock), probe_(probe), sink_(sink), log_(log), policy_(std::move(policy)),
       root_hooks_(std::move(root_hooks)),
-      tree_(source, log, std::move(roots),
+      tree_(source, log, std::move(roots), opts.max_watches_per_root,
             TreeHooks{[this](const std::string& p, bool ev) { on_candidate(p, ev); },
                       [this](const std::string& p) { on_leftover(p); }, policy_.is_candidate, root_hooks_.attached,
                       [this](const RootHandle& r, const std::string& why) { on_root_dropped(r, why); }}),
-      source_(source), start_wall_ns_(wall_now_ns()) {}
+      source_(source), abandoned_(opts.bad_files), start_wall_ns_(wall_now_ns()) {}
 
 void Watcher::start() {
   // The service holds the tree's lock before this scan: no other live msit-compact works here.
@@ -72,6 +75,7 @@ void Watcher::on_tick() {
     if (tree_.unwatched_count() > 0) tree_.rescan_unwatched();
     next_unwatched_ns_ = now + opts_.unwatched_rescan_ns;
   }
+  log_failure_summaries(false);
   dispatch();
 }
 
@@ -80,18 +84,28 @@ bool Watcher::owned_by_other(const std::string& path) const {
   return policy_.owner_of && !policy_.owner_of(path).empty();
 }
 
+void Watcher::log_failure(LogLevel level, const std::string& reason, const std::string& path, const std::string& line) {
+  if (abandoned_.count(reason, path, clock_.now_ns())) log_.log(level, line);
+}
+
+void Watcher::log_failure_summaries(bool force) {
+  for (const auto& line : abandoned_.take_summary_lines(clock_.now_ns(), force)) log_.warning(line);
+}
+
+void Watcher::flush_failure_lines() { log_failure_summaries(true); }
+
 void Watcher::on_candidate(const std::string& path, bool from_event) {
   if (owned_by_other(path)) return;
   int64_t now = clock_.now_ns();
   if (from_event) {
-    abandoned_.erase(path);
-  } else if (auto a = abandoned_.find(path); a != abandoned_.end()) {
+    abandoned_.forget(path);
+  } else if (abandoned_.known(path)) {
     auto f = tree_.file_ref(path);
     struct stat st {};
     if (f.ok() && ::fstatat(f->dir.get(), f->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-        identity_from_stat(st).same_content_as(a->second))
+        abandoned_.unchanged(path, identity_from_stat(st)))
       return;  // unchanged: still left alone
-    abandoned_.erase(a);
+    abandoned_.forget(path);
   }
   auto it = pending_.find(path);
   if (it == pending_.end()) {
@@ -143,8 +157,13 @@ void Watcher::on_leftover(const std::string& path) {
       break;
     case LeftoverAction::kNotOurs:
     case LeftoverAction::kOutsideDumpRoot:
-      // Reported once per name and start: a rescan finds it again.
-      if (reported_leftovers_.insert(path).second) log_.warning(o.message);
+      // Reported once per name and start (a rescan finds it again), in a bounded set: beyond
+      // it, the lines go through the per-minute aggregation of bad files (docs/daemon.md).
+      if (reported_leftovers_.size() < kMaxReportedLeftovers) {
+        if (reported_leftovers_.insert(path).second) log_.warning(o.message);
+      } else {
+        log_failure(LogLevel::kWarning, "not ours", path, o.message);
+      }
       break;
     case LeftoverAction::kNameTaken:
     case LeftoverAction::kFailed: log_.warning(o.message); break;
@@ -180,7 +199,9 @@ void Watcher::on_root_dropped(const RootHandle& root, const std::string& why) {
       ++waiting;
     }
   }
-  std::erase_if(abandoned_, [&](const auto& kv) { return below(kv.first); });
+  // abandoned_ keeps its fingerprints (bounded, by path hash): a file below a new directory at
+  // this path has another identity and is tried again; one of the same directory, unchanged,
+  // is still left alone.
   std::erase_if(reported_leftovers_, below);
   counters_.dropped_with_root += waiting + running;
   log_.warning(top + ": " + std::to_string(waiting) + " pending file(s) dropped and " + std::to_string(running) +
@@ -266,7 +287,7 @@ void Watcher::on_results(std::vector<JobResult> results) {
 }
 
 void Watcher::abandon(Map::iterator it, const FileIdentity& id) {
-  abandoned_[it->first] = id;
+  abandoned_.remember(it->first, id);
   pending_.erase(it);
 }
 
@@ -308,9 +329,8 @@ void Watcher::handle_result(JobResult& r) {
       if (rewritten) break;
       if (++p.attempts >= opts_.incomplete_attempts) {
         ++counters_.incomplete_given_up;
-        log_.warning(r.error.to_string() +
-                     "; the file never completed: leaving it alone "
-                     "until it changes");
+        log_failure(LogLevel::kWarning, "never completed", r.path,
+                    r.error.to_string() + "; the file never completed: leaving it alone until it changes");
         abandon(it, r.seen);
         return;
       }
@@ -322,7 +342,9 @@ void Watcher::handle_result(JobResult& r) {
       if (!p.error_logged) {
         p.error_logged = true;
         ++counters_.files_failed;
-        log_.error(r.error.to_string() + (r.transient ? "; raw file kept, will retry" : "; raw file kept, left alone"));
+        log_failure(
+            LogLevel::kError, std::string(stage_name(r.error.stage)), r.path,
+            r.error.to_string() + (r.transient ? "; raw file kept, will retry" : "; raw file kept, left alone"));
       }
       if (rewritten) break;
       if (!r.transient) {
@@ -350,6 +372,11 @@ const Counters& Watcher::counters() {
   counters_.unwatched_dirs = tree_.unwatched_count();
   counters_.missing_roots = tree_.missing_roots();
   counters_.overflows = tree_.overflows();
+  counters_.watch_capped_roots = tree_.capped_roots();
+  counters_.bad_files_remembered = abandoned_.remembered();
+  counters_.bad_files_not_remembered = abandoned_.not_remembered();
+  counters_.log_lines_suppressed = abandoned_.lines_suppressed();
+  counters_.failures_by_reason = abandoned_.by_reason();
   return counters_;
 }
 

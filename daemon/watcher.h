@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/bad_files.h"
 #include "daemon/counters.h"
 #include "daemon/event_source.h"
 #include "daemon/jobs.h"
@@ -27,6 +28,8 @@ struct WatcherOptions {
   size_t max_in_flight = 64;                // jobs handed to workers and not yet returned
   int64_t root_poll_ns = 250'000'000;       // missing roots
   int64_t unwatched_rescan_ns = 2'000'000'000;
+  size_t max_watches_per_root = 65'536;  // beyond: periodic rescans (WatchTree)
+  BadFileLimits bad_files;
 };
 
 // What the owner of the roots (the service: tree locks, stores) does when a root is pinned or let go.
@@ -51,6 +54,8 @@ class Watcher {
   // Periodic: rescans, missing roots, dispatch of settled candidates.
   void on_tick();
   void on_results(std::vector<JobResult> results);
+  // At shutdown: the summary lines of failures not yet logged one by one.
+  void flush_failure_lines();
   // SIGTERM: nothing new is handed to the workers.
   void stop_claiming() { stopping_ = true; }
   void set_options(const WatcherOptions& o) { opts_ = o; }
@@ -89,6 +94,9 @@ class Watcher {
   void dequeue(Map::iterator it) { queue_.erase({it->second.due_ns, &it->first}); }
   void handle_result(JobResult& r);
   void abandon(Map::iterator it, const FileIdentity& id);
+  // The failure's line, in full or counted for the window's summary (bounded log volume).
+  void log_failure(LogLevel level, const std::string& reason, const std::string& path, const std::string& line);
+  void log_failure_summaries(bool force);
 
   WatcherOptions opts_;
   Clock& clock_;
@@ -100,7 +108,7 @@ class Watcher {
   WatchTree tree_;
   EventSource& source_;
   Map pending_;
-  std::unordered_map<std::string, FileIdentity> abandoned_;
+  BadFiles abandoned_;                        // left alone until they change: bounded memory per file
   std::set<std::string> reported_leftovers_;  // other users' temp/claim names, warned about once
   size_t in_flight_ = 0;
   bool stopping_ = false;

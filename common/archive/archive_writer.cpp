@@ -200,7 +200,8 @@ void fit_reader_caps(Meta& m) {
 
 Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDumpFile& raw, const FileIdentity& id,
                                                    unsigned mode, const ArchiveOptions& opts, const DirRef& dir,
-                                                   const std::string& raw_name, std::optional<OriginalOwner> owner) {
+                                                   const std::string& raw_name, std::optional<OriginalOwner> owner,
+                                                   std::optional<OutputAccess> access) {
   if (opts.block_bytes < kMinBlockBytes || opts.block_bytes > kMaxBlockBytes || opts.block_bytes % 8 != 0) {
     return make_error(src.path(), Stage::kArchive,
                       "block size " + std::to_string(opts.block_bytes) + " is out of range");
@@ -221,7 +222,11 @@ Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDum
   fit_reader_caps(m);
   const std::string final_path = archive_name_for(raw.path);
   // An archive is data, never a program: no exec, setuid, setgid or sticky bit on it.
-  MSIT_ASSIGN_OR_RETURN(DirTemp out, DirTemp::create(dir, archive_name_for(raw_name), mode & 0666));
+  MSIT_ASSIGN_OR_RETURN(DirTemp out, DirTemp::create(dir, archive_name_for(raw_name), 0600));
+  OutputAccess given;
+  given.gid = ::getegid();
+  given.mode = mode & 0666;
+  MSIT_TRY(apply_output_access(out.fd(), access.value_or(given), final_path));
   Writer w(src, opts, std::move(m));
   MSIT_ASSIGN_OR_RETURN(WrittenArchive written, w.run(out, final_path));
   // Decode what reached the disk: a bug or corruption on the way cannot pass this check.

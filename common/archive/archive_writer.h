@@ -11,6 +11,7 @@
 #include "common/formats/tensor_desc.h"
 #include "common/io/byte_source.h"
 #include "common/io/noreplace.h"
+#include "common/safety/output_access.h"
 #include "common/safety/publish.h"
 
 namespace msit::archive {
@@ -43,11 +44,13 @@ struct OriginalOwner {
 // file's directory, reached safely), then decodes the temp file completely: it is returned only
 // when the decoded bytes hash to exactly what was read from the raw file. Any failure removes
 // the temp (RAII). `mode` and `owner` are recorded for restore; the archive file itself gets
-// only the read/write bits of `mode`.
+// `access` (the raw file's, common/safety/output_access.h), or without one only the read/write
+// bits of `mode`; it is private (0600) until then.
 Result<WrittenArchive> write_verified_archive_temp(ByteSource& src, const RawDumpFile& raw, const FileIdentity& id,
                                                    unsigned mode, const ArchiveOptions& opts, const DirRef& dir,
                                                    const std::string& raw_name,
-                                                   std::optional<OriginalOwner> owner = std::nullopt);
+                                                   std::optional<OriginalOwner> owner = std::nullopt,
+                                                   std::optional<OutputAccess> access = std::nullopt);
 
 // True when final_name in dir_fd is a complete, valid archive (every block decoded) of the
 // same original bytes (size and XXH3) as the archive temp_name: a rerun after a crash.

@@ -23,6 +23,7 @@ std::string_view stage_name(Stage s) {
     case Stage::kQuarantine: return "quarantine";
     case Stage::kInit: return "init";
     case Stage::kWatch: return "watch";
+    case Stage::kLinks: return "links";
     case Stage::kHeader: return "header";
     case Stage::kPayload: return "payload";
     case Stage::kIncomplete: return "incomplete";

@@ -12,7 +12,7 @@ enum class Stage : uint8_t {
   kNone,  // no stage: printed as nothing
   // Files and the filesystem.
   kOpen, kStat, kStatvfs, kRead, kWrite, kFsync, kFsyncDir, kRename, kUnlink, kLock, kList, kScan, kWalk,
-  kConflict, kQuarantine, kInit, kWatch,
+  kConflict, kQuarantine, kInit, kWatch, kLinks,
   // Dump contents.
   kHeader, kPayload, kIncomplete, kLayout, kParse, kReduce, kStats, kStatsCsv, kMinMax, kGraphText,
   // Outputs: summaries, archives, the summary store.

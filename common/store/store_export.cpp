@@ -16,6 +16,7 @@
 #include "common/formats/dump_name.h"
 #include "common/io/tree_walk.h"
 #include "common/report/csv.h"
+#include "common/safety/output_access.h"
 #include "common/safety/publish.h"
 #include "common/store/store_locator.h"
 #include "common/store/summary_store.h"
@@ -97,6 +98,7 @@ struct PendingFile {
   DirRef dir;
   std::string name;
   std::string json;
+  OutputAccess access;  // the store's: its rows' readers (docs/store.md, "Who can read a store")
 };
 enum class Written : uint8_t { kWritten, kConflict };
 
@@ -104,7 +106,8 @@ enum class Written : uint8_t { kWritten, kConflict };
 Result<Written> write_one(const PendingFile& f) {
   struct stat st {};
   if (::fstatat(f.dir.get(), f.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return Written::kConflict;
-  MSIT_ASSIGN_OR_RETURN(DirTemp temp, DirTemp::create(f.dir, f.name));
+  MSIT_ASSIGN_OR_RETURN(DirTemp temp, DirTemp::create(f.dir, f.name, 0600));
+  MSIT_TRY(apply_output_access(temp.fd(), f.access, temp.final_path()));
   MSIT_TRY(temp.write(f.json));
   MSIT_TRY(temp.sync_and_close());
   Status published = temp.publish();
@@ -205,6 +208,11 @@ std::vector<StoreAbove> stores_above(const std::string& root) {
 Status export_store_json(const std::string& db_path, const DirRef& base, const std::string& sub,
                          JsonExportResult& result, const std::string& under) {
   MSIT_ASSIGN_OR_RETURN(auto store, SummaryStore::open_read_only(db_path));
+  // Each exported summary is readable by whoever can read the store, and by nobody else.
+  struct stat db_st {};
+  if (::lstat(db_path.c_str(), &db_st) != 0)
+    return make_sys_error(db_path, Stage::kExport, "cannot look at the store", errno);
+  const OutputAccess access = output_access_for(db_st);
   DirMaker dirs(base);
   std::vector<PendingFile> batch;
   auto too_many = [&]() -> Status {
@@ -230,7 +238,7 @@ Status export_store_json(const std::string& db_path, const DirRef& base, const s
           result.errors.push_back(dir.take_error());
           return too_many();
         }
-        batch.push_back(PendingFile{*dir, name, summary_to_json(s)});
+        batch.push_back(PendingFile{*dir, name, summary_to_json(s), access});
         if (batch.size() < kBatch) return ok_status();
         write_batch(batch, result);
         return too_many();

@@ -97,7 +97,10 @@ Status check_database(const std::string& path, const struct stat& st, StoreAcces
                           "as a store" +
                           kept + ". Remove the other names or move the store aside");
   }
-  if (access == StoreAccess::kWrite && st.st_uid != ::geteuid()) {
+  // As root, a writer fills stores of other users too: the store was created with the owner of
+  // the raw files whose rows it holds (docs/store.md, "Who can read a store"), and its side
+  // files must then be that owner's as well (check_side_file()).
+  if (access == StoreAccess::kWrite && st.st_uid != ::geteuid() && ::geteuid() != 0) {
     return make_error(path, Stage::kStore,
                       "belongs to " + uid_text(st.st_uid) + ", not to this process (" + uid_text(::geteuid()) +
                           "): not written to; raw files kept");
@@ -173,8 +176,10 @@ Result<DbHandle> open_store_connection(const DirRef& dir, std::string_view name,
                       "this SQLite build cannot open files through a directory fd; use --summary-format json");
   }
   const bool read = access == StoreAccess::kRead;
-  std::string filename = beneath_filename(dir.get(), name, read ? BeneathAccess::kRead : BeneathAccess::kWrite,
-                                          read ? files.owner : ::geteuid());
+  // Every file of the store must have the database's owner (a root writer's new -wal and -shm
+  // are given it by the VFS).
+  std::string filename =
+      beneath_filename(dir.get(), name, read ? BeneathAccess::kRead : BeneathAccess::kWrite, files.owner);
   int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
   if (read) {
     flags |= SQLITE_OPEN_READONLY;

@@ -1,10 +1,12 @@
 #include "common/store/store_registry.h"
 
+#include "common/safety/publish.h"
 #include "common/store/store_locator.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include <cerrno>
 
@@ -94,6 +96,27 @@ std::string rel_below(const std::string& path, const std::string& dir) {
   return path.substr(dir == "/" ? 1 : dir.size() + 1);
 }
 
+// A new store is created here and given its class before SQLite sees it: SQLite then creates
+// its -wal and -shm with the same owner and mode. It is made under a temp name (private, 0600),
+// given its owner and mode, and only then published under the store's name without replacing
+// anything: a writer killed half-way leaves a temp, never a store of the wrong class (whose
+// readers would then never match the raw files', every row going to JSON summaries).
+Status create_store_file(const DirRef& dir, const OutputAccess& access) {
+  struct stat st {};
+  if (::fstatat(dir.get(), std::string(kStoreFileName).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+    return ok_status();  // checked when it is opened
+  MSIT_ASSIGN_OR_RETURN(DirTemp temp, DirTemp::create(dir, kStoreFileName, 0600));
+  OutputAccess store_access = access;
+  store_access.mode = store_mode_of(access);
+  // Owner and mode last, just before the rename: a temp left by a kill before them is still
+  // ours, so the next run's leftover rule (docs/safety.md P5) removes it.
+  MSIT_TRY(apply_output_access(temp.fd(), store_access, temp.final_path()));
+  MSIT_TRY(temp.sync_and_close());
+  Status published = temp.publish();
+  if (!published.ok() && published.error().stage == Stage::kConflict) return ok_status();  // made meanwhile
+  return published;
+}
+
 }  // namespace
 
 Result<SharedFd> StoreRegistry::dir_fd(Root& root, const std::string& dir) {
@@ -140,7 +163,7 @@ Result<std::string> StoreRegistry::locate(Root& root, const std::string& dir) {
   return chosen;
 }
 
-Result<StoreRegistry::Slot> StoreRegistry::store_for(const std::string& path) {
+Result<StoreRegistry::Slot> StoreRegistry::store_for(const std::string& path, const OutputAccess& access) {
   std::lock_guard lock(mu_);
   MSIT_ASSIGN_OR_RETURN(Root * root, root_of(path));
   const size_t slash = path.rfind('/');
@@ -149,18 +172,25 @@ Result<StoreRegistry::Slot> StoreRegistry::store_for(const std::string& path) {
   Slot slot;
   slot.rel = rel_below(path, store_dir);
   auto it = open_.find(store_dir);
-  if (it != open_.end()) {
-    slot.store = it->second;
-    return slot;
+  if (it == open_.end()) {
+    MSIT_ASSIGN_OR_RETURN(SharedFd fd, dir_fd(*root, store_dir));
+    // The store keeps its own descriptor of the directory: the ancestors' cache may be dropped.
+    UniqueFd own(::fcntl(fd->get(), F_DUPFD_CLOEXEC, 0));
+    if (!own.valid()) return make_sys_error(store_dir, Stage::kStore, "cannot duplicate the directory fd", errno);
+    DirRef ref{std::make_shared<const UniqueFd>(std::move(own)), store_dir};
+    MSIT_TRY(create_store_file(ref, access));
+    MSIT_ASSIGN_OR_RETURN(std::unique_ptr<SummaryStore> s, SummaryStore::open_for_write(ref));
+    Open o;
+    // Only the directory's writers could put another file under the name since the open, and
+    // they can only make it look like their own class: misrouted rows would be their own files'.
+    if (::fstatat(ref.get(), std::string(kStoreFileName).c_str(), &o.st, AT_SYMLINK_NOFOLLOW) != 0)
+      return make_sys_error(s->path(), Stage::kStore, "cannot look at the summary store", errno);
+    o.store = std::shared_ptr<SummaryStore>(std::move(s));
+    it = open_.emplace(store_dir, std::move(o)).first;
   }
-  MSIT_ASSIGN_OR_RETURN(SharedFd fd, dir_fd(*root, store_dir));
-  // The store keeps its own descriptor of the directory: the ancestors' cache may be dropped.
-  UniqueFd own(::fcntl(fd->get(), F_DUPFD_CLOEXEC, 0));
-  if (!own.valid()) return make_sys_error(store_dir, Stage::kStore, "cannot duplicate the directory fd", errno);
-  DirRef ref{std::make_shared<const UniqueFd>(std::move(own)), store_dir};
-  MSIT_ASSIGN_OR_RETURN(std::unique_ptr<SummaryStore> s, SummaryStore::open_for_write(ref));
-  slot.store = std::shared_ptr<SummaryStore>(std::move(s));
-  open_.emplace(store_dir, slot.store);
+  slot.store = it->second.store;
+  const struct stat& st = it->second.st;
+  slot.same_readers = same_readers(access, st.st_uid, st.st_gid, st.st_mode);
   return slot;
 }
 

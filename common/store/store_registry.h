@@ -3,6 +3,8 @@
 // without following links, and shared by all its workers.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <map>
 #include <memory>
 #include <mutex>
@@ -11,6 +13,7 @@
 
 #include "common/base/result.h"
 #include "common/safety/beneath.h"
+#include "common/safety/output_access.h"
 #include "common/store/summary_store.h"
 
 namespace msit::store {
@@ -25,10 +28,14 @@ class StoreRegistry {
   struct Slot {
     std::shared_ptr<SummaryStore> store;
     std::string rel;  // the raw file's path relative to the store's directory
+    // False: the store's readers are not the raw file's; its summary must not go there
+    // (docs/store.md, "Who can read a store").
+    bool same_readers = true;
   };
-  // The store that takes the summary of raw file `path` (absolute, below a registered root):
-  // the nearest existing store between its directory and its home, else a new one in the home.
-  Result<Slot> store_for(const std::string& path);
+  // The store that takes the summary of raw file `path` (absolute, below a registered root),
+  // whose outputs get `access`: the nearest existing store between its directory and its
+  // home, else a new one in the home, created with that access (store_mode_of()).
+  Result<Slot> store_for(const std::string& path, const OutputAccess& access);
   // True when `path`'s tree is on a network filesystem (network_filesystem()): its summaries
   // are written as JSON files instead, and warnings() says so once per tree.
   bool json_instead(const std::string& path);
@@ -55,8 +62,12 @@ class StoreRegistry {
 
   std::mutex mu_;
   std::vector<Root> roots_;
-  std::map<std::string, std::shared_ptr<SummaryStore>> open_;  // by store directory
-  std::map<std::string, std::string> located_;                 // raw file directory -> store directory
+  struct Open {
+    std::shared_ptr<SummaryStore> store;
+    struct stat st {};  // the store file's owner, group and mode: who can read its rows
+  };
+  std::map<std::string, Open> open_;            // by store directory
+  std::map<std::string, std::string> located_;  // raw file directory -> store directory
   std::vector<std::string> warnings_;
 };
 

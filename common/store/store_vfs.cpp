@@ -100,6 +100,27 @@ int private_shm() {
   return fd >= 0 ? fd : (errno = ENOENT, -1);
 }
 
+// A root writer filling the store of user A (docs/store.md, "Who can read a store") has just
+// created its -wal, -shm or -journal: the file is root's, empty, with one link. It is given
+// the database's owner and group here, before the owner check, as SQLite would give them right
+// after (its fchown is neutralised, beneath_fchown()); else the next open of the store would
+// refuse its own side file. Only root makes root's files, so none planted is given away.
+bool give_to_store_owner(const Name& n, int fd, struct stat& st) {
+  if (n.read_only || ::geteuid() != 0 || n.owner == 0 || st.st_uid != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+      st.st_size != 0)
+    return false;
+  const std::string_view entry(n.entry);
+  std::string_view db;
+  for (std::string_view suffix : {"-wal", "-shm", "-journal"}) {
+    if (ends_with(entry, suffix)) db = entry.substr(0, entry.size() - suffix.size());
+  }
+  struct stat db_st {};
+  if (db.empty() || ::fstatat(n.fd, std::string(db).c_str(), &db_st, AT_SYMLINK_NOFOLLOW) != 0 ||
+      !S_ISREG(db_st.st_mode) || db_st.st_uid != n.owner)
+    return false;
+  return ::fchown(fd, db_st.st_uid, db_st.st_gid) == 0 && ::fstat(fd, &st) == 0;
+}
+
 int beneath_open(const char* path, int flags, int mode) {
   Name n;
   if (!split(path, &n)) {
@@ -118,6 +139,7 @@ int beneath_open(const char* path, int flags, int mode) {
   }
   struct stat st {};
   std::string why = ::fstat(opened, &st) == 0 ? wrong_with(st, n.owner) : "cannot be looked at";
+  if (!why.empty() && give_to_store_owner(n, opened, st)) why = wrong_with(st, n.owner);
   if (why.empty() && (flags & O_NONBLOCK) == 0) {
     const int now = ::fcntl(opened, F_GETFL);
     if (now < 0 || ::fcntl(opened, F_SETFL, now & ~O_NONBLOCK) != 0) why = "cannot be set to blocking reads";
@@ -160,8 +182,9 @@ int beneath_unlink(const char* path) {
 }
 
 // Running as root, SQLite gives every WAL, journal and -shm it opens the database file's owner
-// and group. A writer only ever opens files it owns (the owner is checked), so there is
-// nothing to change; a reader must change nothing. SQLite ignores the result.
+// and group. Every file opened already has the database's owner (checked; a root writer's new
+// side files got it in beneath_open()), so there is nothing to change; a reader must change
+// nothing. SQLite ignores the result.
 int beneath_fchown(int fd, uid_t uid, gid_t gid) {
   struct stat st {};
   if (::fstat(fd, &st) == 0 && (uid == static_cast<uid_t>(-1) || st.st_uid == uid) &&

@@ -98,14 +98,17 @@ bool row_up_to_date(const PreparedSummary& p, const FileIdentity& id) {
   return row.ok() && row->has_value() && (*row)->size == id.size && (*row)->mtime_ns == id.mtime_ns;
 }
 
-Status attach_store(PreparedSummary& p, const CompactOptions& opts) {
+// The store of the raw file's dump root takes its row only when the store's readers are the
+// raw file's (docs/store.md, "Who can read a store"); false: the caller writes a JSON summary.
+Result<bool> attach_store(PreparedSummary& p, const CompactOptions& opts, const OutputAccess& access) {
   if (opts.stores == nullptr)
     return make_error(p.raw_path, Stage::kStore, "no summary store registry (internal error)");
-  MSIT_ASSIGN_OR_RETURN(store::StoreRegistry::Slot slot, opts.stores->store_for(p.raw_path));
+  MSIT_ASSIGN_OR_RETURN(store::StoreRegistry::Slot slot, opts.stores->store_for(p.raw_path, access));
+  if (!slot.same_readers) return false;
   p.store = std::move(slot.store);
   p.store_rel = std::move(slot.rel);
   p.summary_path = p.store->path();
-  return ok_status();
+  return true;
 }
 
 Result<std::string> encode_summary(const FileSummary& s, const RawDumpFile& raw, SummaryFormat format) {
@@ -166,12 +169,12 @@ Status prepare_archive(const OpenedRaw& raw, const CompactOptions& opts, Prepare
   FileSource src(raw.fd.get(), p.raw_path, raw.identity.size);
   struct stat st {};
   const bool have_st = ::fstat(raw.fd.get(), &st) == 0;
-  const unsigned mode = have_st ? static_cast<unsigned>(st.st_mode) : 0644u;
+  const unsigned mode = have_st ? static_cast<unsigned>(st.st_mode) : 0600u;
   std::optional<archive::OriginalOwner> owner;
   if (have_st) owner = archive::OriginalOwner{st.st_uid, st.st_gid};
   MSIT_ASSIGN_OR_RETURN(archive::WrittenArchive w,
                         archive::write_verified_archive_temp(src, raw.header, raw.identity, mode, opts.archive,
-                                                             p.raw_file.dir, p.raw_file.name, owner));
+                                                             p.raw_file.dir, p.raw_file.name, owner, raw.access));
   p.archive_path = w.final_path;
   p.archive_bytes = w.bytes;
   p.archive_temp.emplace(std::move(w.temp));
@@ -180,8 +183,11 @@ Status prepare_archive(const OpenedRaw& raw, const CompactOptions& opts, Prepare
 
 // The temp is fsynced in publish_summaries(), not here: started now (sync_file_range) and
 // waited for there, a batch's temps share one journal commit instead of one each.
+// Created private (0600, root's as root): it is given the raw file's owner and mode in
+// sync_temps(), just before it is made durable and published, so that a temp a kill leaves
+// behind is still ours and removed by the next run (docs/safety.md P5, V1).
 Result<DirTemp> write_temp_unsynced(const DirRef& dir, const std::string& final_name, std::string_view bytes) {
-  MSIT_ASSIGN_OR_RETURN(DirTemp t, DirTemp::create(dir, final_name));
+  MSIT_ASSIGN_OR_RETURN(DirTemp t, DirTemp::create(dir, final_name, 0600));
   MSIT_TRY(t.write(bytes));
   ::sync_file_range(t.fd(), 0, 0, SYNC_FILE_RANGE_WRITE);
   return t;
@@ -213,6 +219,14 @@ Result<OpenedRaw> open_raw_at(const FileRef& f) {
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
     return make_error(f.path, Stage::kOpen, "not a regular file");
+  // Another name keeps the same bytes (maybe in a tree we do not watch): removing this one
+  // frees nothing and says nothing true about the data, so it is left alone (docs/safety.md).
+  if (st.st_nlink > 1) {
+    return make_error(
+        f.path, Stage::kLinks,
+        "has " + std::to_string(st.st_nlink) + " hard links: left alone (remove the other names to have it compacted)");
+  }
+  o.access = output_access_for(st);
   MSIT_TRY(refuse_sparse(fd.get(), st, f.path));  // before any byte is read: holes cost work, not data
   ::fcntl(fd.get(), F_SETFL, 0);                  // readers hand the fd on: make it an ordinary blocking one
   o.fd = std::move(fd);
@@ -240,18 +254,23 @@ std::string summary_path_for(const std::string& raw_path, SummaryFormat format) 
 }
 
 Result<PreparedSummary> prepare_summary(const FileRef& f, const CompactOptions& given) {
+  MSIT_ASSIGN_OR_RETURN(OpenedRaw raw, open_raw_at(f));
+  // Per-file JSON summaries instead of store rows: on a network filesystem (SQLite's locks),
+  // and for a raw file whose readers are not those of its dump root's store.
   CompactOptions as_json;
-  const bool network =
-      given.format == SummaryFormat::kStore && given.stores != nullptr && given.stores->json_instead(f.path);
-  if (network) {
+  bool to_json = given.format == SummaryFormat::kStore && given.stores != nullptr && given.stores->json_instead(f.path);
+  PreparedSummary p = skeleton(f, given);
+  if (given.format == SummaryFormat::kStore && !given.dry_run && !to_json) {
+    MSIT_ASSIGN_OR_RETURN(bool attached, attach_store(p, given, raw.access));
+    to_json = !attached;
+  }
+  if (to_json) {
     as_json = given;
     as_json.format = SummaryFormat::kRich;
+    p = skeleton(f, as_json);
   }
-  const CompactOptions& opts = network ? as_json : given;
-  PreparedSummary p = skeleton(f, opts);
+  const CompactOptions& opts = to_json ? as_json : given;
   const bool to_store = opts.format == SummaryFormat::kStore;
-  if (to_store && !opts.dry_run) MSIT_TRY(attach_store(p, opts));
-  MSIT_ASSIGN_OR_RETURN(OpenedRaw raw, open_raw_at(f));
   p.raw_identity = raw.identity;
   if (opts.raw == RawAction::kKeep && !opts.dry_run &&
       ((opts.format == SummaryFormat::kRich && summary_up_to_date(p, raw.identity)) ||
@@ -286,6 +305,7 @@ Result<PreparedSummary> prepare_summary(const FileRef& f, const CompactOptions& 
   if (write) {
     MSIT_ASSIGN_OR_RETURN(DirTemp t, write_temp_unsynced(f.dir, p.summary_name, bytes));
     p.temp.emplace(std::move(t));
+    p.temp_access = raw.access;
   }
   p.raw_fd = std::move(raw.fd);
   return p;
@@ -304,7 +324,8 @@ void sync_temps(std::vector<PreparedSummary>& batch, std::vector<std::optional<E
   for (size_t i = 0; i < batch.size(); ++i) {
     PreparedSummary& p = batch[i];
     if (p.dry_run || !p.temp) continue;
-    auto st = p.temp->sync_and_close();
+    Status st = apply_output_access(p.temp->fd(), p.temp_access, p.temp->final_path());
+    if (st.ok()) st = p.temp->sync_and_close();
     if (st.ok()) continue;
     p.temp.reset();
     p.archive_temp.reset();

@@ -12,6 +12,7 @@
 #include "common/base/result.h"
 #include "common/base/unique_fd.h"
 #include "common/safety/beneath.h"
+#include "common/safety/output_access.h"
 #include "common/safety/publish.h"
 #include "common/stats/tensor_stats.h"
 #include "common/store/store_registry.h"
@@ -77,6 +78,7 @@ struct PreparedSummary {
   std::string summary_path;
   std::string summary_name;
   std::optional<DirTemp> temp;  // absent when an existing summary was verified
+  OutputAccess temp_access;     // given to `temp` just before it is synced (the raw file's)
   // kStore: the summary to insert (absent when the store already holds this file's summary).
   std::shared_ptr<store::SummaryStore> store;
   std::string store_rel;

@@ -32,6 +32,7 @@ std::string_view left_alone_reason(LeftAlone r) {
     case LeftAlone::kOwnedByOther: return "in a tree owned by another running msit-compact";
     case LeftAlone::kOpenByProcess: return "open or mapped by a process";
     case LeftAlone::kNotOurLeftover: return "a temp or claim name this user did not write, or outside a dump root";
+    case LeftAlone::kHardLinked: return "with more than one hard link";
   }
   return "left alone";
 }
@@ -292,12 +293,16 @@ class Runner {
         continue;
       }
       auto prepared = prepare_summary(*f, opts_.file);
+      if (!prepared.ok() && prepared.error().stage == Stage::kLinks) {
+        left_alone(f->path, LeftAlone::kHardLinked);
+        continue;
+      }
       if (!prepared.ok()) {
         record_failure(f->path, prepared.error());
         continue;
       }
       if (open_ != nullptr && open_->is_open(prepared->raw_identity.dev, prepared->raw_identity.ino)) {
-        left_alone(f->path);
+        left_alone(f->path, LeftAlone::kOpenByProcess);
         continue;  // the prepared temp is removed with it
       }
       batch_bytes += prepared->raw_identity.size;
@@ -355,9 +360,9 @@ class Runner {
     advance();
   }
 
-  void left_alone(const std::string& path) {
+  void left_alone(const std::string& path, LeftAlone why) {
     std::lock_guard lock(mu_);
-    report_.left_alone.push_back({path, LeftAlone::kOpenByProcess});
+    report_.left_alone.push_back({path, why});
     advance();
   }
 

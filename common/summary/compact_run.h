@@ -48,6 +48,7 @@ enum class LeftAlone : uint8_t {
   kOwnedByOther,
   kOpenByProcess,
   kNotOurLeftover,  // a temp or claim name another user made, or outside every dump root
+  kHardLinked,
 };
 std::string_view left_alone_reason(LeftAlone r);
 

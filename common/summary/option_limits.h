@@ -22,6 +22,8 @@ inline constexpr IntSetting kZstdWorkers{"zstd_workers", 1, 64, 1};
 inline constexpr IntSetting kJobs{"jobs", 1, 1024, 0};
 inline constexpr IntSetting kSettleMs{"settle_ms", 0, 600'000, 200};
 inline constexpr IntSetting kRescanIntervalS{"rescan_interval_s", 1, 86'400, 30};
+// inotify watches per watched root (`watch` config): beyond it, directories are rescanned.
+inline constexpr IntSetting kMaxWatchesPerRoot{"max_watches_per_root", 1, 16'777'216, 65'536};
 // Count-sketch buckets: also a power of two (is_valid_sketch_width).
 inline constexpr IntSetting kSketchWidth{"sketch_width", 2, 65'536, kDefaultSketchWidth};
 

@@ -4,6 +4,7 @@
 #include "common/base/unique_fd.h"
 #include "common/formats/tensor_desc.h"
 #include "common/io/byte_source.h"
+#include "common/safety/output_access.h"
 #include "common/summary/summary.h"
 
 namespace msit {
@@ -12,6 +13,7 @@ struct OpenedRaw {
   UniqueFd fd;
   FileIdentity identity;
   RawDumpFile header;
+  OutputAccess access;  // owner, group and mode of what replaces it (common/safety/output_access.h)
 };
 
 // Opens without following links and parses the header (completeness checked there).

@@ -73,14 +73,16 @@ msit export "$T/a/m" --format csv -o "$T/1.ok.csv" 2> /dev/null || fail "export 
 for s in -wal -shm -journal; do [ ! -e "$store_a$s" ] || fail "a reader created $store_a$s"; done
 [ "$(ident "$store_a")" = "$before_store" ] || fail "a reader changed A's store"
 
-# ---- (2) B's WAL beside root's store of A's dump in a shared dump root (T2, T3) ----------
+# ---- (2) B's WAL beside the store of A's dump (root's compact made it) in a shared dump root (T2, T3)
 mkdir -p "$T/s"
 chown "$UA:$UA" "$T/s"
 as_user "$UA" "$DUMPGEN" model --out "$T/s/m" --ops 4 --tokens 1 > /dev/null
 chmod 1777 "$T/s/m/msit_fx_dump"  # a dump directory every user may write, as model runs make
 msit compact "$T/s/m/msit_ge_dump" "$T/s/m/msit_fx_dump" > /dev/null 2>&1 || fail "root's compact"
 store_s="$T/s/m/msit_fx_dump/msit-summary.db"
-[ "$(stat -c %U "$store_s")" = root ] || fail "root's compact made no root-owned store"
+# Root's compact gives the store the owner of the raw files it holds, A (docs/store.md, "Who
+# can read a store"; docs/safety.md V3).
+[ "$(stat -c %U "$store_s")" = "$UA" ] || fail "root's compact did not give A's dump's store to A"
 msit export "$store_s" --format csv -o "$T/2.before.csv" 2> /dev/null || fail "export of root's store"
 grep -q 31337 "$T/2.before.csv" && fail "the marker value is in the real store already"
 # B forges: a copy of the (world-readable) store, changed in WAL mode, the writer gone
@@ -108,7 +110,7 @@ before_wal=$(ident "$store_s-wal")
 before_store=$(ident "$store_s")
 raw_s=$(sqlite3 -readonly "file:$store_s?immutable=1" "select path from files order by path limit 1")
 raw_s="$T/s/m/msit_fx_dump/$raw_s"
-pattern="msit-summary.db-wal.*belongs to uid $UB_ID.*store belongs to uid 0"
+pattern="msit-summary.db-wal.*belongs to uid $UB_ID.*store belongs to uid $UA_ID"
 expect_fail "export (CSV) beside B's WAL" "$T/2.export" "$pattern" msit export "$T/s/m" --format csv -o "$T/2.csv"
 expect_fail "export (JSON) beside B's WAL" "$T/2.json" "$pattern" msit export "$T/s/m" -o "$T/2.out"
 expect_fail "inspect of the store beside B's WAL" "$T/2.inspect" "$pattern" msit inspect "$store_s"

@@ -25,7 +25,7 @@ def _u(field, v):
 
 
 def ge_header(n):
-    """uint64 LE length + DumpData (formats.md 1.3); the 2 * n float32 payloads follow it."""
+    """uint64 LE length + DumpData (docs/formats/ge-dump.md §3); the 2 * n float32 payloads follow it."""
     shape = _ld(1, _varint(n))
     inp = _u(1, 1) + _u(2, 2) + _ld(3, shape) + _u(5, n * 4) + _ld(6, shape)
     out = _u(1, 1) + _u(2, 2) + _ld(3, shape) + _u(6, n * 4) + _ld(7, shape)

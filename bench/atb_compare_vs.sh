@@ -1,5 +1,5 @@
 #!/bin/bash
-# Raw ATB vs torch compare (atb-torch.md 3): msit-compact's time and peak memory on a tree from
+# Raw ATB vs torch compare (docs/formats/atb-torch.md §3): msit-compact's time and peak memory on a tree from
 # tests/integration/atb_tree.py whose layer-0 Linear output is SIZE_MB MiB of float32 per side
 # (a .pth written like torch.save and an ATB .bin), plus 36 small tensors.
 # When MSIT_SRC (a checkout of https://github.com/Ascend/msit at a commit that still has

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Baseline for bench/daemon_e2e.sh: the old Python converter approach (formats.md 6.8) run
+"""Baseline for bench/daemon_e2e.sh: the old Python converter approach (docs/formats/report.md §8) run
 as a poller. Every 0.5 s: walk the tree; for each complete dump file load it with numpy, save
 [min, max] (FX: STEM_min_max.npy; GE: NAME_min_max.npz with inputs/outputs), delete it.
 GE files are parsed with a minimal DumpData walker (header length, inputs/outputs sizes and

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Row-by-row difference of two compare reports (formats.md 6.2 CSV): msit's and msit-compact's.
+"""Row-by-row difference of two compare reports (docs/formats/report.md §2 CSV): msit's and msit-compact's.
 Rows are paired by (token_id, golden_data_path, my_data_path, n-th occurrence); per value column
 it prints how many paired values are equal, the largest absolute and relative difference and,
 for values that are float32 numbers on both sides, the largest distance in float32 ULPs.

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Which of two compare reports is closer to the true value: for every row the two reports share
 (token_id, golden_data_path, my_data_path), the tensors are read again, converted to float32 as
-torch's .float() does, and the formats.md 6.4 metrics and each side's mean are computed with
+torch's .float() does, and the docs/formats/report.md §4 metrics and each side's mean are computed with
 per-element differences and ratios in float32 (as torch) and everything else in float64 (numpy); per column it counts the rows where msit's or msit-compact's value is closer and
 prints the largest error of each against that reference.
-Reads .npy, .pth (torch.load: needs python3-torch) and ATB .bin (formats.md 7.2, dtypes 0/1/27).
+Reads .npy, .pth (torch.load: needs python3-torch) and ATB .bin (docs/formats/atb-torch.md §2.6, dtypes 0/1/27).
 Usage: report_reference.py MSIT_CSV OURS_CSV   (tensors must still be at the reports' paths)"""
 import math, sys
 import numpy as np

@@ -42,7 +42,7 @@ int finish(const AtbRunArgs& r, CompareFlow flow, const std::vector<const std::v
   return compare_exit_status(t, r.quiet);
 }
 
-// MindIE Torch (atb-torch.md 4): {out}/comparison_results.csv.
+// MindIE Torch (docs/formats/atb-torch.md §4): {out}/comparison_results.csv.
 int run_mindie(const AtbRunArgs& r, const AtbCliArgs& a) {
   EvalOptions eo;
   if (r.sketch_width) eo.stats.sketch_width = r.sketch_width;
@@ -134,7 +134,7 @@ std::string ait_report_name(std::time_t now, const char* ext) {
   return std::string("ait_cmp_report_") + ts + "." + ext;
 }
 
-// The legacy ait flows (atb-torch.md 3.9, 3.10): {out}/ait_cmp_report_{local time}.csv.
+// The legacy ait flows (docs/formats/atb-torch.md §3.9, §3.10): {out}/ait_cmp_report_{local time}.csv.
 int run_legacy(const AtbRunArgs& r, const AtbCliArgs& a, bool manual) {
   atb::LegacyOptions lo;
   lo.token_level = a.level == "token";
@@ -258,7 +258,7 @@ AtbOptions add_atb_options(CLI::App* cmd, AtbCliArgs& a) {
 namespace {
 
 // Two tensor files (.pth, .bin, .npy or their summaries/archives): msit logs the metrics and
-// writes no report (atb-torch.md 3.1.1).
+// writes no report (docs/formats/atb-torch.md §3.1 item 1).
 bool tensor_file(const std::string& p) {
   std::error_code ec;
   auto raw = raw_name_of(std::filesystem::path(p).filename().string());

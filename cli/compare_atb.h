@@ -1,4 +1,4 @@
-// The ATB / torch-hook side of `msit-compact compare` (atb-torch.md 3): its options and its run.
+// The ATB / torch-hook side of `msit-compact compare` (docs/formats/atb-torch.md §3): its options and its run.
 #pragma once
 
 #include <optional>
@@ -15,11 +15,11 @@ namespace msit::cli {
 struct AtbCliArgs {
   std::string level;  // -cl: layer | module | api | logits; empty: xlsx with three sheets
   std::string op_mapping_dir;
-  std::string dir_rule = "msit";  // msit | robust (atb-torch.md 2.4)
+  std::string dir_rule = "msit";  // msit | robust (docs/formats/atb-torch.md §2.4)
   bool msit_compat = false;
   bool weight = false;      // -w: float vs dequantised int8 weights
-  bool legacy_ait = false;  // ait's compare (atb-torch.md 3.9)
-  bool stats = false;       // statistics compare (formats.md 6.7)
+  bool legacy_ait = false;  // ait's compare (docs/formats/atb-torch.md §3.9)
+  bool stats = false;       // statistics compare (docs/formats/report.md §7)
   std::string ops_json;     // MindIE Torch: dir of mindie_{torch,rt}_op_mapping.json
 };
 

@@ -1,4 +1,5 @@
-// Walks dump trees once and reproduces msit's token / group / rank detection (formats.md 4.3, 5).
+// Walks dump trees once and reproduces msit's token / group / rank detection (docs/formats/fx-npy.md §3,
+// docs/formats/ge-dump.md §10).
 #include "common/compare/dump_index.h"
 
 #include "common/formats/dump_name.h"

@@ -1,5 +1,5 @@
 // Dump index: one walk of a dump tree (no symlinks followed) into ranks, graph groups, tokens
-// and per-token files, detected exactly as msit does (formats.md 4.3 and 5).
+// and per-token files, detected exactly as msit does (docs/formats/fx-npy.md §3 and docs/formats/ge-dump.md §10).
 #pragma once
 
 #include <cstdint>

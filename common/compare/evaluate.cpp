@@ -301,7 +301,7 @@ uint64_t numel(const std::vector<uint64_t>& dims) {
   return n;
 }
 
-// formats.md 2.5 / issue 5: a layout without a verified formula is summarised over its stored
+// docs/layout.md §2 / issue 5: a layout without a verified formula is summarised over its stored
 // elements. Say so in cmp_fail_reason, and drop the statistics errors that padding makes wrong.
 void padding_caveats(const TensorSummary& g, const TensorSummary& m, ReportRow& r) {
   if (!g.padding_included && !m.padding_included) return;

@@ -224,7 +224,7 @@ void ge_ge_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
     out.pairs.push_back(problem_row(ctx, token, "", plain(mine), why));
     return;
   }
-  // msit's accumulating golden output cell (formats.md 6.3).
+  // msit's accumulating golden output cell (docs/formats/report.md §3).
   std::string out_cell = gs.output_file ? plain(*gs.output_file) : "";
   for (uint32_t k = 0; k < gs.inputs.size() && k < mc->inputs; ++k) {
     if (out_cell.find(",inputs,") == std::string::npos) out_cell += ",inputs," + std::to_string(k);

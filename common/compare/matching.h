@@ -1,5 +1,5 @@
 // Matching: which golden tensor is compared with which of mine, and the msit path cells of each
-// row (formats.md 3.4 GE vs FX, 3.5 GE fused vs unfused, 3.6 row order; FX vs FX by name).
+// row (docs/formats/graph-text.md §4 GE vs FX, §5 GE fused vs unfused, §6 row order; FX vs FX by name).
 #pragma once
 
 #include <cstdint>

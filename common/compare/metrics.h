@@ -1,5 +1,6 @@
-// The seven msit metrics (formats.md 6.4) streamed over element pairs, one tensor's own
-// max/min/mean, the sketch estimators (summary.md) and the statistics errors (formats.md 6.7).
+// The seven msit metrics (docs/formats/report.md §4) streamed over element pairs, one tensor's own
+// max/min/mean, the sketch estimators (docs/formats/summary.md §5) and the statistics errors (docs/formats/report.md
+// §7).
 #pragma once
 
 #include <cstddef>
@@ -96,7 +97,7 @@ bool exact_supported(DType t);
 // Side values from a summary's statistics, mimicking what msit would have printed.
 SideStats side_from_tensor_stats(const TensorStats& s);
 
-// Sketch estimates (summary.md); nullopt when the golden norm is zero and nothing can be said.
+// Sketch estimates (docs/formats/summary.md §5); nullopt when the golden norm is zero and nothing can be said.
 struct SketchEstimate {
   std::optional<double> cosine, red, rms_error;
 };

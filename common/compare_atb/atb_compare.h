@@ -1,4 +1,4 @@
-// compare for ATB / torch-hook dumps (atb-torch.md 3): ATB vs torch, torch vs torch, ATB vs ATB,
+// compare for ATB / torch-hook dumps (docs/formats/atb-torch.md §3): ATB vs torch, torch vs torch, ATB vs ATB,
 // on raw, summarised or mixed trees. Returns one row list per report sheet; writes nothing.
 #pragma once
 

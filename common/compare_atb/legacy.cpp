@@ -1,4 +1,4 @@
-// ait's torch-vs-ATB compare (atb-torch.md 3.9): -gp a torch token dir, -mp an ATB token dir;
+// ait's torch-vs-ATB compare (docs/formats/atb-torch.md §3.9): -gp a torch token dir, -mp an ATB token dir;
 // per zipped layer pair the built-in rows (leaves, exact types), then the custom rows (all
 // nodes, substring types); or, with -cl token, one row per token dir holding one module.
 #include "common/compare_atb/legacy.h"

@@ -1,4 +1,4 @@
-// The older ait compare of a torch token dir against an ATB token dir (atb-torch.md 3.9, seed
+// The older ait compare of a torch token dir against an ATB token dir (docs/formats/atb-torch.md §3.9, seed
 // 004), the manual mapping of golden_tensor/metadata.json (3.10), and their ait CSV report.
 #pragma once
 
@@ -48,7 +48,7 @@ inline constexpr size_t kMaxManualPath = 4096;
 Result<std::vector<ManualEntry>> parse_manual_metadata(std::string_view text, const std::string& path,
                                                        std::vector<std::string>& warnings);
 
-// ait's CSV: formats.md 6.2 without the two *_op_type columns (then ours unless msit_columns).
+// ait's CSV: docs/formats/report.md §2 without the two *_op_type columns (then ours unless msit_columns).
 std::string legacy_csv(const std::vector<ReportRow>& rows, bool extra);
 // ait's only filter: int8-vs-non-int8 rows dropped, skipping the row after each removal.
 std::vector<ReportRow> legacy_int8_filter(const std::vector<ReportRow>& rows);

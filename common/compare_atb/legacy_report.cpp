@@ -1,5 +1,5 @@
-// ait's report (atb-torch.md 3.9): formats.md 6.2's columns before msit b88cf93d2, i.e. without
-// golden_op_type and my_op_type, then ours; and ait's only filter (int8 vs non-int8).
+// ait's report (docs/formats/atb-torch.md §3.9): docs/formats/report.md §2's columns before msit b88cf93d2, i.e.
+// without golden_op_type and my_op_type, then ours; and ait's only filter (int8 vs non-int8).
 #include "common/compare_atb/legacy.h"
 
 #include "common/report/csv.h"

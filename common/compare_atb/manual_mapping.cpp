@@ -1,4 +1,4 @@
-// Manual mapping (atb-torch.md 3.10): msit's dump_data writes golden_tensor/metadata.json
+// Manual mapping (docs/formats/atb-torch.md §3.10): msit's dump_data writes golden_tensor/metadata.json
 // {data_id: {token_id: [golden .pth, my file]}}; ait compared one row per entry with those ids.
 #include <filesystem>
 

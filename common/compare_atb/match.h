@@ -1,4 +1,4 @@
-// Node matching of an ATB/torch compare (atb-torch.md 3.2-3.4): layer detection, the policy
+// Node matching of an ATB/torch compare (docs/formats/atb-torch.md §3.2-§3.4): layer detection, the policy
 // sets L / M / A and the built-in + user mapping tables. Pure functions of two trees.
 #pragma once
 

@@ -1,4 +1,4 @@
-// MindIE Torch pairing (atb-torch.md 4): rt entries sorted by id, consecutive entries of one
+// MindIE Torch pairing (docs/formats/atb-torch.md §4): rt entries sorted by id, consecutive entries of one
 // fusion op form one op whose torch node is its last member's; files found as msit finds them.
 #include "common/compare_atb/mindie.h"
 

@@ -1,4 +1,4 @@
-// MindIE Torch compare (atb-torch.md 4, msit `debug compare --ops-json`): NPU GE dump ops paired
+// MindIE Torch compare (docs/formats/atb-torch.md §4, msit `debug compare --ops-json`): NPU GE dump ops paired
 // with torch modules of a CPU hook dump through mindie_{torch,rt}_op_mapping.json.
 #pragma once
 

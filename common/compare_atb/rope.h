@@ -1,4 +1,4 @@
-// Rope fix-up of the ATB/torch compare (atb-torch.md 3.5.3, msit cmp_mgr.py): my RopeOperation's
+// Rope fix-up of the ATB/torch compare (docs/formats/atb-torch.md §3.5 item 3, msit cmp_mgr.py): my RopeOperation's
 // cos/sin inputs against the golden rotary embedding, sliced at row seqLen-1 (seqLen = intensor4).
 #pragma once
 

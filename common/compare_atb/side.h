@@ -1,4 +1,4 @@
-// One side of an ATB/torch compare (atb-torch.md 3.1, 3.6, 3.7): which kind of dump a path is,
+// One side of an ATB/torch compare (docs/formats/atb-torch.md §3.1, §3.6, §3.7): which kind of dump a path is,
 // its process directory, topologies, token directories and sibling ranks.
 #pragma once
 

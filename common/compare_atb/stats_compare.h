@@ -1,5 +1,5 @@
-// `--stats` (atb-torch.md 3.8, formats.md 6.7): golden torch statistics.csv values against each of
-// my statistics .bin files (or any tensor file, summarised), over the api matches.
+// `--stats` (docs/formats/atb-torch.md §3.8, docs/formats/report.md §7): golden torch statistics.csv values against
+// each of my statistics .bin files (or any tensor file, summarised), over the api matches.
 #pragma once
 
 #include <array>
@@ -28,7 +28,7 @@ struct StatsResult {
 Result<StatsResult> run_stats_compare(const std::string& golden_path, const std::string& my_path,
                                       const AtbCompareOptions& opts);
 
-// statstics_cmp_report (sic) CSV bytes, formats.md 6.7 columns.
+// statstics_cmp_report (sic) CSV bytes, docs/formats/report.md §7 columns.
 std::string stats_report_csv(const std::vector<StatsRow>& rows);
 
 }  // namespace msit::atb

@@ -1,4 +1,4 @@
-// Topologies of an ATB/torch compare (atb-torch.md 1.4, 2.3-2.4): torch model_tree.json and ATB
+// Topologies of an ATB/torch compare (docs/formats/atb-torch.md §1.4, §2.3-§2.4): torch model_tree.json and ATB
 // model JSONs parsed into flat pre-order node arrays, with caps against hostile files.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Weight compare (`-w`, atb-torch.md 3.1.1; msit cmp_weight.py): float weights of the golden
+// Weight compare (`-w`, docs/formats/atb-torch.md §3.1 item 1; msit cmp_weight.py): float weights of the golden
 // model directory against my quantised model's int8 weights dequantised as
 // (weight - weight_offset) * weight_scale, from .safetensors files; one row per weight.
 #pragma once

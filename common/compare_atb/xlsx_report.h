@@ -1,4 +1,4 @@
-// msit HEAD's default report (atb-torch.md 3.8): one .xlsx with sheets layer, module, api.
+// msit HEAD's default report (docs/formats/atb-torch.md §3.8): one .xlsx with sheets layer, module, api.
 #pragma once
 
 #include <string>

@@ -18,7 +18,7 @@ float fp8_e4m3fn_to_float(uint8_t bits);  // bias 7, subnormals, no inf, S.1111.
 float fp8_e5m2_to_float(uint8_t bits);    // bias 15, exp 31: inf (mantissa 0) / NaN
 float fp8_e8m0_to_float(uint8_t bits);    // 2^(b-127), 0xFF = NaN
 
-// HiFloat8 has two readings that disagree (formats.md 1.5 marks the decoder UNVERIFIED):
+// HiFloat8 has two readings that disagree (docs/formats/ge-dump.md §5 marks the decoder UNVERIFIED):
 // - kMsprobe: bit-for-bit msprobe's hifloat8_to_float32 (msaccucmp conversion/dtype_conversion.py).
 //   It reads the D0 and D1 dot classes with 5 and 4 mantissa bits (5 - D), so it folds the
 //   dot-code bit and the D1 exponent bit into the mantissa, and it decodes 0xEF as +inf.

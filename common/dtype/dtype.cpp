@@ -102,7 +102,7 @@ DType dtype_from_ge_proto(int64_t v) {
 
 DType dtype_from_acl(int64_t v) {
   // acl numbers that have a proto counterpart: translate through the proto table so that the
-  // two numberings cannot drift apart (formats.md 1.5 lists both columns side by side).
+  // two numberings cannot drift apart (docs/formats/ge-dump.md §5 lists both columns side by side).
   // clang-format off
   static constexpr std::array<int8_t, 44> kAclToProto = {
       1,  2,  3,  7,  4,  -1, 5,  6,  9,  8,  10, 12, 11, 13, 14, 15, 16, 17, 18, 19, 20, 21,

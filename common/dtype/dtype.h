@@ -40,16 +40,16 @@ std::optional<DType> dtype_from_name(std::string_view name);
 // Byte size of n elements, or nullopt when the type has no fixed width or n overflows.
 std::optional<uint64_t> bytes_for_elements(DType t, uint64_t n);
 
-// GE dump proto OutputDataType numbering (formats.md 1.5). Unknown numbers -> kUnknown.
+// GE dump proto OutputDataType numbering (docs/formats/ge-dump.md §5). Unknown numbers -> kUnknown.
 DType dtype_from_ge_proto(int64_t v);
 std::string ge_proto_dtype_name(int64_t v);  // "DT_FLOAT16", or "DT_<n>" when unknown
 
-// aclDataType / ge::DataType numbering used by ATB .bin files (formats.md 1.5 column "ge",
-// 7.2). Unknown numbers -> kUnknown.
+// aclDataType / ge::DataType numbering used by ATB .bin files (docs/formats/ge-dump.md §5 column "ge",
+// docs/formats/atb-torch.md §2.6). Unknown numbers -> kUnknown.
 DType dtype_from_acl(int64_t v);
 
 // torch storage class stem as torch.save pickles it ("Float" for torch.FloatStorage,
-// "BFloat16", "Long", ...; atb-torch.md 1.3). Unknown stems -> nullopt.
+// "BFloat16", "Long", ...; docs/formats/atb-torch.md §1.3). Unknown stems -> nullopt.
 std::optional<DType> dtype_from_torch_storage(std::string_view stem);
 
 // torch dtype string as msit prints it ("torch.float16"); bf16 and fp8 widen to float32.

@@ -1,4 +1,4 @@
-// ATB .bin headers (Mki::BinFile text header, formats.md 7.2) and the stats variant (7.3).
+// ATB .bin headers (Mki::BinFile text header, docs/formats/atb-torch.md §2.6) and the stats variant (§2.7).
 #include "common/formats/atb_bin.h"
 
 #include <charconv>

@@ -1,4 +1,4 @@
-// ATB tensor and statistics .bin files (formats.md 7.2-7.3, atb-torch.md 2.2): a text header of
+// ATB tensor and statistics .bin files (docs/formats/atb-torch.md §2.2, §2.6-§2.7): a text header of
 // `name=value` lines ending in `$End=1`, then the raw tensor bytes (none in a stats file).
 #pragma once
 

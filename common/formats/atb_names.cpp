@@ -1,4 +1,4 @@
-// File and directory names of ATB and torch-hook dumps (atb-torch.md 1.1, 1.5, 2.2).
+// File and directory names of ATB and torch-hook dumps (docs/formats/atb-torch.md §1.1, §1.2 item 5, §2.2).
 #include "common/formats/atb_names.h"
 
 #include <charconv>

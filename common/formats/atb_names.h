@@ -1,4 +1,4 @@
-// Names of ATB and torch-hook dump files and directories (atb-torch.md 1.1, 1.5, 2.1-2.2):
+// Names of ATB and torch-hook dump files and directories (docs/formats/atb-torch.md §1.1, §1.2 item 5, §2.1-§2.2):
 // which files are tensors, their role and index, and where a path sits in a dump tree.
 #pragma once
 
@@ -27,7 +27,7 @@ struct TorchTensorName {
 };
 std::optional<TorchTensorName> parse_torch_tensor_name(std::string_view file_name);
 
-// Dump roots: `msit_dump`, `msit_dump_{ts}`, `ait_dump`, `ait_dump_{ts}` (atb-torch.md 1.1, 2.1).
+// Dump roots: `msit_dump`, `msit_dump_{ts}`, `ait_dump`, `ait_dump_{ts}` (docs/formats/atb-torch.md §1.1, §2.1).
 bool is_atb_torch_dump_root_name(std::string_view dir_name);
 
 // A file below `{root}/tensors/{dev}_{pid}/{token}/...` (ATB) or

@@ -1,5 +1,5 @@
-// Classifying file names in dump trees and parsing GE and FX dump names (formats.md 1.1, 4.1).
-// Raw dump files have no extension, and GE op names may contain dots, so a suffix is only
+// Classifying file names in dump trees and parsing GE and FX dump names (docs/formats/ge-dump.md §1,
+// docs/formats/fx-npy.md §1). Raw dump files have no extension, and GE op names may contain dots, so a suffix is only
 // taken as an extension when it is one of the known non-numeric ones: a GE dump name always
 // ends in a numeric field.
 #include <algorithm>

@@ -31,7 +31,7 @@ bool attrs_are_legacy_spaces(const dumpdata::DumpData& d);
 // Never loads payloads: records the file offset and length of each `data` field.
 Result<RawDumpFile> parse_legacy_whole_protobuf(ByteSource& src, uint64_t file_size, const std::string& path);
 
-// Big-dump layout first, then the legacy layout (formats.md 1.2).
+// Big-dump layout first, then the legacy layout (docs/formats/ge-dump.md §2).
 Result<RawDumpFile> parse_ge(ByteSource& src, uint64_t file_size, const std::string& path);
 
 }  // namespace msit::ge_internal

@@ -1,4 +1,4 @@
-// GE statistics-mode dumps (`ge.exec.dumpData = "stats"`, formats.md 1.8): one CSV per op dump
+// GE statistics-mode dumps (`ge.exec.dumpData = "stats"`, docs/formats/ge-dump.md §8): one CSV per op dump
 // file, one line per tensor, read as a summary without sketch (statistics only).
 #pragma once
 
@@ -15,7 +15,7 @@ inline constexpr size_t kGeStatsCsvMaxBytes = 16 << 20;
 // Lines (tensors) per file at most; more is not a stats dump.
 inline constexpr size_t kGeStatsCsvMaxLines = 1 << 16;
 
-// Chunks appended to the same file repeat the header (or not, formats.md 1.8): both accepted.
+// Chunks appended to the same file repeat the header (or not, docs/formats/ge-dump.md §8): both accepted.
 // Tensors whose stats the device marked failed (`NA`) have stats_available = false. Columns
 // absent from the header stay unknown (mean, l2norm), never zero.
 Result<FileSummary> parse_ge_stats_csv(std::string_view text, const std::string& path);

@@ -1,5 +1,5 @@
 // GE graph text parser: protobuf text-format tokenizer + a generic field tree, from which the
-// op names, types, inputs and `_fx_tensor_name` tags are taken (formats.md 3.2-3.3).
+// op names, types, inputs and `_fx_tensor_name` tags are taken (docs/formats/graph-text.md §2-§3).
 #include "common/formats/graph_text.h"
 
 #include <cctype>

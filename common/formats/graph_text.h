@@ -1,5 +1,5 @@
 // Parses a torchair GE graph dump (`dynamo_original_graph_*.txt`, protobuf text format of
-// ge.proto.GraphDef, formats.md 3.2) into the few facts compare needs per op.
+// ge.proto.GraphDef, docs/formats/graph-text.md §2) into the few facts compare needs per op.
 #pragma once
 
 #include <cstdint>

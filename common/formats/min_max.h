@@ -1,4 +1,4 @@
-// The old Python converter's `_min_max` files (formats.md 6.8): reading and writing.
+// The old Python converter's `_min_max` files (docs/formats/report.md §8): reading and writing.
 #pragma once
 
 #include <array>

@@ -1,4 +1,4 @@
-// Reading and writing the stored-only ZIP container of .npz files (formats.md 6.8).
+// Reading and writing the stored-only ZIP container of .npz files (docs/formats/report.md §8).
 #include <zlib.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The pickle subset torch.save uses for one tensor (atb-torch.md 1.3): a REDUCE of
+// The pickle subset torch.save uses for one tensor (docs/formats/atb-torch.md §1.3): a REDUCE of
 // torch._utils._rebuild_tensor_v2 over a BINPERSID storage tuple. Anything else is an
 // "unsupported .pth content" error; hostile pickles are bounded in size, depth and memo.
 #pragma once

@@ -1,4 +1,4 @@
-// torch.save .pth files (atb-torch.md 1.3) as a RawDumpFile: the stored ZIP's directory, the
+// torch.save .pth files (docs/formats/atb-torch.md §1.3) as a RawDumpFile: the stored ZIP's directory, the
 // pickle of one tensor, and where its view lies in the storage member. No Python, no libtorch.
 #pragma once
 

@@ -7,7 +7,7 @@
 namespace msit {
 namespace {
 
-// formats.md 1.6, dump proto / ge::Format numbering 0-49, plus the ge::Format-only 50-54.
+// docs/formats/ge-dump.md §6, dump proto / ge::Format numbering 0-49, plus the ge::Format-only 50-54.
 // clang-format off
 constexpr std::array<std::string_view, 55> kFormatNames = {
     "NCHW", "NHWC", "ND", "NC1HWC0", "FRACTAL_Z", "NC1C0HWPAD", "NHWC1C0", "FSR_NCHW",

@@ -14,7 +14,7 @@ namespace msit {
 enum class Role : uint8_t { kInput, kOutput, kBuffer, kWorkspace };
 std::string_view role_name(Role r);  // "input", "output", "buffer", "workspace"
 
-// GE format numbers we need by name (formats.md 1.6). Always mask with 0xFF first.
+// GE format numbers we need by name (docs/formats/ge-dump.md §6). Always mask with 0xFF first.
 namespace ge_format {
 inline constexpr int kNCHW = 0, kNHWC = 1, kND = 2, kNC1HWC0 = 3, kFractalZ = 4, kNC1HWC0_C04 = 12, kHWCN = 16,
                      kC1HWNCoC0 = 25, kNDHWC = 27, kFractalNZ = 29, kNCDHW = 30, kNDC1HWC0 = 32, kFractalZ3D = 33,
@@ -24,7 +24,7 @@ std::string ge_format_name(int64_t packed_format);  // primary name, e.g. "FRACT
 int ge_primary_format(int64_t packed_format);       // packed & 0xFF
 
 // Statistics a dumper wrote instead of the data (ATB `--type tensor stats` .bin files,
-// formats.md 7.3): no payload is read; absent values ("N/A") stay empty.
+// docs/formats/atb-torch.md §2.7): no payload is read; absent values ("N/A") stay empty.
 struct HeaderStats {
   std::optional<double> max, min, mean, l2norm;
 };

@@ -1,4 +1,4 @@
-// torch hook `statistics.csv` (dump_statistics_mode 1/2, atb-torch.md 1.2 item 7): one row per
+// torch hook `statistics.csv` (dump_statistics_mode 1/2, docs/formats/atb-torch.md §1.2 item 7): one row per
 // tensor of a module, read as per-tensor summaries carrying max/min/mean/l2norm only.
 #pragma once
 

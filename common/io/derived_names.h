@@ -13,7 +13,7 @@ inline constexpr std::string_view kSummarySuffix = ".summary.json";   // NAME ->
 inline constexpr std::string_view kMinMaxNpySuffix = "_min_max.npy";  // STEM.npy -> STEM_min_max.npy
 inline constexpr std::string_view kMinMaxNpzSuffix = "_min_max.npz";  // NAME -> NAME_min_max.npz
 inline constexpr std::string_view kArchiveSuffix = ".zst";            // NAME -> NAME.zst
-// GE's statistics mode writes NAME.csv where a tensor dump NAME would be (formats.md 1.8).
+// GE's statistics mode writes NAME.csv where a tensor dump NAME would be (docs/formats/ge-dump.md §8).
 inline constexpr std::string_view kStatsCsvSuffix = ".csv";
 // Temp files start with this prefix so no reader mistakes them for dumps or summaries.
 inline constexpr std::string_view kTempPrefix = ".msit-tmp.";

@@ -1,4 +1,4 @@
-// Index maps of the device formats with a verified formula (formats.md 2.1-2.4), checked
+// Index maps of the device formats with a verified formula (docs/layout.md §2), checked
 // against shape/original_shape, and the sizing of their bounded gather windows.
 #include <algorithm>
 #include <limits>
@@ -14,7 +14,7 @@ std::string mismatch(const TensorDesc& t, const std::vector<uint64_t>& orig) {
   return "shape " + shape_text(t.shape) + " does not match original_shape " + shape_text(orig);
 }
 
-// FRACTAL_NZ: logical (b..., n, c) -> device (b..., C1, N1, N0, C0), formats.md 2.1.
+// FRACTAL_NZ: logical (b..., n, c) -> device (b..., C1, N1, N0, C0), docs/layout.md §2.
 bool map_nz(const TensorDesc& t, const std::vector<uint64_t>& orig, LayoutMap& m, std::string& why) {
   const auto& s = t.shape;
   const size_t r = orig.size();
@@ -44,7 +44,7 @@ bool map_nz(const TensorDesc& t, const std::vector<uint64_t>& orig, LayoutMap& m
   return true;
 }
 
-// FRACTAL_Z: logical NCHW -> device (C1*H*W, N1, N0, C0), formats.md 2.4 (non-grouped only).
+// FRACTAL_Z: logical NCHW -> device (C1*H*W, N1, N0, C0), docs/layout.md §2 (non-grouped only).
 bool map_fractal_z(const TensorDesc& t, const std::vector<uint64_t>& orig, LayoutMap& m, std::string& why) {
   const auto& s = t.shape;
   if (t.sub_format > 1) {

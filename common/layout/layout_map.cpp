@@ -1,4 +1,4 @@
-// Decides, per tensor, how its stored payload maps to logical order (formats.md 1.7 and 2):
+// Decides, per tensor, how its stored payload maps to logical order (docs/formats/ge-dump.md §7 and docs/layout.md):
 // size checks, plain vs reordered vs stored-order fallback, and what plan_layout() reports.
 #include "common/layout/layout_map.h"
 
@@ -11,7 +11,7 @@ namespace {
 
 constexpr uint64_t kU64Max = std::numeric_limits<uint64_t>::max();
 
-// Formats whose stored order is row-major over their own shape (no padding, formats.md 2).
+// Formats whose stored order is row-major over their own shape (no padding, docs/layout.md).
 bool is_plain_format(int primary) {
   switch (primary) {
     case ge_format::kNCHW:

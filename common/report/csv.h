@@ -1,4 +1,4 @@
-// Writing the report model as msit's pandas CSV (formats.md 6.1) or as JSON.
+// Writing the report model as msit's pandas CSV (docs/formats/report.md §1) or as JSON.
 #pragma once
 
 #include <ctime>

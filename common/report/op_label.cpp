@@ -1,4 +1,4 @@
-// Op names and types from dump file names (formats.md 1.1 and 4.1).
+// Op names and types from dump file names (docs/formats/ge-dump.md §1 and docs/formats/fx-npy.md §1).
 #include "common/report/op_label.h"
 
 #include <vector>

@@ -1,4 +1,4 @@
-// Column lists and msit's row filters (formats.md 6.2, 6.6).
+// Column lists and msit's row filters (docs/formats/report.md §2, §6).
 #include "common/report/report_row.h"
 
 namespace msit {

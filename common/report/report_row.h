@@ -14,7 +14,7 @@
 namespace msit {
 
 struct ReportRow {
-  // msit columns (formats.md 6.2), in order.
+  // msit columns (docs/formats/report.md §2), in order.
   int64_t token_id = 0;
   std::string token_text;  // ATB/torch compare: a non-numeric token key ("warmup"), written instead
   std::optional<uint64_t> data_id;
@@ -23,7 +23,7 @@ struct ReportRow {
   std::string my_data_path, my_op_type, my_dtype, my_shape;
   OptDouble my_max, my_min, my_mean;
   OptDouble cosine, max_rel, mean_rel, max_abs, mean_abs, kl, red;
-  std::string cmp_fail_reason;  // msit's reasons (formats.md 6.5), what msit's filters look at
+  std::string cmp_fail_reason;  // msit's reasons (docs/formats/report.md §5), what msit's filters look at
   // Ours, written after msit's reasons in the same cmp_fail_reason cell: results that are not
   // what they seem (device layouts compared or summarised with their padding).
   std::string caveat;
@@ -55,11 +55,11 @@ std::string_view jump_cell(ReportRow::Jump j);
 std::string fail_reason_cell(const ReportRow& r);
 void add_caveat(ReportRow& r, const std::string& text);
 
-// msit's header (formats.md 6.2) and the extra columns, in order.
+// msit's header (docs/formats/report.md §2) and the extra columns, in order.
 const std::vector<std::string_view>& msit_columns();
 const std::vector<std::string_view>& extra_columns();
 
-// msit's filters (formats.md 6.6): drop rows whose reason is exactly "data shape doesn't match.",
+// msit's filters (docs/formats/report.md §6): drop rows whose reason is exactly "data shape doesn't match.",
 // and int8-vs-non-int8 rows with msit's skip-the-next-row quirk. Also drops our extra rows.
 std::vector<ReportRow> apply_msit_filters(const std::vector<ReportRow>& rows);
 // Why msit would drop this row (for the note column when rows are kept), or empty.

@@ -1,6 +1,6 @@
-// Dump roots and per-kind naming (spec formats.md §4.2, §5, §7.1; atb-torch.md §1.1, §2.1).
-// The rule is deliberately narrow: a user's `embeddings.npy` or numpy's own test files are
-// never candidates, because no dump root encloses them or their names are not dump names.
+// Dump roots and per-kind naming (docs/formats/fx-npy.md §2, docs/formats/ge-dump.md §10, docs/formats/atb-torch.md
+// §1.1, §2.1, §2.2). The rule is deliberately narrow: a user's `embeddings.npy` or numpy's own test files are never
+// candidates, because no dump root encloses them or their names are not dump names.
 #include "common/safety/dump_roots.h"
 
 #include <algorithm>
@@ -15,17 +15,17 @@ bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// GE appends a local-time YYYYMMDDHHMMSS directory to the dump path (formats.md §5): a GE
+// GE appends a local-time YYYYMMDDHHMMSS directory to the dump path (docs/formats/ge-dump.md §10): a GE
 // dump written without msit's msit_ge_dump wrapper still starts there.
 bool is_ge_time_dir(std::string_view n) { return n.size() == 14 && all_digits(n); }
 
-// gm_{ts}_dump: one FX graph module (formats.md §4.2).
+// gm_{ts}_dump: one FX graph module (docs/formats/fx-npy.md §2).
 bool is_gm_dump_dir(std::string_view n) {
   if (!n.starts_with("gm_") || !n.ends_with("_dump")) return false;
   return all_digits(n.substr(3, n.size() - 3 - 5));
 }
 
-// msit_dump, msit_dump_{YYYYmmdd_HHMMSS}, ait_dump, ait_dump_{...} (atb-torch.md §1.1, §2.1).
+// msit_dump, msit_dump_{YYYYmmdd_HHMMSS}, ait_dump, ait_dump_{...} (docs/formats/atb-torch.md §1.1, §2.1).
 bool is_atb_root_dir(std::string_view n) {
   for (std::string_view p : {std::string_view("msit_dump"), std::string_view("ait_dump")}) {
     if (n == p) return true;
@@ -38,7 +38,7 @@ bool is_atb_root_dir(std::string_view n) {
 }
 
 // {PID}_{device}: one process of the torch hook dump written by DumpConfig(dump_path=...) in
-// older ait (atb-torch.md 1.1; user-commands layout `torch_dump/{PID}_npu{N}/{TID}/...`, with
+// older ait (docs/formats/atb-torch.md §1.1; user-commands layout `torch_dump/{PID}_npu{N}/{TID}/...`, with
 // model_tree.json beside). {device} is the hooked model's device without ':': npuN, cudaN, cpu.
 bool is_torch_process_dir(std::string_view n) {
   const size_t us = n.find('_');

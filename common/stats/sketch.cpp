@@ -1,4 +1,4 @@
-// countsketch-rot-v1 (summary.md): splitmix64 sign tables, block rotations, scalar reference.
+// countsketch-rot-v1 (docs/formats/summary.md §4): splitmix64 sign tables, block rotations, scalar reference.
 #include "common/stats/sketch.h"
 
 #include <map>

@@ -1,4 +1,4 @@
-// countsketch-rot-v1 (summary.md): sign tables, block rotations and a scalar reference update.
+// countsketch-rot-v1 (docs/formats/summary.md §4): sign tables, block rotations and a scalar reference update.
 #pragma once
 
 #include <cstdint>

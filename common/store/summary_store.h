@@ -1,6 +1,6 @@
 // The summary store of one dump root: an SQLite database (WAL) holding one row per raw file
 // and one per tensor, written in batches whose commit is durable before any raw file of the
-// batch is removed. Schema and versioning: docs/store.md. The JSON form of summary.md stays
+// batch is removed. Schema and versioning: docs/store.md. The JSON form of docs/formats/summary.md stays
 // the public view of one entry (export, inspect).
 #pragma once
 

@@ -1,4 +1,4 @@
-// The summary model (summary.md, version 1) and its JSON form.
+// The summary model (docs/formats/summary.md, version 1) and its JSON form.
 #pragma once
 
 #include <cstddef>
@@ -59,7 +59,7 @@ struct FileSummary {
 };
 
 std::string summary_to_json(const FileSummary& s);
-// Strict on the keys summary.md requires, tolerant of unknown keys. `path` names errors.
+// Strict on the keys docs/formats/summary.md requires, tolerant of unknown keys. `path` names errors.
 Result<FileSummary> summary_from_json(std::string_view text, const std::string& path);
 Result<FileSummary> read_summary_file(const std::string& path);
 // Readers that fetch summary bytes themselves (batched reads): the size limit of

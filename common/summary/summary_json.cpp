@@ -1,4 +1,4 @@
-// JSON form of summaries (summary.md): writing with every required key, reading tolerantly.
+// JSON form of summaries (docs/formats/summary.md): writing with every required key, reading tolerantly.
 #include <cmath>
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-// Reading summary JSON: every key summary.md requires must be there with the right type;
+// Reading summary JSON: every key docs/formats/summary.md requires must be there with the right type;
 // unknown keys are ignored so newer writers stay readable. The JSON itself is simdjson's DOM
 // (fully validating, correctly rounded doubles), with one parser reused per thread.
 

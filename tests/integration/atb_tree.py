@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes an ATB dump and a torch-hook dump of the same small model (atb-torch.md 1-2, 6 F3)
+"""Writes an ATB dump and a torch-hook dump of the same small model (docs/formats/atb-torch.md §1-§2, §5 F3)
 for the ATB/torch compare tests, optionally with one diverging op.
 Usage: atb_tree.py OUT [--layers N] [--diverge LAYER] [--pth zip|npy] [--big-mb MB]
 OUT/torch/msit_dump_X/torch_tensors/cpu_100 and OUT/atb/msit_dump_Y/tensors/0_200 are the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# compare on ATB and torch-hook dumps (atb-torch.md 3) through the CLI: the dispatch, the -cl CSV,
+# compare on ATB and torch-hook dumps (docs/formats/atb-torch.md §3) through the CLI: the dispatch, the -cl CSV,
 # the default three-sheet xlsx, torch vs torch, and an injected divergence named in the report.
 # Usage: compare_atb.sh MSIT_BIN TREE_WRITER(atb_tree.py) MSIT_DUMPGEN
 set -euo pipefail

@@ -2,7 +2,7 @@
 """Writes small valid GE dump files (and npy files) for the watch-daemon tests.
 
 A GE dump is: uint64 LE header length H, a DumpData protobuf of H bytes (one fp16 input and
-one fp16 output, formats.md 1.3), then the payloads. Used as a module or as a command:
+one fp16 output, docs/formats/ge-dump.md §3), then the payloads. Used as a module or as a command:
   daemon_dumps.py burst DIR N          N files spread over DIR/{0..9}/ as fast as possible
   daemon_dumps.py slow PATH SECONDS [DONE]    one file written in pieces over SECONDS (fd kept
                                               open); DONE is created once the file is closed

@@ -83,7 +83,7 @@ def fp8(b, e4m3):
 
 
 def logical(t, arr):
-    """msaccucmp-style conversion device -> logical (formats.md 2.1-2.4), then crop."""
+    """msaccucmp-style conversion device -> logical (docs/layout.md §2), then crop."""
     fmt, s, o = t["format"], t["shape"], t["orig"]
     a = arr.reshape(s) if s else arr.reshape(())
     if fmt == 29:  # FRACTAL_NZ: (B,C1,N1,N0,C0) -> (B,N1,N0,C1,C0)

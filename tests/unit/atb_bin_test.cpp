@@ -1,4 +1,4 @@
-// ATB tensor / stats .bin reader (formats.md 7.2-7.3): layout, dtype numbering, dispatch by
+// ATB tensor / stats .bin reader (docs/formats/atb-torch.md §2.6-§2.7): layout, dtype numbering, dispatch by
 // content, summaries through the ordinary statistics path, and truncated/corrupt/hostile headers.
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // ATB/torch compare: topology parsers (valid, corrupt, hostile), layers, mapping files, and the
-// fixtures of atb-torch.md 6 with the rows msit produced (order, pairing, metrics).
+// fixtures of docs/formats/atb-torch.md §5 with the rows msit produced (order, pairing, metrics).
 #include <gtest/gtest.h>
 
 #include "common/compare_atb/atb_compare.h"
@@ -157,11 +157,11 @@ TEST(AtbCompareFixtures, F3AtbVsTorchApi) {
   EXPECT_NEAR(*lin.kl, 0.10107865929603577, 1e-6);
   EXPECT_NEAR(*lin.red, 0.18257419764995575, 1e-7);
   EXPECT_EQ(lin.cmp_fail_reason, "");
-  // The cells msit wrote for this row (atb-torch.md 6 F3), from golden_op_type to the reason.
+  // The cells msit wrote for this row (docs/formats/atb-torch.md §5 F3), from golden_op_type to the reason.
   auto cells = row_cells(lin, false);
   std::vector<std::string> msit_cells = {"Linear", "torch.float32", "[1, 4]", "4.0", "1.0", "2.5"};
   EXPECT_EQ(std::vector<std::string>(cells.begin() + 3, cells.begin() + 9), msit_cells);
-  // KL and RED: msit reduces in float32, we accumulate in double (formats.md 6.4): last digits
+  // KL and RED: msit reduces in float32, we accumulate in double (docs/formats/report.md §4): last digits
   // differ (0.10107865929603577 vs 0.10107848793268204), checked with a tolerance above.
   std::vector<std::string> msit_metrics = {"LinearOperation", "torch.float32", "[1, 4]", "5.0", "1.0", "2.75",
                                            "0.9939990885",    "0.25",          "0.0625", "1.0", "0.25"};

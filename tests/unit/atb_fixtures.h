@@ -1,5 +1,5 @@
-// Small ATB and torch-hook dump trees for the ATB/torch compare tests (atb-torch.md 6): ATB tensor
-// .bin files (formats.md 7.2), torch tensor files and the topology JSONs, in a temp directory.
+// Small ATB and torch-hook dump trees for the ATB/torch compare tests (docs/formats/atb-torch.md §5): ATB tensor
+// .bin files (docs/formats/atb-torch.md §2.6), torch tensor files and the topology JSONs, in a temp directory.
 #pragma once
 
 #include <stdlib.h>
@@ -84,7 +84,7 @@ inline void le(std::string& s, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }
 
-// data.pkl of torch.save(float32 tensor), protocol 2, the opcodes torch 1.13 writes (atb-torch.md 1.3).
+// data.pkl of torch.save(float32 tensor), protocol 2, the opcodes torch 1.13 writes (docs/formats/atb-torch.md §1.3).
 inline std::string pth_pickle(uint64_t numel, const std::vector<uint64_t>& dims) {
   auto binint = [](uint64_t v) {
     std::string s;

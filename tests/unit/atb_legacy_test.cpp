@@ -1,4 +1,4 @@
-// The legacy ait compare (atb-torch.md 3.9): layer rows (built-in then custom mapping), -cl token,
+// The legacy ait compare (docs/formats/atb-torch.md §3.9): layer rows (built-in then custom mapping), -cl token,
 // the manual mapping of golden_tensor/metadata.json (3.10, hostile input) and ait's CSV.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// ATB/torch match policies on small trees (atb-torch.md 3.3): module mapping, special names, the
+// ATB/torch match policies on small trees (docs/formats/atb-torch.md §3.3): module mapping, special names, the
 // LinearOperation bias rule, null params, rope, torch vs torch; pure, no files.
 #include <gtest/gtest.h>
 

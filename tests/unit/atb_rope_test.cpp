@@ -1,4 +1,4 @@
-// Rope fix-up of the ATB/torch compare (atb-torch.md 3.5.3): file selection, msit's slicing of
+// Rope fix-up of the ATB/torch compare (docs/formats/atb-torch.md §3.5 item 3): file selection, msit's slicing of
 // the golden rotary data at row seqLen-1 (4-D and 3-D), halving of my repeated columns, and
 // summaries that cannot be sliced (a note, no metrics).
 #include <gtest/gtest.h>

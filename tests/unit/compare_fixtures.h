@@ -1,4 +1,4 @@
-// Small hand-encoded dump trees for the compare tests: GE big-dump files (formats.md 1.2-1.3),
+// Small hand-encoded dump trees for the compare tests: GE big-dump files (docs/formats/ge-dump.md §2-§3),
 // float32 npy files and graph text, written into a temp directory.
 #pragma once
 

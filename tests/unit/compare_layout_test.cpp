@@ -102,7 +102,7 @@ const std::vector<Case>& cases() {
 
 std::string bytes_of(const std::vector<float>& v) { return {reinterpret_cast<const char*>(v.data()), v.size() * 4}; }
 
-// A GE big-dump file with one float32 output in `format` (formats.md 1.2-1.4).
+// A GE big-dump file with one float32 output in `format` (docs/formats/ge-dump.md §2-§4).
 std::string ge_device_file(const std::string& op, int format, const Dims& dev, const Dims& orig,
                            const std::vector<float>& stored) {
   std::string header, out;
@@ -177,7 +177,7 @@ msit::MetricValues direct(const std::vector<float>& g, const std::vector<float>&
   return acc.finish();
 }
 
-// Textbook definitions (formats.md 6.4) in plain double over the whole array, for an
+// Textbook definitions (docs/formats/report.md §4) in plain double over the whole array, for an
 // independent check of the values (results are float32-rounded, hence the tolerance).
 struct Naive {
   double cosine, max_abs, red, max, min, mean;
@@ -326,7 +326,7 @@ TEST(CompareLayout, SummariesOfDeviceFormatsEqualLogicalSummaries) {
   }
 }
 
-// ---- Layouts without a verified formula (formats.md 2.5): a caveat in cmp_fail_reason --------
+// ---- Layouts without a verified formula (docs/layout.md §2): a caveat in cmp_fail_reason --------
 
 constexpr int kFractalZ3d = 33;  // no verified index map: read in stored order, padding kept
 

@@ -25,7 +25,7 @@ struct Ref {
   double cosine, max_rel, mean_rel, max_abs, mean_abs, kl, red;
 };
 
-// Straight from formats.md 6.4, two passes, no streaming tricks.
+// Straight from docs/formats/report.md §4, two passes, no streaming tricks.
 Ref reference(const std::vector<float>& g, const std::vector<float>& m) {
   Ref r{};
   double dot = 0, gg = 0, mm = 0, d2 = 0, srel = 0, sabs = 0;

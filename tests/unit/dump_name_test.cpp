@@ -1,5 +1,6 @@
 // File-name classification: GE dump names and their variants, FX npy names, and the names
-// of files derived from raw dumps (formats.md 1.1, 4.1, 6.8; summary.md).
+// of files derived from raw dumps (docs/formats/ge-dump.md §1, docs/formats/fx-npy.md §1, docs/formats/report.md §8;
+// docs/formats/summary.md).
 #include <gtest/gtest.h>
 
 #include "common/formats/dump_name.h"

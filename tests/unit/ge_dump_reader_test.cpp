@@ -1,5 +1,5 @@
 // GE dump header reader: big-dump layout, schema variants, legacy whole-file protobuf, and
-// every way a file can be short, long or corrupt (formats.md 1.2-1.7).
+// every way a file can be short, long or corrupt (docs/formats/ge-dump.md §2-§7).
 #include <fcntl.h>
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-// GE statistics-mode CSV (formats.md 1.8): both column orders, NA rows, appended chunks,
+// GE statistics-mode CSV (docs/formats/ge-dump.md §8): both column orders, NA rows, appended chunks,
 // hostile lines refused with the file, line and what is wrong.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // LogicalReader against an independent packer: random logical tensors are padded, reshaped and
-// transposed into each device format the straightforward way (formats.md 2.1-2.4 descriptions),
+// transposed into each device format the straightforward way (docs/layout.md §2 descriptions),
 // written as a payload at an odd file offset, and must come back exactly, padding excluded.
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // The old converter's _min_max npy/npz files: numpy-exact encoding, decoding, and robustness
-// against corrupt archives (formats.md 6.8). Cross-checked against numpy when it is installed.
+// against corrupt archives (docs/formats/report.md §8). Cross-checked against numpy when it is installed.
 #include <unistd.h>
 
 #include <cstdio>

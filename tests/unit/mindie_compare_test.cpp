@@ -1,4 +1,4 @@
-// MindIE Torch compare (atb-torch.md 4): torch keys, op grouping by fusion op, prefix keys, and a
+// MindIE Torch compare (docs/formats/atb-torch.md §4): torch keys, op grouping by fusion op, prefix keys, and a
 // CPU-vs-NPU run on a GE dump + torch dump written by the test.
 #include <gtest/gtest.h>
 

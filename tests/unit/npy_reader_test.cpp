@@ -1,5 +1,5 @@
 // .npy header reader: versions, header dict quirks, every numeric descr, byte order, and
-// rejection of object/string arrays, bad shapes and short files (formats.md 4.4).
+// rejection of object/string arrays, bad shapes and short files (docs/formats/fx-npy.md §4).
 #include <fcntl.h>
 #include <unistd.h>
 

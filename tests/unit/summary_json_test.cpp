@@ -1,4 +1,4 @@
-// Summary JSON: every key of summary.md is written, and what is written reads back the same.
+// Summary JSON: every key of docs/formats/summary.md is written, and what is written reads back the same.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// torch statistics.csv (atb-torch.md 1.2 item 7, fixture F2): CRLF rows, quoted shapes, Python
+// torch statistics.csv (docs/formats/atb-torch.md §1.2 item 7, fixture F2): CRLF rows, quoted shapes, Python
 // float text, and malformed rows named by line.
 #include <cmath>
 

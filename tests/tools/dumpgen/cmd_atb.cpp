@@ -149,7 +149,7 @@ std::string model_tree(int layers) {
   return tree_node("root", "Model", {tree_node("root.layers", "ModuleList", blocks)});
 }
 
-// Layer JSON of BlockLayer_i (atb-torch.md 2.3): root names, children indexing
+// Layer JSON of BlockLayer_i (docs/formats/atb-torch.md §2.3): root names, children indexing
 // [inputs..., outputs..., internals...] of the parent.
 nlohmann::ordered_json layer_json(int i) {
   const std::string n = "BlockLayer_" + std::to_string(i);

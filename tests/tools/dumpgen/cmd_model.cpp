@@ -60,7 +60,7 @@ std::string stat_cell(double v) {
   return buf;
 }
 
-// A statistics-mode line (formats.md 1.8, default set: Count after Avg).
+// A statistics-mode line (docs/formats/ge-dump.md §8, default set: Count after Avg).
 std::string stats_line(const char* role, size_t index, const Mat& m, const char* dtype) {
   double mx = -HUGE_VAL, mn = HUGE_VAL, sum = 0;
   for (double x : m.v) {

@@ -78,7 +78,7 @@ void check_layouts() {
            std::string(format_name(cs.fmt)) + " positions must be distinct and in range");
   }
   expect(device_shape(kFmtFractalNZ, {4096, 11008}, 16, 16) == std::vector<uint64_t>{688, 256, 16, 16},
-         "NZ example of formats.md 2.1");
+         "NZ example of docs/layout.md §2");
   check_nz({17, 33});
   check_nz({3, 5, 40});
   check_nz({21});

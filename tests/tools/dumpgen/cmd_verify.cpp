@@ -19,7 +19,7 @@ bool exists_nofollow(const std::string& p) {
   return ::lstat(p.c_str(), &st) == 0;
 }
 
-// The summary a store holds for raw file `full`, in its JSON form (summary.md), or "". Stores
+// The summary a store holds for raw file `full`, in its JSON form (docs/formats/summary.md), or "". Stores
 // are read with the library's reader: the values are still checked against the manifest.
 std::string stored_summary_json(const std::string& full) {
   std::string db;

@@ -54,7 +54,7 @@ struct ModelOptions {
   bool diverge_local = false;  // the injected error stays in that op's output: later ops get clean inputs
   bool fused = false;
   bool nz_weights = false;
-  bool ge_stats = false;           // GE side as statistics-mode CSV files (formats.md 1.8) instead of dumps
+  bool ge_stats = false;  // GE side as statistics-mode CSV files (docs/formats/ge-dump.md §8) instead of dumps
   std::string fx_layout = "rank";  // rank | data-dump
   std::string ge_layout = "rank";  // rank | old
   int hidden = 64;

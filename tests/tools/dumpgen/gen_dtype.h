@@ -11,8 +11,8 @@ namespace dumpgen {
 enum class Kind : uint8_t { kFloat, kSigned, kUnsigned, kBool, kComplex };
 
 struct DTypeSpec {
-  std::string_view name;       // summary.md numpy-style name
-  int ge_proto;                // formats.md 1.5 dump proto number, 0 if GE cannot carry it
+  std::string_view name;       // docs/formats/summary.md §3 numpy-style name
+  int ge_proto;                // docs/formats/ge-dump.md §5 dump proto number, 0 if GE cannot carry it
   std::string_view npy_descr;  // "" when npy cannot carry it (bf16, fp8)
   uint32_t bytes;              // bytes per element
   Kind kind;

@@ -1,4 +1,4 @@
-// GE dump files per formats.md 1.2 (u64 header length, DumpData, inputs then outputs) and npy.
+// GE dump files per docs/formats/ge-dump.md §2 (u64 header length, DumpData, inputs then outputs) and npy.
 #include "tests/tools/dumpgen/gen_files.h"
 
 #include <cerrno>

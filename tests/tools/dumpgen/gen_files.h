@@ -15,7 +15,7 @@ struct GeOp {
   uint64_t task_id = 0, stream_id = 0;
   std::string timestamp;  // 16 (sometimes 14) digits
   std::vector<GenTensor> inputs, outputs;
-  // Wire variants a reader must accept (formats.md 1.3).
+  // Wire variants a reader must accept (docs/formats/ge-dump.md §3).
   bool inputs_first = false;
   bool packed_dims = true;
 };

@@ -1,4 +1,4 @@
-// Index maps logical -> device written straight from the formats.md 2.x formulas.
+// Index maps logical -> device written straight from the docs/layout.md §2 formulas.
 #include "tests/tools/dumpgen/gen_layout.h"
 
 namespace dumpgen {

@@ -1,4 +1,4 @@
-// Packs a logical row-major tensor into a GE device layout (formats.md 2.1-2.4), padding filled.
+// Packs a logical row-major tensor into a GE device layout (docs/layout.md §2), padding filled.
 #pragma once
 
 #include <cstdint>
@@ -7,7 +7,7 @@
 
 namespace dumpgen {
 
-// GE format numbers (formats.md 1.6) used by the generator.
+// GE format numbers (docs/formats/ge-dump.md §6) used by the generator.
 inline constexpr int kFmtNCHW = 0, kFmtNHWC = 1, kFmtND = 2, kFmtNC1HWC0 = 3, kFmtFractalZ = 4, kFmtFractalNZ = 29,
                      kFmtNCDHW = 30, kFmtNDC1HWC0 = 32;
 

@@ -1,4 +1,4 @@
-// Directory layouts of GE (formats.md 5) and FX (formats.md 4.2) dumps, one per torchair era.
+// Directory layouts of GE (docs/formats/ge-dump.md §10) and FX (docs/formats/fx-npy.md §2) dumps, one per torchair era.
 #include <stdexcept>
 
 #include "tests/tools/dumpgen/gen_plan.h"
@@ -59,7 +59,7 @@ LayoutTree layout_tree(const std::string& name, const std::string& prefix, int r
       for (int s = 0; s < tokens; ++s) t.leaves.push_back({base + std::to_string(s), false});
     }
   } else {
-    // Old FX layouts: no ranks, step dirs start at 1 (the off-by-one of formats.md 4.3).
+    // Old FX layouts: no ranks, step dirs start at 1 (the off-by-one of docs/formats/fx-npy.md §3).
     for (int s = 1; s <= tokens; ++s) {
       std::string step = std::to_string(s);
       std::string dir;

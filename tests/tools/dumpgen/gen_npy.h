@@ -1,4 +1,4 @@
-// Hand-written .npy headers (formats.md 4.4), independent of the library's npy code.
+// Hand-written .npy headers (docs/formats/fx-npy.md §4), independent of the library's npy code.
 #pragma once
 
 #include <cstdint>

@@ -103,7 +103,7 @@ std::string pb_self_check() {
                                 0x03, 0x28, 0x0c, 0x32, 0x04, 0x0a, 0x02, 0x02, 0x03};
   std::string got = encode_op_input(t);
   if (got != std::string(reinterpret_cast<const char*>(want), sizeof(want))) {
-    return "OpInput test vector of formats.md 1.3 does not match";
+    return "OpInput test vector of docs/formats/ge-dump.md §3 does not match";
   }
   PbHeader h;
   std::string v = encode_dump_data(h);

@@ -1,4 +1,4 @@
-// A tiny protobuf wire writer and the DumpData header encoder (formats.md 1.3/1.4), by hand.
+// A tiny protobuf wire writer and the DumpData header encoder (docs/formats/ge-dump.md §3/§4), by hand.
 #pragma once
 
 #include <cstdint>
@@ -45,7 +45,7 @@ std::string encode_op_input(const PbTensor& t);
 std::string encode_op_output(const PbTensor& t);
 std::string encode_dump_data(const PbHeader& h);
 
-// Byte-exact check against the formats.md 1.3 test vector; returns an error text or "".
+// Byte-exact check against the docs/formats/ge-dump.md §3 test vector; returns an error text or "".
 std::string pb_self_check();
 
 }  // namespace dumpgen

@@ -68,7 +68,7 @@ std::vector<uint64_t> device_logical_shape(Rng& rng, int fmt) {
 }
 
 const DTypeSpec& fx_dtype(const DTypeSpec& dt) {
-  // torchair stores bf16 (and we store fp8) as float32 npy (formats.md 4.1).
+  // torchair stores bf16 (and we store fp8) as float32 npy (docs/formats/fx-npy.md §1).
   if (dt.npy_descr.empty()) return *find_dtype("float32");
   return dt;
 }
@@ -115,7 +115,7 @@ GeOp random_ge_op(Rng& rng, const PlanLimits& lim, uint64_t seq) {
                                                  "SoftmaxV2", "ConcatV2", "LayerNorm", "RealDiv"};
   GeOp op;
   double u = rng.uniform();
-  if (u < 0.1) {  // fused: plain concatenation of component op names (formats.md 1.1)
+  if (u < 0.1) {  // fused: plain concatenation of component op names (docs/formats/ge-dump.md §1)
     op.type = "AutomaticBufferFusionOp";
     op.name = "Add_" + std::to_string(seq) + "Cast_" + std::to_string(seq + 1) + "ConcatV2";
   } else if (u < 0.2) {  // dotted op name, e.g. TransData_1.1

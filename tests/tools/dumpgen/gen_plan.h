@@ -39,7 +39,7 @@ struct LayoutTree {
   std::vector<std::pair<std::string, std::string>> extras;  // rel path, content (graph text)
 };
 const std::vector<std::string>& layout_names();
-// Directories of layout `name` placed under `prefix` (formats.md 4.2 and 5).
+// Directories of layout `name` placed under `prefix` (docs/formats/fx-npy.md §2 and docs/formats/ge-dump.md §10).
 LayoutTree layout_tree(const std::string& name, const std::string& prefix, int ranks, int tokens);
 
 }  // namespace dumpgen

@@ -70,7 +70,7 @@ struct Expected {
 };
 Expected expected_stats(const std::vector<double>& v);
 
-// countsketch-rot-v1 of summary.md, written from the spec text.
+// countsketch-rot-v1 of docs/formats/summary.md §4, written from the spec text.
 std::vector<double> sketch_of(const std::vector<double>& v, uint32_t width, uint64_t seed);
 inline constexpr uint32_t kSketchWidth = 128;
 inline constexpr uint64_t kSketchSeed = 0x6d7369742d636d70ull;

@@ -1,5 +1,5 @@
-// ATB tensor .bin (formats.md 7.2) and torch.save .pth (atb-torch.md 1.3) encoders written from
-// the spec and from real torch 1.13 files, independent of the library's readers.
+// ATB tensor .bin (docs/formats/atb-torch.md §2.6) and torch.save .pth (docs/formats/atb-torch.md §1.3) encoders
+// written from the spec and from real torch 1.13 files, independent of the library's readers.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// GE graph text (`dynamo_original_graph_*.txt`, formats.md 3.2): protobuf text of a GraphDef.
+// GE graph text (`dynamo_original_graph_*.txt`, docs/formats/graph-text.md §2): protobuf text of a GraphDef.
 #pragma once
 
 #include <cstdint>

@@ -22,7 +22,7 @@ struct Checker {
                     double abs_floor);
 };
 
-// Rich summary (summary.md) of one raw file against its manifest entry.
+// Rich summary (docs/formats/summary.md) of one raw file against its manifest entry.
 void check_rich_summary(Checker& c, const nlohmann::json& entry, const nlohmann::json& summary);
 // msit `_min_max.npy` / `_min_max.npz` bytes against the manifest entry.
 void check_min_max_file(Checker& c, const nlohmann::json& entry, const std::string& bytes);

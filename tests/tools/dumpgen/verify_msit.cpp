@@ -1,5 +1,5 @@
 // Checks msit-compatible `_min_max.npy` / `_min_max.npz` files with a hand-written npy and zip
-// reader (summary.md "msit-compatible output", formats.md 6.8).
+// reader (docs/formats/summary.md §7, docs/formats/report.md §8).
 #include <cmath>
 #include <cstring>
 #include <optional>

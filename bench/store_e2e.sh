@@ -8,8 +8,10 @@
 #     stores and into JSON files: wall time and peak RSS.
 #  C. `compact -j 2` of 1 GB in 512 FX files of 2 MiB, synced to disk first, against `cat`,
 #     `--dry-run` and `rm` of the same files and `--keep-raw` (no removals), each run in the
-#     same loop, with the floor on 2 cores that these baselines put under any compactor.
-# Usage: [PARTS="A B C"] bench/store_e2e.sh [BUILD_DIR] [FILES=29248] [PAIRS=100000] [RUNS=3]
+#     same loop, with the floor on 2 cores that these baselines put under any compactor and
+#     compact's ratio to max(dry-run, rm) per run (issue 31: <= 1.2x). BASE_BIN=another
+#     binary (e.g. a build of the previous commit) is timed in the same loop as "base".
+# Usage: [PARTS="A B C"] [BASE_BIN=...] bench/store_e2e.sh [BUILD_DIR] [FILES=29248] [PAIRS=100000] [RUNS=3]
 set -euo pipefail
 BUILD=${1:-build}; FILES=${2:-29248}; PAIRS=${3:-100000}; RUNS=${4:-3}
 PARTS=${PARTS:-A B C}
@@ -118,11 +120,12 @@ PY
 echo "C. compact -j 2 of $(du -sh --apparent-size "$T/big" | cut -f1) in 512 files, synced first"
 : > "$T/c.txt"
 for r in $(seq "$RUNS"); do
-  for mode in store keep dry rm cat; do
+  for mode in store ${BASE_BIN:+base} keep dry rm cat; do
     rm -rf "$T/run"; cp -a "$T/big" "$T/run"; sync; sleep 3
     t0=$(now_ms)
     case $mode in
       store) /usr/bin/time -f "%U %S" -o "$T/cpu" "$BIN" compact -j 2 "$T/run" > /dev/null ;;
+      base) /usr/bin/time -f "%U %S" -o "$T/cpu" "$BASE_BIN" compact -j 2 "$T/run" > /dev/null ;;
       keep) /usr/bin/time -f "%U %S" -o "$T/cpu" "$BIN" compact -j 2 --keep-raw "$T/run" > /dev/null ;;
       dry) /usr/bin/time -f "%U %S" -o "$T/cpu" "$BIN" compact -j 2 --dry-run "$T/run" > /dev/null ;;
       rm) /usr/bin/time -f "%U %S" -o "$T/cpu" sh -c "find '$T/run' -type f -print0 | xargs -0 -P 16 -n 32 rm -f" ;;
@@ -135,13 +138,24 @@ done
 "$PY" - "$T/c.txt" <<'PY'
 import statistics as st, sys
 rows = [l.split() for l in open(sys.argv[1])]
-modes = ("store", "keep", "dry", "rm", "cat")
+modes = ("store", "base", "keep", "dry", "rm", "cat")
 ms = {m: [int(r[2]) for r in rows if r[1] == m] for m in modes}
 cpu = {m: [int(r[3]) for r in rows if r[1] == m] for m in modes}
-for m, label in (("store", "compact (store)"), ("keep", "compact --keep-raw"), ("dry", "compact --dry-run"),
-                 ("rm", "rm, 16 at a time"), ("cat", "cat (baseline)")):
+for m, label in (("store", "compact (store)"), ("base", "BASE_BIN compact"), ("keep", "compact --keep-raw"),
+                 ("dry", "compact --dry-run"), ("rm", "rm, 16 at a time"), ("cat", "cat (baseline)")):
+    if not ms[m]:
+        continue
     print(f"  {label:20s} median {st.median(ms[m])} ms ({', '.join(map(str, ms[m]))}), "
           f"CPU median {st.median(cpu[m])} ms")
+# Issue 31: compact against the slower of its two halves, summarising (dry-run) and removing (rm),
+# run by run (each run's modes are neighbours in time).
+for m in ("store", "base") if ms["base"] else ("store",):
+    over = sorted(c / max(d, r) for c, d, r in zip(ms[m], ms["dry"], ms["rm"]))
+    print(f"  {m} / max(dry-run, rm), per run: {', '.join(f'{x:.2f}x' for x in over)}; "
+          f"median {st.median(over):.2f}x (target <= 1.2x)")
+if ms["base"]:
+    ab = sorted(b / s for b, s in zip(ms["base"], ms["store"]))
+    print(f"  BASE_BIN / compact, per run: {', '.join(f'{x:.2f}x' for x in ab)}; median {st.median(ab):.2f}x")
 ratios = sorted(c / s for c, s in zip(ms["cat"], ms["store"]))
 print(f"  speed of compact vs cat, per run: {', '.join(f'{x:.2f}x' for x in ratios)}; "
       f"median {st.median(ratios):.2f}x")

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +44,15 @@ void test_pause(PausePoint p) {
   struct stat st {};
   while (::stat(release, &st) != 0 && std::chrono::steady_clock::now() < end)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
+bool test_fail_commit() {
+  static const long after = [] {
+    const char* v = std::getenv("MSIT_TEST_FAIL_COMMIT_AFTER");
+    return v == nullptr ? -1L : std::strtol(v, nullptr, 10);
+  }();
+  static std::atomic<long> commits{0};
+  return after >= 0 && commits.fetch_add(1) >= after;
 }
 
 bool test_no_leases() {

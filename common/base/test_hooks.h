@@ -2,6 +2,8 @@
 // (MSIT_TEST_PAUSE_<POINT>_MS). Unset, it costs one cached branch; it only ever sleeps. Each
 // pause says "msit-test: paused at <VARIABLE>" on stderr; with MSIT_TEST_PAUSE_RELEASE_FILE=PATH
 // it ends as soon as PATH exists (the milliseconds are then a cap), so tests wait on events.
+// MSIT_TEST_FAIL_COMMIT_AFTER=N makes every summary store commit after the first N fail (rolled
+// back), as a full disk or an I/O error would: what was committed stays, nothing else is removed.
 // Two switches make the daemon believe less, never more: MSIT_TEST_NO_LEASES=1 (as on NFS or
 // for another user's files) and MSIT_TEST_PROC_UNREADABLE=1 (as when not root).
 #pragma once
@@ -12,6 +14,9 @@ enum class PausePoint : unsigned char { kAfterScan, kBeforeClaim, kCount };
 
 // Sleeps for the configured milliseconds at `p` (nothing when unset).
 void test_pause(PausePoint p);
+
+// True when this store commit is to fail (MSIT_TEST_FAIL_COMMIT_AFTER); counts the calls.
+bool test_fail_commit();
 
 bool test_no_leases();
 bool test_proc_unreadable();

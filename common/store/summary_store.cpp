@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 
+#include "common/base/test_hooks.h"
 #include "common/safety/dump_roots.h"
 #include "common/store/store_codec.h"
 #include "common/store/store_open.h"
@@ -260,6 +261,10 @@ Status SummaryStore::put(const std::vector<StoreEntry>& batch) {
       (void)exec(db_.get(), path_, "ROLLBACK");
       return st;
     }
+  }
+  if (test_fail_commit()) {
+    (void)exec(db_.get(), path_, "ROLLBACK");
+    return make_error(path_, Stage::kStore, "commit failed (MSIT_TEST_FAIL_COMMIT_AFTER)");
   }
   // With synchronous=FULL in WAL mode, COMMIT returns after the WAL is fsynced.
   Status st = exec(db_.get(), path_, "COMMIT");

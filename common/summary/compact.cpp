@@ -377,16 +377,17 @@ Status publish_one(PreparedSummary& p) {
 
 }  // namespace
 
-std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummary> batch) {
+DurableBatch make_durable(std::vector<PreparedSummary> batch) {
+  DurableBatch d;
   std::vector<std::optional<Error>> failure(batch.size());
-  std::vector<bool> summary_new(batch.size(), false);
+  d.summary_new.assign(batch.size(), false);
   sync_temps(batch, failure);
   commit_store_rows(batch, failure);
   std::map<int, std::pair<DirRef, bool>> dirs;  // by fd: one fsync per directory, and its result
   for (size_t i = 0; i < batch.size(); ++i) {
     PreparedSummary& p = batch[i];
     if (p.dry_run || failure[i]) continue;
-    summary_new[i] = p.temp.has_value() || p.stored.has_value();
+    d.summary_new[i] = p.temp.has_value() || p.stored.has_value();
     const bool wrote = p.temp || p.archive_temp;
     auto st = publish_one(p);
     if (!st.ok()) {
@@ -395,38 +396,49 @@ std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummar
     }
     if (wrote) dirs.emplace(p.raw_file.dir.get(), std::make_pair(p.raw_file.dir, true));
   }
-  // One fsync per directory makes every rename above durable before any unlink below.
+  // One fsync per directory makes every rename above durable before any unlink.
   for (auto& [fd, entry] : dirs) entry.second = ::fsync(fd) == 0;
+  d.slots.resize(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const PreparedSummary& p = batch[i];
+    auto dir = dirs.find(p.raw_file.dir.get());
+    if (failure[i]) {
+      d.slots[i].emplace(std::move(*failure[i]));
+    } else if (p.dry_run) {
+      d.slots[i].emplace(outcome_of(p, CompactResultKind::kDryRun));
+    } else if (dir != dirs.end() && !dir->second.second) {
+      d.slots[i].emplace(
+          make_error(p.summary_path, Stage::kFsyncDir, "directory fsync failed; raw file kept until a later retry"));
+    } else {
+      d.removals.push_back(i);
+    }
+  }
+  // Removal needs no store: a store whose last commit this was can close (checkpoint its WAL)
+  // while the raw files are removed.
+  for (auto& p : batch) p.store.reset();
+  d.batch = std::move(batch);
+  return d;
+}
+
+std::vector<Result<CompactOutcome>> remove_raw_files(DurableBatch d) {
   // Raw files are removed in parallel: on ext4 with discard each unlink waits ~1 ms and
   // the filesystem runs many at once (common/base/io_pool.h). The raw file's descriptor is
   // closed there too: that last close, not the unlink, frees the inode (ext4_evict_inode:
   // truncate, free and discard the blocks), 27% of compact's samples in perf when the
   // batch closed its descriptors one after another on the publishing thread.
-  std::vector<std::optional<Result<CompactOutcome>>> slots(batch.size());
-  std::vector<size_t> removals;
-  for (size_t i = 0; i < batch.size(); ++i) {
-    const PreparedSummary& p = batch[i];
-    auto d = dirs.find(p.raw_file.dir.get());
-    if (failure[i]) {
-      slots[i].emplace(std::move(*failure[i]));
-    } else if (p.dry_run) {
-      slots[i].emplace(outcome_of(p, CompactResultKind::kDryRun));
-    } else if (d != dirs.end() && !d->second.second) {
-      slots[i].emplace(
-          make_error(p.summary_path, Stage::kFsyncDir, "directory fsync failed; raw file kept until a later retry"));
-    } else {
-      removals.push_back(i);
-    }
-  }
-  run_on_io_pool(removals.size(), [&](size_t k) {
-    const size_t i = removals[k];
-    slots[i].emplace(finish_one(batch[i], summary_new[i]));
-    batch[i].raw_fd.reset();
+  run_on_io_pool(d.removals.size(), [&d](size_t k) {
+    const size_t i = d.removals[k];
+    d.slots[i].emplace(finish_one(d.batch[i], d.summary_new[i]));
+    d.batch[i].raw_fd.reset();
   });
   std::vector<Result<CompactOutcome>> out;
-  out.reserve(batch.size());
-  for (auto& s : slots) out.push_back(std::move(*s));
+  out.reserve(d.slots.size());
+  for (auto& s : d.slots) out.push_back(std::move(*s));
   return out;
+}
+
+std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummary> batch) {
+  return remove_raw_files(make_durable(std::move(batch)));
 }
 
 Result<CompactOutcome> compact_file(const FileRef& f, const CompactOptions& opts) {

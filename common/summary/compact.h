@@ -98,4 +98,20 @@ Result<PreparedSummary> prepare_summary(const std::string& path, const CompactOp
 // Returns one result per prepared entry, in order.
 std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummary> batch);
 
+// publish_summaries() in its two steps, for a caller that removes the raw files of one batch
+// while the next one is made durable (compact's publish pipeline). make_durable(): every temp
+// fsynced, the store rows committed (WAL fsynced), renames done and their directories fsynced;
+// an entry that failed any of it has its result already and is never removed. Only then may
+// remove_raw_files() claim and unlink the rest (`removals`), through the descriptors they were
+// read by.
+struct DurableBatch {
+  std::vector<PreparedSummary> batch;
+  std::vector<std::optional<Result<CompactOutcome>>> slots;  // set: the entry's final result
+  std::vector<bool> summary_new;
+  std::vector<size_t> removals;  // entries whose summary is durable: to claim and unlink
+};
+DurableBatch make_durable(std::vector<PreparedSummary> batch);
+// Returns one result per entry of the batch, in order.
+std::vector<Result<CompactOutcome>> remove_raw_files(DurableBatch d);
+
 }  // namespace msit

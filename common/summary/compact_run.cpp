@@ -7,8 +7,8 @@
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
-#include <future>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
@@ -21,6 +21,7 @@
 #include "common/safety/open_files.h"
 #include "common/safety/quarantine.h"
 #include "common/safety/tree_lock.h"
+#include "common/summary/publish_pipeline.h"
 
 namespace msit {
 
@@ -253,6 +254,11 @@ std::optional<RootScan> scan_root(const std::string& given, const CompactRunOpti
   return rs;
 }
 
+// Batches' worth of entries per worker the publish pipeline may hold (queued, committing or
+// being removed): as many open raw files as one publishing batch and one being read held
+// when each worker published its own batches.
+constexpr size_t kPipelineBatchesPerWorker = 2;
+
 struct Item {
   size_t root;
   std::string rel;
@@ -268,10 +274,23 @@ class Runner {
 
   void run() {
     unsigned jobs = std::max(1u, opts_.jobs);
+    // A dry run writes and removes nothing: its batches are accounted for on the worker.
+    if (!opts_.file.dry_run) {
+      auto sink = [this](const std::vector<std::string>& paths, std::vector<Result<CompactOutcome>> results) {
+        account(paths, std::move(results));
+      };
+      // The stores' closing (a WAL checkpoint, its fsyncs, the WAL's removal) overlaps the last
+      // removals instead of following them.
+      auto close_stores = [this] {
+        if (opts_.file.stores != nullptr) opts_.file.stores->close_all();
+      };
+      pipeline_.emplace(kPipelineBatchesPerWorker * jobs * opts_.batch_size, opts_.batch_size, sink, close_stores);
+    }
     std::vector<std::thread> workers;
     for (unsigned i = 1; i < jobs; ++i) workers.emplace_back([this] { work(); });
     work();
     for (auto& w : workers) w.join();
+    if (pipeline_) pipeline_->finish();
   }
 
  private:
@@ -281,8 +300,6 @@ class Runner {
     std::vector<BeneathResolver> resolvers;
     for (const auto& r : roots_) resolvers.emplace_back(r.fd, r.root);
     std::vector<PreparedSummary> batch;
-    uint64_t batch_bytes = 0;
-    std::future<void> publishing;  // the previous batch, published while this one is prepared
     while (!cancelled()) {
       size_t i = next_.fetch_add(1);
       if (i >= items_.size()) break;
@@ -305,33 +322,26 @@ class Runner {
         left_alone(f->path, LeftAlone::kOpenByProcess);
         continue;  // the prepared temp is removed with it
       }
-      batch_bytes += prepared->raw_identity.size;
-      batch.push_back(std::move(prepared).value());
-      if (batch.size() >= opts_.batch_size || batch_bytes >= opts_.batch_bytes) {
-        publish_behind(batch, publishing);
-        batch_bytes = 0;
+      if (pipeline_) {
+        pipeline_->submit(std::move(prepared).value());
+        continue;
       }
+      batch.push_back(std::move(prepared).value());
+      if (batch.size() >= opts_.batch_size) hand_over(batch);
     }
-    publish_behind(batch, publishing);
-    if (publishing.valid()) publishing.get();
+    hand_over(batch);
   }
 
-  // Hands the batch to a thread of its own and returns: the commit and the removal of its raw
-  // files (mostly waiting on the filesystem, ~1 ms per unlink with `discard`) overlap with
-  // reading the next batch. At most one batch per worker is in flight, so memory and open
-  // files stay bounded; the order of durability steps inside a batch is unchanged.
-  void publish_behind(std::vector<PreparedSummary>& batch, std::future<void>& publishing) {
-    if (publishing.valid()) publishing.get();
+  // Without the publish pipeline (a dry run): accounted for here, batch by batch.
+  void hand_over(std::vector<PreparedSummary>& batch) {
     if (batch.empty()) return;
-    publishing = std::async(std::launch::async, [this, b = std::move(batch)]() mutable { flush(b); });
-    batch.clear();
-  }
-
-  void flush(std::vector<PreparedSummary>& batch) {
     std::vector<std::string> paths;
     for (const auto& p : batch) paths.push_back(p.raw_path);
-    auto results = publish_summaries(std::move(batch));
+    account(paths, publish_summaries(std::move(batch)));
     batch.clear();
+  }
+
+  void account(const std::vector<std::string>& paths, std::vector<Result<CompactOutcome>> results) {
     for (size_t i = 0; i < results.size(); ++i) {
       if (results[i].ok()) record(results[i].value());
       else record_failure(paths[i], results[i].error());
@@ -380,6 +390,7 @@ class Runner {
   std::atomic<size_t> next_{0};
   std::mutex mu_;
   CompactProgress prog_;
+  std::optional<PublishPipeline> pipeline_;
 };
 
 // Moves the files whose content failed to the quarantine of their root, while the run still
@@ -432,9 +443,12 @@ CompactReport run_compact(const std::vector<std::string>& roots, const CompactRu
     open = OpenFileIndex::scan();
     if (!open->complete()) report.notes.push_back("open-file check incomplete: " + open->gap());
   }
-  // Each worker holds up to two batches open (one publishing, one being read), and each entry
-  // up to three descriptors (raw file, summary temp, archive temp).
-  run_opts.batch_size = batch_size_within_fd_limit(opts.batch_size, raise_fd_limit(), opts.jobs, 2, 3);
+  // The publish pipeline holds up to kPipelineBatchesPerWorker batches' worth of entries per
+  // worker (each worker holds one more entry, the one it reads), each entry up to three
+  // descriptors (raw file, summary temp, archive temp).
+  run_opts.batch_size =
+      batch_size_within_fd_limit(opts.batch_size, raise_fd_limit(), opts.jobs, kPipelineBatchesPerWorker, 3,
+                                 128 + 3 * static_cast<size_t>(opts.jobs));
   Runner(scans, std::move(items), run_opts, open ? &*open : nullptr, report, progress).run();
   if (!opts.quarantine.empty() && !opts.file.dry_run) quarantine_failures(scans, opts.quarantine, report);
   for (auto& w : stores.take_warnings()) report.notes.push_back(std::move(w));

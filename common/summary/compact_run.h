@@ -17,10 +17,9 @@ namespace msit {
 struct CompactRunOptions {
   CompactOptions file;
   unsigned jobs = 1;
-  size_t batch_size = 64;  // summaries published (renamed + dir fsync) together
-  // A batch is also published once its raw files reach this size, so that large files are
-  // removed while later ones are read rather than all at the end.
-  uint64_t batch_bytes = 32ull << 20;
+  // One commit takes at most batch_size summaries (of those that queued up meanwhile,
+  // common/summary/publish_pipeline.h); 2 x jobs x batch_size may be held open.
+  size_t batch_size = 64;
   bool force = false;                         // proceed on a tree another msit-compact owns (no lock, no cleanup)
   const std::atomic<bool>* cancel = nullptr;  // set by a signal: finish files in flight, stop
   // Relative directory below each root (`--quarantine`): files whose content is bad are moved

@@ -176,8 +176,8 @@ TEST_F(CompactTest, RunCompactCountsEverythingAndCleansTemps) {
   EXPECT_EQ(again.candidates, 0u);
 }
 
-// Batches published behind the reading of the next (by count and by size): every file of every
-// worker's batches is summarised and removed, the last partial batch included.
+// Summaries committed behind the reading (publish pipeline; commits of 1, 4 or up to 64 entries):
+// every file is summarised and removed, the last partial commit included.
 TEST_F(CompactTest, RunCompactPublishesEveryPipelinedBatch) {
   fs::create_directory(dir_ + "/msit_fx_dump");
   constexpr int kFiles = 37;
@@ -186,21 +186,19 @@ TEST_F(CompactTest, RunCompactPublishesEveryPipelinedBatch) {
               std::to_string(1000 + i) + ".npy",
           npy_bytes({float(i), 2.0f * float(i)}));
   }
-  for (uint64_t batch_bytes : {uint64_t{1}, uint64_t{32} << 20}) {
+  for (size_t batch_size : {size_t{1}, size_t{4}, size_t{64}}) {
     CompactRunOptions opts;
     opts.jobs = 2;
-    opts.batch_size = 4;
-    opts.batch_bytes = batch_bytes;
+    opts.batch_size = batch_size;
     opts.file.raw = RawAction::kKeep;
     CompactReport rep = run_compact({dir_}, opts, nullptr);
     EXPECT_EQ(rep.candidates, size_t{kFiles});
-    EXPECT_EQ(rep.compacted + rep.verified, size_t{kFiles}) << batch_bytes;
+    EXPECT_EQ(rep.compacted + rep.verified, size_t{kFiles}) << batch_size;
     EXPECT_EQ(rep.failures.size(), 0u);
   }
   CompactRunOptions opts;
   opts.jobs = 2;
-  opts.batch_size = 4;
-  opts.batch_bytes = 1;  // every file its own batch by size
+  opts.batch_size = 1;  // every file its own commit
   CompactReport rep = run_compact({dir_}, opts, nullptr);
   EXPECT_EQ(rep.verified, size_t{kFiles});
   EXPECT_EQ(rep.raw_removed, size_t{kFiles});

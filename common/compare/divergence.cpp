@@ -100,6 +100,7 @@ void mark_error_jumps(std::vector<ReportRow>& rows) {
   // The op's inputs, wherever they sit in the report (msit order puts them first, but the
   // rule should not depend on it).
   std::map<std::pair<int64_t, std::string_view>, double> input_level;
+  std::map<int64_t, bool> token_has_inputs;  // a token with no input row at all: a chain of outputs
   std::vector<RowTensor> tensors;
   tensors.reserve(rows.size());
   for (auto& r : rows) {
@@ -112,23 +113,29 @@ void mark_error_jumps(std::vector<ReportRow>& rows) {
     if (!t.output && r.error_level) {
       double& v = input_level[{r.token_id, t.op}];
       v = std::max(v, *r.error_level);
+      token_has_inputs[r.token_id] = true;
     }
   }
   // Pass 1: per token, each output's level and input error, in execution order.
   std::map<int64_t, std::vector<Out>> tokens;
-  std::map<int64_t, double> earlier;  // per token: largest error level so far
+  std::map<int64_t, double> earlier;   // per token: largest error level so far
+  std::map<int64_t, double> last_out;  // per token: the level of the output before
   for (size_t i : walk_order(rows)) {
     const ReportRow& r = rows[i];
     if (!r.error_level) continue;
     double level = *r.error_level;
     double& so_far = earlier[r.token_id];
     if (tensors[i].output) {
-      // Without input rows (TransData self rows, fused ops, FX nodes without inputs): every
-      // earlier row of the token is the input.
+      // Without input rows of its own (TransData self rows, fused ops, FX nodes without inputs):
+      // every earlier row of the token is the input. In a token without any input rows (ATB/torch
+      // sheets pair outputs; the labels' tree order is execution order): the output before it,
+      // which an error left out of later ops (a local one) then cannot hide behind.
       auto it = input_level.find({r.token_id, tensors[i].op});
-      double in = it != input_level.end() ? it->second : so_far;
+      double& prev = last_out[r.token_id];
+      double in = it != input_level.end() ? it->second : token_has_inputs[r.token_id] ? so_far : prev;
       double f = rounding_floor(r);
       tokens[r.token_id].push_back({i, level, std::max(f, in), f, it != input_level.end() && level == it->second});
+      prev = level;
     }
     so_far = std::max(so_far, level);
   }

@@ -8,6 +8,8 @@
 #include <atomic>
 #include <deque>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "common/compare/divergence.h"
@@ -15,6 +17,7 @@
 #include "common/compare_atb/atb_compare_internal.h"
 #include "common/compare_atb/concat.h"
 #include "common/compare_atb/files.h"
+#include "common/compare_atb/match_internal.h"
 #include "common/compare_atb/rope.h"
 #include "common/compare_atb/side.h"
 
@@ -23,6 +26,7 @@ namespace {
 
 struct Job {
   size_t sheet = 0;
+  bool input_only = false;  // an op input for the first-divergence rule: evaluated, not written
   PairSpec spec;
   std::string token_text, golden_type, my_type, note;
   std::vector<SourceFile> golden_ranks, my_ranks;  // > 1 entry: concatenate
@@ -160,6 +164,7 @@ struct Expander {
   std::vector<Job> jobs;
   uint64_t next_id = 0;
   std::vector<TreeOrder> g_order, m_order;  // per tree, built on first use
+  std::set<std::string> inputs_done;
 
   // ATB: the node's path below the token dir (9_DecoderLayer/3_LinearOperation); torch: the
   // module name. The type: ATB opType, torch class. The order: the tree's execution order.
@@ -192,6 +197,42 @@ struct Expander {
       apply_qwen_fixup(gf, mf);
       RopeFix fix = read_rope_fix(select_rope_files(mf), o.msit_compat);
       for (auto [gi, mi] : pair_files(gf, mf)) add_job(sheet, mm, gf[gi], mf[mi], mt, fix);
+      if (mm.my.loc != Loc::kAllInput) add_inputs(sheet, mm, gt, mt);
+    }
+  }
+
+  // The matched op's inputs where both sides dumped them (ATB before/intensor{k}, torch
+  // input_{k}), paired by k: the first-divergence rule's input error of the op (docs/compare.md
+  // "First divergence"). Once per op pair and token; not written to the report.
+  void add_inputs(size_t sheet, const Match& mm, const TokenDir& gt, const TokenDir& mt) {
+    Endpoint ge = mm.golden, me = mm.my;
+    ge.loc = me.loc = Loc::kAllInput;
+    ge.file.clear();
+    me.file.clear();
+    std::string key = std::to_string(sheet) + "|" + gt.dir + "|" + mt.dir + "|" + MatchSink::key_of(Match{me, ge});
+    if (!inputs_done.insert(std::move(key)).second) return;
+    auto by_index = [](std::vector<SourceFile> files) {
+      std::map<uint32_t, SourceFile> m;  // ATB: before/ is listed after after/ and wins
+      for (auto& f : files) {
+        TensorLabel l;
+        file_role(f.raw_name(), l);
+        if (l.role == TensorRole::kInput) m[l.index] = std::move(f);
+      }
+      return m;
+    };
+    auto gin = by_index(endpoint_files(g, g.trees[ge.tree], gt.dir, ge, true, rel(g, ge, gt), !o.msit_compat));
+    auto min = by_index(endpoint_files(m, m.trees[me.tree], mt.dir, me, false, rel(m, me, mt), !o.msit_compat));
+    for (auto& [k, mf] : min) {
+      auto it = gin.find(k);
+      if (it == gin.end()) continue;
+      size_t before = jobs.size();
+      add_job(sheet, Match{me, ge}, it->second, mf, mt, RopeFix{});
+      for (size_t j = before; j < jobs.size(); ++j) {
+        jobs[j].input_only = true;
+        jobs[j].rope.reset();
+        jobs[j].spec.data_id.reset();
+        --next_id;
+      }
     }
   }
 
@@ -271,7 +312,21 @@ void evaluate_all(std::vector<Job>& jobs, std::vector<AtbSheet>& sheets, const A
   for (unsigned t = 1; t < n; ++t) threads.emplace_back(work);
   work();
   for (auto& t : threads) t.join();
-  for (size_t i = 0; i < jobs.size(); ++i) sheets[jobs[i].sheet].rows.push_back(std::move(rows[i]));
+  std::vector<std::vector<ReportRow>> inputs(sheets.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    auto& to = jobs[i].input_only ? inputs[jobs[i].sheet] : sheets[jobs[i].sheet].rows;
+    to.push_back(std::move(rows[i]));
+  }
+  // The first divergence of each sheet (docs/compare.md "First divergence"), with the ops'
+  // inputs, which are then dropped; until the engine's one post-pass covers this flow, its call
+  // site is here.
+  for (size_t s = 0; s < sheets.size(); ++s) {
+    auto& sheet = sheets[s].rows;
+    size_t shown = sheet.size();
+    for (auto& r : inputs[s]) sheet.push_back(std::move(r));
+    mark_error_jumps(sheet);
+    sheet.resize(shown);
+  }
 }
 
 }  // namespace
@@ -300,16 +355,13 @@ Result<AtbCompareResult> run_atb_compare(const std::string& golden_path, const s
   std::vector<PolicySet> sets = o.level
                                     ? std::vector<PolicySet>{*o.level}
                                     : std::vector<PolicySet>{PolicySet::kLayer, PolicySet::kModule, PolicySet::kApi};
-  Expander ex{g, m, o, rank_siblings(g), rank_siblings(m), {}, {}, 0, {}, {}};
+  Expander ex{g, m, o, rank_siblings(g), rank_siblings(m), {}, {}, 0, {}, {}, {}};
   for (size_t s = 0; s < sets.size(); ++s) {
     res.sheets.push_back(AtbSheet{std::string(policy_set_name(sets[s])), {}});
     auto matches = sheet_matches(g, m, sets[s], mo);
     for (auto [gt, mt] : tokens) ex.expand(s, matches, *gt, *mt);
   }
   evaluate_all(ex.jobs, res.sheets, o);
-  // The first divergence of each sheet (docs/compare.md "First divergence"); until the engine's
-  // one post-pass covers this flow, its call site is here.
-  for (auto& sheet : res.sheets) mark_error_jumps(sheet.rows);
   return res;
 }
 

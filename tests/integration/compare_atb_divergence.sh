@@ -49,7 +49,7 @@ grep -qF "token 0: 6_DecoderLayer/5_LinearOperation (LinearOperation) output 0 v
 ls "$T"/b/out/msit_cmp_report_*.xlsx >/dev/null
 
 # 3. noise only, with the mapping file for the types msit's tables do not pair.
-"$GEN" atb --model llama --out "$T/c" --layers 12 --tokens 2 --hidden 16 --rows 8 --noise 1e-3 >/dev/null
+"$GEN" atb --model llama --out "$T/c" --layers 12 --tokens 2 --hidden 64 --rows 8 --noise 1e-3 >/dev/null
 run "$T/c" --cl api --op-mapping-file "$T/c/op_mapping"
 [ "$rc" -eq 0 ] || fail "noise only: exit $rc, expected 0: $(cat "$T/c/out.txt")"
 grep -q "first divergence: none" "$T/c/out.txt" || fail "noise only: $(cat "$T/c/out.txt")"

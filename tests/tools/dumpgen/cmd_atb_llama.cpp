@@ -230,8 +230,9 @@ void run_token(Model& m, int token) {
       atb_file(m, adir_k + "/after", "outtensor0.bin", dumped, cols_of(m, k));
       if (!leaf.torch_name.empty()) {
         const std::string td = tdir + "/" + mod + "." + leaf.torch_name;
-        torch_file(m, td, "input_0.pth", tin[0],
-                   leaf_inputs()[k][0] == 0 ? m.H : cols_of(m, static_cast<size_t>(leaf_inputs()[k][0] - 1)));
+        for (size_t j = 0; j < tin.size(); ++j)  // msit's hooks dump every positional input
+          torch_file(m, td, "input_" + std::to_string(j) + ".pth", tin[j],
+                     leaf_inputs()[k][j] == 0 ? m.H : cols_of(m, static_cast<size_t>(leaf_inputs()[k][j] - 1)));
         torch_file(m, td, "output.pth", ty, cols_of(m, k));
       }
       tv.push_back(std::move(ty));

@@ -81,8 +81,7 @@ PairSpec labelled(PairSpec p, TensorLabel golden, TensorLabel mine) {
 }
 
 void fx_rows(MatchContext& ctx, int64_t token, const std::string& op, const SourceFile& ge, const TensorCounts& c,
-             const std::string& fx_key, const FxNodeFiles& fx, bool inputs, bool outputs,
-             std::vector<PairSpec>& rows) {
+             const std::string& fx_key, const FxNodeFiles& fx, bool inputs, bool outputs, std::vector<PairSpec>& rows) {
   if (inputs) {
     for (uint32_t k = 0; k < c.inputs && k < fx.inputs.size(); ++k) {
       rows.push_back(labelled(make_pair(ctx, token, plain(fx.inputs[k]), cell(ge, "inputs", k), fx_slot(fx.inputs[k]),
@@ -101,7 +100,7 @@ void fx_rows(MatchContext& ctx, int64_t token, const std::string& op, const Sour
 
 struct FxTagScan {
   std::vector<const std::pair<const std::string, FxNodeFiles>*> found;  // one per matching tag, in desc/attr order
-  std::string missing;                    // last tag without FX data
+  std::string missing;                                                  // last tag without FX data
 };
 
 FxTagScan scan_tags(const GraphOp& op, const TokenFiles& fx) {
@@ -275,9 +274,9 @@ void ge_ge_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
   std::string out_cell = gs.output_file ? plain(*gs.output_file) : "";
   for (uint32_t k = 0; k < gs.inputs.size() && k < mc->inputs; ++k) {
     if (out_cell.find(",inputs,") == std::string::npos) out_cell += ",inputs," + std::to_string(k);
-    out.pairs.push_back(labelled(make_pair(ctx, token, gs.input_cells[k], cell(mine, "inputs", k), gs.inputs[k],
-                                           ge_slot(mine, Role::kInput, k)),
-                                 gs.input_labels[k], ge_label(op_name, mine, Role::kInput, k)));
+    out.pairs.push_back(labelled(
+        make_pair(ctx, token, gs.input_cells[k], cell(mine, "inputs", k), gs.inputs[k], ge_slot(mine, Role::kInput, k)),
+        gs.input_labels[k], ge_label(op_name, mine, Role::kInput, k)));
   }
   for (uint32_t k = 0; gs.output_file && k < gs.outputs && k < mc->outputs; ++k) {
     out_cell += ",outputs," + std::to_string(k);
@@ -337,9 +336,7 @@ void sort_rows_msit(std::vector<PairSpec>& rows, size_t begin, size_t end) {
 }
 
 void number_rows(std::vector<PairSpec>& rows, size_t begin, size_t end) {
-  for (size_t i = begin; i < end; ++i) {
-    rows[i].my_label.order = rows[i].golden_label.order = i - begin;
-  }
+  for (size_t i = begin; i < end; ++i) { rows[i].my_label.order = rows[i].golden_label.order = i - begin; }
 }
 
 void match_ge_fx(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden, MatchResult& out) {

@@ -44,7 +44,7 @@ struct PairSpec {
   TensorSlot golden, my;
   TensorLabel golden_label, my_label;  // which tensor of which op each side is
   std::string problem;                 // set: row carries this cmp_fail_reason, nothing is read
-  bool msit_row = true;  // msit writes this row (false: diagnostics msit omits)
+  bool msit_row = true;                // msit writes this row (false: diagnostics msit omits)
 };
 
 struct MatchResult {

@@ -41,9 +41,7 @@ TEST(CompareLabels, GeFxPairsCarryBothSidesLabels) {
   golden.tokens[0].fx_nodes["add_1-aten.add.Tensor"] = n;
   msit::MatchContext ctx;
   ctx.graph = &g;
-  ctx.counts = [](const msit::SourceFile&) -> msit::Result<msit::TensorCounts> {
-    return msit::TensorCounts{2, 1};
-  };
+  ctx.counts = [](const msit::SourceFile&) -> msit::Result<msit::TensorCounts> { return msit::TensorCounts{2, 1}; };
   msit::MatchResult out;
   msit::match_ge_fx(ctx, my, golden, out);
   msit::sort_rows_msit(out.pairs, 0, out.pairs.size());
@@ -69,11 +67,11 @@ TEST(CompareLabels, GeFxPairsCarryBothSidesLabels) {
 
 ReportRow atb_row(int layer, int leaf, const std::string& type, const std::string& module, double red, uint64_t order) {
   ReportRow r;
-  r.my_data_path = "/a/" + std::to_string(layer) + "_DecoderLayer/" + std::to_string(leaf) + "_" + type +
-                   "/after/outtensor0.bin";
+  r.my_data_path =
+      "/a/" + std::to_string(layer) + "_DecoderLayer/" + std::to_string(leaf) + "_" + type + "/after/outtensor0.bin";
   r.golden_data_path = "/t/" + module + "/output.pth";
-  r.my_label = {std::to_string(layer) + "_DecoderLayer/" + std::to_string(leaf) + "_" + type, type,
-                TensorRole::kOutput, 0, order};
+  r.my_label = {std::to_string(layer) + "_DecoderLayer/" + std::to_string(leaf) + "_" + type, type, TensorRole::kOutput,
+                0, order};
   r.golden_label = {module, type == "LinearOperation" ? "Linear" : "LlamaRMSNorm", TensorRole::kOutput, 0, order};
   r.golden_dtype = "torch.float32";
   r.my_dtype = "torch.float32";
@@ -113,7 +111,9 @@ TEST(CompareLabels, RuleWalksRowsInLabelOrder) {
   rows[30].red = 0.3;
   rows[30].cosine = 0.955;
   msit::mark_error_jumps(rows);
-  EXPECT_EQ(rows[30].jump, ReportRow::Jump::kFirst) << rows[30].error_jump.value_or(-1) << " " << rows[30].error_floor.value_or(-1) << " " << rows[30].noise_floor.value_or(-1) << " " << rows[30].error_level.value_or(-1);
+  EXPECT_EQ(rows[30].jump, ReportRow::Jump::kFirst)
+      << rows[30].error_jump.value_or(-1) << " " << rows[30].error_floor.value_or(-1) << " "
+      << rows[30].noise_floor.value_or(-1) << " " << rows[30].error_level.value_or(-1);
   EXPECT_NE(rows[10].jump, ReportRow::Jump::kFirst);
   auto order = msit::walk_order(rows);
   EXPECT_EQ(order.front(), n - 1);

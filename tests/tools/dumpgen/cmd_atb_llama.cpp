@@ -152,8 +152,8 @@ Vec leaf_math(const Model& m, const Weights& w, size_t k, const std::vector<Vec>
 
 // Which earlier values leaf k reads: indexes into [layer input, leaf 0 out, leaf 1 out, ...].
 const std::vector<std::vector<int>>& leaf_inputs() {
-  static const std::vector<std::vector<int>> v = {{0},    {1},     {1},     {1},     {2, 3, 4}, {5},  {0, 6},
-                                                  {7},    {8},     {8},     {9},     {11, 10},  {12}, {7, 13}};
+  static const std::vector<std::vector<int>> v = {{0}, {1}, {1}, {1}, {2, 3, 4}, {5},  {0, 6},
+                                                  {7}, {8}, {8}, {9}, {11, 10},  {12}, {7, 13}};
   return v;
 }
 
@@ -276,20 +276,20 @@ std::string model_tree(int layers) {
   for (int i = 0; i < layers; ++i) {
     const std::string m = "root.model.layers." + std::to_string(i);
     auto leaf = [&](const std::string& n, const std::string& t) { return tree_node(m + "." + n, t, {}); };
-    std::string attn = tree_node(m + ".self_attn", "LlamaAttention",
-                                 {leaf("self_attn.q_proj", "Linear"), leaf("self_attn.k_proj", "Linear"),
-                                  leaf("self_attn.v_proj", "Linear"), leaf("self_attn.attn", "LlamaSdpa"),
-                                  leaf("self_attn.o_proj", "Linear")});
+    std::string attn = tree_node(
+        m + ".self_attn", "LlamaAttention",
+        {leaf("self_attn.q_proj", "Linear"), leaf("self_attn.k_proj", "Linear"), leaf("self_attn.v_proj", "Linear"),
+         leaf("self_attn.attn", "LlamaSdpa"), leaf("self_attn.o_proj", "Linear")});
     std::string mlp = tree_node(m + ".mlp", "LlamaMLP",
                                 {leaf("mlp.gate_proj", "Linear"), leaf("mlp.up_proj", "Linear"),
                                  leaf("mlp.down_proj", "Linear"), leaf("mlp.act_fn", "SiLU")});
-    blocks.push_back(tree_node(m, "LlamaDecoderLayer",
-                               {attn, mlp, leaf("input_layernorm", "LlamaRMSNorm"),
-                                leaf("post_attention_layernorm", "LlamaRMSNorm")}));
+    blocks.push_back(tree_node(
+        m, "LlamaDecoderLayer",
+        {attn, mlp, leaf("input_layernorm", "LlamaRMSNorm"), leaf("post_attention_layernorm", "LlamaRMSNorm")}));
   }
-  std::string model = tree_node("root.model", "LlamaModel",
-                                {tree_node("root.model.layers", "ModuleList", blocks),
-                                 tree_node("root.model.norm", "LlamaRMSNorm", {})});
+  std::string model = tree_node(
+      "root.model", "LlamaModel",
+      {tree_node("root.model.layers", "ModuleList", blocks), tree_node("root.model.norm", "LlamaRMSNorm", {})});
   return tree_node("root", "LlamaForCausalLM", {model});
 }
 
@@ -310,8 +310,9 @@ Json layer_json(int i) {
                      {"inTensors", ins},
                      {"outTensors", {out}}});
   }
-  return {{"opName", n},     {"opType", "DecoderLayer"}, {"param", ""},   {"inTensors", {t(0)}},
-          {"outTensors", {n + "_output_0"}}, {"internalTensors", internals}, {"nodes", nodes}};
+  return {{"opName", n},         {"opType", "DecoderLayer"},        {"param", ""},
+          {"inTensors", {t(0)}}, {"outTensors", {n + "_output_0"}}, {"internalTensors", internals},
+          {"nodes", nodes}};
 }
 
 Json model_json(int layers) {
@@ -334,7 +335,7 @@ Json model_json(int layers) {
                    {"outTensors", {"Model_output_0"}},
                    {"opType", "RmsNormOperation"},
                    {"param", Json::object()}});
-  return {{"inTensors", {"Model_input_0"}},   {"internalTensors", internals}, {"modelName", "Model"}, {"nodes", nodes},
+  return {{"inTensors", {"Model_input_0"}},   {"internalTensors", internals},  {"modelName", "Model"}, {"nodes", nodes},
           {"outTensors", {"Model_output_0"}}, {"weightTensors", Json::array()}};
 }
 
@@ -395,18 +396,17 @@ int run_atb_llama(const AtbOptions& o) {
   write_file(m.torch_root + "/model_tree.json", model_tree(o.layers));
   write_file(o.out + "/" + atb_dump + "/model/200/Model.json", model_json(o.layers).dump());
   for (int i = 0; i < o.layers; ++i) {
-    write_file(o.out + "/" + atb_dump + "/layer/200/DecoderLayer_" + std::to_string(i) + ".json",
-               layer_json(i).dump());
+    write_file(o.out + "/" + atb_dump + "/layer/200/DecoderLayer_" + std::to_string(i) + ".json", layer_json(i).dump());
   }
   nlohmann::json first = nullptr;
   if (m.inject_layer >= 0) {
     const Leaf& leaf = leaves()[static_cast<size_t>(m.inject_leaf)];
-    first = {{"atb_node", std::to_string(m.inject_layer) + "_DecoderLayer/" + std::to_string(m.inject_leaf) + "_" +
-                              leaf.atb_type},
-             {"atb_type", leaf.atb_type},
-             {"torch_module", leaf.torch_name.empty()
-                                  ? ""
-                                  : "root.model.layers." + std::to_string(m.inject_layer) + "." + leaf.torch_name}};
+    first = {
+        {"atb_node",
+         std::to_string(m.inject_layer) + "_DecoderLayer/" + std::to_string(m.inject_leaf) + "_" + leaf.atb_type},
+        {"atb_type", leaf.atb_type},
+        {"torch_module",
+         leaf.torch_name.empty() ? "" : "root.model.layers." + std::to_string(m.inject_layer) + "." + leaf.torch_name}};
   }
   nlohmann::json sc = {{"tool", "msit-dumpgen"},
                        {"command", "atb"},
@@ -432,8 +432,8 @@ int run_atb_llama(const AtbOptions& o) {
   write_file(o.out + "/op_mapping/op_mapping_file.json",
              R"({"RmsNormOperation": "LlamaRMSNorm", "SelfAttentionOperation": "LlamaSdpa", )"
              R"("ActivationOperation": "SiLU"})");
-  std::printf("atb: llama, %d layers x %d tokens under %s (first divergence: %s)\n", o.layers, o.tokens,
-              o.out.c_str(), first.is_null() ? "none" : first["atb_node"].get<std::string>().c_str());
+  std::printf("atb: llama, %d layers x %d tokens under %s (first divergence: %s)\n", o.layers, o.tokens, o.out.c_str(),
+              first.is_null() ? "none" : first["atb_node"].get<std::string>().c_str());
   return 0;
 }
 

@@ -82,10 +82,10 @@ struct AtbOptions {
   uint64_t seed = 1;
   // --model llama (cmd_atb_llama.cpp): HF Llama layers, the kernel-noise model on the ATB side.
   std::string model = "block";
-  double noise = 0;                  // relative kernel noise of a Linear's output
-  std::string reduced;               // ATB types computing in lower precision: TYPE=bfloat16,...
-  std::string out_dtype = "float16"; // ATB output dtype
-  std::string diverge_type;          // inject into the --diverge-nth op of this ATB type
+  double noise = 0;                   // relative kernel noise of a Linear's output
+  std::string reduced;                // ATB types computing in lower precision: TYPE=bfloat16,...
+  std::string out_dtype = "float16";  // ATB output dtype
+  std::string diverge_type;           // inject into the --diverge-nth op of this ATB type
   int diverge_nth = 0;
   bool diverge_local = false;  // later ops read the uninjected output
 };

@@ -5,6 +5,7 @@
 #     the torch module, exit 1, and the CSV marks that row "first".
 #  2. 12 layers, RED 0.05 at a Linear output: the default xlsx compare fails (exit 1) and the
 #     terminal names the ATB node and the torch module.
+#     --legacy-ait on the same pair names it too.
 #  3. Noise only (1e-3): nothing named, exit 0.
 set -euo pipefail
 MSIT=$1
@@ -38,6 +39,15 @@ csv=$(ls "$T"/a/out/msit_cmp_report_*.csv)
 firsts=$(grep -c ',first$' "$csv" || true)
 [ "$firsts" -eq 1 ] || fail "example 1: $firsts rows marked first in $csv"
 grep ',first$' "$csv" | grep -q '9_DecoderLayer/3_LinearOperation/after/outtensor0.bin' || fail "example 1: wrong row first"
+
+# ... and the legacy ait layer compare of the same pair (its -g/-m are token directories).
+mkdir -p "$T/a/legacy"
+set +e
+"$MSIT" compare -g "$T/a/$TORCH/0" -m "$T/a/$ATB/0" -o "$T/a/legacy" --legacy-ait >"$T/a/legacy.txt" 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "example 1, --legacy-ait: exit $rc, expected 1: $(cat "$T/a/legacy.txt")"
+grep -qF "$want" "$T/a/legacy.txt" || fail "example 1, --legacy-ait: not named: $(cat "$T/a/legacy.txt")"
 
 # 2. the 12-layer example, default report (xlsx, three sheets).
 "$GEN" atb --model llama --out "$T/b" --layers 12 --tokens 1 --hidden 16 --rows 8 --noise 1e-4 \

@@ -56,7 +56,18 @@ run "$T/b"
 [ "$rc" -eq 1 ] || fail "example 2: exit $rc, expected 1: $(cat "$T/b/out.txt")"
 grep -qF "token 0: 6_DecoderLayer/5_LinearOperation (LinearOperation) output 0 vs root.model.layers.6.self_attn.o_proj (Linear) output 0" \
   "$T/b/out.txt" || fail "example 2: first divergence not named: $(cat "$T/b/out.txt")"
-ls "$T"/b/out/msit_cmp_report_*.xlsx >/dev/null
+xlsx=$(ls "$T"/b/out/msit_cmp_report_*.xlsx)
+# The workbook's last columns: each side's op label; the row of the injected op is "first".
+python3 - "$xlsx" <<'PY' || fail "example 2: xlsx labels"
+import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+api = [n for n in z.namelist() if n.startswith("xl/worksheets/sheet")]
+text = "".join(z.read(n).decode() for n in api)
+for want in ("my_op", "golden_op", "6_DecoderLayer/5_LinearOperation (LinearOperation) output 0",
+             "root.model.layers.6.self_attn.o_proj (Linear) output 0", ">first<"):
+    if want not in text:
+        sys.exit("missing in the xlsx: " + want)
+PY
 
 # 3. noise only, with the mapping file for the types msit's tables do not pair.
 "$GEN" atb --model llama --out "$T/c" --layers 12 --tokens 2 --hidden 64 --rows 8 --noise 1e-3 >/dev/null

@@ -7,6 +7,12 @@ divergence per cell. A benchmark, not a test: the tuning grid runs ~10 minutes o
   bench/divergence_grid.py --gen build/tests/tools/msit-dumpgen --bin build/cli/msit-compact \
       --grid tuning [--jobs 2] [--levels FILE.jsonl]
 
+--flow atb runs the ATB/torch grid instead (msit-dumpgen atb --model llama: HF Llama layers,
+kernel noise on the ATB side, torch golden), grids atb-tuning and atb-heldout, compared with
+`--cl api --op-mapping-file` (the generator's mapping for the types msit's tables do not pair):
+
+  bench/divergence_grid.py --flow atb --grid atb-tuning --gen ... --bin ...
+
 --grid heldout is the held-out grid (other seeds, model size, dtype mix and noise level): it
 was run once, after the rule was fixed. One unit of the counts is one (run, token): the rule
 names at most one op per token. Named op == injected op is a true positive; a name on a
@@ -44,10 +50,123 @@ GRIDS = {
 }
 MODES = ["raw", "mixed", "summarised"]
 
+# The ATB/torch grid (--flow atb). Injections go into every ATB op type of the Llama layer;
+# ElewiseOperation has no torch module: propagated, its error enters the next compared op
+# through that op's inputs (no jump there), so the op to name is the smallest compared one
+# around it, its DecoderLayer; local, no compared tensor carries it (counted as noise-only).
+ATB_TYPES = ["RmsNormOperation", "LinearOperation", "SelfAttentionOperation", "ActivationOperation",
+             "ElewiseOperation"]
+ATB_LAYER = ["RmsNormOperation", "LinearOperation", "LinearOperation", "LinearOperation", "SelfAttentionOperation",
+             "LinearOperation", "ElewiseOperation", "RmsNormOperation", "LinearOperation", "LinearOperation",
+             "ActivationOperation", "ElewiseOperation", "LinearOperation", "ElewiseOperation"]
+ATB_GRIDS = {
+    # Looked at while building the generator's ATB flow and the inputs the rule reads.
+    "atb-tuning": dict(seeds=[1], noise=[1e-4, 1e-3, 3e-3], red=[0.02, 0.05, 0.2, 0.5],
+                       model=["--layers", "12", "--hidden", "64", "--rows", "8",
+                              "--reduced", "LinearOperation=bfloat16"]),
+    # Held out: never run while working; other seeds, size, dtype and noise levels.
+    "atb-heldout": dict(seeds=[301, 302], noise=[3e-4, 2e-3], red=[0.03, 0.3],
+                        model=["--layers", "11", "--hidden", "96", "--rows", "12", "--atb-dtype", "bfloat16"]),
+    "atb-smoke": dict(seeds=[1], noise=[1e-3], red=[0.05],
+                      model=["--layers", "11", "--hidden", "32", "--rows", "8"]),
+}
+GRIDS.update(ATB_GRIDS)
+
 
 def types_in_chain(ops):
     chain = ["GatherV2"] + [BLOCK[(i - 1) % len(BLOCK)] for i in range(1, ops)]
     return chain
+
+
+def atb_scenarios(grid):
+    g = GRIDS[grid]
+    layers = int(g["model"][g["model"].index("--layers") + 1])
+    out = []
+    for seed in g["seeds"]:
+        for noise in g["noise"]:
+            out.append(dict(seed=seed, noise=noise, type=None, nth=0, red=0.0, local=False))
+            for ri, red in enumerate(g["red"]):
+                for t in ATB_TYPES:
+                    count = ATB_LAYER.count(t) * layers
+                    nth = (seed * 7 + ri * 5 + ATB_TYPES.index(t) * 3) % count
+                    for local in (False, True):
+                        out.append(dict(seed=seed, noise=noise, type=t, nth=nth, red=red, local=local))
+    return out
+
+
+def atb_want(sc, layers):
+    """The ATB node the rule should name first, or None."""
+    if sc["type"] is None:
+        return None
+    seen = 0
+    for layer in range(layers):
+        for leaf, t in enumerate(ATB_LAYER):
+            if t != sc["type"]:
+                continue
+            if seen == sc["nth"]:
+                if t != "ElewiseOperation":
+                    return "%d_DecoderLayer/%d_%s" % (layer, leaf, t)
+                if sc["local"]:
+                    return None  # no compared tensor carries it
+                return "%d_DecoderLayer" % layer
+            seen += 1
+    raise ValueError("no such op")
+
+
+def atb_node(path):
+    """The ATB node of a report cell: the path between the token directory and after/."""
+    parts = path.split("/")
+    i = parts.index("0_200")
+    return "/".join(parts[i + 2:parts.index("after")])
+
+
+def atb_one(args, sc, tmp, idx):
+    d = os.path.join(tmp, "s%d" % idx)
+    g = GRIDS[args.grid]
+    layers = int(g["model"][g["model"].index("--layers") + 1])
+    cmd = [args.gen, "atb", "--model", "llama", "--out", d, "--tokens", "2", "--seed", str(sc["seed"]),
+           "--noise", str(sc["noise"])] + g["model"]
+    if sc["type"]:
+        cmd += ["--diverge-type", sc["type"], "--diverge-nth", str(sc["nth"]), "--diverge-scale", str(sc["red"])]
+        if sc["local"]:
+            cmd.append("--diverge-local")
+    r = run(cmd)
+    if r.returncode:
+        raise RuntimeError(" ".join(cmd) + ": " + r.stdout)
+    want = atb_want(sc, layers)
+    torch = "/torch/msit_dump_20260101_000000"
+    atb = "/atb/msit_dump_20260101_000000"
+    results = []
+    for mode in MODES:
+        src = d
+        if mode == "mixed":
+            src = d + "-mix"
+            shutil.copytree(d, src)
+            run([args.bin, "compact", src + torch])
+        elif mode == "summarised":
+            run([args.bin, "compact", d + torch, d + atb])
+        out = os.path.join(tmp, "o%d-%s" % (idx, mode))
+        os.makedirs(out, exist_ok=True)
+        run([args.bin, "compare", "-g", src + torch + "/torch_tensors/cpu_100", "-m", src + atb + "/tensors/0_200",
+             "-o", out, "-j", "1", "-q", "--cl", "api", "--op-mapping-file", src + "/op_mapping"])
+        csvs = [f for f in os.listdir(out) if f.startswith("msit_cmp_report_") and f.endswith(".csv")]
+        if not csvs:
+            raise RuntimeError("no report in " + out)
+        with open(os.path.join(out, csvs[0])) as f:
+            rows = list(csv.DictReader(f))
+        named = {}
+        for r in rows:
+            named.setdefault(r["token_id"], None)
+            if r["divergence"] == "first":
+                named[r["token_id"]] = (atb_node(r["my_data_path"]), r["error_jump"])
+        for tok, n in sorted(named.items()):
+            results.append(dict(sc, mode=mode, token=tok, want=want, named=n[0] if n else None,
+                                jump=n[1] if n else None, levels=None))
+        shutil.rmtree(out, ignore_errors=True)
+        if src != d:
+            shutil.rmtree(src, ignore_errors=True)
+    shutil.rmtree(d, ignore_errors=True)
+    return results
 
 
 def scenarios(grid):
@@ -135,14 +254,18 @@ def main():
     ap.add_argument("--gen", required=True)
     ap.add_argument("--bin", required=True)
     ap.add_argument("--grid", choices=sorted(GRIDS), default="smoke")
+    ap.add_argument("--flow", choices=["ge", "atb"], default="ge", help="ge: GE vs FX; atb: ATB vs torch")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--levels", help="write every run's rows (levels) here, JSON lines")
     args = ap.parse_args()
-    scs = scenarios(args.grid)
+    if (args.flow == "atb") != args.grid.startswith("atb-"):
+        ap.error("--flow atb takes the atb-* grids, --flow ge the others")
+    scs = atb_scenarios(args.grid) if args.flow == "atb" else scenarios(args.grid)
+    fn = atb_one if args.flow == "atb" else one
     tmp = tempfile.mkdtemp(prefix="divgrid-")
     try:
         with ThreadPoolExecutor(args.jobs) as ex:
-            futs = [ex.submit(one, args, sc, tmp, i) for i, sc in enumerate(scs)]
+            futs = [ex.submit(fn, args, sc, tmp, i) for i, sc in enumerate(scs)]
             res = [x for f in futs for x in f.result()]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

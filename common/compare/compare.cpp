@@ -203,6 +203,7 @@ Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& jo
     else if (mode == CompareMode::kGeGe) match_ge_ge(ctx, w.my.groups[i], w.golden.groups[i], mr);
     else match_fx_fx(ctx, w.my.groups[i], w.golden.groups[i], mr);
     if (mode != CompareMode::kFxFx) sort_rows_msit(mr.pairs, begin, mr.pairs.size());
+    number_rows(mr.pairs, begin, mr.pairs.size());
   }
   warnings.insert(warnings.end(), mr.warnings.begin(), mr.warnings.end());
   w.report.ops_without_rows = mr.ops_without_rows;

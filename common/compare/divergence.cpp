@@ -2,6 +2,8 @@
 // token, each output's input error and excess, the noise floor of its op type, the jumps.
 #include "common/compare/divergence.h"
 
+#include "common/report/op_label.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -32,15 +34,6 @@ double unit_roundoff(std::string_view dtype) {
   return 0.0;  // float32/64 and integers: only kMinErrorFloor
 }
 
-bool ends_with_index(std::string_view s, std::string_view tag, size_t& cut) {
-  // s ends with TAG followed by decimal digits.
-  size_t d = s.size();
-  while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9') --d;
-  if (d == s.size() || d < tag.size() || s.substr(d - tag.size(), tag.size()) != tag) return false;
-  cut = d - tag.size();
-  return true;
-}
-
 }  // namespace
 
 double rounding_floor(const ReportRow& r) {
@@ -48,27 +41,22 @@ double rounding_floor(const ReportRow& r) {
 }
 
 RowTensor row_tensor(const ReportRow& r) {
-  std::string_view p = r.my_data_path;
-  size_t cut = 0;
-  if (ends_with_index(p, ",outputs,", cut)) return {p.substr(0, cut), true};
-  if (ends_with_index(p, ",inputs,", cut)) return {p.substr(0, cut), false};
-  // FX npy: {node}-{target}.OUTPUT.{k}.{ts}.npy. The last tag of each kind, found among the
-  // dots (rfind of a string is a memcmp per position: a fifth of the phase on 100,000 rows).
-  for (auto [tag, out] : {std::pair<std::string_view, bool>{".OUTPUT.", true}, {".INPUT.", false}}) {
-    for (size_t dot = p.rfind('.'); dot != std::string_view::npos;
-         dot = dot == 0 ? std::string_view::npos : p.rfind('.', dot - 1)) {
-      if (p.substr(dot, tag.size()) == tag) return {p.substr(0, dot), out};
-    }
-  }
-  return {p, true};  // a single-tensor file (_min_max): judged as an output
+  const TensorLabel& l = row_label(r);
+  if (!l.known()) return {r.my_data_path, true};
+  return {l.op, l.role != TensorRole::kInput};
 }
 
-std::string_view op_type_of(std::string_view op) {
-  size_t slash = op.rfind('/');
-  std::string_view base = slash == std::string_view::npos ? op : op.substr(slash + 1);
-  size_t dot = base.find('.'), dash = base.find('-');
-  if (dash != std::string_view::npos && dash < dot) return base.substr(dash + 1);  // FX node-target
-  return base.substr(0, dot);
+std::string_view op_type_of(const ReportRow& r) {
+  const TensorLabel& l = row_label(r);
+  return l.op_type.empty() ? row_tensor(r).op : std::string_view(l.op_type);
+}
+
+std::vector<size_t> walk_order(const std::vector<ReportRow>& rows) {
+  std::vector<size_t> v(rows.size());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = i;
+  std::stable_sort(v.begin(), v.end(),
+                   [&](size_t a, size_t b) { return row_label(rows[a]).order < row_label(rows[b]).order; });
+  return v;
 }
 
 std::optional<double> median_without(const std::vector<double>& v, size_t skip) {
@@ -112,6 +100,7 @@ void mark_error_jumps(std::vector<ReportRow>& rows) {
   // The op's inputs, wherever they sit in the report (msit order puts them first, but the
   // rule should not depend on it).
   std::map<std::pair<int64_t, std::string_view>, double> input_level;
+  std::map<int64_t, bool> token_has_inputs;  // a token with no input row at all: a chain of outputs
   std::vector<RowTensor> tensors;
   tensors.reserve(rows.size());
   for (auto& r : rows) {
@@ -124,23 +113,29 @@ void mark_error_jumps(std::vector<ReportRow>& rows) {
     if (!t.output && r.error_level) {
       double& v = input_level[{r.token_id, t.op}];
       v = std::max(v, *r.error_level);
+      token_has_inputs[r.token_id] = true;
     }
   }
-  // Pass 1: per token, each output's level and input error, in report (= execution) order.
+  // Pass 1: per token, each output's level and input error, in execution order.
   std::map<int64_t, std::vector<Out>> tokens;
-  std::map<int64_t, double> earlier;  // per token: largest error level so far
-  for (size_t i = 0; i < rows.size(); ++i) {
+  std::map<int64_t, double> earlier;   // per token: largest error level so far
+  std::map<int64_t, double> last_out;  // per token: the level of the output before
+  for (size_t i : walk_order(rows)) {
     const ReportRow& r = rows[i];
     if (!r.error_level) continue;
     double level = *r.error_level;
     double& so_far = earlier[r.token_id];
     if (tensors[i].output) {
-      // Without input rows (TransData self rows, fused ops, FX nodes without inputs): every
-      // earlier row of the token is the input.
+      // Without input rows of its own (TransData self rows, fused ops, FX nodes without inputs):
+      // every earlier row of the token is the input. In a token without any input rows (ATB/torch
+      // sheets pair outputs; the labels' tree order is execution order): the output before it,
+      // which an error left out of later ops (a local one) then cannot hide behind.
       auto it = input_level.find({r.token_id, tensors[i].op});
-      double in = it != input_level.end() ? it->second : so_far;
+      double& prev = last_out[r.token_id];
+      double in = it != input_level.end() ? it->second : token_has_inputs[r.token_id] ? so_far : prev;
       double f = rounding_floor(r);
       tokens[r.token_id].push_back({i, level, std::max(f, in), f, it != input_level.end() && level == it->second});
+      prev = level;
     }
     so_far = std::max(so_far, level);
   }
@@ -151,7 +146,7 @@ void mark_error_jumps(std::vector<ReportRow>& rows) {
     std::map<std::string_view, TypeStats> by_type;
     std::vector<double> spread;  // |output^2 - input^2| of the non-copy outputs
     for (const Out& o : outs) {
-      TypeStats& t = by_type[op_type_of(tensors[o.row].op)];
+      TypeStats& t = by_type[op_type_of(rows[o.row])];
       if (has_gain(o)) t.gains.push_back(gain_sq_of(o));
       t.noises.push_back(o.excess());
       if (!o.copy) spread.push_back(std::abs(o.excess()));
@@ -164,7 +159,7 @@ void mark_error_jumps(std::vector<ReportRow>& rows) {
     bool named = false;
     for (const Out& o : outs) {
       ReportRow& r = rows[o.row];
-      const TypeStats& t = by_type[op_type_of(tensors[o.row].op)];
+      const TypeStats& t = by_type[op_type_of(rows[o.row])];
       // The type's gain (within [1, kMaxGainSq]) and own noise, from its other outputs; the
       // noise not net of the gain: when the type's outputs all carry similar input error, the
       // median ratio absorbs their own noise too, and a bf16 kernel's first call (near-exact

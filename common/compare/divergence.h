@@ -38,16 +38,20 @@ std::optional<double> error_level(const ReportRow& r);
 // kMinErrorFloor: fp16 2^-11, bf16 2^-8, fp8 2^-4 / 2^-3.
 double rounding_floor(const ReportRow& r);
 
-// Which tensor of an op a row is, from its my_data_path cell (GE `file,inputs,k`, FX
-// `node.INPUT.k.ts.npy`); `op` is the path without the tensor part.
+// Which tensor of an op a row is, from the row's typed label (common/report/op_label.h
+// row_label: my side's, else the golden side's): `op` names the op, `output` is false only for
+// input rows. A row without a label is its own op, judged as an output (a single-tensor file).
 struct RowTensor {
   std::string_view op;
   bool output = false;
 };
 RowTensor row_tensor(const ReportRow& r);
-// The op type an op path names: GE `Type.Name.task.stream.ts` -> Type, FX `node-target` ->
-// target (aten.mm.default); the whole file name otherwise.
-std::string_view op_type_of(std::string_view op);
+// The op type the rule groups a row's noise by: the label's op type (GE type, FX target, ATB
+// op type, torch class), else its op.
+std::string_view op_type_of(const ReportRow& r);
+// The order the rule walks a token's rows in: by the label's execution order, rows without one
+// after them in report order (stable).
+std::vector<size_t> walk_order(const std::vector<ReportRow>& rows);
 
 // Median of v without its element at `skip` (v sorted; nullopt when nothing is left).
 std::optional<double> median_without(const std::vector<double>& sorted, size_t skip);

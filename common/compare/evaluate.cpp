@@ -381,9 +381,12 @@ bool can_stream(const Side& g, const Side& m) {
 ReportRow evaluate_pair(PairSpec&& p, FileCache& cache, const EvalOptions& o, std::shared_ptr<LoadedFile> golden_file,
                         std::shared_ptr<LoadedFile> my_file) {
   std::string golden_cell = std::move(p.golden_cell), my_cell = std::move(p.my_cell);
+  TensorLabel golden_label = std::move(p.golden_label), my_label = std::move(p.my_label);
   ReportRow r = evaluate_pair(std::as_const(p), cache, o, std::move(golden_file), std::move(my_file));
   r.golden_data_path = std::move(golden_cell);
   r.my_data_path = std::move(my_cell);
+  r.golden_label = std::move(golden_label);
+  r.my_label = std::move(my_label);
   return r;
 }
 
@@ -396,6 +399,8 @@ ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& 
   r.my_data_path = p.my_cell;
   r.msit_row = p.msit_row;
   r.group = p.group;
+  r.golden_label = p.golden_label;
+  r.my_label = p.my_label;
   if (!p.problem.empty()) {
     r.cmp_fail_reason = p.problem;
     bool unreadable = p.problem.rfind("my_data_path: ", 0) == 0 || p.problem.rfind("golden_data_path: ", 0) == 0;

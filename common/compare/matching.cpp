@@ -16,6 +16,21 @@ std::string cell(const SourceFile& f, const char* role, uint32_t k) {
 std::string plain(const SourceFile& f) { return f.kind == SourceKind::kMinMax ? f.path() : f.raw_path; }
 
 TensorSlot ge_slot(const SourceFile& f, Role r, uint32_t k) { return {SlotKind::kTensor, &f, r, k}; }
+
+TensorRole tensor_role(Role r) { return r == Role::kInput ? TensorRole::kInput : TensorRole::kOutput; }
+
+// A GE op's tensor: the op name the index keys it by, the type its dump file name starts with
+// (docs/formats/ge-dump.md §1).
+TensorLabel ge_label(const std::string& op, const SourceFile& f, Role r, uint32_t k) {
+  std::string_view n = f.raw_name();
+  return TensorLabel{op, std::string(n.substr(0, n.find('.'))), tensor_role(r), k};
+}
+
+// An FX node's tensor: the index keys nodes by `{node}-{target}` (docs/formats/fx-npy.md §1).
+TensorLabel fx_label(const std::string& key, Role r, uint32_t k) {
+  size_t dash = key.find('-');
+  return TensorLabel{key.substr(0, dash), dash == std::string::npos ? "" : key.substr(dash + 1), tensor_role(r), k};
+}
 TensorSlot fx_slot(const SourceFile& f) { return {SlotKind::kFxFile, &f, Role::kOutput, 0}; }
 
 PairSpec make_pair(MatchContext& ctx, int64_t token, std::string gcell, std::string mcell, TensorSlot g, TensorSlot m) {
@@ -52,25 +67,40 @@ std::vector<const std::pair<std::string, SourceFile>*> graph_order(const TokenFi
 bool has_op(const TokenFiles& t, const std::string& n) { return t.ge_file(n) != nullptr; }
 
 // FX rows for one fx node: GE inputs vs FX INPUT files, GE outputs vs FX OUTPUT files, by position.
-void fx_rows(MatchContext& ctx, int64_t token, const SourceFile& ge, const TensorCounts& c, const FxNodeFiles& fx,
-             bool inputs, bool outputs, std::vector<PairSpec>& rows) {
+// A problem row names my op, no tensor of it.
+PairSpec on_op(PairSpec p, const std::string& op, const SourceFile& f) {
+  p.my_label = ge_label(op, f, Role::kOutput, 0);
+  p.my_label.role = TensorRole::kUnknown;
+  return p;
+}
+
+PairSpec labelled(PairSpec p, TensorLabel golden, TensorLabel mine) {
+  p.golden_label = std::move(golden);
+  p.my_label = std::move(mine);
+  return p;
+}
+
+void fx_rows(MatchContext& ctx, int64_t token, const std::string& op, const SourceFile& ge, const TensorCounts& c,
+             const std::string& fx_key, const FxNodeFiles& fx, bool inputs, bool outputs, std::vector<PairSpec>& rows) {
   if (inputs) {
     for (uint32_t k = 0; k < c.inputs && k < fx.inputs.size(); ++k) {
-      rows.push_back(make_pair(ctx, token, plain(fx.inputs[k]), cell(ge, "inputs", k), fx_slot(fx.inputs[k]),
-                               ge_slot(ge, Role::kInput, k)));
+      rows.push_back(labelled(make_pair(ctx, token, plain(fx.inputs[k]), cell(ge, "inputs", k), fx_slot(fx.inputs[k]),
+                                        ge_slot(ge, Role::kInput, k)),
+                              fx_label(fx_key, Role::kInput, k), ge_label(op, ge, Role::kInput, k)));
     }
   }
   if (outputs) {
     for (uint32_t k = 0; k < c.outputs && k < fx.outputs.size(); ++k) {
-      rows.push_back(make_pair(ctx, token, plain(fx.outputs[k]), cell(ge, "outputs", k), fx_slot(fx.outputs[k]),
-                               ge_slot(ge, Role::kOutput, k)));
+      rows.push_back(labelled(make_pair(ctx, token, plain(fx.outputs[k]), cell(ge, "outputs", k),
+                                        fx_slot(fx.outputs[k]), ge_slot(ge, Role::kOutput, k)),
+                              fx_label(fx_key, Role::kOutput, k), ge_label(op, ge, Role::kOutput, k)));
     }
   }
 }
 
 struct FxTagScan {
-  std::vector<const FxNodeFiles*> found;  // one per matching tag, in desc/attr order
-  std::string missing;                    // last tag without FX data
+  std::vector<const std::pair<const std::string, FxNodeFiles>*> found;  // one per matching tag, in desc/attr order
+  std::string missing;                                                  // last tag without FX data
 };
 
 FxTagScan scan_tags(const GraphOp& op, const TokenFiles& fx) {
@@ -80,7 +110,7 @@ FxTagScan scan_tags(const GraphOp& op, const TokenFiles& fx) {
       std::string key = fx_node_key_from_tensor_name(name);
       auto it = fx.fx_nodes.find(key);
       if (it == fx.fx_nodes.end()) s.missing = key;
-      else s.found.push_back(&it->second);
+      else s.found.push_back(&*it);
     }
   }
   return s;
@@ -92,20 +122,23 @@ void ge_fx_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
   auto all_ops = split_fused_name(op_name, g, [&](const std::string& n) { return has_op(my, n); });
   auto counts = ctx.counts(ge);
   if (!counts.ok()) {
-    out.pairs.push_back(problem_row(ctx, token, "", plain(ge), "my_data_path: " + counts.error().to_string()));
+    out.pairs.push_back(
+        on_op(problem_row(ctx, token, "", plain(ge), "my_data_path: " + counts.error().to_string()), op_name, ge));
     return;
   }
   if (all_ops.empty()) {
     std::string_view type = ge.raw_name().substr(0, ge.raw_name().find('.'));
     if (type.find("Cast") != std::string::npos || type.find("TransData") != std::string::npos) {
       for (uint32_t k = 0; k < counts->inputs && k < counts->outputs; ++k) {
-        out.pairs.push_back(make_pair(ctx, token, cell(ge, "inputs", k), cell(ge, "outputs", k),
-                                      ge_slot(ge, Role::kInput, k), ge_slot(ge, Role::kOutput, k)));
+        out.pairs.push_back(labelled(make_pair(ctx, token, cell(ge, "inputs", k), cell(ge, "outputs", k),
+                                               ge_slot(ge, Role::kInput, k), ge_slot(ge, Role::kOutput, k)),
+                                     ge_label(op_name, ge, Role::kInput, k), ge_label(op_name, ge, Role::kOutput, k)));
       }
       return;
     }
-    out.pairs.push_back(
-        problem_row(ctx, token, "", plain(ge), "GE op " + op_name + " not found in graph " + ctx.graph_path + "."));
+    out.pairs.push_back(on_op(
+        problem_row(ctx, token, "", plain(ge), "GE op " + op_name + " not found in graph " + ctx.graph_path + "."),
+        op_name, ge));
     return;
   }
   std::vector<PairSpec> rows;
@@ -113,22 +146,25 @@ void ge_fx_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
   if (all_ops.size() == 1) {
     auto scan = scan_tags(*g.find(all_ops[0]), fx);
     missing = scan.missing;
-    for (const FxNodeFiles* node : scan.found) {
+    for (const auto* node : scan.found) {
       rows.clear();  // msit reassigns: only the last matching tag's rows survive (ids still used)
-      fx_rows(ctx, token, ge, *counts, *node, true, true, rows);
+      fx_rows(ctx, token, op_name, ge, *counts, node->first, node->second, true, true, rows);
     }
     if (scan.found.empty() && scan.missing.empty()) ++out.ops_without_rows;
   } else {
     auto first = scan_tags(*g.find(all_ops.front()), fx);
     auto last = scan_tags(*g.find(all_ops.back()), fx);
-    for (const FxNodeFiles* node : first.found) fx_rows(ctx, token, ge, *counts, *node, true, false, rows);
-    for (const FxNodeFiles* node : last.found) fx_rows(ctx, token, ge, *counts, *node, false, true, rows);
+    for (const auto* node : first.found)
+      fx_rows(ctx, token, op_name, ge, *counts, node->first, node->second, true, false, rows);
+    for (const auto* node : last.found)
+      fx_rows(ctx, token, op_name, ge, *counts, node->first, node->second, false, true, rows);
     missing = rows.empty() ? (last.missing.empty() ? first.missing : last.missing) : "";
     if (rows.empty() && missing.empty()) ++out.ops_without_rows;
   }
   if (rows.empty() && !missing.empty()) {
-    out.pairs.push_back(problem_row(ctx, token, "", plain(ge),
-                                    "FX data missing: GE op " + op_name + ", FX tensor name " + missing + "."));
+    out.pairs.push_back(on_op(problem_row(ctx, token, "", plain(ge),
+                                          "FX data missing: GE op " + op_name + ", FX tensor name " + missing + "."),
+                              op_name, ge));
   }
   for (auto& r : rows) out.pairs.push_back(std::move(r));
 }
@@ -145,6 +181,8 @@ std::vector<std::string> graph_input_names(const GraphOp& op) {
 struct GoldenSide {
   std::vector<TensorSlot> inputs;
   std::vector<std::string> input_cells;
+  std::vector<TensorLabel> input_labels;
+  std::string output_op;  // the op whose outputs are the golden outputs
   const SourceFile* output_file = nullptr;
   uint32_t outputs = 0;
   std::string error;  // unreadable golden file
@@ -156,6 +194,7 @@ GoldenSide gather_fused(MatchContext& ctx, const std::string& fused, const Token
   std::vector<std::string> names, ops;
   std::vector<TensorSlot> slots;
   std::vector<std::string> cells;
+  std::vector<TensorLabel> labels;
   auto parts =
       split_fused_name(fused, *ctx.graph, [&](const std::string& n) { return has_op(my, n) || has_op(golden, n); });
   size_t consumed = 0;
@@ -176,8 +215,10 @@ GoldenSide gather_fused(MatchContext& ctx, const std::string& fused, const Token
       for (uint32_t k = 0; k < n; ++k) {
         slots.push_back(ge_slot(*f, Role::kInput, k));
         cells.push_back(cell(*f, "inputs", k));
+        labels.push_back(ge_label(op, *f, Role::kInput, k));
       }
       gs.output_file = f;
+      gs.output_op = op;
       gs.outputs = c->outputs;
     } else {
       warnings.push_back("no dump data for op " + op + " (component of " + fused +
@@ -185,6 +226,7 @@ GoldenSide gather_fused(MatchContext& ctx, const std::string& fused, const Token
       for (size_t k = 0; k < in_names.size(); ++k) {
         slots.push_back({SlotKind::kEmpty, nullptr, Role::kInput, 0});
         cells.emplace_back();
+        labels.push_back(TensorLabel{op, "", TensorRole::kInput, static_cast<uint32_t>(k)});
       }
     }
     names.insert(names.end(), in_names.begin(), in_names.end());
@@ -194,6 +236,7 @@ GoldenSide gather_fused(MatchContext& ctx, const std::string& fused, const Token
     if (std::find(ops.begin(), ops.end(), names[i]) != ops.end()) continue;  // produced inside the fusion
     gs.inputs.push_back(slots[i]);
     gs.input_cells.push_back(cells[i]);
+    gs.input_labels.push_back(labels[i]);
   }
   return gs;
 }
@@ -210,31 +253,37 @@ void ge_ge_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
       for (uint32_t k = 0; k < c->inputs; ++k) {
         gs.inputs.push_back(ge_slot(*f, Role::kInput, k));
         gs.input_cells.push_back(plain(*f));
+        gs.input_labels.push_back(ge_label(op_name, *f, Role::kInput, k));
       }
       gs.output_file = f;
+      gs.output_op = op_name;
       gs.outputs = c->outputs;
     }
   } else {
-    out.pairs.push_back(problem_row(ctx, token, "", plain(mine), "golden data missing for op " + op_name + "."));
+    out.pairs.push_back(
+        on_op(problem_row(ctx, token, "", plain(mine), "golden data missing for op " + op_name + "."), op_name, mine));
     return;
   }
   auto mc = ctx.counts(mine);
   if (!gs.error.empty() || !mc.ok()) {
     std::string why = !gs.error.empty() ? gs.error : "my_data_path: " + mc.error().to_string();
-    out.pairs.push_back(problem_row(ctx, token, "", plain(mine), why));
+    out.pairs.push_back(on_op(problem_row(ctx, token, "", plain(mine), why), op_name, mine));
     return;
   }
   // msit's accumulating golden output cell (docs/formats/report.md §3).
   std::string out_cell = gs.output_file ? plain(*gs.output_file) : "";
   for (uint32_t k = 0; k < gs.inputs.size() && k < mc->inputs; ++k) {
     if (out_cell.find(",inputs,") == std::string::npos) out_cell += ",inputs," + std::to_string(k);
-    out.pairs.push_back(make_pair(ctx, token, gs.input_cells[k], cell(mine, "inputs", k), gs.inputs[k],
-                                  ge_slot(mine, Role::kInput, k)));
+    out.pairs.push_back(labelled(
+        make_pair(ctx, token, gs.input_cells[k], cell(mine, "inputs", k), gs.inputs[k], ge_slot(mine, Role::kInput, k)),
+        gs.input_labels[k], ge_label(op_name, mine, Role::kInput, k)));
   }
   for (uint32_t k = 0; gs.output_file && k < gs.outputs && k < mc->outputs; ++k) {
     out_cell += ",outputs," + std::to_string(k);
-    out.pairs.push_back(make_pair(ctx, token, out_cell, cell(mine, "outputs", k),
-                                  ge_slot(*gs.output_file, Role::kOutput, k), ge_slot(mine, Role::kOutput, k)));
+    out.pairs.push_back(labelled(make_pair(ctx, token, out_cell, cell(mine, "outputs", k),
+                                           ge_slot(*gs.output_file, Role::kOutput, k), ge_slot(mine, Role::kOutput, k)),
+                                 ge_label(gs.output_op, *gs.output_file, Role::kOutput, k),
+                                 ge_label(op_name, mine, Role::kOutput, k)));
   }
 }
 
@@ -286,6 +335,10 @@ void sort_rows_msit(std::vector<PairSpec>& rows, size_t begin, size_t end) {
                    [&](const PairSpec& a, const PairSpec& b) { return key(a) < key(b); });
 }
 
+void number_rows(std::vector<PairSpec>& rows, size_t begin, size_t end) {
+  for (size_t i = begin; i < end; ++i) { rows[i].my_label.order = rows[i].golden_label.order = i - begin; }
+}
+
 void match_ge_fx(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden, MatchResult& out) {
   for_common_tokens(my, golden, out, [&](int64_t token, const TokenFiles& m, const TokenFiles& g) {
     for (const auto* op : graph_order(m, *ctx.graph)) ge_fx_op(ctx, token, op->first, op->second, m, g, out);
@@ -325,17 +378,24 @@ void match_fx_fx(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden
       auto it = g.fx_nodes.find(*key);
       if (it == g.fx_nodes.end()) {
         const auto& f = mn.outputs.empty() ? mn.inputs.front() : mn.outputs.front();
-        out.pairs.push_back(problem_row(ctx, token, "", plain(f), "golden data missing for FX node " + *key + "."));
+        PairSpec p = problem_row(ctx, token, "", plain(f), "golden data missing for FX node " + *key + ".");
+        p.my_label = fx_label(*key, Role::kOutput, 0);
+        p.my_label.role = TensorRole::kUnknown;
+        out.pairs.push_back(std::move(p));
         continue;
       }
       const FxNodeFiles& gn = it->second;
       for (size_t k = 0; k < mn.inputs.size() && k < gn.inputs.size(); ++k) {
-        out.pairs.push_back(make_pair(ctx, token, plain(gn.inputs[k]), plain(mn.inputs[k]), fx_slot(gn.inputs[k]),
-                                      fx_slot(mn.inputs[k])));
+        auto kk = static_cast<uint32_t>(k);
+        out.pairs.push_back(labelled(make_pair(ctx, token, plain(gn.inputs[k]), plain(mn.inputs[k]),
+                                               fx_slot(gn.inputs[k]), fx_slot(mn.inputs[k])),
+                                     fx_label(*key, Role::kInput, kk), fx_label(*key, Role::kInput, kk)));
       }
       for (size_t k = 0; k < mn.outputs.size() && k < gn.outputs.size(); ++k) {
-        out.pairs.push_back(make_pair(ctx, token, plain(gn.outputs[k]), plain(mn.outputs[k]), fx_slot(gn.outputs[k]),
-                                      fx_slot(mn.outputs[k])));
+        auto kk = static_cast<uint32_t>(k);
+        out.pairs.push_back(labelled(make_pair(ctx, token, plain(gn.outputs[k]), plain(mn.outputs[k]),
+                                               fx_slot(gn.outputs[k]), fx_slot(mn.outputs[k])),
+                                     fx_label(*key, Role::kOutput, kk), fx_label(*key, Role::kOutput, kk)));
       }
     }
   });

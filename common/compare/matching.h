@@ -12,6 +12,7 @@
 #include "common/compare/dump_index.h"
 #include "common/formats/graph_text.h"
 #include "common/formats/tensor_desc.h"
+#include "common/report/tensor_label.h"
 
 namespace msit {
 
@@ -41,8 +42,9 @@ struct PairSpec {
   std::optional<uint64_t> data_id;   // msit's row counter; empty for our extra diagnostic rows
   std::string golden_cell, my_cell;  // golden_data_path / my_data_path cells
   TensorSlot golden, my;
-  std::string problem;   // set: row carries this cmp_fail_reason, nothing is read
-  bool msit_row = true;  // msit writes this row (false: diagnostics msit omits)
+  TensorLabel golden_label, my_label;  // which tensor of which op each side is
+  std::string problem;                 // set: row carries this cmp_fail_reason, nothing is read
+  bool msit_row = true;                // msit writes this row (false: diagnostics msit omits)
 };
 
 struct MatchResult {
@@ -72,5 +74,9 @@ std::vector<std::string> split_fused_name(std::string name, const GraphDef& grap
 
 // 3.6: stable sort of one graph's rows by the text after the last '.' of my_data_path.
 void sort_rows_msit(std::vector<PairSpec>& rows, size_t begin, size_t end);
+
+// Execution order of rows [begin, end) of one graph: their position (msit sorts GE rows by the
+// dump timestamp, FX nodes are matched in timestamp order), on both labels.
+void number_rows(std::vector<PairSpec>& rows, size_t begin, size_t end);
 
 }  // namespace msit

@@ -8,12 +8,16 @@
 #include <atomic>
 #include <deque>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <thread>
 
+#include "common/compare/divergence.h"
 #include "common/compare/file_cache.h"
 #include "common/compare_atb/atb_compare_internal.h"
 #include "common/compare_atb/concat.h"
 #include "common/compare_atb/files.h"
+#include "common/compare_atb/match_internal.h"
 #include "common/compare_atb/rope.h"
 #include "common/compare_atb/side.h"
 
@@ -22,6 +26,7 @@ namespace {
 
 struct Job {
   size_t sheet = 0;
+  bool input_only = false;  // an op input for the first-divergence rule: evaluated, not written
   PairSpec spec;
   std::string token_text, golden_type, my_type, note;
   std::vector<SourceFile> golden_ranks, my_ranks;  // > 1 entry: concatenate
@@ -101,6 +106,55 @@ std::vector<Match> sheet_matches(const DumpSide& g, const DumpSide& m, PolicySet
 
 namespace {
 
+// Execution order of every node of a tree (docs/compare.md "Op labels"): a node's inputs are
+// read when it starts (pre-order) and its outputs written when all its children have run
+// (post-order), so a layer's output comes after its last op's.
+struct TreeOrder {
+  std::vector<uint64_t> start, end;
+};
+
+TreeOrder tree_order(const TopoTree& t) {
+  TreeOrder o{std::vector<uint64_t>(t.nodes.size()), std::vector<uint64_t>(t.nodes.size())};
+  uint64_t clock = 0;
+  std::vector<std::pair<uint32_t, size_t>> stack;  // node, next child
+  if (!t.nodes.empty()) stack.emplace_back(0, 0);
+  if (!t.nodes.empty()) o.start[0] = clock++;
+  while (!stack.empty()) {
+    auto& [n, next] = stack.back();
+    const auto& kids = t.nodes[n].children;
+    if (next < kids.size()) {
+      uint32_t c = kids[next++];
+      o.start[c] = clock++;
+      stack.emplace_back(c, 0);
+    } else {
+      o.end[n] = clock++;
+      stack.pop_back();
+    }
+  }
+  return o;
+}
+
+// The tensor a dump file is (docs/formats/atb-torch.md §1-§2): ATB intensor{k} / outtensor{k}
+// (an irName may follow), torch input_{k} / output / output_{k}.
+void file_role(std::string_view name, TensorLabel& l) {
+  auto digits = [&](size_t at) {
+    uint32_t k = 0;
+    while (at < name.size() && name[at] >= '0' && name[at] <= '9' && k < 100000) k = k * 10 + (name[at++] - '0');
+    return k;
+  };
+  for (auto [tag, role] : {std::pair<std::string_view, TensorRole>{"intensor", TensorRole::kInput},
+                           {"outtensor", TensorRole::kOutput},
+                           {"input_", TensorRole::kInput},
+                           {"output_", TensorRole::kOutput},
+                           {"output.", TensorRole::kOutput}}) {
+    if (name.starts_with(tag)) {
+      l.role = role;
+      l.index = tag == "output." ? 0 : digits(tag.size());
+      return;
+    }
+  }
+}
+
 struct Expander {
   const DumpSide& g;
   const DumpSide& m;
@@ -109,6 +163,26 @@ struct Expander {
   std::deque<SourceFile> files;  // stable addresses for the PairSpec slots
   std::vector<Job> jobs;
   uint64_t next_id = 0;
+  std::vector<TreeOrder> g_order, m_order;  // per tree, built on first use
+  std::set<std::string> inputs_done;
+
+  // ATB: the node's path below the token dir (9_DecoderLayer/3_LinearOperation); torch: the
+  // module name. The type: ATB opType, torch class. The order: the tree's execution order.
+  TensorLabel label(const DumpSide& s, std::vector<TreeOrder>& orders, const Endpoint& e, const SourceFile& f) {
+    const TopoTree& t = s.trees[e.tree];
+    const TopoNode& n = t.nodes[e.node];
+    if (orders.empty()) {
+      for (const auto& tree : s.trees) orders.push_back(tree_order(tree));
+    }
+    TensorLabel l;
+    l.op = s.kind == SideKind::kAtb ? n.tensor_path : n.name;
+    l.op_type = n.type;
+    file_role(f.raw_name(), l);
+    const TreeOrder& o = orders[e.tree];
+    uint64_t at = l.role == TensorRole::kInput ? o.start[e.node] : o.end[e.node];
+    l.order = (uint64_t{e.tree} << 40) + at;  // trees (encode, decode) run one after the other
+    return l;
+  }
 
   std::string rel(const DumpSide& s, const Endpoint& e, const TokenDir& t) {
     return o.robust_dirs && s.kind == SideKind::kAtb ? robust_rel(s.trees[e.tree], e.node, t.dir) : std::string();
@@ -123,6 +197,42 @@ struct Expander {
       apply_qwen_fixup(gf, mf);
       RopeFix fix = read_rope_fix(select_rope_files(mf), o.msit_compat);
       for (auto [gi, mi] : pair_files(gf, mf)) add_job(sheet, mm, gf[gi], mf[mi], mt, fix);
+      if (mm.my.loc != Loc::kAllInput) add_inputs(sheet, mm, gt, mt);
+    }
+  }
+
+  // The matched op's inputs where both sides dumped them (ATB before/intensor{k}, torch
+  // input_{k}), paired by k: the first-divergence rule's input error of the op (docs/compare.md
+  // "First divergence"). Once per op pair and token; not written to the report.
+  void add_inputs(size_t sheet, const Match& mm, const TokenDir& gt, const TokenDir& mt) {
+    Endpoint ge = mm.golden, me = mm.my;
+    ge.loc = me.loc = Loc::kAllInput;
+    ge.file.clear();
+    me.file.clear();
+    std::string key = std::to_string(sheet) + "|" + gt.dir + "|" + mt.dir + "|" + MatchSink::key_of(Match{me, ge});
+    if (!inputs_done.insert(std::move(key)).second) return;
+    auto by_index = [](std::vector<SourceFile> files) {
+      std::map<uint32_t, SourceFile> m;  // ATB: before/ is listed after after/ and wins
+      for (auto& f : files) {
+        TensorLabel l;
+        file_role(f.raw_name(), l);
+        if (l.role == TensorRole::kInput) m[l.index] = std::move(f);
+      }
+      return m;
+    };
+    auto gin = by_index(endpoint_files(g, g.trees[ge.tree], gt.dir, ge, true, rel(g, ge, gt), !o.msit_compat));
+    auto min = by_index(endpoint_files(m, m.trees[me.tree], mt.dir, me, false, rel(m, me, mt), !o.msit_compat));
+    for (auto& [k, mf] : min) {
+      auto it = gin.find(k);
+      if (it == gin.end()) continue;
+      size_t before = jobs.size();
+      add_job(sheet, Match{me, ge}, it->second, mf, mt, RopeFix{});
+      for (size_t j = before; j < jobs.size(); ++j) {
+        jobs[j].input_only = true;
+        jobs[j].rope.reset();
+        jobs[j].spec.data_id.reset();
+        --next_id;
+      }
     }
   }
 
@@ -148,6 +258,8 @@ struct Expander {
     j.spec.my_cell = real_path(mf.raw_path);
     const SourceFile& gs = files.emplace_back(gf);
     const SourceFile& ms = files.emplace_back(mf);
+    j.spec.golden_label = label(g, g_order, mm.golden, gf);
+    j.spec.my_label = label(m, m_order, mm.my, mf);
     j.spec.golden = TensorSlot{SlotKind::kFxFile, &gs, Role::kOutput, 0};
     j.spec.my = TensorSlot{SlotKind::kFxFile, &ms, Role::kOutput, 0};
     jobs.push_back(std::move(j));
@@ -163,6 +275,8 @@ ReportRow run_job(Job& j, FileCache& cache, const EvalOptions& eo) {
     r.data_id = j.spec.data_id;
     r.golden_data_path = j.spec.golden_cell;
     r.my_data_path = j.spec.my_cell;
+    r.golden_label = j.spec.golden_label;
+    r.my_label = j.spec.my_label;
     if (!evaluate_concat(j.golden_ranks, j.my_ranks, r, why)) concat = false;
   }
   if (j.rope) {
@@ -198,7 +312,21 @@ void evaluate_all(std::vector<Job>& jobs, std::vector<AtbSheet>& sheets, const A
   for (unsigned t = 1; t < n; ++t) threads.emplace_back(work);
   work();
   for (auto& t : threads) t.join();
-  for (size_t i = 0; i < jobs.size(); ++i) sheets[jobs[i].sheet].rows.push_back(std::move(rows[i]));
+  std::vector<std::vector<ReportRow>> inputs(sheets.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    auto& to = jobs[i].input_only ? inputs[jobs[i].sheet] : sheets[jobs[i].sheet].rows;
+    to.push_back(std::move(rows[i]));
+  }
+  // The first divergence of each sheet (docs/compare.md "First divergence"), with the ops'
+  // inputs, which are then dropped; until the engine's one post-pass covers this flow, its call
+  // site is here.
+  for (size_t s = 0; s < sheets.size(); ++s) {
+    auto& sheet = sheets[s].rows;
+    size_t shown = sheet.size();
+    for (auto& r : inputs[s]) sheet.push_back(std::move(r));
+    mark_error_jumps(sheet);
+    sheet.resize(shown);
+  }
 }
 
 }  // namespace
@@ -227,7 +355,7 @@ Result<AtbCompareResult> run_atb_compare(const std::string& golden_path, const s
   std::vector<PolicySet> sets = o.level
                                     ? std::vector<PolicySet>{*o.level}
                                     : std::vector<PolicySet>{PolicySet::kLayer, PolicySet::kModule, PolicySet::kApi};
-  Expander ex{g, m, o, rank_siblings(g), rank_siblings(m), {}, {}, 0};
+  Expander ex{g, m, o, rank_siblings(g), rank_siblings(m), {}, {}, 0, {}, {}, {}};
   for (size_t s = 0; s < sets.size(); ++s) {
     res.sheets.push_back(AtbSheet{std::string(policy_set_name(sets[s])), {}});
     auto matches = sheet_matches(g, m, sets[s], mo);

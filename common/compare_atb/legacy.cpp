@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "common/compare/divergence.h"
 #include "common/compare/file_cache.h"
 #include "common/compare_atb/atb_compare_internal.h"
 #include "common/compare_atb/files.h"
@@ -40,10 +41,10 @@ std::vector<std::string> entries(const std::string& dir, bool files_only) {
 }
 
 // A row only when both files exist (raw, archived, summarised or stored), as ait does.
-void add_pair(std::vector<FilePair>& out, const std::string& golden, const std::string& mine, int64_t token,
+bool add_pair(std::vector<FilePair>& out, const std::string& golden, const std::string& mine, int64_t token,
               const std::string& gtype, const std::string& mtype) {
   auto g = find_source(golden), m = find_source(mine);
-  if (!g || !m) return;
+  if (!g || !m) return false;
   FilePair p;
   p.golden = std::move(*g);
   p.my = std::move(*m);
@@ -51,6 +52,15 @@ void add_pair(std::vector<FilePair>& out, const std::string& golden, const std::
   p.golden_type = gtype;
   p.my_type = mtype;
   out.push_back(std::move(p));
+  return true;
+}
+
+// The output tensor a legacy layer row compares: the torch module by name, the ATB node by its
+// path; ordered by the ATB node's pre-order number (the rows are leaves or whole layers).
+TensorLabel output_label(std::string op, const TopoNode& n, uint32_t order) {
+  TensorLabel l{std::move(op), n.type, TensorRole::kOutput, 0};
+  l.order = order;
+  return l;
 }
 
 struct Trees {
@@ -93,8 +103,11 @@ std::vector<FilePair> layer_rows(const Trees& t, const std::string& gp, const st
   auto add = [&](uint32_t g, uint32_t m, const std::string& gfile, const std::string& mfile) {
     const TopoNode& gn = t.golden.nodes[g];
     const TopoNode& mn = t.mine.nodes[m];
-    add_pair(out, (fs::path(gp) / gn.tensor_path / gfile).string(),
-             (fs::path(mp) / mn.tensor_path / "after" / mfile).string(), 0, gn.type, mn.type);
+    if (add_pair(out, (fs::path(gp) / gn.tensor_path / gfile).string(),
+                 (fs::path(mp) / mn.tensor_path / "after" / mfile).string(), 0, gn.type, mn.type)) {
+      out.back().golden_label = output_label(gn.name, gn, mn.show_order);
+      out.back().my_label = output_label(mn.tensor_path, mn, mn.show_order);
+    }
   };
   auto select = [](const TopoTree& tree, const std::vector<uint32_t>& from, auto pred) {
     std::vector<uint32_t> v;
@@ -188,6 +201,9 @@ Result<LegacyResult> run_legacy_compare(const std::string& golden_path, const st
     p.my_cell = p.my.raw_path;
   }
   res.rows = evaluate_file_pairs(pairs, o.jobs, o.eval);
+  // The first divergence (docs/compare.md "First divergence"); until the engine's one post-pass
+  // covers this flow, its call site is here.
+  if (!o.token_level) mark_error_jumps(res.rows);
   return res;
 }
 
@@ -204,6 +220,8 @@ std::vector<ReportRow> evaluate_file_pairs(std::vector<FilePair>& pairs, unsigne
       spec.golden_cell = p.golden_cell;
       spec.my_cell = p.my_cell;
       spec.problem = p.problem;
+      spec.golden_label = p.golden_label;
+      spec.my_label = p.my_label;
       spec.golden = TensorSlot{SlotKind::kFxFile, &p.golden, Role::kOutput, 0};
       spec.my = TensorSlot{SlotKind::kFxFile, &p.my, Role::kOutput, 0};
       ReportRow r = evaluate_pair(std::move(spec), cache, eo, nullptr, nullptr);

@@ -202,6 +202,12 @@ Result<MindieResult> run_mindie_compare(const std::string& golden, const std::st
     p.my = TensorSlot{SlotKind::kTensor, nf, Role::kOutput, 0};
     p.golden_cell = cpu.front().raw_path;
     p.my_cell = nf->raw_path + ",outputs,0";
+    // The NPU fusion op and the CPU module it maps to (mindie_rt_op_mapping.json), in the
+    // mapping's op order.
+    std::string_view npu_name = nf->raw_name();  // {type}.{fusion_op}...: docs/formats/ge-dump.md §1
+    p.my_label = TensorLabel{op.fusion_op, std::string(npu_name.substr(0, npu_name.find('.'))), TensorRole::kOutput, 0,
+                             static_cast<uint64_t>(op.number)};
+    p.golden_label = TensorLabel{"root." + op.key, "", TensorRole::kOutput, 0, static_cast<uint64_t>(op.number)};
     ReportRow r = evaluate_pair(p, cache, eval);
     if (!r.golden_shape.empty() && !r.my_shape.empty() && r.golden_shape != r.my_shape) {
       res.warnings.push_back("op " + std::to_string(op.number) + " (" + op.key + "): shapes " + r.golden_shape +

@@ -163,6 +163,8 @@ ReportRow evaluate_rope_pair(PairSpec spec, const SourceFile& golden, const Sour
     r.data_id = spec.data_id;
     r.golden_data_path = spec.golden_cell;
     r.my_data_path = spec.my_cell;
+    r.golden_label = spec.golden_label;
+    r.my_label = spec.my_label;
     FloatTensor gs = slice_rotary(*g, fix, note);
     FloatTensor ms = halve_repeated_columns(*m, note);
     evaluate_floats(gs, ms, r);

@@ -10,13 +10,17 @@
 
 #include "common/io/output_file.h"
 #include "common/report/csv.h"
+#include "common/report/op_label.h"
 
 namespace msit::atb {
 namespace {
 
+// With our columns, the workbook ends with each side's op label (docs/compare.md "Op labels"):
+// the ATB node path and the torch module, which msit's path cells only imply.
 std::vector<std::string_view> columns(bool extra) {
   std::vector<std::string_view> c(msit_columns().begin(), msit_columns().end());
   if (extra) c.insert(c.end(), extra_columns().begin(), extra_columns().end());
+  if (extra) c.insert(c.end(), {"my_op", "golden_op"});
   return c;
 }
 
@@ -28,6 +32,10 @@ lxw_error write_sheet(lxw_worksheet* ws, const std::vector<ReportRow>& rows, con
   }
   for (size_t r = 0; r < rows.size(); ++r) {
     auto cells = row_cells(rows[r], extra);
+    if (extra) {
+      cells.push_back(label_text(rows[r].my_label));
+      cells.push_back(label_text(rows[r].golden_label));
+    }
     auto row = static_cast<lxw_row_t>(r + 1);
     for (size_t c = 0; c < cells.size() && c < cols.size(); ++c) {
       const std::string& v = cells[c];

@@ -66,7 +66,9 @@ const char* const kHtmlScript = R"JS(
     var a = Math.abs(v);
     return a >= 1e-3 && a < 1e5 ? String(Number(v.toPrecision(6))) : v.toExponential(3);
   }
-  function label(r) { return r.name + (r.type ? ' (' + r.type + ')' : '') + (r.tensor ? ' ' + r.tensor : ''); }
+  function label(r) {
+    return r.name + (r.type ? ' (' + r.type + ')' : '') + (r.tensor ? ' ' + r.tensor : '') + (r.vs ? ' vs ' + r.vs : '');
+  }
   function details(r) {
     var keys = ['name', 'type', 'tensor', 'rank', 'token', 'i', 'mode', 'verdict', 'divergence', 'error_jump',
                 'error_level', 'cosine', 'red', 'max_abs', 'max_rel', 'mean_abs', 'mean_rel', 'kl', 'max_stat_abs',

@@ -21,13 +21,16 @@ std::string base_name(const std::string& path) {
 }
 
 nlohmann::json row_json(const ReportRow& r, std::optional<int64_t> rank, size_t index) {
-  OpLabel l = op_label(r);
+  const TensorLabel& l = row_label(r);
+  // ATB vs torch: the golden side names another op (the torch module).
+  bool both = r.my_label.known() && r.golden_label.known() && r.golden_label.op != r.my_label.op;
   return {{"rank", rank ? nlohmann::json(*rank) : nlohmann::json(nullptr)},
           {"token", r.token_id},
           {"i", index},
-          {"name", l.name},
-          {"type", l.type},
-          {"tensor", l.tensor},
+          {"name", l.known() ? l.op : base_name(cell_file(r.my_data_path))},
+          {"type", l.op_type},
+          {"tensor", tensor_text(l)},
+          {"vs", both ? label_text(r.golden_label) : std::string()},
           {"my", base_name(r.my_data_path)},
           {"golden", base_name(r.golden_data_path)},
           {"my_dtype", r.my_dtype},

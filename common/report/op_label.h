@@ -1,4 +1,6 @@
-// A report row as a person reads it: op name and type and which tensor, from the path cells.
+// A report row as a person reads it: which tensor of which op each side is, from the typed
+// labels the pair builders set (common/report/tensor_label.h). Nothing here parses a path cell
+// into an op: rows without a label show their file's base name.
 #pragma once
 
 #include <string>
@@ -8,15 +10,18 @@
 
 namespace msit {
 
-struct OpLabel {
-  std::string name, type;  // GE: Type.Name.task.stream.ts; FX: node-target.OUTPUT.k.ts.npy
-  std::string tensor;      // "output 0", "input 1", or empty
-};
-OpLabel op_label(const ReportRow& r);
-// "Add_7 (Add) output 0"
+// "output 0", "input 1", or empty when the role is not known.
+std::string tensor_text(const TensorLabel& l);
+// "Add_7 (Add) output 0"; empty when the label is not known.
+std::string label_text(const TensorLabel& l);
+// The label that names the row's op: my side's, else the golden side's.
+const TensorLabel& row_label(const ReportRow& r);
+// The row's op as the terminal and HTML show it: my label, and the golden label after " vs "
+// when it names another op (ATB node path vs torch module); the base name of my file when the
+// row has no label.
 std::string op_text(const ReportRow& r);
 // The file a path cell names: the cell without its ",inputs,k" / ",outputs,k" tail (GE-vs-GE
-// golden cells accumulate several tails: the first one starts the tail).
+// golden cells accumulate several tails: the first one starts the tail). For `inspect` hints.
 std::string cell_file(std::string_view cell);
 
 }  // namespace msit

@@ -82,13 +82,13 @@ std::string jump_block(const std::vector<const ReportRow*>& firsts, size_t liste
     s += "  token " + token_of(f) + ": " + op_text(f);
     if (f.error_jump) s += ", error " + num(*f.error_jump) + "x its floor";
     s += "\n";
-    if (i > 0 && op_label(f).name == op_label(*firsts[0]).name) continue;  // details once per op
+    if (i > 0 && row_label(f).op == row_label(*firsts[0]).op) continue;  // details once per op
     s += "    " + metrics_line(f) + "\n";
     double floor = f.error_floor.value_or(0.0), noise = f.noise_floor.value_or(0.0);
     double inputs = std::sqrt(std::max(0.0, floor * floor - noise * noise));
     s += "    error level " + num(f.error_level.value_or(0.0)) + " vs floor " + num(floor) +
          ": inputs' error x its type's gain " + num(inputs) + ", noise floor " + num(noise) +
-         " (learned from the token's " + op_label(f).type + " outputs and its spread)\n";
+         " (learned from the token's " + row_label(f).op_type + " outputs and its spread)\n";
   }
   if (firsts.size() > listed) s += "  ... and " + std::to_string(firsts.size() - listed) + " more tokens\n";
   return s;

@@ -48,7 +48,9 @@ first = [r for r in rows if r["divergence"] == "first"]
 assert len(first) == 1, first
 op = first[0]["my_data_path"].split("/")[-1].split(",")[0].split(".")
 want = "%s (%s) output 0" % (op[1], op[0])
-assert attrs["data-first"] == want and attrs["data-marked"] == want, (attrs["data-first"], attrs["data-marked"], want)
+# My side's label, then the golden side's FX node (docs/compare.md "Op labels").
+assert attrs["data-first"].startswith(want + " vs ") and attrs["data-marked"] == attrs["data-first"], (
+    attrs["data-first"], attrs["data-marked"], want)
 fails = sum(1 for r in rows if r["verdict"] == "fail")
 assert attrs["data-fail-points"] == str(fails), (attrs["data-fail-points"], fails)
 # The points themselves, counted in the DOM: RED plot and cosine plot, one per row each.

@@ -18,6 +18,9 @@ ReportRow row(int op, bool output, std::optional<double> red, int64_t token = 0,
   r.token_id = token;
   r.my_data_path = "/d/ge/Mul.Mul_" + std::to_string(op) + ".1.2.17000000000" + std::to_string(op) +
                    (output ? ",outputs," : ",inputs,") + std::to_string(k);
+  // The label the GE pair builder sets (common/compare/matching.cpp); the rule reads only it.
+  r.my_label = {"Mul_" + std::to_string(op), "Mul", output ? msit::TensorRole::kOutput : msit::TensorRole::kInput,
+                static_cast<uint32_t>(k)};
   r.golden_dtype = "torch.float32";
   r.my_dtype = "torch.float16";
   r.compare_mode = "exact";
@@ -69,7 +72,7 @@ TEST(Divergence, PerturbedOpIsNamedFirstAtEveryLevel) {
       auto m = marked(rows);
       ASSERT_EQ(m.size(), 1u) << level << " " << propagate;  // passing it on is not a jump
       EXPECT_EQ(m[0]->jump, ReportRow::Jump::kFirst);
-      EXPECT_EQ(msit::op_label(*m[0]).name, "Mul_7");
+      EXPECT_EQ(msit::row_label(*m[0]).op, "Mul_7");
       EXPECT_GT(*m[0]->error_jump, msit::kJumpFactor);
       std::string text = msit::terminal_summary(rows, 0);
       EXPECT_NE(text.find("token 0: Mul_7 (Mul) output 0"), std::string::npos) << text;
@@ -84,8 +87,8 @@ TEST(Divergence, EachTokenHasItsOwnFloor) {
   msit::mark_error_jumps(rows);
   auto m = marked(rows);
   ASSERT_EQ(m.size(), 2u);
-  EXPECT_EQ(msit::op_label(*m[0]).name, "Mul_4");
-  EXPECT_EQ(msit::op_label(*m[1]).name, "Mul_2");
+  EXPECT_EQ(msit::row_label(*m[0]).op, "Mul_4");
+  EXPECT_EQ(msit::row_label(*m[1]).op, "Mul_2");
   EXPECT_EQ(m[1]->token_id, 1);
 }
 
@@ -122,25 +125,23 @@ TEST(Divergence, StatisticsRowsAreIgnoredCosineAloneCounts) {
 }
 
 TEST(Divergence, RowTensorsAndFloors) {
+  // The rule classifies rows by their labels, never by their path cells.
   ReportRow fx;
-  fx.my_data_path = "/d/fx/add_7-aten.add.Tensor.INPUT.1.20250601080000000700.npy";
+  fx.my_data_path = "/d/fx/add_7-aten.add.Tensor.OUTPUT.1.20250601080000000700.npy";
+  fx.my_label = {"add_7", "aten.add.Tensor", msit::TensorRole::kInput, 1};
   EXPECT_FALSE(msit::row_tensor(fx).output);
-  EXPECT_EQ(msit::row_tensor(fx).op, "/d/fx/add_7-aten.add.Tensor");
-  // An OUTPUT tag anywhere outranks a later INPUT tag; dots elsewhere do not confuse the search.
+  EXPECT_EQ(msit::row_tensor(fx).op, "add_7");
+  EXPECT_EQ(msit::op_type_of(fx), "aten.add.Tensor");
+  ReportRow golden_only;  // my side unlabelled: the golden label names the op
+  golden_only.golden_label = {"root.model.norm", "LlamaRMSNorm", msit::TensorRole::kOutput, 0};
+  EXPECT_TRUE(msit::row_tensor(golden_only).output);
+  EXPECT_EQ(msit::op_type_of(golden_only), "LlamaRMSNorm");
   ReportRow odd;
-  odd.my_data_path = "/d.x/n.OUTPUT.-aten.INPUT.0.1.npy";
+  odd.my_data_path = "/d/x.INPUT.0.1.npy";  // no label: one tensor, judged as an output
   EXPECT_TRUE(msit::row_tensor(odd).output);
-  EXPECT_EQ(msit::row_tensor(odd).op, "/d.x/n");
-  odd.my_data_path = ".INPUT.";
-  EXPECT_FALSE(msit::row_tensor(odd).output);
-  EXPECT_EQ(msit::row_tensor(odd).op, "");
-  odd.my_data_path = "/d/x.OUTPUT";  // no tag: one tensor, judged as an output
-  EXPECT_TRUE(msit::row_tensor(odd).output);
-  EXPECT_EQ(msit::row_tensor(odd).op, "/d/x.OUTPUT");
-  auto l = msit::op_label(fx);
-  EXPECT_EQ(l.name, "add_7");
-  EXPECT_EQ(l.type, "aten.add.Tensor");
-  EXPECT_EQ(l.tensor, "input 1");
+  EXPECT_EQ(msit::row_tensor(odd).op, "/d/x.INPUT.0.1.npy");
+  EXPECT_EQ(msit::tensor_text(fx.my_label), "input 1");
+  EXPECT_EQ(msit::op_text(fx), "add_7 (aten.add.Tensor) input 1");
   ReportRow bf;
   bf.my_dtype = "torch.bfloat16";
   bf.golden_dtype = "torch.float32";

@@ -216,6 +216,7 @@ TEST(Report, TerminalSummaryPointsAtFirstFailure) {
   bad.verdict = msit::Verdict::kFail;
   bad.cosine = 0.5;
   bad.my_data_path = "/d/ge/Mul.Mul_3.1.1.1706596912161999,outputs,0";
+  bad.my_label = {"Mul_3", "Mul", msit::TensorRole::kOutput, 0};  // set by the pair builder
   std::vector<msit::ReportRow> rows = {ok, bad, bad};
   EXPECT_EQ(msit::first_divergence(rows), &rows[1]);
   EXPECT_EQ(msit::worst_rows(rows, 10).front()->cosine, 0.5);
@@ -312,6 +313,7 @@ TEST(Report, TerminalSummaryGroupsErrorRows) {
     r.verdict = msit::Verdict::kError;
     r.my_data_path = "/d/ge/Add.Add_" + std::to_string(k) + ".1.1.1,outputs,0";
     r.cmp_fail_reason = "my_data_path: /d/ge/Add.Add_" + std::to_string(k) + ".1.1.1: header: truncated";
+    r.my_label = {"Add_" + std::to_string(k), "Add", msit::TensorRole::kOutput, 0};
     rows.push_back(r);
   }
   std::string text = msit::terminal_summary(rows, std::nullopt);
@@ -326,6 +328,7 @@ TEST(Report, HtmlReportIsSelfContainedAndEscaped) {
   msit::ReportRow r = known_row();
   r.my_data_path = "/d/</script><script>alert(1)</script>/Mul.Mul_3.1.1.1,outputs,0";
   r.note = "</script><script>alert(2)</script><!--";
+  r.my_label = {"Mul_3", "Mul", msit::TensorRole::kOutput, 0};
   std::vector<msit::ReportRow> rows = {r, known_row()};
   std::string page = msit::html_report({msit::HtmlRank{std::nullopt, &rows}}, "GE vs FX: <a> & b");
   EXPECT_EQ(page.find("<script>alert"), std::string::npos);

@@ -80,8 +80,17 @@ struct AtbOptions {
   int diverge_at = -1;  // leaf op: layer * 2 (LayerNorm) or layer * 2 + 1 (Linear); -1 none
   double diverge_scale = 0.5;
   uint64_t seed = 1;
+  // --model llama (cmd_atb_llama.cpp): HF Llama layers, the kernel-noise model on the ATB side.
+  std::string model = "block";
+  double noise = 0;                   // relative kernel noise of a Linear's output
+  std::string reduced;                // ATB types computing in lower precision: TYPE=bfloat16,...
+  std::string out_dtype = "float16";  // ATB output dtype
+  std::string diverge_type;           // inject into the --diverge-nth op of this ATB type
+  int diverge_nth = 0;
+  bool diverge_local = false;  // later ops read the uninjected output
 };
 int run_atb(const AtbOptions& o);
+int run_atb_llama(const AtbOptions& o);
 
 // One large file (bench): `kind` pth | atb_bin | npy, `elements` values of `dtype`, streamed.
 struct BigFileOptions {

@@ -86,8 +86,17 @@ void add_atb(CLI::App& app, AtbOptions& o) {
   c->add_option("--rows", o.rows, "rows per activation");
   c->add_option("--diverge-at", o.diverge_at,
                 "ATB leaf op with a scaled output: layer*2 (LayerNorm), layer*2+1 (Linear)");
-  c->add_option("--diverge-scale", o.diverge_scale, "the diverged output is multiplied by 1 + this");
+  c->add_option("--diverge-scale", o.diverge_scale,
+                "block: the diverged output is multiplied by 1 + this; llama: the injected error's RED");
   c->add_option("--seed", o.seed, "random seed");
+  c->add_option("--model", o.model, "block (LayerNorm + Linear) | llama (HF Llama layers, kernel noise)")
+      ->check(CLI::IsMember({"block", "llama"}));
+  c->add_option("--noise", o.noise, "llama: relative kernel noise on every computing ATB op's output");
+  c->add_option("--reduced", o.reduced, "llama: ATB types computing in lower precision, TYPE=bfloat16,...");
+  c->add_option("--atb-dtype", o.out_dtype, "llama: ATB output dtype (float16 | bfloat16 | float32)");
+  c->add_option("--diverge-type", o.diverge_type, "llama: inject into the --diverge-nth op of this ATB type");
+  c->add_option("--diverge-nth", o.diverge_nth, "llama: which op of --diverge-type (0 = first)");
+  c->add_flag("--diverge-local", o.diverge_local, "llama: later ops read the uninjected output");
 }
 
 void add_bigfile(CLI::App& app, BigFileOptions& o) {
@@ -125,7 +134,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("verify")) return run_verify(verify);
     if (app.got_subcommand("stream")) return run_stream(stream);
     if (app.got_subcommand("model")) return run_model(model);
-    if (app.got_subcommand("atb")) return run_atb(atb);
+    if (app.got_subcommand("atb")) return atb.model == "llama" ? run_atb_llama(atb) : run_atb(atb);
     if (app.got_subcommand("bigfile")) return run_bigfile(big);
     return run_selfcheck(testdata);
   } catch (const std::exception& e) {

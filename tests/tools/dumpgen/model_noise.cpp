@@ -9,21 +9,31 @@ namespace dumpgen {
 
 namespace {
 
-void round_precision(Mat& m, const std::string& dtype) {
-  const DTypeSpec* dt = find_dtype(dtype);
-  if (!dt) throw std::runtime_error("model: unknown reduced precision '" + dtype + "'");
-  for (auto& x : m.v) x = decode_value(*dt, encode_value(*dt, x));
-}
+void round_precision(Mat& m, const std::string& dtype) { round_values(m.v, dtype); }
 
 }  // namespace
 
-double noise_factor(const ModelOp& op) {
-  if (exact_op(op.ge_type)) return 0.0;
+void round_values(std::vector<double>& v, const std::string& dtype) {
+  if (dtype.empty()) return;
+  const DTypeSpec* dt = find_dtype(dtype);
+  if (!dt) throw std::runtime_error("unknown reduced precision '" + dtype + "'");
+  for (auto& x : v) x = decode_value(*dt, encode_value(*dt, x));
+}
+
+void add_relative_noise(std::vector<double>& v, double sigma, Rng& rng) {
+  if (sigma <= 0) return;
+  for (auto& x : v) x *= 1.0 + sigma * rng.normal();
+}
+
+double type_noise_factor(const std::string& ge_type) {
+  if (exact_op(ge_type)) return 0.0;
   static const std::map<std::string, double> f = {{"MatMul", 1.0},    {"BatchMatMul", 1.0}, {"RmsNorm", 1.5},
                                                   {"SoftmaxV2", 0.7}, {"Add", 0.3},         {"Mul", 0.5}};
-  auto it = f.find(op.ge_type);
+  auto it = f.find(ge_type);
   return it == f.end() ? 1.0 : it->second;
 }
+
+double noise_factor(const ModelOp& op) { return type_noise_factor(op.ge_type); }
 
 bool ge_output_fp32(const ModelOp& op, const KernelNoise& kn, bool input_fp32) {
   if (exact_op(op.ge_type)) return op.ge_type == "Cast" || input_fp32;  // copies keep their dtype
@@ -40,9 +50,7 @@ Mat ge_kernel(const ModelOp& op, const std::vector<Mat>& ins, const KernelNoise&
   }
   Mat y = op_math(op, in);
   double sigma = kn.level * noise_factor(op);
-  if (sigma > 0) {
-    for (auto& x : y.v) x *= 1.0 + sigma * rng.normal();
-  }
+  add_relative_noise(y.v, sigma, rng);
   if (reduced != kn.reduced.end()) round_precision(y, reduced->second);
   return round_to(y, ge_output_fp32(op, kn, ins[0].fp32));
 }

@@ -19,8 +19,14 @@ struct KernelNoise {
 };
 
 // Noise level of an op type relative to --noise (norms and matmuls accumulate more rounding
-// than elementwise ops); 0 for exact ops.
+// than elementwise ops); 0 for exact ops. By GE type name; the ATB generator maps its op types
+// onto these (cmd_atb.cpp), so both generators share one table.
+double type_noise_factor(const std::string& ge_type);
 double noise_factor(const ModelOp& op);
+// The kernel model on plain values, shared by both generators: values rounded to `reduced`
+// (bfloat16 / float16; empty: none), then multiplied elementwise by 1 + sigma z, z ~ N(0, 1).
+void round_values(std::vector<double>& v, const std::string& dtype);
+void add_relative_noise(std::vector<double>& v, double sigma, Rng& rng);
 // Whether the GE output of `op` is written as float32, given whether its first input is.
 bool ge_output_fp32(const ModelOp& op, const KernelNoise& kn, bool input_fp32);
 // The GE output of `op`: reduced-precision inputs, math, relative noise, reduced-precision

@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "common/report/op_label.h"
 #include "common/report/opt_double.h"
 #include "common/report/tensor_label.h"
 #include "common/report/verdict.h"
@@ -43,10 +42,6 @@ struct ReportRow {
   // Not written: what the first-divergence rule measured the jump against (output rows): the
   // floor sqrt(inputs^2 + noise^2) and the noise floor learned for the op type in this token.
   OptDouble error_floor, noise_floor;
-  // Not written as cells of their own: which tensor of which op each side is, from the dump's own
-  // structure (filled by the pair builders; the writers print them, the first-divergence rule
-  // reads them; nothing parses a path back out of a row).
-  OpLabel my_label, golden_label;
   // Which tensor of which op each side is (common/report/tensor_label.h), from the pair builder.
   TensorLabel my_label, golden_label;
   // Not written: what msit's filters need and where the row sits.

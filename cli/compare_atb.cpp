@@ -63,12 +63,15 @@ int run_mindie(const AtbRunArgs& r, const AtbCliArgs& a) {
                               "/mindie_rt_op_mapping.json: NPU dump files named {fusion_op}.{digit} under --my-path "
                               "and CPU outputs in --golden-path/root.{module}/");
   }
-  std::string path = (std::filesystem::path(r.output) / "comparison_results.csv").string();
-  if (Status st = write_output_file(path, atb::mindie_csv(res->rows)); !st.ok()) {
+  // --json: the rows as every row-report flow writes them (report_json), beside msit's file name.
+  std::string path =
+      (std::filesystem::path(r.output) / (r.json ? "comparison_results.json" : "comparison_results.csv")).string();
+  if (Status st = write_output_file(path, r.json ? report_json(rows, CsvOptions{}) : atb::mindie_csv(res->rows));
+      !st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
-  mark_phase(r.timer, "write CSV report");
+  mark_phase(r.timer, r.json ? "write JSON report" : "write CSV report");
   if (!r.quiet) {
     std::printf("Saved comparing results: %s\nmode: MindIE Torch (CPU golden vs NPU)\n%s", path.c_str(),
                 terminal_summary(rows, std::nullopt).c_str());
@@ -187,16 +190,20 @@ int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
   if (r.msit_filters || a.msit_compat) {  // msit drops shape-only mismatches
     std::erase_if(rows, [](const atb::WeightRow& w) { return w.row.cmp_fail_reason == "data shape doesn't match."; });
   }
-  std::string path =
-      (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, std::time(nullptr), "csv"))
-          .string();
-  if (Status st = write_output_file(path, atb::weight_report_csv(rows, !r.msit_columns)); !st.ok()) {
+  std::vector<ReportRow> plain;
+  for (const auto& w : rows) plain.push_back(w.row);
+  std::string path = (std::filesystem::path(r.output) /
+                      report_file_name("msit_cmp_report", std::nullopt, std::time(nullptr), r.json ? "json" : "csv"))
+                         .string();
+  CsvOptions co;
+  co.extra_columns = !r.msit_columns;
+  if (Status st =
+          write_output_file(path, r.json ? report_json(plain, co) : atb::weight_report_csv(rows, !r.msit_columns));
+      !st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
-  mark_phase(r.timer, "write CSV report");
-  std::vector<ReportRow> plain;
-  for (const auto& w : rows) plain.push_back(w.row);
+  mark_phase(r.timer, r.json ? "write JSON report" : "write CSV report");
   if (!r.quiet) {
     std::printf(
         "Saved comparing results: %s\nmode: weights (golden float vs my int8 dequantised)\n%zu weights compared, "

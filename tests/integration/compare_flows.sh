@@ -62,6 +62,7 @@ fi
 if [[ $got != "$want" ]]; then
   echo "compare_flows $name ($variant): got  $got" >&2
   echo "compare_flows $name ($variant): want $want" >&2
+  [[ $note == - ]] || echo "compare_flows $name: note: $note" >&2
   echo "--- stdout" >&2; cat "$T/stdout" >&2
   echo "--- stderr" >&2; cat "$T/stderr" >&2
   exit 1

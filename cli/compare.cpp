@@ -45,34 +45,23 @@ struct CompareArgs {
   uint32_t sketch_width = kDefaultSketchWidth;
   std::string log_level;  // msit's -l/--log-level, mapped onto the verbosity
   AtbCliArgs atb;         // ATB / torch-hook dumps (cli/compare_atb.cpp)
-  // The options that only some flows take, and which flows (check_flow_options).
+  // The options that only some flows take (common/compare/flow.h option table).
   struct Limited {
     const CLI::Option* option;
-    std::vector<CompareFlow> flows;
+    FlowOption which;
   };
   std::vector<Limited> limited;
 };
 
 // An option given for a flow that does not take it is an error naming the flow (exit 2), not a
-// silent no-op.
-int check_flow_options(const CompareArgs& a, CompareFlow flow) {
+// silent no-op; exit 3 when it is an ATB-only option and the paths are what is wrong.
+int check_flow_options(const CompareArgs& a, FlowFamily family) {
   for (const auto& l : a.limited) {
-    if (l.option->count() == 0 || std::find(l.flows.begin(), l.flows.end(), flow) != l.flows.end()) continue;
-    std::string takes;
-    for (CompareFlow f : l.flows) takes += std::string(takes.empty() ? "" : ", ") + std::string(flow_name(f));
-    std::string msg = l.option->get_name() + " does not apply to the " + std::string(flow_name(flow)) +
-                      " (detected from the paths and options given); it applies to: " + takes;
-    // An ATB option with paths that are not ATB/torch dumps: the paths are what is wrong (exit 3).
-    const bool atb_only = std::find(l.flows.begin(), l.flows.end(), CompareFlow::kTorchair) == l.flows.end();
-    if (flow == CompareFlow::kTorchair && atb_only) {
-      print_error("compare", msg +
-                                 "; the paths are not ATB/torch dumps (ATB: a msit_dump*/ait_dump directory among "
-                                 "the last four path components, with a model/ topology; torch: model_tree.json "
-                                 "in the path, its parent or grandparent)");
-      return kExitBadInput;
+    if (l.option->count() == 0) continue;
+    if (auto refusal = refuse_option(l.which, l.option->get_name(), family)) {
+      print_error("compare", refusal->message);
+      return refusal->bad_paths ? kExitBadInput : kExitUsage;
     }
-    print_error("compare", msg);
-    return kExitUsage;
   }
   return kExitOk;
 }
@@ -159,9 +148,9 @@ int write_html(const CompareArgs& a, const CompareResult& res) {
 }
 
 int run(const CompareArgs& a) {
-  const CompareFlow flow = detect_flow(a.atb, a.golden_path, a.my_path);
+  const FlowFamily flow = detect_family(flow_selectors(a.atb), a.golden_path, a.my_path);
   if (int rc = check_flow_options(a, flow); rc != kExitOk) return rc;
-  if (flow != CompareFlow::kTorchair) {
+  if (flow != FlowFamily::kTorchair) {
     std::optional<PhaseTimer> timer;
     if (a.timings) timer.emplace(stderr);
     unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -198,14 +187,14 @@ int run(const CompareArgs& a) {
   }
   if (!res.ok()) {
     print_error("compare", res.error().to_string());
-    print_dir_hints(CompareFlow::kTorchair, a.golden_path, a.my_path);
+    print_dir_hints(FlowFamily::kTorchair, a.golden_path, a.my_path);
     return kExitBadInput;
   }
   print_warnings("compare", res->warnings, a.verbosity);
   RowTally tally;
   for (const auto& rr : res->ranks) tally.add(rr.rows, true);
   if (tally.pairs == 0) {
-    return no_pairs_error(CompareFlow::kTorchair, a.golden_path, a.my_path,
+    return no_pairs_error(FlowFamily::kTorchair, a.golden_path, a.my_path,
                           std::string(compare_mode_name(res->mode)) +
                               " pairs: GE ops of --my-path matched by graph text or name with the tensors of "
                               "--golden-path, token by token");
@@ -288,21 +277,12 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
       ->excludes("--quiet");
   cmd->add_flag("--timings", a->timings, "Print the wall time and memory of each phase to stderr");
   AtbOptions atb = add_atb_options(cmd, a->atb);
-  using F = CompareFlow;
-  const std::vector<F> row_reports{F::kTorchair, F::kAtbTorch, F::kLegacyAit, F::kManualMapping, F::kWeight};
+  using O = FlowOption;
   a->limited = {
-      {rank, {F::kTorchair}},
-      // -w reads raw .safetensors only: nothing is summarised on the fly.
-      {sketch, {F::kTorchair, F::kAtbTorch, F::kAtbStats, F::kLegacyAit, F::kManualMapping, F::kMindie, F::kTwoFiles}},
-      {html, {F::kTorchair, F::kAtbTorch, F::kLegacyAit, F::kManualMapping, F::kWeight, F::kMindie, F::kTwoFiles}},
-      {json, {F::kTorchair, F::kAtbTorch, F::kLegacyAit, F::kManualMapping}},
-      {filters, row_reports},
-      {columns, row_reports},
-      {atb.level, {F::kAtbTorch, F::kLegacyAit}},
-      {atb.op_mapping, {F::kAtbTorch, F::kAtbStats, F::kLegacyAit}},
-      {atb.dir_rule, {F::kAtbTorch, F::kAtbStats}},
-      {atb.stats, {F::kAtbStats}},
-      {atb.msit_compat, {F::kAtbTorch, F::kLegacyAit, F::kManualMapping, F::kWeight}},
+      {rank, O::kRank},          {sketch, O::kSketchWidth},         {html, O::kHtml},
+      {json, O::kJson},          {filters, O::kMsitFilters},        {columns, O::kMsitColumns},
+      {atb.level, O::kCmpLevel}, {atb.op_mapping, O::kOpMapping},   {atb.dir_rule, O::kDirRule},
+      {atb.stats, O::kStats},    {atb.msit_compat, O::kMsitCompat},
   };
   cmd->callback([a, &exit_code] {
     // Checked here, not by CLI11's required(): CLI11 checks those before unknown arguments,

@@ -30,12 +30,12 @@ Status write_csv(const std::string& path, const std::vector<ReportRow>& rows, co
 }
 
 // The end of every flow here: the HTML report when asked for, then the one exit-status table.
-int finish(const AtbRunArgs& r, CompareFlow flow, const std::vector<const std::vector<ReportRow>*>& html_rows,
+int finish(const AtbRunArgs& r, FlowFamily flow, const std::vector<const std::vector<ReportRow>*>& html_rows,
            const RowTally& t) {
   if (!r.html.empty()) {
     std::vector<HtmlRank> ranks;
     for (const auto* rows : html_rows) ranks.push_back(HtmlRank{std::nullopt, rows});
-    std::string title = std::string(flow_name(flow)) + ": " + r.my_path + " vs " + r.golden_path;
+    std::string title = std::string(family_name(flow)) + ": " + r.my_path + " vs " + r.golden_path;
     if (int rc = write_html_file(r.html, ranks, title, r.quiet); rc != kExitOk) return rc;
     mark_phase(r.timer, "write HTML report");
   }
@@ -58,36 +58,25 @@ int run_mindie(const AtbRunArgs& r, const AtbCliArgs& a) {
   RowTally t;
   t.add(rows);
   if (t.pairs == 0) {
-    return no_pairs_error(CompareFlow::kMindie, r.golden_path, r.my_path,
+    return no_pairs_error(FlowFamily::kMindie, r.golden_path, r.my_path,
                           "the " + std::to_string(res->ops) + " ops of " + a.ops_json +
                               "/mindie_rt_op_mapping.json: NPU dump files named {fusion_op}.{digit} under --my-path "
                               "and CPU outputs in --golden-path/root.{module}/");
   }
-  std::string path = (std::filesystem::path(r.output) / "comparison_results.csv").string();
-  if (Status st = write_output_file(path, atb::mindie_csv(res->rows)); !st.ok()) {
+  // --json: the rows as every row-report flow writes them (report_json), beside msit's file name.
+  std::string path =
+      (std::filesystem::path(r.output) / (r.json ? "comparison_results.json" : "comparison_results.csv")).string();
+  if (Status st = write_output_file(path, r.json ? report_json(rows, CsvOptions{}) : atb::mindie_csv(res->rows));
+      !st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
-  mark_phase(r.timer, "write CSV report");
+  mark_phase(r.timer, r.json ? "write JSON report" : "write CSV report");
   if (!r.quiet) {
     std::printf("Saved comparing results: %s\nmode: MindIE Torch (CPU golden vs NPU)\n%s", path.c_str(),
                 terminal_summary(rows, std::nullopt).c_str());
   }
-  return finish(r, CompareFlow::kMindie, {&rows}, t);
-}
-
-// --stats rows have statistics only: as the torchair flow's `stats` rows (docs/compare.md
-// "Verdict"), `fail` when |Δmax|, |Δmin| or |Δmean| (each a lower bound of the max absolute
-// error) exceeds 1, else inconclusive.
-RowTally tally_stats(const std::vector<atb::StatsRow>& rows) {
-  RowTally t;
-  for (const auto& row : rows) {
-    ++t.rows, ++t.pairs;
-    bool fail = false;
-    for (size_t i = 0; i < 3; ++i) fail |= row.abs[i] && *row.abs[i] > 1.0;
-    ++(fail ? t.fail : t.inconclusive);
-  }
-  return t;
+  return finish(r, FlowFamily::kMindie, {&rows}, t);
 }
 
 // --stats: {out}/statstics_cmp_report_{UTC}.csv (msit's spelling).
@@ -95,14 +84,14 @@ int run_stats(const AtbRunArgs& r, const atb::AtbCompareOptions& o) {
   auto res = atb::run_stats_compare(r.golden_path, r.my_path, o);
   if (!res.ok()) {
     print_error("compare", res.error().to_string());
-    print_dir_hints(CompareFlow::kAtbStats, r.golden_path, r.my_path);
+    print_dir_hints(FlowFamily::kAtbStats, r.golden_path, r.my_path);
     return kExitBadInput;
   }
   mark_phase(r.timer, "pair and compare");
   print_warnings("compare", res->warnings, r.verbosity);
-  RowTally t = tally_stats(res->rows);
+  RowTally t = atb::stats_tally(res->rows);
   if (t.pairs == 0) {
-    return no_pairs_error(CompareFlow::kAtbStats, r.golden_path, r.my_path,
+    return no_pairs_error(FlowFamily::kAtbStats, r.golden_path, r.my_path,
                           "golden statistics.csv and my statistics of the api matches (" +
                               std::to_string(res->dropped) + " pairs without statistics on one side)");
   }
@@ -150,7 +139,7 @@ int run_legacy(const AtbRunArgs& r, const AtbCliArgs& a, bool manual) {
   }
   mark_phase(r.timer, "pair and compare");
   print_warnings("compare", res->warnings, r.verbosity);
-  const CompareFlow flow = manual ? CompareFlow::kManualMapping : CompareFlow::kLegacyAit;
+  const FlowFamily flow = manual ? FlowFamily::kManualMapping : FlowFamily::kLegacyAit;
   if (res->rows.empty()) {
     return no_pairs_error(flow, r.golden_path, r.my_path,
                           manual ? "entries in golden_tensor/metadata.json"
@@ -192,7 +181,7 @@ int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
   mark_phase(r.timer, "pair and compare");
   print_warnings("compare", res->warnings, r.verbosity);
   if (res->rows.empty()) {
-    return no_pairs_error(CompareFlow::kWeight, r.golden_path, r.my_path,
+    return no_pairs_error(FlowFamily::kWeight, r.golden_path, r.my_path,
                           "golden float weights (*.safetensors, names ending in weight) with an int8 weight and its "
                           "weight_offset and weight_scale in my *.safetensors (" +
                               std::to_string(res->skipped) + " golden weights without them)");
@@ -201,16 +190,20 @@ int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
   if (r.msit_filters || a.msit_compat) {  // msit drops shape-only mismatches
     std::erase_if(rows, [](const atb::WeightRow& w) { return w.row.cmp_fail_reason == "data shape doesn't match."; });
   }
-  std::string path =
-      (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, std::time(nullptr), "csv"))
-          .string();
-  if (Status st = write_output_file(path, atb::weight_report_csv(rows, !r.msit_columns)); !st.ok()) {
+  std::vector<ReportRow> plain;
+  for (const auto& w : rows) plain.push_back(w.row);
+  std::string path = (std::filesystem::path(r.output) /
+                      report_file_name("msit_cmp_report", std::nullopt, std::time(nullptr), r.json ? "json" : "csv"))
+                         .string();
+  CsvOptions co;
+  co.extra_columns = !r.msit_columns;
+  if (Status st =
+          write_output_file(path, r.json ? report_json(plain, co) : atb::weight_report_csv(rows, !r.msit_columns));
+      !st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
-  mark_phase(r.timer, "write CSV report");
-  std::vector<ReportRow> plain;
-  for (const auto& w : rows) plain.push_back(w.row);
+  mark_phase(r.timer, r.json ? "write JSON report" : "write CSV report");
   if (!r.quiet) {
     std::printf(
         "Saved comparing results: %s\nmode: weights (golden float vs my int8 dequantised)\n%zu weights compared, "
@@ -219,7 +212,7 @@ int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
   }
   RowTally t;
   t.add(plain);
-  return finish(r, CompareFlow::kWeight, {&plain}, t);
+  return finish(r, FlowFamily::kWeight, {&plain}, t);
 }
 
 }  // namespace
@@ -257,16 +250,6 @@ AtbOptions add_atb_options(CLI::App* cmd, AtbCliArgs& a) {
 
 namespace {
 
-// Two tensor files (.pth, .bin, .npy or their summaries/archives): msit logs the metrics and
-// writes no report (docs/formats/atb-torch.md §3.1 item 1).
-bool tensor_file(const std::string& p) {
-  std::error_code ec;
-  auto raw = raw_name_of(std::filesystem::path(p).filename().string());
-  if (!raw || !std::filesystem::is_regular_file(p, ec)) return false;
-  const std::string& n = raw->first;
-  return n.ends_with(".pth") || n.ends_with(".bin") || n.ends_with(".npy");
-}
-
 int compare_two_files(const AtbRunArgs& r) {
   std::vector<SourceFile> files;
   for (const auto* p : {&r.golden_path, &r.my_path}) {
@@ -300,20 +283,12 @@ int compare_two_files(const AtbRunArgs& r) {
       row.cmp_fail_reason.empty() ? "" : " cmp_fail_reason=", row.cmp_fail_reason.c_str());
   RowTally t;
   t.add(rows);
-  return finish(r, CompareFlow::kTwoFiles, {&rows}, t);
+  return finish(r, FlowFamily::kTwoFiles, {&rows}, t);
 }
 
 }  // namespace
 
-CompareFlow detect_flow(const AtbCliArgs& a, const std::string& golden_path, const std::string& my_path) {
-  if (!a.ops_json.empty()) return CompareFlow::kMindie;
-  if (a.weight) return CompareFlow::kWeight;
-  if (atb::has_manual_mapping(golden_path)) return CompareFlow::kManualMapping;
-  if (a.legacy_ait) return CompareFlow::kLegacyAit;
-  if (tensor_file(golden_path) && tensor_file(my_path)) return CompareFlow::kTwoFiles;
-  if (atb::is_atb_torch_compare(golden_path, my_path)) return a.stats ? CompareFlow::kAtbStats : CompareFlow::kAtbTorch;
-  return CompareFlow::kTorchair;
-}
+FlowSelectors flow_selectors(const AtbCliArgs& a) { return FlowSelectors{a.ops_json, a.weight, a.legacy_ait, a.stats}; }
 
 namespace {
 
@@ -333,20 +308,20 @@ const std::vector<ReportRow>* html_rows(const atb::AtbCompareResult& res, const 
 
 }  // namespace
 
-int run_atb_compare_cli(CompareFlow flow, const AtbRunArgs& r, const AtbCliArgs& a) {
+int run_atb_compare_cli(FlowFamily flow, const AtbRunArgs& r, const AtbCliArgs& a) {
   if (a.level == "token" && !a.legacy_ait) return usage("--cl token needs --legacy-ait (ait's token compare)");
   switch (flow) {
-    case CompareFlow::kMindie: return run_mindie(r, a);
-    case CompareFlow::kWeight: return run_weight(r, a);
-    case CompareFlow::kManualMapping: return run_legacy(r, a, true);
-    case CompareFlow::kLegacyAit:
+    case FlowFamily::kMindie: return run_mindie(r, a);
+    case FlowFamily::kWeight: return run_weight(r, a);
+    case FlowFamily::kManualMapping: return run_legacy(r, a, true);
+    case FlowFamily::kLegacyAit:
       if (!a.level.empty() && a.level != "layer" && a.level != "token")
         return usage("--legacy-ait takes --cl layer or token");
       return run_legacy(r, a, false);
-    case CompareFlow::kTwoFiles: return compare_two_files(r);
+    case FlowFamily::kTwoFiles: return compare_two_files(r);
     default: break;
   }
-  if (r.json && a.level.empty() && flow == CompareFlow::kAtbTorch) {
+  if (r.json && a.level.empty() && flow == FlowFamily::kAtbTorch) {
     return usage("--json needs --cl for ATB/torch dumps (the default report is the xlsx)");
   }
   atb::AtbCompareOptions o;
@@ -362,7 +337,7 @@ int run_atb_compare_cli(CompareFlow flow, const AtbRunArgs& r, const AtbCliArgs&
   auto res = atb::run_atb_compare(r.golden_path, r.my_path, o);
   if (!res.ok()) {
     print_error("compare", res.error().to_string());
-    print_dir_hints(CompareFlow::kAtbTorch, r.golden_path, r.my_path);
+    print_dir_hints(FlowFamily::kAtbTorch, r.golden_path, r.my_path);
     return kExitBadInput;
   }
   mark_phase(r.timer, "pair and compare");
@@ -373,7 +348,7 @@ int run_atb_compare_cli(CompareFlow flow, const AtbRunArgs& r, const AtbCliArgs&
     std::string sheets;
     for (const auto& sheet : res->sheets) sheets += (sheets.empty() ? "" : ", ") + sheet.name;
     return no_pairs_error(
-        CompareFlow::kAtbTorch, r.golden_path, r.my_path,
+        FlowFamily::kAtbTorch, r.golden_path, r.my_path,
         "tensor files of the nodes matched by msit's " + sheets + " policies in the token directories of both paths");
   }
   CsvOptions co;
@@ -409,7 +384,7 @@ int run_atb_compare_cli(CompareFlow flow, const AtbRunArgs& r, const AtbCliArgs&
   for (const auto& sheet : res->sheets) {
     if (!r.quiet) std::printf("[%s] %s", sheet.name.c_str(), terminal_summary(sheet.rows, std::nullopt).c_str());
   }
-  return finish(r, CompareFlow::kAtbTorch, {html_rows(*res, kept, o.level.has_value())}, t);
+  return finish(r, FlowFamily::kAtbTorch, {html_rows(*res, kept, o.level.has_value())}, t);
 }
 
 }  // namespace msit::cli

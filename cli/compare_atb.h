@@ -38,10 +38,9 @@ struct AtbOptions {
   CLI::Option *level, *op_mapping, *dir_rule, *stats, *ops_json, *weight, *legacy_ait, *msit_compat;
 };
 AtbOptions add_atb_options(CLI::App* cmd, AtbCliArgs& a);
-// The flow of a compare: explicit options first (--ops-json, -w, --legacy-ait), then what the
-// paths are (manual mapping, two tensor files, ATB/torch dumps), else torchair.
-CompareFlow detect_flow(const AtbCliArgs& a, const std::string& golden_path, const std::string& my_path);
+// What selects a flow among these options (common/compare/flow.h).
+FlowSelectors flow_selectors(const AtbCliArgs& a);
 // Runs every flow but kTorchair (cli/compare.cpp).
-int run_atb_compare_cli(CompareFlow flow, const AtbRunArgs& r, const AtbCliArgs& a);
+int run_atb_compare_cli(FlowFamily flow, const AtbRunArgs& r, const AtbCliArgs& a);
 
 }  // namespace msit::cli

@@ -64,17 +64,17 @@ bool is_token_dir(const std::string& dir, const DirListing& l) {
 }
 
 // The directory a flow expects on one side, judged from its name and its entries.
-bool expected_dir(CompareFlow flow, bool golden, const std::string& dir, const DirListing& l) {
+bool expected_dir(FlowFamily flow, bool golden, const std::string& dir, const DirListing& l) {
   const std::string name = fs::path(dir).filename().string();
   switch (flow) {
-    case CompareFlow::kMindie:
+    case FlowFamily::kMindie:
       // My side is searched to any depth (common/compare_atb/mindie.cpp): no better directory.
       return golden &&
              std::any_of(l.dirs.begin(), l.dirs.end(), [](const std::string& d) { return starts_with(d, "root."); });
-    case CompareFlow::kAtbTorch:
-    case CompareFlow::kAtbStats:
-    case CompareFlow::kLegacyAit: return is_token_dir(dir, l);
-    case CompareFlow::kTorchair:
+    case FlowFamily::kAtbTorch:
+    case FlowFamily::kAtbStats:
+    case FlowFamily::kLegacyAit: return is_token_dir(dir, l);
+    case FlowFamily::kTorchair:
       if (!golden) {
         return name == "msit_ge_dump" || name == "msprobe_ge_dump" ||
                std::any_of(l.files.begin(), l.files.end(),
@@ -88,44 +88,15 @@ bool expected_dir(CompareFlow flow, bool golden, const std::string& dir, const D
 
 }  // namespace
 
-std::string_view flow_name(CompareFlow f) {
-  switch (f) {
-    case CompareFlow::kTorchair: return "torchair (GE/FX) compare";
-    case CompareFlow::kAtbTorch: return "ATB/torch compare";
-    case CompareFlow::kAtbStats: return "ATB/torch statistics compare (--stats)";
-    case CompareFlow::kLegacyAit: return "legacy ait compare (--legacy-ait)";
-    case CompareFlow::kManualMapping: return "manual mapping compare (golden_tensor/metadata.json)";
-    case CompareFlow::kWeight: return "weight compare (-w)";
-    case CompareFlow::kMindie: return "MindIE Torch compare (--ops-json)";
-    case CompareFlow::kTwoFiles: return "two-file compare";
-  }
-  return "compare";
-}
-
-void RowTally::add(const std::vector<ReportRow>& rs, bool diagnostic_rows_possible) {
-  for (const auto& r : rs) {
-    ++rows;
-    pairs += !diagnostic_rows_possible || r.data_id.has_value();
-    fail += r.verdict == Verdict::kFail;
-    error += r.verdict == Verdict::kError;
-    inconclusive += r.verdict == Verdict::kInconclusive;
-    jump += r.jump != ReportRow::Jump::kNone;
-  }
-}
+static_assert(static_cast<int>(CompareStatus::kOk) == kExitOk);
+static_assert(static_cast<int>(CompareStatus::kDivergence) == kExitFailures);
+static_assert(static_cast<int>(CompareStatus::kUnreadable) == kExitBadInput);
+static_assert(static_cast<int>(CompareStatus::kInconclusive) == kExitInconclusive);
 
 int compare_exit_status(const RowTally& t, bool quiet) {
-  if (t.fail || t.jump) return kExitFailures;
-  if (t.error) return kExitBadInput;
-  if (t.inconclusive) {
-    if (!quiet) {
-      std::printf(
-          "result: inconclusive: no row fails, but %zu rows were judged from statistics only "
-          "(exit status %d)\n",
-          t.inconclusive, kExitInconclusive);
-    }
-    return kExitInconclusive;
-  }
-  return kExitOk;
+  CompareOutcome o = compare_outcome(t);
+  if (!quiet && !o.line.empty()) std::printf("%s\n", o.line.c_str());
+  return static_cast<int>(o.status);
 }
 
 std::string describe_tree(const std::string& path) {
@@ -160,7 +131,7 @@ std::string describe_tree(const std::string& path) {
   return out;
 }
 
-std::string probable_dir(CompareFlow flow, const std::string& path, bool golden) {
+std::string probable_dir(FlowFamily flow, const std::string& path, bool golden) {
   std::deque<std::pair<std::string, int>> queue{{path, 0}};
   size_t seen = 0;
   while (!queue.empty() && seen++ < kHintDirs) {
@@ -177,8 +148,8 @@ std::string probable_dir(CompareFlow flow, const std::string& path, bool golden)
   return {};
 }
 
-int no_pairs_error(CompareFlow flow, const std::string& golden, const std::string& my, std::string_view looked_for) {
-  std::string msg = std::string(flow_name(flow)) + ": no pairs to compare: looked for " + std::string(looked_for) +
+int no_pairs_error(FlowFamily flow, const std::string& golden, const std::string& my, std::string_view looked_for) {
+  std::string msg = std::string(family_name(flow)) + ": no pairs to compare: looked for " + std::string(looked_for) +
                     "; found instead: golden " + golden + ": " + describe_tree(golden) + "; my " + my + ": " +
                     describe_tree(my);
   print_error("compare", msg);
@@ -186,12 +157,12 @@ int no_pairs_error(CompareFlow flow, const std::string& golden, const std::strin
   return kExitBadInput;
 }
 
-void print_dir_hints(CompareFlow flow, const std::string& golden, const std::string& my) {
+void print_dir_hints(FlowFamily flow, const std::string& golden, const std::string& my) {
   for (bool g : {true, false}) {
     std::string dir = probable_dir(flow, g ? golden : my, g);
     // Roots of ATB/torch dumps are not recognised as such (the detection looks at token and
     // process dirs) and land in the torchair flow: point at their token dirs.
-    if (dir.empty() && flow == CompareFlow::kTorchair) dir = probable_dir(CompareFlow::kAtbTorch, g ? golden : my, g);
+    if (dir.empty() && flow == FlowFamily::kTorchair) dir = probable_dir(FlowFamily::kAtbTorch, g ? golden : my, g);
     if (!dir.empty()) {
       std::fprintf(stderr, "msit-compact compare: hint: did you mean %s %s?\n", g ? "--golden-path" : "--my-path",
                    dir.c_str());

@@ -7,8 +7,8 @@
 #include <optional>
 #include <thread>
 
-#include "common/compare/divergence.h"
 #include "common/compare/dump_index.h"
+#include "common/compare/engine.h"
 #include "common/compare/file_cache.h"
 #include "common/compare/matching.h"
 #include "common/formats/graph_text.h"
@@ -21,55 +21,10 @@ namespace {
 // A width-128 summary is ~3 KB; larger ones are read one by one.
 constexpr size_t kSummarySlotBytes = 64 << 10;
 
-// worker() on min(jobs, tasks) threads (this one included); each worker pulls its own tasks.
-template <class Worker>
-void run_workers(unsigned jobs, size_t tasks, Worker& worker) {
-  unsigned t = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(std::min<size_t>(tasks, 1024))));
-  std::vector<std::thread> pool;
-  for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
-}
-
 std::string list_ids(const std::vector<int64_t>& ids) {
   std::string s = "[";
   for (size_t i = 0; i < ids.size(); ++i) s += (i ? ", " : "") + std::to_string(ids[i]);
   return s + "]";
-}
-
-// fn(my) and fn(golden), the golden tree on a second thread: each is a walk of a whole tree.
-template <class Fn>
-auto on_both_trees(const std::string& my, const std::string& golden, unsigned jobs, Fn fn) {
-  using R = decltype(fn(my));
-  R golden_result{};
-  std::thread th;
-  if (jobs > 1) th = std::thread([&] { golden_result = fn(golden); });
-  R my_result = fn(my);
-  if (th.joinable()) th.join();
-  else golden_result = fn(golden);
-  return std::pair<R, R>(std::move(my_result), std::move(golden_result));
-}
-
-Result<CompareMode> detect_mode(const std::string& my, const std::string& golden, unsigned jobs,
-                                std::vector<std::string>& warnings) {
-  // msit: torchair mode iff my tree has graph text; golden is GE iff it has graph text too.
-  auto [mine, gold] = on_both_trees(my, golden, jobs, tree_facts);
-  bool my_graph = mine.graph_files, golden_graph = gold.graph_files;
-  bool my_fx = mine.fx_files, golden_fx = gold.fx_files;
-  if (my_graph) return golden_graph ? CompareMode::kGeGe : CompareMode::kGeFx;
-  if (my_fx && golden_fx) return CompareMode::kFxFx;
-  if (!my_fx && !golden_fx) {
-    warnings.push_back(my + ": no dynamo_original_graph_*.txt found; comparing GE ops of the same name only");
-    return CompareMode::kGeGe;
-  }
-  if (my_fx) {
-    return make_error(my, Stage::kMode,
-                      "this is an FX dump but the golden tree is not; pass the GE dump (with its "
-                      "dynamo_original_graph_*.txt) as --my-path and the FX dump as --golden-path");
-  }
-  return make_error(my, Stage::kMode,
-                    "no GE graph text (dynamo_original_graph_*.txt) found; GE vs FX compare needs the "
-                    "graph dumped next to the GE dump (torchair graph_dump type txt)");
 }
 
 struct RankJob {
@@ -219,91 +174,7 @@ Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& jo
   return ok_status();
 }
 
-// A whole-file FX side (one row per file, not kept in the cache) that is a summary file or a
-// stored summary: read in the batch instead of one by one.
-bool batched(const TensorSlot& s) {
-  return s.kind == SlotKind::kFxFile && s.file != nullptr &&
-         (s.file->kind == SourceKind::kSummary || s.file->kind == SourceKind::kStored);
-}
-
-// Pairs are evaluated in the order of the store rows they read, not in the report's: the report
-// orders FX nodes by execution (op0, op1, op2, ...) while a store numbers files in the order
-// they were compacted (op0, op10, op100, ...), so report order sends each read of a batch to
-// a different part of the store; in row order a batch is one range walk of the tensors table.
-// Each row is still written at its own index, so the report is unchanged.
-void order_by_stored_rows(const std::vector<RankWork>& work, std::vector<std::pair<size_t, size_t>>& all) {
-  struct Key {
-    const std::string* db = nullptr;  // nullptr: not stored, kept after the stored ones in report order
-    int64_t id = 0;
-  };
-  auto key_of = [&](const std::pair<size_t, size_t>& at) {
-    const PairSpec& p = work[at.first].pairs[at.second];
-    for (const TensorSlot* s : {&p.my, &p.golden}) {
-      if (p.problem.empty() && batched(*s) && s->file->kind == SourceKind::kStored)
-        return Key{s->file->store_db, s->file->store_id};
-    }
-    return Key{};
-  };
-  std::vector<std::pair<Key, std::pair<size_t, size_t>>> keyed;
-  keyed.reserve(all.size());
-  for (const auto& at : all) keyed.emplace_back(key_of(at), at);
-  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
-    if ((a.first.db == nullptr) != (b.first.db == nullptr)) return b.first.db == nullptr;
-    return std::less<const std::string*>()(a.first.db, b.first.db) ||
-           (a.first.db == b.first.db && a.first.id < b.first.id);
-  });
-  for (size_t j = 0; j < all.size(); ++j) all[j] = keyed[j].second;
-}
-
-// Every pair of every rank through one pool of workers, kBatchPairs pairs at a time: the
-// summaries of a batch are read together (SmallFileBatch), then its rows are evaluated.
-void evaluate_pairs(std::vector<RankWork>& work, const std::vector<std::pair<size_t, size_t>>& all, FileCache& cache,
-                    const CompareOptions& o) {
-  constexpr size_t kBatchPairs = 32;
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    SmallFileBatch reader(2 * kBatchPairs, kSummarySlotBytes, kSummaryParsePadding);
-    std::vector<const SourceFile*> files;
-    std::vector<std::shared_ptr<LoadedFile>> loaded;
-    for (size_t b = next.fetch_add(kBatchPairs); b < all.size(); b = next.fetch_add(kBatchPairs)) {
-      size_t e = std::min(all.size(), b + kBatchPairs);
-      files.clear();
-      for (size_t j = b; j < e; ++j) {
-        const PairSpec& p = work[all[j].first].pairs[all[j].second];
-        if (!p.problem.empty()) continue;
-        if (batched(p.golden)) files.push_back(p.golden.file);
-        if (batched(p.my)) files.push_back(p.my.file);
-      }
-      cache.load_uncached(files, reader, loaded);
-      size_t next_loaded = 0;
-      for (size_t j = b; j < e; ++j) {
-        auto [i, k] = all[j];
-        PairSpec& p = work[i].pairs[k];
-        std::shared_ptr<LoadedFile> g, m;
-        if (p.problem.empty() && batched(p.golden)) g = std::move(loaded[next_loaded++]);
-        if (p.problem.empty() && batched(p.my)) m = std::move(loaded[next_loaded++]);
-        ReportRow r = evaluate_pair(std::move(p), cache, o.eval, std::move(g), std::move(m));
-        r.rank = work[i].report.rank.value_or(-1);
-        std::string drop = msit_drop_reason(r);
-        if (!drop.empty()) r.note = r.note.empty() ? drop : r.note + "; " + drop;
-        work[i].report.rows[k] = std::move(r);
-      }
-      if (o.pairs_done) o.pairs_done->fetch_add(e - b, std::memory_order_relaxed);
-    }
-  };
-  run_workers(o.jobs, (all.size() + kBatchPairs - 1) / kBatchPairs, worker);
-}
-
 }  // namespace
-
-std::string_view compare_mode_name(CompareMode m) {
-  switch (m) {
-    case CompareMode::kGeFx: return "GE vs FX";
-    case CompareMode::kGeGe: return "GE vs GE";
-    case CompareMode::kFxFx: return "FX vs FX";
-  }
-  return "?";
-}
 
 Result<CompareResult> run_compare(const std::string& my_in, const std::string& golden_in, const CompareOptions& o) {
   std::string my = absolute_path(my_in), golden = absolute_path(golden_in);
@@ -314,7 +185,14 @@ Result<CompareResult> run_compare(const std::string& my_in, const std::string& g
   CompareResult res;
   std::string base = std::filesystem::path(my).filename().string();
   if (base.rfind("msprobe", 0) == 0) res.report_prefix = "msprobe_cmp_report";
-  MSIT_ASSIGN_OR_RETURN(res.mode, detect_mode(my, golden, o.jobs, res.warnings));
+  if (o.flow) {
+    if (family_of(*o.flow) != FlowFamily::kTorchair) {
+      return make_error(my, Stage::kMode, "not a torchair flow: " + std::string(flow_name(*o.flow)));
+    }
+    res.mode = *o.flow;
+  } else {
+    MSIT_ASSIGN_OR_RETURN(res.mode, detect_flow_in(FlowFamily::kTorchair, golden, my, o.jobs, res.warnings));
+  }
   MSIT_ASSIGN_OR_RETURN(auto jobs, plan_ranks(my, golden, o, res.warnings));
   mark_phase(o.timer, "detect mode and ranks");
   FileCache cache;
@@ -323,19 +201,31 @@ Result<CompareResult> run_compare(const std::string& my_in, const std::string& g
     work[i].report.rank = jobs[i].rank;
     MSIT_TRY(match_rank(res.mode, my, jobs[i], o, cache, work[i], res.warnings));
   }
-  // Every pair of every rank through one pool: ranks run in parallel with each other.
-  std::vector<std::pair<size_t, size_t>> all;
+  // Every pair of every rank through the one evaluator: ranks run in parallel with each other.
+  std::vector<EvalItem> items;
+  std::vector<uint32_t> item_rank;  // item -> index into work
   for (size_t i = 0; i < work.size(); ++i) {
     work[i].report.rows.resize(work[i].pairs.size());
-    for (size_t k = 0; k < work[i].pairs.size(); ++k) all.emplace_back(i, k);
+    for (size_t k = 0; k < work[i].pairs.size(); ++k) {
+      items.push_back(EvalItem{&work[i].pairs[k], &work[i].report.rows[k], false});
+      item_rank.push_back(static_cast<uint32_t>(i));
+    }
   }
   mark_phase(o.timer, "allocate rows");
-  if (o.pairs_total) o.pairs_total->store(all.size());
-  order_by_stored_rows(work, all);
-  evaluate_pairs(work, all, cache, o);
+  if (o.pairs_total) o.pairs_total->store(items.size());
+  EngineOptions eo;
+  eo.jobs = o.jobs;
+  eo.eval = o.eval;
+  eo.pairs_done = o.pairs_done;
+  eo.finish = [&](size_t i, ReportRow& r) {
+    r.rank = work[item_rank[i]].report.rank.value_or(-1);
+    std::string drop = msit_drop_reason(r);
+    if (!drop.empty()) r.note = r.note.empty() ? drop : r.note + "; " + drop;
+  };
+  evaluate_items(items, cache, eo);
   mark_phase(o.timer, "evaluate pairs");
   for (auto& w : work) {
-    mark_error_jumps(w.report.rows);
+    post_pass(w.report.rows);
     res.ranks.push_back(std::move(w.report));
   }
   mark_phase(o.timer, "error jumps");

@@ -11,14 +11,18 @@
 #include "common/base/phase_timer.h"
 #include "common/base/result.h"
 #include "common/compare/evaluate.h"
+#include "common/compare/flow.h"
 #include "common/report/report_row.h"
 
 namespace msit {
 
-enum class CompareMode : uint8_t { kGeFx, kGeGe, kFxFx };
-std::string_view compare_mode_name(CompareMode m);  // "GE vs FX", ...
+// The torchair flows (common/compare/flow.h): kGeFx, kGeGe, kFxFx.
+using CompareMode = Flow;
+inline std::string_view compare_mode_name(CompareMode m) { return flow_name(m); }  // "GE vs FX", ...
 
 struct CompareOptions {
+  // The torchair flow when the caller detected it (detect_flow_in); else run_compare detects it.
+  std::optional<Flow> flow;
   std::optional<int64_t> rank;  // only this rank (rank layouts)
   unsigned jobs = 2;            // worker threads evaluating pairs (all ranks share them)
   EvalOptions eval;

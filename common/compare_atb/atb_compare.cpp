@@ -12,7 +12,7 @@
 #include <set>
 #include <thread>
 
-#include "common/compare/divergence.h"
+#include "common/compare/engine.h"
 #include "common/compare/file_cache.h"
 #include "common/compare_atb/atb_compare_internal.h"
 #include "common/compare_atb/concat.h"
@@ -300,31 +300,44 @@ ReportRow run_job(Job& j, FileCache& cache, const EvalOptions& eo) {
   return r;
 }
 
+// The one evaluator (common/compare/engine.h); pairs that concatenate rank files or need msit's
+// rope fix-ups are evaluated here (run_job), the others read in its batches. Then the one
+// post-pass per sheet.
 void evaluate_all(std::vector<Job>& jobs, std::vector<AtbSheet>& sheets, const AtbCompareOptions& o) {
   FileCache cache;
   std::vector<ReportRow> rows(jobs.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < jobs.size();) rows[i] = run_job(jobs[i], cache, o.eval);
+  std::vector<EvalItem> items(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const Job& j = jobs[i];
+    items[i] =
+        EvalItem{&jobs[i].spec, &rows[i], j.rope.has_value() || j.golden_ranks.size() > 1 || j.my_ranks.size() > 1};
+  }
+  EngineOptions eo;
+  eo.jobs = o.jobs;
+  eo.eval = o.eval;
+  eo.custom = [&](size_t i, FileCache& c) { return run_job(jobs[i], c, o.eval); };
+  eo.finish = [&](size_t i, ReportRow& r) {
+    if (items[i].custom) return;  // run_job filled these
+    const Job& j = jobs[i];
+    r.token_text = j.token_text;
+    r.golden_op_type = j.golden_type;
+    r.my_op_type = j.my_type;
+    if (!j.note.empty()) r.note = r.note.empty() ? j.note : r.note + "; " + j.note;
   };
-  unsigned n = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(std::max<size_t>(jobs.size(), 1))));
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < n; ++t) threads.emplace_back(work);
-  work();
-  for (auto& t : threads) t.join();
+  evaluate_items(items, cache, eo);
   std::vector<std::vector<ReportRow>> inputs(sheets.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
     auto& to = jobs[i].input_only ? inputs[jobs[i].sheet] : sheets[jobs[i].sheet].rows;
     to.push_back(std::move(rows[i]));
   }
-  // The first divergence of each sheet (docs/compare.md "First divergence"), with the ops'
-  // inputs, which are then dropped; until the engine's one post-pass covers this flow, its call
-  // site is here.
+  // The post-pass of each sheet sees the ops' inputs too (the input error of the first-divergence
+  // rule, docs/compare.md "First divergence"); they are dropped afterwards, so the sheets keep
+  // msit's rows.
   for (size_t s = 0; s < sheets.size(); ++s) {
     auto& sheet = sheets[s].rows;
     size_t shown = sheet.size();
     for (auto& r : inputs[s]) sheet.push_back(std::move(r));
-    mark_error_jumps(sheet);
+    post_pass(sheet);
     sheet.resize(shown);
   }
 }

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "common/compare/divergence.h"
+#include "common/compare/engine.h"
 #include "common/compare/file_cache.h"
 #include "common/compare_atb/atb_compare_internal.h"
 #include "common/compare_atb/files.h"
@@ -201,41 +201,40 @@ Result<LegacyResult> run_legacy_compare(const std::string& golden_path, const st
     p.my_cell = p.my.raw_path;
   }
   res.rows = evaluate_file_pairs(pairs, o.jobs, o.eval);
-  // The first divergence (docs/compare.md "First divergence"); until the engine's one post-pass
-  // covers this flow, its call site is here.
-  if (!o.token_level) mark_error_jumps(res.rows);
+  // The first divergence (docs/compare.md "First divergence"): token-level rows are whole
+  // tokens, with no execution order to walk.
+  if (!o.token_level) post_pass(res.rows);
   return res;
 }
 
 std::vector<ReportRow> evaluate_file_pairs(std::vector<FilePair>& pairs, unsigned jobs, const EvalOptions& eo) {
   FileCache cache;
   std::vector<ReportRow> rows(pairs.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < pairs.size();) {
-      FilePair& p = pairs[i];
-      PairSpec spec;
-      spec.token = p.token;
-      spec.data_id = p.data_id;
-      spec.golden_cell = p.golden_cell;
-      spec.my_cell = p.my_cell;
-      spec.problem = p.problem;
-      spec.golden_label = p.golden_label;
-      spec.my_label = p.my_label;
-      spec.golden = TensorSlot{SlotKind::kFxFile, &p.golden, Role::kOutput, 0};
-      spec.my = TensorSlot{SlotKind::kFxFile, &p.my, Role::kOutput, 0};
-      ReportRow r = evaluate_pair(std::move(spec), cache, eo, nullptr, nullptr);
-      r.token_text = p.token_text;
-      r.golden_op_type = p.golden_type;
-      r.my_op_type = p.my_type;
-      rows[i] = std::move(r);
-    }
+  std::vector<PairSpec> specs(pairs.size());
+  std::vector<EvalItem> items(pairs.size());
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    FilePair& p = pairs[i];
+    PairSpec& spec = specs[i];
+    spec.token = p.token;
+    spec.data_id = p.data_id;
+    spec.golden_cell = p.golden_cell;
+    spec.my_cell = p.my_cell;
+    spec.problem = p.problem;
+    spec.golden_label = p.golden_label;
+    spec.my_label = p.my_label;
+    spec.golden = TensorSlot{SlotKind::kFxFile, &p.golden, Role::kOutput, 0};
+    spec.my = TensorSlot{SlotKind::kFxFile, &p.my, Role::kOutput, 0};
+    items[i] = EvalItem{&spec, &rows[i], false};
+  }
+  EngineOptions o;
+  o.jobs = jobs;
+  o.eval = eo;
+  o.finish = [&](size_t i, ReportRow& r) {
+    r.token_text = pairs[i].token_text;
+    r.golden_op_type = pairs[i].golden_type;
+    r.my_op_type = pairs[i].my_type;
   };
-  unsigned n = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(std::max<size_t>(pairs.size(), 1))));
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < n; ++t) threads.emplace_back(work);
-  work();
-  for (auto& t : threads) t.join();
+  evaluate_items(items, cache, o);
   return rows;
 }
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/compare/engine.h"
 #include "common/compare_atb/files.h"
 #include "common/compare_atb/legacy.h"
 #include "common/compare_atb/legacy_internal.h"
@@ -94,6 +95,7 @@ Result<LegacyResult> run_manual_mapping(const std::string& golden_path, const Le
   pairs.reserve(entries.size());
   for (const auto& e : entries) pairs.push_back(pair_of(e));
   res.rows = evaluate_file_pairs(pairs, o.jobs, o.eval);
+  post_pass(res.rows);
   return res;
 }
 

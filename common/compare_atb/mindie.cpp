@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "common/compare/engine.h"
 #include "common/compare/file_cache.h"
 #include "common/compare_atb/files.h"
 #include "common/compare_atb/topology.h"
@@ -180,27 +181,31 @@ Result<MindieResult> run_mindie_compare(const std::string& golden, const std::st
   MSIT_ASSIGN_OR_RETURN(std::string rm, read_topology_file((d / "mindie_rt_op_mapping.json").string()));
   MSIT_ASSIGN_OR_RETURN(std::vector<MindieOp> ops, mindie_ops(tm, rm, ops_dir));
   auto npu = npu_files(fs::path(my));
-  FileCache cache;
   MindieResult res;
   res.ops = ops.size();
-  for (const auto& op : ops) {
+  // The pairs first (the one evaluator, common/compare/engine.h), then msit's shape filter.
+  std::deque<SourceFile> cpu_files;              // stable addresses for the slots
+  std::vector<std::string> skipped(ops.size());  // why each op has no pair: warned in op order
+  std::vector<PairSpec> specs;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const MindieOp& op = ops[k];
     const SourceFile* nf = npu_file_of(npu, op.fusion_op);
-    std::vector<SourceFile> cpu;
+    const SourceFile* cf = nullptr;
     for (auto& f : dir_files((fs::path(golden) / ("root." + op.key)).string())) {
       if (f.raw_name().rfind("output", 0) == 0) {
-        cpu.push_back(std::move(f));
+        cf = &cpu_files.emplace_back(std::move(f));
         break;
       }
     }
-    if (!nf || cpu.empty()) {
-      res.warnings.push_back("op " + std::to_string(op.number) + " (" + op.fusion_op + " / " + op.key +
-                             "): " + (!nf ? "no NPU dump file" : "no CPU output file") + ", skipped");
+    if (!nf || !cf) {
+      skipped[k] = "op " + std::to_string(op.number) + " (" + op.fusion_op + " / " + op.key +
+                   "): " + (!nf ? "no NPU dump file" : "no CPU output file") + ", skipped";
       continue;
     }
     PairSpec p;
-    p.golden = TensorSlot{SlotKind::kFxFile, &cpu.front(), Role::kOutput, 0};
+    p.golden = TensorSlot{SlotKind::kFxFile, cf, Role::kOutput, 0};
     p.my = TensorSlot{SlotKind::kTensor, nf, Role::kOutput, 0};
-    p.golden_cell = cpu.front().raw_path;
+    p.golden_cell = cf->raw_path;
     p.my_cell = nf->raw_path + ",outputs,0";
     // The NPU fusion op and the CPU module it maps to (mindie_rt_op_mapping.json), in the
     // mapping's op order.
@@ -208,15 +213,36 @@ Result<MindieResult> run_mindie_compare(const std::string& golden, const std::st
     p.my_label = TensorLabel{op.fusion_op, std::string(npu_name.substr(0, npu_name.find('.'))), TensorRole::kOutput, 0,
                              static_cast<uint64_t>(op.number)};
     p.golden_label = TensorLabel{"root." + op.key, "", TensorRole::kOutput, 0, static_cast<uint64_t>(op.number)};
-    ReportRow r = evaluate_pair(p, cache, eval);
+    specs.push_back(std::move(p));
+  }
+  std::vector<ReportRow> rows(specs.size());
+  std::vector<EvalItem> items(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) items[i] = EvalItem{&specs[i], &rows[i], false};
+  FileCache cache;
+  EngineOptions eo;
+  eo.jobs = 1;  // msit's order of warnings; MindIE compares a few hundred ops
+  eo.eval = eval;
+  evaluate_items(items, cache, eo);
+  std::vector<ReportRow> kept;
+  std::vector<size_t> kept_op;
+  for (size_t k = 0, i = 0; k < ops.size(); ++k) {
+    if (!skipped[k].empty()) {
+      res.warnings.push_back(std::move(skipped[k]));
+      continue;
+    }
+    ReportRow& r = rows[i++];
+    const MindieOp& op = ops[k];
     if (!r.golden_shape.empty() && !r.my_shape.empty() && r.golden_shape != r.my_shape) {
       res.warnings.push_back("op " + std::to_string(op.number) + " (" + op.key + "): shapes " + r.golden_shape +
                              " vs " + r.my_shape + " differ, skipped (msit skips it silently)");
       continue;
     }
     r.cmp_fail_reason = rename_reasons(r.cmp_fail_reason);
-    res.rows.push_back(MindieRow{op, std::move(r)});
+    kept.push_back(std::move(r));
+    kept_op.push_back(k);
   }
+  post_pass(kept);
+  for (size_t i = 0; i < kept.size(); ++i) res.rows.push_back(MindieRow{ops[kept_op[i]], std::move(kept[i])});
   return res;
 }
 

@@ -106,6 +106,17 @@ Result<StatsResult> run_stats_compare(const std::string& golden_path, const std:
   return res;
 }
 
+RowTally stats_tally(const std::vector<StatsRow>& rows) {
+  RowTally t;
+  for (const auto& row : rows) {
+    ++t.rows, ++t.pairs;
+    bool fail = false;
+    for (size_t i = 0; i < 3; ++i) fail |= row.abs[i] && *row.abs[i] > 1.0;
+    ++(fail ? t.fail : t.inconclusive);
+  }
+  return t;
+}
+
 std::string stats_report_csv(const std::vector<StatsRow>& rows) {
   std::string out =
       "token_id,data_id,golden_data_path,golden_op_type,my_data_path,my_op_type,max_stat_absolute_error,"

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/base/result.h"
+#include "common/compare/outcome.h"
 #include "common/compare_atb/atb_compare.h"
 
 namespace msit::atb {
@@ -27,6 +28,11 @@ struct StatsResult {
 
 Result<StatsResult> run_stats_compare(const std::string& golden_path, const std::string& my_path,
                                       const AtbCompareOptions& opts);
+
+// --stats rows have statistics only: as the torchair flow's `stats` rows (docs/compare.md
+// "Verdict"), `fail` when |Δmax|, |Δmin| or |Δmean| (each a lower bound of the max absolute
+// error) exceeds 1, else inconclusive. Counted for the one outcome table (common/compare/outcome.h).
+RowTally stats_tally(const std::vector<StatsRow>& rows);
 
 // statstics_cmp_report (sic) CSV bytes, docs/formats/report.md §7 columns.
 std::string stats_report_csv(const std::vector<StatsRow>& rows);

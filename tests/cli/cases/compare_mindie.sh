@@ -14,6 +14,9 @@ cat > mindie_rt_op_mapping.json << 'JSON'
 JSON
 CPU=cpu/torch/msit_dump_20260101_000000/torch_tensors/cpu_100
 run compare --ops-json . -gp $CPU/0 -mp npu -o raw
+# --json: the same rows as every row-report flow writes them.
+run compare --ops-json . -gp $CPU/0 -mp npu -o rawjson -q --json
+python3 -c "import json, sys; d = json.load(open('rawjson/comparison_results.json')); print(type(d).__name__, len(d))"
 cp -r cpu cpu_store && cp -r npu npu_store
 "$BIN" compact -q cpu_store && "$BIN" compact -q npu_store
 test -z "$(find npu_store/msit_ge_dump -type f -name 'MatMul.*')"

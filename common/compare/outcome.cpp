@@ -1,0 +1,28 @@
+// The one exit-status table of compare.
+#include "common/compare/outcome.h"
+
+namespace msit {
+
+void RowTally::add(const std::vector<ReportRow>& rs, bool diagnostic_rows_possible) {
+  for (const auto& r : rs) {
+    ++rows;
+    pairs += !diagnostic_rows_possible || r.data_id.has_value();
+    fail += r.verdict == Verdict::kFail;
+    error += r.verdict == Verdict::kError;
+    inconclusive += r.verdict == Verdict::kInconclusive;
+    jump += r.jump != ReportRow::Jump::kNone;
+  }
+}
+
+CompareOutcome compare_outcome(const RowTally& t) {
+  if (t.fail || t.jump) return {CompareStatus::kDivergence, {}};
+  if (t.error) return {CompareStatus::kUnreadable, {}};
+  if (t.inconclusive) {
+    return {CompareStatus::kInconclusive, "result: inconclusive: no row fails, but " + std::to_string(t.inconclusive) +
+                                              " rows were judged from statistics only (exit status " +
+                                              std::to_string(static_cast<int>(CompareStatus::kInconclusive)) + ")"};
+  }
+  return {CompareStatus::kOk, {}};
+}
+
+}  // namespace msit

@@ -1,0 +1,33 @@
+// The outcome of a compare, the same table for every flow (docs/compare.md, exit status): rows
+// counted by verdict, and the one decision of the exit status. The CLI only prints it.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "common/report/report_row.h"
+
+namespace msit {
+
+// Rows counted by verdict, over every sheet / rank of one compare.
+struct RowTally {
+  size_t rows = 0, pairs = 0, fail = 0, jump = 0, error = 0, inconclusive = 0;
+  // pairs: rows that compare two tensors (diagnostic rows, which have no data_id in the
+  // torchair flow, are rows but not pairs).
+  void add(const std::vector<ReportRow>& rs, bool diagnostic_rows_possible = false);
+};
+
+// compare's exit statuses (the CLI's kExit* codes carry the same numbers).
+enum class CompareStatus : int { kOk = 0, kDivergence = 1, kUnreadable = 3, kInconclusive = 4 };
+
+struct CompareOutcome {
+  CompareStatus status = CompareStatus::kOk;
+  std::string line;  // what the terminal says about it (empty: nothing beyond the summary)
+};
+
+// First that applies: a fail or an error jump (1); rows whose files could not be read (3);
+// inconclusive rows, judged from statistics only (4); else 0.
+CompareOutcome compare_outcome(const RowTally& t);
+
+}  // namespace msit

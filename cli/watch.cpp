@@ -123,23 +123,30 @@ void add_live_options(CLI::App* cmd, WatchArgs& a) {
   cmd->add_option("--golden", a.goldens,
                   "Report the first diverging op of each token while the model dumps, against this golden dump (raw, "
                   "summarised or being dumped): GOLDEN with one root, ROOT=GOLDEN per root; repeatable")
-      ->type_name("[ROOT=]GOLDEN");
+      ->type_name("[ROOT=]GOLDEN")
+      ->allow_extra_args(false)  // one value per --golden: the directories after it stay DIRs
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   // -mf is rewritten to this before parsing (cli/msit_spellings.h), as for compare.
   a.mapping_opt = cmd->add_option("--op-mapping-file", a.op_mapping_file,
-                                  "ATB vs torch with --golden: directory holding op_mapping_file.json (msit: -mf)");
+                                  "ATB vs torch with --golden: directory holding op_mapping_file.json (msit: -mf)")
+                      ->type_name("DIR");
   a.events_opt = cmd->add_option("--events", a.events_file,
                                  "With --golden: append each divergence to this JSON-lines file (0600, never "
-                                 "duplicated after a restart)");
+                                 "duplicated after a restart)")
+                     ->type_name("FILE");
   a.on_divergence_opt = cmd->add_option("--on-divergence", a.on_divergence,
                                         "With --golden: command run (no shell) on each divergence, with "
-                                        "MSIT_DIVERGENCE_* variables; at most once per on_divergence_interval_s");
+                                        "MSIT_DIVERGENCE_* variables; at most once per on_divergence_interval_s")
+                            ->type_name("CMD");
   a.keep_near_opt = cmd->add_option("--keep-raw-near-divergence", a.keep_raw_near_divergence,
                                     "With --golden: keep the raw files of the diverging op and of the N ops before it "
                                     "(default 0: none)")
-                        ->check(CLI::Range(uint32_t{0}, d::kKeepRawNearDivergenceMax));
+                        ->check(CLI::Range(uint32_t{0}, d::kKeepRawNearDivergenceMax))
+                        ->type_name("N");
   a.held_cap_opt = cmd->add_option("--held-raw-cap", a.held_raw_cap,
                                    "Most raw bytes held back while their op's verdict is unknown (K/M/G/T; "
-                                   "default 4G); beyond it the oldest are compacted as usual");
+                                   "default 4G); beyond it the oldest are compacted as usual")
+                       ->type_name("SIZE");
 }
 
 }  // namespace
@@ -232,8 +239,13 @@ void print_divergences(const nlohmann::json& j) {
     std::string rank = d.contains("rank") && d["rank"].is_number_integer() ? std::to_string(d["rank"].get<int64_t>())
                                                                             : std::string("-");
     last = "; last: rank " + rank + ", token " + text("token") + ", " + text("op") + " (" + text("op_type") + ")";
-    if (d.contains("cosine") && d["cosine"].is_number()) last += ", cosine " + std::to_string(d["cosine"].get<double>());
-    last += ", error jump " + std::to_string(d.value("error_jump", 0.0));
+    auto num = [](double v) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.6g", v);
+      return std::string(buf);
+    };
+    if (d.contains("cosine") && d["cosine"].is_number()) last += ", cosine " + num(d["cosine"].get<double>());
+    last += ", error jump " + num(d.value("error_jump", 0.0));
     last += ", at " + human_time_ns(d.value("time", int64_t{0}) * 1'000'000'000);
   }
   std::printf("  divergences         %llu%s\n", static_cast<unsigned long long>(n), last.c_str());

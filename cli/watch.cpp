@@ -237,7 +237,7 @@ void print_divergences(const nlohmann::json& j) {
     const auto& d = j["last_divergence"];
     auto text = [&d](const char* k) { return printable(d.value(k, std::string())); };
     std::string rank = d.contains("rank") && d["rank"].is_number_integer() ? std::to_string(d["rank"].get<int64_t>())
-                                                                            : std::string("-");
+                                                                           : std::string("-");
     last = "; last: rank " + rank + ", token " + text("token") + ", " + text("op") + " (" + text("op_type") + ")";
     auto num = [](double v) {
       char buf[32];

@@ -8,7 +8,7 @@
 namespace msit::daemon {
 
 struct CommandRun {
-  std::string slot;  // one run at a time per slot: a still-running one is not doubled
+  std::string slot;   // one run at a time per slot: a still-running one is not doubled
   std::string what;   // for log lines: "low_space_hook", "on_divergence"
   std::string about;  // " for /data/d": "WHAT started ABOUT (pid N)", "WHAT ABOUT exited with status N"
   std::vector<std::string> argv;

@@ -15,7 +15,6 @@
 
 namespace msit::daemon {
 
-
 class CommandRunner {
  public:
   CommandRunner(uv_loop_t* loop, Logger& log) : loop_(loop), log_(log) {}

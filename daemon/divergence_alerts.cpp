@@ -71,8 +71,9 @@ class AlertSink final : public DivergenceAlerts {
     if (file_) {
       Status st = file_->append(divergence_json(ev));
       if (!st.ok())
-        log_.error(st.error().to_string() + "; this divergence is in the log only and may be reported again after a "
-                                            "restart");
+        log_.error(st.error().to_string() +
+                   "; this divergence is in the log only and may be reported again after a "
+                   "restart");
     }
     maybe_run(ev);
     last_ = std::move(ev);
@@ -177,9 +178,9 @@ std::string divergence_log_line(const DivergenceEvent& e) {
   for (const auto& m : kMetrics)
     if (const auto& v = e.*m.field) metrics += std::string(m.key) + " " + number(*v) + ", ";
   return "divergence: rank " + (e.rank < 0 ? std::string("-") : std::to_string(e.rank)) + ", token " +
-         printable(e.token) + ": first diverging op " + printable(e.op) + " (" + printable(e.op_type) + "): " +
-         metrics + "error level " + number(e.error_level) + ", error jump " + number(e.error_jump) +
-         "; mine " + printable(e.my_path) + "; golden " + printable(e.golden_path) + " [id " + printable(e.id) + "]";
+         printable(e.token) + ": first diverging op " + printable(e.op) + " (" + printable(e.op_type) +
+         "): " + metrics + "error level " + number(e.error_level) + ", error jump " + number(e.error_jump) + "; mine " +
+         printable(e.my_path) + "; golden " + printable(e.golden_path) + " [id " + printable(e.id) + "]";
 }
 
 std::vector<std::string> divergence_environment(const DivergenceEvent& e) {
@@ -202,8 +203,7 @@ std::vector<std::string> divergence_environment(const DivergenceEvent& e) {
   };
 }
 
-Result<std::unique_ptr<DivergenceAlerts>> open_divergence_alerts(const LiveSettings& s, Logger& log,
-                                                                 AlertHooks hooks) {
+Result<std::unique_ptr<DivergenceAlerts>> open_divergence_alerts(const LiveSettings& s, Logger& log, AlertHooks hooks) {
   auto sink = std::make_unique<AlertSink>(s, log, std::move(hooks));
   std::optional<EventsFile> file;
   std::set<std::string> ids;
@@ -225,8 +225,7 @@ Result<std::unique_ptr<DivergenceAlerts>> open_divergence_alerts(const LiveSetti
     std::string notes;
     MSIT_ASSIGN_OR_RETURN(EventsFile f, EventsFile::open(s.events_file, on_event, notes));
     if (!notes.empty()) log.warning(notes);
-    if (ours != 0)
-      log.info(s.events_file + ": " + std::to_string(ours) + " divergence(s) reported by earlier runs");
+    if (ours != 0) log.info(s.events_file + ": " + std::to_string(ours) + " divergence(s) reported by earlier runs");
     file = std::move(f);
   }
   sink->restore(std::move(file), std::move(ids), ours, std::move(last));

@@ -43,7 +43,7 @@ class DivergenceAlerts {
   // Returns false (and does nothing) when an event with this id was already reported.
   virtual bool report(const DivergenceEvent& e) = 0;
   virtual bool already_reported(const std::string& id) const = 0;
-  virtual uint64_t count() const = 0;                     // events reported since start or found at start
+  virtual uint64_t count() const = 0;                       // events reported since start or found at start
   virtual std::optional<DivergenceEvent> last() const = 0;  // for STATUS= and the status file
   // SIGHUP: the on_divergence command and its interval (the rest is read at start).
   virtual void set_command(const std::string& on_divergence, uint32_t interval_s) {
@@ -55,13 +55,12 @@ class DivergenceAlerts {
 // What the production sink needs from the daemon: a monotonic clock (the command's rate limit)
 // and a way to start the command without blocking (the service's CommandRunner::post).
 struct AlertHooks {
-  const Clock* clock = nullptr;  // null: steady_clock()
+  const Clock* clock = nullptr;         // null: steady_clock()
   std::function<void(CommandRun)> run;  // null: the command is never run (said once at open)
 };
 
 // The production sink with the daemon's hooks (the two-argument form has none: tools, tests).
-Result<std::unique_ptr<DivergenceAlerts>> open_divergence_alerts(const LiveSettings& s, Logger& log,
-                                                                 AlertHooks hooks);
+Result<std::unique_ptr<DivergenceAlerts>> open_divergence_alerts(const LiveSettings& s, Logger& log, AlertHooks hooks);
 
 // One home for how an event is written: the events file's object (and the status file's
 // "last_divergence"), read back at start; the log line; the command's environment.

@@ -16,7 +16,9 @@ namespace {
 
 constexpr size_t kMaxLine = 1 << 20;  // an event line is well under 4 KiB
 
-bool is_event(const nlohmann::json& j) { return !j.is_discarded() && j.is_object() && j.contains("id") && j["id"].is_string(); }
+bool is_event(const nlohmann::json& j) {
+  return !j.is_discarded() && j.is_object() && j.contains("id") && j["id"].is_string();
+}
 
 Status check_ours(int fd, const std::string& path) {
   struct stat st {};
@@ -72,8 +74,7 @@ Status take_line(const std::string& line, size_t line_no, const std::string& pat
 class FileLock {
  public:
   explicit FileLock(int fd) : fd_(fd) {
-    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
-    }
+    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {}
   }
   ~FileLock() { ::flock(fd_, LOCK_UN); }
   FileLock(const FileLock&) = delete;

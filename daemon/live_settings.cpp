@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 
-
 namespace msit::daemon {
 namespace {
 
@@ -41,8 +40,8 @@ std::string where(const std::string& path) {
 // `inner` is `outer` or below it.
 bool within(const std::string& inner, const std::string& outer) {
   if (outer == "/") return true;
-  return inner == outer || (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
-                            inner[outer.size()] == '/');
+  return inner == outer ||
+         (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 && inner[outer.size()] == '/');
 }
 
 std::string list(const std::vector<std::string>& roots) {
@@ -59,8 +58,9 @@ Status check_golden_dir(const std::string& golden, const std::string& source) {
   }
   if (!S_ISDIR(st.st_mode))
     return make_error(source, Stage::kConfig,
-                      "golden " + golden + " is not a directory: give the golden dump's directory (raw, summarised or "
-                      "being dumped)");
+                      "golden " + golden +
+                          " is not a directory: give the golden dump's directory (raw, summarised or "
+                          "being dumped)");
   return ok_status();
 }
 
@@ -107,8 +107,7 @@ Status check_live_settings(LiveSettings& live, const std::vector<std::string>& r
   for (LiveGolden g : live.goldens) {
     const std::string spec = g.root.empty() ? g.golden : g.root + "=" + g.golden;
     const std::string source = c.source + " " + spec;
-    if (g.golden.empty())
-      return make_error(source, Stage::kConfig, "no golden directory: give GOLDEN or ROOT=GOLDEN");
+    if (g.golden.empty()) return make_error(source, Stage::kConfig, "no golden directory: give GOLDEN or ROOT=GOLDEN");
     if (g.root.empty()) {
       if (roots.size() != 1)
         return make_error(source, Stage::kConfig,
@@ -129,9 +128,9 @@ Status check_live_settings(LiveSettings& live, const std::vector<std::string>& r
     }
     for (const auto& prev : out)
       if (prev.root == g.root)
-        return make_error(source, Stage::kConfig,
-                          "the watched root " + g.root + " already has the golden " + prev.golden +
-                              ": give one golden per root");
+        return make_error(
+            source, Stage::kConfig,
+            "the watched root " + g.root + " already has the golden " + prev.golden + ": give one golden per root");
     g.golden = absolute(g.golden);
     MSIT_TRY(check_golden_dir(g.golden, source));
     MSIT_TRY(check_apart(g.golden, roots, source));

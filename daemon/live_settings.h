@@ -26,8 +26,8 @@ struct LiveSettings {
   // ATB vs torch: msit's -mf/--op-mapping-file (the directory holding op_mapping_file.json, as for
   // compare); config op_mapping_file
   std::string op_mapping_file;
-  std::string events_file;      // --events FILE / events: JSON lines, append-only; empty: none
-  std::string on_divergence;    // --on-divergence CMD / on_divergence: argv (no shell); empty: none
+  std::string events_file;                 // --events FILE / events: JSON lines, append-only; empty: none
+  std::string on_divergence;               // --on-divergence CMD / on_divergence: argv (no shell); empty: none
   uint32_t on_divergence_interval_s = 60;  // at most one run per interval; later ones logged as skipped
   uint32_t keep_raw_near_divergence = 0;   // --keep-raw-near-divergence N; 0: keep nothing extra
   // Raw bytes held back (not yet deleted) while their op's verdict is unknown; beyond it the oldest

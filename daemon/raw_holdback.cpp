@@ -13,8 +13,8 @@ RawHoldback::RawHoldback(uint32_t keep_ops_before, uint64_t cap_bytes)
 
 std::set<uint64_t> RawHoldback::window_at_most(const Token& t, uint64_t below) const {
   std::set<uint64_t> w;
-  for (auto it = std::make_reverse_iterator(t.seen.upper_bound(below));
-       it != t.seen.rend() && w.size() < keep_before_; ++it)
+  for (auto it = std::make_reverse_iterator(t.seen.upper_bound(below)); it != t.seen.rend() && w.size() < keep_before_;
+       ++it)
     w.insert(*it);
   return w;
 }

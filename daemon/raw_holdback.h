@@ -14,7 +14,7 @@
 namespace msit::daemon {
 
 struct HeldFile {
-  std::string path;       // as the watcher knows it
+  std::string path;  // as the watcher knows it
   uint64_t bytes = 0;
   std::string token_key;  // watched root, rank and token: one execution order
   uint64_t order = 0;     // the op's execution order in its token (several files share one op)

@@ -104,7 +104,7 @@ class Service {
   std::shared_ptr<TreeOwners> owners_ = std::make_shared<TreeOwners>();  // live owners below the roots
   DiskWatermarks watermarks_;
   uv_loop_t loop_{};
-  CommandRunner commands_{&loop_, log_};  // low_space_hook and on_divergence
+  CommandRunner commands_{&loop_, log_};      // low_space_hook and on_divergence
   std::unique_ptr<DivergenceAlerts> alerts_;  // with --golden
   uv_poll_t poll_{};
   uv_timer_t tick_{}, status_{}, watchdog_{};

@@ -178,6 +178,35 @@ TEST(DivergenceAlerts, AWholeLastEventWithoutItsNewlineIsKept) {
   EXPECT_EQ(lines_of(path).size(), 2u);
 }
 
+TEST(DivergenceAlerts, WatchesSharingOneEventsFileCountTheirOwnRootsAndMendATornTail) {
+  TempDir t;
+  const std::string path = t.path + "/events.jsonl";
+  LiveSettings a = with_events(path), b = with_events(path);
+  b.goldens = {{"/data/other", "/data/g2"}};
+  Sink sa(a);
+  Sink sb(b);
+  DivergenceEvent eb = event("other/t0/Mul_1", "Mul_1");
+  eb.root = "/data/other";
+  ASSERT_TRUE(sb.alerts->report(eb));
+  ASSERT_TRUE(sa.alerts->report(event("d/t0/Add_3")));
+  // A third watch on the file died in the middle of a line: the next append is not glued to it.
+  {
+    std::ofstream out(path, std::ios::app | std::ios::binary);
+    out << R"({"id":"dead","op")";
+  }
+  eb.id = "other/t1/Mul_1";
+  ASSERT_TRUE(sb.alerts->report(eb));
+  auto lines = lines_of(path);  // every line parses
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[2]["id"], "other/t1/Mul_1");
+  // After a restart each watch counts (and shows) only its own roots' events.
+  Sink again(a);
+  EXPECT_EQ(again.alerts->count(), 1u);
+  ASSERT_TRUE(again.alerts->last());
+  EXPECT_EQ(again.alerts->last()->op, "Add_3");
+  EXPECT_TRUE(again.alerts->already_reported("other/t0/Mul_1"));
+}
+
 Result<std::unique_ptr<DivergenceAlerts>> open_at(const std::string& path) {
   static Logger log(false);
   static std::vector<std::string> sink;

@@ -58,19 +58,18 @@ TEST(LiveSettings, BadValuesNameTheKeyAndWhatIsExpected) {
     const char* line;
     const char* expected;
   };
-  for (const Case& c : {Case{"held_raw_cap = 5%", "expected bytes with an optional K/M/G/T suffix"},
-                        Case{"held_raw_cap = lots", "expected bytes"},
-                        Case{"on_divergence_interval_s = 0", "from 1 to 86400"},
-                        Case{"keep_raw_near_divergence = -1", "from 0 to 100000"},
-                        Case{"keep_raw_near_divergence = 100001", "from 0 to 100000"},
-                        Case{"golden = ", "expected GOLDEN or ROOT=GOLDEN"},
-                        Case{"golden = /data/a=", "expected GOLDEN or ROOT=GOLDEN"}}) {
+  for (const Case& c :
+       {Case{"held_raw_cap = 5%", "expected bytes with an optional K/M/G/T suffix"},
+        Case{"held_raw_cap = lots", "expected bytes"}, Case{"on_divergence_interval_s = 0", "from 1 to 86400"},
+        Case{"keep_raw_near_divergence = -1", "from 0 to 100000"},
+        Case{"keep_raw_near_divergence = 100001", "from 0 to 100000"},
+        Case{"golden = ", "expected GOLDEN or ROOT=GOLDEN"},
+        Case{"golden = /data/a=", "expected GOLDEN or ROOT=GOLDEN"}}) {
     WatchSettings s;
     Status st = apply_config_text(std::string(c.line) + "\n", "/etc/m.conf", s);
     ASSERT_FALSE(st.ok()) << c.line;
     EXPECT_EQ(st.error().path, "/etc/m.conf:1");
-    EXPECT_NE(st.error().message.find(std::string(c.line).substr(0, std::string(c.line).find(' '))),
-              std::string::npos)
+    EXPECT_NE(st.error().message.find(std::string(c.line).substr(0, std::string(c.line).find(' '))), std::string::npos)
         << st.error().message;
     EXPECT_NE(st.error().message.find(c.expected), std::string::npos) << st.error().message;
   }

@@ -173,7 +173,10 @@ TEST(RawHoldback, HeldBytesAccountingNeverDrifts) {
         out(d.release);
         break;
       }
-      case 2: out(h.token_done(token)); next_op[token] = 0; break;
+      case 2:
+        out(h.token_done(token));
+        next_op[token] = 0;
+        break;
       default: {
         HeldFile f{"f" + std::to_string(made++), 1 + rng() % 3000, token, next_op[token]};
         if (rng() % 3 == 0) ++next_op[token];

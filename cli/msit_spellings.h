@@ -38,14 +38,17 @@ inline std::string msit_rewrite(std::string_view arg) {
 }
 
 // argv with msit's spellings rewritten, only in the arguments of `compare` (the first word that is
-// not an option) and only before a `--` (after it every word is a value).
+// not an option) and only before a `--` (after it every word is a value). `watch --golden` takes
+// compare's op mapping file too (docs/live-divergence.md), so there `-mf` is rewritten, nothing else.
 inline std::vector<std::string> rewrite_msit_args(const std::vector<std::string>& args) {
   std::vector<std::string> out(args);
   size_t i = 1;
   while (i < out.size() && !out[i].empty() && out[i].front() == '-') ++i;
-  if (i >= out.size() || out[i] != "compare") return out;
+  if (i >= out.size() || (out[i] != "compare" && out[i] != "watch")) return out;
+  const bool watch = out[i] == "watch";
   for (++i; i < out.size() && out[i] != "--"; ++i) {
-    if (std::string r = msit_rewrite(out[i]); !r.empty()) out[i] = r;
+    std::string r = msit_rewrite(out[i]);
+    if (!r.empty() && (!watch || r.rfind("--op-mapping-file", 0) == 0)) out[i] = r;
   }
   return out;
 }

@@ -17,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "cli/human.h"
+#include "common/base/printable.h"
 #include "daemon/config.h"
 #include "daemon/service.h"
 
@@ -38,6 +39,12 @@ struct WatchArgs {
   unsigned sketch_bits = 32;
   std::string json_status;
   std::string min_free;
+  // Live divergence (docs/live-divergence.md).
+  std::vector<std::string> goldens;
+  std::string op_mapping_file, events_file, on_divergence, held_raw_cap;
+  uint32_t keep_raw_near_divergence = 0;
+  CLI::Option *mapping_opt = nullptr, *events_opt = nullptr, *on_divergence_opt = nullptr, *keep_near_opt = nullptr,
+              *held_cap_opt = nullptr;
   CLI::Option *settle_opt = nullptr, *jobs_opt = nullptr, *rescan_opt = nullptr, *format_opt = nullptr,
               *keep_opt = nullptr, *json_opt = nullptr, *archive_opt = nullptr, *level_opt = nullptr,
               *workers_opt = nullptr, *width_opt = nullptr, *bits_opt = nullptr, *min_free_opt = nullptr;
@@ -78,6 +85,12 @@ d::SettingOverrides overrides_of(const WatchArgs& a) {
   if (a.verbosity == Verbosity::kVerbose) o.verbose = true;
   if (a.json_opt->count()) o.json_status = a.json_status;
   if (a.min_free_opt->count()) o.min_free = a.min_free;
+  o.goldens = a.goldens;
+  if (a.mapping_opt->count()) o.op_mapping_file = a.op_mapping_file;
+  if (a.events_opt->count()) o.events_file = a.events_file;
+  if (a.on_divergence_opt->count()) o.on_divergence = a.on_divergence;
+  if (a.keep_near_opt->count()) o.keep_raw_near_divergence = a.keep_raw_near_divergence;
+  if (a.held_cap_opt->count()) o.held_raw_cap = a.held_raw_cap;
   return o;
 }
 
@@ -87,8 +100,15 @@ int run_watch(const WatchArgs& a) {
   d::SettingOverrides o = overrides_of(a);
   auto load = [&a, o, &log]() -> Result<d::WatchSettings> {
     Result<d::WatchSettings> s = d::load_settings(a.config, o);
-    if (s.ok())
-      for (auto& dir : s->dirs) dir = normalize_root(dir, log);
+    if (!s.ok()) return s;
+    for (auto& dir : s->dirs) dir = normalize_root(dir, log);
+    // A golden's ROOT names a watched root the way the roots are named: normalized alike.
+    for (auto& g : s->live.goldens)
+      if (!g.root.empty()) g.root = normalize_root(g.root, log);
+    d::LiveCheck check;
+    check.source = a.goldens.empty() ? a.config + ": golden =" : std::string("--golden");
+    check.skip_other_roots = !a.dirs.empty() && a.goldens.empty();
+    MSIT_TRY(d::check_live_settings(s->live, s->dirs, check));
     return s;
   };
   Result<d::WatchSettings> s = load();
@@ -97,6 +117,36 @@ int run_watch(const WatchArgs& a) {
     return kExitConfig;
   }
   return d::run_watch_service(*s, load, log);
+}
+
+void add_live_options(CLI::App* cmd, WatchArgs& a) {
+  cmd->add_option("--golden", a.goldens,
+                  "Report the first diverging op of each token while the model dumps, against this golden dump (raw, "
+                  "summarised or being dumped): GOLDEN with one root, ROOT=GOLDEN per root; repeatable")
+      ->type_name("[ROOT=]GOLDEN")
+      ->allow_extra_args(false)  // one value per --golden: the directories after it stay DIRs
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  // -mf is rewritten to this before parsing (cli/msit_spellings.h), as for compare.
+  a.mapping_opt = cmd->add_option("--op-mapping-file", a.op_mapping_file,
+                                  "ATB vs torch with --golden: directory holding op_mapping_file.json (msit: -mf)")
+                      ->type_name("DIR");
+  a.events_opt = cmd->add_option("--events", a.events_file,
+                                 "With --golden: append each divergence to this JSON-lines file (0600, never "
+                                 "duplicated after a restart)")
+                     ->type_name("FILE");
+  a.on_divergence_opt = cmd->add_option("--on-divergence", a.on_divergence,
+                                        "With --golden: command run (no shell) on each divergence, with "
+                                        "MSIT_DIVERGENCE_* variables; at most once per on_divergence_interval_s")
+                            ->type_name("CMD");
+  a.keep_near_opt = cmd->add_option("--keep-raw-near-divergence", a.keep_raw_near_divergence,
+                                    "With --golden: keep the raw files of the diverging op and of the N ops before it "
+                                    "(default 0: none)")
+                        ->check(CLI::Range(uint32_t{0}, d::kKeepRawNearDivergenceMax))
+                        ->type_name("N");
+  a.held_cap_opt = cmd->add_option("--held-raw-cap", a.held_raw_cap,
+                                   "Most raw bytes held back while their op's verdict is unknown (K/M/G/T; "
+                                   "default 4G); beyond it the oldest are compacted as usual")
+                       ->type_name("SIZE");
 }
 
 }  // namespace
@@ -133,6 +183,7 @@ CLI::App* register_watch(CLI::App& app, int& exit_code) {
   a->min_free_opt = cmd->add_option("--min-free", a->min_free,
                                     "Warn (log, STATUS=, low_space_hook) when a watched filesystem has less free space "
                                     "than this: bytes with K/M/G/T suffix or a percent (default 5%; 0 turns it off)");
+  add_live_options(cmd, *a);
   cmd->callback([a, &exit_code] { exit_code = run_watch(*a); });
   return cmd;
 }
@@ -173,6 +224,33 @@ void print_filesystems(const nlohmann::json& j) {
   }
 }
 
+// With --golden: how many first divergences, and the last one (docs/live-divergence.md).
+void print_divergences(const nlohmann::json& j) {
+  if (!j.value("live_divergence", false)) return;
+  const uint64_t n = j.value("divergences", uint64_t{0});
+  if (n == 0) {
+    std::printf("  divergences         none so far\n");
+    return;
+  }
+  std::string last;
+  if (j.contains("last_divergence") && j["last_divergence"].is_object()) {
+    const auto& d = j["last_divergence"];
+    auto text = [&d](const char* k) { return printable(d.value(k, std::string())); };
+    std::string rank = d.contains("rank") && d["rank"].is_number_integer() ? std::to_string(d["rank"].get<int64_t>())
+                                                                           : std::string("-");
+    last = "; last: rank " + rank + ", token " + text("token") + ", " + text("op") + " (" + text("op_type") + ")";
+    auto num = [](double v) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.6g", v);
+      return std::string(buf);
+    };
+    if (d.contains("cosine") && d["cosine"].is_number()) last += ", cosine " + num(d["cosine"].get<double>());
+    last += ", error jump " + num(d.value("error_jump", 0.0));
+    last += ", at " + human_time_ns(d.value("time", int64_t{0}) * 1'000'000'000);
+  }
+  std::printf("  divergences         %llu%s\n", static_cast<unsigned long long>(n), last.c_str());
+}
+
 struct StatusArgs {
   std::string file;
   bool json = false;
@@ -193,6 +271,7 @@ void print_status_text(const std::string& file, const nlohmann::json& j, const s
   std::printf("  watches             %llu (unwatched dirs %llu, missing roots %llu)\n", u("watches"),
               u("unwatched_dirs"), u("missing_roots"));
   print_filesystems(j);
+  print_divergences(j);
   if (j.contains("latency_ms") && j["latency_ms"].is_object()) {
     const auto& l = j["latency_ms"];
     std::printf("  close->deleted      p50 %s, p99 %s, max %s over %llu files\n",

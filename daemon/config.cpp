@@ -33,6 +33,50 @@ std::optional<bool> parse_bool(std::string_view v) {
   return std::nullopt;
 }
 
+constexpr const char* kSizeExpected = "expected bytes with an optional K/M/G/T suffix";
+
+// Bytes with K/M/G/T suffixes, as min_free spells them (parse_min_free), but never a percent.
+std::optional<uint64_t> parse_bytes(std::string_view v) {
+  auto m = parse_min_free(v);
+  if (!m || m->is_percent) return std::nullopt;
+  return m->bytes;
+}
+
+bool is_live_key(std::string_view key) {
+  return key == "golden" || key == "op_mapping_file" || key == "events" || key == "on_divergence" ||
+         key == "on_divergence_interval_s" || key == "keep_raw_near_divergence" || key == "held_raw_cap";
+}
+
+template <class Bad>
+Status apply_live_key(std::string_view key, std::string_view value, LiveSettings& live, const Bad& bad) {
+  if (key == "golden") {
+    LiveGolden g = parse_golden_spec(value);
+    if (g.golden.empty()) return bad("expected GOLDEN or ROOT=GOLDEN (a directory)");
+    live.goldens.push_back(std::move(g));
+  } else if (key == "op_mapping_file") {
+    live.op_mapping_file = std::string(value);
+  } else if (key == "events") {
+    live.events_file = std::string(value);
+  } else if (key == "on_divergence") {
+    live.on_divergence = std::string(value);
+  } else if (key == "on_divergence_interval_s") {
+    auto n = parse_u32(value);
+    if (!n || *n < 1 || *n > kOnDivergenceIntervalMaxS)
+      return bad(("expected an integer from 1 to " + std::to_string(kOnDivergenceIntervalMaxS)).c_str());
+    live.on_divergence_interval_s = *n;
+  } else if (key == "keep_raw_near_divergence") {
+    auto n = parse_u32(value);
+    if (!n || *n > kKeepRawNearDivergenceMax)
+      return bad(("expected an integer from 0 to " + std::to_string(kKeepRawNearDivergenceMax)).c_str());
+    live.keep_raw_near_divergence = *n;
+  } else {
+    auto b = parse_bytes(value);
+    if (!b) return bad(kSizeExpected);
+    live.held_raw_cap_bytes = *b;
+  }
+  return ok_status();
+}
+
 Status apply_key(std::string_view key, std::string_view value, WatchSettings& s, const std::string& where) {
   auto bad = [&](const char* what) {
     return make_error(where, Stage::kConfig, "`" + std::string(key) + " = " + std::string(value) + "`: " + what);
@@ -81,11 +125,14 @@ Status apply_key(std::string_view key, std::string_view value, WatchSettings& s,
     s.compact.sketch_bits = *n;
   } else if (key == "json_status") {
     s.json_status = std::string(value);
+  } else if (is_live_key(key)) {
+    return apply_live_key(key, value, s.live, bad);
   } else {
     return bad(
         "unknown key (known: dir, settle_ms, jobs, summary_format, keep_raw, archive, zstd_level, "
         "zstd_workers, sketch_width, sketch_bits, rescan_interval_s, max_watches_per_root, json_status, verbose, "
-        "min_free, low_space_hook, low_space_hook_interval_s)");
+        "min_free, low_space_hook, low_space_hook_interval_s, golden, op_mapping_file, events, on_divergence, "
+        "on_divergence_interval_s, keep_raw_near_divergence, held_raw_cap)");
   }
   return ok_status();
 }
@@ -102,6 +149,29 @@ Result<std::string> read_config_file(const std::string& path) {
   std::fclose(f);
   if (failed) return make_error(path, Stage::kConfig, "read error");
   return text;
+}
+
+// The command line's live options; their ranges are checked by CLI11 (cli/watch.cpp).
+Status apply_live_overrides(const SettingOverrides& o, LiveSettings& live) {
+  if (!o.goldens.empty()) {
+    live.goldens.clear();
+    for (const auto& spec : o.goldens) {
+      LiveGolden g = parse_golden_spec(spec);
+      if (g.golden.empty())
+        return make_error("--golden " + spec, Stage::kConfig, "expected GOLDEN or ROOT=GOLDEN (a directory)");
+      live.goldens.push_back(std::move(g));
+    }
+  }
+  if (o.op_mapping_file) live.op_mapping_file = *o.op_mapping_file;
+  if (o.events_file) live.events_file = *o.events_file;
+  if (o.on_divergence) live.on_divergence = *o.on_divergence;
+  if (o.keep_raw_near_divergence) live.keep_raw_near_divergence = *o.keep_raw_near_divergence;
+  if (o.held_raw_cap) {
+    auto b = parse_bytes(*o.held_raw_cap);
+    if (!b) return make_error("--held-raw-cap " + *o.held_raw_cap, Stage::kConfig, kSizeExpected);
+    live.held_raw_cap_bytes = *b;
+  }
+  return ok_status();
 }
 
 }  // namespace
@@ -151,6 +221,7 @@ Result<WatchSettings> load_settings(const std::string& config_path, const Settin
                         "expected bytes with an optional K/M/G/T suffix, or a percent from 0% to 100%");
     s.min_free = *m;
   }
+  MSIT_TRY(apply_live_overrides(o, s.live));
   if (s.dirs.empty())
     return make_error(config_path, Stage::kConfig, "no directory to watch (give DIR or `dir = PATH`)");
   // One range per setting, shared with the command line (common/summary/option_limits.h).

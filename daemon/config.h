@@ -13,6 +13,7 @@
 #include "common/summary/option_limits.h"
 #include "common/summary/summary_format.h"
 #include "daemon/disk_space.h"
+#include "daemon/live_settings.h"
 
 namespace msit::daemon {
 
@@ -28,6 +29,9 @@ struct WatchSettings {
   MinFree min_free;            // free-space watermark of each watched filesystem (5%)
   std::string low_space_hook;  // command run (no shell) when a filesystem goes under it
   uint32_t low_space_hook_interval_s = 300;
+  // Live divergence (docs/live-divergence.md). A reload changes on_divergence and its interval;
+  // the rest is read at start.
+  LiveSettings live;
 };
 
 // Values given on the command line; unset ones come from the config file or the defaults.
@@ -40,6 +44,11 @@ struct SettingOverrides {
   std::optional<uint32_t> sketch_width, sketch_bits;
   std::optional<std::string> json_status;
   std::optional<std::string> min_free;  // checked by load_settings()
+  // Live divergence: goldens on the command line replace the config file's.
+  std::vector<std::string> goldens;  // "G" or "ROOT=G"
+  std::optional<std::string> op_mapping_file, events_file, on_divergence;
+  std::optional<uint32_t> keep_raw_near_divergence;
+  std::optional<std::string> held_raw_cap;  // checked by load_settings()
 };
 
 // Applies the text of a config file. Errors name "path:line" and the offending key.

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/base/human_units.h"
+#include "common/base/printable.h"
 
 namespace msit::daemon {
 
@@ -35,7 +36,14 @@ std::string Counters::status_line() const {
                 static_cast<unsigned long long>(files_compacted) + verified_existing, human_bytes(bytes_freed).c_str(),
                 static_cast<unsigned long long>(pending), static_cast<unsigned long long>(in_flight),
                 static_cast<unsigned long long>(errors));
-  return buf;
+  std::string line = buf;
+  if (live_divergence) {
+    line += "; divergences " + std::to_string(divergences);
+    if (const auto& d = last_divergence)
+      line += ", last: rank " + (d->rank < 0 ? std::string("-") : std::to_string(d->rank)) + " token " +
+              printable(d->token) + " " + printable(d->op) + " (" + printable(d->op_type) + ")";
+  }
+  return line;
 }
 
 nlohmann::json Counters::to_json(int pid, const std::string& state) const {
@@ -68,6 +76,15 @@ nlohmann::json Counters::to_json(int pid, const std::string& state) const {
   j["log_lines_suppressed"] = log_lines_suppressed;
   j["failures_by_reason"] = nlohmann::json::object();
   for (const auto& [reason, n] : failures_by_reason) j["failures_by_reason"][reason] = n;
+  j["live_divergence"] = live_divergence;
+  j["divergences"] = divergences;
+  // Without the file paths: the status file is world-readable, like STATUS= (docs/safety.md D2).
+  j["last_divergence"] = nullptr;
+  if (last_divergence) {
+    j["last_divergence"] = divergence_json(*last_divergence);
+    j["last_divergence"].erase("my_path");
+    j["last_divergence"].erase("golden_path");
+  }
   j["latency_ms"] = {{"count", latency.count()},
                      {"p50", latency.percentile_ms(50)},
                      {"p99", latency.percentile_ms(99)},

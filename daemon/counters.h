@@ -4,9 +4,12 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
+
+#include "daemon/divergence_alerts.h"
 
 namespace msit::daemon {
 
@@ -49,8 +52,13 @@ struct Counters {
   uint64_t log_lines_suppressed = 0;                   // failure lines summed up per reason instead
   std::map<std::string, uint64_t> failures_by_reason;  // files per stage name
   LatencyHistogram latency;                            // close event -> raw deleted
+  // Live divergence (docs/live-divergence.md): set by the service from its alert sink.
+  bool live_divergence = false;  // watch --golden
+  uint64_t divergences = 0;      // reported, also by earlier runs (read back from the events file)
+  std::optional<DivergenceEvent> last_divergence;
 
-  // "compacted 12 files, freed 1.2 GiB, pending 3, in flight 2, errors 0"
+  // "compacted 12 files, freed 1.2 GiB, pending 3, in flight 2, errors 0"; with --golden
+  // "; divergences 1, last: rank 0 token 0 Add_3 (Add)"
   std::string status_line() const;
   // Status file content; the service adds the filesystems' free space.
   nlohmann::json to_json(int pid, const std::string& state) const;

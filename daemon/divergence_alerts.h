@@ -5,17 +5,22 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "common/base/result.h"
+#include "daemon/command_run.h"
 #include "daemon/live_settings.h"
 
 namespace msit::daemon {
 
 class Logger;
+class Clock;
 
 struct DivergenceEvent {
   // Stable over restarts: derived from (watched root, rank, token, op) by the live comparer.
@@ -38,9 +43,31 @@ class DivergenceAlerts {
   // Returns false (and does nothing) when an event with this id was already reported.
   virtual bool report(const DivergenceEvent& e) = 0;
   virtual bool already_reported(const std::string& id) const = 0;
-  virtual uint64_t count() const = 0;                     // events reported since start or found at start
+  virtual uint64_t count() const = 0;                       // events reported since start or found at start
   virtual std::optional<DivergenceEvent> last() const = 0;  // for STATUS= and the status file
+  // SIGHUP: the on_divergence command and its interval (the rest is read at start).
+  virtual void set_command(const std::string& on_divergence, uint32_t interval_s) {
+    (void)on_divergence;
+    (void)interval_s;
+  }
 };
+
+// What the production sink needs from the daemon: a monotonic clock (the command's rate limit)
+// and a way to start the command without blocking (the service's CommandRunner::post).
+struct AlertHooks {
+  const Clock* clock = nullptr;         // null: steady_clock()
+  std::function<void(CommandRun)> run;  // null: the command is never run (said once at open)
+};
+
+// The production sink with the daemon's hooks (the two-argument form has none: tools, tests).
+Result<std::unique_ptr<DivergenceAlerts>> open_divergence_alerts(const LiveSettings& s, Logger& log, AlertHooks hooks);
+
+// One home for how an event is written: the events file's object (and the status file's
+// "last_divergence"), read back at start; the log line; the command's environment.
+nlohmann::json divergence_json(const DivergenceEvent& e);
+std::optional<DivergenceEvent> divergence_from_json(const nlohmann::json& j);
+std::string divergence_log_line(const DivergenceEvent& e);
+std::vector<std::string> divergence_environment(const DivergenceEvent& e);  // MSIT_DIVERGENCE_*=...
 
 // The production sink. Reads ids already in the events file (restart: never duplicated). Errors
 // name the events file and what is wrong (not writable, not a regular file, ...).

@@ -6,13 +6,15 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace msit::daemon {
 
 struct HeldFile {
-  std::string path;       // as the watcher knows it
+  std::string path;  // as the watcher knows it
   uint64_t bytes = 0;
   std::string token_key;  // watched root, rank and token: one execution order
   uint64_t order = 0;     // the op's execution order in its token (several files share one op)
@@ -41,6 +43,29 @@ class RawHoldback {
 
   uint64_t held_bytes() const;
   size_t held_files() const;
+
+ private:
+  struct Token {
+    std::map<uint64_t, std::vector<uint64_t>> held;  // op order -> hold sequence numbers
+    // Distinct ops seen in this token, pruned to those that can still be in a kept window:
+    // "the N ops before" counts ops, not files, and an op forced out by the cap still counts.
+    std::set<uint64_t> seen;
+    bool has_cleared = false;
+    uint64_t cleared = 0;   // every op up to here evaluated, none diverged
+    bool diverged = false;  // one first divergence per token: later files are released
+  };
+  // The N largest seen orders <= `below` (inclusive), i.e. the ops a later divergence keeps.
+  std::set<uint64_t> window_at_most(const Token& t, uint64_t below) const;
+  void take(Token& t, uint64_t order, std::vector<HeldFile>& out);  // every held file of one op
+  void trim_cleared(Token& t, std::vector<HeldFile>& out);
+  void enforce_cap(std::vector<HeldFile>& out);
+
+  uint32_t keep_before_;
+  uint64_t cap_;
+  uint64_t held_bytes_ = 0;
+  uint64_t next_seq_ = 0;
+  std::map<uint64_t, HeldFile> by_seq_;  // oldest first: the order the cap forces files out
+  std::map<std::string, Token> tokens_;
 };
 
 }  // namespace msit::daemon

@@ -17,7 +17,9 @@
 #include "common/io/output_file.h"
 #include "common/safety/beneath.h"
 #include "common/safety/tree_lock.h"
+#include "daemon/command_runner.h"
 #include "daemon/disk_space.h"
+#include "daemon/divergence_alerts.h"
 #include "daemon/real_compactor.h"
 #include "daemon/tree_owners.h"
 #include "daemon/watcher.h"
@@ -29,6 +31,9 @@ namespace {
 constexpr size_t kBatchMax = 32;
 constexpr uint64_t kBatchBytesMax = 64ull << 20;
 constexpr int64_t kStatusLogEveryNs = 30'000'000'000;
+// EX_CONFIG, as for a bad config file: an events file that is refused (a symlink, not ours, not
+// an events file) stays refused on a restart (the unit's RestartPreventExitStatus=78).
+constexpr int kExitBadAlerts = 78;
 
 WatcherOptions watcher_options(const WatchSettings& s, unsigned jobs) {
   WatcherOptions o;
@@ -82,6 +87,9 @@ class Service {
   void check_locks();
   // The low-space hook, without a shell; one at a time per root (a still-running one is not doubled).
   bool start_hook(const std::vector<std::string>& argv);
+  // Live divergence: the alert sink (the live comparer reports to it) and its start-up lines.
+  bool open_alerts();
+  void reload_live(LiveSettings& next);
 
   WatchSettings settings_;
   ReloadFn reload_;
@@ -95,8 +103,9 @@ class Service {
   bool started_ = false;
   std::shared_ptr<TreeOwners> owners_ = std::make_shared<TreeOwners>();  // live owners below the roots
   DiskWatermarks watermarks_;
-  std::map<std::string, uv_process_t*> hooks_running_;  // by root; freed by their close callback
   uv_loop_t loop_{};
+  CommandRunner commands_{&loop_, log_};      // low_space_hook and on_divergence
+  std::unique_ptr<DivergenceAlerts> alerts_;  // with --golden
   uv_poll_t poll_{};
   uv_timer_t tick_{}, status_{}, watchdog_{};
   uv_async_t wake_{};
@@ -111,13 +120,16 @@ class Service {
 
 void Service::publish_status(const char* state) {
   for (const auto& w : compactor_.take_warnings()) log_.warning(w);
+  if (alerts_) watcher_->set_divergences(alerts_->count(), alerts_->last());
   const Counters& c = watcher_->counters();
   std::string line = c.status_line() + watermarks_.status_suffix();
   sd_notifyf(0, "STATUS=%s", line.c_str());
   if (!settings_.json_status.empty()) {
     nlohmann::json j = c.to_json(static_cast<int>(::getpid()), state);
     j["filesystems"] = watermarks_.to_json();
-    Status st = write_output_file(settings_.json_status, j.dump(2) + "\n");
+    // Paths in the last divergence may not be UTF-8: replaced, never thrown on.
+    Status st = write_output_file(settings_.json_status,
+                                  j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     // Once per episode: a full /run must not flood the journal every second.
     if (!st.ok() && !status_warned_) log_.warning(st.error().to_string() + " (status file; reported once)");
     status_warned_ = !st.ok();
@@ -165,49 +177,51 @@ void Service::check_locks() {
 
 bool Service::start_hook(const std::vector<std::string>& argv) {
   const std::string& root = argv[argv.size() - 2];
-  if (hooks_running_.count(root) != 0) {
-    log_.warning("low_space_hook for " + root + " is still running; not started again");
+  return commands_.start(CommandRun{"low_space_hook " + root, "low_space_hook", " for " + root, argv, {}, false});
+}
+
+bool Service::open_alerts() {
+  const LiveSettings& live = settings_.live;
+  if (!live.enabled()) {
+    if (!live.events_file.empty() || !live.on_divergence.empty() || live.keep_raw_near_divergence != 0)
+      log_.info("no golden for the watched roots: events, on_divergence and keep_raw_near_divergence are unused");
+    return true;
+  }
+  for (const auto& g : live.goldens) {
+    bool exists = ::access(g.golden.c_str(), F_OK) == 0;
+    log_.info("live divergence: " + g.root + " against the golden " + g.golden +
+              (exists ? "" : " (not there yet: its files are matched as they appear)"));
+  }
+  AlertHooks hooks;
+  hooks.run = [this](CommandRun run) { commands_.post(std::move(run)); };
+  Result<std::unique_ptr<DivergenceAlerts>> a = open_divergence_alerts(live, log_, std::move(hooks));
+  if (!a.ok()) {
+    log_.error(a.error().to_string() + "; not starting");
     return false;
   }
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  uv_stdio_container_t stdio[3];
-  stdio[0].flags = UV_IGNORE;  // /dev/null
-  for (int fd : {1, 2}) {
-    stdio[fd].flags = UV_INHERIT_FD;
-    stdio[fd].data.fd = 2;  // the daemon's log (the journal under systemd)
-  }
-  uv_process_options_t o{};
-  o.file = args[0];
-  o.args = args.data();
-  o.stdio_count = 3;
-  o.stdio = stdio;
-  o.exit_cb = [](uv_process_t* p, int64_t exit_status, int term_signal) {
-    Service* s = self(p);
-    std::string root;
-    for (auto it = s->hooks_running_.begin(); it != s->hooks_running_.end(); ++it)
-      if (it->second == p) {
-        root = it->first;
-        s->hooks_running_.erase(it);
-        break;
-      }
-    if (exit_status != 0 || term_signal != 0)
-      s->log_.warning("low_space_hook for " + root + " exited with status " + std::to_string(exit_status) +
-                      (term_signal != 0 ? ", signal " + std::to_string(term_signal) : ""));
-    uv_close(reinterpret_cast<uv_handle_t*>(p), [](uv_handle_t* h) { delete reinterpret_cast<uv_process_t*>(h); });
-  };
-  auto* proc = new uv_process_t{};
-  proc->data = this;
-  int rc = uv_spawn(&loop_, proc, &o);
-  if (rc != 0) {
-    log_.warning("low_space_hook: cannot start " + argv[0] + ": " + uv_strerror(rc));
-    uv_close(reinterpret_cast<uv_handle_t*>(proc), [](uv_handle_t* h) { delete reinterpret_cast<uv_process_t*>(h); });
-    return false;
-  }
-  hooks_running_[root] = proc;
-  log_.info("low_space_hook started for " + root + " (pid " + std::to_string(proc->pid) + ")");
+  alerts_ = std::move(a).value();
   return true;
+}
+
+// What a reload may change of the live settings: the command and its interval. The goldens, the
+// events file and what is held back shape state built at start (docs/live-divergence.md).
+void Service::reload_live(LiveSettings& next) {
+  const LiveSettings& now = settings_.live;
+  bool same_golden = next.goldens.size() == now.goldens.size();
+  for (size_t i = 0; same_golden && i < now.goldens.size(); ++i)
+    same_golden = next.goldens[i].root == now.goldens[i].root && next.goldens[i].golden == now.goldens[i].golden;
+  if (!same_golden || next.op_mapping_file != now.op_mapping_file || next.events_file != now.events_file ||
+      next.keep_raw_near_divergence != now.keep_raw_near_divergence ||
+      next.held_raw_cap_bytes != now.held_raw_cap_bytes)
+    log_.warning(
+        "config: changes to golden, op_mapping_file, events, keep_raw_near_divergence and held_raw_cap take effect "
+        "after a restart");
+  std::string on_divergence = next.on_divergence;
+  uint32_t interval = next.on_divergence_interval_s;
+  next = now;
+  next.on_divergence = on_divergence;
+  next.on_divergence_interval_s = interval;
+  if (alerts_) alerts_->set_command(on_divergence, interval);
 }
 
 void Service::on_status_timer() {
@@ -234,6 +248,7 @@ void Service::reload() {
     log_.warning("config: changes to dir and jobs take effect after a restart");
   s->dirs = settings_.dirs;
   s->jobs = settings_.jobs;
+  reload_live(s->live);
   settings_ = *s;
   watcher_->set_options(watcher_options(settings_, jobs_));
   compactor_.set_options(compact_options(settings_.compact));
@@ -259,8 +274,8 @@ void Service::begin_stop(int signum) {
   uv_poll_stop(&poll_);
   uv_timer_stop(&tick_);
   uv_timer_stop(&status_);
-  // A hook still running would keep the loop alive: ask it to stop (its exit is still logged).
-  for (auto& [root, proc] : hooks_running_) uv_process_kill(proc, SIGTERM);
+  // A command still running would keep the loop alive: ask it to stop (its exit is still logged).
+  commands_.close(SIGTERM);
   // Blocks the loop only while the running batches finish; queued jobs come back cancelled.
   pool_->shutdown();
   watcher_->on_results(pool_->take_results());
@@ -322,6 +337,14 @@ int Service::run() {
     if (!s->stopping_) s->watcher_->on_results(s->pool_->take_results());
   });
   wake_.data = this;
+  commands_.init_async();
+  if (!open_alerts()) {
+    commands_.close(SIGTERM);
+    uv_close(reinterpret_cast<uv_handle_t*>(&wake_), nullptr);
+    uv_run(&loop_, UV_RUN_NOWAIT);
+    uv_loop_close(&loop_);
+    return kExitBadAlerts;
+  }
   // A running batch keeps each file's descriptors (raw, summary temp, archive temp) open.
   const size_t batch_max = batch_size_within_fd_limit(kBatchMax, raise_fd_limit(), jobs_, 1, 3);
   pool_ = std::make_unique<WorkerPool>(
@@ -334,6 +357,7 @@ int Service::run() {
   // Roots are pinned and locked before anything is scanned: another live owner stops us here.
   if (!watcher_->attach_roots()) {
     pool_->shutdown();
+    commands_.close(SIGTERM);
     uv_close(reinterpret_cast<uv_handle_t*>(&wake_), nullptr);
     uv_run(&loop_, UV_RUN_NOWAIT);
     uv_loop_close(&loop_);

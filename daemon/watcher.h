@@ -64,6 +64,12 @@ class Watcher {
   size_t in_flight() const { return in_flight_; }
   // Counters with the gauges (pending, watches, ...) refreshed.
   const Counters& counters();
+  // The live divergence part of the counters, kept by the service's alert sink.
+  void set_divergences(uint64_t n, std::optional<DivergenceEvent> last) {
+    counters_.live_divergence = true;
+    counters_.divergences = n;
+    counters_.last_divergence = std::move(last);
+  }
   WatchTree& tree() { return tree_; }
 
  private:

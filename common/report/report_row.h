@@ -43,10 +43,6 @@ struct ReportRow {
   // Not written: what the first-divergence rule measured the jump against (output rows): the
   // floor sqrt(inputs^2 + noise^2) and the noise floor learned for the op type in this token.
   OptDouble error_floor, noise_floor;
-  // Not written as cells of their own: which tensor of which op each side is, from the dump's own
-  // structure (filled by the pair builders; the writers print them, the first-divergence rule
-  // reads them; nothing parses a path back out of a row).
-  OpLabel my_label, golden_label;
   // Which tensor of which op each side is (common/report/tensor_label.h), from the pair builder.
   TensorLabel my_label, golden_label;
   // Not written: what msit's filters need and where the row sits.

@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "common/report/op_label.h"
 #include "common/report/opt_double.h"
 #include "common/report/tensor_label.h"
 #include "common/report/verdict.h"

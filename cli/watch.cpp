@@ -38,6 +38,7 @@ struct WatchArgs {
   unsigned sketch_bits = 32;
   std::string json_status;
   std::string min_free;
+  std::string golden, events;  // minimal live-divergence options (t30-live; t30-alerts has the full set)
   CLI::Option *settle_opt = nullptr, *jobs_opt = nullptr, *rescan_opt = nullptr, *format_opt = nullptr,
               *keep_opt = nullptr, *json_opt = nullptr, *archive_opt = nullptr, *level_opt = nullptr,
               *workers_opt = nullptr, *width_opt = nullptr, *bits_opt = nullptr, *min_free_opt = nullptr;
@@ -89,6 +90,10 @@ int run_watch(const WatchArgs& a) {
     Result<d::WatchSettings> s = d::load_settings(a.config, o);
     if (s.ok())
       for (auto& dir : s->dirs) dir = normalize_root(dir, log);
+    if (s.ok() && !a.golden.empty() && !s->dirs.empty()) {
+      s->live.goldens = {d::LiveGolden{s->dirs.front(), a.golden}};
+      s->live.events_file = a.events;
+    }
     return s;
   };
   Result<d::WatchSettings> s = load();
@@ -133,6 +138,8 @@ CLI::App* register_watch(CLI::App& app, int& exit_code) {
   a->min_free_opt = cmd->add_option("--min-free", a->min_free,
                                     "Warn (log, STATUS=, low_space_hook) when a watched filesystem has less free space "
                                     "than this: bytes with K/M/G/T suffix or a percent (default 5%; 0 turns it off)");
+  cmd->add_option("--golden", a->golden, "Compare the dump with this golden dump while it is written");
+  cmd->add_option("--events", a->events, "Append live divergence events to this JSON-lines file");
   cmd->callback([a, &exit_code] { exit_code = run_watch(*a); });
   return cmd;
 }

@@ -13,6 +13,7 @@
 #include "common/summary/option_limits.h"
 #include "common/summary/summary_format.h"
 #include "daemon/disk_space.h"
+#include "daemon/live_settings.h"
 
 namespace msit::daemon {
 
@@ -28,6 +29,7 @@ struct WatchSettings {
   MinFree min_free;            // free-space watermark of each watched filesystem (5%)
   std::string low_space_hook;  // command run (no shell) when a filesystem goes under it
   uint32_t low_space_hook_interval_s = 300;
+  LiveSettings live;  // --golden: live divergence (docs/live-divergence.md)
 };
 
 // Values given on the command line; unset ones come from the config file or the defaults.

@@ -18,6 +18,8 @@
 #include "common/safety/beneath.h"
 #include "common/safety/tree_lock.h"
 #include "daemon/disk_space.h"
+#include "daemon/divergence_alerts.h"
+#include "daemon/live_compare.h"
 #include "daemon/real_compactor.h"
 #include "daemon/tree_owners.h"
 #include "daemon/watcher.h"
@@ -103,6 +105,9 @@ class Service {
   uv_signal_t sigterm_{}, sigint_{}, sighup_{};
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<Watcher> watcher_;
+  // Live divergence (--golden): the alert sink and the comparer thread; null when off.
+  std::unique_ptr<DivergenceAlerts> alerts_;
+  std::unique_ptr<LiveComparer> comparer_;
   bool stopping_ = false;
   bool status_warned_ = false;
   int64_t last_log_ns_ = 0;
@@ -265,6 +270,7 @@ void Service::begin_stop(int signum) {
   pool_->shutdown();
   watcher_->on_results(pool_->take_results());
   watcher_->flush_failure_lines();
+  if (comparer_) comparer_->stop();
   publish_status("stopped");
   log_.info("stopped: " + watcher_->counters().status_line());
   auto close = [](uv_handle_t* h) {
@@ -319,7 +325,13 @@ int Service::run() {
   uv_loop_init(&loop_);
   uv_async_init(&loop_, &wake_, [](uv_async_t* h) {
     Service* s = self(h);
-    if (!s->stopping_) s->watcher_->on_results(s->pool_->take_results());
+    if (s->stopping_) return;
+    std::vector<JobResult> results = s->pool_->take_results();
+    // Each summarised file wakes the live comparer (its summary is durable by now).
+    if (s->comparer_)
+      for (const auto& r : results)
+        if (r.status == JobStatus::kDone) s->comparer_->note_summarised(r.path);
+    s->watcher_->on_results(std::move(results));
   });
   wake_.data = this;
   // A running batch keeps each file's descriptors (raw, summary temp, archive temp) open.
@@ -340,9 +352,24 @@ int Service::run() {
     return 1;
   }
   started_ = true;
+  if (settings_.live.enabled()) {
+    Result<std::unique_ptr<DivergenceAlerts>> alerts = open_divergence_alerts(settings_.live, log_);
+    if (!alerts.ok()) {
+      log_.error(alerts.error().to_string() + "; not starting");
+      pool_->shutdown();
+      uv_close(reinterpret_cast<uv_handle_t*>(&wake_), nullptr);
+      uv_run(&loop_, UV_RUN_NOWAIT);
+      uv_loop_close(&loop_);
+      return 1;
+    }
+    alerts_ = std::move(alerts).value();
+    comparer_ = std::make_unique<LiveComparer>(settings_.live, *alerts_, log_);
+    for (const auto& g : settings_.live.goldens) log_.info(g.root + ": compared live with " + g.golden);
+  }
   log_.info("watching " + std::to_string(settings_.dirs.size()) + " root(s) with " + std::to_string(jobs_) +
             " worker(s), settle " + std::to_string(settings_.settle_ms) + " ms");
   watcher_->start();
+  if (comparer_) comparer_->start();  // after the start-up scan: resumes from the stores
   start_handles();
   watermarks_.check(steady_clock().now_ns());
   publish_status("running");

@@ -1,0 +1,307 @@
+// The live comparer (docs/live-divergence.md "How the live comparer decides"): compare's own
+// matcher, evaluator and first-divergence post-pass, run pass by pass on a growing dump.
+#include "daemon/live_compare.h"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+#include "common/compare/divergence.h"
+#include "common/report/op_label.h"
+#include "common/stats/tensor_stats.h"
+#include "daemon/jobs.h"
+#include "daemon/log.h"
+
+namespace msit::daemon {
+namespace {
+
+uint64_t fnv1a(uint64_t h, std::string_view s) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ull;
+
+// What stands for the files of one token: how many of each kind. A file summarised (raw ->
+// stored) or a new file changes it.
+void add_file(uint64_t& sig, const SourceFile& f) {
+  sig += uint64_t{1} << (8 * static_cast<unsigned>(f.kind));
+  sig += 1ull << 48;
+}
+
+void token_signatures(const DumpTree& t, int64_t rank, std::map<TokenFinality::Key, uint64_t>& out) {
+  for (const auto& g : t.groups) {
+    for (const auto& [tok, tf] : g.tokens) {
+      uint64_t& sig = out[{rank, tok}];
+      for (const auto& [op, f] : tf.ge_ops) add_file(sig, f);
+      for (const auto& [node, files] : tf.fx_nodes) {
+        for (const auto& f : files.inputs) add_file(sig, f);
+        for (const auto& f : files.outputs) add_file(sig, f);
+      }
+    }
+  }
+}
+
+std::string pair_key(const PairSpec& p) {
+  std::string k = p.my_cell;
+  k += '\x1f';
+  k += p.golden_cell;
+  k += '\x1f';
+  for (const TensorSlot* s : {&p.my, &p.golden}) {
+    k += static_cast<char>('0' + static_cast<int>(s->kind));
+    k += static_cast<char>('0' + (s->file ? static_cast<int>(s->file->kind) : 9));
+  }
+  return k;
+}
+
+// A row worth keeping: both sides were read and compared. Problem rows cost nothing to redo, and
+// rows with a fail reason may be a side caught mid-write or mid-compaction.
+bool cacheable(const PairSpec& p, const ReportRow& r) { return p.problem.empty() && r.cmp_fail_reason.empty(); }
+
+std::string token_tag(int64_t rank, int64_t token) { return std::to_string(rank) + "/" + std::to_string(token); }
+
+}  // namespace
+
+void TokenFinality::observe(const std::map<Key, uint64_t>& mine, const std::map<Key, uint64_t>& golden,
+                            int64_t now_ns) {
+  std::map<Key, Seen> next;
+  bool changed = false;
+  auto seen_at = [&](const Key& k) -> Seen& {
+    auto [it, fresh] = next.try_emplace(k);
+    if (fresh) {
+      auto old = tokens_.find(k);
+      if (old != tokens_.end()) it->second = old->second;
+      else it->second.changed_ns = now_ns;
+    }
+    return it->second;
+  };
+  std::map<Key, std::pair<uint64_t, uint64_t>> sigs;
+  for (const auto& [k, s] : mine) sigs[k].first = s;
+  for (const auto& [k, s] : golden) sigs[k].second = s;
+  for (const auto& [k, s] : sigs) {
+    bool known = tokens_.count(k) != 0;
+    Seen& seen = seen_at(k);
+    if (!known || seen.mine != s.first || seen.golden != s.second) {
+      seen.mine = s.first;
+      seen.golden = s.second;
+      seen.changed_ns = now_ns;
+      changed = true;
+    }
+  }
+  if (next.size() != tokens_.size()) changed = true;
+  tokens_ = std::move(next);
+  my_last_token_.clear();
+  golden_last_token_.clear();
+  auto note_last = [](std::map<int64_t, int64_t>& last, const Key& k) {
+    auto [it, fresh] = last.try_emplace(k.rank, k.token);
+    if (!fresh) it->second = std::max(it->second, k.token);
+  };
+  for (const auto& [k, s] : mine) note_last(my_last_token_, k);
+  for (const auto& [k, s] : golden) note_last(golden_last_token_, k);
+  if (changed || !observed_) tree_changed_ns_ = now_ns;
+  observed_ = true;
+}
+
+bool TokenFinality::is_final(const Key& k, int64_t now_ns) const {
+  auto it = tokens_.find(k);
+  if (it == tokens_.end() || it->second.mine == 0 || it->second.golden == 0) return false;
+  if (now_ns - it->second.changed_ns < f_.token_settle_ns) return false;
+  // A later token started on both sides: this one is done being written (dumps run token by token).
+  auto later = [&](const std::map<int64_t, int64_t>& last) {
+    auto l = last.find(k.rank);
+    return l != last.end() && l->second > k.token;
+  };
+  if (later(my_last_token_) && later(golden_last_token_)) return true;
+  // The last token: final once neither tree has changed for a while.
+  return now_ns - tree_changed_ns_ >= f_.quiet_ns;
+}
+
+bool TokenFinality::any_pending(int64_t now_ns) const {
+  for (const auto& [k, s] : tokens_)
+    if (!is_final(k, now_ns)) return true;
+  return false;
+}
+
+std::string divergence_id(const std::string& root, int64_t rank, int64_t token, const std::string& op) {
+  uint64_t h = kFnvBasis;
+  for (std::string_view part : {std::string_view(root), std::string_view("\x1f"), std::string_view(std::to_string(rank)),
+                                std::string_view("\x1f"), std::string_view(std::to_string(token)),
+                                std::string_view("\x1f"), std::string_view(op)}) {
+    h = fnv1a(h, part);
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return std::string(buf);
+}
+
+std::map<int64_t, size_t> first_divergences(const std::vector<ReportRow>& rows) {
+  std::map<int64_t, size_t> out;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].jump == ReportRow::Jump::kFirst) out.try_emplace(rows[i].token_id, i);
+  return out;
+}
+
+DivergenceEvent divergence_event(const ReportRow& r, const std::string& root, const std::string& golden_root) {
+  DivergenceEvent e;
+  OpLabel l = op_label(r);
+  e.rank = r.rank;
+  e.token = r.token_text.empty() ? std::to_string(r.token_id) : r.token_text;
+  e.op = r.my_label.known() ? r.my_label.op : l.name;
+  e.op_type = r.my_label.known() ? r.my_label.op_type : l.type;
+  e.cosine = r.cosine;
+  e.red = r.red;
+  e.max_abs = r.max_abs;
+  e.max_rel = r.max_rel;
+  e.mean_abs = r.mean_abs;
+  e.kl = r.kl;
+  e.error_level = r.error_level.value_or(0.0);
+  e.error_jump = r.error_jump.value_or(0.0);
+  e.my_path = r.my_data_path;
+  e.golden_path = r.golden_data_path;
+  e.root = root;
+  e.golden_root = golden_root;
+  e.id = divergence_id(root, r.rank, r.token_id, e.op);
+  return e;
+}
+
+LiveRootCompare::LiveRootCompare(std::string root, std::string golden, Finality f)
+    : root_(std::move(root)), golden_(std::move(golden)), finality_(f) {}
+
+std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<std::string>& notes) {
+  std::vector<DivergenceEvent> events;
+  CompareOptions o;
+  o.jobs = 1;  // the comparer's own thread; the workers compact
+  o.eval.stats.sketch_width = kDefaultSketchWidth;
+  FileCache cache;
+  Result<MatchedCompare> m = match_compare(root_, golden_, o, cache);
+  if (!m.ok()) {
+    // Early in a dump there is often nothing to pair yet: said once per distinct reason.
+    std::string line = m.error().to_string();
+    if (line != last_error_) notes.push_back(root_ + ": live compare with " + golden_ + " waits: " + line);
+    last_error_ = line;
+    finality_.observe({}, {}, now_ns);
+    return events;
+  }
+  last_error_.clear();
+  // Finality from this pass's trees, before any row is judged.
+  std::map<TokenFinality::Key, uint64_t> mine, golden;
+  for (const MatchedRank& mr : m->ranks) {
+    token_signatures(mr.my, mr.rank.value_or(-1), mine);
+    token_signatures(mr.golden, mr.rank.value_or(-1), golden);
+  }
+  finality_.observe(mine, golden, now_ns);
+  std::map<std::string, ReportRow> kept;
+  for (MatchedRank& mr : m->ranks) {
+    int64_t rank = mr.rank.value_or(-1);
+    std::vector<ReportRow> rows;
+    rows.reserve(mr.pairs.size());
+    for (PairSpec& p : mr.pairs) {
+      std::string key = pair_key(p);
+      auto hit = rows_.find(key);
+      if (hit != rows_.end()) {
+        rows.push_back(hit->second);
+        kept.insert(rows_.extract(hit));
+        continue;
+      }
+      ReportRow r = evaluate_pair(p, cache, o.eval);
+      r.rank = rank;
+      std::string drop = msit_drop_reason(r);
+      if (!drop.empty()) r.note = r.note.empty() ? drop : r.note + "; " + drop;
+      if (cacheable(p, r)) kept.emplace(std::move(key), r);
+      rows.push_back(std::move(r));
+    }
+    // compare's post-pass over the rank's rows in report (= execution) order: O(rows).
+    mark_error_jumps(rows);
+    auto firsts = first_divergences(rows);
+    std::set<int64_t> tokens;
+    for (const auto& r : rows) tokens.insert(r.token_id);
+    for (int64_t tok : tokens) {
+      std::string tag = token_tag(rank, tok);
+      if (done_tokens_.count(tag) || !finality_.is_final({rank, tok}, now_ns)) continue;
+      auto f = firsts.find(tok);
+      if (f == firsts.end()) continue;  // final and clean so far; judged again if it changes
+      events.push_back(divergence_event(rows[f->second], root_, golden_));
+      done_tokens_.insert(tag);  // a token has one first divergence: answered once per process
+    }
+  }
+  rows_ = std::move(kept);  // rows of pairs no longer matched are dropped
+  return events;
+}
+
+LiveComparer::LiveComparer(const LiveSettings& s, DivergenceAlerts& alerts, Logger& log, Finality f)
+    : alerts_(alerts), log_(log) {
+  for (const auto& g : s.goldens)
+    roots_.push_back(std::make_unique<LiveRootCompare>(absolute_path(g.root), absolute_path(g.golden), f));
+  dirty_.assign(roots_.size(), 1);
+}
+
+LiveComparer::~LiveComparer() { stop(); }
+
+void LiveComparer::start() { thread_ = std::thread([this] { run(); }); }
+
+void LiveComparer::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void LiveComparer::note_summarised(const std::string& path) {
+  bool any = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < roots_.size(); ++i) {
+      const std::string& r = roots_[i]->root();
+      if (path.size() > r.size() && path.compare(0, r.size(), r) == 0 && path[r.size()] == '/') {
+        dirty_[i] = 1;
+        any = true;
+      }
+    }
+  }
+  if (any) cv_.notify_all();
+}
+
+void LiveComparer::run() {
+  // Passes are debounced: at most one per kMinGap per root, so a burst of summaries is one pass.
+  constexpr auto kMinGap = std::chrono::milliseconds(200);
+  constexpr auto kPoll = std::chrono::milliseconds(500);  // while tokens wait to be final
+  constexpr auto kIdle = std::chrono::seconds(5);         // the golden may grow unseen
+  std::vector<int64_t> last_pass(roots_.size(), 0);
+  auto now_ns = [] { return steady_clock().now_ns(); };
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_) {
+    for (size_t i = 0; i < roots_.size() && !stop_; ++i) {
+      int64_t now = now_ns();
+      bool due = dirty_[i] || roots_[i]->pending(now) ||
+                 now - last_pass[i] >= std::chrono::nanoseconds(kIdle).count();
+      if (!due) continue;
+      dirty_[i] = 0;
+      lock.unlock();
+      std::vector<std::string> notes;
+      std::vector<DivergenceEvent> events = roots_[i]->pass(now, notes);
+      for (const auto& n : notes) log_.info(n);
+      for (const auto& e : events) alerts_.report(e);  // dedupes by id, also across restarts
+      last_pass[i] = now_ns();
+      lock.lock();
+    }
+    bool pending = false;
+    for (auto& r : roots_) pending = pending || r->pending(now_ns());
+    cv_.wait_for(lock, pending ? kPoll : kIdle, [this] {
+      if (stop_) return true;
+      for (char d : dirty_)
+        if (d) return true;
+      return false;
+    });
+    if (!stop_) {
+      lock.unlock();
+      std::this_thread::sleep_for(kMinGap);  // debounce: gather the rest of a burst
+      lock.lock();
+    }
+  }
+}
+
+}  // namespace msit::daemon

@@ -9,6 +9,7 @@
 #include "common/compare/divergence.h"
 #include "common/report/op_label.h"
 #include "common/stats/tensor_stats.h"
+#include "common/store/store_catalog.h"
 #include "daemon/jobs.h"
 #include "daemon/log.h"
 
@@ -125,12 +126,8 @@ bool TokenFinality::any_pending(int64_t now_ns) const {
 }
 
 std::string divergence_id(const std::string& root, int64_t rank, int64_t token, const std::string& op) {
-  uint64_t h = kFnvBasis;
-  for (std::string_view part : {std::string_view(root), std::string_view("\x1f"), std::string_view(std::to_string(rank)),
-                                std::string_view("\x1f"), std::string_view(std::to_string(token)),
-                                std::string_view("\x1f"), std::string_view(op)}) {
-    h = fnv1a(h, part);
-  }
+  std::string key = root + '\x1f' + std::to_string(rank) + '\x1f' + std::to_string(token) + '\x1f' + op;
+  uint64_t h = fnv1a(kFnvBasis, key);
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return std::string(buf);
@@ -174,6 +171,9 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
   CompareOptions o;
   o.jobs = 1;  // the comparer's own thread; the workers compact
   o.eval.stats.sketch_width = kDefaultSketchWidth;
+  // Stores grow while the dump is summarised: each pass lists them afresh. The previous pass's
+  // trees (which point into the catalog) are gone by now; the row cache holds only copies.
+  store::StoreCatalog::instance().forget_all();
   FileCache cache;
   Result<MatchedCompare> m = match_compare(root_, golden_, o, cache);
   if (!m.ok()) {
@@ -182,6 +182,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
     if (line != last_error_) notes.push_back(root_ + ": live compare with " + golden_ + " waits: " + line);
     last_error_ = line;
     finality_.observe({}, {}, now_ns);
+    waiting_ = false;
     return events;
   }
   last_error_.clear();
@@ -192,6 +193,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
     token_signatures(mr.golden, mr.rank.value_or(-1), golden);
   }
   finality_.observe(mine, golden, now_ns);
+  waiting_ = finality_.any_pending(now_ns);
   std::map<std::string, ReportRow> kept;
   for (MatchedRank& mr : m->ranks) {
     int64_t rank = mr.rank.value_or(-1);
@@ -276,7 +278,7 @@ void LiveComparer::run() {
   while (!stop_) {
     for (size_t i = 0; i < roots_.size() && !stop_; ++i) {
       int64_t now = now_ns();
-      bool due = dirty_[i] || roots_[i]->pending(now) ||
+      bool due = dirty_[i] || roots_[i]->pending() ||
                  now - last_pass[i] >= std::chrono::nanoseconds(kIdle).count();
       if (!due) continue;
       dirty_[i] = 0;
@@ -289,7 +291,7 @@ void LiveComparer::run() {
       lock.lock();
     }
     bool pending = false;
-    for (auto& r : roots_) pending = pending || r->pending(now_ns());
+    for (auto& r : roots_) pending = pending || r->pending();
     cv_.wait_for(lock, pending ? kPoll : kIdle, [this] {
       if (stop_) return true;
       for (char d : dirty_)

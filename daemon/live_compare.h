@@ -79,7 +79,9 @@ class LiveRootCompare {
   // re-runs the first-divergence post-pass and returns the events of tokens that became final
   // with a divergence (each token at most once per process). `note` receives lines worth logging.
   std::vector<DivergenceEvent> pass(int64_t now_ns, std::vector<std::string>& notes);
-  bool pending(int64_t now_ns) const { return finality_.any_pending(now_ns); }
+  // The last pass left a token not final yet: passes go on until it is answered (a token
+  // becomes final by time alone, and only a pass reports it).
+  bool pending() const { return waiting_; }
   const std::string& root() const { return root_; }
   const std::string& golden() const { return golden_; }
   size_t cached_rows() const { return rows_.size(); }
@@ -92,6 +94,7 @@ class LiveRootCompare {
   std::map<std::string, ReportRow> rows_;
   std::set<std::string> done_tokens_;  // rank/token answered (reported or found clean) while final
   std::string last_error_;
+  bool waiting_ = false;
 };
 
 // The comparer thread of a running watch: woken when files are summarised, polls while tokens

@@ -149,6 +149,9 @@ bool Service::on_root_attached(const std::shared_ptr<const RootHandle>& handle) 
   refused_.erase(path);
   locks_[path] = std::move(lock).value();
   compactor_.attach_tree(handle);
+  // The live comparer reads this tree's stores in this process: their writer opens them first.
+  if (settings_.live.enabled())
+    for (const auto& line : compactor_.open_existing_stores(root)) log_.warning(line);
   log_.info(path + ": owned by this watch; settle: " + describe_settle_mode(root.fd()->get()));
   // Owners below started first: their subtrees stay theirs (one owner per tree).
   for (const auto& line : owners_->add_root(root.fd()->get(), path)) log_.warning(line);

@@ -37,6 +37,7 @@ gen() {  # NAME GEN_ARGS...: a llama-chain pair with kernel noise (as compare_no
 }
 
 start_watch() {  # LOG DIR GOLDEN EVENTS
+  : >>"$1"
   "$BIN" watch "$2" --golden "$3" --events "$4" --settle-ms 50 >>"$1" 2>&1 &
   WATCH_PID=$!
   PIDS+=("$WATCH_PID")
@@ -77,7 +78,7 @@ $REPLAY "$T/mm/msit_ge_dump" "$T/w1" --hold-after-token 0 --until "$T/ev1.jsonl"
 [ "$(event_op "$T/ev1.jsonl")" = "$want" ] || fail "(a) event names $(event_op "$T/ev1.jsonl"), injected $want"
 # The whole stream summarised (and the last token judged): then compare on the same trees.
 n_files=$(find "$T/mm/msit_ge_dump" -type f ! -name '*.txt' | wc -l)
-wait_until 60 "[ \"\$(summary_count '$T/w1')\" -ge $n_files ]" || fail "stream not summarised"
+wait_until 60 "[ \"\$(summary_count '$T/w1' 2>/dev/null)\" -ge $n_files ] 2>/dev/null" || fail "stream not summarised"
 wait_until 30 "[ \$(lines '$T/ev1.jsonl') -ge 2 ]" || fail "(a) no event for token 1"
 stop_watch
 got=$(compare_first "$T/w1" "$T/g1" "$T/c1")
@@ -99,7 +100,7 @@ cp -r "$T/noise/msit_fx_dump" "$T/g2"
 start_watch "$T/watch2.log" "$T/w2" "$T/g2" "$T/ev2.jsonl"
 $REPLAY "$T/noise/msit_ge_dump" "$T/w2"
 n_files=$(find "$T/noise/msit_ge_dump" -type f ! -name '*.txt' | wc -l)
-wait_until 60 "[ \"\$(summary_count '$T/w2')\" -ge $n_files ]" || fail "(b) stream not summarised"
+wait_until 60 "[ \"\$(summary_count '$T/w2' 2>/dev/null)\" -ge $n_files ] 2>/dev/null" || fail "(b) stream not summarised"
 stop_watch
 [ "$(lines "$T/ev2.jsonl")" = 0 ] || fail "(b) noise only raised: $(cat "$T/ev2.jsonl")"
 [ "$(compare_first "$T/w2" "$T/g2" "$T/c2")" = - ] || fail "(b) compare names an op on noise"
@@ -139,7 +140,7 @@ wait "$WATCH_PID" 2>/dev/null || true
 start_watch "$T/watch4b.log" "$T/w4" "$T/g4" "$T/ev4.jsonl"
 $REPLAY "$T/mm2/msit_ge_dump" "$T/w4" --skip "$half"
 n_files=$(find "$T/mm2/msit_ge_dump" -type f ! -name '*.txt' | wc -l)
-wait_until 60 "[ \"\$(summary_count '$T/w4')\" -ge $n_files ]" || fail "(d) stream not summarised after restart"
+wait_until 60 "[ \"\$(summary_count '$T/w4' 2>/dev/null)\" -ge $n_files ] 2>/dev/null" || fail "(d) stream not summarised after restart"
 wait_until 30 "[ \$(lines '$T/ev4.jsonl') -ge 2 ]" || fail "(d) no event for token 1 after restart"
 stop_watch
 python3 - "$T/ev4.jsonl" <<'PY' || fail "(d) duplicated events: $(cat "$T/ev4.jsonl")"

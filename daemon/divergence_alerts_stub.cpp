@@ -34,14 +34,21 @@ class StubAlerts final : public DivergenceAlerts {
     if (!ids_.insert(in.id).second) return false;
     DivergenceEvent e = in;
     if (e.time == 0) e.time = static_cast<int64_t>(std::time(nullptr));
-    log_.warning("first divergence: " + e.root + " rank " + std::to_string(e.rank) + " token " + e.token + ": " +
-                 e.op + " (" + e.op_type + "), error jump " + std::to_string(e.error_jump) + "; " + e.my_path +
-                 " vs " + e.golden_path);
+    log_.warning("first divergence: " + e.root + " rank " + std::to_string(e.rank) + " token " + e.token + ": " + e.op +
+                 " (" + e.op_type + "), error jump " + std::to_string(e.error_jump) + "; " + e.my_path + " vs " +
+                 e.golden_path);
     if (!file_.empty()) {
-      nlohmann::json j = {{"id", e.id},       {"time", e.time},         {"rank", e.rank},
-                          {"token", e.token}, {"op", e.op},             {"op_type", e.op_type},
-                          {"error_level", e.error_level}, {"error_jump", e.error_jump},
-                          {"my_path", e.my_path}, {"golden_path", e.golden_path}, {"root", e.root},
+      nlohmann::json j = {{"id", e.id},
+                          {"time", e.time},
+                          {"rank", e.rank},
+                          {"token", e.token},
+                          {"op", e.op},
+                          {"op_type", e.op_type},
+                          {"error_level", e.error_level},
+                          {"error_jump", e.error_jump},
+                          {"my_path", e.my_path},
+                          {"golden_path", e.golden_path},
+                          {"root", e.root},
                           {"golden_root", e.golden_root}};
       if (e.cosine) j["cosine"] = *e.cosine;
       if (e.red) j["red"] = *e.red;

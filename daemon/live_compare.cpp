@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "common/compare/divergence.h"
+#include "common/compare_atb/atb_compare.h"
 #include "common/report/op_label.h"
 #include "common/stats/tensor_stats.h"
 #include "common/store/store_catalog.h"
@@ -60,6 +61,25 @@ std::string pair_key(const PairSpec& p) {
 // A row worth keeping: both sides were read and compared. Problem rows cost nothing to redo, and
 // rows with a fail reason may be a side caught mid-write or mid-compaction.
 bool cacheable(const PairSpec& p, const ReportRow& r) { return p.problem.empty() && r.cmp_fail_reason.empty(); }
+
+// An ATB tensor ROOT/TOKEN/NODE_PATH[/after|/before]/outtensorK.bin: its node path names the op
+// (the file name does not). nullopt for other paths.
+std::optional<std::string> atb_node_of(std::string_view path, const std::string& root) {
+  if (!path.ends_with(".bin") || path.size() <= root.size() || !path.starts_with(root) || path[root.size()] != '/')
+    return std::nullopt;
+  path.remove_prefix(root.size() + 1);
+  auto drop_last = [](std::string_view& p) {
+    size_t slash = p.rfind('/');
+    if (slash == std::string_view::npos) return false;
+    p.remove_suffix(p.size() - slash);
+    return true;
+  };
+  if (!drop_last(path)) return std::nullopt;  // the file name
+  if (path.ends_with("/after") || path.ends_with("/before")) drop_last(path);
+  size_t slash = path.find('/');  // the token directory
+  if (slash == std::string_view::npos) return std::nullopt;
+  return std::string(path.substr(slash + 1));
+}
 
 std::string token_tag(int64_t rank, int64_t token) { return std::to_string(rank) + "/" + std::to_string(token); }
 
@@ -147,6 +167,13 @@ DivergenceEvent divergence_event(const ReportRow& r, const std::string& root, co
   e.token = r.token_text.empty() ? std::to_string(r.token_id) : r.token_text;
   e.op = r.my_label.known() ? r.my_label.op : l.name;
   e.op_type = r.my_label.known() ? r.my_label.op_type : l.type;
+  if (!r.my_label.known()) {
+    if (std::optional<std::string> node = atb_node_of(r.my_data_path, root)) {
+      e.op = *node;
+      e.op_type = e.op.substr(e.op.rfind('/') + 1);  // 3_LinearOperation -> LinearOperation
+      if (size_t us = e.op_type.find('_'); us != std::string::npos) e.op_type.erase(0, us + 1);
+    }
+  }
   e.cosine = r.cosine;
   e.red = r.red;
   e.max_abs = r.max_abs;
@@ -163,17 +190,69 @@ DivergenceEvent divergence_event(const ReportRow& r, const std::string& root, co
   return e;
 }
 
-LiveRootCompare::LiveRootCompare(std::string root, std::string golden, Finality f)
-    : root_(std::move(root)), golden_(std::move(golden)), finality_(f) {}
+LiveRootCompare::LiveRootCompare(std::string root, std::string golden, Finality f, std::string op_mapping_file)
+    : root_(std::move(root)), golden_(std::move(golden)), op_mapping_file_(std::move(op_mapping_file)), finality_(f) {}
+
+void LiveRootCompare::answer_final_tokens(const std::vector<ReportRow>& rows, int64_t rank, int64_t now_ns,
+                                          std::vector<DivergenceEvent>& events) {
+  auto firsts = first_divergences(rows);
+  std::set<int64_t> tokens;
+  for (const auto& r : rows) tokens.insert(r.token_id);
+  for (int64_t tok : tokens) {
+    std::string tag = token_tag(rank, tok);
+    if (done_tokens_.count(tag) || !finality_.is_final({rank, tok}, now_ns)) continue;
+    auto f = firsts.find(tok);
+    if (f == firsts.end()) continue;  // final and clean so far; judged again if it changes
+    events.push_back(divergence_event(rows[f->second], root_, golden_));
+    done_tokens_.insert(tag);  // a token has one first divergence: answered once per process
+  }
+}
+
+std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vector<std::string>& notes) {
+  std::vector<DivergenceEvent> events;
+  atb::AtbCompareOptions o;
+  o.jobs = 1;
+  o.eval.stats.sketch_width = kDefaultSketchWidth;
+  if (!op_mapping_file_.empty()) o.op_mapping_dir = op_mapping_file_;
+  Result<atb::AtbCompareResult> res = atb::run_atb_compare(golden_, root_, o);
+  if (!res.ok() || res->sheets.empty()) {
+    std::string line = res.ok() ? "no rows yet" : res.error().to_string();
+    if (line != last_error_) notes.push_back(root_ + ": live compare with " + golden_ + " waits: " + line);
+    last_error_ = line;
+    finality_.observe({}, {}, now_ns);
+    waiting_ = false;
+    return events;
+  }
+  last_error_.clear();
+  // The sheet with the most rows: the finest level the dumps allow (layer, module or api).
+  atb::AtbSheet* sheet = &res->sheets.front();
+  for (auto& sh : res->sheets)
+    if (sh.rows.size() > sheet->rows.size()) sheet = &sh;
+  std::vector<ReportRow>& rows = sheet->rows;
+  // What each token's rows read: how many, and which sides were read. Both trees feed each row,
+  // so one signature stands for both sides.
+  std::map<TokenFinality::Key, uint64_t> sig;
+  for (const auto& r : rows) {
+    uint64_t& s = sig[{-1, r.token_id}];
+    s = fnv1a(s == 0 ? kFnvBasis : s, r.my_data_path + '\x1f' + r.golden_data_path + '\x1f' + r.cmp_fail_reason);
+  }
+  finality_.observe(sig, sig, now_ns);
+  waiting_ = finality_.any_pending(now_ns);
+  for (auto& r : rows) r.rank = -1;
+  mark_error_jumps(rows);
+  answer_final_tokens(rows, -1, now_ns, events);
+  return events;
+}
 
 std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<std::string>& notes) {
+  // Stores grow while the dump is summarised: each pass lists them afresh. The previous pass's
+  // trees (which point into the catalog) are gone by now; the row cache holds only copies.
+  store::StoreCatalog::instance().forget_all();
+  if (atb::is_atb_torch_compare(golden_, root_)) return pass_atb(now_ns, notes);
   std::vector<DivergenceEvent> events;
   CompareOptions o;
   o.jobs = 1;  // the comparer's own thread; the workers compact
   o.eval.stats.sketch_width = kDefaultSketchWidth;
-  // Stores grow while the dump is summarised: each pass lists them afresh. The previous pass's
-  // trees (which point into the catalog) are gone by now; the row cache holds only copies.
-  store::StoreCatalog::instance().forget_all();
   FileCache cache;
   Result<MatchedCompare> m = match_compare(root_, golden_, o, cache);
   if (!m.ok()) {
@@ -216,17 +295,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
     }
     // compare's post-pass over the rank's rows in report (= execution) order: O(rows).
     mark_error_jumps(rows);
-    auto firsts = first_divergences(rows);
-    std::set<int64_t> tokens;
-    for (const auto& r : rows) tokens.insert(r.token_id);
-    for (int64_t tok : tokens) {
-      std::string tag = token_tag(rank, tok);
-      if (done_tokens_.count(tag) || !finality_.is_final({rank, tok}, now_ns)) continue;
-      auto f = firsts.find(tok);
-      if (f == firsts.end()) continue;  // final and clean so far; judged again if it changes
-      events.push_back(divergence_event(rows[f->second], root_, golden_));
-      done_tokens_.insert(tag);  // a token has one first divergence: answered once per process
-    }
+    answer_final_tokens(rows, rank, now_ns, events);
   }
   rows_ = std::move(kept);  // rows of pairs no longer matched are dropped
   return events;
@@ -235,13 +304,16 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
 LiveComparer::LiveComparer(const LiveSettings& s, DivergenceAlerts& alerts, Logger& log, Finality f)
     : alerts_(alerts), log_(log) {
   for (const auto& g : s.goldens)
-    roots_.push_back(std::make_unique<LiveRootCompare>(absolute_path(g.root), absolute_path(g.golden), f));
+    roots_.push_back(
+        std::make_unique<LiveRootCompare>(absolute_path(g.root), absolute_path(g.golden), f, s.op_mapping_file));
   dirty_.assign(roots_.size(), 1);
 }
 
 LiveComparer::~LiveComparer() { stop(); }
 
-void LiveComparer::start() { thread_ = std::thread([this] { run(); }); }
+void LiveComparer::start() {
+  thread_ = std::thread([this] { run(); });
+}
 
 void LiveComparer::stop() {
   {
@@ -278,8 +350,7 @@ void LiveComparer::run() {
   while (!stop_) {
     for (size_t i = 0; i < roots_.size() && !stop_; ++i) {
       int64_t now = now_ns();
-      bool due = dirty_[i] || roots_[i]->pending() ||
-                 now - last_pass[i] >= std::chrono::nanoseconds(kIdle).count();
+      bool due = dirty_[i] || roots_[i]->pending() || now - last_pass[i] >= std::chrono::nanoseconds(kIdle).count();
       if (!due) continue;
       dirty_[i] = 0;
       lock.unlock();

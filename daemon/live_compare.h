@@ -74,7 +74,8 @@ DivergenceEvent divergence_event(const ReportRow& r, const std::string& root, co
 // One watched root and its golden, compared pass by pass. Not thread-safe: one pass at a time.
 class LiveRootCompare {
  public:
-  LiveRootCompare(std::string root, std::string golden, Finality f = {});
+  // op_mapping_file: ATB vs torch, msit's -mf (empty: none).
+  LiveRootCompare(std::string root, std::string golden, Finality f = {}, std::string op_mapping_file = {});
   // Re-matches both trees with compare's library, evaluates the pairs it has no row for yet,
   // re-runs the first-divergence post-pass and returns the events of tokens that became final
   // with a divergence (each token at most once per process). `note` receives lines worth logging.
@@ -87,7 +88,14 @@ class LiveRootCompare {
   size_t cached_rows() const { return rows_.size(); }
 
  private:
-  std::string root_, golden_;
+  // ATB / torch dumps (common/compare_atb): the library compares the whole trees; each pass
+  // runs it again and the first-divergence post-pass over its finest sheet's rows.
+  std::vector<DivergenceEvent> pass_atb(int64_t now_ns, std::vector<std::string>& notes);
+  // Reports the first divergence of each final token of `rows` (marked) not answered yet.
+  void answer_final_tokens(const std::vector<ReportRow>& rows, int64_t rank, int64_t now_ns,
+                           std::vector<DivergenceEvent>& events);
+
+  std::string root_, golden_, op_mapping_file_;
   TokenFinality finality_;
   // Rows already evaluated, by pair (both path cells and what stands for each side): a pair is
   // evaluated again only when a side changes kind (raw -> summary) or when its row was an error.

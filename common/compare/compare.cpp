@@ -305,8 +305,8 @@ std::string_view compare_mode_name(CompareMode m) {
   return "?";
 }
 
-Result<MatchedCompare> match_compare(const std::string& my_in, const std::string& golden_in,
-                                     const CompareOptions& o, FileCache& cache) {
+Result<MatchedCompare> match_compare(const std::string& my_in, const std::string& golden_in, const CompareOptions& o,
+                                     FileCache& cache) {
   std::string my = absolute_path(my_in), golden = absolute_path(golden_in);
   std::error_code ec;
   for (const auto* p : {&my, &golden}) {

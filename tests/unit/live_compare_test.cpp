@@ -6,6 +6,8 @@
 
 #include <filesystem>
 
+#include "common/report/op_label.h"
+
 namespace msit::daemon {
 namespace {
 
@@ -107,6 +109,24 @@ TEST(LiveRootCompare, NothingToPairYetRaisesNothingAndSaysWhyOnce) {
   EXPECT_EQ(notes.size(), 1u);  // the same reason is not repeated
   EXPECT_FALSE(c.pending());
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace msit::daemon
+
+namespace msit::daemon {
+namespace {
+
+TEST(DivergenceEvent, NamesTheAtbNodeNotTheTensorFile) {
+  ReportRow r;
+  r.token_id = 0;
+  r.my_data_path = "/d/atb/tensors/0_200/0/9_DecoderLayer/3_LinearOperation/after/outtensor0.bin";
+  DivergenceEvent e = divergence_event(r, "/d/atb/tensors/0_200", "/d/torch");
+  EXPECT_EQ(e.op, "9_DecoderLayer/3_LinearOperation");
+  EXPECT_EQ(e.op_type, "LinearOperation");
+  // A path outside the root keeps the report's own label of the file.
+  r.my_data_path = "/elsewhere/outtensor0.bin";
+  EXPECT_EQ(divergence_event(r, "/d/atb/tensors/0_200", "/d/torch").op, op_label(r).name);
 }
 
 }  // namespace

@@ -39,6 +39,7 @@ struct WatchArgs {
   std::string json_status;
   std::string min_free;
   std::string golden, events;  // minimal live-divergence options (t30-live; t30-alerts has the full set)
+  uint32_t keep_near = 0;
   CLI::Option *settle_opt = nullptr, *jobs_opt = nullptr, *rescan_opt = nullptr, *format_opt = nullptr,
               *keep_opt = nullptr, *json_opt = nullptr, *archive_opt = nullptr, *level_opt = nullptr,
               *workers_opt = nullptr, *width_opt = nullptr, *bits_opt = nullptr, *min_free_opt = nullptr;
@@ -93,6 +94,7 @@ int run_watch(const WatchArgs& a) {
     if (s.ok() && !a.golden.empty() && !s->dirs.empty()) {
       s->live.goldens = {d::LiveGolden{s->dirs.front(), a.golden}};
       s->live.events_file = a.events;
+      s->live.keep_raw_near_divergence = a.keep_near;
     }
     return s;
   };
@@ -140,6 +142,8 @@ CLI::App* register_watch(CLI::App& app, int& exit_code) {
                                     "than this: bytes with K/M/G/T suffix or a percent (default 5%; 0 turns it off)");
   cmd->add_option("--golden", a->golden, "Compare the dump with this golden dump while it is written");
   cmd->add_option("--events", a->events, "Append live divergence events to this JSON-lines file");
+  cmd->add_option("--keep-raw-near-divergence", a->keep_near,
+                  "Keep raw the files of the first diverging op and of the N ops before it");
   cmd->callback([a, &exit_code] { exit_code = run_watch(*a); });
   return cmd;
 }

@@ -2,6 +2,7 @@
 // matcher, evaluator and first-divergence post-pass, run pass by pass on a growing dump.
 #include "daemon/live_compare.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -190,6 +191,42 @@ DivergenceEvent divergence_event(const ReportRow& r, const std::string& root, co
   return e;
 }
 
+std::vector<std::string> files_to_keep(const TokenVerdict& v, uint32_t n) {
+  if (!v.diverged || *v.diverged >= v.op_files.size()) return {};
+  size_t k = *v.diverged, from = k >= n ? k - n : 0;
+  return {v.op_files.begin() + static_cast<std::ptrdiff_t>(from),
+          v.op_files.begin() + static_cast<std::ptrdiff_t>(k + 1)};
+}
+
+void LiveRootCompare::note_verdicts(const std::vector<ReportRow>& rows, const DumpTree& my, int64_t rank,
+                                    int64_t now_ns, std::vector<TokenVerdict>& out) const {
+  std::map<int64_t, TokenVerdict> by_token;
+  for (const auto& g : my.groups) {
+    for (const auto& [tok, tf] : g.tokens) {
+      if (!finality_.is_final({rank, tok}, now_ns)) continue;
+      TokenVerdict& v = by_token[tok];
+      for (const auto& [op, f] : tf.ge_ops) v.files.push_back(f.raw_path);
+      for (const auto& [node, files] : tf.fx_nodes) {
+        for (const auto& f : files.inputs) v.files.push_back(f.raw_path);
+        for (const auto& f : files.outputs) v.files.push_back(f.raw_path);
+      }
+    }
+  }
+  for (const auto& r : rows) {
+    auto it = by_token.find(r.token_id);
+    if (it == by_token.end() || r.my_data_path.empty()) continue;
+    TokenVerdict& v = it->second;
+    std::string file = cell_file(r.my_data_path);
+    if (v.op_files.empty() || v.op_files.back() != file) {
+      if (std::find(v.op_files.begin(), v.op_files.end(), file) == v.op_files.end()) v.op_files.push_back(file);
+    }
+    if (r.jump == ReportRow::Jump::kFirst && !v.diverged) {
+      v.diverged = static_cast<size_t>(std::find(v.op_files.begin(), v.op_files.end(), file) - v.op_files.begin());
+    }
+  }
+  for (auto& [tok, v] : by_token) out.push_back(std::move(v));
+}
+
 LiveRootCompare::LiveRootCompare(std::string root, std::string golden, Finality f, std::string op_mapping_file)
     : root_(std::move(root)), golden_(std::move(golden)), op_mapping_file_(std::move(op_mapping_file)), finality_(f) {}
 
@@ -244,7 +281,9 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
   return events;
 }
 
-std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<std::string>& notes) {
+std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<std::string>& notes,
+                                                   std::vector<TokenVerdict>* verdicts,
+                                                   std::set<std::string>* indexed) {
   // Stores grow while the dump is summarised: each pass lists them afresh. The previous pass's
   // trees (which point into the catalog) are gone by now; the row cache holds only copies.
   store::StoreCatalog::instance().forget_all();
@@ -270,6 +309,17 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
   for (const MatchedRank& mr : m->ranks) {
     token_signatures(mr.my, mr.rank.value_or(-1), mine);
     token_signatures(mr.golden, mr.rank.value_or(-1), golden);
+    if (indexed) {
+      for (const auto& g : mr.my.groups) {
+        for (const auto& [tok, tf] : g.tokens) {
+          for (const auto& [op, f] : tf.ge_ops) indexed->insert(f.raw_path);
+          for (const auto& [node, files] : tf.fx_nodes) {
+            for (const auto& f : files.inputs) indexed->insert(f.raw_path);
+            for (const auto& f : files.outputs) indexed->insert(f.raw_path);
+          }
+        }
+      }
+    }
   }
   finality_.observe(mine, golden, now_ns);
   waiting_ = finality_.any_pending(now_ns);
@@ -296,13 +346,14 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
     // compare's post-pass over the rank's rows in report (= execution) order: O(rows).
     mark_error_jumps(rows);
     answer_final_tokens(rows, rank, now_ns, events);
+    if (verdicts) note_verdicts(rows, mr.my, rank, now_ns, *verdicts);
   }
   rows_ = std::move(kept);  // rows of pairs no longer matched are dropped
   return events;
 }
 
 LiveComparer::LiveComparer(const LiveSettings& s, DivergenceAlerts& alerts, Logger& log, Finality f)
-    : alerts_(alerts), log_(log) {
+    : keep_n_(s.keep_raw_near_divergence), cap_bytes_(s.held_raw_cap_bytes), alerts_(alerts), log_(log) {
   for (const auto& g : s.goldens)
     roots_.push_back(
         std::make_unique<LiveRootCompare>(absolute_path(g.root), absolute_path(g.golden), f, s.op_mapping_file));
@@ -324,10 +375,81 @@ void LiveComparer::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+size_t LiveComparer::root_of(const std::string& path) const {
+  for (size_t i = 0; i < roots_.size(); ++i) {
+    const std::string& r = roots_[i]->root();
+    if (path.size() > r.size() && path.compare(0, r.size(), r) == 0 && path[r.size()] == '/') return i;
+  }
+  return roots_.size();
+}
+
+bool LiveComparer::hold(const std::string& path, uint64_t bytes) {
+  size_t root = root_of(path);
+  if (keep_n_ == 0 || root == roots_.size()) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  dirty_[root] = 1;  // a held file is not summarised: it wakes the comparer here instead
+  cv_.notify_all();
+  if (kept_.count(path)) return true;
+  if (released_.count(path)) return false;
+  if (held_.count(path)) return true;
+  if (held_bytes_ + bytes > cap_bytes_) {
+    // Bounded: beyond the cap files are compacted as usual (their evidence is not kept).
+    if (!cap_logged_)
+      log_.warning(path + ": " + std::to_string(held_bytes_) + " bytes of raw files already held back for live " +
+                   "divergence (held_raw_cap " + std::to_string(cap_bytes_) + "); compacting further files as usual");
+    cap_logged_ = true;
+    return false;
+  }
+  cap_logged_ = false;
+  held_[path] = Held{bytes, steady_clock().now_ns()};
+  held_bytes_ += bytes;
+  return true;
+}
+
+std::vector<std::string> LiveComparer::take_releases() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::exchange(releases_, {});
+}
+
+void LiveComparer::settle_holds(size_t root, const std::vector<TokenVerdict>& verdicts,
+                                const std::set<std::string>& indexed, int64_t now_ns) {
+  // A held file the index has not placed in any token after this long is no dump data of the
+  // comparison (another kind of file, another layout): it is released.
+  constexpr int64_t kUnplacedNs = 10'000'000'000;
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t before = releases_.size();
+  auto release = [&](const std::string& path) {
+    auto it = held_.find(path);
+    if (it == held_.end()) return;
+    held_bytes_ -= it->second.bytes;
+    held_.erase(it);
+    released_.insert(path);
+    releases_.push_back(path);
+  };
+  for (const TokenVerdict& v : verdicts) {
+    std::vector<std::string> keep = files_to_keep(v, keep_n_);
+    for (const auto& f : keep) {
+      if (kept_.insert(f).second && held_.count(f)) {
+        held_bytes_ -= held_[f].bytes;
+        held_.erase(f);
+        log_.info(f + ": kept raw (near the first divergence)");
+      }
+    }
+    for (const auto& f : v.files)
+      if (std::find(keep.begin(), keep.end(), f) == keep.end()) release(f);
+  }
+  std::vector<std::string> unplaced;
+  for (const auto& [path, h] : held_)
+    if (root_of(path) == root && !indexed.count(path) && now_ns - h.since_ns >= kUnplacedNs) unplaced.push_back(path);
+  for (const auto& p : unplaced) release(p);
+  if (releases_.size() != before && wake_) wake_();
+}
+
 void LiveComparer::note_summarised(const std::string& path) {
   bool any = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    released_.erase(path);
     for (size_t i = 0; i < roots_.size(); ++i) {
       const std::string& r = roots_[i]->root();
       if (path.size() > r.size() && path.compare(0, r.size(), r) == 0 && path[r.size()] == '/') {
@@ -355,9 +477,14 @@ void LiveComparer::run() {
       dirty_[i] = 0;
       lock.unlock();
       std::vector<std::string> notes;
-      std::vector<DivergenceEvent> events = roots_[i]->pass(now, notes);
+      std::vector<TokenVerdict> verdicts;
+      std::set<std::string> indexed;
+      std::vector<DivergenceEvent> events =
+          roots_[i]->pass(now, notes, keep_n_ ? &verdicts : nullptr, keep_n_ ? &indexed : nullptr);
       for (const auto& n : notes) log_.info(n);
+      // Reported before any evidence is released: an alert never waits for compaction.
       for (const auto& e : events) alerts_.report(e);  // dedupes by id, also across restarts
+      if (keep_n_) settle_holds(i, verdicts, indexed, now);
       last_pass[i] = now_ns();
       lock.lock();
     }

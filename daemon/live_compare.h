@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -71,6 +72,16 @@ std::map<int64_t, size_t> first_divergences(const std::vector<ReportRow>& rows);
 // The event for row r (a "first" row) of the given roots.
 DivergenceEvent divergence_event(const ReportRow& r, const std::string& root, const std::string& golden_root);
 
+// What a pass says about the raw files of a final token (for keeping the evidence): the token's
+// files on the watched side, its ops' files in execution order, and which of those diverged first.
+struct TokenVerdict {
+  std::vector<std::string> files;     // every file of the token on the watched side
+  std::vector<std::string> op_files;  // distinct files of its rows, in report (execution) order
+  std::optional<size_t> diverged;     // index into op_files of the first divergence
+};
+// The files to keep raw of a token: the diverging op's and those of the `n` ops before it.
+std::vector<std::string> files_to_keep(const TokenVerdict& v, uint32_t n);
+
 // One watched root and its golden, compared pass by pass. Not thread-safe: one pass at a time.
 class LiveRootCompare {
  public:
@@ -79,7 +90,11 @@ class LiveRootCompare {
   // Re-matches both trees with compare's library, evaluates the pairs it has no row for yet,
   // re-runs the first-divergence post-pass and returns the events of tokens that became final
   // with a divergence (each token at most once per process). `note` receives lines worth logging.
-  std::vector<DivergenceEvent> pass(int64_t now_ns, std::vector<std::string>& notes);
+  // `verdicts` (may be null) receives each final token's files and verdict; `indexed` (may be
+  // null) every watched-side file the index placed in a token.
+  std::vector<DivergenceEvent> pass(int64_t now_ns, std::vector<std::string>& notes,
+                                    std::vector<TokenVerdict>* verdicts = nullptr,
+                                    std::set<std::string>* indexed = nullptr);
   // The last pass left a token not final yet: passes go on until it is answered (a token
   // becomes final by time alone, and only a pass reports it).
   bool pending() const { return waiting_; }
@@ -94,6 +109,8 @@ class LiveRootCompare {
   // Reports the first divergence of each final token of `rows` (marked) not answered yet.
   void answer_final_tokens(const std::vector<ReportRow>& rows, int64_t rank, int64_t now_ns,
                            std::vector<DivergenceEvent>& events);
+  void note_verdicts(const std::vector<ReportRow>& rows, const DumpTree& my, int64_t rank, int64_t now_ns,
+                     std::vector<TokenVerdict>& out) const;
 
   std::string root_, golden_, op_mapping_file_;
   TokenFinality finality_;
@@ -115,12 +132,39 @@ class LiveComparer {
   void stop();
   // A file under a watched root was summarised (any thread).
   void note_summarised(const std::string& path);
+  // The watcher's hold policy (CandidatePolicy::hold; loop thread): with
+  // keep_raw_near_divergence > 0, a complete file under a watched root with a golden stays raw
+  // until its token's verdict releases it; the files of a diverging op and of the N ops before
+  // it stay raw for good. Bounded by held_raw_cap_bytes: beyond it files are not held (logged).
+  bool hold(const std::string& path, uint64_t bytes);
+  // Files released since the last call (loop thread, after the wake callback).
+  std::vector<std::string> take_releases();
+  // Called (from the comparer thread) when take_releases() has something.
+  void set_wake(std::function<void()> wake) { wake_ = std::move(wake); }
+  bool holds_files() const { return keep_n_ > 0; }
 
  private:
   void run();
+  // Applies a pass's verdicts and releases held files the index does not place in a token.
+  void settle_holds(size_t root, const std::vector<TokenVerdict>& verdicts, const std::set<std::string>& indexed,
+                    int64_t now_ns);
+  size_t root_of(const std::string& path) const;  // index into roots_, or roots_.size()
 
   std::vector<std::unique_ptr<LiveRootCompare>> roots_;
   std::vector<char> dirty_;  // per root, under mu_
+  // Held files (under mu_): path -> bytes and when held; kept for good; released, not yet claimed.
+  struct Held {
+    uint64_t bytes = 0;
+    int64_t since_ns = 0;
+  };
+  std::map<std::string, Held> held_;
+  std::set<std::string> kept_, released_;
+  std::vector<std::string> releases_;
+  uint64_t held_bytes_ = 0;
+  bool cap_logged_ = false;
+  uint32_t keep_n_ = 0;
+  uint64_t cap_bytes_ = 0;
+  std::function<void()> wake_;
   DivergenceAlerts& alerts_;
   Logger& log_;
   std::mutex mu_;

@@ -329,6 +329,8 @@ int Service::run() {
   uv_async_init(&loop_, &wake_, [](uv_async_t* h) {
     Service* s = self(h);
     if (s->stopping_) return;
+    if (s->comparer_)
+      for (const auto& path : s->comparer_->take_releases()) s->watcher_->release_held(path);
     std::vector<JobResult> results = s->pool_->take_results();
     // Each summarised file wakes the live comparer (its summary is durable by now).
     if (s->comparer_)
@@ -341,9 +343,14 @@ int Service::run() {
   const size_t batch_max = batch_size_within_fd_limit(kBatchMax, raise_fd_limit(), jobs_, 1, 3);
   pool_ = std::make_unique<WorkerPool>(
       jobs_, batch_max, compactor_, steady_clock(), [this] { uv_async_send(&wake_); }, kBatchBytesMax);
+  CandidatePolicy policy = engine_policy(live_, owners_);
+  // Live divergence with --keep-raw-near-divergence: files wait raw for their op's verdict.
+  policy.hold = [this](const std::string& path, uint64_t bytes) {
+    return comparer_ != nullptr && comparer_->hold(path, bytes);
+  };
   watcher_ = std::make_unique<Watcher>(
       watcher_options(settings_, jobs_), settings_.dirs, source_, steady_clock(), lease_probe(), *pool_, log_,
-      engine_policy(live_, owners_),
+      std::move(policy),
       RootHooks{[this](const std::shared_ptr<const RootHandle>& r) { return on_root_attached(r); },
                 [this](const RootHandle& r, const std::string& why) { on_root_dropped(r, why); }});
   // Roots are pinned and locked before anything is scanned: another live owner stops us here.
@@ -367,6 +374,7 @@ int Service::run() {
     }
     alerts_ = std::move(alerts).value();
     comparer_ = std::make_unique<LiveComparer>(settings_.live, *alerts_, log_);
+    comparer_->set_wake([this] { uv_async_send(&wake_); });
     for (const auto& g : settings_.live.goldens) log_.info(g.root + ": compared live with " + g.golden);
   }
   log_.info("watching " + std::to_string(settings_.dirs.size()) + " root(s) with " + std::to_string(jobs_) +

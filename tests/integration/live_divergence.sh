@@ -6,7 +6,8 @@
 #  (e) once the stream is done, the live answer equals `compare`'s first divergence on the same trees;
 #  (b) a noise-only stream raises nothing;
 #  (c) the golden replayed at the same time as the watched dump;
-#  (d) kill -9 mid-stream, restart: exactly one event.
+#  (d) kill -9 mid-stream, restart: exactly one event;
+#  (f) --keep-raw-near-divergence 2 keeps the raw files of the guilty op and the 2 ops before it.
 # Usage: live_divergence.sh MSIT_BIN MSIT_DUMPGEN
 set -euo pipefail
 BIN=$1
@@ -91,6 +92,7 @@ cmp = {(r["token_id"], os.path.basename(r["my_data_path"].split(",")[0]).split("
        if r["divergence"] == "first"}
 assert ev == cmp, (ev, cmp)
 PY
+want_mm=$want
 echo "live_divergence: (a) event before the stream ended, (e) equals compare: ok"
 
 # (b) noise only: the whole stream and both tokens judged, nothing raised.
@@ -115,11 +117,11 @@ start_watch "$T/watch3.log" "$T/w3" "$T/g3" "$T/ev3.jsonl"
 $REPLAY "$T/sm/msit_fx_dump" "$T/g3" --hold-after-token 0 --until "$T/w3.token0" &
 GOLDEN_PID=$!
 PIDS+=("$GOLDEN_PID")
-$REPLAY "$T/sm/msit_ge_dump" "$T/w3" --hold-after-token 0 --until "$T/ev3.jsonl" --timeout 60 &
+$REPLAY "$T/sm/msit_ge_dump" "$T/w3" --hold-after-token 0 --until "$T/ev3.jsonl" --timeout 60 --mark "$T/w3.held" &
 MINE_PID=$!
 PIDS+=("$MINE_PID")
 # The watched side's token 0 is written when its replay holds: let the golden go on.
-wait_until 60 "[ -d '$T/w3' ] && find '$T/w3' -path '*/1/*' -type f | grep -q ." || fail "(c) watched stream stuck"
+wait_until 60 "[ -f '$T/w3.held' ]" || fail "(c) watched stream stuck"
 echo go >"$T/w3.token0"
 wait "$GOLDEN_PID" || fail "(c) golden replay failed"
 wait "$MINE_PID" || fail "(c) no event while the watched stream was held"
@@ -151,3 +153,38 @@ assert len(ids) == len(set(ids)), ids
 assert sorted(e["token"] for e in ev) == ["0", "1"], ev
 PY
 echo "live_divergence: (d) kill -9 and restart, one event per token: ok"
+
+# (f) --keep-raw-near-divergence 2: the raw files of the guilty op and of the 2 ops before it
+# stay (in each token), everything else is compacted; after a restart they are still kept.
+mkdir -p "$T/w5"
+cp -r "$T/mm/msit_fx_dump" "$T/g5"
+keep_watch() {  # LOG
+  "$BIN" watch "$T/w5" --golden "$T/g5" --events "$T/ev5.jsonl" --keep-raw-near-divergence 2 --settle-ms 50 >>"$1" 2>&1 &
+  WATCH_PID=$!
+  PIDS+=("$WATCH_PID")
+  wait_until 30 "grep -q 'start-up scan done' '$1'" || fail "watch did not start"
+}
+raw_left() { find "$T/w5" -type f ! -name '*.txt' ! -name 'msit-summary*' ! -name '.*' -printf '%f\n' | sort; }
+: >"$T/watch5.log"
+keep_watch "$T/watch5.log"
+$REPLAY "$T/mm/msit_ge_dump" "$T/w5"
+n_files=$(find "$T/mm/msit_ge_dump" -type f ! -name '*.txt' | wc -l)
+wait_until 60 "[ \$(lines '$T/ev5.jsonl') -ge 2 ]" || fail "(f) no events"
+# Everything but the 3 ops x 2 tokens compacted.
+wait_until 60 "[ \"\$(summary_count '$T/w5' 2>/dev/null)\" -ge $((n_files - 6)) ] 2>/dev/null && [ \$(raw_left | wc -l) = 6 ]" ||
+  fail "(f) raw files left: $(raw_left | tr '\n' ' ')"
+python3 - "$T/mm/scenario.json" <<PY || fail "(f) kept the wrong files: $(raw_left | tr '\n' ' ')"
+import json, sys
+ops = [o["ge_name"] for o in json.load(open(sys.argv[1]))["ops"]]
+want = ops[ops.index("$want_mm") - 2: ops.index("$want_mm") + 1]
+left = """$(raw_left)""".split()
+assert sorted(f.split(".")[1] for f in left) == sorted(want * 2), (left, want)
+PY
+stop_watch
+: >"$T/watch5b.log"
+keep_watch "$T/watch5b.log"
+wait_until 30 "grep -q 'kept raw' '$T/watch5b.log'" || fail "(f) kept files not judged again after the restart"
+stop_watch
+[ "$(raw_left | wc -l)" = 6 ] || fail "(f) kept files compacted after the restart"
+[ "$(lines "$T/ev5.jsonl")" = 2 ] || fail "(f) events repeated after the restart"
+echo "live_divergence: (f) raw files near the divergence kept, also after a restart: ok"

@@ -8,6 +8,7 @@ dumping it would: graph text first, then per token the dump files by their times
 N+1 are written, wait until FILE exists and is not empty (an event the test waits for), then
 write the rest; exit 3 if it does not appear within --timeout seconds. This proves "before the
 stream ends" without timing assumptions.
+--mark FILE: created when the replay starts holding.
 --stop-after K: write only the first K dump files, then exit (a stream killed mid-way).
 """
 import argparse
@@ -47,6 +48,7 @@ def main():
     ap.add_argument("--hold-after-token", type=int, default=None)
     ap.add_argument("--until", default=None)
     ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--mark", default=None, help="file created when the stream starts holding")
     ap.add_argument("--stop-after", type=int, default=None)
     ap.add_argument("--skip", type=int, default=0, help="dump files already written by an earlier run")
     a = ap.parse_args()
@@ -77,6 +79,8 @@ def main():
         if (a.hold_after_token is not None and not held and token_of(rel) > a.hold_after_token):
             put(rel)  # the next token has started
             held = True
+            if a.mark:
+                open(a.mark, "w").close()
             deadline = time.monotonic() + a.timeout
             while not (os.path.exists(a.until) and os.path.getsize(a.until) > 0):
                 if time.monotonic() > deadline:

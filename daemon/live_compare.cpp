@@ -466,14 +466,16 @@ void LiveComparer::run() {
   constexpr auto kMinGap = std::chrono::milliseconds(200);
   constexpr auto kPoll = std::chrono::milliseconds(500);  // while tokens wait to be final
   constexpr auto kIdle = std::chrono::seconds(5);         // the golden may grow unseen
-  std::vector<int64_t> last_pass(roots_.size(), 0);
+  std::vector<int64_t> last_pass(roots_.size(), 0), quiet_until(roots_.size(), 0);
   auto now_ns = [] { return steady_clock().now_ns(); };
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
     for (size_t i = 0; i < roots_.size() && !stop_; ++i) {
       int64_t now = now_ns();
       bool due = dirty_[i] || roots_[i]->pending() || now - last_pass[i] >= std::chrono::nanoseconds(kIdle).count();
-      if (!due) continue;
+      // A pass re-walks both trees: the comparer rests twice as long as its last pass took, so
+      // it never takes more than a third of a core from the compaction however large the trees.
+      if (!due || now < quiet_until[i]) continue;
       dirty_[i] = 0;
       lock.unlock();
       std::vector<std::string> notes;
@@ -486,6 +488,7 @@ void LiveComparer::run() {
       for (const auto& e : events) alerts_.report(e);  // dedupes by id, also across restarts
       if (keep_n_) settle_holds(i, verdicts, indexed, now);
       last_pass[i] = now_ns();
+      quiet_until[i] = last_pass[i] + 2 * (last_pass[i] - now);
       lock.lock();
     }
     bool pending = false;

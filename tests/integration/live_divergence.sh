@@ -7,7 +7,8 @@
 #  (b) a noise-only stream raises nothing;
 #  (c) the golden replayed at the same time as the watched dump;
 #  (d) kill -9 mid-stream, restart: exactly one event;
-#  (f) --keep-raw-near-divergence 2 keeps the raw files of the guilty op and the 2 ops before it.
+#  (f) --keep-raw-near-divergence 2 keeps the raw files of the guilty op and the 2 ops before it;
+#  (g) a golden summarised beforehand (store).
 # Usage: live_divergence.sh MSIT_BIN MSIT_DUMPGEN
 set -euo pipefail
 BIN=$1
@@ -188,3 +189,15 @@ stop_watch
 [ "$(raw_left | wc -l)" = 6 ] || fail "(f) kept files compacted after the restart"
 [ "$(lines "$T/ev5.jsonl")" = 2 ] || fail "(f) events repeated after the restart"
 echo "live_divergence: (f) raw files near the divergence kept, also after a restart: ok"
+
+# (g) a golden already summarised (the default store of `compact`): same event, before the end.
+mkdir -p "$T/w6"
+cp -r "$T/mm/msit_fx_dump" "$T/g6"
+"$BIN" compact "$T/g6" >/dev/null
+[ -z "$(find "$T/g6" -name '*.npy')" ] || fail "(g) golden not compacted"
+start_watch "$T/watch6.log" "$T/w6" "$T/g6" "$T/ev6.jsonl"
+$REPLAY "$T/mm/msit_ge_dump" "$T/w6" --hold-after-token 0 --until "$T/ev6.jsonl" --timeout 60 ||
+  fail "(g) no event with a summarised golden"
+[ "$(event_op "$T/ev6.jsonl")" = "$want_mm" ] || fail "(g) event names $(event_op "$T/ev6.jsonl"), injected $want_mm"
+stop_watch
+echo "live_divergence: (g) summarised golden: ok"

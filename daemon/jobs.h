@@ -104,6 +104,9 @@ struct CandidatePolicy {
   // The holder of the live owner's subtree that `path` lies in, or "" (may be empty): its
   // files, temps and claims are that owner's, never this watch's (daemon/tree_owners.h).
   std::function<std::string(const std::string& path)> owner_of = nullptr;
+  // Live divergence (docs/live-divergence.md): true keeps a complete file raw, unclaimed, until
+  // Watcher::release_held(path); `bytes` is its size. May be empty (nothing is held).
+  std::function<bool(const std::string& path, uint64_t bytes)> hold = nullptr;
 };
 
 }  // namespace msit::daemon

@@ -6,9 +6,12 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <filesystem>
 
 #include "common/formats/dump_reader.h"
+#include "common/io/derived_names.h"
 #include "common/safety/dump_roots.h"
+#include "common/safety/output_access.h"
 
 namespace msit::daemon {
 
@@ -57,6 +60,26 @@ void EngineCompactor::release_tree(const RootHandle& root) {
     trees_.erase(it);
   }
   stores->close_all();  // batches running keep the stores they hold until they finish
+}
+
+std::vector<std::string> EngineCompactor::open_existing_stores(const RootHandle& root) {
+  std::vector<std::string> errors;
+  std::shared_ptr<store::StoreRegistry> stores = stores_of(root);
+  if (!stores) return errors;
+  // Symlinks are neither followed nor taken for a store (regular files only, lstat).
+  std::error_code ec;
+  namespace fs = std::filesystem;
+  for (auto it = fs::recursive_directory_iterator(root.path(), fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->path().filename() != kStoreFileName) continue;
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    // Any name in the store's directory locates it; nothing is created under that name.
+    std::string probe = it->path().parent_path().string() + "/.msit-live-open";
+    Result<store::StoreRegistry::Slot> slot = stores->store_for(probe, output_access_for(st));
+    if (!slot.ok()) errors.push_back(slot.error().to_string());
+  }
+  return errors;
 }
 
 std::shared_ptr<store::StoreRegistry> EngineCompactor::stores_of(const RootHandle& root) {

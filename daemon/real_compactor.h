@@ -26,6 +26,12 @@ class EngineCompactor final : public Compactor {
   std::vector<JobResult> run_batch(const std::vector<Job>& jobs) override;
   // A root the daemon now owns: its stores are opened below this handle's fd only.
   void attach_tree(const std::shared_ptr<const RootHandle>& root);
+  // Opens, as their writer, the summary stores already in the tree of `root` (live divergence,
+  // docs/live-divergence.md): the live comparer reads them in this process, and SQLite shares
+  // one WAL index per database file within a process, writable only if its first opener could
+  // write. A reader opening a store left with a WAL (kill -9) first would make every later
+  // write fail. Errors are returned as lines to log; the stores are opened again on use.
+  std::vector<std::string> open_existing_stores(const RootHandle& root);
   // Closes the stores of a root the daemon lets go of (their fds would pin its directories);
   // jobs of that root still queued are cancelled.
   void release_tree(const RootHandle& root);

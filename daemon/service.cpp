@@ -20,6 +20,7 @@
 #include "daemon/command_runner.h"
 #include "daemon/disk_space.h"
 #include "daemon/divergence_alerts.h"
+#include "daemon/live_compare.h"
 #include "daemon/real_compactor.h"
 #include "daemon/tree_owners.h"
 #include "daemon/watcher.h"
@@ -112,6 +113,8 @@ class Service {
   uv_signal_t sigterm_{}, sigint_{}, sighup_{};
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<Watcher> watcher_;
+  // Live divergence (--golden): the comparer thread reporting to alerts_; null when off.
+  std::unique_ptr<LiveComparer> comparer_;
   bool stopping_ = false;
   bool status_warned_ = false;
   int64_t last_log_ns_ = 0;
@@ -156,6 +159,9 @@ bool Service::on_root_attached(const std::shared_ptr<const RootHandle>& handle) 
   refused_.erase(path);
   locks_[path] = std::move(lock).value();
   compactor_.attach_tree(handle);
+  // The live comparer reads this tree's stores in this process: their writer opens them first.
+  if (settings_.live.enabled())
+    for (const auto& line : compactor_.open_existing_stores(root)) log_.warning(line);
   log_.info(path + ": owned by this watch; settle: " + describe_settle_mode(root.fd()->get()));
   // Owners below started first: their subtrees stay theirs (one owner per tree).
   for (const auto& line : owners_->add_root(root.fd()->get(), path)) log_.warning(line);
@@ -280,6 +286,7 @@ void Service::begin_stop(int signum) {
   pool_->shutdown();
   watcher_->on_results(pool_->take_results());
   watcher_->flush_failure_lines();
+  if (comparer_) comparer_->stop();
   publish_status("stopped");
   log_.info("stopped: " + watcher_->counters().status_line());
   auto close = [](uv_handle_t* h) {
@@ -334,7 +341,15 @@ int Service::run() {
   uv_loop_init(&loop_);
   uv_async_init(&loop_, &wake_, [](uv_async_t* h) {
     Service* s = self(h);
-    if (!s->stopping_) s->watcher_->on_results(s->pool_->take_results());
+    if (s->stopping_) return;
+    if (s->comparer_)
+      for (const auto& path : s->comparer_->take_releases()) s->watcher_->release_held(path);
+    std::vector<JobResult> results = s->pool_->take_results();
+    // Each summarised file wakes the live comparer (its summary is durable by now).
+    if (s->comparer_)
+      for (const auto& r : results)
+        if (r.status == JobStatus::kDone) s->comparer_->note_summarised(r.path);
+    s->watcher_->on_results(std::move(results));
   });
   wake_.data = this;
   commands_.init_async();
@@ -349,9 +364,14 @@ int Service::run() {
   const size_t batch_max = batch_size_within_fd_limit(kBatchMax, raise_fd_limit(), jobs_, 1, 3);
   pool_ = std::make_unique<WorkerPool>(
       jobs_, batch_max, compactor_, steady_clock(), [this] { uv_async_send(&wake_); }, kBatchBytesMax);
+  CandidatePolicy policy = engine_policy(live_, owners_);
+  // Live divergence with --keep-raw-near-divergence: files wait raw for their op's verdict.
+  policy.hold = [this](const std::string& path, uint64_t bytes) {
+    return comparer_ != nullptr && comparer_->hold(path, bytes);
+  };
   watcher_ = std::make_unique<Watcher>(
       watcher_options(settings_, jobs_), settings_.dirs, source_, steady_clock(), lease_probe(), *pool_, log_,
-      engine_policy(live_, owners_),
+      std::move(policy),
       RootHooks{[this](const std::shared_ptr<const RootHandle>& r) { return on_root_attached(r); },
                 [this](const RootHandle& r, const std::string& why) { on_root_dropped(r, why); }});
   // Roots are pinned and locked before anything is scanned: another live owner stops us here.
@@ -364,9 +384,14 @@ int Service::run() {
     return 1;
   }
   started_ = true;
+  if (alerts_) {  // opened by open_alerts() before the roots attached
+    comparer_ = std::make_unique<LiveComparer>(settings_.live, *alerts_, log_);
+    comparer_->set_wake([this] { uv_async_send(&wake_); });
+  }
   log_.info("watching " + std::to_string(settings_.dirs.size()) + " root(s) with " + std::to_string(jobs_) +
             " worker(s), settle " + std::to_string(settings_.settle_ms) + " ms");
   watcher_->start();
+  if (comparer_) comparer_->start();  // after the start-up scan: resumes from the stores
   start_handles();
   watermarks_.check(steady_clock().now_ns());
   publish_status("running");

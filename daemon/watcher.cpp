@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <limits>
 
 #include "common/base/human_units.h"
 #include "common/io/atomic_write.h"
@@ -272,6 +273,13 @@ bool Watcher::try_claim(const std::string& path, Pending& p, int64_t now) {
       return true;
     }
   }
+  if (policy_.hold && policy_.hold(path, pr.identity.size)) {
+    // Kept raw until its op's verdict is known: not claimed, not touched, not re-probed.
+    p.held = true;
+    p.due_ns = std::numeric_limits<int64_t>::max();
+    return true;
+  }
+  p.held = false;
   p.in_flight = true;
   p.dirty = false;
   ++in_flight_;
@@ -279,6 +287,15 @@ bool Watcher::try_claim(const std::string& path, Pending& p, int64_t now) {
   if (keep) warn_unknown_writer_once(path);
   claimed_.push_back(Job{path, pr.identity, p.event_ns, keep, at->root, at->rel});
   return true;
+}
+
+void Watcher::release_held(const std::string& path) {
+  auto it = pending_.find(path);
+  if (it == pending_.end() || it->second.in_flight || !it->second.held) return;
+  dequeue(it);
+  it->second.held = false;
+  it->second.due_ns = clock_.now_ns();
+  enqueue(it);
 }
 
 void Watcher::on_results(std::vector<JobResult> results) {

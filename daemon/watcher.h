@@ -56,6 +56,9 @@ class Watcher {
   void on_results(std::vector<JobResult> results);
   // At shutdown: the summary lines of failures not yet logged one by one.
   void flush_failure_lines();
+  // A file the hold policy held back (CandidatePolicy::hold) may be claimed now: it is claimed
+  // at the next dispatch as any settled file (its writer and identity are checked again).
+  void release_held(const std::string& path);
   // SIGTERM: nothing new is handed to the workers.
   void stop_claiming() { stopping_ = true; }
   void set_options(const WatcherOptions& o) { opts_ = o; }
@@ -82,6 +85,7 @@ class Watcher {
     bool has_obs = false;  // lease-less fallback: last size/mtime and when it was seen
     bool error_logged = false;
     bool root_dropped = false;  // in flight when its root was let go: forgotten when it returns
+    bool held = false;          // complete, but the hold policy keeps it raw until released
     FileIdentity obs;
     int64_t obs_ns = 0;
   };

@@ -97,6 +97,7 @@ std::vector<int64_t> token_ids(const DumpTree& t) {
   return v;
 }
 
+// A rank's matched pairs and, once evaluated, its report.
 struct RankWork {
   RankReport report;
   std::vector<PairSpec> pairs;
@@ -176,13 +177,14 @@ Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& jo
 
 }  // namespace
 
-Result<CompareResult> run_compare(const std::string& my_in, const std::string& golden_in, const CompareOptions& o) {
+Result<MatchedCompare> match_compare(const std::string& my_in, const std::string& golden_in, const CompareOptions& o,
+                                     FileCache& cache) {
   std::string my = absolute_path(my_in), golden = absolute_path(golden_in);
   std::error_code ec;
   for (const auto* p : {&my, &golden}) {
     if (!std::filesystem::is_directory(*p, ec)) return make_error(*p, Stage::kOpen, "not a directory");
   }
-  CompareResult res;
+  MatchedCompare res;
   std::string base = std::filesystem::path(my).filename().string();
   if (base.rfind("msprobe", 0) == 0) res.report_prefix = "msprobe_cmp_report";
   if (o.flow) {
@@ -195,11 +197,38 @@ Result<CompareResult> run_compare(const std::string& my_in, const std::string& g
   }
   MSIT_ASSIGN_OR_RETURN(auto jobs, plan_ranks(my, golden, o, res.warnings));
   mark_phase(o.timer, "detect mode and ranks");
-  FileCache cache;
-  std::vector<RankWork> work(jobs.size());
+  res.ranks.resize(jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
-    work[i].report.rank = jobs[i].rank;
-    MSIT_TRY(match_rank(res.mode, my, jobs[i], o, cache, work[i], res.warnings));
+    RankWork w;
+    w.report.rank = jobs[i].rank;
+    MSIT_TRY(match_rank(res.mode, my, jobs[i], o, cache, w, res.warnings));
+    MatchedRank& m = res.ranks[i];
+    m.rank = jobs[i].rank;
+    m.graph_files = std::move(w.report.graph_files);
+    m.ops_without_rows = w.report.ops_without_rows;
+    m.pairs = std::move(w.pairs);
+    m.my = std::move(w.my);  // moves keep the addresses the pairs point to (node and buffer moves)
+    m.golden = std::move(w.golden);
+  }
+  return res;
+}
+
+Result<CompareResult> run_compare(const std::string& my_in, const std::string& golden_in, const CompareOptions& o) {
+  FileCache cache;
+  MSIT_ASSIGN_OR_RETURN(MatchedCompare matched, match_compare(my_in, golden_in, o, cache));
+  CompareResult res;
+  res.mode = matched.mode;
+  res.report_prefix = std::move(matched.report_prefix);
+  res.warnings = std::move(matched.warnings);
+  std::vector<RankWork> work(matched.ranks.size());
+  for (size_t i = 0; i < work.size(); ++i) {
+    MatchedRank& m = matched.ranks[i];
+    work[i].report.rank = m.rank;
+    work[i].report.graph_files = std::move(m.graph_files);
+    work[i].report.ops_without_rows = m.ops_without_rows;
+    work[i].pairs = std::move(m.pairs);
+    work[i].my = std::move(m.my);
+    work[i].golden = std::move(m.golden);
   }
   // Every pair of every rank through the one evaluator: ranks run in parallel with each other.
   std::vector<EvalItem> items;

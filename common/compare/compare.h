@@ -10,8 +10,11 @@
 
 #include "common/base/phase_timer.h"
 #include "common/base/result.h"
+#include "common/compare/dump_index.h"
 #include "common/compare/evaluate.h"
 #include "common/compare/flow.h"
+#include "common/compare/file_cache.h"
+#include "common/compare/matching.h"
 #include "common/report/report_row.h"
 
 namespace msit {
@@ -45,6 +48,26 @@ struct CompareResult {
   std::vector<RankReport> ranks;
   std::vector<std::string> warnings;
 };
+
+// The pairs of one rank, matched and not evaluated: what the live comparer (daemon/live_compare.h)
+// evaluates itself, keeping the rows of pairs it has seen.
+struct MatchedRank {
+  std::optional<int64_t> rank;
+  std::vector<std::string> graph_files;
+  uint64_t ops_without_rows = 0;
+  std::vector<PairSpec> pairs;  // report order
+  DumpTree my, golden;          // the pairs point into these
+};
+struct MatchedCompare {
+  CompareMode mode = CompareMode::kGeFx;
+  std::string report_prefix = "msit_cmp_report";
+  std::vector<MatchedRank> ranks;
+  std::vector<std::string> warnings;
+};
+// run_compare up to the evaluation: mode, ranks, index, graphs, match. `cache` holds the GE
+// files read for matching; evaluate the pairs with the same cache.
+Result<MatchedCompare> match_compare(const std::string& my_path, const std::string& golden_path,
+                                     const CompareOptions& opts, FileCache& cache);
 
 Result<CompareResult> run_compare(const std::string& my_path, const std::string& golden_path,
                                   const CompareOptions& opts);

@@ -36,6 +36,14 @@ StoreCatalog& StoreCatalog::instance() {
   return catalog;
 }
 
+void StoreCatalog::forget_all() {
+  std::lock_guard<std::mutex> lock(mu_);
+  merged_.clear();
+  covering_.clear();
+  stores_.clear();  // closes their read connections
+  errors_.clear();
+}
+
 std::unique_ptr<StoreCatalog::Store> StoreCatalog::open_store(const std::string& dir, const std::string& db_path) {
   auto failed = [&](const Error& e) {
     std::lock_guard lock(mu_);

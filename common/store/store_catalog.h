@@ -29,6 +29,11 @@ class StoreCatalog {
  public:
   // One per process: stores are opened once and their listings shared by all walks.
   static StoreCatalog& instance();
+  // Forgets every store listing and connection, so that the next walk sees the stores as they
+  // are now (the live comparer, daemon/live_compare.h, between two passes over a dump still
+  // being summarised). Only for a process that holds nothing from earlier walks: every
+  // StoredName, store path pointer and SourceFile of a stored file from before is invalid after.
+  void forget_all();
 
   // The raw files recorded directly in directory `dir` by the stores at or above it, sorted by
   // name, each with its store (StoredName::db); `db_path` receives the nearest of those stores'

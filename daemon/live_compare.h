@@ -1,0 +1,176 @@
+// Live divergence (docs/live-divergence.md "How the live comparer decides"): while `watch DIR
+// --golden GOLDEN` runs, each watched root is compared with its golden by compare's own library
+// (match_compare, evaluate_pair, mark_error_jumps), and each token's first divergence is
+// reported through the alert sink once the token is final.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/compare/compare.h"
+#include "common/report/report_row.h"
+#include "daemon/divergence_alerts.h"
+#include "daemon/live_settings.h"
+
+namespace msit::daemon {
+
+class Logger;
+
+// How long a token's files (on both sides) must stay unchanged before its answer is final, when
+// a later token has started on both sides; and how long a whole root and its golden must stay
+// unchanged before their last tokens are final.
+struct Finality {
+  int64_t token_settle_ns = 1'000'000'000;
+  int64_t quiet_ns = 3'000'000'000;
+};
+
+// Which tokens are final: fed one signature per (rank, token) and side at every pass.
+class TokenFinality {
+ public:
+  explicit TokenFinality(Finality f = {}) : f_(f) {}
+  struct Key {
+    int64_t rank = -1;
+    int64_t token = 0;
+    auto operator<=>(const Key&) const = default;
+  };
+  // One pass: the signature of every token seen on each side (what files stand for it, and of
+  // which kind). Tokens no longer seen are forgotten.
+  void observe(const std::map<Key, uint64_t>& mine, const std::map<Key, uint64_t>& golden, int64_t now_ns);
+  bool is_final(const Key& k, int64_t now_ns) const;
+  // Some token seen in the last pass is not final yet (the comparer keeps polling).
+  bool any_pending(int64_t now_ns) const;
+
+ private:
+  struct Seen {
+    uint64_t mine = 0, golden = 0;
+    int64_t changed_ns = 0;
+  };
+  Finality f_;
+  std::map<Key, Seen> tokens_;
+  std::map<int64_t, int64_t> my_last_token_, golden_last_token_;  // per rank
+  int64_t tree_changed_ns_ = 0;
+  bool observed_ = false;
+};
+
+// The stable id of a reported divergence: the same (watched root, rank, token, op) always gives
+// the same id, so a restart never reports twice (the alert sink dedupes by id).
+std::string divergence_id(const std::string& root, int64_t rank, int64_t token, const std::string& op);
+
+// The first divergence of each token in rows that mark_error_jumps has marked: token -> row index.
+std::map<int64_t, size_t> first_divergences(const std::vector<ReportRow>& rows);
+
+// The event for row r (a "first" row) of the given roots.
+DivergenceEvent divergence_event(const ReportRow& r, const std::string& root, const std::string& golden_root);
+
+// What a pass says about the raw files of a final token (for keeping the evidence): the token's
+// files on the watched side, its ops' files in execution order, and which of those diverged first.
+struct TokenVerdict {
+  std::vector<std::string> files;     // every file of the token on the watched side
+  std::vector<std::string> op_files;  // distinct files of its rows, in report (execution) order
+  std::optional<size_t> diverged;     // index into op_files of the first divergence
+};
+// The files to keep raw of a token: the diverging op's and those of the `n` ops before it.
+std::vector<std::string> files_to_keep(const TokenVerdict& v, uint32_t n);
+
+// One watched root and its golden, compared pass by pass. Not thread-safe: one pass at a time.
+class LiveRootCompare {
+ public:
+  // op_mapping_file: ATB vs torch, msit's -mf (empty: none).
+  LiveRootCompare(std::string root, std::string golden, Finality f = {}, std::string op_mapping_file = {});
+  // Re-matches both trees with compare's library, evaluates the pairs it has no row for yet,
+  // re-runs the first-divergence post-pass and returns the events of tokens that became final
+  // with a divergence (each token at most once per process). `note` receives lines worth logging.
+  // `verdicts` (may be null) receives each final token's files and verdict; `indexed` (may be
+  // null) every watched-side file the index placed in a token.
+  std::vector<DivergenceEvent> pass(int64_t now_ns, std::vector<std::string>& notes,
+                                    std::vector<TokenVerdict>* verdicts = nullptr,
+                                    std::set<std::string>* indexed = nullptr);
+  // The last pass left a token not final yet: passes go on until it is answered (a token
+  // becomes final by time alone, and only a pass reports it).
+  bool pending() const { return waiting_; }
+  const std::string& root() const { return root_; }
+  const std::string& golden() const { return golden_; }
+  size_t cached_rows() const { return rows_.size(); }
+
+ private:
+  // ATB / torch dumps (common/compare_atb): the library compares the whole trees; each pass
+  // runs it again and the first-divergence post-pass over its finest sheet's rows.
+  std::vector<DivergenceEvent> pass_atb(int64_t now_ns, std::vector<std::string>& notes);
+  // Reports the first divergence of each final token of `rows` (marked) not answered yet.
+  void answer_final_tokens(const std::vector<ReportRow>& rows, int64_t rank, int64_t now_ns,
+                           std::vector<DivergenceEvent>& events);
+  void note_verdicts(const std::vector<ReportRow>& rows, const DumpTree& my, int64_t rank, int64_t now_ns,
+                     std::vector<TokenVerdict>& out) const;
+
+  std::string root_, golden_, op_mapping_file_;
+  TokenFinality finality_;
+  // Rows already evaluated, by pair (both path cells and what stands for each side): a pair is
+  // evaluated again only when a side changes kind (raw -> summary) or when its row was an error.
+  std::map<std::string, ReportRow> rows_;
+  std::set<std::string> done_tokens_;  // rank/token answered (reported or found clean) while final
+  std::string last_error_;
+  bool waiting_ = false;
+};
+
+// The comparer thread of a running watch: woken when files are summarised, polls while tokens
+// are not final, reports through the alert sink.
+class LiveComparer {
+ public:
+  LiveComparer(const LiveSettings& s, DivergenceAlerts& alerts, Logger& log, Finality f = {});
+  ~LiveComparer();
+  void start();
+  void stop();
+  // A file under a watched root was summarised (any thread).
+  void note_summarised(const std::string& path);
+  // The watcher's hold policy (CandidatePolicy::hold; loop thread): with
+  // keep_raw_near_divergence > 0, a complete file under a watched root with a golden stays raw
+  // until its token's verdict releases it; the files of a diverging op and of the N ops before
+  // it stay raw for good. Bounded by held_raw_cap_bytes: beyond it files are not held (logged).
+  bool hold(const std::string& path, uint64_t bytes);
+  // Files released since the last call (loop thread, after the wake callback).
+  std::vector<std::string> take_releases();
+  // Called (from the comparer thread) when take_releases() has something.
+  void set_wake(std::function<void()> wake) { wake_ = std::move(wake); }
+  bool holds_files() const { return keep_n_ > 0; }
+
+ private:
+  void run();
+  // Applies a pass's verdicts and releases held files the index does not place in a token.
+  void settle_holds(size_t root, const std::vector<TokenVerdict>& verdicts, const std::set<std::string>& indexed,
+                    int64_t now_ns);
+  size_t root_of(const std::string& path) const;  // index into roots_, or roots_.size()
+
+  std::vector<std::unique_ptr<LiveRootCompare>> roots_;
+  std::vector<char> dirty_;  // per root, under mu_
+  // Held files (under mu_): path -> bytes and when held; kept for good; released, not yet claimed.
+  struct Held {
+    uint64_t bytes = 0;
+    int64_t since_ns = 0;
+  };
+  std::map<std::string, Held> held_;
+  std::set<std::string> kept_, released_;
+  std::vector<std::string> releases_;
+  uint64_t held_bytes_ = 0;
+  bool cap_logged_ = false;
+  uint32_t keep_n_ = 0;
+  uint64_t cap_bytes_ = 0;
+  std::function<void()> wake_;
+  DivergenceAlerts& alerts_;
+  Logger& log_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace msit::daemon

@@ -85,6 +85,7 @@ TEST(DivergenceEvent, NamesTheGeOpFromTheRow) {
   r.rank = 3;
   r.my_data_path = "/d/ge/1/graph_1_0/1/2/MatMulV2.MatMul_13.4.5.1700000000000001,outputs,0";
   r.golden_data_path = "/d/fx/gm/2/mm_13-aten.mm.default.OUTPUT.0.1.npy";
+  r.my_label = TensorLabel{"MatMul_13", "MatMulV2", TensorRole::kOutput, 0, 13};  // as the GE pair builder sets it
   r.red = 0.05;
   r.error_jump = 7.0;
   DivergenceEvent e = divergence_event(r, "/d/ge", "/d/fx");

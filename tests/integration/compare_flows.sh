@@ -28,6 +28,8 @@ done
 W=$T/w
 G=$W/$golden
 M=$W/$my
+# Options may name a generated file: @W@ is the directory the msit-dumpgen calls wrote into.
+opts=${opts//@W@/$W}
 # The default summary format (the SQLite store), whatever the test environment says.
 compact() { MSIT_COMPACT_SUMMARY_FORMAT=store "$BIN" compact "$1" -q > "$T/compact.log" 2>&1; }
 case $variant in

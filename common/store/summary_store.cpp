@@ -145,8 +145,9 @@ std::pair<std::string_view, std::string_view> split_rel(std::string_view rel) {
   return {rel.substr(0, slash), rel.substr(slash + 1)};
 }
 
+// Text, never NULL: an empty view's data() may be a null pointer, which SQLite binds as NULL.
 void bind_view(sqlite3_stmt* s, int col, std::string_view v) {
-  sqlite3_bind_text(s, col, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_text(s, col, v.empty() ? "" : v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
 }
 
 }  // namespace

@@ -150,7 +150,7 @@ crafted trigger "CREATE TRIGGER t AFTER INSERT ON files BEGIN DELETE FROM tensor
 crafted table "CREATE TABLE extra(x);"
 crafted index "CREATE INDEX by_abs_max ON tensors(abs_max);"
 crafted blob "UPDATE tensors SET elements = zeroblob(6 * 1024 * 1024)
-              WHERE file_id = (SELECT min(file_id) FROM tensors) AND ord = 0;"
+              WHERE key = (SELECT min(key) FROM tensors);"
 declare -A why=(
   [view]='has a view "huge"' [files_view]='has a view "files"' [trigger]='has a trigger "t"'
   [table]='has a table "extra"' [index]='has an index "by_abs_max"' [blob]='over 4 MiB'

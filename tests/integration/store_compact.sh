@@ -11,7 +11,7 @@ expect_rc 0 "$rc" "compact into stores"
 "$DUMPGEN" verify --manifest "$T/d/manifest.json" --tree "$T/d" --expect-raw-gone > "$T/verify.out" || { cat "$T/verify.out"; fail "stored values"; }
 for db in $(find "$T/d" -name msit-summary.db); do
   [ "$(sqlite3 "file:$db?mode=ro" 'pragma integrity_check')" = ok ] || fail "$db damaged"
-  [ "$(sqlite3 "file:$db?mode=ro" 'pragma user_version')" = 1 ] || fail "$db version"
+  [ "$(sqlite3 "file:$db?mode=ro" 'pragma user_version')" = 2 ] || fail "$db version"
 done
 rc=$(run_compact "$T/d" --json)
 expect_rc 0 "$rc" "second run"

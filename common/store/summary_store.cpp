@@ -29,15 +29,17 @@ struct StoreSql {
       *select_tensors_in_tail, *list;
 };
 
-#define MSIT_STORE_FILE_ROW_COLUMNS                                                                  \
+#define MSIT_STORE_FILE_ROW_COLUMNS                                                                          \
   "kind, size_bytes, mtime_ns, dev, ino, op_type, op_name, task_id, stream_id, op_timestamp, dump_op_name, " \
   "created_by, stored_at_ns, extra_block_count"
-#define MSIT_STORE_TENSOR_ROW_COLUMNS                                                                            \
-  "role, idx, sub_index, dtype, shape, format, original_shape, count, padding_included, stats_available, "       \
-  "l2norm_available, note, min, max, min_int, max_int, min_uint, max_uint, mean, std, abs_max, l2norm, sum, "    \
+#define MSIT_STORE_TENSOR_ROW_COLUMNS                                                                              \
+  "role, idx, sub_index, dtype, shape, format, original_shape, count, padding_included, stats_available, "         \
+  "l2norm_available, note, min, max, min_int, max_int, min_uint, max_uint, mean, std, abs_max, l2norm, sum, "      \
   "finite_count, nan_count, posinf_count, neginf_count, zero_count, elements, sketch_width, sketch_seed, sketch, " \
   "xxh3_64"
-#define MSIT_STORE_TENSOR_VALUES "?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33,?34,?35"
+#define MSIT_STORE_TENSOR_VALUES                                                                                       \
+  "?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?" \
+  "33,?34,?35"
 // One statement per file: its row and its tensors (LEFT JOIN: a file without tensors still
 // gives its row).
 #define MSIT_STORE_FILE_COLUMNS                                                                      \
@@ -60,9 +62,9 @@ struct StoreSql {
   "t.sketch, t.xxh3_64"
 // Version 2: a file's tensors are the keys [id * 2^20, id * 2^20 + 2^20) (store_version.h).
 #define MSIT_STORE_KEY_SCALE "1048576"
-#define MSIT_STORE_TENSORS_OF(id)                                                          \
-  "t.key BETWEEN " id " * " MSIT_STORE_KEY_SCALE " AND " id " * " MSIT_STORE_KEY_SCALE \
-  " + " MSIT_STORE_KEY_SCALE " - 1"
+#define MSIT_STORE_TENSORS_OF(id)                                                                                      \
+  "t.key BETWEEN " id " * " MSIT_STORE_KEY_SCALE " AND " id " * " MSIT_STORE_KEY_SCALE " + " MSIT_STORE_KEY_SCALE " -" \
+                                                                                                                  " 1"
 #define MSIT_STORE_PATH_V2 "iif(d.path = '', f.name, d.path || '/' || f.name) AS path"
 
 constexpr StoreSql kSqlV1 = {
@@ -88,11 +90,12 @@ constexpr StoreSql kSqlV2 = {
     "SELECT " MSIT_STORE_FILE_COLUMNS MSIT_STORE_PATH_V2 ", f.extra_block_count, " MSIT_STORE_TENSOR_COLUMNS
     " FROM files f JOIN dirs d ON d.id = f.dir_id LEFT JOIN tensors t ON " MSIT_STORE_TENSORS_OF(
         "f.id") " WHERE f.id = ?1 ORDER BY t.key",
-    "SELECT t.key >> 20 AS file_id, " MSIT_STORE_COMPARE_COLUMNS " FROM tensors t WHERE t.key BETWEEN ?1 * " MSIT_STORE_KEY_SCALE
-    " AND ?2 * " MSIT_STORE_KEY_SCALE " + " MSIT_STORE_KEY_SCALE " - 1 ORDER BY t.key",
+    "SELECT t.key >> 20 AS file_id, " MSIT_STORE_COMPARE_COLUMNS
+    " FROM tensors t WHERE t.key BETWEEN ?1 * " MSIT_STORE_KEY_SCALE " AND ?2 * " MSIT_STORE_KEY_SCALE
+    " + " MSIT_STORE_KEY_SCALE " - 1 ORDER BY t.key",
     // Each id is a seek in files, then a walk of its tensors' keys: in key order, no sort.
-    "SELECT t.key >> 20 AS file_id, " MSIT_STORE_COMPARE_COLUMNS " FROM files f JOIN tensors t ON " MSIT_STORE_TENSORS_OF(
-        "f.id") " WHERE f.id IN (",
+    "SELECT t.key >> 20 AS file_id, " MSIT_STORE_COMPARE_COLUMNS
+    " FROM files f JOIN tensors t ON " MSIT_STORE_TENSORS_OF("f.id") " WHERE f.id IN (",
     ") ORDER BY f.id, t.key",
     // By directory, then name: the directories' path index, and per directory the (dir_id, name)
     // index, both covering: no table row is read and nothing is sorted.
@@ -252,9 +255,7 @@ Status SummaryStore::init_schema(bool writable) {
   if (empty && !writable) return make_error(path_, Stage::kStore, "is an empty database, not a summary store");
   // Another application's database, a newer or a damaged store is refused before anything
   // (even the journal mode) is changed in it.
-  if (!empty) {
-    MSIT_ASSIGN_OR_RETURN(version_, check_existing(db, path_, writable));
-  }
+  if (!empty) { MSIT_ASSIGN_OR_RETURN(version_, check_existing(db, path_, writable)); }
   if (writable) {
     // WAL: readers (compare during a dump) never block the writer; FULL: each commit is
     // fsynced before put() returns, the precondition of every raw file removal.

@@ -125,8 +125,8 @@ class SummaryStore {
   // Writers of version 2 stores: directory ids known to this connection (committed, or
   // inserted by the open transaction: cleared when one is rolled back).
   std::unordered_map<std::string, int64_t> dir_ids_;
-  Stmt insert_file_, insert_tensor_, insert_block_, insert_dir_, find_dir_, find_file_, select_file_, select_tensors_range_, select_tensors_in_,
-      select_blocks_;
+  Stmt insert_file_, insert_tensor_, insert_block_, insert_dir_, find_dir_, find_file_, select_file_,
+      select_tensors_range_, select_tensors_in_, select_blocks_;
   TensorColumns file_columns_;     // where select_file_ holds the tensor columns
   TensorColumns compare_columns_;  // the same for select_tensors_range_ and select_tensors_in_
   // Writers only: lookups by path. In the writer's connection, a worker's lookup of the next

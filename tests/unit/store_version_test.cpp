@@ -125,23 +125,21 @@ TEST_F(StoreVersionTest, Version1StoreOfTheOldBinaryReadsAsItsJsonSummaries) {
   std::vector<std::string> listed;
   std::vector<int64_t> ids;
   ASSERT_TRUE((*r)->list([&](int64_t id, std::string_view rel) {
-                   listed.emplace_back(rel);
-                   ids.push_back(id);
-                 })
+                    listed.emplace_back(rel);
+                    ids.push_back(id);
+                  })
                   .ok());
   std::vector<std::string> want_paths;
   for (const auto& [rel, json] : want) want_paths.push_back(rel);
   EXPECT_EQ(listed, want_paths);  // version 1: in path order
   size_t seen = 0;
   ASSERT_TRUE((*r)->for_each([&](std::string_view rel, const FileSummary& s) -> Status {
-                     auto it = want.find(std::string(rel));
-                     EXPECT_NE(it, want.end()) << rel;
-                     if (it != want.end()) {
-                       EXPECT_EQ(summary_to_json(s), it->second) << rel;
-                     }
-                     ++seen;
-                     return ok_status();
-                   })
+                    auto it = want.find(std::string(rel));
+                    EXPECT_NE(it, want.end()) << rel;
+                    if (it != want.end()) { EXPECT_EQ(summary_to_json(s), it->second) << rel; }
+                    ++seen;
+                    return ok_status();
+                  })
                   .ok());
   EXPECT_EQ(seen, want.size());
   std::vector<std::optional<Result<FileSummary>>> many;
@@ -168,8 +166,8 @@ TEST_F(StoreVersionTest, WriterAppendsToAVersion1StoreInItsOwnForm) {
     auto w = SummaryStore::open_for_write(dir_ref());
     ASSERT_TRUE(w.ok()) << w.error().to_string();
     EXPECT_EQ((*w)->version(), 1);
-    ASSERT_TRUE((*w)->put({StoreEntry{"new/dir/a.npy", FileIdentity{}, &s}, StoreEntry{"b.npy", FileIdentity{}, &s}})
-                    .ok());
+    ASSERT_TRUE(
+        (*w)->put({StoreEntry{"new/dir/a.npy", FileIdentity{}, &s}, StoreEntry{"b.npy", FileIdentity{}, &s}}).ok());
     auto got = (*w)->find("new/dir/a.npy");
     ASSERT_TRUE(got.ok() && got->has_value());
     EXPECT_EQ((*got)->tensors.size(), 2u);
@@ -218,12 +216,12 @@ TEST_F(StoreVersionTest, NewStoresAreVersion2WithEachDirectoryStoredOnce) {
   EXPECT_EQ(listed, by_dir);
   size_t under = 0;
   ASSERT_TRUE((*r)->for_each(
-                     [&](std::string_view rel, const FileSummary&) -> Status {
-                       EXPECT_TRUE(rel.starts_with("a/b/")) << rel;
-                       ++under;
-                       return ok_status();
-                     },
-                     "a/b")
+                      [&](std::string_view rel, const FileSummary&) -> Status {
+                        EXPECT_TRUE(rel.starts_with("a/b/")) << rel;
+                        ++under;
+                        return ok_status();
+                      },
+                      "a/b")
                   .ok());
   EXPECT_EQ(under, 2u);
   auto o = read_overview(db(), 2);

@@ -11,10 +11,17 @@
 #     same loop, with the floor on 2 cores that these baselines put under any compactor and
 #     compact's ratio to max(dry-run, rm) per run (issue 31: <= 1.2x). BASE_BIN=another
 #     binary (e.g. a build of the previous commit) is timed in the same loop as "base".
+#     same loop, with the floor on 2 cores that these baselines put under any compactor.
+#  D. (issue 31) the stores' size on disk against the raw tree's for a tree msit-dumpgen makes:
+#     `stream` of GE and FX files of 256 B to 40 KB (~31,000 files, 272 MB), written to
+#     /dev/shm and copied to TMPDIR's filesystem, `compact -j 2` into the two stores (du of
+#     every msit-summary.db*), timed; with BASE_BIN=path/to/msit-compact the same for that
+#     binary, interleaved (A B A B ...), and the ratios of the medians.
 # Usage: [PARTS="A B C"] [BASE_BIN=...] bench/store_e2e.sh [BUILD_DIR] [FILES=29248] [PAIRS=100000] [RUNS=3]
 set -euo pipefail
 BUILD=${1:-build}; FILES=${2:-29248}; PAIRS=${3:-100000}; RUNS=${4:-3}
 PARTS=${PARTS:-A B C}
+BASE_BIN=${BASE_BIN:-}
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 BIN="$BUILD/cli/msit-compact"
 PY=${PYTHON:-/usr/bin/python3}  # needs numpy (Debian python3-numpy)
@@ -163,5 +170,43 @@ print(f"  speed of compact vs cat, per run: {', '.join(f'{x:.2f}x' for x in rati
 # than its CPU work (summarising = dry-run's, removing = rm's) spread over 2 cores.
 floor = max(st.median(ms["rm"]), (st.median(cpu["dry"]) + st.median(cpu["rm"])) / 2)
 print(f"  floor of compact on 2 cores: {floor:.0f} ms = at best {st.median(ms['cat']) / floor:.2f}x of cat's median")
+PY
+fi
+
+# D. Store size on disk for small GE and FX tensors from msit-dumpgen (issue 31, part 3).
+if part D; then
+DUMPGEN="$BUILD/tests/tools/msit-dumpgen"
+G=$(mktemp -d /dev/shm/msit-store-size.XXXXXX)
+"$DUMPGEN" stream --out "$G/t" --rate 68 --seconds 4 --min-size 256 --max-size 40000 --fx-fraction 0.5 \
+  --dtype float16,bfloat16,float32 --seed 7 > /dev/null
+cp -a "$G/t" "$T/small"; rm -rf "$G"; sync
+raw_kb=$(du -sk "$T/small" | cut -f1)
+echo "D. $(find "$T/small" -type f | wc -l) files, $(du -sh --apparent-size "$T/small" | cut -f1) apparent, ${raw_kb} KB on disk"
+: > "$T/d.txt"
+for r in $(seq "$RUNS"); do
+  for which in new ${BASE_BIN:+base}; do
+    bin=$BIN; [ "$which" = base ] && bin=$BASE_BIN
+    rm -rf "$T/run"; cp -a "$T/small" "$T/run"; sync
+    t0=$(now_ms); "$bin" compact -j 2 "$T/run" > /dev/null; sync; t1=$(now_ms)
+    kb=$(find "$T/run" -name 'msit-summary.db*' -printf '%k\n' | awk '{s+=$1} END {print s}')
+    echo "$r $which $((t1 - t0)) $kb $(cut -d' ' -f1 /proc/loadavg)" >> "$T/d.txt"
+  done
+done
+"$PY" - "$T/d.txt" "$raw_kb" <<'PY'
+import statistics as st, sys
+rows = [l.split() for l in open(sys.argv[1])]
+raw_kb = int(sys.argv[2])
+med = {}
+for which in ("new", "base"):
+    got = [r for r in rows if r[1] == which]
+    if not got:
+        continue
+    ms = [int(r[2]) for r in got]
+    kb = int(got[-1][3])
+    med[which] = (st.median(ms), kb)
+    print(f"  {which:4s} compact -j 2: median {st.median(ms) / 1e3:.2f} s ({', '.join(f'{m / 1e3:.2f}' for m in ms)}); "
+          f"stores {kb / 1024:.1f} MB on disk = {100 * kb / raw_kb:.1f}% of raw; load {', '.join(r[4] for r in got)}")
+if len(med) == 2:
+    print(f"  new/base: time {med['new'][0] / med['base'][0]:.2f}x, size {med['new'][1] / med['base'][1]:.2f}x")
 PY
 fi

@@ -113,8 +113,8 @@ void BM_SqliteStepFloor(benchmark::State& state) {
       "SELECT role, idx, sub_index, dtype, shape, format, original_shape, count, padding_included, "
       "stats_available, l2norm_available, note, min, max, min_int, max_int, min_uint, max_uint, mean, std, "
       "abs_max, l2norm, sum, finite_count, nan_count, posinf_count, neginf_count, zero_count, elements, "
-      "sketch_width, sketch_seed, sketch, xxh3_64, file_id FROM tensors WHERE file_id BETWEEN ?1 AND ?2 "
-      "ORDER BY file_id, ord";
+      "sketch_width, sketch_seed, sketch, xxh3_64, key >> 20 AS file_id FROM tensors "
+      "WHERE key BETWEEN ?1 * 1048576 AND ?2 * 1048576 + 1048575 ORDER BY key";
   if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK) std::abort();
   double total = 0;
   for (auto _ : state) {

@@ -152,9 +152,9 @@ Result<std::vector<uint64_t>> parse_dims(std::string_view text, const std::strin
   return dims;
 }
 
-void bind_file(sqlite3_stmt* s, const StoreEntry& e, int64_t now_ns) {
+void bind_file(sqlite3_stmt* s, std::string_view path, const StoreEntry& e, int64_t now_ns) {
   const FileSummary& f = *e.summary;
-  bind_text(s, 1, e.rel);
+  bind_text(s, 1, path);
   bind_text(s, 2, f.source_kind);
   bind_u64(s, 3, f.source_size);
   sqlite3_bind_int64(s, 4, f.source_mtime_ns);

@@ -16,8 +16,9 @@
 
 namespace msit::store {
 
-// Binds the files row (?1 path .. ?15 stored_at_ns) in the order of the INSERT in summary_store.cpp.
-void bind_file(sqlite3_stmt* s, const StoreEntry& e, int64_t now_ns);
+// Binds the files row (?1 path or name, ?2 kind .. ?15 extra_block_count) in the order of the
+// INSERTs in summary_store.cpp: `path` is e.rel in a version 1 store, its name in version 2.
+void bind_file(sqlite3_stmt* s, std::string_view path, const StoreEntry& e, int64_t now_ns);
 void bind_tensor(sqlite3_stmt* s, int64_t file_id, int ord, const TensorSummary& t, SketchPrecision precision);
 void bind_block(sqlite3_stmt* s, int64_t file_id, int ord, const ExtraBlock& b);
 

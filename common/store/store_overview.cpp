@@ -14,9 +14,14 @@
 namespace msit::store {
 namespace {
 
-constexpr const char* kTopSql =
+// Per store version (store_version.h).
+constexpr const char* kTopSqlV1 =
     "SELECT f.path, t.role, t.idx, t.sub_index, t.dtype, t.shape, t.abs_max FROM tensors t JOIN files f ON "
     "f.id = t.file_id WHERE t.abs_max IS NOT NULL ORDER BY t.abs_max DESC, f.path, t.ord LIMIT ?";
+constexpr const char* kTopSqlV2 =
+    "SELECT iif(d.path = '', f.name, d.path || '/' || f.name) AS path, t.role, t.idx, t.sub_index, t.dtype, t.shape, "
+    "t.abs_max FROM tensors t JOIN files f ON f.id = t.key >> 20 JOIN dirs d ON d.id = f.dir_id "
+    "WHERE t.abs_max IS NOT NULL ORDER BY t.abs_max DESC, path, t.key LIMIT ?";
 
 Result<Stmt> step_row(sqlite3* db, const std::string& path, const char* sql) {
   MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db, path, sql));
@@ -46,8 +51,8 @@ void add_file_sizes(const DirRef& dir, StoreOverview& o) {
   }
 }
 
-Status read_top(sqlite3* db, StoreOverview& o, size_t top_n) {
-  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db, o.path, kTopSql));
+Status read_top(sqlite3* db, int version, StoreOverview& o, size_t top_n) {
+  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db, o.path, version == 1 ? kTopSqlV1 : kTopSqlV2));
   sqlite3_bind_int64(s.get(), 1, static_cast<int64_t>(std::min<size_t>(top_n, 10000)));
   int rc;
   while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
@@ -95,7 +100,7 @@ Result<StoreOverview> read_overview(const std::string& db_path, size_t top_n) {
     o.tensors = u64_at(s.get(), 0);
     o.extra_blocks = u64_at(s.get(), 1);
   }
-  MSIT_TRY(read_top(db, o, top_n));
+  MSIT_TRY(read_top(db, store->version(), o, top_n));
   add_file_sizes(store->dir(), o);
   return o;
 }

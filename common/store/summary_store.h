@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/base/result.h"
@@ -19,14 +20,12 @@
 #include "common/safety/beneath.h"
 #include "common/store/sqlite_handle.h"
 #include "common/store/store_open.h"
+#include "common/store/store_version.h"
 #include "common/store/store_vfs.h"
 #include "common/store/tensor_columns.h"
 #include "common/summary/summary.h"
 
 namespace msit::store {
-
-inline constexpr int kStoreVersion = 1;
-inline constexpr int32_t kStoreApplicationId = 0x6d736974;  // "msit"
 
 // Sketch buckets are summed in double; stored as float32 they take half the space (the
 // estimates move by far less than 1%, docs/benchmarks.md), as float64 they are bit-exact.
@@ -60,6 +59,8 @@ class SummaryStore {
   SummaryStore& operator=(const SummaryStore&) = delete;
 
   const std::string& path() const { return path_; }
+  // The store's version (store_version.h): new stores are kStoreVersion, older ones keep theirs.
+  int version() const { return version_; }
   // The directory the store's files were opened in.
   const DirRef& dir() const { return dir_; }
   // The connection, for aggregate queries of a read-only store on one thread (store_overview).
@@ -75,7 +76,8 @@ class SummaryStore {
   Result<std::optional<FileSummary>> find(std::string_view rel);
   // Identity recorded for `rel` (size, mtime) without reading its tensors; likewise.
   Result<std::optional<FileIdentity>> find_identity(std::string_view rel);
-  // Every (file id, relative raw path), in path order.
+  // Every (file id, relative raw path): in path order in a version 1 store, by directory and
+  // then name in a version 2 store (docs/store.md).
   Status list(const std::function<void(int64_t id, std::string_view rel)>& visit);
   // The size of the raw file that entry `file_id` summarises.
   Result<uint64_t> raw_size(int64_t file_id);
@@ -104,6 +106,8 @@ class SummaryStore {
                                                             const StoreFiles& files);
   Status prepare_statements(bool writable);
   Status insert_one(const StoreEntry& e, int64_t now_ns);
+  // Version 2: the id of directory `dir` in `dirs`, inserted when new (in the open transaction).
+  Result<int64_t> dir_id_locked(std::string_view dir);
   Result<FileSummary> load_locked(int64_t file_id, std::string_view rel);
   Result<FileSummary> read_group(sqlite3_stmt* f, int& rc, int64_t file_id, std::string_view rel_hint);
   Result<FileSummary> read_tensors_of(sqlite3_stmt* f, int& rc, int64_t file_id);
@@ -117,8 +121,12 @@ class SummaryStore {
   std::string path_;
   std::mutex mu_;
   DbHandle db_;
-  Stmt insert_file_, insert_tensor_, insert_block_, find_file_, select_file_, select_tensors_range_, select_tensors_in_,
-      select_blocks_;
+  int version_ = kStoreVersion;
+  // Writers of version 2 stores: directory ids known to this connection (committed, or
+  // inserted by the open transaction: cleared when one is rolled back).
+  std::unordered_map<std::string, int64_t> dir_ids_;
+  Stmt insert_file_, insert_tensor_, insert_block_, insert_dir_, find_dir_, find_file_, select_file_,
+      select_tensors_range_, select_tensors_in_, select_blocks_;
   TensorColumns file_columns_;     // where select_file_ holds the tensor columns
   TensorColumns compare_columns_;  // the same for select_tensors_range_ and select_tensors_in_
   // Writers only: lookups by path. In the writer's connection, a worker's lookup of the next

@@ -156,7 +156,11 @@ def stored_paths(root):
         # A file a killed writer created before its first commit has no tables yet.
         if not con.execute("SELECT 1 FROM sqlite_schema WHERE name = 'files'").fetchone():
             return set()
-        return {row[0] for row in con.execute("SELECT path FROM files")}
+        v2 = con.execute("PRAGMA user_version").fetchone()[0] >= 2
+        # Version 2 stores a file's directory once, in dirs (docs/store.md).
+        sql = ("SELECT iif(d.path = '', f.name, d.path || '/' || f.name) FROM files f JOIN dirs d ON d.id = f.dir_id"
+               if v2 else "SELECT path FROM files")
+        return {row[0] for row in con.execute(sql)}
     finally:
         con.close()
 

@@ -10,6 +10,16 @@ import sys
 
 import hashlib
 
+# Each file's path and size, per store version (docs/store.md): version 2 keeps directories in dirs.
+FILES_SQL = {
+    1: "SELECT path, size_bytes FROM files",
+    2: "SELECT iif(d.path = '', f.name, d.path || '/' || f.name), f.size_bytes FROM files f JOIN dirs d ON d.id = f.dir_id",
+}
+
+
+def store_version(con):
+    return 2 if con.execute("PRAGMA user_version").fetchone()[0] >= 2 else 1
+
 
 def stores(tree):
     out = {}
@@ -21,7 +31,7 @@ def stores(tree):
             try:
                 # A file a killed writer created before its first commit has no tables yet.
                 has = con.execute("SELECT 1 FROM sqlite_schema WHERE name = 'files'").fetchone()
-                rows = {r[0]: r[1] for r in con.execute("SELECT path, size_bytes FROM files")} if has else {}
+                rows = {r[0]: r[1] for r in con.execute(FILES_SQL[store_version(con)])} if has else {}
                 ok = con.execute("PRAGMA quick_check").fetchone()[0]
             finally:
                 con.close()

@@ -43,7 +43,7 @@ tensors=$(( $(sqlite3 "$T/m/msit_ge_dump/msit-summary.db" "select count(*) from 
 
 # inspect: a store's overview, and the raw file that the store now stands for.
 "$MSIT" inspect "$T/m/msit_ge_dump/msit-summary.db" > "$T/inspect.out"
-grep -q "summary store, version 1" "$T/inspect.out" || fail "store overview: $(cat "$T/inspect.out")"
+grep -q "summary store, version 2" "$T/inspect.out" || fail "store overview: $(cat "$T/inspect.out")"
 grep -q "largest abs_max" "$T/inspect.out" || fail "no top tensors: $(cat "$T/inspect.out")"
 "$MSIT" inspect "$raw_ge" > "$T/inspect_raw.out" || fail "inspect of removed $raw_ge"
 grep -q "^stored summary of $raw_ge (in $T/m/msit_ge_dump/msit-summary.db)" "$T/inspect_raw.out" \

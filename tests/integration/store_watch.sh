@@ -48,7 +48,7 @@ stop_daemon
 e="$WORK/reload/msit_ge_dump"; mkdir -p "$e/x"
 sketch_bytes() {
   sqlite3 -cmd ".timeout 5000" "file:$e/msit-summary.db?mode=ro" \
-    "select length(t.sketch) from files f join tensors t on t.file_id = f.id where f.path = 'x/$1' and t.ord = 0" 2> /dev/null
+    "select length(t.sketch) from dirs d join files f on f.dir_id = d.id join tensors t on t.key = f.id * 1048576 where d.path = 'x' and f.name = '$1'" 2> /dev/null
 }
 printf 'settle_ms = 0\nsketch_width = 128\nsketch_bits = 32\n' > "$WORK/r.conf"
 start_daemon --config "$WORK/r.conf" "$e"

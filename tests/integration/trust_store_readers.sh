@@ -40,7 +40,7 @@ as_user "$UA" "$MSIT" compact "$T/a/m/msit_ge_dump" "$T/a/m/msit_fx_dump" > "$T/
 store_a="$T/a/m/msit_fx_dump/msit-summary.db"
 [ -f "$store_a" ] && [ "$(stat -c %U "$store_a")" = "$UA" ] || fail "no store of user A"
 [ ! -e "$store_a-wal" ] || fail "A's store still has a WAL after compact"
-raw_gone=$(sqlite3 -readonly "file:$store_a?immutable=1" "select path from files order by path limit 1")
+raw_gone=$(sqlite3 -readonly "file:$store_a?immutable=1" "select path from tensor_stats order by path limit 1")
 raw_gone="$T/a/m/msit_fx_dump/$raw_gone"
 [ ! -e "$raw_gone" ] || fail "$raw_gone was not compacted"
 # A root file any user may write (protected_hardlinks lets A link it), and a root-only one
@@ -108,7 +108,7 @@ cp "$T/b/msit-summary.db-wal" "$T/probe/msit-summary.db-wal"
 as_user "$UB" cp "$T/b/msit-summary.db-wal" "$store_s-wal"
 before_wal=$(ident "$store_s-wal")
 before_store=$(ident "$store_s")
-raw_s=$(sqlite3 -readonly "file:$store_s?immutable=1" "select path from files order by path limit 1")
+raw_s=$(sqlite3 -readonly "file:$store_s?immutable=1" "select path from tensor_stats order by path limit 1")
 raw_s="$T/s/m/msit_fx_dump/$raw_s"
 pattern="msit-summary.db-wal.*belongs to uid $UB_ID.*store belongs to uid $UA_ID"
 expect_fail "export (CSV) beside B's WAL" "$T/2.export" "$pattern" msit export "$T/s/m" --format csv -o "$T/2.csv"
@@ -150,7 +150,7 @@ crafted trigger "CREATE TRIGGER t AFTER INSERT ON files BEGIN DELETE FROM tensor
 crafted table "CREATE TABLE extra(x);"
 crafted index "CREATE INDEX by_abs_max ON tensors(abs_max);"
 crafted blob "UPDATE tensors SET elements = zeroblob(6 * 1024 * 1024)
-              WHERE file_id = (SELECT min(file_id) FROM tensors) AND ord = 0;"
+              WHERE key = (SELECT min(key) FROM tensors);"
 declare -A why=(
   [view]='has a view "huge"' [files_view]='has a view "files"' [trigger]='has a trigger "t"'
   [table]='has a table "extra"' [index]='has an index "by_abs_max"' [blob]='over 4 MiB'

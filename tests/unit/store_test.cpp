@@ -230,8 +230,9 @@ TEST_F(StoreTest, LoadManyReportsABadRowByPath) {
   w.reset();
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(db().c_str(), &raw), SQLITE_OK);
-  EXPECT_EQ(sqlite3_exec(raw, "UPDATE tensors SET shape = 'not a shape' WHERE file_id = 5", nullptr, nullptr, nullptr),
-            SQLITE_OK);
+  EXPECT_EQ(
+      sqlite3_exec(raw, "UPDATE tensors SET shape = 'not a shape' WHERE key >> 20 = 5", nullptr, nullptr, nullptr),
+      SQLITE_OK);
   sqlite3_close(raw);
   auto r = SummaryStore::open_read_only(db());
   ASSERT_TRUE(r.ok()) << r.error().to_string();

@@ -301,7 +301,7 @@ TEST_F(StoreTrustTest, CraftedSchemasAreRefused) {
 TEST_F(StoreTrustTest, ValueOverTheLimitIsRefusedByPath) {
   make_store();
   const std::string update = "UPDATE tensors SET elements = zeroblob(" + std::to_string(kMaxStoreValueBytes + 1) +
-                             ") WHERE file_id = (SELECT id FROM files WHERE path = 'b.npy')";
+                             ") WHERE key >> 20 = (SELECT id FROM files WHERE name = 'b.npy')";
   sql(db(), update.c_str());
   auto r = SummaryStore::open_read_only(db());
   ASSERT_TRUE(r.ok()) << r.error().to_string();

@@ -11,7 +11,6 @@
 #     same loop, with the floor on 2 cores that these baselines put under any compactor and
 #     compact's ratio to max(dry-run, rm) per run (issue 31: <= 1.2x). BASE_BIN=another
 #     binary (e.g. a build of the previous commit) is timed in the same loop as "base".
-#     same loop, with the floor on 2 cores that these baselines put under any compactor.
 #  D. (issue 31) the stores' size on disk against the raw tree's for a tree msit-dumpgen makes:
 #     `stream` of GE and FX files of 256 B to 40 KB (~31,000 files, 272 MB), written to
 #     /dev/shm and copied to TMPDIR's filesystem, `compact -j 2` into the two stores (du of

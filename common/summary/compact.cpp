@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 #include <map>
 
 #include "common/base/io_pool.h"
@@ -377,7 +378,7 @@ Status publish_one(PreparedSummary& p) {
 
 }  // namespace
 
-std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummary> batch) {
+std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummary> batch, int64_t* durable_ns) {
   std::vector<std::optional<Error>> failure(batch.size());
   std::vector<bool> summary_new(batch.size(), false);
   sync_temps(batch, failure);
@@ -397,6 +398,11 @@ std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummar
   }
   // One fsync per directory makes every rename above durable before any unlink below.
   for (auto& [fd, entry] : dirs) entry.second = ::fsync(fd) == 0;
+  if (durable_ns) {
+    struct timespec ts {};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    *durable_ns = static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+  }
   // Raw files are removed in parallel: on ext4 with discard each unlink waits ~1 ms and
   // the filesystem runs many at once (common/base/io_pool.h). The raw file's descriptor is
   // closed there too: that last close, not the unlink, frees the inode (ext4_evict_inode:

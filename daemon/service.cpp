@@ -31,13 +31,15 @@ constexpr uint64_t kBatchBytesMax = 64ull << 20;
 constexpr int64_t kStatusLogEveryNs = 30'000'000'000;
 // The first look after a close/rename event (docs/safety.md K1): long enough to coalesce a
 // writer's close-and-reopen (numpy's open_memmap reopens within microseconds), short against
-// the 250 ms close -> deleted target (docs/benchmarks.md).
+// the 250 ms close -> deleted target (docs/benchmarks.md). A settle raised above the default
+// asks for a longer blind quiet time (writers that close and reopen): it is kept whole.
 constexpr int64_t kFirstLookNs = 50'000'000;
+constexpr int64_t kDefaultSettleNs = int64_t{kSettleMs.def} * 1'000'000;
 
 WatcherOptions watcher_options(const WatchSettings& s, unsigned jobs) {
   WatcherOptions o;
   o.settle_ns = int64_t{s.settle_ms} * 1'000'000;
-  o.first_look_ns = std::min(o.settle_ns, kFirstLookNs);
+  o.first_look_ns = o.settle_ns > kDefaultSettleNs ? o.settle_ns : std::min(o.settle_ns, kFirstLookNs);
   o.rescan_interval_ns = int64_t{s.rescan_interval_s} * 1'000'000'000;
   o.backoff_cap_ns = std::min<int64_t>(30'000'000'000, o.rescan_interval_ns);
   o.max_watches_per_root = s.max_watches_per_root;
@@ -131,9 +133,10 @@ void Service::arm_due() {
     uv_timer_stop(&due_);
     return;
   }
-  // libuv timers count whole milliseconds from the loop's cached time: round up, never early.
+  // libuv timers count whole milliseconds from the loop's cached time: round up, and at least
+  // 1 ms (a 0 ms timer set from its own callback would run again at once, forever).
   const int64_t wait_ns = due - steady_clock().now_ns();
-  const uint64_t wait_ms = wait_ns <= 0 ? 0 : static_cast<uint64_t>((wait_ns + 999'999) / 1'000'000);
+  const uint64_t wait_ms = wait_ns <= 1'000'000 ? 1 : static_cast<uint64_t>((wait_ns + 999'999) / 1'000'000);
   uv_update_time(&loop_);
   uv_timer_start(
       &due_,

@@ -141,7 +141,8 @@ void Watcher::after_event(Pending& p, int64_t now) {
 }
 
 int64_t Watcher::next_due_ns() const {
-  if (stopping_ || queue_.empty()) return INT64_MAX;
+  // At the in-flight cap nothing is handed out before a result comes back (which dispatches).
+  if (stopping_ || queue_.empty() || in_flight_ >= opts_.max_in_flight) return INT64_MAX;
   return queue_.begin()->first;
 }
 

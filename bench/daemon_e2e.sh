@@ -3,14 +3,17 @@
 # steady rate; the tree's disk use is sampled every 0.5 s (a) with no compaction, (b) with the
 # daemon, (c) with the old Python converter polling every 0.5 s. Prints disk use over time,
 # peak tree size, summaries' size, the daemon's close->deletion latency and peak RSS.
-# WATCH_FLAGS are added to the watch command line (e.g. WATCH_FLAGS=--archive).
-# Usage: [SETTLE_MS=200] [SKIP_BASELINES=1] [WATCH_FLAGS=...] bench/daemon_e2e.sh [BUILD_DIR] [RATE_MBps] [SECONDS] [MIN_SIZE] [MAX_SIZE]
+# WATCH_FLAGS are added to the watch command line (e.g. WATCH_FLAGS=--archive), STREAM_FLAGS to
+# the generator's (e.g. STREAM_FLAGS="--slow-fraction 0.1"); WATCH_BIN runs another build of
+# msit-compact (an A/B baseline: bench/daemon_latency_ab.sh). SETTLE_MS unset: the default settle.
+# Usage: [SETTLE_MS=200] [SKIP_BASELINES=1] [WATCH_FLAGS=...] [STREAM_FLAGS=...] [WATCH_BIN=...] bench/daemon_e2e.sh [BUILD_DIR] [RATE_MBps] [SECONDS] [MIN_SIZE] [MAX_SIZE]
 set -euo pipefail
 BUILD=${1:-build}; RATE=${2:-200}; SECS=${3:-20}; MIN=${4:-65536}; MAX=${5:-67108864}
-BIN="$BUILD/cli/msit-compact"; GEN="$BUILD/tests/tools/msit-dumpgen"
+BIN=${WATCH_BIN:-$BUILD/cli/msit-compact}; GEN="$BUILD/tests/tools/msit-dumpgen"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 WORK="$(mktemp -d "${TMPDIR:-/var/tmp}/msit-e2e.XXXXXX")"; trap 'rm -rf "$WORK"' EXIT
-SKIP_BASELINES=${SKIP_BASELINES:-0}; SETTLE_MS=${SETTLE_MS:-200}; WATCH_FLAGS=${WATCH_FLAGS:-}
+SKIP_BASELINES=${SKIP_BASELINES:-0}; WATCH_FLAGS=${WATCH_FLAGS:-}; STREAM_FLAGS=${STREAM_FLAGS:-}
+SETTLE_FLAG=""; [ -z "${SETTLE_MS:-}" ] || SETTLE_FLAG="--settle-ms $SETTLE_MS"
 # The baseline needs numpy: prefer a python3 that has it (pyenv shims may not).
 PY=python3; python3 -c 'import numpy' 2>/dev/null || PY=/usr/bin/python3
 
@@ -32,7 +35,7 @@ run() {  # run NAME: stream into $WORK/NAME while the chosen compactor runs
   local name=$1 d="$WORK/$1"; mkdir -p "$d"; rm -f "$WORK/stop-sampling" "$WORK/stop-conv"
   local cpid=""
   case $name in
-    daemon) "$BIN" watch $WATCH_FLAGS --settle-ms "$SETTLE_MS" --json-status "$WORK/status.json" "$d" 2>"$WORK/daemon.log" & cpid=$! ;;
+    daemon) "$BIN" watch $WATCH_FLAGS $SETTLE_FLAG --json-status "$WORK/status.json" "$d" 2>"$WORK/daemon.log" & cpid=$! ;;
     python) "$PY" "$HERE/old_converter.py" "$d" "$WORK/stop-conv" & cpid=$! ;;
   esac
   sleep 0.5
@@ -42,7 +45,7 @@ run() {  # run NAME: stream into $WORK/NAME while the chosen compactor runs
   # The generator's own line says whether it held the rate; its CPU time (pool generation
   # excluded: it happens before the first file) is what it took from the daemon's cores.
   /usr/bin/time -f '%U %S' -o "$WORK/gen.time" \
-    "$GEN" stream --out "$d" --rate "$RATE" --seconds "$SECS" --min-size "$MIN" --max-size "$MAX" --seed 7 > "$WORK/gen.out"
+    "$GEN" stream --out "$d" --rate "$RATE" --seconds "$SECS" --min-size "$MIN" --max-size "$MAX" --seed 7 $STREAM_FLAGS > "$WORK/gen.out"
   local t1; t1=$(date +%s%N)
   [ -z "$cpid" ] || echo "$(( $(cpu_ticks "$cpid") - c0 ))" > "$WORK/$name.cpu"
   case $name in
@@ -71,5 +74,8 @@ l = s["latency_ms"]
 print("  daemon: %d files, freed %.1f MB; close->deleted p50 %.0f ms, p99 %.0f ms, max %.0f ms; peak RSS %.1f MB"
       % (s["files_compacted"] + s["verified_existing"], s["bytes_freed"] / 1e6, l["p50"], l["p99"], l["max"],
          int(sys.argv[2]) / 1024))
+st = s.get("latency_stages_ms")  # builds before issue 31 part 4 have no stages
+if st:
+    print("  stages p50/p99 ms: " + ", ".join("%s %.0f/%.0f" % (k, v["p50"], v["p99"]) for k, v in st.items()))
 PY
 [ "$SKIP_BASELINES" = 1 ] || run python

@@ -1,6 +1,7 @@
 // What the daemon reports: counters, close-to-deletion latency, STATUS= text and status JSON.
 #include "daemon/counters.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 
@@ -28,6 +29,33 @@ double LatencyHistogram::percentile_ms(double p) const {
     if (seen >= rank) return static_cast<double>(b + 1);  // upper edge of the bucket
   }
   return max_ms();
+}
+
+const char* latency_stage_name(LatencyStage s) {
+  switch (s) {
+    case LatencyStage::kSettle: return "settle";
+    case LatencyStage::kDispatch: return "dispatch";
+    case LatencyStage::kQueue: return "queue";
+    case LatencyStage::kSummarise: return "summarise";
+    case LatencyStage::kCommit: return "commit";
+    case LatencyStage::kUnlink: return "unlink";
+  }
+  return "?";
+}
+
+void Counters::add_latency(const LatencyStamps& t) {
+  latency.add(t.done_ns - t.event_ns);
+  // A stamp not taken (0, or a fake compactor's) counts its stage as 0 and the time to the
+  // next stage it has; each boundary is kept within [previous, done] so the stages add up.
+  const int64_t marks[] = {t.event_ns, t.due_ns, t.claimed_ns, t.started_ns, t.prepared_ns, t.durable_ns, t.done_ns};
+  int64_t prev = t.event_ns;
+  for (size_t i = 0; i < kLatencyStages; ++i) {
+    int64_t m = i + 1 == kLatencyStages ? t.done_ns : marks[i + 1];
+    if (m == 0) m = prev;
+    m = std::clamp(m, prev, std::max(prev, t.done_ns));
+    stages[i].add(m - prev);
+    prev = m;
+  }
 }
 
 std::string Counters::status_line() const {
@@ -89,6 +117,11 @@ nlohmann::json Counters::to_json(int pid, const std::string& state) const {
                      {"p50", latency.percentile_ms(50)},
                      {"p99", latency.percentile_ms(99)},
                      {"max", latency.max_ms()}};
+  // Per stage: where the time of the files above went (docs/daemon.md).
+  j["latency_stages_ms"] = nlohmann::json::object();
+  for (size_t i = 0; i < kLatencyStages; ++i)
+    j["latency_stages_ms"][latency_stage_name(static_cast<LatencyStage>(i))] = {
+        {"p50", stages[i].percentile_ms(50)}, {"p99", stages[i].percentile_ms(99)}, {"max", stages[i].max_ms()}};
   return j;
 }
 

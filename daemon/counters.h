@@ -28,6 +28,24 @@ class LatencyHistogram {
   int64_t max_ns_ = 0;
 };
 
+// Where close -> deleted goes, stage by stage, for the same files as the total (raw removed,
+// found by an event). The stages add up to the total.
+enum class LatencyStage : uint8_t {
+  kSettle,     // close/rename event -> the look that claimed it (quiet time, busy re-looks)
+  kDispatch,   // that look was due -> claimed (timer lateness, the in-flight cap, the probe)
+  kQueue,      // claimed -> a worker took its batch
+  kSummarise,  // the batch read and summarised (temps written)
+  kCommit,     // temps synced, store rows committed (WAL fsync), directories fsynced
+  kUnlink,     // claim-then-unlink of the raw file, its descriptor closed
+};
+inline constexpr size_t kLatencyStages = 6;
+const char* latency_stage_name(LatencyStage s);
+
+// Timestamps of one file's way from its event to its deletion (steady clock, ns; 0: not known).
+struct LatencyStamps {
+  int64_t event_ns = 0, due_ns = 0, claimed_ns = 0, started_ns = 0, prepared_ns = 0, durable_ns = 0, done_ns = 0;
+};
+
 struct Counters {
   uint64_t files_compacted = 0;    // summaries published by us
   uint64_t verified_existing = 0;  // raw removed after its existing summary was verified
@@ -46,16 +64,20 @@ struct Counters {
   uint64_t watches = 0;
   uint64_t unwatched_dirs = 0;
   uint64_t missing_roots = 0;
-  uint64_t watch_capped_roots = 0;                     // roots at max_watches_per_root: rescanned instead
-  uint64_t bad_files_remembered = 0;                   // left alone until they change (bounded table)
-  uint64_t bad_files_not_remembered = 0;               // beyond that table: retried by rescans
-  uint64_t log_lines_suppressed = 0;                   // failure lines summed up per reason instead
-  std::map<std::string, uint64_t> failures_by_reason;  // files per stage name
-  LatencyHistogram latency;                            // close event -> raw deleted
+  uint64_t watch_capped_roots = 0;                      // roots at max_watches_per_root: rescanned instead
+  uint64_t bad_files_remembered = 0;                    // left alone until they change (bounded table)
+  uint64_t bad_files_not_remembered = 0;                // beyond that table: retried by rescans
+  uint64_t log_lines_suppressed = 0;                    // failure lines summed up per reason instead
+  std::map<std::string, uint64_t> failures_by_reason;   // files per stage name
+  LatencyHistogram latency;                             // close event -> raw deleted
+  std::array<LatencyHistogram, kLatencyStages> stages;  // the same, split (LatencyStage)
   // Live divergence (docs/live-divergence.md): set by the service from its alert sink.
   bool live_divergence = false;  // watch --golden
   uint64_t divergences = 0;      // reported, also by earlier runs (read back from the events file)
   std::optional<DivergenceEvent> last_divergence;
+
+  // Adds one deleted file to the total and its stages.
+  void add_latency(const LatencyStamps& t);
 
   // "compacted 12 files, freed 1.2 GiB, pending 3, in flight 2, errors 0"; with --golden
   // "; divergences 1, last: rank 0 token 0 Add_3 (Add)"

@@ -79,6 +79,11 @@ struct JobResult {
   uint64_t summary_bytes = 0;
   FileIdentity seen;
   int64_t event_ns = 0;
+  // Latency stages (daemon/counters.h): a worker took the batch, the batch was summarised, its
+  // summaries were durable, the raw files were removed. 0 where not measured.
+  int64_t started_ns = 0;
+  int64_t prepared_ns = 0;
+  int64_t durable_ns = 0;
   int64_t done_ns = 0;
 };
 

@@ -158,7 +158,9 @@ std::vector<JobResult> EngineCompactor::run_batch(const std::vector<Job>& jobs) 
   }
   prepared.clear();
   if (go.empty()) return out;
-  std::vector<Result<CompactOutcome>> published = publish_summaries(std::move(go));
+  const int64_t prepared_ns = steady_clock().now_ns();  // latency stages (daemon/counters.h)
+  int64_t durable_ns = 0;
+  std::vector<Result<CompactOutcome>> published = publish_summaries(std::move(go), &durable_ns);
   for (size_t k = 0; k < published.size(); ++k) {
     const Job& j = jobs[go_owner[k]];
     if (!published[k].ok()) {
@@ -171,6 +173,8 @@ std::vector<JobResult> EngineCompactor::run_batch(const std::vector<Job>& jobs) 
     r.seen = j.seen;
     r.event_ns = j.event_ns;
     r.status = JobStatus::kDone;
+    r.prepared_ns = prepared_ns;
+    r.durable_ns = durable_ns;
     r.verified_existing = o.kind == CompactResultKind::kVerifiedExisting;
     r.raw_removed = o.raw_removed;
     r.raw_bytes = o.raw_bytes;

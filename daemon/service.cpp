@@ -35,10 +35,17 @@ constexpr int64_t kStatusLogEveryNs = 30'000'000'000;
 // EX_CONFIG, as for a bad config file: an events file that is refused (a symlink, not ours, not
 // an events file) stays refused on a restart (the unit's RestartPreventExitStatus=78).
 constexpr int kExitBadAlerts = 78;
+// The first look after a close/rename event (docs/safety.md K1): long enough to coalesce a
+// writer's close-and-reopen (numpy's open_memmap reopens within microseconds), short against
+// the 250 ms close -> deleted target (docs/benchmarks.md). A settle raised above the default
+// asks for a longer blind quiet time (writers that close and reopen): it is kept whole.
+constexpr int64_t kFirstLookNs = 50'000'000;
+constexpr int64_t kDefaultSettleNs = int64_t{kSettleMs.def} * 1'000'000;
 
 WatcherOptions watcher_options(const WatchSettings& s, unsigned jobs) {
   WatcherOptions o;
   o.settle_ns = int64_t{s.settle_ms} * 1'000'000;
+  o.first_look_ns = o.settle_ns > kDefaultSettleNs ? o.settle_ns : std::min(o.settle_ns, kFirstLookNs);
   o.rescan_interval_ns = int64_t{s.rescan_interval_s} * 1'000'000'000;
   o.backoff_cap_ns = std::min<int64_t>(30'000'000'000, o.rescan_interval_ns);
   o.max_watches_per_root = s.max_watches_per_root;
@@ -75,6 +82,10 @@ class Service {
     return static_cast<Service*>(h->data);
   }
   void start_handles();
+  // Runs `f` on the watcher, then sets the due timer to the earliest waiting file.
+  template <class F>
+  void with_watcher(F&& f);
+  void arm_due();
   void on_status_timer();
   void publish_status(const char* state);
   void reload();
@@ -108,7 +119,7 @@ class Service {
   CommandRunner commands_{&loop_, log_};      // low_space_hook and on_divergence
   std::unique_ptr<DivergenceAlerts> alerts_;  // with --golden
   uv_poll_t poll_{};
-  uv_timer_t tick_{}, status_{}, watchdog_{};
+  uv_timer_t tick_{}, due_{}, status_{}, watchdog_{};
   uv_async_t wake_{};
   uv_signal_t sigterm_{}, sigint_{}, sighup_{};
   std::unique_ptr<WorkerPool> pool_;
@@ -120,6 +131,33 @@ class Service {
   int64_t last_log_ns_ = 0;
   std::string last_logged_;
 };
+
+template <class F>
+void Service::with_watcher(F&& f) {
+  f(*watcher_);
+  arm_due();
+}
+
+void Service::arm_due() {
+  if (stopping_) return;
+  const int64_t due = watcher_->next_due_ns();
+  if (due == INT64_MAX) {
+    uv_timer_stop(&due_);
+    return;
+  }
+  // libuv timers count whole milliseconds from the loop's cached time: round up, and at least
+  // 1 ms (a 0 ms timer set from its own callback would run again at once, forever).
+  const int64_t wait_ns = due - steady_clock().now_ns();
+  const uint64_t wait_ms = wait_ns <= 1'000'000 ? 1 : static_cast<uint64_t>((wait_ns + 999'999) / 1'000'000);
+  uv_update_time(&loop_);
+  uv_timer_start(
+      &due_,
+      [](uv_timer_t* h) {
+        self(h)->watcher_->on_tick();
+        self(h)->arm_due();
+      },
+      wait_ms, 0);
+}
 
 void Service::publish_status(const char* state) {
   for (const auto& w : compactor_.take_warnings()) log_.warning(w);
@@ -279,6 +317,7 @@ void Service::begin_stop(int signum) {
   watcher_->stop_claiming();
   uv_poll_stop(&poll_);
   uv_timer_stop(&tick_);
+  uv_timer_stop(&due_);
   uv_timer_stop(&status_);
   // A command still running would keep the loop alive: ask it to stop (its exit is still logged).
   commands_.close(SIGTERM);
@@ -293,22 +332,27 @@ void Service::begin_stop(int signum) {
     if (!uv_is_closing(h)) uv_close(h, nullptr);
   };
   for (uv_handle_t* h : {reinterpret_cast<uv_handle_t*>(&poll_), reinterpret_cast<uv_handle_t*>(&tick_),
-                         reinterpret_cast<uv_handle_t*>(&status_), reinterpret_cast<uv_handle_t*>(&watchdog_),
-                         reinterpret_cast<uv_handle_t*>(&wake_), reinterpret_cast<uv_handle_t*>(&sigterm_),
-                         reinterpret_cast<uv_handle_t*>(&sigint_), reinterpret_cast<uv_handle_t*>(&sighup_)})
+                         reinterpret_cast<uv_handle_t*>(&due_), reinterpret_cast<uv_handle_t*>(&status_),
+                         reinterpret_cast<uv_handle_t*>(&watchdog_), reinterpret_cast<uv_handle_t*>(&wake_),
+                         reinterpret_cast<uv_handle_t*>(&sigterm_), reinterpret_cast<uv_handle_t*>(&sigint_),
+                         reinterpret_cast<uv_handle_t*>(&sighup_)})
     close(h);
 }
 
 void Service::start_handles() {
   uv_poll_init(&loop_, &poll_, source_.poll_fd());
   poll_.data = this;
-  uv_poll_start(&poll_, UV_READABLE, [](uv_poll_t* h, int, int) { self(h)->watcher_->on_events(); });
+  uv_poll_start(&poll_, UV_READABLE,
+                [](uv_poll_t* h, int, int) { self(h)->with_watcher([](Watcher& w) { w.on_events(); }); });
 
+  // Periodic: rescans, missing roots, failure summaries; settled files are dispatched by due_.
   uint64_t tick_ms = std::clamp<uint64_t>(settings_.settle_ms / 4, 5, 50);
   uv_timer_init(&loop_, &tick_);
   tick_.data = this;
   uv_timer_start(
-      &tick_, [](uv_timer_t* h) { self(h)->watcher_->on_tick(); }, tick_ms, tick_ms);
+      &tick_, [](uv_timer_t* h) { self(h)->with_watcher([](Watcher& w) { w.on_tick(); }); }, tick_ms, tick_ms);
+  uv_timer_init(&loop_, &due_);
+  due_.data = this;
 
   uv_timer_init(&loop_, &status_);
   status_.data = this;
@@ -349,7 +393,7 @@ int Service::run() {
     if (s->comparer_)
       for (const auto& r : results)
         if (r.status == JobStatus::kDone) s->comparer_->note_summarised(r.path);
-    s->watcher_->on_results(std::move(results));
+    s->with_watcher([&results](Watcher& w) { w.on_results(std::move(results)); });
   });
   wake_.data = this;
   commands_.init_async();

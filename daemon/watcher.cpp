@@ -116,22 +116,35 @@ void Watcher::on_candidate(const std::string& path, bool from_event) {
     }
     Pending p;
     // Files found by a scan have usually been there a while; the probe still checks them.
-    p.due_ns = from_event ? now + opts_.settle_ns : now;
-    p.event_ns = from_event ? now : 0;
+    if (from_event) after_event(p, now);
+    else p.due_ns = now;
     enqueue(pending_.emplace(path, p).first);
     return;
   }
   if (!from_event) return;
   Pending& p = it->second;
-  p.event_ns = now;
-  p.attempts = 0;
   if (p.in_flight) {
+    p.event_ns = now;
+    p.attempts = 0;
     p.dirty = true;
     return;
   }
   dequeue(it);
-  p.due_ns = now + opts_.settle_ns;  // writer activity: settle again, from the start
+  after_event(p, now);  // writer activity: settle again, from the start
   enqueue(it);
+}
+
+void Watcher::after_event(Pending& p, int64_t now) {
+  p.event_ns = now;
+  p.attempts = 0;
+  p.has_obs = false;
+  p.due_ns = now + first_look_ns();
+}
+
+int64_t Watcher::next_due_ns() const {
+  // At the in-flight cap nothing is handed out before a result comes back (which dispatches).
+  if (stopping_ || queue_.empty() || in_flight_ >= opts_.max_in_flight) return INT64_MAX;
+  return queue_.begin()->first;
 }
 
 void Watcher::on_leftover(const std::string& path) {
@@ -282,6 +295,8 @@ bool Watcher::try_claim(const std::string& path, Pending& p, int64_t now) {
   p.held = false;
   p.in_flight = true;
   p.dirty = false;
+  p.look_due_ns = p.due_ns;
+  p.claimed_ns = clock_.now_ns();
   ++in_flight_;
   const bool keep = pr.writer == WriterState::kUnknown;
   if (keep) warn_unknown_writer_once(path);
@@ -329,7 +344,9 @@ void Watcher::handle_result(JobResult& r) {
       counters_.raw_bytes += r.raw_bytes;
       counters_.summary_bytes += r.summary_bytes;
       if (r.raw_removed && r.raw_bytes > r.summary_bytes) counters_.bytes_freed += r.raw_bytes - r.summary_bytes;
-      if (r.raw_removed && r.event_ns > 0) counters_.latency.add(r.done_ns - r.event_ns);
+      if (r.raw_removed && r.event_ns > 0)
+        counters_.add_latency(LatencyStamps{r.event_ns, p.look_due_ns, p.claimed_ns, r.started_ns, r.prepared_ns,
+                                            r.durable_ns, r.done_ns});
       if (p.error_logged) log_.info(r.path + ": compacted after earlier failures");
       else
         log_.debug(r.path + (r.verified_existing ? ": existing summary verified (" : ": compacted (") +
@@ -374,8 +391,8 @@ void Watcher::handle_result(JobResult& r) {
       return;
   }
   if (rewritten) {
-    p.attempts = 0;
-    p.due_ns = now + opts_.settle_ns;
+    after_event(p, p.event_ns);  // from the event that arrived while it ran
+    if (p.due_ns < now) p.due_ns = now;
     enqueue(it);
     return;
   }

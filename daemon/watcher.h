@@ -22,6 +22,11 @@ namespace msit::daemon {
 
 struct WatcherOptions {
   int64_t settle_ns = 200'000'000;  // quiet time after the last event
+  // The first look after a close/rename event (docs/safety.md K1): a file a read lease proves
+  // nobody holds open for writing is claimed then; without that proof the look starts the
+  // settle_ns stability window, and a busy file is looked at again settle_ns later.
+  // Negative: settle_ns (the first look is the full quiet time).
+  int64_t first_look_ns = -1;
   int64_t rescan_interval_ns = 30'000'000'000;
   int64_t backoff_cap_ns = 30'000'000'000;  // longest wait between two attempts
   uint32_t incomplete_attempts = 8;         // "never completes" after this many re-arms
@@ -63,6 +68,9 @@ class Watcher {
   void stop_claiming() { stopping_ = true; }
   void set_options(const WatcherOptions& o) { opts_ = o; }
 
+  // When the earliest waiting file is due (INT64_MAX when none): the service's timer fires
+  // then, so a settled file does not wait for the next periodic tick.
+  int64_t next_due_ns() const;
   size_t pending() const { return pending_.size() - in_flight_; }
   size_t in_flight() const { return in_flight_; }
   // Counters with the gauges (pending, watches, ...) refreshed.
@@ -78,7 +86,9 @@ class Watcher {
  private:
   struct Pending {
     int64_t due_ns = 0;
-    int64_t event_ns = 0;  // last close/rename event, for latency
+    int64_t event_ns = 0;     // last close/rename event, for latency
+    int64_t look_due_ns = 0;  // latency stages: the look that claimed it was due then,
+    int64_t claimed_ns = 0;   // and claimed it then
     uint32_t attempts = 0;
     bool in_flight = false;
     bool dirty = false;    // an event arrived while in flight
@@ -100,6 +110,10 @@ class Watcher {
   // Returns false when the entry must be erased.
   bool try_claim(const std::string& path, Pending& p, int64_t now);
   void rearm(Pending& p, int64_t now);
+  int64_t first_look_ns() const { return opts_.first_look_ns < 0 ? opts_.settle_ns : opts_.first_look_ns; }
+  // A close/rename event: look again after the first look, and a lease-less stability window
+  // observed before it no longer counts (the file was written meanwhile).
+  void after_event(Pending& p, int64_t now);
   void enqueue(Map::iterator it) { queue_.emplace(it->second.due_ns, &it->first); }
   void dequeue(Map::iterator it) { queue_.erase({it->second.due_ns, &it->first}); }
   void handle_result(JobResult& r);

@@ -62,9 +62,13 @@ void WorkerPool::run() {
         queue_.pop_front();
       }
     }
+    const int64_t started = clock_.now_ns();
     std::vector<JobResult> results = compactor_.run_batch(batch);
     int64_t now = clock_.now_ns();
-    for (JobResult& r : results) r.done_ns = now;
+    for (JobResult& r : results) {
+      r.started_ns = started;
+      r.done_ns = now;
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       for (JobResult& r : results) results_.push_back(std::move(r));

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 #include <map>
 
 #include "common/base/io_pool.h"
@@ -437,8 +438,14 @@ std::vector<Result<CompactOutcome>> remove_raw_files(DurableBatch d) {
   return out;
 }
 
-std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummary> batch) {
-  return remove_raw_files(make_durable(std::move(batch)));
+std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummary> batch, int64_t* durable_ns) {
+  DurableBatch d = make_durable(std::move(batch));
+  if (durable_ns) {
+    struct timespec ts {};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    *durable_ns = static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+  }
+  return remove_raw_files(std::move(d));
 }
 
 Result<CompactOutcome> compact_file(const FileRef& f, const CompactOptions& opts) {

@@ -95,8 +95,11 @@ struct PreparedSummary {
 };
 Result<PreparedSummary> prepare_summary(const FileRef& f, const CompactOptions& opts);
 Result<PreparedSummary> prepare_summary(const std::string& path, const CompactOptions& opts);
-// Returns one result per prepared entry, in order.
-std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummary> batch);
+// Returns one result per prepared entry, in order. `durable_ns` (may be null) gets the
+// CLOCK_MONOTONIC time at which the batch's summaries were durable, before any raw file was
+// claimed (the watch daemon's latency stages).
+std::vector<Result<CompactOutcome>> publish_summaries(std::vector<PreparedSummary> batch,
+                                                      int64_t* durable_ns = nullptr);
 
 // publish_summaries() in its two steps, for a caller that removes the raw files of one batch
 // while the next one is made durable (compact's publish pipeline). make_durable(): every temp

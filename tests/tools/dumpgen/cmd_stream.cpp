@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <stdexcept>
 #include <thread>
 
@@ -83,16 +84,35 @@ void write_all(int fd, const char* p, size_t n, const std::string& path) {
   }
 }
 
-// Header then payload in `chunk`-sized write() calls, like a real dumper, then close.
-void write_pieces(const std::string& path, const std::string& head, const uint8_t* payload, uint64_t size,
-                  uint64_t chunk) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error(path + ": open: " + std::strerror(errno));
-  write_all(fd, head.data(), head.size(), path);
-  for (uint64_t off = 0; off < size; off += chunk) {
-    write_all(fd, reinterpret_cast<const char*>(payload) + off, std::min(chunk, size - off), path);
+// A file being written: header then payload in `chunk`-sized write() calls, like a real dumper.
+struct OpenFile {
+  int fd = -1;
+  std::string path, final_path;  // final_path differs when it is renamed into place once closed
+  const uint8_t* payload = nullptr;
+  uint64_t size = 0, written = 0;
+  std::chrono::steady_clock::time_point finish_at{};  // slow writers: when the rest is written
+};
+
+void write_up_to(OpenFile& f, uint64_t end, uint64_t chunk) {
+  for (; f.written < end; f.written += std::min(chunk, end - f.written)) {
+    write_all(f.fd, reinterpret_cast<const char*>(f.payload) + f.written, std::min(chunk, end - f.written), f.path);
   }
-  if (::close(fd) != 0) throw std::runtime_error(path + ": close: " + std::strerror(errno));
+}
+
+OpenFile start_file(const std::string& path, const std::string& final_path, const std::string& head,
+                    const uint8_t* payload, uint64_t size) {
+  OpenFile f{::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), path, final_path, payload, size};
+  if (f.fd < 0) throw std::runtime_error(path + ": open: " + std::strerror(errno));
+  write_all(f.fd, head.data(), head.size(), path);
+  return f;
+}
+
+void finish_file(OpenFile& f, uint64_t chunk) {
+  write_up_to(f, f.size, chunk);
+  if (::close(f.fd) != 0) throw std::runtime_error(f.path + ": close: " + std::strerror(errno));
+  if (f.path != f.final_path && ::rename(f.path.c_str(), f.final_path.c_str()) != 0) {
+    throw std::runtime_error(f.path + ": rename: " + std::strerror(errno));
+  }
 }
 
 std::string ge_head(const Pool& p, uint64_t size, const std::string& op_name, uint64_t ts) {
@@ -145,11 +165,21 @@ int run_stream(const StreamOptions& o) {
   auto start = std::chrono::steady_clock::now();
   uint64_t n_files = 0, n_bytes = 0, renamed = 0;
   std::string made_ge, made_fx;  // step dirs already created
+  std::deque<OpenFile> slow;     // slow writers still holding their file, oldest first
+  uint64_t n_slow = 0;
+  auto finish_due = [&](bool all) {
+    while (!slow.empty() && (all || slow.front().finish_at <= std::chrono::steady_clock::now())) {
+      if (all) std::this_thread::sleep_until(slow.front().finish_at);
+      finish_file(slow.front(), o.chunk);
+      slow.pop_front();
+    }
+  };
   for (;;) {
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (elapsed >= o.seconds) break;
     double ahead = n_bytes / rate - elapsed;  // steady rate: sleep while ahead of schedule
     if (ahead > 0) std::this_thread::sleep_for(std::chrono::duration<double>(std::min(ahead, 0.05)));
+    finish_due(false);
     if (ahead > 0.05) continue;
     bool fx = rng.chance(o.fx_fraction);
     const Pool& pool = fx ? fx_pools[rng.below(fx_pools.size())] : ge_pools[rng.below(ge_pools.size())];
@@ -175,10 +205,16 @@ int run_stream(const StreamOptions& o) {
     bool rename = rng.chance(o.rename_fraction);
     std::string final_path = dir + "/" + name;
     std::string path = rename ? dir + "/." + name + ".part" : final_path;
-    write_pieces(path, head, pool.buf[b].data(), pre.bytes, o.chunk);
-    if (rename && ::rename(path.c_str(), final_path.c_str()) != 0) {
-      throw std::runtime_error(path + ": rename: " + std::strerror(errno));
+    OpenFile f = start_file(path, final_path, head, pool.buf[b].data(), pre.bytes);
+    if (o.slow_fraction > 0 && rng.chance(o.slow_fraction)) {  // no draw without slow writers: same files as before
+      write_up_to(f, pre.bytes / 2, o.chunk);
+      f.finish_at = std::chrono::steady_clock::now() + std::chrono::milliseconds(o.slow_ms);
+      slow.push_back(std::move(f));
+      ++n_slow;
+    } else {
+      finish_file(f, o.chunk);
     }
+    finish_due(false);
     renamed += rename;
     ++n_files;
     n_bytes += head.size() + pre.bytes;
@@ -204,6 +240,7 @@ int run_stream(const StreamOptions& o) {
                        {"tensors", {t}}});
     }
   }
+  finish_due(true);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!o.manifest.empty()) {
     write_file(
@@ -213,10 +250,10 @@ int run_stream(const StreamOptions& o) {
   }
   const double cpu = cpu_seconds() - cpu0;
   std::printf(
-      "stream: %llu files, %llu bytes in %.2f s (%.1f MB/s), %llu renamed into place, "
+      "stream: %llu files, %llu bytes in %.2f s (%.1f MB/s), %llu renamed into place, %llu slow writers, "
       "generator CPU %.2f s (%.0f%% of one core)\n",
       static_cast<unsigned long long>(n_files), static_cast<unsigned long long>(n_bytes), secs, n_bytes / secs / 1e6,
-      static_cast<unsigned long long>(renamed), cpu, 100 * cpu / secs);
+      static_cast<unsigned long long>(renamed), static_cast<unsigned long long>(n_slow), cpu, 100 * cpu / secs);
   return 0;
 }
 

@@ -38,6 +38,8 @@ struct StreamOptions {
   uint64_t chunk = 256 * 1024;
   double rename_fraction = 0.1;
   double fx_fraction = 0;
+  double slow_fraction = 0;  // writers holding their file open (half written) for slow_ms
+  uint64_t slow_ms = 500;
   uint64_t files_per_step = 500;
   uint64_t seed = 1;
   std::string manifest;

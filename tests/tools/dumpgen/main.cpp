@@ -44,6 +44,9 @@ void add_stream(CLI::App& app, StreamOptions& o) {
   c->add_option("--chunk", o.chunk, "bytes per write() call");
   c->add_option("--rename-fraction", o.rename_fraction, "files written under a temp name then renamed");
   c->add_option("--fx-fraction", o.fx_fraction, "fraction of files written as FX .npy");
+  c->add_option("--slow-fraction", o.slow_fraction,
+                "files whose writer writes half, keeps the file open --slow-ms, then finishes");
+  c->add_option("--slow-ms", o.slow_ms, "how long a slow writer keeps its file open");
   c->add_option("--files-per-step", o.files_per_step, "files per step directory");
   c->add_option("--seed", o.seed, "random seed");
   c->add_option("--manifest", o.manifest, "write per-file expected min/max here");

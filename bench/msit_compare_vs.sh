@@ -10,6 +10,8 @@
 #   msit/components/llm/msit_llm/compare/cmp_utils.py          (measured: Ascend/msit 625ac1909683)
 #   msit/components/utils/acc_cmp.py                           (measured: 0964342c8b2c of the msit mirror)
 #   msit/components/utils/cmp_algorithm.py                     (measured: 181f0c2fcca5 of the msit mirror)
+# msit's master no longer has the llm component (removed in 695f15251); take each file at its
+# commit: git -C msit show 48266fd2cff5:msit/components/llm/msit_llm/compare/torchair_acc_cmp.py > ...
 # Everything else those files import is replaced by the small shims written below (our code,
 # not msit's): logging, path/permission checkers, constants, the unused .bin/.pt readers, and an
 # empty CANN `conversion` module. None of them is on the load-and-compare path except ms_open,
@@ -187,16 +189,19 @@ echo "cat of both raw sides (ge + fx): $(echo "$e - $s" | bc) s"
 : > "$T/ours.times"; : > "$T/msit.times"
 for i in $(seq "$RUNS"); do
   rm -rf "$T/out_ours" "$T/out_msit"
-  /usr/bin/time -f "%e %M" -o "$T/t" "$BIN" compare --my-path "$T/ge" --golden-path "$T/fx" -o "$T/out_ours" -q
-  cat "$T/t" >> "$T/ours.times"; echo "run $i msit-compact: $(cat "$T/t") (s, peak RSS KB)"
-  ASCEND_TOOLKIT_HOME="$R/cann" PYTHONPATH="$R" /usr/bin/time -f "%e %M" -o "$T/t" \
+  /usr/bin/time -f "%e %M %U %S" -o "$T/t" "$BIN" compare --my-path "$T/ge" --golden-path "$T/fx" -o "$T/out_ours" -q
+  cat "$T/t" >> "$T/ours.times"; echo "run $i msit-compact: $(cat "$T/t") (wall s, peak RSS KB, user s, sys s)"
+  ASCEND_TOOLKIT_HOME="$R/cann" PYTHONPATH="$R" /usr/bin/time -f "%e %M %U %S" -o "$T/t" \
     "$PY" "$T/run_msit.py" "$T/fx" "$T/ge_npz" "$T/out_msit" 2> "$T/msit.log" || { cat "$T/msit.log"; exit 1; }
-  cat "$T/t" >> "$T/msit.times"; echo "run $i msit (Python): $(cat "$T/t") (s, peak RSS KB); $(tail -1 "$T/msit.log")"
+  cat "$T/t" >> "$T/msit.times"; echo "run $i msit (Python): $(cat "$T/t") (wall s, peak RSS KB, user s, sys s); $(tail -1 "$T/msit.log")"
 done
 uptime
 med() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 o=$(cut -d' ' -f1 "$T/ours.times" | med); m=$(cut -d' ' -f1 "$T/msit.times" | med)
 orss=$(cut -d' ' -f2 "$T/ours.times" | sort -n | tail -1); mrss=$(cut -d' ' -f2 "$T/msit.times" | sort -n | tail -1)
+cpu() { awk '{ print $3 + $4 }' "$1" | med; }
+oc=$(cpu "$T/ours.times"); mc=$(cpu "$T/msit.times")
+echo "median CPU (user+sys) of $RUNS: msit-compact $oc s, msit $mc s, msit / msit-compact = $(echo "scale=1; $mc / $oc" | bc)x (robust to other load on the machine)"
 echo "median of $RUNS: msit-compact $o s (peak RSS $orss KB), msit $m s (peak RSS $mrss KB), msit / msit-compact = $(echo "scale=1; $m / $o" | bc)x"
 
 # ---- the two reports, metric columns side by side ----------------------------------------------

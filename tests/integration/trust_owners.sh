@@ -97,7 +97,7 @@ mv "$T/a2old/x/msit_ge_dump/msit-summary.db" "$L/msit_ge_dump/rank0/"
 readers_see_all "$L" "$LG" 12
 dump "$L" "$LG" 0 7
 "$MSIT_BIN" compact -q "$L/msit_ge_dump" > "$T/out" 2> "$T/err" || fail "a2: compact after the nested store"
-[ "$(sqlite3 "file:$L/msit_ge_dump/rank0/msit-summary.db?mode=ro" "select count(*) from files where path = '$(name 0 7)'")" = 1 ] ||
+[ "$(sqlite3 "file:$L/msit_ge_dump/rank0/msit-summary.db?mode=ro" "select count(distinct path) from tensor_stats where path = '$(name 0 7)'")" = 1 ] ||
   fail "a2: a new row of rank0 did not go to the nearest (nested) store"
 readers_see_all "$L" "$LG" 13
 

@@ -40,7 +40,18 @@ summarised() {
   local found db rel
   found=$(store_of "$1") || return 1
   db=$(sed -n 1p <<< "$found"); rel=$(sed -n 2p <<< "$found")
-  [ "$(store_query "$db" "select count(*) from files where path = '${rel//\'/\'\'}'")" = 1 ]
+  [ "$(store_query "$db" "$(store_file_count_sql "$db" "$rel")")" = 1 ]
+}
+
+# store_file_count_sql DB REL: the query counting REL's row in DB, whatever its store version
+# (version 2 keeps each directory once: docs/store.md).
+store_file_count_sql() {
+  local q="'${2//\'/\'\'}'"
+  if [ "$(store_query "$1" "select count(*) from sqlite_master where name = 'dirs'")" = 1 ]; then
+    echo "select count(*) from files f join dirs d on d.id = f.dir_id where iif(d.path = '', f.name, d.path || '/' || f.name) = $q"
+  else
+    echo "select count(*) from files where path = $q"
+  fi
 }
 
 # compacted PATH: summarised and the raw file is gone.

@@ -12,8 +12,8 @@
 #include "common/base/result.h"
 #include "common/compare/dump_index.h"
 #include "common/compare/evaluate.h"
-#include "common/compare/flow.h"
 #include "common/compare/file_cache.h"
+#include "common/compare/flow.h"
 #include "common/compare/matching.h"
 #include "common/report/report_row.h"
 

@@ -63,9 +63,10 @@ struct StoreSql {
   "t.sketch, t.xxh3_64"
 // Version 2: a file's tensors are the keys [id * 2^20, id * 2^20 + 2^20) (store_version.h).
 #define MSIT_STORE_KEY_SCALE "1048576"
-#define MSIT_STORE_TENSORS_OF(id)                                                                                      \
-  "t.key BETWEEN " id " * " MSIT_STORE_KEY_SCALE " AND " id " * " MSIT_STORE_KEY_SCALE " + " MSIT_STORE_KEY_SCALE " -" \
-                                                                                                                  " 1"
+#define MSIT_STORE_TENSORS_OF(id)                                                                                 \
+  "t.key BETWEEN " id " * " MSIT_STORE_KEY_SCALE " AND " id " * " MSIT_STORE_KEY_SCALE " + " MSIT_STORE_KEY_SCALE \
+  " -"                                                                                                            \
+  " 1"
 #define MSIT_STORE_PATH_V2 "iif(d.path = '', f.name, d.path || '/' || f.name) AS path"
 
 constexpr StoreSql kSqlV1 = {

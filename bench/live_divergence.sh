@@ -107,7 +107,7 @@ ev = [json.loads(l) for l in open(sys.argv[1])]
 res = json.load(open(sys.argv[2]))
 last = max(int(e["token"]) for e in ev) if ev else -1
 for e, seen in zip(ev, res["seen"]):
-    closed = res["close"][os.path.abspath(e["my_path"])]
+    closed = res["close"][os.path.abspath(e["my_path"].split(",")[0])]  # PATH,outputs,K
     kind = "last" if int(e["token"]) == last else "next"
     print("alert run %s token %s (%s) op %s: %.0f ms" % (sys.argv[3], e["token"], kind, e["op"], (seen - closed) * 1000))
 PY

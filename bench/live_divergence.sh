@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Cost of `watch --golden` (issue 30, docs/live-divergence.md), on msit-dumpgen llama-chain GE/FX
+# pairs whose GE side is replayed file by file into the watched dir (the order of
+# tests/integration/live_replay.py):
+#  1. alert latency: the replay's close time of the diverging file -> the events-file line seen
+#     (the file is polled every 2 ms: that is the resolution), RUNS runs with a paced replay
+#     (PACE_MS between files, as a model computes); median and max, apart for the tokens
+#     followed by another token (final once it starts + 1 s quiet) and the last token
+#     (final after 3 s of quiet trees);
+#  2. watch with vs without --golden on the same unpaced replayed stream, interleaved (A B A B):
+#     close -> deleted p50/p99 (status JSON latency_ms) and throughput (files / (last file
+#     gone - first file written)); medians and ratios golden/plain.
+# Default settle. Usage: bench/live_divergence.sh [BUILD_DIR] [RUNS] [ROUNDS] [TOKENS]
+set -euo pipefail
+BUILD=${1:-build}; RUNS=${2:-5}; ROUNDS=${3:-3}; TOKENS=${4:-40}; PACE_MS=${PACE_MS:-10}
+BIN=$BUILD/cli/msit-compact; GEN=$BUILD/tests/tools/msit-dumpgen
+HERE="$(cd "$(dirname "$0")" && pwd)"
+W="$(mktemp -d "${TMPDIR:-/var/tmp}/msit-live.XXXXXX")"
+WATCH_PID=""
+trap '[ -z "$WATCH_PID" ] || kill -9 "$WATCH_PID" 2>/dev/null; rm -rf "$W"' EXIT
+export MSIT_COMPACT_SUMMARY_FORMAT=store
+
+gen() {  # OUT TOKENS: the pair of tests/integration/live_divergence.sh (a), a MatMul perturbed
+  "$GEN" model --chain llama --ops 31 --tokens "$2" --rows 8 --hidden 64 --noise 1e-3 --ge-dtype float32 \
+    --reduced MatMul=bfloat16 --seed 7 --diverge-type MatMul --diverge-nth 2 --diverge-scale 0.05 --out "$1" >/dev/null
+}
+
+# drive.py SRC DST PACE_MS EVENTS|- RESULT: replays SRC into DST; with EVENTS, a thread notes when
+# each events line appears; without, waits until no raw file is left under DST. Writes RESULT
+# (JSON): close time per file, event times, first write and done times.
+cat >"$W/drive.py" <<'PY'
+import json, os, shutil, sys, threading, time
+sys.path.insert(0, sys.argv[6])
+from live_replay import token_of, ts_of
+src, dst, pace, events, result = sys.argv[1], sys.argv[2], float(sys.argv[3]) / 1000, sys.argv[4], sys.argv[5]
+other, dumps = [], []
+for root, dirs, files in os.walk(src):
+    dirs.sort()
+    for f in files:
+        rel = os.path.relpath(os.path.join(root, f), src)
+        (other if f.endswith((".txt", ".json")) else dumps).append(rel)
+dumps.sort(key=lambda r: (token_of(r), ts_of(os.path.basename(r)), r))
+seen, stop = [], threading.Event()
+def poll_events():
+    n = 0
+    while not stop.is_set():
+        try:
+            lines = open(events).read().count("\n")
+        except FileNotFoundError:
+            lines = 0
+        now = time.time()
+        seen.extend([now] * (lines - n)); n = max(n, lines)
+        time.sleep(0.002)
+def put(rel):
+    out = os.path.join(dst, rel)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    shutil.copyfile(os.path.join(src, rel), out)
+    return out
+for rel in sorted(other):
+    put(rel)
+if events != "-":
+    threading.Thread(target=poll_events, daemon=True).start()
+close, first = {}, time.time()
+for rel in dumps:
+    if pace:
+        time.sleep(pace)
+    out = put(rel)
+    close[os.path.abspath(out)] = time.time()
+end = time.time()
+deadline = end + 60
+def raw_left():
+    return sum(1 for r, _, fs in os.walk(dst) for f in fs
+               if not f.endswith((".txt", ".json")) and not f.startswith((".", "msit-summary.db")))
+if events != "-":
+    want = len({token_of(r) for r in dumps})
+    while len(seen) < want and time.time() < deadline:
+        time.sleep(0.01)
+    stop.set()
+else:
+    while raw_left() and time.time() < deadline:
+        time.sleep(0.005)
+done = time.time()
+json.dump({"close": close, "seen": seen, "first": first, "end": end, "done": done, "files": len(dumps),
+           "left": raw_left()}, open(result, "w"))
+PY
+
+start_watch() {  # DIR LOG [ARGS...]
+  local dir=$1 log=$2; shift 2
+  "$BIN" watch "$dir" --json-status "$dir.status.json" "$@" >"$log" 2>&1 &
+  WATCH_PID=$!
+  for _ in $(seq 600); do grep -q 'start-up scan done' "$log" && return 0; sleep 0.05; done
+  echo "watch did not start: $(tail -5 "$log")" >&2; exit 1
+}
+stop_watch() { kill -TERM "$WATCH_PID"; wait "$WATCH_PID" || true; WATCH_PID=""; }
+
+echo "live divergence bench: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(git -C "$HERE" rev-parse --short HEAD 2>/dev/null)"
+# 1. Alert latency.
+gen "$W/lat" 3
+for r in $(seq "$RUNS"); do
+  d="$W/lat-w$r"; mkdir -p "$d"
+  start_watch "$d" "$W/lat$r.log" --golden "$W/lat/msit_fx_dump" --events "$W/lat$r.jsonl"
+  python3 "$W/drive.py" "$W/lat/msit_ge_dump" "$d" "$PACE_MS" "$W/lat$r.jsonl" "$W/lat$r.json" "$HERE/../tests/integration"
+  stop_watch
+  python3 - "$W/lat$r.jsonl" "$W/lat$r.json" "$r" <<'PY'
+import json, os, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+res = json.load(open(sys.argv[2]))
+last = max(int(e["token"]) for e in ev) if ev else -1
+for e, seen in zip(ev, res["seen"]):
+    closed = res["close"][os.path.abspath(e["my_path"].split(",")[0])]  # PATH,outputs,K
+    kind = "last" if int(e["token"]) == last else "next"
+    print("alert run %s token %s (%s) op %s: %.0f ms" % (sys.argv[3], e["token"], kind, e["op"], (seen - closed) * 1000))
+PY
+  rm -rf "$d"
+done | tee "$W/lat.txt"
+
+# 2. With vs without --golden, interleaved, on the same unpaced stream.
+gen "$W/tp" "$TOKENS"
+for r in $(seq "$ROUNDS"); do
+  # A B B A ...: the root disk slows down as files are created and removed (docs/benchmarks.md,
+  # "The machines"), so neither side always runs second.
+  order="plain golden"; [ $((r % 2)) = 1 ] || order="golden plain"
+  for mode in $order; do
+    d="$W/tp-$mode$r"; mkdir -p "$d"
+    args=(); [ $mode = plain ] || args=(--golden "$W/tp/msit_fx_dump" --events "$W/tp-$mode$r.jsonl")
+    start_watch "$d" "$W/tp-$mode$r.log" "${args[@]}"
+    python3 "$W/drive.py" "$W/tp/msit_ge_dump" "$d" 0 - "$W/tp-$mode$r.json" "$HERE/../tests/integration"
+    stop_watch
+    python3 - "$d.status.json" "$W/tp-$mode$r.json" "$mode" "$r" "$(cut -d' ' -f1 /proc/loadavg)" <<'PY'
+import json, sys
+s, res = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+l = s["latency_ms"]
+print("stream %s round %s: %d files, replay %.2f s, done %.2f s after the first write (%d raw left):"
+      " %.0f files/s; close->deleted p50 %.0f ms p99 %.0f ms [load %s]"
+      % (sys.argv[3], sys.argv[4], res["files"], res["end"] - res["first"], res["done"] - res["first"], res["left"],
+         res["files"] / (res["done"] - res["first"]), l["p50"], l["p99"], sys.argv[5]))
+PY
+    rm -rf "$d"
+  done
+done | tee "$W/tp.txt"
+
+python3 - "$W/lat.txt" "$W/tp.txt" <<'PY'
+import re, statistics as st, sys
+lat = {"next": [], "last": []}
+for l in open(sys.argv[1]):
+    m = re.search(r"\((next|last)\) op \S+: (\d+) ms", l)
+    if m:
+        lat[m[1]].append(int(m[2]))
+for k, name in (("next", "tokens followed by another"), ("last", "last token")):
+    if lat[k]:
+        print("alert latency, %s: median %d ms, max %d ms (%d events)" % (name, st.median(lat[k]), max(lat[k]), len(lat[k])))
+runs = {"plain": [], "golden": []}
+for l in open(sys.argv[2]):
+    m = re.match(r"stream (\w+) round .*: (\d+) files/s; close->deleted p50 (\d+) ms p99 (\d+) ms", l)
+    if m:
+        runs[m[1]].append(tuple(int(x) for x in m.groups()[1:]))
+if runs["plain"] and runs["golden"]:
+    med = lambda m, i: st.median(x[i] for x in runs[m])
+    for i, name in ((0, "throughput files/s"), (1, "close->deleted p50 ms"), (2, "close->deleted p99 ms")):
+        print("%-22s plain %6.0f  golden %6.0f  ratio golden/plain %.2f" % (name, med("plain", i), med("golden", i),
+                                                                          med("golden", i) / med("plain", i)))
+PY

@@ -205,7 +205,7 @@ LiveRootCompare::LiveRootCompare(std::string root, std::string golden, Finality 
     : root_(std::move(root)), golden_(std::move(golden)), op_mapping_file_(std::move(op_mapping_file)), finality_(f) {}
 
 void LiveRootCompare::answer_final_tokens(const std::vector<ReportRow>& rows, int64_t rank, int64_t now_ns,
-                                          std::vector<DivergenceEvent>& events) {
+                                          std::vector<DivergenceEvent>& events, std::vector<std::string>& notes) {
   auto firsts = first_divergences(rows);
   std::set<int64_t> tokens;
   for (const auto& r : rows) tokens.insert(r.token_id);
@@ -213,7 +213,12 @@ void LiveRootCompare::answer_final_tokens(const std::vector<ReportRow>& rows, in
     std::string tag = token_tag(rank, tok);
     if (done_tokens_.count(tag) || !finality_.is_final({rank, tok}, now_ns)) continue;
     auto f = firsts.find(tok);
-    if (f == firsts.end()) continue;  // final and clean so far; judged again if it changes
+    if (f == firsts.end()) {  // final and clean so far; judged again if it changes
+      if (clean_noted_.insert(tag).second)
+        notes.push_back(root_ + ": live compare: rank " + (rank < 0 ? std::string("-") : std::to_string(rank)) +
+                        ", token " + std::to_string(tok) + " judged clean (no divergence)");
+      continue;
+    }
     events.push_back(divergence_event(rows[f->second], root_, golden_));
     done_tokens_.insert(tag);  // a token has one first divergence: answered once per process
   }
@@ -235,10 +240,13 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
     return events;
   }
   last_error_.clear();
-  // The sheet with the most rows: the finest level the dumps allow (layer, module or api).
+  // The api sheet (what `compare --cl api` writes, the finest of the three), else the sheet with
+  // the most rows.
   atb::AtbSheet* sheet = &res->sheets.front();
   for (auto& sh : res->sheets)
     if (sh.rows.size() > sheet->rows.size()) sheet = &sh;
+  for (auto& sh : res->sheets)
+    if (sh.name == "api" && !sh.rows.empty()) sheet = &sh;
   std::vector<ReportRow>& rows = sheet->rows;
   // What each token's rows read: how many, and which sides were read. Both trees feed each row,
   // so one signature stands for both sides.
@@ -250,8 +258,10 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
   finality_.observe(sig, sig, now_ns);
   waiting_ = finality_.any_pending(now_ns);
   for (auto& r : rows) r.rank = -1;
-  mark_error_jumps(rows);
-  answer_final_tokens(rows, -1, now_ns, events);
+  // The library has run the first-divergence post-pass on each sheet with the ops' inputs (ATB
+  // intensors, torch input_k) and dropped those rows: its marks are compare's. Running it again
+  // here would take the previous output as each op's input and could name another op.
+  answer_final_tokens(rows, -1, now_ns, events, notes);
   return events;
 }
 
@@ -319,7 +329,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
     }
     // compare's post-pass over the rank's rows in report (= execution) order: O(rows).
     mark_error_jumps(rows);
-    answer_final_tokens(rows, rank, now_ns, events);
+    answer_final_tokens(rows, rank, now_ns, events, notes);
     if (verdicts) note_verdicts(rows, mr.my, rank, now_ns, *verdicts);
   }
   rows_ = std::move(kept);  // rows of pairs no longer matched are dropped

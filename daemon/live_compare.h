@@ -103,12 +103,15 @@ class LiveRootCompare {
   size_t cached_rows() const { return rows_.size(); }
 
  private:
-  // ATB / torch dumps (common/compare_atb): the library compares the whole trees; each pass
-  // runs it again and the first-divergence post-pass over its finest sheet's rows.
+  // ATB / torch dumps (common/compare_atb): the library compares the whole trees and marks the
+  // first divergences (with the ops' inputs); each pass runs it again and answers from its api
+  // sheet, as `compare --cl api`.
   std::vector<DivergenceEvent> pass_atb(int64_t now_ns, std::vector<std::string>& notes);
-  // Reports the first divergence of each final token of `rows` (marked) not answered yet.
+  // Reports the first divergence of each final token of `rows` (marked) not answered yet; a
+  // final token without one is noted once ("judged clean"), so an operator (and a test) can see
+  // the stream was judged.
   void answer_final_tokens(const std::vector<ReportRow>& rows, int64_t rank, int64_t now_ns,
-                           std::vector<DivergenceEvent>& events);
+                           std::vector<DivergenceEvent>& events, std::vector<std::string>& notes);
   void note_verdicts(const std::vector<ReportRow>& rows, const DumpTree& my, int64_t rank, int64_t now_ns,
                      std::vector<TokenVerdict>& out) const;
 
@@ -118,6 +121,7 @@ class LiveRootCompare {
   // evaluated again only when a side changes kind (raw -> summary) or when its row was an error.
   std::map<std::string, ReportRow> rows_;
   std::set<std::string> done_tokens_;  // rank/token answered (reported or found clean) while final
+  std::set<std::string> clean_noted_;  // rank/token noted as judged clean (once per process)
   std::string last_error_;
   bool waiting_ = false;
 };

@@ -30,6 +30,11 @@ def token_of(rel):
     return -1
 
 
+def natural(rel):
+    """Numbers compared as numbers: ATB node paths (2_DecoderLayer/10_LinearOperation) in execution order."""
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", rel)]
+
+
 def ts_of(name):
     """The timestamp field: GE Type.Name.task.stream.ts, FX node.OUTPUT.k.ts.npy."""
     parts = name.split(".")
@@ -61,7 +66,7 @@ def main():
                 other.append(rel)
             else:
                 dumps.append(rel)
-    dumps.sort(key=lambda r: (token_of(r), ts_of(os.path.basename(r)), r))
+    dumps.sort(key=lambda r: (token_of(r), ts_of(os.path.basename(r)), natural(r)))
 
     def put(rel):
         out = os.path.join(a.dst, rel)

@@ -15,21 +15,7 @@ BIN=$1
 GEN=$2
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$HERE/wait_lib.sh"
-export MSIT_COMPACT_SUMMARY_FORMAT=store  # the default format: the comparer reads the stores
-T=$(mktemp -d)
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  rm -rf "$T"
-}
-trap cleanup EXIT
-REPLAY="python3 $HERE/live_replay.py"
-
-fail() {
-  echo "FAIL: $*" >&2
-  for f in "$T"/*.log; do [ -f "$f" ] && { echo "== $f" >&2; tail -n 20 "$f" >&2; }; done
-  exit 1
-}
+source "$HERE/live_lib.sh"
 
 gen() {  # NAME GEN_ARGS...: a llama-chain pair with kernel noise (as compare_noise_floor.sh)
   local name=$1
@@ -38,22 +24,6 @@ gen() {  # NAME GEN_ARGS...: a llama-chain pair with kernel noise (as compare_no
     --reduced MatMul=bfloat16 --out "$T/$name" "$@" >/dev/null
 }
 
-start_watch() {  # LOG DIR GOLDEN EVENTS
-  : >>"$1"
-  "$BIN" watch "$2" --golden "$3" --events "$4" --settle-ms 50 >>"$1" 2>&1 &
-  WATCH_PID=$!
-  PIDS+=("$WATCH_PID")
-  wait_until 30 "grep -q 'start-up scan done' '$1'" || fail "watch did not start"
-}
-
-stop_watch() {
-  kill -TERM "$WATCH_PID"
-  local rc=0
-  wait "$WATCH_PID" || rc=$?
-  [ "$rc" = 0 ] || fail "watch exited with $rc"
-}
-
-lines() { [ -f "$1" ] && wc -l <"$1" || echo 0; }
 event_op() { python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).readlines()[${2:-0}])['op'])" "$1"; }
 
 # compare's first divergence of token 0 on the trees, after the stream.

@@ -12,26 +12,12 @@ BIN=$1
 GEN=$2
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$HERE/wait_lib.sh"
-export MSIT_COMPACT_SUMMARY_FORMAT=store  # the default format: the comparer reads the stores
-T=$(mktemp -d)
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  rm -rf "$T"
-}
-trap cleanup EXIT
-REPLAY="python3 $HERE/live_replay.py"
+source "$HERE/live_lib.sh"
 TORCH=torch/msit_dump_20260101_000000/torch_tensors/cpu_100
 ATB=atb/msit_dump_20260101_000000
 # The watched dir is the msit_dump_* directory itself (the ATB layout: tensors/PID_DEVICE/TOKEN/
 # and the model/ topology), as a model dumping into it would create.
 DUMP=msit_dump_20260101_000000
-
-fail() {
-  echo "FAIL: $*" >&2
-  for f in "$T"/*.log; do [ -f "$f" ] && { echo "== $f" >&2; tail -n 20 "$f" >&2; }; done
-  exit 1
-}
 
 gen() {  # NAME GEN_ARGS...: the Llama-like pair of compare_flows.tsv rows atb_torch_*
   local name=$1
@@ -39,22 +25,6 @@ gen() {  # NAME GEN_ARGS...: the Llama-like pair of compare_flows.tsv rows atb_t
   "$GEN" atb --model llama --out "$T/$name" --layers 12 --hidden 64 --rows 8 --noise 1e-3 --tokens 2 "$@" >/dev/null
 }
 
-start_watch() {  # LOG DIR GOLDEN MAPPING EVENTS
-  : >>"$1"
-  "$BIN" watch "$2" --golden "$3" --op-mapping-file "$4" --events "$5" --settle-ms 50 >>"$1" 2>&1 &
-  WATCH_PID=$!
-  PIDS+=("$WATCH_PID")
-  wait_until 30 "grep -q 'start-up scan done' '$1'" || fail "watch did not start"
-}
-
-stop_watch() {
-  kill -TERM "$WATCH_PID"
-  local rc=0
-  wait "$WATCH_PID" || rc=$?
-  [ "$rc" = 0 ] || fail "watch exited with $rc"
-}
-
-lines() { [ -f "$1" ] && wc -l <"$1" || echo 0; }
 event_field() { python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).readlines()[0])[sys.argv[2]])" "$1" "$2"; }
 n_dumps() { find "$1" -type f ! -name '*.txt' ! -name '*.json' | wc -l; }
 
@@ -81,7 +51,7 @@ want=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['first_di
 [ "$want" = 6_DecoderLayer/5_LinearOperation ] || fail "(a) scenario: $(cat "$T/lin/scenario.json")"
 mkdir -p "$T/w1/$DUMP"
 cp -r "$T/lin/$TORCH" "$T/g1"
-start_watch "$T/watch1.log" "$T/w1/$DUMP" "$T/g1" "$T/lin/op_mapping" "$T/ev1.jsonl"
+start_watch "$T/watch1.log" "$T/w1/$DUMP" "$T/g1" "$T/ev1.jsonl" --op-mapping-file "$T/lin/op_mapping"
 $REPLAY "$T/lin/$ATB" "$T/w1/$DUMP" --hold-after-token 0 --until "$T/ev1.jsonl" --timeout 60 ||
   fail "(a) no event while the stream was held after token 0"
 [ "$(event_field "$T/ev1.jsonl" op)" = "$want" ] || fail "(a) event names $(event_field "$T/ev1.jsonl" op), injected $want"
@@ -97,7 +67,7 @@ echo "live_divergence_atb: (a) event names $want before the stream ended, as com
 gen noise --seed 5
 mkdir -p "$T/w2/$DUMP"
 cp -r "$T/noise/$TORCH" "$T/g2"
-start_watch "$T/watch2.log" "$T/w2/$DUMP" "$T/g2" "$T/noise/op_mapping" "$T/ev2.jsonl"
+start_watch "$T/watch2.log" "$T/w2/$DUMP" "$T/g2" "$T/ev2.jsonl" --op-mapping-file "$T/noise/op_mapping"
 $REPLAY "$T/noise/$ATB" "$T/w2/$DUMP"
 n_files=$(n_dumps "$T/noise/$ATB")
 wait_until 60 "[ \"\$(summary_count '$T/w2/$DUMP' 2>/dev/null)\" -ge $n_files ] 2>/dev/null" || fail "(b) stream not summarised"

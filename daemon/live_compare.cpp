@@ -168,8 +168,13 @@ DivergenceEvent divergence_event(const ReportRow& r, const std::string& root, co
 std::vector<std::string> files_to_keep(const TokenVerdict& v, uint32_t n) {
   if (!v.diverged || *v.diverged >= v.op_files.size()) return {};
   size_t k = *v.diverged, from = k >= n ? k - n : 0;
-  return {v.op_files.begin() + static_cast<std::ptrdiff_t>(from),
-          v.op_files.begin() + static_cast<std::ptrdiff_t>(k + 1)};
+  std::vector<std::string> keep;
+  for (size_t i = from; i <= k; ++i) {
+    keep.push_back(v.op_files[i]);
+    auto m = v.op_members.find(v.op_files[i]);
+    if (m != v.op_members.end()) keep.insert(keep.end(), m->second.begin(), m->second.end());
+  }
+  return keep;
 }
 
 void LiveRootCompare::note_verdicts(const std::vector<ReportRow>& rows, const DumpTree& my, int64_t rank,
@@ -230,7 +235,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
   // Stores grow while the dump is summarised: each pass lists them afresh. The previous pass's
   // trees (which point into the catalog) are gone by now; the row cache holds only copies.
   store::StoreCatalog::instance().forget_all();
-  if (atb::is_atb_torch_compare(golden_, root_)) return pass_atb(now_ns, notes);
+  if (atb::is_atb_torch_compare(golden_, root_)) return pass_atb(now_ns, notes, verdicts, indexed);
   std::vector<DivergenceEvent> events;
   CompareOptions o;
   o.jobs = 1;  // the comparer's own thread; the workers compact

@@ -78,8 +78,11 @@ struct TokenVerdict {
   std::vector<std::string> files;     // every file of the token on the watched side
   std::vector<std::string> op_files;  // distinct files of its rows, in report (execution) order
   std::optional<size_t> diverged;     // index into op_files of the first divergence
+  // The other files of an op file's op, kept with it (an ATB node's intensors with its output).
+  std::map<std::string, std::vector<std::string>> op_members;
 };
-// The files to keep raw of a token: the diverging op's and those of the `n` ops before it.
+// The files to keep raw of a token: the diverging op's and those of the `n` ops before it (with
+// their members).
 std::vector<std::string> files_to_keep(const TokenVerdict& v, uint32_t n);
 
 // One watched root and its golden, compared pass by pass. Not thread-safe: one pass at a time.
@@ -106,7 +109,9 @@ class LiveRootCompare {
   // ATB / torch dumps (common/compare_atb): the library compares the whole trees and marks the
   // first divergences (with the ops' inputs); each pass runs it again and answers from its api
   // sheet, as `compare --cl api`.
-  std::vector<DivergenceEvent> pass_atb(int64_t now_ns, std::vector<std::string>& notes);
+  // Defined in daemon/live_compare_atb.cpp.
+  std::vector<DivergenceEvent> pass_atb(int64_t now_ns, std::vector<std::string>& notes,
+                                        std::vector<TokenVerdict>* verdicts, std::set<std::string>* indexed);
   // Reports the first divergence of each final token of `rows` (marked) not answered yet; a
   // final token without one is noted once ("judged clean"), so an operator (and a test) can see
   // the stream was judged.

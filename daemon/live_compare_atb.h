@@ -1,0 +1,34 @@
+// The live comparer on ATB / torch dumps (docs/live-divergence.md "ATB and torch"): which raw
+// files of the watched side belong to which op and token, so that a final token's verdict can
+// keep the files of the diverging node and of the nodes before it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/report/report_row.h"
+#include "daemon/live_compare.h"
+
+namespace msit::daemon {
+
+// The op directory of a dump file: ATB `.../6_DecoderLayer/5_LinearOperation/after/outtensor0.bin`
+// -> `.../6_DecoderLayer/5_LinearOperation` (its before/ and after/ are one node); torch
+// `.../0/root.model.layers.6.self_attn.o_proj/output.pth` -> its module directory.
+std::string atb_node_dir(const std::string& file);
+
+// The token directory of `file` under `root`: the first path component below root that is the
+// token's number (ATB `tensors/PID_DEVICE/TOKEN/`, torch `TOKEN/`); "" when there is none.
+std::string atb_token_dir(const std::string& root, const std::string& file, int64_t token);
+
+// The verdicts of the tokens `is_final` accepts, from an api sheet whose first divergences the
+// library has marked: every dump file of the token's directories on the watched side, one entry
+// per node in report order (the node's row file, with the node's other files as its members),
+// and the diverging node. `indexed` (may be null) receives every dump file of every token seen.
+std::vector<TokenVerdict> atb_token_verdicts(const std::string& root, const std::vector<ReportRow>& rows,
+                                             const std::function<bool(int64_t)>& is_final,
+                                             std::set<std::string>* indexed);
+
+}  // namespace msit::daemon

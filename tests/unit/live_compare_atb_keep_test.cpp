@@ -1,0 +1,100 @@
+// Keeping the evidence on ATB/torch roots (docs/live-divergence.md "ATB and torch"): the rows of
+// the api sheet are mapped back to their nodes' files, so a final token's verdict keeps the
+// diverging node's files (intensors with its outtensor) and those of the N nodes before it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "daemon/live_compare_atb.h"
+#include "tests/unit/atb_fixtures.h"
+
+namespace msit::daemon {
+namespace {
+
+using namespace atb_test;
+
+TEST(LiveCompareAtbKeep, NodeDirectoryOfAtbAndTorchFiles) {
+  EXPECT_EQ(atb_node_dir("/r/tensors/0_200/0/6_DecoderLayer/5_LinearOperation/after/outtensor0.bin"),
+            "/r/tensors/0_200/0/6_DecoderLayer/5_LinearOperation");
+  EXPECT_EQ(atb_node_dir("/r/tensors/0_200/0/6_DecoderLayer/5_LinearOperation/before/intensor1.bin"),
+            "/r/tensors/0_200/0/6_DecoderLayer/5_LinearOperation");
+  EXPECT_EQ(atb_node_dir("/r/0/root.model.layers.6.self_attn.o_proj/output.pth"),
+            "/r/0/root.model.layers.6.self_attn.o_proj");
+}
+
+TEST(LiveCompareAtbKeep, TokenDirectoryIsTheFirstComponentNamedByTheToken) {
+  EXPECT_EQ(atb_token_dir("/r", "/r/tensors/0_200/3/1_Layer/after/outtensor0.bin", 3), "/r/tensors/0_200/3");
+  EXPECT_EQ(atb_token_dir("/r", "/r/12/root.fc/output.pth", 12), "/r/12");
+  EXPECT_EQ(atb_token_dir("/r", "/r/tensors/0_200/3/1_Layer/after/outtensor0.bin", 4), "");
+  EXPECT_EQ(atb_token_dir("/r", "/rx/3/a.bin", 3), "");  // not under the root
+  EXPECT_EQ(atb_token_dir("/r", "/r/3", 3), "");         // a file name is no directory
+}
+
+// One token, a layer and three nodes A, B, C in report order; C diverges first.
+TEST(LiveCompareAtbKeep, VerdictKeepsTheDivergingNodeAndTheNodesBeforeItWithTheirInputs) {
+  TempDir tmp;
+  std::string root = (tmp.p / "msit_dump_1").string(), tok = root + "/tensors/0_200/0";
+  std::vector<std::string> all;
+  auto put = [&](const std::string& rel) {
+    write_file(tok + "/" + rel, "x");
+    all.push_back(tok + "/" + rel);
+  };
+  put("0_Layer/before/intensor0.bin");
+  put("0_Layer/after/outtensor0.bin");
+  for (const char* n : {"0_Layer/0_A", "0_Layer/1_B", "0_Layer/2_C"}) {
+    put(std::string(n) + "/before/intensor0.bin");
+    put(std::string(n) + "/after/outtensor0.bin");
+  }
+  write_file(tok + "/0_Layer/2_C/after/msit-summary.db", "store");  // ours: never a dump file
+  auto row = [&](const std::string& node, bool first) {
+    ReportRow r;
+    r.token_id = 0;
+    r.my_data_path = tok + "/" + node + "/after/outtensor0.bin";
+    if (first) r.jump = ReportRow::Jump::kFirst;
+    return r;
+  };
+  std::vector<ReportRow> rows = {row("0_Layer", false), row("0_Layer/0_A", false), row("0_Layer/1_B", false),
+                                 row("0_Layer/2_C", true)};
+  std::set<std::string> indexed;
+  auto v = atb_token_verdicts(
+      root, rows, [](int64_t) { return true; }, &indexed);
+  ASSERT_EQ(v.size(), 1u);
+  std::vector<std::string> files = v[0].files, want_all = all;
+  std::sort(files.begin(), files.end());
+  std::sort(want_all.begin(), want_all.end());
+  EXPECT_EQ(files, want_all);
+  EXPECT_EQ(indexed, std::set<std::string>(all.begin(), all.end()));
+  ASSERT_TRUE(v[0].diverged.has_value());
+  EXPECT_EQ(*v[0].diverged, 3u);
+  std::vector<std::string> keep = files_to_keep(v[0], 1);
+  std::sort(keep.begin(), keep.end());
+  std::vector<std::string> want = {tok + "/0_Layer/1_B/after/outtensor0.bin", tok + "/0_Layer/1_B/before/intensor0.bin",
+                                   tok + "/0_Layer/2_C/after/outtensor0.bin",
+                                   tok + "/0_Layer/2_C/before/intensor0.bin"};
+  EXPECT_EQ(keep, want);
+  // A token that is not final gives no verdict, but its files are indexed (not released as unplaced).
+  indexed.clear();
+  EXPECT_TRUE(atb_token_verdicts(
+                  root, rows, [](int64_t) { return false; }, &indexed)
+                  .empty());
+  EXPECT_EQ(indexed.size(), all.size());
+}
+
+// No first divergence: nothing kept, every file of the token released.
+TEST(LiveCompareAtbKeep, CleanTokenKeepsNothing) {
+  TempDir tmp;
+  std::string root = (tmp.p / "d").string(), f = root + "/0/root.fc/output.pth";
+  write_file(f, "x");
+  write_file(root + "/0/root.fc/input_0.pth", "x");
+  ReportRow r;
+  r.token_id = 0;
+  r.my_data_path = f;
+  auto v = atb_token_verdicts(
+      root, {r}, [](int64_t) { return true; }, nullptr);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].files.size(), 2u);
+  EXPECT_TRUE(files_to_keep(v[0], 5).empty());
+}
+
+}  // namespace
+}  // namespace msit::daemon

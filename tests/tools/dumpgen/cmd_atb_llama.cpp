@@ -62,6 +62,7 @@ struct Model {
   const DTypeSpec* f32 = find_dtype("float32");
   const DTypeSpec* out_dt = nullptr;  // ATB output dtype
   std::string atb_root, torch_root;
+  std::string torch_mine_root;              // --torch-mine: the NPU side's values under torch's names
   int inject_layer = -1, inject_leaf = -1;  // from --diverge-type / --diverge-nth
 };
 
@@ -201,8 +202,15 @@ void run_token(Model& m, int token) {
   for (double& v : x) v = rng.normal();
   const std::string tdir = m.torch_root + "/" + std::to_string(token);
   const std::string adir = m.atb_root + "/" + std::to_string(token);
+  const std::string mdir = m.torch_mine_root + "/" + std::to_string(token);
+  // A torch module's file on the golden side (exact values) and, with --torch-mine, on the NPU
+  // side (the ATB side's values: its kernel noise and any injection).
+  auto torch_both = [&](const std::string& rel, const std::string& name, const Vec& t, const Vec& a, int cols) {
+    torch_file(m, tdir + "/" + rel, name, t, cols);
+    if (!m.torch_mine_root.empty()) torch_file(m, mdir + "/" + rel, name, a, cols);
+  };
   Vec tx = rounded(x, *m.f32), ax = rounded(x, *m.out_dt);
-  torch_file(m, tdir + "/root", "input_0.pth", tx, m.H);
+  torch_both("root", "input_0.pth", tx, ax, m.H);
   for (int i = 0; i < o.layers; ++i) {
     const Weights& w = m.layers[static_cast<size_t>(i)];
     const std::string mod = "root.model.layers." + std::to_string(i);
@@ -229,22 +237,22 @@ void run_token(Model& m, int token) {
                  leaf_inputs()[k][j] == 0 ? m.H : cols_of(m, static_cast<size_t>(leaf_inputs()[k][j] - 1)));
       atb_file(m, adir_k + "/after", "outtensor0.bin", dumped, cols_of(m, k));
       if (!leaf.torch_name.empty()) {
-        const std::string td = tdir + "/" + mod + "." + leaf.torch_name;
+        const std::string td = mod + "." + leaf.torch_name;
         for (size_t j = 0; j < tin.size(); ++j)  // msit's hooks dump every positional input
-          torch_file(m, td, "input_" + std::to_string(j) + ".pth", tin[j],
+          torch_both(td, "input_" + std::to_string(j) + ".pth", tin[j], ain[j],
                      leaf_inputs()[k][j] == 0 ? m.H : cols_of(m, static_cast<size_t>(leaf_inputs()[k][j] - 1)));
-        torch_file(m, td, "output.pth", ty, cols_of(m, k));
+        torch_both(td, "output.pth", ty, dumped, cols_of(m, k));
       }
       tv.push_back(std::move(ty));
       av.push_back(std::move(ay));
     }
     // Module outputs: self_attn = o_proj's, mlp = down_proj's, the layer = the last add's.
-    torch_file(m, tdir + "/" + mod + ".self_attn", "input_0.pth", tv[1], m.H);
-    torch_file(m, tdir + "/" + mod + ".self_attn", "output.pth", tv[6], m.H);
-    torch_file(m, tdir + "/" + mod + ".mlp", "input_0.pth", tv[8], m.H);
-    torch_file(m, tdir + "/" + mod + ".mlp", "output.pth", tv[13], m.H);
-    torch_file(m, tdir + "/" + mod, "input_0.pth", tx, m.H);
-    torch_file(m, tdir + "/" + mod, "output.pth", tv.back(), m.H);
+    torch_both(mod + ".self_attn", "input_0.pth", tv[1], av[1], m.H);
+    torch_both(mod + ".self_attn", "output.pth", tv[6], av[6], m.H);
+    torch_both(mod + ".mlp", "input_0.pth", tv[8], av[8], m.H);
+    torch_both(mod + ".mlp", "output.pth", tv[13], av[13], m.H);
+    torch_both(mod, "input_0.pth", tx, ax, m.H);
+    torch_both(mod, "output.pth", tv.back(), av.back(), m.H);
     atb_file(m, lay + "/before", "intensor0.bin", ax, m.H);
     atb_file(m, lay + "/after", "outtensor0.bin", av.back(), m.H);
     tx = tv.back();
@@ -259,8 +267,8 @@ void run_token(Model& m, int token) {
   atb_file(m, nd + "/before", "intensor0.bin", ax, m.H);
   atb_file(m, nd + "/after", "outtensor0.bin", ay, m.H);
   for (const std::string d : {"root.model.norm", "root.model", "root"}) {
-    torch_file(m, tdir + "/" + d, "input_0.pth", tx, m.H);
-    torch_file(m, tdir + "/" + d, "output.pth", ty, m.H);
+    torch_both(d, "input_0.pth", tx, ax, m.H);
+    torch_both(d, "output.pth", ty, ay, m.H);
   }
 }
 
@@ -390,10 +398,13 @@ int run_atb_llama(const AtbOptions& o) {
   m.final_norm = random_vec(prng, static_cast<size_t>(m.H), 0.1, 1.0, *m.f32);
   const std::string ts = "20260101_000000";
   const std::string atb_dump = "atb/msit_dump_" + ts, torch_dump = "torch/msit_dump_" + ts;
+  const std::string torch_mine_dump = "torch_npu/msit_dump_" + ts;
   m.atb_root = o.out + "/" + atb_dump + "/tensors/0_200";
   m.torch_root = o.out + "/" + torch_dump + "/torch_tensors/cpu_100";
+  if (o.torch_mine) m.torch_mine_root = o.out + "/" + torch_mine_dump + "/torch_tensors/0_300";
   for (int t = 0; t < o.tokens; ++t) run_token(m, t);
   write_file(m.torch_root + "/model_tree.json", model_tree(o.layers));
+  if (o.torch_mine) write_file(m.torch_mine_root + "/model_tree.json", model_tree(o.layers));
   write_file(o.out + "/" + atb_dump + "/model/200/Model.json", model_json(o.layers).dump());
   for (int i = 0; i < o.layers; ++i) {
     write_file(o.out + "/" + atb_dump + "/layer/200/DecoderLayer_" + std::to_string(i) + ".json", layer_json(i).dump());
@@ -415,6 +426,8 @@ int run_atb_llama(const AtbOptions& o) {
                        {"torch_root", torch_dump},
                        {"atb_process", "tensors/0_200"},
                        {"torch_process", "torch_tensors/cpu_100"},
+                       {"torch_mine_root", o.torch_mine ? torch_mine_dump : ""},
+                       {"torch_mine_process", o.torch_mine ? "torch_tensors/0_300" : ""},
                        {"layers", o.layers},
                        {"tokens", o.tokens},
                        {"seed", o.seed},

@@ -90,6 +90,9 @@ struct AtbOptions {
   std::string diverge_type;           // inject into the --diverge-nth op of this ATB type
   int diverge_nth = 0;
   bool diverge_local = false;  // later ops read the uninjected output
+  // Also the NPU side as msit's torch hooks dump it (torch_npu/), with the ATB side's values:
+  // kernel noise and injection included (a torch vs torch pair).
+  bool torch_mine = false;
 };
 int run_atb(const AtbOptions& o);
 int run_atb_llama(const AtbOptions& o);

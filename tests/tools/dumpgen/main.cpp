@@ -100,6 +100,8 @@ void add_atb(CLI::App& app, AtbOptions& o) {
   c->add_option("--diverge-type", o.diverge_type, "llama: inject into the --diverge-nth op of this ATB type");
   c->add_option("--diverge-nth", o.diverge_nth, "llama: which op of --diverge-type (0 = first)");
   c->add_flag("--diverge-local", o.diverge_local, "llama: later ops read the uninjected output");
+  c->add_flag("--torch-mine", o.torch_mine,
+              "llama: also dump the NPU side as torch hooks (torch_npu/), with its noise and injection");
 }
 
 void add_bigfile(CLI::App& app, BigFileOptions& o) {

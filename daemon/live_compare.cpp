@@ -229,6 +229,19 @@ void LiveRootCompare::answer_final_tokens(const std::vector<ReportRow>& rows, in
   }
 }
 
+void LiveRootCompare::note_waiting(const Error& e, std::vector<std::string>& notes) {
+  // Early in a dump (empty or not yet populated dirs) there is nothing to pair: said once, not at
+  // every pass as the token lists in the reason change, and again only after a pass has matched.
+  bool nothing = e.stage == Stage::kMatch || e.stage == Stage::kTokens || e.stage == Stage::kRanks;
+  std::string line = nothing ? std::string("match: nothing to compare yet") : e.to_string();
+  if (line != last_error_) {
+    notes.push_back(nothing ? root_ + ": live compare: match: nothing to compare yet between " + root_ +
+                                  " and its golden " + golden_ + " (" + e.message + "); waiting for files on both sides"
+                            : root_ + ": live compare with " + golden_ + " waits: " + line);
+  }
+  last_error_ = line;
+}
+
 std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<std::string>& notes,
                                                    std::vector<TokenVerdict>* verdicts,
                                                    std::set<std::string>* indexed) {
@@ -243,10 +256,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
   FileCache cache;
   Result<MatchedCompare> m = match_compare(root_, golden_, o, cache);
   if (!m.ok()) {
-    // Early in a dump there is often nothing to pair yet: said once per distinct reason.
-    std::string line = m.error().to_string();
-    if (line != last_error_) notes.push_back(root_ + ": live compare with " + golden_ + " waits: " + line);
-    last_error_ = line;
+    note_waiting(m.error(), notes);
     finality_.observe({}, {}, now_ns);
     waiting_ = false;
     return events;

@@ -117,6 +117,9 @@ class LiveRootCompare {
   // the stream was judged.
   void answer_final_tokens(const std::vector<ReportRow>& rows, int64_t rank, int64_t now_ns,
                            std::vector<DivergenceEvent>& events, std::vector<std::string>& notes);
+  // A pass that could not match: "match: nothing to compare yet" once while nothing pairs,
+  // any other reason once per distinct text.
+  void note_waiting(const Error& e, std::vector<std::string>& notes);
   void note_verdicts(const std::vector<ReportRow>& rows, const DumpTree& my, int64_t rank, int64_t now_ns,
                      std::vector<TokenVerdict>& out) const;
 

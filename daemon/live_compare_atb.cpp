@@ -123,9 +123,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
   if (!op_mapping_file_.empty()) o.op_mapping_dir = op_mapping_file_;
   Result<atb::AtbCompareResult> res = atb::run_atb_compare(golden_, root_, o);
   if (!res.ok() || res->sheets.empty()) {
-    std::string line = res.ok() ? "no rows yet" : res.error().to_string();
-    if (line != last_error_) notes.push_back(root_ + ": live compare with " + golden_ + " waits: " + line);
-    last_error_ = line;
+    note_waiting(res.ok() ? make_error(root_, Stage::kMatch, "no rows yet") : res.error(), notes);
     finality_.observe({}, {}, now_ns);
     waiting_ = false;
     return events;

@@ -96,5 +96,31 @@ TEST(LiveCompareAtbKeep, CleanTokenKeepsNothing) {
   EXPECT_TRUE(files_to_keep(v[0], 5).empty());
 }
 
+// Passes on dirs that pair nothing yet (empty, then partly populated) say so once, naming both.
+TEST(LiveCompareWaiting, NothingToCompareYetIsSaidOnce) {
+  TempDir tmp;
+  std::string mine = (tmp.p / "mine").string(), golden = (tmp.p / "golden").string();
+  fs::create_directories(mine);
+  fs::create_directories(golden);
+  LiveRootCompare live(mine, golden, Finality{0, 0});
+  std::vector<std::string> notes;
+  EXPECT_TRUE(live.pass(1, notes).empty());
+  EXPECT_TRUE(live.pass(2, notes).empty());
+  // GE dumps appearing rank by rank: the reason's rank lists change ("my ranks [0]", "[0, 1]").
+  auto ge = [](const std::string& root, int rank, const std::string& name) {
+    write_file(
+        fs::path(root) / ("worldsize2_global_rank" + std::to_string(rank)) / "20250601080000/0/graph_1_0/1/0" / name,
+        "x");
+  };
+  ge(mine, 0, "Add.Add_1.11.2.1748764800000100");
+  EXPECT_TRUE(live.pass(3, notes).empty());
+  ge(mine, 1, "Add.Add_1.11.2.1748764800000100");
+  EXPECT_TRUE(live.pass(4, notes).empty());
+  ASSERT_EQ(notes.size(), 1u) << ::testing::PrintToString(notes);
+  EXPECT_NE(notes[0].find("match: nothing to compare yet"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[0].find(mine), std::string::npos) << notes[0];
+  EXPECT_NE(notes[0].find(golden), std::string::npos) << notes[0];
+}
+
 }  // namespace
 }  // namespace msit::daemon

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/compare/compare.h"
+#include "common/compare_atb/atb_compare.h"
 #include "common/report/report_row.h"
 #include "daemon/divergence_alerts.h"
 #include "daemon/live_settings.h"
@@ -103,7 +104,9 @@ class LiveRootCompare {
   bool pending() const { return waiting_; }
   const std::string& root() const { return root_; }
   const std::string& golden() const { return golden_; }
-  size_t cached_rows() const { return rows_.size(); }
+  size_t cached_rows() const { return rows_.size() + atb_rows_.rows.size(); }
+  // Pairs the last ATB/torch pass evaluated (the others came from its row cache).
+  size_t atb_evaluated() const { return atb_rows_.evaluated; }
 
  private:
   // ATB / torch dumps (common/compare_atb): the library compares the whole trees and marks the
@@ -128,6 +131,7 @@ class LiveRootCompare {
   // Rows already evaluated, by pair (both path cells and what stands for each side): a pair is
   // evaluated again only when a side changes kind (raw -> summary) or when its row was an error.
   std::map<std::string, ReportRow> rows_;
+  atb::AtbRowCache atb_rows_;          // the same, for ATB/torch passes (kept by the ATB library)
   std::set<std::string> done_tokens_;  // rank/token answered (reported or found clean) while final
   std::set<std::string> clean_noted_;  // rank/token noted as judged clean (once per process)
   std::string last_error_;

@@ -121,6 +121,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
   o.jobs = 1;
   o.eval.stats.sketch_width = kDefaultSketchWidth;
   if (!op_mapping_file_.empty()) o.op_mapping_dir = op_mapping_file_;
+  o.row_cache = &atb_rows_;  // only the pairs new since the last pass are read
   Result<atb::AtbCompareResult> res = atb::run_atb_compare(golden_, root_, o);
   if (!res.ok() || res->sheets.empty()) {
     note_waiting(res.ok() ? make_error(root_, Stage::kMatch, "no rows yet") : res.error(), notes);

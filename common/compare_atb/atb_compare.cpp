@@ -300,31 +300,91 @@ ReportRow run_job(Job& j, FileCache& cache, const EvalOptions& eo) {
   return r;
 }
 
+// What stands for a job's pair in the row cache: the sheet, both cells, each side's slot and file
+// kind (raw -> summary changes it), the rank files concatenated, the rope fix-up.
+std::string job_key(const Job& j) {
+  const PairSpec& p = j.spec;
+  std::string k = std::to_string(j.sheet) + (j.input_only ? "i" : "o") + (j.rope ? "r" : "-");
+  k += std::to_string(j.golden_ranks.size()) + '/' + std::to_string(j.my_ranks.size());
+  for (const auto* files : {&j.golden_ranks, &j.my_ranks})
+    for (const SourceFile& f : *files) k += '\x1f' + f.raw_path + static_cast<char>('0' + static_cast<int>(f.kind));
+  k += '\x1f' + p.my_cell + '\x1f' + p.golden_cell + '\x1f' + p.problem + '\x1f';
+  for (const TensorSlot* s : {&p.my, &p.golden}) {
+    k += static_cast<char>('0' + static_cast<int>(s->kind));
+    k += static_cast<char>('0' + (s->file ? static_cast<int>(s->file->kind) : 9));
+  }
+  return k;
+}
+
+// A cached row for this run: what the matcher numbers and names afresh (the row counter moves as
+// the trees grow) comes from the job, the measures from the cache.
+ReportRow from_cache(const ReportRow& cached, const Job& j) {
+  ReportRow r = cached;
+  r.token_id = j.spec.token;
+  r.data_id = j.spec.data_id;
+  r.group = j.spec.group;
+  r.msit_row = j.spec.msit_row;
+  r.golden_label = j.spec.golden_label;
+  r.my_label = j.spec.my_label;
+  r.token_text = j.token_text;
+  r.golden_op_type = j.golden_type;
+  r.my_op_type = j.my_type;
+  return r;
+}
+
 // The one evaluator (common/compare/engine.h); pairs that concatenate rank files or need msit's
 // rope fix-ups are evaluated here (run_job), the others read in its batches. Then the one
 // post-pass per sheet.
 void evaluate_all(std::vector<Job>& jobs, std::vector<AtbSheet>& sheets, const AtbCompareOptions& o) {
   FileCache cache;
   std::vector<ReportRow> rows(jobs.size());
-  std::vector<EvalItem> items(jobs.size());
+  // With a row cache, only the pairs it has no row for are evaluated (todo: their job indexes).
+  std::vector<std::string> keys;
+  std::vector<size_t> todo;
+  std::map<std::string, ReportRow> kept;
+  if (o.row_cache) {
+    o.row_cache->hits = 0;
+    keys.resize(jobs.size());
+  }
   for (size_t i = 0; i < jobs.size(); ++i) {
-    const Job& j = jobs[i];
-    items[i] =
-        EvalItem{&jobs[i].spec, &rows[i], j.rope.has_value() || j.golden_ranks.size() > 1 || j.my_ranks.size() > 1};
+    if (o.row_cache) {
+      keys[i] = job_key(jobs[i]);
+      auto hit = o.row_cache->rows.find(keys[i]);
+      if (hit != o.row_cache->rows.end()) {
+        rows[i] = from_cache(hit->second, jobs[i]);
+        kept.insert(o.row_cache->rows.extract(hit));
+        ++o.row_cache->hits;
+        continue;
+      }
+    }
+    todo.push_back(i);
+  }
+  std::vector<EvalItem> items(todo.size());
+  for (size_t k = 0; k < todo.size(); ++k) {
+    const Job& j = jobs[todo[k]];
+    items[k] = EvalItem{&jobs[todo[k]].spec, &rows[todo[k]],
+                        j.rope.has_value() || j.golden_ranks.size() > 1 || j.my_ranks.size() > 1};
   }
   EngineOptions eo;
   eo.jobs = o.jobs;
   eo.eval = o.eval;
-  eo.custom = [&](size_t i, FileCache& c) { return run_job(jobs[i], c, o.eval); };
-  eo.finish = [&](size_t i, ReportRow& r) {
-    if (items[i].custom) return;  // run_job filled these
-    const Job& j = jobs[i];
+  eo.custom = [&](size_t k, FileCache& c) { return run_job(jobs[todo[k]], c, o.eval); };
+  eo.finish = [&](size_t k, ReportRow& r) {
+    if (items[k].custom) return;  // run_job filled these
+    const Job& j = jobs[todo[k]];
     r.token_text = j.token_text;
     r.golden_op_type = j.golden_type;
     r.my_op_type = j.my_type;
     if (!j.note.empty()) r.note = r.note.empty() ? j.note : r.note + "; " + j.note;
   };
   evaluate_items(items, cache, eo);
+  if (o.row_cache) {
+    // Kept before the post-pass marks them: a cached row is a fresh evaluation's row.
+    for (size_t i : todo)
+      if (rows[i].cmp_fail_reason.empty()) kept.emplace(std::move(keys[i]), rows[i]);
+    o.row_cache->evaluated = todo.size();
+    o.row_cache->rows = std::move(kept);
+  }
   std::vector<std::vector<ReportRow>> inputs(sheets.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
     auto& to = jobs[i].input_only ? inputs[jobs[i].sheet] : sheets[jobs[i].sheet].rows;

@@ -2,6 +2,7 @@
 // on raw, summarised or mixed trees. Returns one row list per report sheet; writes nothing.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,16 @@
 
 namespace msit::atb {
 
+// Rows already evaluated, kept by a caller that compares the same growing trees again and again
+// (the live comparer, docs/live-divergence.md "ATB and torch"). A pair whose key (sheet, both
+// cells, what stands for each side, rank files, rope fix-up) has a row is not read again; a row
+// with a fail reason is never kept (a side may have been caught mid-write or mid-compaction).
+// Rows of pairs no longer matched are dropped at each run.
+struct AtbRowCache {
+  std::map<std::string, ReportRow> rows;
+  size_t hits = 0, evaluated = 0;  // of the last run
+};
+
 struct AtbCompareOptions {
   std::optional<PolicySet> level;  // -cl layer|module|api (logits = api); none: all three sheets
   bool msit_compat = false;        // reproduce msit's accidents (docs/compare.md)
@@ -20,6 +31,7 @@ struct AtbCompareOptions {
   std::optional<std::string> op_mapping_dir;
   unsigned jobs = 2;
   EvalOptions eval;
+  AtbRowCache* row_cache = nullptr;  // none: every pair is evaluated
 };
 
 struct AtbSheet {

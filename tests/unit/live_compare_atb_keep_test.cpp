@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "common/compare_atb/atb_compare.h"
 #include "daemon/live_compare_atb.h"
 #include "tests/unit/atb_fixtures.h"
 
@@ -120,6 +121,82 @@ TEST(LiveCompareWaiting, NothingToCompareYetIsSaidOnce) {
   EXPECT_NE(notes[0].find("match: nothing to compare yet"), std::string::npos) << notes[0];
   EXPECT_NE(notes[0].find(mine), std::string::npos) << notes[0];
   EXPECT_NE(notes[0].find(golden), std::string::npos) << notes[0];
+}
+
+// F3's trees (docs/formats/atb-torch.md §5) with 4 blocks, block 3's Linear diverging.
+void write_f3(const fs::path& torch_proc, const fs::path& atb_root, int blocks) {
+  write_file(torch_proc / "model_tree.json", torch_tree_json(f3_torch_tree()));
+  write_file(atb_root / "model" / "200" / "M.json", f3_atb_model("BlockLayer", 0, 11));
+  for (int i = 0; i < blocks; ++i) {
+    std::string b = "root.layers." + std::to_string(i);
+    write_torch_tensor(torch_proc / "0" / b / "output.pth", {1, 2, 3, 4}, {1, 4});
+    write_torch_tensor(torch_proc / "0" / (b + ".ln") / "output.pth", {-1, -0.5, 0.5, 1}, {1, 4});
+    write_torch_tensor(torch_proc / "0" / (b + ".fc") / "input_0.pth", {-1, -0.5, 0.5, 1}, {1, 4});
+    write_torch_tensor(torch_proc / "0" / (b + ".fc") / "output.pth", {1, 2, 3, 4}, {1, 4});
+    fs::path l = atb_root / "tensors" / "0_200" / "0" / (std::to_string(i) + "_BlockLayer");
+    write_atb_bin(l / "after" / "outtensor0.bin", {1, 2, 3, 4}, {1, 4}, false);
+    write_atb_bin(l / "0_LayerNormOperation" / "after" / "outtensor0.bin", {-1, -0.5, 0.5, 1}, {1, 4}, false);
+    write_atb_bin(l / "1_LinearOperation" / "before" / "intensor0.bin", {-1, -0.5, 0.5, 1}, {1, 4}, false);
+    write_atb_bin(l / "1_LinearOperation" / "after" / "outtensor0.bin", {1, 2, 3, i == 3 ? 5.0f : 4.0f}, {1, 4}, false);
+  }
+}
+
+// The ATB row cache: a second run on the same trees reads no pair again and gives the same rows
+// (same measures, same first divergence) as a run without it; a new file is evaluated alone.
+TEST(AtbRowCache, SecondRunReadsNothingAndAgreesWithAFreshRun) {
+  TempDir tmp;
+  fs::path torch = tmp.p / "msit_dump_20260101_000000" / "torch_tensors" / "cpu_100";
+  fs::path atb_root = tmp.p / "atb" / "msit_dump_20260101_000001";
+  write_f3(torch, atb_root, 4);
+  atb::AtbCompareOptions fresh;
+  fresh.level = atb::PolicySet::kApi;
+  atb::AtbRowCache cache;
+  atb::AtbCompareOptions cached = fresh;
+  cached.row_cache = &cache;
+  auto first = atb::run_atb_compare(torch.string(), atb_root.string(), cached);
+  ASSERT_TRUE(first.ok());
+  size_t n = first->sheets.at(0).rows.size();
+  ASSERT_GT(n, 0u);
+  EXPECT_EQ(cache.hits, 0u);
+  auto again = atb::run_atb_compare(torch.string(), atb_root.string(), cached);
+  auto want = atb::run_atb_compare(torch.string(), atb_root.string(), fresh);
+  ASSERT_TRUE(again.ok());
+  ASSERT_TRUE(want.ok());
+  EXPECT_EQ(cache.evaluated, 0u);
+  EXPECT_GE(cache.hits, n);
+  const auto& a = again->sheets.at(0).rows;
+  const auto& w = want->sheets.at(0).rows;
+  ASSERT_EQ(a.size(), w.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].my_data_path, w[i].my_data_path);
+    EXPECT_EQ(a[i].data_id, w[i].data_id);
+    EXPECT_EQ(a[i].red, w[i].red);
+    EXPECT_EQ(a[i].cosine, w[i].cosine);
+    EXPECT_EQ(a[i].jump, w[i].jump) << a[i].my_data_path;
+  }
+  // One more block on both sides: only its pairs are read.
+  write_f3(torch, atb_root, 5);
+  auto grown = atb::run_atb_compare(torch.string(), atb_root.string(), cached);
+  ASSERT_TRUE(grown.ok());
+  EXPECT_GT(cache.evaluated, 0u);
+  EXPECT_LT(cache.evaluated, grown->sheets.at(0).rows.size());
+}
+
+// The live comparer's ATB pass uses it: a second pass on unchanged trees evaluates nothing.
+TEST(AtbRowCache, LivePassEvaluatesOnlyNewPairs) {
+  TempDir tmp;
+  fs::path torch = tmp.p / "msit_dump_20260101_000000" / "torch_tensors" / "cpu_100";
+  fs::path atb_root = tmp.p / "atb" / "msit_dump_20260101_000001";
+  write_f3(torch, atb_root, 4);
+  LiveRootCompare live(atb_root.string(), torch.string(), Finality{0, 0});
+  std::vector<std::string> notes;
+  auto events = live.pass(1, notes);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].op, "3_BlockLayer/1_LinearOperation");
+  EXPECT_GT(live.atb_evaluated(), 0u);
+  EXPECT_TRUE(live.pass(2, notes).empty());
+  EXPECT_EQ(live.atb_evaluated(), 0u);
+  EXPECT_GT(live.cached_rows(), 0u);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Parallel one-shot compaction over scanned trees, batching durability per worker. Scanning
 // only decides what to look at; every file is then reached again from its root's fd without
 // following symlinks (common/safety/beneath.h), so a tree changed after the scan is safe.
-#include "common/summary/compact_run.h"
+#include "common/compaction/compact_run.h"
 
 #include <algorithm>
 #include <climits>
@@ -14,6 +14,7 @@
 
 #include "common/base/fd_limit.h"
 #include "common/base/test_hooks.h"
+#include "common/compaction/publish_pipeline.h"
 #include "common/formats/dump_name.h"
 #include "common/io/tree_walk.h"
 #include "common/safety/dump_roots.h"
@@ -21,7 +22,6 @@
 #include "common/safety/open_files.h"
 #include "common/safety/quarantine.h"
 #include "common/safety/tree_lock.h"
-#include "common/summary/publish_pipeline.h"
 
 namespace msit {
 

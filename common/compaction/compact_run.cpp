@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <unordered_map>
 
 #include "common/base/fd_limit.h"
+#include "common/base/run_workers.h"
 #include "common/base/test_hooks.h"
 #include "common/compaction/publish_pipeline.h"
 #include "common/formats/dump_name.h"
@@ -286,10 +286,7 @@ class Runner {
       };
       pipeline_.emplace(kPipelineBatchesPerWorker * jobs * opts_.batch_size, opts_.batch_size, sink, close_stores);
     }
-    std::vector<std::thread> workers;
-    for (unsigned i = 1; i < jobs; ++i) workers.emplace_back([this] { work(); });
-    work();
-    for (auto& w : workers) w.join();
+    run_workers(jobs, jobs, [this] { work(); });
     if (pipeline_) pipeline_->finish();
   }
 

@@ -15,10 +15,10 @@
 #include "cli/commands.h"
 #include "cli/human.h"
 #include "common/base/printable.h"
+#include "common/compaction/compact_run.h"
+#include "common/compaction/compact_settings.h"
+#include "common/compaction/summary_format.h"
 #include "common/safety/quarantine.h"
-#include "common/summary/compact_run.h"
-#include "common/summary/compact_settings.h"
-#include "common/summary/summary_format.h"
 
 namespace msit::cli {
 namespace {

@@ -23,10 +23,10 @@
 #include "cli/compare_atb.h"
 #include "cli/compare_outcome.h"
 #include "common/compare/compare.h"
+#include "common/compare/terminal_summary.h"
 #include "common/io/output_file.h"
 #include "common/report/csv.h"
 #include "common/report/html_report.h"
-#include "common/report/terminal_summary.h"
 #include "common/store/store_catalog.h"
 
 namespace msit::cli {

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "common/compare/dump_index.h"
 #include "common/compare/file_cache.h"
+#include "common/compare/terminal_summary.h"
 #include "common/compare_atb/atb_compare.h"
 #include "common/compare_atb/legacy.h"
 #include "common/compare_atb/mindie.h"
@@ -18,7 +19,6 @@
 #include "common/compare_atb/xlsx_report.h"
 #include "common/io/output_file.h"
 #include "common/report/csv.h"
-#include "common/report/terminal_summary.h"
 
 namespace msit::cli {
 namespace {

@@ -9,6 +9,7 @@
 #include "cli/compare_outcome.h"
 #include "cli/options.h"
 #include "common/base/phase_timer.h"
+#include "common/compare_atb/detect_flow.h"
 
 namespace msit::cli {
 
@@ -38,7 +39,7 @@ struct AtbOptions {
   CLI::Option *level, *op_mapping, *dir_rule, *stats, *ops_json, *weight, *legacy_ait, *msit_compat;
 };
 AtbOptions add_atb_options(CLI::App* cmd, AtbCliArgs& a);
-// What selects a flow among these options (common/compare/flow.h).
+// What selects a flow among these options (common/compare_atb/detect_flow.h).
 FlowSelectors flow_selectors(const AtbCliArgs& a);
 // Runs every flow but kTorchair (cli/compare.cpp).
 int run_atb_compare_cli(FlowFamily flow, const AtbRunArgs& r, const AtbCliArgs& a);

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/human.h"
 #include "common/archive/archive_source.h"
+#include "common/compaction/compact.h"
 #include "common/formats/dump_name.h"
 #include "common/formats/dump_reader.h"
 #include "common/formats/min_max.h"
@@ -18,7 +19,6 @@
 #include "common/layout/logical_stream.h"
 #include "common/store/store_catalog.h"
 #include "common/store/store_overview.h"
-#include "common/summary/compact.h"
 
 namespace msit::cli {
 namespace {

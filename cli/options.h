@@ -10,7 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "common/summary/option_limits.h"
+#include "common/compaction/option_limits.h"
 
 namespace msit::cli {
 

@@ -224,7 +224,7 @@ Result<WatchSettings> load_settings(const std::string& config_path, const Settin
   MSIT_TRY(apply_live_overrides(o, s.live));
   if (s.dirs.empty())
     return make_error(config_path, Stage::kConfig, "no directory to watch (give DIR or `dir = PATH`)");
-  // One range per setting, shared with the command line (common/summary/option_limits.h).
+  // One range per setting, shared with the command line (common/compaction/option_limits.h).
   auto check = [&config_path](const IntSetting& r, int64_t v, bool zero_is_default) -> Status {
     if (r.contains(v) || (zero_is_default && v == 0)) return ok_status();
     return make_error(config_path, Stage::kConfig,

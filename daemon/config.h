@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "common/base/result.h"
-#include "common/summary/compact_settings.h"
-#include "common/summary/option_limits.h"
-#include "common/summary/summary_format.h"
+#include "common/compaction/compact_settings.h"
+#include "common/compaction/option_limits.h"
+#include "common/compaction/summary_format.h"
 #include "daemon/disk_space.h"
 #include "daemon/live_settings.h"
 

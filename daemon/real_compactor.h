@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "common/compaction/compact.h"
 #include "common/store/store_registry.h"
-#include "common/summary/compact.h"
 #include "daemon/jobs.h"
 #include "daemon/tree_owners.h"
 

@@ -8,10 +8,10 @@
 
 #include <algorithm>
 #include <memory>
-#include <thread>
 
 #include "common/archive/archive_source.h"
 #include "common/archive/shuffle.h"
+#include "common/base/run_workers.h"
 #include "common/dtype/dtype.h"
 #include "common/io/atomic_write.h"
 #include "common/io/derived_names.h"
@@ -105,13 +105,7 @@ Status Writer::write_batch(DirTemp& out, size_t first, size_t count, uint64_t& p
     MSIT_TRY(src_.read_at(b.raw_offset, std::span<std::byte>(enc_[k]->raw.data(), b.raw_bytes), Stage::kArchive));
     hash_.update(enc_[k]->raw.data(), b.raw_bytes);
   }
-  if (count == 1) {
-    enc_[0]->encode(blocks_[first]);
-  } else {
-    std::vector<std::thread> threads;
-    for (size_t k = 0; k < count; ++k) threads.emplace_back([this, k, &b = blocks_[first + k]] { enc_[k]->encode(b); });
-    for (auto& t : threads) t.join();
-  }
+  run_indexed(static_cast<unsigned>(count), count, [&](size_t k) { enc_[k]->encode(blocks_[first + k]); });
   for (size_t k = 0; k < count; ++k) {
     Encoder& e = *enc_[k];
     if (e.error) return make_error(src_.path(), Stage::kArchive, std::string("zstd: ") + ZSTD_getErrorName(e.error));

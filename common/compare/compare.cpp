@@ -193,7 +193,7 @@ Result<MatchedCompare> match_compare(const std::string& my_in, const std::string
     }
     res.mode = *o.flow;
   } else {
-    MSIT_ASSIGN_OR_RETURN(res.mode, detect_flow_in(FlowFamily::kTorchair, golden, my, o.jobs, res.warnings));
+    MSIT_ASSIGN_OR_RETURN(res.mode, detect_torchair_flow(golden, my, o.jobs, res.warnings));
   }
   MSIT_ASSIGN_OR_RETURN(auto jobs, plan_ranks(my, golden, o, res.warnings));
   mark_phase(o.timer, "detect mode and ranks");

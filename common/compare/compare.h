@@ -24,7 +24,7 @@ using CompareMode = Flow;
 inline std::string_view compare_mode_name(CompareMode m) { return flow_name(m); }  // "GE vs FX", ...
 
 struct CompareOptions {
-  // The torchair flow when the caller detected it (detect_flow_in); else run_compare detects it.
+  // The torchair flow when the caller detected it (detect_torchair_flow); else run_compare detects it.
   std::optional<Flow> flow;
   std::optional<int64_t> rank;  // only this rank (rank layouts)
   unsigned jobs = 2;            // worker threads evaluating pairs (all ranks share them)

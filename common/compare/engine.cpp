@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "common/compare/divergence.h"
 #include "common/io/batch_read.h"
@@ -54,14 +53,6 @@ std::vector<size_t> store_order(const std::vector<EvalItem>& items) {
 }
 
 }  // namespace
-
-void run_workers(unsigned jobs, size_t tasks, const std::function<void()>& worker) {
-  unsigned t = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(std::min<size_t>(tasks, 1024))));
-  std::vector<std::thread> pool;
-  for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
-}
 
 void evaluate_items(std::vector<EvalItem>& items, FileCache& cache, const EngineOptions& o) {
   const std::vector<size_t> order = store_order(items);

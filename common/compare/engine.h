@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "common/base/run_workers.h"
 #include "common/compare/evaluate.h"
 #include "common/compare/file_cache.h"
 #include "common/compare/matching.h"
@@ -46,7 +47,6 @@ void evaluate_items(std::vector<EvalItem>& items, FileCache& cache, const Engine
 // first divergence per token (common/compare/divergence.h). Verdicts come with each row.
 void post_pass(std::vector<ReportRow>& rows);
 
-// worker() on min(jobs, tasks) threads (this one included); each worker pulls its own tasks.
-void run_workers(unsigned jobs, size_t tasks, const std::function<void()>& worker);
+// run_workers(): common/base/run_workers.h.
 
 }  // namespace msit

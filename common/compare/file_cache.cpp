@@ -3,10 +3,10 @@
 
 #include "common/archive/archive_source.h"
 #include "common/formats/dump_reader.h"
-#include "common/formats/ge_stats_csv.h"
 #include "common/io/file.h"
 #include "common/store/store_catalog.h"
-#include "common/summary/compact.h"
+#include "common/summary/ge_stats_csv.h"
+#include "common/summary/summarize.h"
 
 namespace msit {
 namespace {

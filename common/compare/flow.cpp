@@ -8,22 +8,9 @@
 #include <utility>
 
 #include "common/compare/dump_index.h"
-#include "common/compare_atb/atb_compare.h"
-#include "common/compare_atb/legacy.h"
-#include "common/compare_atb/side.h"
 
 namespace msit {
 namespace {
-
-// Two tensor files (.pth, .bin, .npy or their summaries/archives): msit logs the metrics and
-// writes no report (docs/formats/atb-torch.md §3.1 item 1).
-bool tensor_file(const std::string& p) {
-  std::error_code ec;
-  auto raw = raw_name_of(std::filesystem::path(p).filename().string());
-  if (!raw || !std::filesystem::is_regular_file(p, ec)) return false;
-  const std::string& n = raw->first;
-  return n.ends_with(".pth") || n.ends_with(".bin") || n.ends_with(".npy");
-}
 
 Result<Flow> torchair_flow(const std::string& golden, const std::string& my, unsigned jobs,
                            std::vector<std::string>& warnings) {
@@ -136,46 +123,14 @@ std::string_view family_name(FlowFamily f) {
   return "compare";
 }
 
-FlowFamily detect_family(const FlowSelectors& s, const std::string& golden_path, const std::string& my_path) {
-  if (!s.ops_json.empty()) return FlowFamily::kMindie;
-  if (s.weight) return FlowFamily::kWeight;
-  if (atb::has_manual_mapping(golden_path)) return FlowFamily::kManualMapping;
-  if (s.legacy_ait) return FlowFamily::kLegacyAit;
-  if (tensor_file(golden_path) && tensor_file(my_path)) return FlowFamily::kTwoFiles;
-  if (atb::is_atb_torch_compare(golden_path, my_path)) return s.stats ? FlowFamily::kAtbStats : FlowFamily::kAtbTorch;
-  return FlowFamily::kTorchair;
-}
-
-Result<Flow> detect_flow_in(FlowFamily family, const std::string& golden_path, const std::string& my_path,
-                            unsigned jobs, std::vector<std::string>& warnings) {
-  switch (family) {
-    case FlowFamily::kTorchair: {
-      std::string my = absolute_path(my_path), golden = absolute_path(golden_path);
-      std::error_code ec;
-      for (const auto* p : {&my, &golden}) {
-        if (!std::filesystem::is_directory(*p, ec)) return make_error(*p, Stage::kOpen, "not a directory");
-      }
-      return torchair_flow(golden, my, jobs, warnings);
-    }
-    case FlowFamily::kAtbTorch: {
-      auto g = atb::detect_side_kind(golden_path), m = atb::detect_side_kind(my_path);
-      if (g == atb::SideKind::kAtb && m == atb::SideKind::kAtb) return Flow::kAtbAtb;
-      if (g == atb::SideKind::kTorch && m == atb::SideKind::kTorch) return Flow::kTorchTorch;
-      return Flow::kAtbTorch;
-    }
-    case FlowFamily::kAtbStats: return Flow::kAtbStats;
-    case FlowFamily::kLegacyAit: return Flow::kLegacyAit;
-    case FlowFamily::kManualMapping: return Flow::kManualMapping;
-    case FlowFamily::kWeight: return Flow::kWeight;
-    case FlowFamily::kMindie: return Flow::kMindie;
-    case FlowFamily::kTwoFiles: return Flow::kTwoFiles;
+Result<Flow> detect_torchair_flow(const std::string& golden_path, const std::string& my_path, unsigned jobs,
+                                  std::vector<std::string>& warnings) {
+  std::string my = absolute_path(my_path), golden = absolute_path(golden_path);
+  std::error_code ec;
+  for (const auto* p : {&my, &golden}) {
+    if (!std::filesystem::is_directory(*p, ec)) return make_error(*p, Stage::kOpen, "not a directory");
   }
-  return Flow::kGeFx;
-}
-
-Result<Flow> detect_flow(const FlowSelectors& s, const std::string& golden_path, const std::string& my_path,
-                         unsigned jobs, std::vector<std::string>& warnings) {
-  return detect_flow_in(detect_family(s, golden_path, my_path), golden_path, my_path, jobs, warnings);
+  return torchair_flow(golden, my, jobs, warnings);
 }
 
 bool option_applies(FlowOption o, FlowFamily f) {

@@ -48,28 +48,12 @@ FlowFamily family_of(Flow f);
 std::string_view flow_name(Flow f);          // "GE vs FX", "torch vs ATB", ... (the terminal's `mode:`)
 std::string_view family_name(FlowFamily f);  // "torchair (GE/FX) compare", ... (error messages)
 
-// What selects a flow besides the paths.
-struct FlowSelectors {
-  std::string ops_json;  // --ops-json DIR
-  bool weight = false;   // -w
-  bool legacy_ait = false;
-  bool stats = false;
-};
-
-// Explicit options first (--ops-json, -w, --legacy-ait), then what the paths are (manual mapping,
-// two tensor files, ATB/torch dumps), else torchair. No tree walk: cheap enough to run before
-// the options are checked.
-FlowFamily detect_family(const FlowSelectors& s, const std::string& golden_path, const std::string& my_path);
-
-// The flow within its family: torchair from the graph text and FX names in the two trees (msit's
-// rule: torchair mode iff my tree has graph text; golden is GE iff it has graph text too), ATB/torch
-// from the two sides' kinds. Walks both trees for torchair (the golden one on a second thread when
-// jobs > 1). warnings: what the detection assumed.
-Result<Flow> detect_flow_in(FlowFamily family, const std::string& golden_path, const std::string& my_path,
-                            unsigned jobs, std::vector<std::string>& warnings);
-// detect_family then detect_flow_in.
-Result<Flow> detect_flow(const FlowSelectors& s, const std::string& golden_path, const std::string& my_path,
-                         unsigned jobs, std::vector<std::string>& warnings);
+// The torchair flow of two trees (kGeFx, kGeGe or kFxFx) from the graph text and FX names in
+// them (msit's rule: torchair mode iff my tree has graph text; golden is GE iff it has graph text
+// too). Walks both trees (the golden one on a second thread when jobs > 1). warnings: what the
+// detection assumed. Which family two paths are: detect_family() (common/compare_atb/detect_flow.h).
+Result<Flow> detect_torchair_flow(const std::string& golden_path, const std::string& my_path, unsigned jobs,
+                                  std::vector<std::string>& warnings);
 
 // The options only some flows take (every flow takes the paths, -o, -j, -v/-q/-l, --timings).
 enum class FlowOption : uint8_t {

@@ -9,8 +9,8 @@
 #include "common/compare/metrics.h"
 #include "common/compare_atb/atb_compare_internal.h"
 #include "common/compare_atb/files.h"
-#include "common/formats/torch_stats_csv.h"
 #include "common/report/csv.h"
+#include "common/summary/torch_stats_csv.h"
 
 namespace msit::atb {
 namespace {

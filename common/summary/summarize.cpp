@@ -14,7 +14,7 @@
 #include "common/io/xxh3.h"
 #include "common/layout/logical_stream.h"
 #include "common/stats/feed_pipeline.h"
-#include "common/summary/compact.h"
+#include "common/summary/summarize.h"
 #include "common/summary/summarize_internal.h"
 
 namespace msit {

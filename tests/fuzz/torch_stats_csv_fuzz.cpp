@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "common/formats/torch_stats_csv.h"
+#include "common/summary/torch_stats_csv.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto r = msit::parse_torch_statistics_csv(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");

@@ -14,9 +14,9 @@
 #include "common/archive/archive_writer.h"
 #include "common/archive/restore.h"
 #include "common/archive/shuffle.h"
+#include "common/compaction/compact.h"
 #include "common/formats/dump_reader.h"
 #include "common/io/file.h"
-#include "common/summary/compact.h"
 
 namespace msit {
 namespace {

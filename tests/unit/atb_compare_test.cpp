@@ -2,11 +2,11 @@
 // fixtures of docs/formats/atb-torch.md §5 with the rows msit produced (order, pairing, metrics).
 #include <gtest/gtest.h>
 
+#include "common/compaction/compact.h"
 #include "common/compare_atb/atb_compare.h"
 #include "common/compare_atb/side.h"
 #include "common/compare_atb/stats_compare.h"
 #include "common/report/csv.h"
-#include "common/summary/compact.h"
 #include "tests/unit/atb_fixtures.h"
 
 namespace msit::atb {

@@ -3,9 +3,9 @@
 // summaries that cannot be sliced (a note, no metrics).
 #include <gtest/gtest.h>
 
+#include "common/compaction/compact.h"
 #include "common/compare_atb/atb_compare.h"
 #include "common/compare_atb/rope.h"
-#include "common/summary/compact.h"
 #include "tests/unit/atb_fixtures.h"
 
 namespace msit::atb {

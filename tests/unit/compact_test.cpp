@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/compaction/compact.h"
+#include "common/compaction/compact_run.h"
 #include "common/io/atomic_write.h"
-#include "common/summary/compact.h"
-#include "common/summary/compact_run.h"
 #include "tests/unit/npy_fixture.h"
 
 namespace fs = std::filesystem;

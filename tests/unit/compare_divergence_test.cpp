@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "common/compare/divergence.h"
+#include "common/compare/terminal_summary.h"
 #include "common/report/op_label.h"
-#include "common/report/terminal_summary.h"
 
 namespace {
 

@@ -7,12 +7,12 @@
 #include <map>
 #include <numeric>
 
+#include "common/compaction/compact.h"
 #include "common/compare/compare.h"
 #include "common/compare/evaluate.h"
 #include "common/compare/file_cache.h"
 #include "common/compare/metrics.h"
 #include "common/report/report_row.h"
-#include "common/summary/compact.h"
 #include "tests/unit/compare_fixtures.h"
 
 using namespace compare_test;

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "common/compare/divergence.h"
+#include "common/compare/terminal_summary.h"
 #include "common/report/op_label.h"
-#include "common/report/terminal_summary.h"
 
 namespace {
 

@@ -4,13 +4,13 @@
 
 #include <cmath>
 
+#include "common/compaction/compact.h"
+#include "common/compaction/compact_run.h"
 #include "common/compare/compare.h"
 #include "common/compare/dump_index.h"
+#include "common/compare/terminal_summary.h"
 #include "common/formats/min_max.h"
 #include "common/report/csv.h"
-#include "common/report/terminal_summary.h"
-#include "common/summary/compact.h"
-#include "common/summary/compact_run.h"
 #include "tests/unit/compare_fixtures.h"
 
 using namespace compare_test;

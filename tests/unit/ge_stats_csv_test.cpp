@@ -2,7 +2,7 @@
 // hostile lines refused with the file, line and what is wrong.
 #include <gtest/gtest.h>
 
-#include "common/formats/ge_stats_csv.h"
+#include "common/summary/ge_stats_csv.h"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <fstream>
 
 #include "common/base/human_units.h"
+#include "common/compaction/option_limits.h"
 #include "common/safety/quarantine.h"
-#include "common/summary/option_limits.h"
 
 namespace fs = std::filesystem;
 

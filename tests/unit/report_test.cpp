@@ -8,9 +8,9 @@
 #include <random>
 #include <set>
 
+#include "common/compare/terminal_summary.h"
 #include "common/report/csv.h"
 #include "common/report/html_report.h"
-#include "common/report/terminal_summary.h"
 
 using msit::python_float_repr;
 

@@ -14,14 +14,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/compaction/compact.h"
+#include "common/compaction/compact_run.h"
 #include "common/formats/dump_reader.h"
 #include "common/safety/beneath.h"
 #include "common/safety/dump_roots.h"
 #include "common/safety/open_files.h"
 #include "common/safety/publish.h"
 #include "common/safety/tree_lock.h"
-#include "common/summary/compact.h"
-#include "common/summary/compact_run.h"
 #include "tests/unit/npy_fixture.h"
 
 namespace fs = std::filesystem;

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "common/compaction/compact_run.h"
 #include "common/safety/beneath.h"
 #include "common/safety/tree_lock.h"
 #include "common/store/store_catalog.h"
 #include "common/store/store_locator.h"
-#include "common/summary/compact_run.h"
 #include "npy_fixture.h"
 
 namespace fs = std::filesystem;

@@ -17,12 +17,12 @@
 #include <thread>
 #include <vector>
 
+#include "common/compaction/compact.h"
+#include "common/compaction/compact_run.h"
 #include "common/safety/beneath.h"
 #include "common/store/store_catalog.h"
 #include "common/store/store_registry.h"
 #include "common/store/summary_store.h"
-#include "common/summary/compact.h"
-#include "common/summary/compact_run.h"
 #include "npy_fixture.h"
 
 namespace fs = std::filesystem;

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/formats/torch_stats_csv.h"
+#include "common/summary/torch_stats_csv.h"
 
 namespace msit {
 namespace {

@@ -10,11 +10,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/compaction/compact_run.h"
 #include "common/io/derived_names.h"
 #include "common/safety/output_access.h"
 #include "common/store/store_export.h"
 #include "common/store/summary_store.h"
-#include "common/summary/compact_run.h"
 #include "daemon/bad_files.h"
 #include "daemon/watch_tree.h"
 #include "daemon_fakes.h"

@@ -11,11 +11,11 @@
 #include <fstream>
 #include <memory>
 
+#include "common/compaction/compact_run.h"
 #include "common/io/derived_names.h"
 #include "common/io/tree_walk.h"
 #include "common/safety/leftovers.h"
 #include "common/safety/pinned_root.h"
-#include "common/summary/compact_run.h"
 #include "daemon/real_compactor.h"
 #include "daemon/watcher.h"
 #include "daemon_fakes.h"

@@ -1,5 +1,5 @@
 // CompactSettings -> CompactOptions, for both the `compact` command and the watch daemon.
-#include "common/summary/compact_settings.h"
+#include "common/compaction/compact_settings.h"
 
 namespace msit {
 

@@ -2,7 +2,7 @@
 // Order is what keeps data safe: summary durable (temp, fsync, no-replace rename, dir fsync)
 // first, then claim-then-unlink of the very file that was read (common/safety/publish.h).
 // Every operation is relative to the directory fd the raw file was opened through.
-#include "common/summary/compact.h"
+#include "common/compaction/compact.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,12 +13,12 @@
 #include <map>
 
 #include "common/base/io_pool.h"
+#include "common/compaction/min_max_output.h"
 #include "common/formats/dump_name.h"
 #include "common/formats/dump_reader.h"
 #include "common/io/derived_names.h"
 #include "common/io/sparse.h"
 #include "common/store/store_registry.h"
-#include "common/summary/min_max_output.h"
 #include "common/summary/summarize_internal.h"
 
 namespace msit {

@@ -1,5 +1,5 @@
 // Parser of GE statistics-mode CSV files: bounded, every field checked, no exceptions.
-#include "common/formats/ge_stats_csv.h"
+#include "common/summary/ge_stats_csv.h"
 
 #include <charconv>
 #include <cmath>

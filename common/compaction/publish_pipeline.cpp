@@ -1,7 +1,7 @@
 // Two threads behind compact's workers: the committer makes queued summaries durable, the
 // remover claims and unlinks their raw files (the order of docs/safety.md: durable summary,
 // then removal).
-#include "common/summary/publish_pipeline.h"
+#include "common/compaction/publish_pipeline.h"
 
 #include <algorithm>
 #include <utility>

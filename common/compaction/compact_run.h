@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/base/stage.h"
-#include "common/summary/compact.h"
+#include "common/compaction/compact.h"
 
 namespace msit {
 
@@ -18,7 +18,7 @@ struct CompactRunOptions {
   CompactOptions file;
   unsigned jobs = 1;
   // One commit takes at most batch_size summaries (of those that queued up meanwhile,
-  // common/summary/publish_pipeline.h); 2 x jobs x batch_size may be held open.
+  // common/compaction/publish_pipeline.h); 2 x jobs x batch_size may be held open.
   size_t batch_size = 64;
   bool force = false;                         // proceed on a tree another msit-compact owns (no lock, no cleanup)
   const std::atomic<bool>* cancel = nullptr;  // set by a signal: finish files in flight, stop

@@ -17,6 +17,7 @@
 #include "common/stats/tensor_stats.h"
 #include "common/store/store_registry.h"
 #include "common/store/summary_store.h"
+#include "common/summary/summarize.h"
 #include "common/summary/summary.h"
 
 namespace msit {
@@ -55,9 +56,6 @@ struct CompactOutcome {
   bool raw_removed = false;
   std::string archive_path;  // set when the raw file was archived
 };
-
-// Reads and reduces a raw file or an archive of one (no writes). Used by inspect and compare.
-Result<FileSummary> summarize_raw_file(const std::string& path, const StatsOptions& opts);
 
 // Name of the summary file that replaces raw file `path` in the given format ("" for kStore).
 std::string summary_path_for(const std::string& raw_path, SummaryFormat format);

@@ -1,4 +1,4 @@
-#include "common/summary/summary_format.h"
+#include "common/compaction/summary_format.h"
 
 #include <cstdlib>
 

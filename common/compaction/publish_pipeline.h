@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "common/summary/compact.h"
+#include "common/compaction/compact.h"
 
 namespace msit {
 

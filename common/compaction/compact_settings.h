@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "common/summary/compact.h"
-#include "common/summary/option_limits.h"
+#include "common/compaction/compact.h"
+#include "common/compaction/option_limits.h"
 
 namespace msit {
 

@@ -1,5 +1,5 @@
 // statistics.csv rows -> stats-only tensor summaries (values as Python's csv and repr wrote them).
-#include "common/formats/torch_stats_csv.h"
+#include "common/summary/torch_stats_csv.h"
 
 #include <charconv>
 #include <cmath>

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "common/base/result.h"
-#include "common/summary/compact.h"
+#include "common/compaction/compact.h"
 
 namespace msit {
 

@@ -1,5 +1,5 @@
 // Builds the old converter's [min, max] arrays. As in numpy, a NaN anywhere makes both NaN.
-#include "common/summary/min_max_output.h"
+#include "common/compaction/min_max_output.h"
 
 #include <limits>
 

@@ -1,6 +1,6 @@
 // Terminal summary of one report: what was compared how, where it first went wrong (error jump
 // and threshold), the worst pairs, the errors, and what to run next.
-#include "common/report/terminal_summary.h"
+#include "common/compare/terminal_summary.h"
 
 #include <algorithm>
 #include <bit>

@@ -1,7 +1,7 @@
 // Parallel one-shot compaction over scanned trees, batching durability per worker. Scanning
 // only decides what to look at; every file is then reached again from its root's fd without
 // following symlinks (common/safety/beneath.h), so a tree changed after the scan is safe.
-#include "common/summary/compact_run.h"
+#include "common/compaction/compact_run.h"
 
 #include <algorithm>
 #include <climits>
@@ -9,11 +9,12 @@
 #include <filesystem>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <unordered_map>
 
 #include "common/base/fd_limit.h"
+#include "common/base/run_workers.h"
 #include "common/base/test_hooks.h"
+#include "common/compaction/publish_pipeline.h"
 #include "common/formats/dump_name.h"
 #include "common/io/tree_walk.h"
 #include "common/safety/dump_roots.h"
@@ -21,7 +22,6 @@
 #include "common/safety/open_files.h"
 #include "common/safety/quarantine.h"
 #include "common/safety/tree_lock.h"
-#include "common/summary/publish_pipeline.h"
 
 namespace msit {
 
@@ -286,10 +286,7 @@ class Runner {
       };
       pipeline_.emplace(kPipelineBatchesPerWorker * jobs * opts_.batch_size, opts_.batch_size, sink, close_stores);
     }
-    std::vector<std::thread> workers;
-    for (unsigned i = 1; i < jobs; ++i) workers.emplace_back([this] { work(); });
-    work();
-    for (auto& w : workers) w.join();
+    run_workers(jobs, jobs, [this] { work(); });
     if (pipeline_) pipeline_->finish();
   }
 

@@ -2,6 +2,7 @@
 #include "common/safety/leftovers.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,12 +61,38 @@ LeftoverOutcome recover_claim(const FileRef& f, const struct stat& st, const Dum
   return o;
 }
 
+// TreeLock::acquire removes a killed run's lock through a claim (move aside, check, unlink); a
+// kill -9 between the two steps leaves the empty lock under our claim name. Nobody can hold it as
+// a lock any more (the lock name is gone), so it goes, unless it is not provably ours and empty,
+// or someone still holds a lock on it.
+LeftoverOutcome recover_lock_claim(const FileRef& f, const struct stat& st) {
+  const auto owner = claim_owner_of(f.name);
+  if (!single_link_regular(st) || st.st_uid != ::geteuid() || st.st_size != 0 || !owner ||
+      *owner != static_cast<uint32_t>(::geteuid()))
+    return outcome(LeftoverAction::kNotOurs, f,
+                   "a claim of the lock name this user did not make (not empty, not our uid tag, or not a regular "
+                   "file with one link); left alone");
+  UniqueFd fd(::openat(f.dir.get(), f.name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  struct stat opened {};
+  if (!fd.valid() || ::fstat(fd.get(), &opened) != 0 || opened.st_ino != st.st_ino || opened.st_dev != st.st_dev ||
+      ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0)
+    return outcome(LeftoverAction::kNotOurs, f, "a claimed lock file that changed or is still locked; left alone");
+  if (::unlinkat(f.dir.get(), f.name.c_str(), 0) != 0) {
+    if (errno == ENOENT) return outcome(LeftoverAction::kGone, f, "gone meanwhile");
+    return outcome(LeftoverAction::kFailed, f,
+                   std::string("cannot remove a killed run's lock: ") + std::strerror(errno));
+  }
+  return outcome(LeftoverAction::kRemoved, f, "removed the lock file of a run killed while it took the tree");
+}
+
 }  // namespace
 
 LeftoverOutcome recover_leftover(const FileRef& f, const DumpScope& scope, const LeftoverPolicy& policy) {
   struct stat st {};
   if (::fstatat(f.dir.get(), f.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
     return outcome(LeftoverAction::kGone, f, "gone meanwhile");
+  // The tree's lock lives at the watched root, which need not be inside a dump root.
+  if (is_claim_name(f.name) && raw_name_of_claim(f.name) == kLockName) return recover_lock_claim(f, st);
   // Temps and claims are only ever made next to raw files and summaries, inside dump roots.
   if (scope.kind() == DumpRootKind::kNone)
     return outcome(LeftoverAction::kOutsideDumpRoot, f,

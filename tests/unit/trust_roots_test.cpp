@@ -1,7 +1,9 @@
 // Issue 28 items 4 and 8 (docs/safety.md, "Pinned roots and leftovers"): roots are pinned by
 // identity and never re-resolved by path; temp and claim names are honoured only inside dump
 // roots and only when this user wrote them.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -13,6 +15,7 @@
 
 #include "common/compaction/compact_run.h"
 #include "common/io/derived_names.h"
+#include "common/io/file.h"
 #include "common/io/tree_walk.h"
 #include "common/safety/leftovers.h"
 #include "common/safety/pinned_root.h"
@@ -184,6 +187,34 @@ TEST_F(LeftoverTest, AnotherUsersTempIsKept) {
   EXPECT_EQ(o.action, LeftoverAction::kNotOurs);
   EXPECT_NE(o.message.find(".msit-tmp.d.x1"), std::string::npos) << "the message names the file";
   EXPECT_TRUE(fs::exists(t));
+}
+
+TEST_F(LeftoverTest, AKilledRunsLockUnderOurClaimNameIsRemovedWhereverItIs) {
+  // kill -9 between TreeLock::acquire's move aside of a stale lock and its unlink.
+  const std::string at_root = our_claim(std::string(kLockName));
+  const std::string in_dump = "msit_fx_dump/" + our_claim(std::string(kLockName));
+  write_file(root + "/" + at_root, "");
+  write_file(root + "/" + in_dump, "");
+  EXPECT_EQ(recover(at_root).action, LeftoverAction::kRemoved) << "the watched root need not be a dump root";
+  EXPECT_EQ(recover(in_dump).action, LeftoverAction::kRemoved);
+  EXPECT_FALSE(fs::exists(root + "/" + at_root));
+  EXPECT_FALSE(fs::exists(root + "/" + in_dump));
+
+  // Not empty, another uid's tag, or still locked by somebody: not provably a dead lock of ours.
+  const std::string full = our_claim(std::string(kLockName));
+  write_file(root + "/" + full, "user data");
+  EXPECT_EQ(recover(full).action, LeftoverAction::kNotOurs);
+  EXPECT_TRUE(fs::exists(root + "/" + full));
+  const std::string other = claim_name_for(std::string(kLockName), "abc124", ::geteuid() + 1);
+  write_file(root + "/" + other, "");
+  EXPECT_EQ(recover(other).action, LeftoverAction::kNotOurs);
+  const std::string held = claim_name_for(std::string(kLockName), "abc125", ::geteuid());
+  write_file(root + "/" + held, "");
+  UniqueFd holder(::open((root + "/" + held).c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_TRUE(holder.valid());
+  ASSERT_EQ(::flock(holder.get(), LOCK_EX), 0);
+  EXPECT_EQ(recover(held).action, LeftoverAction::kNotOurs);
+  EXPECT_TRUE(fs::exists(root + "/" + held));
 }
 
 TEST_F(LeftoverTest, OnlyClaimsCarryingOurUidGetTheirNameBack) {

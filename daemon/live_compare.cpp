@@ -149,6 +149,24 @@ bool TokenFinality::any_pending(int64_t now_ns) const {
   return false;
 }
 
+std::optional<int64_t> TokenFinality::next_time_rule_ns(int64_t now_ns) const {
+  std::optional<int64_t> next;
+  auto at = [&](int64_t t) { next = next ? std::min(*next, t) : t; };
+  auto side = [&](const Side& s, const Tree& t, const Key& k) {
+    if (s.at.sig == 0 || side_done(s, t, k, now_ns)) return;
+    auto last = t.last_token.find(k.rank);
+    if (last != t.last_token.end() && last->second > k.token) at(s.changed_ns + f_.token_settle_ns);
+    at(t.changed_ns + f_.quiet_ns);
+    if (s.at.whole && t.written_ns) at(*t.written_ns + f_.quiet_ns);
+  };
+  for (const auto& [k, s] : tokens_) {
+    if (is_final(k, now_ns)) continue;
+    side(s.mine, mine_tree_, k);
+    side(s.golden, golden_tree_, k);
+  }
+  return next;
+}
+
 bool TokenFinality::final_on_next_pass(int64_t now_ns) const {
   auto soon = [&](const Side& s, const Tree& t, const Key& k) {
     if (side_done(s, t, k, now_ns)) return true;
@@ -320,6 +338,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
     last_error_ = line;
     finality_.observe({}, {}, now_ns);
     waiting_ = confirm_soon_ = false;
+    next_time_rule_ns_.reset();
     return events;
   }
   last_error_.clear();
@@ -341,6 +360,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
   finality_.observe(sig, sig, now_ns);
   waiting_ = finality_.any_pending(now_ns);
   confirm_soon_ = false;  // ATB rows tell nothing of whole files: the time rules decide
+  next_time_rule_ns_ = finality_.next_time_rule_ns(now_ns);
   for (auto& r : rows) r.rank = -1;
   // The library has run the first-divergence post-pass on each sheet with the ops' inputs (ATB
   // intensors, torch input_k) and dropped those rows: its marks are compare's. Running it again
@@ -369,6 +389,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
     last_error_ = line;
     finality_.observe({}, {}, now_ns);
     waiting_ = confirm_soon_ = false;
+    next_time_rule_ns_.reset();
     return events;
   }
   last_error_.clear();
@@ -392,6 +413,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
   finality_.observe_sides(mine, golden, now_ns);
   waiting_ = finality_.any_pending(now_ns);
   confirm_soon_ = finality_.final_on_next_pass(now_ns);
+  next_time_rule_ns_ = finality_.next_time_rule_ns(now_ns);
   std::map<std::string, ReportRow> kept;
   for (MatchedRank& mr : m->ranks) {
     int64_t rank = mr.rank.value_or(-1);
@@ -567,26 +589,33 @@ void LiveComparer::run() {
       quiet_until[i] = last_pass[i] + 2 * (last_pass[i] - now);
       lock.lock();
     }
-    bool pending = false, soon = false;
+    bool soon = false, pending = false;
+    std::optional<int64_t> next;  // the earliest time rule due, over the roots
     for (auto& r : roots_) {
-      pending = pending || r->pending();
       soon = soon || r->confirm_soon();
+      pending = pending || r->pending();
+      if (auto t = r->next_time_rule_ns(); t && (!next || *t < *next)) next = t;
     }
     // A token one pass from final by the event rule gets that pass at once (still no sooner than
-    // quiet_until); otherwise poll while tokens wait on the time rules, and rest when idle.
-    cv_.wait_for(lock,
-                 soon      ? kConfirm
-                 : pending ? kPoll
-                           : kIdle,
-                 [this] {
-                   if (stop_) return true;
-                   for (char d : dirty_)
-                     if (d) return true;
-                   return false;
-                 });
-    if (!stop_ && !soon) {
+    // quiet_until); tokens waiting on a time rule get a pass when the rule can fire, and at least
+    // every kPoll (the golden may grow unseen); otherwise the comparer rests until a summary.
+    std::chrono::milliseconds wait = kIdle;
+    if (soon) {
+      wait = kConfirm;
+    } else if (pending) {
+      wait = kPoll;
+      if (next)
+        wait = std::min(wait, std::chrono::milliseconds(std::max<int64_t>(*next - now_ns(), 0) / 1'000'000 + 1));
+    }
+    bool woken = cv_.wait_for(lock, wait, [this] {
+      if (stop_) return true;
+      for (char d : dirty_)
+        if (d) return true;
+      return false;
+    });
+    if (woken && !stop_ && !soon) {
       lock.unlock();
-      std::this_thread::sleep_for(kMinGap);  // debounce: gather the rest of a burst
+      std::this_thread::sleep_for(kMinGap);  // debounce: gather the rest of a burst of summaries
       lock.lock();
     }
   }

@@ -65,6 +65,9 @@ class TokenFinality {
   // Some token not final yet becomes final by the event rule if the next pass sees the same
   // files: the comparer runs that pass at once instead of polling.
   bool final_on_next_pass(int64_t now_ns) const;
+  // The earliest time at which a time rule can make a token that is not final yet final, if
+  // nothing changes before (the comparer wakes then rather than polling blindly).
+  std::optional<int64_t> next_time_rule_ns(int64_t now_ns) const;
 
  private:
   struct Side {
@@ -130,6 +133,8 @@ class LiveRootCompare {
   bool pending() const { return waiting_; }
   // The last pass left a token that the next pass can make final by the event rule.
   bool confirm_soon() const { return confirm_soon_; }
+  // When a time rule can next make a token final (set by the last pass; empty: none pending).
+  std::optional<int64_t> next_time_rule_ns() const { return next_time_rule_ns_; }
   // Which raw files of the watched side the watcher holds complete (held back or kept raw): they
   // count as whole for finality. Called during a pass, from the comparer's thread.
   void set_held_check(std::function<bool(const std::string&)> held) { held_ = std::move(held); }
@@ -162,6 +167,7 @@ class LiveRootCompare {
                    std::map<TokenFinality::Key, SideToken>& out);
   std::string last_error_;
   bool waiting_ = false, confirm_soon_ = false;
+  std::optional<int64_t> next_time_rule_ns_;
   std::function<bool(const std::string&)> held_;
   // Raw golden files known not written for quiet_ns: path hash -> write time (realtime ns), so
   // that each is stat()ed until then only.

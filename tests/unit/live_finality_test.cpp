@@ -101,5 +101,20 @@ TEST(TokenFinalityEvents, RanksAreIndependent) {
   EXPECT_FALSE(f.is_final({1, 0}, 1));  // rank 1 has not started token 1 on the watched side
 }
 
+TEST(TokenFinalityEvents, NextTimeRuleIsWhenTheEarliestRuleCanFire) {
+  TokenFinality f(Finality{kS, 3 * kS});
+  Sides mine{{{0, 0}, partial(5)}, {{0, 1}, whole(1)}}, golden{{{0, 0}, whole(5)}, {{0, 1}, whole(5)}};
+  f.observe_sides(mine, golden, 0);
+  f.observe_sides(mine, golden, kS / 2);
+  // Token 0 waits for its raw file's settle time (1 s after it was first seen), token 1 for quiet.
+  EXPECT_EQ(f.next_time_rule_ns(kS / 2), kS);
+  f.observe_sides(mine, golden, kS);
+  EXPECT_TRUE(f.is_final({0, 0}, kS));
+  EXPECT_EQ(f.next_time_rule_ns(kS), 3 * kS);
+  f.observe_sides(mine, golden, 3 * kS);
+  EXPECT_FALSE(f.any_pending(3 * kS));
+  EXPECT_FALSE(f.next_time_rule_ns(3 * kS).has_value());
+}
+
 }  // namespace
 }  // namespace msit::daemon

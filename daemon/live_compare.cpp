@@ -561,10 +561,10 @@ void LiveComparer::note_summarised(const std::string& path) {
 void LiveComparer::run() {
   // Passes are debounced: at most one per kMinGap per root, so a burst of summaries is one pass.
   constexpr auto kMinGap = std::chrono::milliseconds(200);
-  constexpr auto kPoll = std::chrono::milliseconds(500);    // while tokens wait to be final
-  constexpr auto kConfirm = std::chrono::milliseconds(20);  // a token one pass from final
-  constexpr auto kIdle = std::chrono::seconds(5);           // the golden may grow unseen
+  constexpr auto kPoll = std::chrono::milliseconds(500);  // while tokens wait to be final
+  constexpr auto kIdle = std::chrono::seconds(5);         // the golden may grow unseen
   std::vector<int64_t> last_pass(roots_.size(), 0), quiet_until(roots_.size(), 0);
+  std::vector<int64_t> last_start(roots_.size(), std::numeric_limits<int64_t>::min() / 2);
   auto now_ns = [] { return steady_clock().now_ns(); };
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
@@ -572,8 +572,11 @@ void LiveComparer::run() {
       int64_t now = now_ns();
       bool due = dirty_[i] || roots_[i]->pending() || now - last_pass[i] >= std::chrono::nanoseconds(kIdle).count();
       // A pass re-walks both trees: the comparer rests twice as long as its last pass took, so
-      // it never takes more than a third of a core from the compaction however large the trees.
-      if (!due || now < quiet_until[i]) continue;
+      // it never takes more than a third of a core from the compaction however large the trees;
+      // and passes start at least kMinGap apart (the confirming pass of a token too: during a
+      // stream another summary would call it sooner and sooner).
+      if (!due || now < quiet_until[i] || now < last_start[i] + std::chrono::nanoseconds(kMinGap).count()) continue;
+      last_start[i] = now;
       dirty_[i] = 0;
       lock.unlock();
       std::vector<std::string> notes;
@@ -589,26 +592,32 @@ void LiveComparer::run() {
       quiet_until[i] = last_pass[i] + 2 * (last_pass[i] - now);
       lock.lock();
     }
-    bool soon = false, pending = false;
-    std::optional<int64_t> next;  // the earliest time rule due, over the roots
-    for (auto& r : roots_) {
-      soon = soon || r->confirm_soon();
-      pending = pending || r->pending();
-      if (auto t = r->next_time_rule_ns(); t && (!next || *t < *next)) next = t;
+    // When each root's next pass is due. A pass never starts before its root's gate (above). A
+    // token one pass from final by the event rule gets that pass at the gate, without the
+    // debounce; tokens waiting on a time rule get one when the rule can fire, and at least every
+    // kPoll (the golden may grow unseen); otherwise the comparer rests until a summary or kIdle.
+    const int64_t now = now_ns();
+    auto ns = [](auto d) { return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(); };
+    int64_t wake_at = now + ns(kIdle);
+    bool soon = false;
+    for (size_t i = 0; i < roots_.size(); ++i) {
+      const LiveRootCompare& r = *roots_[i];
+      int64_t gate = std::max(quiet_until[i], last_start[i] + ns(kMinGap));
+      int64_t at = now + ns(kIdle);
+      if (r.confirm_soon()) {
+        soon = true;
+        at = gate;
+      } else if (r.pending()) {
+        at = std::max(gate,
+                      std::min(r.next_time_rule_ns().value_or(std::numeric_limits<int64_t>::max()), now + ns(kPoll)));
+      }
+      wake_at = std::min(wake_at, at);
     }
-    // A token one pass from final by the event rule gets that pass at once (still no sooner than
-    // quiet_until); tokens waiting on a time rule get a pass when the rule can fire, and at least
-    // every kPoll (the golden may grow unseen); otherwise the comparer rests until a summary.
-    std::chrono::milliseconds wait = kIdle;
-    if (soon) {
-      wait = kConfirm;
-    } else if (pending) {
-      wait = kPoll;
-      if (next)
-        wait = std::min(wait, std::chrono::milliseconds(std::max<int64_t>(*next - now_ns(), 0) / 1'000'000 + 1));
-    }
-    bool woken = cv_.wait_for(lock, wait, [this] {
+    auto wait = std::chrono::milliseconds(std::max<int64_t>(wake_at - now, 0) / 1'000'000 + 1);
+    // While a confirming pass waits for its gate, a summary does not cut the wait short.
+    bool woken = cv_.wait_for(lock, wait, [this, soon] {
       if (stop_) return true;
+      if (soon) return false;
       for (char d : dirty_)
         if (d) return true;
       return false;

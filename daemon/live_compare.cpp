@@ -262,7 +262,8 @@ void LiveRootCompare::side_tokens(const DumpTree& t, int64_t rank, bool golden, 
     written.reset();
     if (file.kind != SourceKind::kRaw) return true;  // summaries are written once, whole
     if (!golden) return held_ && held_(file.raw_path);
-    // A raw golden file: nothing tells when its writer is done but its write time.
+    // A raw golden file: nothing tells when its writer is done but its write time. (Whoever
+    // names the golden's files, and could aim at a hash collision here, writes its contents too.)
     uint64_t h = fnv1a(kFnvBasis, file.raw_path);
     auto it = golden_written_.find(h);
     int64_t mtime = 0;

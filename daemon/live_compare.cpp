@@ -260,18 +260,21 @@ void LiveRootCompare::side_tokens(const DumpTree& t, int64_t rank, bool golden, 
   // Whether the file is whole, and when it was last written on the comparer's clock (if known).
   auto whole = [&](const SourceFile& file, std::optional<int64_t>& written) {
     written.reset();
-    if (file.kind != SourceKind::kRaw) return true;  // summaries are written once, whole
-    if (!golden) return held_ && held_(file.raw_path);
-    // A raw golden file: nothing tells when its writer is done but its write time. (Whoever
+    // Summaries are written once, whole, after their raw file was complete. Every other kind is
+    // a file of the dumper (raw, _min_max, statistics CSV) that may still be being written.
+    if (file.kind == SourceKind::kSummary || file.kind == SourceKind::kStored) return true;
+    const std::string& path = file.path();
+    if (!golden) return held_ && held_(path);
+    // A golden file of the dumper: nothing tells when its writer is done but its write time. (Whoever
     // names the golden's files, and could aim at a hash collision here, writes its contents too.)
-    uint64_t h = fnv1a(kFnvBasis, file.raw_path);
+    uint64_t h = fnv1a(kFnvBasis, path);
     auto it = golden_written_.find(h);
     int64_t mtime = 0;
     if (it != golden_written_.end()) {
       mtime = it->second;
     } else {
       struct stat st {};
-      if (::stat(file.raw_path.c_str(), &st) != 0) return false;
+      if (::stat(path.c_str(), &st) != 0) return false;
       mtime = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
       if (wall_ns - mtime >= f.quiet_ns) golden_written_.emplace(h, mtime);  // settled for good
     }

@@ -5,15 +5,17 @@
 #  1. alert latency: the replay's close time of the diverging file -> the events-file line seen
 #     (the file is polled every 2 ms: that is the resolution), RUNS runs with a paced replay
 #     (PACE_MS between files, as a model computes); median and max, apart for the tokens
-#     followed by another token (final once it starts + 1 s quiet) and the last token
-#     (final after 3 s of quiet trees);
+#     followed by another token (final one pass after the next token is seen) and the last
+#     token (final after 3 s of quiet; docs/live-divergence.md "When a token's answer is final");
 #  2. watch with vs without --golden on the same unpaced replayed stream, interleaved (A B A B):
 #     close -> deleted p50/p99 (status JSON latency_ms) and throughput (files / (last file
 #     gone - first file written)); medians and ratios golden/plain.
 # Default settle. Usage: bench/live_divergence.sh [BUILD_DIR] [RUNS] [ROUNDS] [TOKENS]
+# MSIT_BIN=PATH runs another msit-compact (an A/B of two builds, interleaved by the caller);
+# ROUNDS=0 measures the alert latency only.
 set -euo pipefail
 BUILD=${1:-build}; RUNS=${2:-5}; ROUNDS=${3:-3}; TOKENS=${4:-40}; PACE_MS=${PACE_MS:-10}
-BIN=$BUILD/cli/msit-compact; GEN=$BUILD/tests/tools/msit-dumpgen
+BIN=${MSIT_BIN:-$BUILD/cli/msit-compact}; GEN=$BUILD/tests/tools/msit-dumpgen
 HERE="$(cd "$(dirname "$0")" && pwd)"
 W="$(mktemp -d "${TMPDIR:-/var/tmp}/msit-live.XXXXXX")"
 WATCH_PID=""
@@ -115,7 +117,7 @@ PY
 done | tee "$W/lat.txt"
 
 # 2. With vs without --golden, interleaved, on the same unpaced stream.
-gen "$W/tp" "$TOKENS"
+[ "$ROUNDS" = 0 ] || gen "$W/tp" "$TOKENS"
 for r in $(seq "$ROUNDS"); do
   # A B B A ...: the root disk slows down as files are created and removed (docs/benchmarks.md,
   # "The machines"), so neither side always runs second.

@@ -6,6 +6,9 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <limits>
+
+#include <sys/stat.h>
 
 #include "common/compare/divergence.h"
 #include "common/compare_atb/atb_compare.h"
@@ -27,24 +30,10 @@ uint64_t fnv1a(uint64_t h, std::string_view s) {
 }
 constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ull;
 
-// What stands for the files of one token: how many of each kind. A file summarised (raw ->
-// stored) or a new file changes it.
-void add_file(uint64_t& sig, const SourceFile& f) {
-  sig += uint64_t{1} << (8 * static_cast<unsigned>(f.kind));
-  sig += 1ull << 48;
-}
-
-void token_signatures(const DumpTree& t, int64_t rank, std::map<TokenFinality::Key, uint64_t>& out) {
-  for (const auto& g : t.groups) {
-    for (const auto& [tok, tf] : g.tokens) {
-      uint64_t& sig = out[{rank, tok}];
-      for (const auto& [op, f] : tf.ge_ops) add_file(sig, f);
-      for (const auto& [node, files] : tf.fx_nodes) {
-        for (const auto& f : files.inputs) add_file(sig, f);
-        for (const auto& f : files.outputs) add_file(sig, f);
-      }
-    }
-  }
+// The later of two write times; unknown when either is.
+std::optional<int64_t> latest(std::optional<int64_t> a, std::optional<int64_t> b) {
+  if (!a || !b) return std::nullopt;
+  return std::max(*a, *b);
 }
 
 std::string pair_key(const PairSpec& p) {
@@ -67,63 +56,125 @@ std::string token_tag(int64_t rank, int64_t token) { return std::to_string(rank)
 
 }  // namespace
 
-void TokenFinality::observe(const std::map<Key, uint64_t>& mine, const std::map<Key, uint64_t>& golden,
-                            int64_t now_ns) {
-  std::map<Key, Seen> next;
+void TokenFinality::observe_side(const std::map<Key, SideToken>& now, Side Seen::*side, Tree& tree,
+                                 std::map<Key, Seen>& next, int64_t now_ns) {
+  tree.last_token.clear();
+  for (const auto& [k, st] : now) {
+    auto [it, fresh] = tree.last_token.try_emplace(k.rank, k.token);
+    if (!fresh) it->second = std::max(it->second, k.token);
+  }
   bool changed = false;
-  auto seen_at = [&](const Key& k) -> Seen& {
-    auto [it, fresh] = next.try_emplace(k);
-    if (fresh) {
+  std::optional<int64_t> written = std::numeric_limits<int64_t>::min();  // no file yet
+  for (auto& [k, seen] : next) {
+    Side& s = seen.*side;
+    auto it = now.find(k);
+    SideToken at = it == now.end() ? SideToken{} : it->second;
+    if (s.at.sig != at.sig || s.changed_pass == 0) {
+      s.changed_ns = now_ns;
+      s.changed_pass = pass_;
+      changed = changed || s.at.sig != at.sig;
+    }
+    s.at = at;
+    auto last = tree.last_token.find(k.rank);
+    bool later = last != tree.last_token.end() && last->second > k.token;
+    if (!later) s.later_pass = UINT64_MAX;
+    else if (s.later_pass == UINT64_MAX) s.later_pass = pass_;
+    if (at.sig != 0) written = latest(written, at.written_ns);
+  }
+  // A token gone from both sides is gone from `next`: it changed its side's tree too.
+  for (const auto& [k, seen] : tokens_)
+    if ((seen.*side).at.sig != 0 && !next.count(k)) changed = true;
+  if (changed || tree.changed_pass == 0) {
+    tree.changed_ns = now_ns;
+    tree.changed_pass = pass_;
+  }
+  tree.written_ns = written;
+}
+
+void TokenFinality::observe_sides(const std::map<Key, SideToken>& mine, const std::map<Key, SideToken>& golden,
+                                  int64_t now_ns) {
+  ++pass_;
+  std::map<Key, Seen> next;
+  for (const auto* side : {&mine, &golden}) {
+    for (const auto& [k, st] : *side) {
+      auto [it, fresh] = next.try_emplace(k);
+      if (!fresh) continue;
       auto old = tokens_.find(k);
       if (old != tokens_.end()) it->second = old->second;
-      else it->second.changed_ns = now_ns;
-    }
-    return it->second;
-  };
-  std::map<Key, std::pair<uint64_t, uint64_t>> sigs;
-  for (const auto& [k, s] : mine) sigs[k].first = s;
-  for (const auto& [k, s] : golden) sigs[k].second = s;
-  for (const auto& [k, s] : sigs) {
-    bool known = tokens_.count(k) != 0;
-    Seen& seen = seen_at(k);
-    if (!known || seen.mine != s.first || seen.golden != s.second) {
-      seen.mine = s.first;
-      seen.golden = s.second;
-      seen.changed_ns = now_ns;
-      changed = true;
     }
   }
-  if (next.size() != tokens_.size()) changed = true;
+  observe_side(mine, &Seen::mine, mine_tree_, next, now_ns);
+  observe_side(golden, &Seen::golden, golden_tree_, next, now_ns);
   tokens_ = std::move(next);
-  my_last_token_.clear();
-  golden_last_token_.clear();
-  auto note_last = [](std::map<int64_t, int64_t>& last, const Key& k) {
-    auto [it, fresh] = last.try_emplace(k.rank, k.token);
-    if (!fresh) it->second = std::max(it->second, k.token);
+}
+
+void TokenFinality::observe(const std::map<Key, uint64_t>& mine, const std::map<Key, uint64_t>& golden,
+                            int64_t now_ns) {
+  auto sides = [](const std::map<Key, uint64_t>& sigs) {
+    std::map<Key, SideToken> out;
+    for (const auto& [k, s] : sigs) out[k] = SideToken{s, false, std::nullopt};
+    return out;
   };
-  for (const auto& [k, s] : mine) note_last(my_last_token_, k);
-  for (const auto& [k, s] : golden) note_last(golden_last_token_, k);
-  if (changed || !observed_) tree_changed_ns_ = now_ns;
-  observed_ = true;
+  observe_sides(sides(mine), sides(golden), now_ns);
+}
+
+// One side is done with a token when no more files of it can come and those it has are whole:
+//  - event: a later token had started on that side in an earlier pass (dumps run token by token:
+//    every file of this token was created before it, so this pass's listing, which began after
+//    that pass, has them all), the token's files are the same as in the previous pass (a file
+//    caught between its raw and its summarised form is seen in one of them), and all are whole;
+//  - time: a later token has started and the token's files have not changed for token_settle_ns;
+//  - the side's last token: the side's tree has not changed for quiet_ns, or (files whose write
+//    times are all known: a golden written before) its files are the same as in the previous
+//    pass, whole, and none was written for quiet_ns.
+bool TokenFinality::side_done(const Side& s, const Tree& t, const Key& k, int64_t now_ns) const {
+  if (s.at.sig == 0) return false;
+  auto last = t.last_token.find(k.rank);
+  bool later = last != t.last_token.end() && last->second > k.token;
+  if (later && s.at.whole && s.later_pass < pass_ && s.changed_pass < pass_) return true;
+  if (later && now_ns - s.changed_ns >= f_.token_settle_ns) return true;
+  if (now_ns - t.changed_ns >= f_.quiet_ns) return true;
+  return s.at.whole && t.written_ns && t.changed_pass < pass_ && *t.written_ns <= now_ns - f_.quiet_ns;
 }
 
 bool TokenFinality::is_final(const Key& k, int64_t now_ns) const {
   auto it = tokens_.find(k);
-  if (it == tokens_.end() || it->second.mine == 0 || it->second.golden == 0) return false;
-  if (now_ns - it->second.changed_ns < f_.token_settle_ns) return false;
-  // A later token started on both sides: this one is done being written (dumps run token by token).
-  auto later = [&](const std::map<int64_t, int64_t>& last) {
-    auto l = last.find(k.rank);
-    return l != last.end() && l->second > k.token;
-  };
-  if (later(my_last_token_) && later(golden_last_token_)) return true;
-  // The last token: final once neither tree has changed for a while.
-  return now_ns - tree_changed_ns_ >= f_.quiet_ns;
+  if (it == tokens_.end()) return false;
+  return side_done(it->second.mine, mine_tree_, k, now_ns) && side_done(it->second.golden, golden_tree_, k, now_ns);
 }
 
 bool TokenFinality::any_pending(int64_t now_ns) const {
   for (const auto& [k, s] : tokens_)
     if (!is_final(k, now_ns)) return true;
+  return false;
+}
+
+std::optional<int64_t> TokenFinality::next_time_rule_ns(int64_t now_ns) const {
+  std::optional<int64_t> next;
+  auto at = [&](int64_t t) { next = next ? std::min(*next, t) : t; };
+  auto side = [&](const Side& s, const Tree& t, const Key& k) {
+    if (s.at.sig == 0 || side_done(s, t, k, now_ns)) return;
+    auto last = t.last_token.find(k.rank);
+    if (last != t.last_token.end() && last->second > k.token) at(s.changed_ns + f_.token_settle_ns);
+    at(t.changed_ns + f_.quiet_ns);
+    if (s.at.whole && t.written_ns) at(*t.written_ns + f_.quiet_ns);
+  };
+  for (const auto& [k, s] : tokens_) {
+    if (is_final(k, now_ns)) continue;
+    side(s.mine, mine_tree_, k);
+    side(s.golden, golden_tree_, k);
+  }
+  return next;
+}
+
+bool TokenFinality::final_on_next_pass(int64_t now_ns) const {
+  auto soon = [&](const Side& s, const Tree& t, const Key& k) {
+    if (side_done(s, t, k, now_ns)) return true;
+    auto last = t.last_token.find(k.rank);
+    return s.at.sig != 0 && s.at.whole && last != t.last_token.end() && last->second > k.token;
+  };
+  for (const auto& [k, s] : tokens_)
+    if (!is_final(k, now_ns) && soon(s.mine, mine_tree_, k) && soon(s.golden, golden_tree_, k)) return true;
   return false;
 }
 
@@ -206,6 +257,60 @@ void LiveRootCompare::note_verdicts(const std::vector<ReportRow>& rows, const Du
   for (auto& [tok, v] : by_token) out.push_back(std::move(v));
 }
 
+void LiveRootCompare::side_tokens(const DumpTree& t, int64_t rank, bool golden, int64_t now_ns,
+                                  std::map<TokenFinality::Key, SideToken>& out) {
+  const int64_t wall_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const Finality& f = finality_.limits();
+  // Whether the file is whole, and when it was last written on the comparer's clock (if known).
+  auto whole = [&](const SourceFile& file, std::optional<int64_t>& written) {
+    written.reset();
+    // Summaries are written once, whole, after their raw file was complete. Every other kind is
+    // a file of the dumper (raw, _min_max, statistics CSV) that may still be being written.
+    if (file.kind == SourceKind::kSummary || file.kind == SourceKind::kStored) return true;
+    const std::string& path = file.path();
+    if (!golden) return held_ && held_(path);
+    // A golden file of the dumper: nothing tells when its writer is done but its write time. (Whoever
+    // names the golden's files, and could aim at a hash collision here, writes its contents too.)
+    uint64_t h = fnv1a(kFnvBasis, path);
+    auto it = golden_written_.find(h);
+    int64_t mtime = 0;
+    if (it != golden_written_.end()) {
+      mtime = it->second;
+    } else {
+      struct stat st {};
+      if (::stat(path.c_str(), &st) != 0) return false;
+      mtime = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+      if (wall_ns - mtime >= f.quiet_ns) golden_written_.emplace(h, mtime);  // settled for good
+    }
+    written = now_ns - (wall_ns - mtime);
+    return wall_ns - mtime >= f.token_settle_ns;
+  };
+  auto add = [&](const SourceFile& file, SideToken& st) {
+    st.sig += uint64_t{1} << (8 * static_cast<unsigned>(file.kind));  // a file summarised changes it
+    st.sig += 1ull << 48;                                             // and so does a new file
+    std::optional<int64_t> written;
+    bool w = whole(file, written);
+    st.whole = st.whole && w;
+    st.written_ns = latest(st.written_ns, written);
+  };
+  for (const auto& g : t.groups) {
+    for (const auto& [tok, tf] : g.tokens) {
+      auto [it, fresh] = out.try_emplace(TokenFinality::Key{rank, tok});
+      SideToken& st = it->second;
+      if (fresh) {
+        st.whole = true;
+        st.written_ns = std::numeric_limits<int64_t>::min();  // no file yet
+      }
+      for (const auto& [op, file] : tf.ge_ops) add(file, st);
+      for (const auto& [node, files] : tf.fx_nodes) {
+        for (const auto& file : files.inputs) add(file, st);
+        for (const auto& file : files.outputs) add(file, st);
+      }
+    }
+  }
+}
+
 LiveRootCompare::LiveRootCompare(std::string root, std::string golden, Finality f, std::string op_mapping_file)
     : root_(std::move(root)), golden_(std::move(golden)), op_mapping_file_(std::move(op_mapping_file)), finality_(f) {}
 
@@ -258,15 +363,16 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
   if (!m.ok()) {
     note_waiting(m.error(), notes);
     finality_.observe({}, {}, now_ns);
-    waiting_ = false;
+    waiting_ = confirm_soon_ = false;
+    next_time_rule_ns_.reset();
     return events;
   }
   last_error_.clear();
   // Finality from this pass's trees, before any row is judged.
-  std::map<TokenFinality::Key, uint64_t> mine, golden;
+  std::map<TokenFinality::Key, SideToken> mine, golden;
   for (const MatchedRank& mr : m->ranks) {
-    token_signatures(mr.my, mr.rank.value_or(-1), mine);
-    token_signatures(mr.golden, mr.rank.value_or(-1), golden);
+    side_tokens(mr.my, mr.rank.value_or(-1), false, now_ns, mine);
+    side_tokens(mr.golden, mr.rank.value_or(-1), true, now_ns, golden);
     if (indexed) {
       for (const auto& g : mr.my.groups) {
         for (const auto& [tok, tf] : g.tokens) {
@@ -279,8 +385,10 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
       }
     }
   }
-  finality_.observe(mine, golden, now_ns);
+  finality_.observe_sides(mine, golden, now_ns);
   waiting_ = finality_.any_pending(now_ns);
+  confirm_soon_ = finality_.final_on_next_pass(now_ns);
+  next_time_rule_ns_ = finality_.next_time_rule_ns(now_ns);
   std::map<std::string, ReportRow> kept;
   for (MatchedRank& mr : m->ranks) {
     int64_t rank = mr.rank.value_or(-1);
@@ -316,6 +424,12 @@ LiveComparer::LiveComparer(const LiveSettings& s, DivergenceAlerts& alerts, Logg
     roots_.push_back(
         std::make_unique<LiveRootCompare>(absolute_path(g.root), absolute_path(g.golden), f, s.op_mapping_file));
   dirty_.assign(roots_.size(), 1);
+  // Held and kept raw files are complete (the watcher settled them before holding them).
+  for (auto& r : roots_)
+    r->set_held_check([this](const std::string& path) {
+      std::lock_guard<std::mutex> lock(mu_);
+      return held_.count(path) != 0 || kept_.count(path) != 0;
+    });
 }
 
 LiveComparer::~LiveComparer() { stop(); }
@@ -425,6 +539,7 @@ void LiveComparer::run() {
   constexpr auto kPoll = std::chrono::milliseconds(500);  // while tokens wait to be final
   constexpr auto kIdle = std::chrono::seconds(5);         // the golden may grow unseen
   std::vector<int64_t> last_pass(roots_.size(), 0), quiet_until(roots_.size(), 0);
+  std::vector<int64_t> last_start(roots_.size(), std::numeric_limits<int64_t>::min() / 2);
   auto now_ns = [] { return steady_clock().now_ns(); };
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
@@ -432,8 +547,11 @@ void LiveComparer::run() {
       int64_t now = now_ns();
       bool due = dirty_[i] || roots_[i]->pending() || now - last_pass[i] >= std::chrono::nanoseconds(kIdle).count();
       // A pass re-walks both trees: the comparer rests twice as long as its last pass took, so
-      // it never takes more than a third of a core from the compaction however large the trees.
-      if (!due || now < quiet_until[i]) continue;
+      // it never takes more than a third of a core from the compaction however large the trees;
+      // and passes start at least kMinGap apart (the confirming pass of a token too: during a
+      // stream another summary would call it sooner and sooner).
+      if (!due || now < quiet_until[i] || now < last_start[i] + std::chrono::nanoseconds(kMinGap).count()) continue;
+      last_start[i] = now;
       dirty_[i] = 0;
       lock.unlock();
       std::vector<std::string> notes;
@@ -449,17 +567,39 @@ void LiveComparer::run() {
       quiet_until[i] = last_pass[i] + 2 * (last_pass[i] - now);
       lock.lock();
     }
-    bool pending = false;
-    for (auto& r : roots_) pending = pending || r->pending();
-    cv_.wait_for(lock, pending ? kPoll : kIdle, [this] {
+    // When each root's next pass is due. A pass never starts before its root's gate (above). A
+    // token one pass from final by the event rule gets that pass at the gate, without the
+    // debounce; tokens waiting on a time rule get one when the rule can fire, and at least every
+    // kPoll (the golden may grow unseen); otherwise the comparer rests until a summary or kIdle.
+    const int64_t now = now_ns();
+    auto ns = [](auto d) { return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(); };
+    int64_t wake_at = now + ns(kIdle);
+    bool soon = false;
+    for (size_t i = 0; i < roots_.size(); ++i) {
+      const LiveRootCompare& r = *roots_[i];
+      int64_t gate = std::max(quiet_until[i], last_start[i] + ns(kMinGap));
+      int64_t at = now + ns(kIdle);
+      if (r.confirm_soon()) {
+        soon = true;
+        at = gate;
+      } else if (r.pending()) {
+        at = std::max(gate,
+                      std::min(r.next_time_rule_ns().value_or(std::numeric_limits<int64_t>::max()), now + ns(kPoll)));
+      }
+      wake_at = std::min(wake_at, at);
+    }
+    auto wait = std::chrono::milliseconds(std::max<int64_t>(wake_at - now, 0) / 1'000'000 + 1);
+    // While a confirming pass waits for its gate, a summary does not cut the wait short.
+    bool woken = cv_.wait_for(lock, wait, [this, soon] {
       if (stop_) return true;
+      if (soon) return false;
       for (char d : dirty_)
         if (d) return true;
       return false;
     });
-    if (!stop_) {
+    if (woken && !stop_ && !soon) {
       lock.unlock();
-      std::this_thread::sleep_for(kMinGap);  // debounce: gather the rest of a burst
+      std::this_thread::sleep_for(kMinGap);  // debounce: gather the rest of a burst of summaries
       lock.lock();
     }
   }

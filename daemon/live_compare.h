@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "common/compare/compare.h"
@@ -27,40 +28,72 @@ namespace msit::daemon {
 
 class Logger;
 
-// How long a token's files (on both sides) must stay unchanged before its answer is final, when
-// a later token has started on both sides; and how long a whole root and its golden must stay
-// unchanged before their last tokens are final.
+// The time rules of finality (docs/live-divergence.md "When a token's answer is final"), used
+// where no event tells that a side's files of a token are whole: how long a token's files must
+// stay unchanged once a later token has started on that side; how long a side's whole tree must
+// stay unchanged before its last token is final.
 struct Finality {
   int64_t token_settle_ns = 1'000'000'000;
   int64_t quiet_ns = 3'000'000'000;
 };
 
-// Which tokens are final: fed one signature per (rank, token) and side at every pass.
+// What one side (the watched dump or its golden) shows of one token at a pass.
+struct SideToken {
+  uint64_t sig = 0;                   // which files stand for it: how many, of which kind (0: none)
+  bool whole = false;                 // every file is whole: a summary, a raw file the watcher holds complete,
+                                      // or a raw golden file not written for token_settle_ns
+  std::optional<int64_t> written_ns;  // last write among its files on the comparer's clock, if known
+};
+
+// Which tokens are final: fed what each side shows of each (rank, token) at every pass. A token
+// is final when both sides are done with it (TokenFinality::side_done).
 class TokenFinality {
  public:
   explicit TokenFinality(Finality f = {}) : f_(f) {}
+  const Finality& limits() const { return f_; }
   struct Key {
     int64_t rank = -1;
     int64_t token = 0;
     auto operator<=>(const Key&) const = default;
   };
-  // One pass: the signature of every token seen on each side (what files stand for it, and of
-  // which kind). Tokens no longer seen are forgotten.
+  // One pass: every token seen on each side. Tokens no longer seen are forgotten.
+  void observe_sides(const std::map<Key, SideToken>& mine, const std::map<Key, SideToken>& golden, int64_t now_ns);
+  // Signatures only (nothing known whole): the time rules alone decide.
   void observe(const std::map<Key, uint64_t>& mine, const std::map<Key, uint64_t>& golden, int64_t now_ns);
   bool is_final(const Key& k, int64_t now_ns) const;
   // Some token seen in the last pass is not final yet (the comparer keeps polling).
   bool any_pending(int64_t now_ns) const;
+  // Some token not final yet becomes final by the event rule if the next pass sees the same
+  // files: the comparer runs that pass at once instead of polling.
+  bool final_on_next_pass(int64_t now_ns) const;
+  // The earliest time at which a time rule can make a token that is not final yet final, if
+  // nothing changes before (the comparer wakes then rather than polling blindly).
+  std::optional<int64_t> next_time_rule_ns(int64_t now_ns) const;
 
  private:
-  struct Seen {
-    uint64_t mine = 0, golden = 0;
-    int64_t changed_ns = 0;
+  struct Side {
+    SideToken at;                      // as the last pass saw it
+    int64_t changed_ns = 0;            // when its signature last changed
+    uint64_t changed_pass = 0;         // in which pass
+    uint64_t later_pass = UINT64_MAX;  // first pass of the current run that saw a later token on its side
   };
+  struct Seen {
+    Side mine, golden;
+  };
+  struct Tree {                             // one side's whole tree
+    std::map<int64_t, int64_t> last_token;  // per rank
+    int64_t changed_ns = 0;
+    uint64_t changed_pass = 0;
+    std::optional<int64_t> written_ns;  // last write among all its files, if known
+  };
+  bool side_done(const Side& s, const Tree& t, const Key& k, int64_t now_ns) const;
+  void observe_side(const std::map<Key, SideToken>& now, Side Seen::*side, Tree& tree, std::map<Key, Seen>& next,
+                    int64_t now_ns);
+
   Finality f_;
   std::map<Key, Seen> tokens_;
-  std::map<int64_t, int64_t> my_last_token_, golden_last_token_;  // per rank
-  int64_t tree_changed_ns_ = 0;
-  bool observed_ = false;
+  Tree mine_tree_, golden_tree_;
+  uint64_t pass_ = 0;
 };
 
 // The stable id of a reported divergence: the same (watched root, rank, token, op) always gives
@@ -102,6 +135,13 @@ class LiveRootCompare {
   // The last pass left a token not final yet: passes go on until it is answered (a token
   // becomes final by time alone, and only a pass reports it).
   bool pending() const { return waiting_; }
+  // The last pass left a token that the next pass can make final by the event rule.
+  bool confirm_soon() const { return confirm_soon_; }
+  // When a time rule can next make a token final (set by the last pass; empty: none pending).
+  std::optional<int64_t> next_time_rule_ns() const { return next_time_rule_ns_; }
+  // Which raw files of the watched side the watcher holds complete (held back or kept raw): they
+  // count as whole for finality. Called during a pass, from the comparer's thread.
+  void set_held_check(std::function<bool(const std::string&)> held) { held_ = std::move(held); }
   const std::string& root() const { return root_; }
   const std::string& golden() const { return golden_; }
   size_t cached_rows() const { return rows_.size() + atb_rows_.rows.size(); }
@@ -134,8 +174,16 @@ class LiveRootCompare {
   atb::AtbRowCache atb_rows_;          // the same, for ATB/torch passes (kept by the ATB library)
   std::set<std::string> done_tokens_;  // rank/token answered (reported or found clean) while final
   std::set<std::string> clean_noted_;  // rank/token noted as judged clean (once per process)
+  // The side's files and whether each token's files are whole (see SideToken).
+  void side_tokens(const DumpTree& t, int64_t rank, bool golden, int64_t now_ns,
+                   std::map<TokenFinality::Key, SideToken>& out);
   std::string last_error_;
-  bool waiting_ = false;
+  bool waiting_ = false, confirm_soon_ = false;
+  std::optional<int64_t> next_time_rule_ns_;
+  std::function<bool(const std::string&)> held_;
+  // Raw golden files known not written for quiet_ns: path hash -> write time (realtime ns), so
+  // that each is stat()ed until then only.
+  std::unordered_map<uint64_t, int64_t> golden_written_;
 };
 
 // The comparer thread of a running watch: woken when files are summarised, polls while tokens

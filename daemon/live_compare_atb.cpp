@@ -126,7 +126,8 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
   if (!res.ok() || res->sheets.empty()) {
     note_waiting(res.ok() ? make_error(root_, Stage::kMatch, "no rows yet") : res.error(), notes);
     finality_.observe({}, {}, now_ns);
-    waiting_ = false;
+    waiting_ = confirm_soon_ = false;
+    next_time_rule_ns_.reset();
     return events;
   }
   last_error_.clear();
@@ -147,6 +148,8 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
   }
   finality_.observe(sig, sig, now_ns);
   waiting_ = finality_.any_pending(now_ns);
+  confirm_soon_ = false;  // ATB rows tell nothing of whole files: the time rules decide
+  next_time_rule_ns_ = finality_.next_time_rule_ns(now_ns);
   for (auto& r : rows) r.rank = -1;
   // The library has run the first-divergence post-pass on each sheet with the ops' inputs (ATB
   // intensors, torch input_k) and dropped those rows: its marks are compare's. Running it again

@@ -10,7 +10,8 @@
 #     `--dry-run` and `rm` of the same files and `--keep-raw` (no removals), each run in the
 #     same loop, with the floor on 2 cores that these baselines put under any compactor and
 #     compact's ratio to max(dry-run, rm) per run (issue 31: <= 1.2x); "both": --dry-run of one
-#     copy and rm of another started together, compact's ratio to that too. BASE_BIN=another
+#     copy and rm of another started together, compact's ratio to that too (C_MODES: a subset
+#     of "store base keep dry rm both cat"; store, dry, rm, both are needed). BASE_BIN=another
 #     binary (e.g. a build of the previous commit) is timed in the same loop as "base".
 #  D. (issue 31) the stores' size on disk against the raw tree's for a tree msit-dumpgen makes:
 #     `stream` of GE and FX files of 256 B to 40 KB (~31,000 files, 272 MB), written to
@@ -127,7 +128,7 @@ PY
 echo "C. compact -j 2 of $(du -sh --apparent-size "$T/big" | cut -f1) in 512 files, synced first"
 : > "$T/c.txt"
 for r in $(seq "$RUNS"); do
-  for mode in store ${BASE_BIN:+base} keep dry rm both cat; do
+  for mode in ${C_MODES:-store ${BASE_BIN:+base} keep dry rm both cat}; do
     rm -rf "$T/run" "$T/run2"; cp -a "$T/big" "$T/run"
     [ "$mode" != both ] || cp -a "$T/big" "$T/run2"
     sync; sleep 3
@@ -180,6 +181,8 @@ print(f"  (dry-run & rm) / max(dry-run, rm), per run: {', '.join(f'{x:.2f}x' for
 if ms["base"]:
     ab = sorted(b / s for b, s in zip(ms["base"], ms["store"]))
     print(f"  BASE_BIN / compact, per run: {', '.join(f'{x:.2f}x' for x in ab)}; median {st.median(ab):.2f}x")
+if not ms["cat"]:
+    sys.exit(0)
 ratios = sorted(c / s for c, s in zip(ms["cat"], ms["store"]))
 print(f"  speed of compact vs cat, per run: {', '.join(f'{x:.2f}x' for x in ratios)}; "
       f"median {st.median(ratios):.2f}x")

@@ -60,8 +60,8 @@ size_t WorkerPool::idle_workers() {
 std::vector<Job> WorkerPool::take_batch() {
   // Take what is there (up to batch_max): a burst shares its directory fsyncs and its commit.
   // A burst of large files is shared out between the idle workers (this one included): its
-  // last file is then done after its share's summarising, not the whole burst's, which on two
-  // cores halves close -> deleted for it (docs/benchmarks.md, "watch close -> deleted A/B").
+  // last file is then done after its share's summarising, not after the whole burst's on one
+  // worker while the other waits (docs/benchmarks.md, "watch close -> deleted A/B").
   uint64_t cap = batch_bytes_;
   if (idle_ > 1 && queued_bytes_ > split_bytes_)
     cap = std::min(cap, std::max(split_bytes_, (queued_bytes_ + idle_ - 1) / idle_));

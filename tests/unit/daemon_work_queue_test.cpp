@@ -132,6 +132,96 @@ TEST(WorkerPool, BatchesAreLimitedByBytes) {
   EXPECT_EQ(c.max_batch, 1u) << "two 60-byte files exceed the 100-byte batch";
 }
 
+// Records each batch's paths (order of arrival); with `hold`, every call waits in run_batch
+// until release(), so a worker cannot come back for more while the test looks.
+class RecordingCompactor final : public Compactor {
+ public:
+  std::vector<JobResult> run_batch(const std::vector<Job>& jobs) override {
+    std::vector<JobResult> out;
+    std::unique_lock<std::mutex> lock(mu);
+    batches.emplace_back();
+    cv.notify_all();
+    for (const Job& j : jobs) {
+      batches.back().push_back(j.path);
+      JobResult r;
+      r.path = j.path;
+      r.status = JobStatus::kDone;
+      out.push_back(r);
+    }
+    cv.wait(lock, [this] { return !hold; });
+    return out;
+  }
+  bool wait_batches(size_t n) {
+    std::unique_lock<std::mutex> lock(mu);
+    return cv.wait_for(lock, std::chrono::seconds(30), [&] { return batches.size() >= n; });
+  }
+  void release() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      hold = false;
+    }
+    cv.notify_all();
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  bool hold = false;
+  std::vector<std::vector<std::string>> batches;
+};
+
+std::vector<Job> sized_jobs(const std::string& prefix, int n, uint64_t size) {
+  std::vector<Job> jobs;
+  for (int i = 0; i < n; ++i) {
+    Job j{prefix + std::to_string(i), {}, 0};
+    j.seen.size = size;
+    jobs.push_back(j);
+  }
+  return jobs;
+}
+
+// Waits (bounded) until the pool's workers all wait for work.
+bool wait_idle(WorkerPool& pool, size_t n) {
+  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+       std::chrono::steady_clock::now() < deadline;) {
+    if (pool.idle_workers() == n) return true;
+    std::this_thread::yield();
+  }
+  return false;
+}
+
+TEST(WorkerPool, BurstOfLargeFilesIsSharedBetweenIdleWorkers) {
+  RecordingCompactor c;
+  c.hold = true;  // the first worker cannot come back for a second share
+  testing::FakeClock clock;
+  ResultWaiter waiter;
+  // 10 files of 60 bytes, batch cap 1000, split above 100: two idle workers take 300 each.
+  WorkerPool pool(2, 32, c, clock, waiter.callback(), 1000, 100);
+  ASSERT_TRUE(wait_idle(pool, 2));
+  pool.submit(sized_jobs("big", 10, 60));
+  EXPECT_TRUE(c.wait_batches(2)) << "the second idle worker took no share";
+  c.release();
+  auto results = waiter.wait_for(pool, 10);
+  ASSERT_EQ(results.size(), 10u);
+  std::lock_guard<std::mutex> lock(c.mu);
+  ASSERT_EQ(c.batches.size(), 2u) << "one batch per idle worker";
+  EXPECT_EQ(c.batches[0].size(), 5u);
+  EXPECT_EQ(c.batches[1].size(), 5u);
+}
+
+TEST(WorkerPool, BurstOfSmallFilesStaysOneBatch) {
+  RecordingCompactor c;
+  testing::FakeClock clock;
+  ResultWaiter waiter;
+  // 10 files of 8 bytes (80, below the split threshold of 100): one batch, one commit.
+  WorkerPool pool(2, 32, c, clock, waiter.callback(), 1000, 100);
+  ASSERT_TRUE(wait_idle(pool, 2));
+  pool.submit(sized_jobs("small", 10, 8));
+  auto results = waiter.wait_for(pool, 10);
+  ASSERT_EQ(results.size(), 10u);
+  std::lock_guard<std::mutex> lock(c.mu);
+  ASSERT_EQ(c.batches.size(), 1u);
+  EXPECT_EQ(c.batches[0].size(), 10u);
+}
+
 TEST(WorkerPool, ShutdownFinishesRunningBatchAndCancelsQueuedJobs) {
   CountingCompactor c;
   c.hold = true;

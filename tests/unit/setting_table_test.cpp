@@ -87,6 +87,32 @@ TEST(SettingTable, ManPageListsExactlyTheTablesOptionsAndConfigKeys) {
   EXPECT_EQ(matches(keys_text, R"((^|[ \n])([a-z][a-z_]*)(?=[ \n]|$))", 2), table_keys());
 }
 
+// The man page states each numeric option's range and default as the table has them:
+// "(0 to 600000, default 200)".
+TEST(SettingTable, ManPageStatesTheTablesRangesAndDefaults) {
+  const std::string man = read_source("docs/man/msit-compact.1");
+  const std::string watch = block(man, ".SS \"watch [options] [dir...]\"", ".SS ");
+  int checked = 0;
+  for (const WatchSetting& s : kWatchSettings) {
+    if (s.flags.empty() || s.given == nullptr) continue;
+    if (s.kind != SettingKind::kCount && s.kind != SettingKind::kRanged && s.kind != SettingKind::kSketchWidth)
+      continue;
+    std::string flag(setting_detail::long_flag(s.flags));
+    flag = std::regex_replace(flag, std::regex("-"), "\\-");
+    const size_t at = watch.find(flag + " ");
+    ASSERT_NE(at, std::string::npos) << flag;
+    std::string item = watch.substr(at, watch.find("\n.TP", at) - at);
+    item = std::regex_replace(item, std::regex(R"(\s+)"), " ");
+    auto number = [](int64_t v) { return v < 0 ? "\\-" + std::to_string(-v) : std::to_string(v); };
+    EXPECT_NE(item.find(number(s.min) + " to " + number(s.max)), std::string::npos) << s.key << ": " << item;
+    if (s.def != 0 || s.default_note.empty()) {
+      EXPECT_NE(item.find("default " + number(s.def)), std::string::npos) << s.key << ": " << item;
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 7);  // settle, jobs, zstd level and workers, sketch width, rescan, keep near divergence
+}
+
 TEST(SettingTable, BashCompletionListsExactlyTheTablesOptions) {
   const std::string bash = read_source("packaging/completions/msit-compact.bash");
   const std::string watch = block(bash, "    watch)", "      ;;");

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <list>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -29,9 +30,18 @@ namespace {
 namespace d = msit::daemon;
 
 // The command line's values: the options come from the settings table (daemon/setting_table.h).
+// A flag keeps CLI11's bool semantics (`--keep-raw=false` is false and wins over the file);
+// given when its option was.
+struct FlagArg {
+  const d::WatchSetting* setting;
+  CLI::Option* opt;
+  bool value;
+};
+
 struct WatchArgs {
   std::string config;
   d::SettingOverrides given;
+  std::list<FlagArg> flags;  // stable addresses: CLI11 writes to `value`
   Verbosity verbosity = Verbosity::kNormal;
 };
 
@@ -56,6 +66,8 @@ std::string normalize_root(std::string dir, d::Logger& log) {
 
 d::SettingOverrides overrides_of(const WatchArgs& a) {
   d::SettingOverrides o = a.given;
+  for (const FlagArg& f : a.flags)
+    if (f.opt->count() > 0) *std::get<std::optional<bool>*>(f.setting->given(o)) = f.value;
   if (a.verbosity == Verbosity::kVerbose) o.verbose = true;
   return o;
 }
@@ -123,9 +135,9 @@ CLI::Option* add_setting_option(CLI::App* cmd, const d::WatchSetting& s, WatchAr
           ->allow_extra_args(false)  // one value per --golden: the directories after it stay DIRs
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     case d::SettingKind::kBool: {
-      auto* out = std::get<std::optional<bool>*>(s.given(a.given));
-      return cmd->add_flag_callback(
-          flags, [out] { *out = true; }, help_of(s));
+      a.flags.push_back(FlagArg{&s, nullptr, false});
+      a.flags.back().opt = cmd->add_flag(flags, a.flags.back().value, help_of(s));
+      return a.flags.back().opt;
     }
     case d::SettingKind::kFormat: {
       auto* out = std::get<std::optional<SummaryFormat>*>(s.given(a.given));

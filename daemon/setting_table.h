@@ -49,7 +49,7 @@ using OverrideField =
 
 struct WatchSetting {
   std::string_view key;    // config key; empty: command line only
-  std::string_view flags;  // CLI11 names ("-j,--jobs"); empty: config file only
+  std::string_view flags;  // CLI11 names ("-j,--jobs"; "dirs": the positional); empty: config file only
   SettingKind kind;
   std::string_view type_name;         // the option's value in --help; empty: CLI11's own (UINT, INT, TEXT)
   int64_t min = 0, max = 0, def = 0;  // kCount, kRanged, kSketchWidth
@@ -66,7 +66,11 @@ constexpr std::string_view long_flag(std::string_view flags) { return flags.subs
 }  // namespace setting_detail
 
 // clang-format off
-// In the order of `watch --help` and of the config file's "unknown key (known: ...)" list.
+// In the order of `watch --help` and of the config file's "unknown key (known: ...)" list. The
+// integer ranges shared with `compact` stay in common/summary/option_limits.h; the rows read them.
+// Not here: the checks across settings (archive vs keep_raw, goldens vs roots) and the ranges of
+// settle_ms, jobs, rescan_interval_s and low_space_hook_interval_s checked after merging
+// (load_settings(), daemon/config.cpp).
 inline constexpr WatchSetting kWatchSettings[] = {
     {"dir", "dirs", SettingKind::kDirectory, "", 0, 0, 0, SettingReload::kRestart,
      "Dump roots or their parents; they may not exist yet", "",

@@ -71,15 +71,18 @@ CLI::Option* add_int_setting(CLI::App* cmd, const IntSetting& s, uint32_t& v, co
 }
 
 CLI::Option* add_sketch_width(CLI::App* cmd, uint32_t& v, const std::string& help) {
-  return add_ranged(cmd, kSketchWidth, v, help + ", a power of two")
-      ->check(CLI::Validator(
-          [](std::string& s) {
-            int64_t n = 0;
-            auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-            bool ok = ec == std::errc() && end == s.data() + s.size() && is_valid_sketch_width(n);
-            return ok ? std::string() : "Value " + s + " is not a power of two";
-          },
-          "POWER_OF_TWO"));
+  return add_ranged(cmd, kSketchWidth, v, help + ", a power of two")->check(power_of_two());
+}
+
+CLI::Validator power_of_two() {
+  return CLI::Validator(
+      [](std::string& s) {
+        int64_t n = 0;
+        auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+        bool ok = ec == std::errc() && end == s.data() + s.size() && is_valid_sketch_width(n);
+        return ok ? std::string() : "Value " + s + " is not a power of two";
+      },
+      "POWER_OF_TWO");
 }
 
 CLI::Option* add_sketch_bits(CLI::App* cmd, unsigned& v) {

@@ -46,6 +46,8 @@ CLI::Option* add_jobs(CLI::App* cmd, unsigned& v, const std::string& help);
 CLI::Option* add_int_setting(CLI::App* cmd, const IntSetting& s, int& v, const std::string& help);
 CLI::Option* add_int_setting(CLI::App* cmd, const IntSetting& s, uint32_t& v, const std::string& help);
 CLI::Option* add_sketch_width(CLI::App* cmd, uint32_t& v, const std::string& help);
+// The --sketch-width check beyond its range (also used by `watch`'s table-driven options).
+CLI::Validator power_of_two();
 // --sketch-bits of `compact` and `watch`: 32 or 64.
 CLI::Option* add_sketch_bits(CLI::App* cmd, unsigned& v);
 

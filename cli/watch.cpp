@@ -10,7 +10,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <list>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -20,34 +22,27 @@
 #include "common/base/printable.h"
 #include "daemon/config.h"
 #include "daemon/service.h"
+#include "daemon/setting_table.h"
 
 namespace msit::cli {
 namespace {
 
 namespace d = msit::daemon;
 
+// The command line's values: the options come from the settings table (daemon/setting_table.h).
+// A flag keeps CLI11's bool semantics (`--keep-raw=false` is false and wins over the file);
+// given when its option was.
+struct FlagArg {
+  const d::WatchSetting* setting;
+  CLI::Option* opt;
+  bool value;
+};
+
 struct WatchArgs {
-  std::vector<std::string> dirs;
   std::string config;
-  std::string summary_format;
-  uint32_t settle_ms = 0, jobs = 0, rescan_s = 0;
-  bool keep_raw = false, archive = false;
+  d::SettingOverrides given;
+  std::list<FlagArg> flags;  // stable addresses: CLI11 writes to `value`
   Verbosity verbosity = Verbosity::kNormal;
-  int zstd_level = static_cast<int>(kZstdLevel.def);
-  int zstd_workers = static_cast<int>(kZstdWorkers.def);
-  uint32_t sketch_width = kDefaultSketchWidth;
-  unsigned sketch_bits = 32;
-  std::string json_status;
-  std::string min_free;
-  // Live divergence (docs/live-divergence.md).
-  std::vector<std::string> goldens;
-  std::string op_mapping_file, events_file, on_divergence, held_raw_cap;
-  uint32_t keep_raw_near_divergence = 0;
-  CLI::Option *mapping_opt = nullptr, *events_opt = nullptr, *on_divergence_opt = nullptr, *keep_near_opt = nullptr,
-              *held_cap_opt = nullptr;
-  CLI::Option *settle_opt = nullptr, *jobs_opt = nullptr, *rescan_opt = nullptr, *format_opt = nullptr,
-              *keep_opt = nullptr, *json_opt = nullptr, *archive_opt = nullptr, *level_opt = nullptr,
-              *workers_opt = nullptr, *width_opt = nullptr, *bits_opt = nullptr, *min_free_opt = nullptr;
 };
 
 // Absolute, without trailing slashes; a root given as a symlink is resolved once, explicitly
@@ -70,27 +65,10 @@ std::string normalize_root(std::string dir, d::Logger& log) {
 }
 
 d::SettingOverrides overrides_of(const WatchArgs& a) {
-  d::SettingOverrides o;
-  o.dirs = a.dirs;
-  if (a.settle_opt->count()) o.settle_ms = a.settle_ms;
-  if (a.jobs_opt->count()) o.jobs = a.jobs;
-  if (a.rescan_opt->count()) o.rescan_interval_s = a.rescan_s;
-  if (a.format_opt->count()) o.format = *parse_summary_format(a.summary_format);  // checked by IsMember
-  if (a.keep_opt->count()) o.keep_raw = a.keep_raw;
-  if (a.archive_opt->count()) o.archive = a.archive;
-  if (a.level_opt->count()) o.zstd_level = a.zstd_level;
-  if (a.workers_opt->count()) o.zstd_workers = a.zstd_workers;
-  if (a.width_opt->count()) o.sketch_width = a.sketch_width;
-  if (a.bits_opt->count()) o.sketch_bits = a.sketch_bits;
+  d::SettingOverrides o = a.given;
+  for (const FlagArg& f : a.flags)
+    if (f.opt->count() > 0) *std::get<std::optional<bool>*>(f.setting->given(o)) = f.value;
   if (a.verbosity == Verbosity::kVerbose) o.verbose = true;
-  if (a.json_opt->count()) o.json_status = a.json_status;
-  if (a.min_free_opt->count()) o.min_free = a.min_free;
-  o.goldens = a.goldens;
-  if (a.mapping_opt->count()) o.op_mapping_file = a.op_mapping_file;
-  if (a.events_opt->count()) o.events_file = a.events_file;
-  if (a.on_divergence_opt->count()) o.on_divergence = a.on_divergence;
-  if (a.keep_near_opt->count()) o.keep_raw_near_divergence = a.keep_raw_near_divergence;
-  if (a.held_cap_opt->count()) o.held_raw_cap = a.held_raw_cap;
   return o;
 }
 
@@ -106,8 +84,8 @@ int run_watch(const WatchArgs& a) {
     for (auto& g : s->live.goldens)
       if (!g.root.empty()) g.root = normalize_root(g.root, log);
     d::LiveCheck check;
-    check.source = a.goldens.empty() ? a.config + ": golden =" : std::string("--golden");
-    check.skip_other_roots = !a.dirs.empty() && a.goldens.empty();
+    check.source = a.given.goldens.empty() ? a.config + ": golden =" : std::string("--golden");
+    check.skip_other_roots = !a.given.dirs.empty() && a.given.goldens.empty();
     MSIT_TRY(d::check_live_settings(s->live, s->dirs, check));
     return s;
   };
@@ -119,34 +97,61 @@ int run_watch(const WatchArgs& a) {
   return d::run_watch_service(*s, load, log);
 }
 
-void add_live_options(CLI::App* cmd, WatchArgs& a) {
-  cmd->add_option("--golden", a.goldens,
-                  "Report the first diverging op of each token while the model dumps, against this golden dump (raw, "
-                  "summarised or being dumped): GOLDEN with one root, ROOT=GOLDEN per root; repeatable")
-      ->type_name("[ROOT=]GOLDEN")
-      ->allow_extra_args(false)  // one value per --golden: the directories after it stay DIRs
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  // -mf is rewritten to this before parsing (cli/msit_spellings.h), as for compare.
-  a.mapping_opt = cmd->add_option("--op-mapping-file", a.op_mapping_file,
-                                  "ATB vs torch with --golden: directory holding op_mapping_file.json (msit: -mf)")
-                      ->type_name("DIR");
-  a.events_opt = cmd->add_option("--events", a.events_file,
-                                 "With --golden: append each divergence to this JSON-lines file (0600, never "
-                                 "duplicated after a restart)")
-                     ->type_name("FILE");
-  a.on_divergence_opt = cmd->add_option("--on-divergence", a.on_divergence,
-                                        "With --golden: command run (no shell) on each divergence, with "
-                                        "MSIT_DIVERGENCE_* variables; at most once per on_divergence_interval_s")
-                            ->type_name("CMD");
-  a.keep_near_opt = cmd->add_option("--keep-raw-near-divergence", a.keep_raw_near_divergence,
-                                    "With --golden: keep the raw files of the diverging op and of the N ops before it "
-                                    "(default 0: none)")
-                        ->check(CLI::Range(uint32_t{0}, d::kKeepRawNearDivergenceMax))
-                        ->type_name("N");
-  a.held_cap_opt = cmd->add_option("--held-raw-cap", a.held_raw_cap,
-                                   "Most raw bytes held back while their op's verdict is unknown (K/M/G/T; "
-                                   "default 4G); beyond it the oldest are compacted as usual")
-                       ->type_name("SIZE");
+std::string help_of(const d::WatchSetting& s) {
+  std::string help(s.help);
+  const bool ranged =
+      s.kind == d::SettingKind::kCount || s.kind == d::SettingKind::kRanged || s.kind == d::SettingKind::kSketchWidth;
+  if (!s.default_note.empty()) help += " " + std::string(s.default_note);
+  else if (ranged) help += " (default " + std::to_string(s.def) + ")";
+  return help;
+}
+
+// A numeric option of type T into its std::optional<T>, with the setting's range (and the
+// kind's extra check).
+template <class T>
+CLI::Option* add_number(CLI::App* cmd, const d::WatchSetting& s, std::optional<T>* out) {
+  CLI::Option* opt = cmd->add_option_function<T>(
+      std::string(s.flags), [out](const T& v) { *out = v; }, help_of(s));
+  if (s.kind == d::SettingKind::kSketchBits) return opt->check(CLI::IsMember({32u, 64u}));
+  opt->check(CLI::Range(static_cast<T>(s.min), static_cast<T>(s.max)));
+  if (s.kind == d::SettingKind::kSketchWidth) opt->check(power_of_two());
+  return opt;
+}
+
+CLI::Option* add_text(CLI::App* cmd, const d::WatchSetting& s, std::optional<std::string>* out) {
+  return cmd->add_option_function<std::string>(
+      std::string(s.flags), [out](const std::string& v) { *out = v; }, help_of(s));
+}
+
+// One option of the settings table; null for a setting the command line does not have.
+CLI::Option* add_setting_option(CLI::App* cmd, const d::WatchSetting& s, WatchArgs& a) {
+  const std::string flags(s.flags);
+  switch (s.kind) {
+    case d::SettingKind::kConfigFile: return cmd->add_option(flags, a.config, help_of(s));
+    case d::SettingKind::kVerbosity: add_verbosity(cmd, a.verbosity, help_of(s)); return nullptr;
+    case d::SettingKind::kDirectory: return cmd->add_option(flags, a.given.dirs, help_of(s));
+    case d::SettingKind::kGolden:
+      return cmd->add_option(flags, a.given.goldens, help_of(s))
+          ->allow_extra_args(false)  // one value per --golden: the directories after it stay DIRs
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    case d::SettingKind::kBool: {
+      a.flags.push_back(FlagArg{&s, nullptr, false});
+      a.flags.back().opt = cmd->add_flag(flags, a.flags.back().value, help_of(s));
+      return a.flags.back().opt;
+    }
+    case d::SettingKind::kFormat: {
+      auto* out = std::get<std::optional<SummaryFormat>*>(s.given(a.given));
+      return cmd
+          ->add_option_function<std::string>(
+              flags, [out](const std::string& v) { *out = *parse_summary_format(v); }, help_of(s))
+          ->check(CLI::IsMember({"store", "json", "rich", "msit"}));
+    }
+    default: break;
+  }
+  const d::OverrideField given = s.given(a.given);
+  if (auto* n = std::get_if<std::optional<uint32_t>*>(&given)) return add_number(cmd, s, *n);
+  if (auto* i = std::get_if<std::optional<int>*>(&given)) return add_number(cmd, s, *i);
+  return add_text(cmd, s, std::get<std::optional<std::string>*>(given));
 }
 
 }  // namespace
@@ -156,34 +161,11 @@ CLI::App* register_watch(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "watch",
       "Compact dump files as soon as they are complete, while the model is still dumping (runs until SIGTERM/Ctrl-C)");
-  cmd->add_option("dirs", a->dirs, "Dump roots or their parents; they may not exist yet");
-  a->settle_opt =
-      add_int_setting(cmd, kSettleMs, a->settle_ms, "Quiet time in ms after a file's last event before it is claimed");
-  a->jobs_opt = add_jobs(cmd, a->jobs, "Worker threads");
-  a->format_opt = cmd->add_option("--summary-format", a->summary_format,
-                                  "store (one msit-summary.db per dump root; default), json (NAME.summary.json) or "
-                                  "msit (_min_max.npy/.npz); default from MSIT_COMPACT_SUMMARY_FORMAT if set")
-                      ->check(CLI::IsMember({"store", "json", "rich", "msit"}));
-  a->keep_opt = cmd->add_flag("--keep-raw", a->keep_raw, "Write summaries but keep the raw files");
-  a->archive_opt =
-      cmd->add_flag("--archive", a->archive,
-                    "Replace each raw file by a verified lossless archive (NAME.zst) instead of deleting it");
-  a->level_opt = add_int_setting(cmd, kZstdLevel, a->zstd_level, "zstd level of --archive");
-  a->workers_opt =
-      add_int_setting(cmd, kZstdWorkers, a->zstd_workers, "Threads compressing one file's blocks with --archive");
-  a->width_opt = add_sketch_width(cmd, a->sketch_width, "Sketch buckets");
-  a->bits_opt = add_sketch_bits(cmd, a->sketch_bits);
-  a->rescan_opt =
-      add_int_setting(cmd, kRescanIntervalS, a->rescan_s, "Full rescan period in s, the safety net for lost events");
-  cmd->add_option("--config", a->config,
-                  "Config file of `key = value` lines (command-line options win); re-read on SIGHUP");
-  a->json_opt =
-      cmd->add_option("--json-status", a->json_status, "Write counters to this JSON file every second (atomically)");
-  add_verbosity(cmd, a->verbosity, "Debug log lines too");
-  a->min_free_opt = cmd->add_option("--min-free", a->min_free,
-                                    "Warn (log, STATUS=, low_space_hook) when a watched filesystem has less free space "
-                                    "than this: bytes with K/M/G/T suffix or a percent (default 5%; 0 turns it off)");
-  add_live_options(cmd, *a);
+  for (const d::WatchSetting& s : d::kWatchSettings) {
+    if (s.flags.empty() || (s.given == nullptr && s.kind != d::SettingKind::kConfigFile)) continue;
+    CLI::Option* opt = add_setting_option(cmd, s, *a);
+    if (opt != nullptr && !s.type_name.empty()) opt->type_name(std::string(s.type_name));
+  }
   cmd->callback([a, &exit_code] { exit_code = run_watch(*a); });
   return cmd;
 }

@@ -1,10 +1,13 @@
 // Watch settings and the config file that sets them: `key = value` lines, `#` comments.
 #include "daemon/config.h"
 
-#include <charconv>
-
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
+#include <type_traits>
+#include <variant>
+
+#include "daemon/setting_table.h"
 
 namespace msit::daemon {
 namespace {
@@ -23,8 +26,16 @@ std::optional<uint32_t> parse_u32(std::string_view v) {
 }
 
 // The same words as the command line's range check (cli/options.cpp).
-std::string out_of_range(const IntSetting& r) {
-  return "expected an integer from " + std::to_string(r.min) + " to " + std::to_string(r.max);
+std::string out_of_range(int64_t min, int64_t max) {
+  return "expected an integer from " + std::to_string(min) + " to " + std::to_string(max);
+}
+std::string out_of_range(const IntSetting& r) { return out_of_range(r.min, r.max); }
+
+std::optional<int64_t> parse_i64(std::string_view v) {
+  int64_t out = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p != v.data() + v.size()) return std::nullopt;
+  return out;
 }
 
 std::optional<bool> parse_bool(std::string_view v) {
@@ -42,99 +53,30 @@ std::optional<uint64_t> parse_bytes(std::string_view v) {
   return m->bytes;
 }
 
-bool is_live_key(std::string_view key) {
-  return key == "golden" || key == "op_mapping_file" || key == "events" || key == "on_divergence" ||
-         key == "on_divergence_interval_s" || key == "keep_raw_near_divergence" || key == "held_raw_cap";
-}
-
-template <class Bad>
-Status apply_live_key(std::string_view key, std::string_view value, LiveSettings& live, const Bad& bad) {
-  if (key == "golden") {
-    LiveGolden g = parse_golden_spec(value);
-    if (g.golden.empty()) return bad("expected GOLDEN or ROOT=GOLDEN (a directory)");
-    live.goldens.push_back(std::move(g));
-  } else if (key == "op_mapping_file") {
-    live.op_mapping_file = std::string(value);
-  } else if (key == "events") {
-    live.events_file = std::string(value);
-  } else if (key == "on_divergence") {
-    live.on_divergence = std::string(value);
-  } else if (key == "on_divergence_interval_s") {
-    auto n = parse_u32(value);
-    if (!n || *n < 1 || *n > kOnDivergenceIntervalMaxS)
-      return bad(("expected an integer from 1 to " + std::to_string(kOnDivergenceIntervalMaxS)).c_str());
-    live.on_divergence_interval_s = *n;
-  } else if (key == "keep_raw_near_divergence") {
-    auto n = parse_u32(value);
-    if (!n || *n > kKeepRawNearDivergenceMax)
-      return bad(("expected an integer from 0 to " + std::to_string(kKeepRawNearDivergenceMax)).c_str());
-    live.keep_raw_near_divergence = *n;
-  } else {
-    auto b = parse_bytes(value);
-    if (!b) return bad(kSizeExpected);
-    live.held_raw_cap_bytes = *b;
-  }
-  return ok_status();
-}
-
 Status apply_key(std::string_view key, std::string_view value, WatchSettings& s, const std::string& where) {
-  auto bad = [&](const char* what) {
+  auto bad = [&](const std::string& what) {
     return make_error(where, Stage::kConfig, "`" + std::string(key) + " = " + std::string(value) + "`: " + what);
   };
-  if (key == "dir") {
-    if (value.empty()) return bad("empty directory");
-    s.dirs.emplace_back(value);
-  } else if (key == "settle_ms" || key == "jobs" || key == "rescan_interval_s" || key == "low_space_hook_interval_s") {
-    auto n = parse_u32(value);
-    if (!n) return bad("expected a non-negative integer");
-    if (key == "settle_ms") s.settle_ms = *n;
-    else if (key == "jobs") s.jobs = *n;
-    else if (key == "rescan_interval_s") s.rescan_interval_s = *n;
-    else s.low_space_hook_interval_s = *n;
-  } else if (key == kMaxWatchesPerRoot.key) {
-    auto n = parse_u32(value);
-    if (!n || !kMaxWatchesPerRoot.contains(*n)) return bad(out_of_range(kMaxWatchesPerRoot).c_str());
-    s.max_watches_per_root = *n;
-  } else if (key == "min_free") {
-    auto m = parse_min_free(value);
-    if (!m) return bad("expected bytes with an optional K/M/G/T suffix, or a percent from 0% to 100%");
-    s.min_free = *m;
-  } else if (key == "low_space_hook") {
-    s.low_space_hook = std::string(value);
-  } else if (key == "summary_format") {
-    auto f = parse_summary_format(value);
-    if (!f.ok()) return bad("expected store, json or msit");
-    s.compact.format = *f;
-  } else if (key == "keep_raw" || key == "verbose" || key == "archive") {
-    auto b = parse_bool(value);
-    if (!b) return bad("expected true or false");
-    (key == "keep_raw" ? s.compact.keep_raw : key == "archive" ? s.compact.archive : s.verbose) = *b;
-  } else if (key == kZstdLevel.key || key == kZstdWorkers.key) {
-    const IntSetting& r = key == kZstdLevel.key ? kZstdLevel : kZstdWorkers;
-    int n = 0;
-    auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-    if (ec != std::errc() || p != value.data() + value.size() || !r.contains(n)) return bad(out_of_range(r).c_str());
-    (key == kZstdLevel.key ? s.compact.zstd_level : s.compact.zstd_workers) = n;
-  } else if (key == kSketchWidth.key) {
-    auto n = parse_u32(value);
-    if (!n || !is_valid_sketch_width(*n)) return bad("expected a power of two from 2 to 65536");
-    s.compact.sketch_width = *n;
-  } else if (key == "sketch_bits") {
-    auto n = parse_u32(value);
-    if (!n || (*n != 32 && *n != 64)) return bad("expected 32 or 64");
-    s.compact.sketch_bits = *n;
-  } else if (key == "json_status") {
-    s.json_status = std::string(value);
-  } else if (is_live_key(key)) {
-    return apply_live_key(key, value, s.live, bad);
-  } else {
-    return bad(
-        "unknown key (known: dir, settle_ms, jobs, summary_format, keep_raw, archive, zstd_level, "
-        "zstd_workers, sketch_width, sketch_bits, rescan_interval_s, max_watches_per_root, json_status, verbose, "
-        "min_free, low_space_hook, low_space_hook_interval_s, golden, op_mapping_file, events, on_divergence, "
-        "on_divergence_interval_s, keep_raw_near_divergence, held_raw_cap)");
-  }
+  const WatchSetting* setting = find_setting(key);
+  if (setting == nullptr) return bad("unknown key (known: " + setting_keys() + ")");
+  if (auto what = set_setting(*setting, value, s)) return bad(*what);
   return ok_status();
+}
+
+template <class T>
+void store_integer(const SettingField& field, T n) {
+  std::visit(
+      [n](auto p) {
+        using P = std::remove_pointer_t<decltype(p)>;
+        if constexpr (std::is_same_v<P, uint32_t> || std::is_same_v<P, int> || std::is_same_v<P, uint64_t>)
+          *p = static_cast<P>(n);
+      },
+      field);
+}
+
+template <class T>
+void store_value(const SettingField& field, T v) {
+  if (auto* p = std::get_if<T*>(&field)) **p = std::move(v);
 }
 
 // Config files may be symlinks (managed by configuration tools), unlike dump files.
@@ -151,30 +93,170 @@ Result<std::string> read_config_file(const std::string& path) {
   return text;
 }
 
-// The command line's live options; their ranges are checked by CLI11 (cli/watch.cpp).
-Status apply_live_overrides(const SettingOverrides& o, LiveSettings& live) {
-  if (!o.goldens.empty()) {
-    live.goldens.clear();
-    for (const auto& spec : o.goldens) {
-      LiveGolden g = parse_golden_spec(spec);
-      if (g.golden.empty())
-        return make_error("--golden " + spec, Stage::kConfig, "expected GOLDEN or ROOT=GOLDEN (a directory)");
-      live.goldens.push_back(std::move(g));
+// One command-line value (checked by CLI11 where it can be, cli/watch.cpp); the others fail
+// here naming the option ("--min-free 1 GB").
+Status apply_override(const WatchSetting& setting, const OverrideField& given, WatchSettings& s) {
+  SettingField field = setting.field(s);
+  auto set_text = [&](const std::string& text) -> Status {
+    if (auto what = set_setting(setting, text, s))
+      return make_error(std::string(setting_detail::long_flag(setting.flags)) + " " + text, Stage::kConfig, *what);
+    return ok_status();
+  };
+  if (auto* list = std::get_if<std::vector<std::string>*>(&given)) {
+    if ((*list)->empty()) return ok_status();  // the command line's list replaces the file's
+    if (auto* dirs = std::get_if<std::vector<std::string>*>(&field)) {
+      **dirs = **list;
+      return ok_status();
     }
-  }
-  if (o.op_mapping_file) live.op_mapping_file = *o.op_mapping_file;
-  if (o.events_file) live.events_file = *o.events_file;
-  if (o.on_divergence) live.on_divergence = *o.on_divergence;
-  if (o.keep_raw_near_divergence) live.keep_raw_near_divergence = *o.keep_raw_near_divergence;
-  if (o.held_raw_cap) {
-    auto b = parse_bytes(*o.held_raw_cap);
-    if (!b) return make_error("--held-raw-cap " + *o.held_raw_cap, Stage::kConfig, kSizeExpected);
-    live.held_raw_cap_bytes = *b;
+    if (auto* goldens = std::get_if<std::vector<LiveGolden>*>(&field)) (*goldens)->clear();
+    for (const auto& text : **list) MSIT_TRY(set_text(text));
+  } else if (auto* n = std::get_if<std::optional<uint32_t>*>(&given)) {
+    if (**n) store_integer(field, ***n);
+  } else if (auto* i = std::get_if<std::optional<int>*>(&given)) {
+    if (**i) store_integer(field, ***i);
+  } else if (auto* b = std::get_if<std::optional<bool>*>(&given)) {
+    if (**b) store_value(field, ***b);
+  } else if (auto* f = std::get_if<std::optional<SummaryFormat>*>(&given)) {
+    if (**f) store_value(field, ***f);
+  } else if (auto* t = std::get_if<std::optional<std::string>*>(&given)) {
+    if (**t) MSIT_TRY(set_text(***t));
   }
   return ok_status();
 }
 
 }  // namespace
+
+std::optional<std::string> set_setting(const WatchSetting& setting, std::string_view value, WatchSettings& s) {
+  const SettingField field = setting.field(s);
+  switch (setting.kind) {
+    case SettingKind::kDirectory:
+      if (value.empty()) return "empty directory";
+      std::get<std::vector<std::string>*>(field)->emplace_back(value);
+      break;
+    case SettingKind::kCount: {  // its range: load_settings(), once the options are merged
+      auto n = parse_u32(value);
+      if (!n) return "expected a non-negative integer";
+      store_integer(field, *n);
+      break;
+    }
+    case SettingKind::kRanged: {
+      auto n = parse_i64(value);
+      if (!n || *n < setting.min || *n > setting.max) return out_of_range(setting.min, setting.max);
+      store_integer(field, *n);
+      break;
+    }
+    case SettingKind::kSketchWidth: {
+      auto n = parse_u32(value);
+      if (!n || !is_valid_sketch_width(*n))
+        return "expected a power of two from " + std::to_string(setting.min) + " to " + std::to_string(setting.max);
+      store_integer(field, *n);
+      break;
+    }
+    case SettingKind::kSketchBits: {
+      auto n = parse_u32(value);
+      if (!n || (*n != 32 && *n != 64)) return "expected 32 or 64";
+      store_integer(field, *n);
+      break;
+    }
+    case SettingKind::kBool:
+    case SettingKind::kVerbosity: {
+      auto b = parse_bool(value);
+      if (!b) return "expected true or false";
+      store_value(field, *b);
+      break;
+    }
+    case SettingKind::kFormat: {
+      auto f = parse_summary_format(value);
+      if (!f.ok()) return "expected store, json or msit";
+      store_value(field, *f);
+      break;
+    }
+    case SettingKind::kText: store_value(field, std::string(value)); break;
+    case SettingKind::kMinFree: {
+      auto m = parse_min_free(value);
+      if (!m) return "expected bytes with an optional K/M/G/T suffix, or a percent from 0% to 100%";
+      store_value(field, *m);
+      break;
+    }
+    case SettingKind::kSize: {
+      auto b = parse_bytes(value);
+      if (!b) return kSizeExpected;
+      store_value(field, *b);
+      break;
+    }
+    case SettingKind::kGolden: {
+      LiveGolden g = parse_golden_spec(value);
+      if (g.golden.empty()) return "expected GOLDEN or ROOT=GOLDEN (a directory)";
+      std::get<std::vector<LiveGolden>*>(field)->push_back(std::move(g));
+      break;
+    }
+    case SettingKind::kConfigFile: break;
+  }
+  return std::nullopt;
+}
+
+const WatchSetting* find_setting(std::string_view key) {
+  for (const WatchSetting& setting : kWatchSettings)
+    if (!setting.key.empty() && setting.key == key) return &setting;
+  return nullptr;
+}
+
+std::string setting_keys() {
+  std::string out;
+  for (const WatchSetting& setting : kWatchSettings)
+    if (!setting.key.empty()) out += (out.empty() ? "" : ", ") + std::string(setting.key);
+  return out;
+}
+
+namespace {
+
+template <class T>
+bool same_value(const T& a, const T& b) {
+  if constexpr (std::is_same_v<T, std::vector<LiveGolden>>) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i].root != b[i].root || a[i].golden != b[i].golden) return false;
+    return true;
+  } else if constexpr (requires { a == b; }) {
+    return a == b;
+  } else {
+    return false;
+  }
+}
+
+// Copies *from into *to (the same member of two WatchSettings); true when they differed.
+bool copy_back(const SettingField& to, const SettingField& from) {
+  return std::visit(
+      [&from](auto p) {
+        using P = decltype(p);
+        if constexpr (std::is_same_v<P, std::monostate>) {
+          return false;
+        } else {
+          P q = std::get<P>(from);
+          const bool changed = !same_value(*p, *q);
+          *p = *q;
+          return changed;
+        }
+      },
+      to);
+}
+
+}  // namespace
+
+std::string keep_at_reload(WatchSettings& next, WatchSettings& now, SettingReload which) {
+  std::vector<std::string_view> keys;
+  bool changed = false;
+  for (const WatchSetting& setting : kWatchSettings) {
+    if (setting.reload != which || setting.field == nullptr) continue;
+    keys.push_back(setting.key);
+    changed = copy_back(setting.field(next), setting.field(now)) || changed;
+  }
+  if (!changed) return {};
+  std::string list;
+  for (size_t i = 0; i < keys.size(); ++i)
+    list += std::string(i == 0 ? "" : i + 1 == keys.size() ? " and " : ", ") + std::string(keys[i]);
+  return "config: changes to " + list + " take effect after a restart";
+}
 
 Status apply_config_text(std::string_view text, const std::string& path, WatchSettings& s) {
   size_t line_no = 0;
@@ -201,27 +283,9 @@ Result<WatchSettings> load_settings(const std::string& config_path, const Settin
     MSIT_ASSIGN_OR_RETURN(std::string text, read_config_file(config_path));
     MSIT_TRY(apply_config_text(text, config_path, s));
   }
-  if (!o.dirs.empty()) s.dirs = o.dirs;  // directories on the command line replace the file's
-  if (o.settle_ms) s.settle_ms = *o.settle_ms;
-  if (o.jobs) s.jobs = *o.jobs;
-  if (o.rescan_interval_s) s.rescan_interval_s = *o.rescan_interval_s;
-  if (o.format) s.compact.format = *o.format;
-  if (o.keep_raw) s.compact.keep_raw = *o.keep_raw;
-  if (o.archive) s.compact.archive = *o.archive;
-  if (o.zstd_level) s.compact.zstd_level = *o.zstd_level;
-  if (o.zstd_workers) s.compact.zstd_workers = *o.zstd_workers;
-  if (o.sketch_width) s.compact.sketch_width = *o.sketch_width;
-  if (o.sketch_bits) s.compact.sketch_bits = *o.sketch_bits;
-  if (o.verbose) s.verbose = *o.verbose;
-  if (o.json_status) s.json_status = *o.json_status;
-  if (o.min_free) {
-    auto m = parse_min_free(*o.min_free);
-    if (!m)
-      return make_error("--min-free " + *o.min_free, Stage::kConfig,
-                        "expected bytes with an optional K/M/G/T suffix, or a percent from 0% to 100%");
-    s.min_free = *m;
-  }
-  MSIT_TRY(apply_live_overrides(o, s.live));
+  SettingOverrides given = o;
+  for (const WatchSetting& setting : kWatchSettings)
+    if (setting.given != nullptr) MSIT_TRY(apply_override(setting, setting.given(given), s));
   if (s.dirs.empty())
     return make_error(config_path, Stage::kConfig, "no directory to watch (give DIR or `dir = PATH`)");
   // One range per setting, shared with the command line (common/compaction/option_limits.h).

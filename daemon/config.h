@@ -1,5 +1,6 @@
 // Watch settings and the config file that sets them: `key = value` lines, `#` comments.
-// Command-line options win over the file; SIGHUP re-reads the file.
+// Command-line options win over the file; SIGHUP re-reads the file. Keys, options, ranges and
+// what a reload changes: the settings table (daemon/setting_table.h).
 #pragma once
 
 #include <cstdint>
@@ -30,11 +31,12 @@ struct WatchSettings {
   std::string low_space_hook;  // command run (no shell) when a filesystem goes under it
   uint32_t low_space_hook_interval_s = 300;
   // Live divergence (docs/live-divergence.md). A reload changes on_divergence and its interval;
-  // the rest is read at start.
+  // the rest is read at start (SettingReload::kRestartLive in the settings table).
   LiveSettings live;
 };
 
-// Values given on the command line; unset ones come from the config file or the defaults.
+// Values given on the command line; unset ones come from the config file or the defaults. Each
+// member is a row's `given` in the settings table, which applies them (load_settings()).
 struct SettingOverrides {
   std::vector<std::string> dirs;
   std::optional<uint32_t> settle_ms, jobs, rescan_interval_s;

@@ -22,6 +22,7 @@
 #include "daemon/divergence_alerts.h"
 #include "daemon/live_compare.h"
 #include "daemon/real_compactor.h"
+#include "daemon/setting_table.h"
 #include "daemon/tree_owners.h"
 #include "daemon/watcher.h"
 #include "daemon/work_queue.h"
@@ -101,7 +102,6 @@ class Service {
   bool start_hook(const std::vector<std::string>& argv);
   // Live divergence: the alert sink (the live comparer reports to it) and its start-up lines.
   bool open_alerts();
-  void reload_live(LiveSettings& next);
 
   WatchSettings settings_;
   ReloadFn reload_;
@@ -247,27 +247,6 @@ bool Service::open_alerts() {
   return true;
 }
 
-// What a reload may change of the live settings: the command and its interval. The goldens, the
-// events file and what is held back shape state built at start (docs/live-divergence.md).
-void Service::reload_live(LiveSettings& next) {
-  const LiveSettings& now = settings_.live;
-  bool same_golden = next.goldens.size() == now.goldens.size();
-  for (size_t i = 0; same_golden && i < now.goldens.size(); ++i)
-    same_golden = next.goldens[i].root == now.goldens[i].root && next.goldens[i].golden == now.goldens[i].golden;
-  if (!same_golden || next.op_mapping_file != now.op_mapping_file || next.events_file != now.events_file ||
-      next.keep_raw_near_divergence != now.keep_raw_near_divergence ||
-      next.held_raw_cap_bytes != now.held_raw_cap_bytes)
-    log_.warning(
-        "config: changes to golden, op_mapping_file, events, keep_raw_near_divergence and held_raw_cap take effect "
-        "after a restart");
-  std::string on_divergence = next.on_divergence;
-  uint32_t interval = next.on_divergence_interval_s;
-  next = now;
-  next.on_divergence = on_divergence;
-  next.on_divergence_interval_s = interval;
-  if (alerts_) alerts_->set_command(on_divergence, interval);
-}
-
 void Service::on_status_timer() {
   check_locks();
   for (const auto& line : owners_->refresh()) log_.info(line);
@@ -288,12 +267,13 @@ void Service::reload() {
     log_.error(s.error().to_string() + "; keeping the current settings");
     return;
   }
-  if (s->dirs != settings_.dirs || s->jobs != settings_.jobs)
-    log_.warning("config: changes to dir and jobs take effect after a restart");
-  s->dirs = settings_.dirs;
-  s->jobs = settings_.jobs;
-  reload_live(s->live);
+  // The settings table says what a reload may change (daemon/setting_table.h).
+  for (SettingReload kept : {SettingReload::kRestart, SettingReload::kRestartLive}) {
+    std::string line = keep_at_reload(*s, settings_, kept);
+    if (!line.empty()) log_.warning(line);
+  }
   settings_ = *s;
+  if (alerts_) alerts_->set_command(settings_.live.on_divergence, settings_.live.on_divergence_interval_s);
   watcher_->set_options(watcher_options(settings_, jobs_));
   compactor_.set_options(compact_options(settings_.compact));
   watermarks_.set_options(watermark_options(settings_));

@@ -1,5 +1,6 @@
 # bash completion for msit-compact(1): subcommands, their options and option values.
-# Keep in step with cli/*.cpp (tests/integration/package_docs.sh checks the option names).
+# Keep in step with cli/*.cpp (tests/integration/package_docs.sh checks the option names; watch's
+# options are its settings table's, daemon/setting_table.h, checked by tests/unit/setting_table_test.cpp).
 
 _msit_compact() {
   local cur prev words cword

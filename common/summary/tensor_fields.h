@@ -58,6 +58,9 @@ struct TensorField {
   CsvGate csv_gate;
   bool compare_reads;  // selected by compare's batched reads (each column stepped costs time)
   int since_store_version;
+  // `inspect`'s statistics lines: the label, and where (line * 10 + position; 0: not shown).
+  std::string_view inspect_label;
+  int inspect_slot;
 };
 
 // One of a tensor's two extremes, by reference (const for writers): the double every reader
@@ -78,48 +81,49 @@ inline ConstExtremeRef min_end(const TensorSummary& t) { return {t.stats.min, t.
 inline ConstExtremeRef max_end(const TensorSummary& t) { return {t.stats.max, t.stats.max_i64, t.stats.max_u64}; }
 
 // X(name, access on TensorSummary& t, kind, unit, json key, json rule, sql type, csv column,
-//   csv gate, read by compare, since store version), in the store's column order (version 1 and
+//   csv gate, read by compare, since store version, inspect label, inspect slot), in the store's column order (version
+//   1 and
 // 2 stores exist on disk with exactly these columns in this order: never reorder, only append
 // with a new store version). The CSV's columns are in this order too.
 // clang-format off
 #define MSIT_TENSOR_FIELDS(X)                                                                                       \
-  X(role,             t.role,             kText,        "",         "role",             kRequired, "TEXT NOT NULL",    "role",      kAlways,   true,  1) \
-  X(idx,              t.index,            kU32,         "",         "index",            kRequired, "INTEGER NOT NULL", "index",     kAlways,   true,  1) \
-  X(sub_index,        t.sub_index,        kOptU32,      "",         "sub_index",        kOptional, "INTEGER",          "sub_index", kAlways,   false, 1) \
-  X(dtype,            t.dtype,            kText,        "",         "dtype",            kRequired, "TEXT NOT NULL",    "dtype",     kAlways,   true,  1) \
-  X(shape,            t.shape,            kDims,        "elements", "shape",            kRequired, "TEXT NOT NULL",    "shape",     kAlways,   true,  1) \
-  X(format,           t.format,           kText,        "",         "format",           kRequired, "TEXT NOT NULL",    "",          kAlways,   true,  1) \
-  X(original_shape,   t.original_shape,   kDims,        "elements", "original_shape",   kRequired, "TEXT NOT NULL",    "",          kAlways,   true,  1) \
-  X(count,            t.count,            kU64,         "elements", "count",            kRequired, "INTEGER NOT NULL", "count",     kAlways,   true,  1) \
-  X(padding_included, t.padding_included, kFlag,        "",         "padding_included", kRequired, "INTEGER NOT NULL", "",          kAlways,   true,  1) \
-  X(stats_available,  t.stats_available,  kFlag,        "",         "stats_available",  kOptional, "INTEGER NOT NULL", "",          kAlways,   true,  1) \
-  X(l2norm_available, t.l2norm_available, kFlag,        "",         "",                 kNone,     "INTEGER NOT NULL", "",          kAlways,   true,  1) \
-  X(note,             t.note,             kOptText,     "",         "note",             kOptional, "TEXT",             "",          kAlways,   true,  1) \
-  X(min,              min_end(t),         kExtreme,     "value",    "min",              kRequired, "REAL",             "min",       kIfStats,  true,  1) \
-  X(max,              max_end(t),         kExtreme,     "value",    "max",              kRequired, "REAL",             "max",       kIfStats,  true,  1) \
-  X(min_int,          min_end(t),         kExtremeInt,  "value",    "",                 kNone,     "INTEGER",          "",          kAlways,   true,  1) \
-  X(max_int,          max_end(t),         kExtremeInt,  "value",    "",                 kNone,     "INTEGER",          "",          kAlways,   true,  1) \
-  X(min_uint,         min_end(t),         kExtremeUint, "value",    "",                 kNone,     "TEXT",             "",          kAlways,   true,  1) \
-  X(max_uint,         max_end(t),         kExtremeUint, "value",    "",                 kNone,     "TEXT",             "",          kAlways,   true,  1) \
-  X(mean,             t.stats.mean,       kOptReal,     "value",    "mean",             kRequired, "REAL",             "mean",      kIfStats,  true,  1) \
-  X(std,              t.stats.std,        kOptReal,     "value",    "std",              kRequired, "REAL",             "std",       kIfStats,  false, 1) \
-  X(abs_max,          t.stats.abs_max,    kOptReal,     "value",    "abs_max",          kRequired, "REAL",             "abs_max",   kIfStats,  false, 1) \
-  X(l2norm,           t.stats.l2norm,     kReal,        "value",    "l2norm",           kRequired, "REAL NOT NULL",    "l2norm",    kIfL2norm, true,  1) \
-  X(sum,              t.stats.sum,        kReal,        "value",    "",                 kNone,     "REAL NOT NULL",    "",          kAlways,   false, 1) \
-  X(finite_count,     t.stats.finite_count, kU64,       "elements", "",                 kNone,     "INTEGER NOT NULL", "",          kAlways,   false, 1) \
-  X(nan_count,        t.stats.nan_count,  kU64,         "elements", "nan_count",        kRequired, "INTEGER NOT NULL", "nan_count", kAlways,   true,  1) \
-  X(posinf_count,     t.stats.posinf_count, kU64,       "elements", "posinf_count",     kRequired, "INTEGER NOT NULL", "posinf_count", kAlways, true, 1) \
-  X(neginf_count,     t.stats.neginf_count, kU64,       "elements", "neginf_count",     kRequired, "INTEGER NOT NULL", "neginf_count", kAlways, true, 1) \
-  X(zero_count,       t.stats.zero_count, kU64,         "elements", "zero_count",       kRequired, "INTEGER NOT NULL", "zero_count", kAlways,  false, 1) \
-  X(elements,         t.stats.values,     kElements,    "value",    "values",           kOptional, "BLOB",             "",          kAlways,   true,  1) \
-  X(sketch_width,     t.stats.sketch,     kSketchWidth, "buckets",  "",                 kNone,     "INTEGER",          "",          kAlways,   true,  1) \
-  X(sketch_seed,      t.stats.sketch,     kSketchSeed,  "",         "",                 kNone,     "INTEGER",          "",          kAlways,   true,  1) \
-  X(sketch,           t.stats.sketch,     kSketch,      "value",    "sketch",           kOptional, "BLOB",             "",          kAlways,   true,  1) \
-  X(xxh3_64,          t.xxh3_64,          kText,        "",         "xxh3_64",          kRequired, "TEXT NOT NULL",    "xxh3_64",   kAlways,   true,  1)
+  X(role,             t.role,             kText,        "",         "role",             kRequired, "TEXT NOT NULL",    "role",      kAlways,   true,  1, "", 0) \
+  X(idx,              t.index,            kU32,         "",         "index",            kRequired, "INTEGER NOT NULL", "index",     kAlways,   true,  1, "", 0) \
+  X(sub_index,        t.sub_index,        kOptU32,      "",         "sub_index",        kOptional, "INTEGER",          "sub_index", kAlways,   false, 1, "", 0) \
+  X(dtype,            t.dtype,            kText,        "",         "dtype",            kRequired, "TEXT NOT NULL",    "dtype",     kAlways,   true,  1, "", 0) \
+  X(shape,            t.shape,            kDims,        "elements", "shape",            kRequired, "TEXT NOT NULL",    "shape",     kAlways,   true,  1, "", 0) \
+  X(format,           t.format,           kText,        "",         "format",           kRequired, "TEXT NOT NULL",    "",          kAlways,   true,  1, "", 0) \
+  X(original_shape,   t.original_shape,   kDims,        "elements", "original_shape",   kRequired, "TEXT NOT NULL",    "",          kAlways,   true,  1, "", 0) \
+  X(count,            t.count,            kU64,         "elements", "count",            kRequired, "INTEGER NOT NULL", "count",     kAlways,   true,  1, "", 0) \
+  X(padding_included, t.padding_included, kFlag,        "",         "padding_included", kRequired, "INTEGER NOT NULL", "",          kAlways,   true,  1, "", 0) \
+  X(stats_available,  t.stats_available,  kFlag,        "",         "stats_available",  kOptional, "INTEGER NOT NULL", "",          kAlways,   true,  1, "", 0) \
+  X(l2norm_available, t.l2norm_available, kFlag,        "",         "",                 kNone,     "INTEGER NOT NULL", "",          kAlways,   true,  1, "", 0) \
+  X(note,             t.note,             kOptText,     "",         "note",             kOptional, "TEXT",             "",          kAlways,   true,  1, "", 0) \
+  X(min,              min_end(t),         kExtreme,     "value",    "min",              kRequired, "REAL",             "min",       kIfStats,  true,  1, "min", 11) \
+  X(max,              max_end(t),         kExtreme,     "value",    "max",              kRequired, "REAL",             "max",       kIfStats,  true,  1, "max", 12) \
+  X(min_int,          min_end(t),         kExtremeInt,  "value",    "",                 kNone,     "INTEGER",          "",          kAlways,   true,  1, "", 0) \
+  X(max_int,          max_end(t),         kExtremeInt,  "value",    "",                 kNone,     "INTEGER",          "",          kAlways,   true,  1, "", 0) \
+  X(min_uint,         min_end(t),         kExtremeUint, "value",    "",                 kNone,     "TEXT",             "",          kAlways,   true,  1, "", 0) \
+  X(max_uint,         max_end(t),         kExtremeUint, "value",    "",                 kNone,     "TEXT",             "",          kAlways,   true,  1, "", 0) \
+  X(mean,             t.stats.mean,       kOptReal,     "value",    "mean",             kRequired, "REAL",             "mean",      kIfStats,  true,  1, "mean", 13) \
+  X(std,              t.stats.std,        kOptReal,     "value",    "std",              kRequired, "REAL",             "std",       kIfStats,  false, 1, "std", 14) \
+  X(abs_max,          t.stats.abs_max,    kOptReal,     "value",    "abs_max",          kRequired, "REAL",             "abs_max",   kIfStats,  false, 1, "abs_max", 16) \
+  X(l2norm,           t.stats.l2norm,     kReal,        "value",    "l2norm",           kRequired, "REAL NOT NULL",    "l2norm",    kIfL2norm, true,  1, "l2norm", 15) \
+  X(sum,              t.stats.sum,        kReal,        "value",    "",                 kNone,     "REAL NOT NULL",    "",          kAlways,   false, 1, "", 0) \
+  X(finite_count,     t.stats.finite_count, kU64,       "elements", "",                 kNone,     "INTEGER NOT NULL", "",          kAlways,   false, 1, "", 0) \
+  X(nan_count,        t.stats.nan_count,  kU64,         "elements", "nan_count",        kRequired, "INTEGER NOT NULL", "nan_count", kAlways,   true,  1, "nan", 21) \
+  X(posinf_count,     t.stats.posinf_count, kU64,       "elements", "posinf_count",     kRequired, "INTEGER NOT NULL", "posinf_count", kAlways, true, 1, "+inf", 22) \
+  X(neginf_count,     t.stats.neginf_count, kU64,       "elements", "neginf_count",     kRequired, "INTEGER NOT NULL", "neginf_count", kAlways, true, 1, "-inf", 23) \
+  X(zero_count,       t.stats.zero_count, kU64,         "elements", "zero_count",       kRequired, "INTEGER NOT NULL", "zero_count", kAlways,  false, 1, "zero", 24) \
+  X(elements,         t.stats.values,     kElements,    "value",    "values",           kOptional, "BLOB",             "",          kAlways,   true,  1, "", 0) \
+  X(sketch_width,     t.stats.sketch,     kSketchWidth, "buckets",  "",                 kNone,     "INTEGER",          "",          kAlways,   true,  1, "", 0) \
+  X(sketch_seed,      t.stats.sketch,     kSketchSeed,  "",         "",                 kNone,     "INTEGER",          "",          kAlways,   true,  1, "", 0) \
+  X(sketch,           t.stats.sketch,     kSketch,      "value",    "sketch",           kOptional, "BLOB",             "",          kAlways,   true,  1, "", 0) \
+  X(xxh3_64,          t.xxh3_64,          kText,        "",         "xxh3_64",          kRequired, "TEXT NOT NULL",    "xxh3_64",   kAlways,   true,  1, "xxh3_64", 25)
 // clang-format on
 
-#define MSIT_TENSOR_FIELD_ROW(name, access, kind, unit, key, rule, sql, csv, gate, cmp, since) \
-  TensorField{#name, FieldKind::kind, unit, key, JsonRule::rule, sql, csv, CsvGate::gate, cmp, since},
+#define MSIT_TENSOR_FIELD_ROW(name, access, kind, unit, key, rule, sql, csv, gate, cmp, since, label, slot) \
+  TensorField{#name, FieldKind::kind, unit, key, JsonRule::rule, sql, csv, CsvGate::gate, cmp, since, label, slot},
 inline constexpr TensorField kTensorFields[] = {MSIT_TENSOR_FIELDS(MSIT_TENSOR_FIELD_ROW)};
 #undef MSIT_TENSOR_FIELD_ROW
 inline constexpr size_t kTensorFieldCount = std::size(kTensorFields);

@@ -165,27 +165,44 @@ void bind_field(sqlite3_stmt* s, int col, const V& v, SketchPrecision precision)
   }
 }
 
-// Row I of kTensorFields from its column(s) of the statement's current row. A store part is
-// read with its owner (the extreme, the sketch).
+// Whether reading a kind can fail (a value out of range, a malformed shape or blob).
+constexpr bool can_fail(FieldKind k) {
+  return k == FieldKind::kU32 || k == FieldKind::kDims || k == FieldKind::kExtreme || k == FieldKind::kElements ||
+         k == FieldKind::kSketch;
+}
+
+// Row I of kTensorFields from its column of the statement's current row, for a kind that
+// cannot fail (no Status per cell: reads are the hot path of compare over stores). A store
+// part is read with its owner (the extreme, the sketch).
 template <size_t I, class V>
-Status read_field(sqlite3_stmt* s, const TensorColumns& c, V&& v, const std::string& where) {
+void read_cell(sqlite3_stmt* s, const TensorColumns& c, V&& v) {
+  constexpr FieldKind kind = kTensorFields[I].kind;
+  const int col = c.at[I];
+  if constexpr (kind == FieldKind::kText || kind == FieldKind::kOptText) v = text_of(s, col);
+  else if constexpr (kind == FieldKind::kOptU32) {
+    if (!is_null(s, col)) v = static_cast<uint32_t>(int_of(s, col));
+  } else if constexpr (kind == FieldKind::kU64) v = u64_of(s, col);
+  else if constexpr (kind == FieldKind::kFlag) v = int_of(s, col) != 0;
+  else if constexpr (kind == FieldKind::kOptReal) v = opt_real(s, col);
+  else if constexpr (kind == FieldKind::kReal) v = real_of(s, col);
+  else if constexpr (kind != FieldKind::kExtremeInt && kind != FieldKind::kExtremeUint &&
+                     kind != FieldKind::kSketchWidth && kind != FieldKind::kSketchSeed)
+    static_assert(I != I, "a field kind the store cannot read");
+}
+
+// The same for a kind whose value is checked; `where` names the error.
+template <size_t I, class V>
+Status read_checked(sqlite3_stmt* s, const TensorColumns& c, V&& v, const std::string& where) {
   constexpr TensorField d = kTensorFields[I];
   const int col = c.at[I];
-  if constexpr (d.kind == FieldKind::kText || d.kind == FieldKind::kOptText) v = text_of(s, col);
-  else if constexpr (d.kind == FieldKind::kU32) {
+  if constexpr (d.kind == FieldKind::kU32) {
     const int64_t x = int_of(s, col);
     if (x < 0 || x > UINT32_MAX)
       return make_error(where, Stage::kStore, "tensor " + std::string(d.json_key) + " out of range");
     v = static_cast<uint32_t>(x);
-  } else if constexpr (d.kind == FieldKind::kOptU32) {
-    if (!is_null(s, col)) v = static_cast<uint32_t>(int_of(s, col));
   } else if constexpr (d.kind == FieldKind::kDims) {
     MSIT_ASSIGN_OR_RETURN(v, parse_dims(text_of(s, col), where));
-  } else if constexpr (d.kind == FieldKind::kU64) v = u64_of(s, col);
-  else if constexpr (d.kind == FieldKind::kFlag) v = int_of(s, col) != 0;
-  else if constexpr (d.kind == FieldKind::kOptReal) v = opt_real(s, col);
-  else if constexpr (d.kind == FieldKind::kReal) v = real_of(s, col);
-  else if constexpr (d.kind == FieldKind::kExtreme) {
+  } else if constexpr (d.kind == FieldKind::kExtreme) {
     constexpr size_t kInt = tensor_field_part(I, FieldKind::kExtremeInt);
     constexpr size_t kUint = tensor_field_part(I, FieldKind::kExtremeUint);
     static_assert(kInt < kTensorFieldCount && kUint < kTensorFieldCount, "an extreme without its store parts");
@@ -201,9 +218,8 @@ Status read_field(sqlite3_stmt* s, const TensorColumns& c, V&& v, const std::str
     constexpr size_t kSeed = tensor_field_part(I, FieldKind::kSketchSeed);
     static_assert(kWidth < kTensorFieldCount && kSeed < kTensorFieldCount, "a sketch without its store parts");
     MSIT_ASSIGN_OR_RETURN(v, read_sketch(s, c.at[kWidth], c.at[kSeed], col, where));
-  } else if constexpr (d.kind != FieldKind::kExtremeInt && d.kind != FieldKind::kExtremeUint &&
-                       d.kind != FieldKind::kSketchWidth && d.kind != FieldKind::kSketchSeed) {
-    static_assert(I != I, "a field kind the store cannot read");
+  } else {
+    static_assert(I != I, "can_fail() and read_checked() disagree");
   }
   return ok_status();
 }
@@ -334,7 +350,8 @@ Result<TensorSummary> read_tensor_row(sqlite3_stmt* s, const TensorColumns& c, c
   TensorSummary t;
   Status st = ok_status();
   for_each_tensor_field(t, [&](auto row, auto&& v) {
-    if (st.ok()) st = read_field<row()>(s, c, v, where);
+    if constexpr (!can_fail(kTensorFields[row].kind)) read_cell<row()>(s, c, v);
+    else if (st.ok()) st = read_checked<row()>(s, c, v, where);
   });
   MSIT_TRY(st);
   t.stats.count = t.count;

@@ -1,9 +1,10 @@
 // Every field of a summary's tensor entry, described once (docs/architecture.md, "One home per
 // rule"): the JSON writer and reader (summary_json.cpp, summary_parse.cpp), the store's schema,
-// statements and codec (common/store/store_schema.cpp, summary_store.cpp, store_codec.cpp) and
-// export's CSV (common/store/store_export.cpp) walk this table. Adding a statistic is one row
-// here, a member in TensorStats, and (when its kind is new) one case per consumer;
-// tests/unit/tensor_fields_test.cpp fails for a consumer that misses a row.
+// statements and codec (common/store/store_schema.cpp, summary_store.cpp, store_codec.cpp),
+// export's CSV (common/store/store_export.cpp) and inspect's statistics lines (cli/inspect.cpp)
+// walk this table. Adding a statistic is a member in TensorStats and one row here; a row of a
+// new kind fails to compile (static_assert) in each consumer until that consumer handles it, and
+// tests/unit/tensor_fields_test.cpp round-trips every row through every form.
 #pragma once
 
 #include <array>
@@ -50,7 +51,7 @@ enum class CsvGate : uint8_t { kAlways, kIfStats, kIfL2norm };
 struct TensorField {
   std::string_view name;  // the store's column name
   FieldKind kind;
-  std::string_view unit;      // for docs/store.md and docs/formats: what the number counts
+  std::string_view unit;      // what the number counts (docs/store.md)
   std::string_view json_key;  // "" when the JSON form has no key of its own (a store part)
   JsonRule json;
   std::string_view sql_type;    // the column's declaration after its name, NOT NULL included

@@ -2,9 +2,12 @@
 // holds; a raw file that is gone is shown from the store that summarised it.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +22,7 @@
 #include "common/layout/logical_stream.h"
 #include "common/store/store_catalog.h"
 #include "common/store/store_overview.h"
+#include "common/summary/tensor_fields.h"
 
 namespace msit::cli {
 namespace {
@@ -49,17 +53,43 @@ void print_numbers(const char* what, const std::vector<double>& v) {
 
 std::string opt_num(const std::optional<double>& v) { return v ? number_string(*v) : "-"; }
 
+// One statistic as `inspect` shows it: the double of an extreme, "-" for a missing value.
+template <size_t I, class V>
+std::string inspect_cell(const V& v) {
+  constexpr FieldKind kind = kTensorFields[I].kind;
+  if constexpr (kind == FieldKind::kExtreme) return opt_num(v.real);
+  else if constexpr (kind == FieldKind::kOptReal) return opt_num(v);
+  else if constexpr (kind == FieldKind::kReal) return number_string(v);
+  else if constexpr (kind == FieldKind::kU64) return std::to_string(v);
+  else if constexpr (kind == FieldKind::kText) return v;
+  else static_assert(I != I, "a field kind inspect cannot show");
+}
+
+// The statistics lines: the rows of kTensorFields (common/summary/tensor_fields.h) with an
+// inspect slot, "label value" in slot order, one line per tens of slots; the last line also
+// says whether values or a sketch are stored.
+void print_stat_lines(const TensorSummary& t) {
+  std::vector<std::pair<int, std::string>> cells;
+  for_each_tensor_field(t, [&](auto row, const auto& v) {
+    constexpr TensorField d = kTensorFields[row];
+    if constexpr (d.inspect_slot != 0)
+      cells.emplace_back(d.inspect_slot, std::string(d.inspect_label) + " " + inspect_cell<row()>(v));
+  });
+  std::sort(cells.begin(), cells.end());
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const bool first = i == 0 || cells[i].first / 10 != cells[i - 1].first / 10;
+    if (first && i > 0) say("\n");
+    say("%s%s", first ? "      " : "  ", cells[i].second.c_str());
+  }
+}
+
 void print_stats(const TensorSummary& t) {
   const TensorStats& s = t.stats;
   if (!t.stats_available) {
     say("      no statistics (%s); xxh3_64 %s\n", t.note.c_str(), t.xxh3_64.c_str());
     return;
   }
-  say("      min %s  max %s  mean %s  std %s  l2norm %s  abs_max %s\n", opt_num(s.min).c_str(), opt_num(s.max).c_str(),
-      opt_num(s.mean).c_str(), opt_num(s.std).c_str(), number_string(s.l2norm).c_str(), opt_num(s.abs_max).c_str());
-  say("      nan %llu  +inf %llu  -inf %llu  zero %llu  xxh3_64 %s", (unsigned long long)s.nan_count,
-      (unsigned long long)s.posinf_count, (unsigned long long)s.neginf_count, (unsigned long long)s.zero_count,
-      t.xxh3_64.c_str());
+  print_stat_lines(t);
   if (s.values) say("  values: %zu stored exactly", s.values->size());
   if (s.sketch) say("  sketch: width %u", s.sketch->width);
   say("\n");

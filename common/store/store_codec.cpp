@@ -70,45 +70,30 @@ enum FileCol : int {
 
 // An extreme goes to exactly one of its three columns: exact int64, exact uint64 as text (SQLite
 // integers are signed), or a double for float tensors.
-struct ExtremeCells {
-  std::optional<double> real;
-  std::optional<int64_t> i64;
-  std::optional<std::string> u64_text;
-};
-ExtremeCells extreme_cells(const std::optional<double>& real, const std::optional<int64_t>& i64,
-                           const std::optional<uint64_t>& u64) {
-  ExtremeCells c;
-  if (i64) c.i64 = *i64;
-  else if (u64) c.u64_text = std::to_string(*u64);
-  else c.real = real;
-  return c;
-}
-
-Status read_extreme(sqlite3_stmt* s, int real_col, int int_col, int uint_col, bool is_min, TensorStats& st,
+Status read_extreme(sqlite3_stmt* s, int real_col, int int_col, int uint_col, const ExtremeRef& e,
                     const std::string& where) {
-  std::optional<double>& d = is_min ? st.min : st.max;
   if (!is_null(s, int_col)) {
     int64_t v = int_of(s, int_col);
-    (is_min ? st.min_i64 : st.max_i64) = v;
-    d = static_cast<double>(v);
+    e.i64 = v;
+    e.real = static_cast<double>(v);
   } else if (!is_null(s, uint_col)) {
     MSIT_ASSIGN_OR_RETURN(uint64_t v, parse_u64(text_of(s, uint_col), where));
-    (is_min ? st.min_u64 : st.max_u64) = v;
-    d = static_cast<double>(v);
+    e.u64 = v;
+    e.real = static_cast<double>(v);
   } else {
-    d = opt_real(s, real_col);
+    e.real = opt_real(s, real_col);
   }
   return ok_status();
 }
 
-Result<std::optional<Sketch>> read_sketch(sqlite3_stmt* s, const TensorColumns& c, uint64_t count,
+Result<std::optional<Sketch>> read_sketch(sqlite3_stmt* s, int width_col, int seed_col, int blob_col,
                                           const std::string& where) {
-  if (is_null(s, c.sketch)) return std::optional<Sketch>();
+  if (is_null(s, blob_col)) return std::optional<Sketch>();
   Sketch sk;
-  const int64_t width = int_of(s, c.sketch_width);
-  sk.seed = u64_of(s, c.sketch_seed);
-  const void* blob = sqlite3_column_blob(s, c.sketch);
-  const auto bytes = static_cast<size_t>(sqlite3_column_bytes(s, c.sketch));
+  const int64_t width = int_of(s, width_col);
+  sk.seed = u64_of(s, seed_col);
+  const void* blob = sqlite3_column_blob(s, blob_col);
+  const auto bytes = static_cast<size_t>(sqlite3_column_bytes(s, blob_col));
   if (width <= 0 || width > (1 << 20) || (width & (width - 1)) != 0) {
     return make_error(where, Stage::kStore, "sketch width " + std::to_string(width) + " is not a power of two");
   }
@@ -118,8 +103,125 @@ Result<std::optional<Sketch>> read_sketch(sqlite3_stmt* s, const TensorColumns& 
   else
     return make_error(where, Stage::kStore,
                       "sketch blob of " + std::to_string(bytes) + " bytes for width " + std::to_string(width));
-  (void)count;
   return std::optional<Sketch>(std::move(sk));
+}
+
+void bind_sketch(sqlite3_stmt* s, int col, const Sketch& sk, SketchPrecision precision) {
+  const std::vector<double>& v = sk.values;
+  if (precision == SketchPrecision::kFloat32) {
+    std::vector<float> f(v.begin(), v.end());
+    sqlite3_bind_blob(s, col, f.data(), static_cast<int>(f.size() * sizeof(float)), SQLITE_TRANSIENT);
+  } else {
+    sqlite3_bind_blob(s, col, v.data(), static_cast<int>(v.size() * sizeof(double)), SQLITE_TRANSIENT);
+  }
+}
+
+void bind_elements(sqlite3_stmt* s, int col, const std::optional<std::vector<double>>& values) {
+  if (values && values->empty()) {
+    sqlite3_bind_zeroblob(s, col, 0);  // an empty tensor has values, none of them: not NULL
+  } else if (values) {
+    sqlite3_bind_blob(s, col, values->data(), static_cast<int>(values->size() * sizeof(double)), SQLITE_TRANSIENT);
+  } else {
+    sqlite3_bind_null(s, col);
+  }
+}
+
+// One cell of row I of kTensorFields (tensor_fields.h), bound as parameter `col`.
+template <size_t I, class V>
+void bind_field(sqlite3_stmt* s, int col, const V& v, SketchPrecision precision) {
+  constexpr FieldKind kind = kTensorFields[I].kind;
+  if constexpr (kind == FieldKind::kText) bind_text(s, col, v);
+  else if constexpr (kind == FieldKind::kOptText) bind_opt_text(s, col, v);
+  else if constexpr (kind == FieldKind::kU32) sqlite3_bind_int64(s, col, v);
+  else if constexpr (kind == FieldKind::kOptU32) {
+    if (v) sqlite3_bind_int64(s, col, *v);
+    else sqlite3_bind_null(s, col);
+  } else if constexpr (kind == FieldKind::kDims) bind_text(s, col, dims_text(v));
+  else if constexpr (kind == FieldKind::kU64) bind_u64(s, col, v);
+  else if constexpr (kind == FieldKind::kFlag) sqlite3_bind_int(s, col, v ? 1 : 0);
+  else if constexpr (kind == FieldKind::kOptReal) bind_finite(s, col, v);
+  else if constexpr (kind == FieldKind::kReal) sqlite3_bind_double(s, col, std::isfinite(v) ? v : 0.0);
+  else if constexpr (kind == FieldKind::kExtreme) {
+    if (v.i64 || v.u64) sqlite3_bind_null(s, col);
+    else bind_finite(s, col, v.real);
+  } else if constexpr (kind == FieldKind::kExtremeInt) {
+    if (v.i64) sqlite3_bind_int64(s, col, *v.i64);
+    else sqlite3_bind_null(s, col);
+  } else if constexpr (kind == FieldKind::kExtremeUint) {
+    if (!v.i64 && v.u64) bind_text(s, col, std::to_string(*v.u64));
+    else sqlite3_bind_null(s, col);
+  } else if constexpr (kind == FieldKind::kElements) bind_elements(s, col, v);
+  else if constexpr (kind == FieldKind::kSketchWidth) {
+    if (v) sqlite3_bind_int64(s, col, v->width);
+    else sqlite3_bind_null(s, col);
+  } else if constexpr (kind == FieldKind::kSketchSeed) {
+    if (v) bind_u64(s, col, v->seed);
+    else sqlite3_bind_null(s, col);
+  } else if constexpr (kind == FieldKind::kSketch) {
+    if (v) bind_sketch(s, col, *v, precision);
+    else sqlite3_bind_null(s, col);
+  } else {
+    static_assert(I != I, "a field kind the store cannot bind");
+  }
+}
+
+// Whether reading a kind can fail (a value out of range, a malformed shape or blob).
+constexpr bool can_fail(FieldKind k) {
+  return k == FieldKind::kU32 || k == FieldKind::kDims || k == FieldKind::kExtreme || k == FieldKind::kElements ||
+         k == FieldKind::kSketch;
+}
+
+// Row I of kTensorFields from its column of the statement's current row, for a kind that
+// cannot fail (no Status per cell: reads are the hot path of compare over stores). A store
+// part is read with its owner (the extreme, the sketch).
+template <size_t I, class V>
+void read_cell(sqlite3_stmt* s, const TensorColumns& c, V&& v) {
+  constexpr FieldKind kind = kTensorFields[I].kind;
+  const int col = c.at[I];
+  if constexpr (kind == FieldKind::kText || kind == FieldKind::kOptText) v = text_of(s, col);
+  else if constexpr (kind == FieldKind::kOptU32) {
+    if (!is_null(s, col)) v = static_cast<uint32_t>(int_of(s, col));
+  } else if constexpr (kind == FieldKind::kU64) v = u64_of(s, col);
+  else if constexpr (kind == FieldKind::kFlag) v = int_of(s, col) != 0;
+  else if constexpr (kind == FieldKind::kOptReal) v = opt_real(s, col);
+  else if constexpr (kind == FieldKind::kReal) v = real_of(s, col);
+  else if constexpr (kind != FieldKind::kExtremeInt && kind != FieldKind::kExtremeUint &&
+                     kind != FieldKind::kSketchWidth && kind != FieldKind::kSketchSeed)
+    static_assert(I != I, "a field kind the store cannot read");
+}
+
+// The same for a kind whose value is checked; `where` names the error.
+template <size_t I, class V>
+Status read_checked(sqlite3_stmt* s, const TensorColumns& c, V&& v, const std::string& where) {
+  constexpr TensorField d = kTensorFields[I];
+  const int col = c.at[I];
+  if constexpr (d.kind == FieldKind::kU32) {
+    const int64_t x = int_of(s, col);
+    if (x < 0 || x > UINT32_MAX)
+      return make_error(where, Stage::kStore, "tensor " + std::string(d.json_key) + " out of range");
+    v = static_cast<uint32_t>(x);
+  } else if constexpr (d.kind == FieldKind::kDims) {
+    MSIT_ASSIGN_OR_RETURN(v, parse_dims(text_of(s, col), where));
+  } else if constexpr (d.kind == FieldKind::kExtreme) {
+    constexpr size_t kInt = tensor_field_part(I, FieldKind::kExtremeInt);
+    constexpr size_t kUint = tensor_field_part(I, FieldKind::kExtremeUint);
+    static_assert(kInt < kTensorFieldCount && kUint < kTensorFieldCount, "an extreme without its store parts");
+    return read_extreme(s, col, c.at[kInt], c.at[kUint], v, where);
+  } else if constexpr (d.kind == FieldKind::kElements) {
+    if (!is_null(s, col)) {
+      const auto bytes = static_cast<size_t>(sqlite3_column_bytes(s, col));
+      if (bytes % sizeof(double) != 0) return make_error(where, Stage::kStore, "element blob is not whole float64s");
+      v = doubles_of_blob<double>(sqlite3_column_blob(s, col), bytes);
+    }
+  } else if constexpr (d.kind == FieldKind::kSketch) {
+    constexpr size_t kWidth = tensor_field_part(I, FieldKind::kSketchWidth);
+    constexpr size_t kSeed = tensor_field_part(I, FieldKind::kSketchSeed);
+    static_assert(kWidth < kTensorFieldCount && kSeed < kTensorFieldCount, "a sketch without its store parts");
+    MSIT_ASSIGN_OR_RETURN(v, read_sketch(s, c.at[kWidth], c.at[kSeed], col, where));
+  } else {
+    static_assert(I != I, "can_fail() and read_checked() disagree");
+  }
+  return ok_status();
 }
 
 }  // namespace
@@ -175,67 +277,30 @@ void bind_file(sqlite3_stmt* s, std::string_view path, const StoreEntry& e, int6
 }
 
 void bind_tensor(sqlite3_stmt* s, int64_t file_id, int ord, const TensorSummary& t, SketchPrecision precision) {
-  const TensorStats& st = t.stats;
-  int c = 1;
-  sqlite3_bind_int64(s, c++, file_id);
-  sqlite3_bind_int(s, c++, ord);
-  bind_text(s, c++, t.role);
-  sqlite3_bind_int64(s, c++, t.index);
-  if (t.sub_index) sqlite3_bind_int64(s, c++, *t.sub_index);
-  else sqlite3_bind_null(s, c++);
-  bind_text(s, c++, t.dtype);
-  bind_text(s, c++, dims_text(t.shape));
-  bind_text(s, c++, t.format);
-  bind_text(s, c++, dims_text(t.original_shape));
-  bind_u64(s, c++, t.count);
-  sqlite3_bind_int(s, c++, t.padding_included ? 1 : 0);
-  sqlite3_bind_int(s, c++, t.stats_available ? 1 : 0);
-  sqlite3_bind_int(s, c++, t.l2norm_available ? 1 : 0);
-  bind_opt_text(s, c++, t.note);
-  const ExtremeCells lo = extreme_cells(st.min, st.min_i64, st.min_u64);
-  const ExtremeCells hi = extreme_cells(st.max, st.max_i64, st.max_u64);
-  bind_finite(s, c++, lo.real);
-  bind_finite(s, c++, hi.real);
-  for (const ExtremeCells* e : {&lo, &hi}) {
-    if (e->i64) sqlite3_bind_int64(s, c++, *e->i64);
-    else sqlite3_bind_null(s, c++);
+  sqlite3_bind_int64(s, 1, file_id);
+  sqlite3_bind_int(s, 2, ord);
+  for_each_tensor_field(t, [&](auto row, const auto& v) { bind_field<row()>(s, tensor_param(row()), v, precision); });
+}
+
+std::string tensor_column_list(std::string_view prefix, int version, bool compare_only) {
+  std::string out;
+  for (const TensorField& f : kTensorFields) {
+    if (f.since_store_version > version || (compare_only && !f.compare_reads)) continue;
+    if (!out.empty()) out += ", ";
+    out += prefix;
+    out += f.name;
   }
-  for (const ExtremeCells* e : {&lo, &hi}) {
-    if (e->u64_text) bind_text(s, c++, *e->u64_text);
-    else sqlite3_bind_null(s, c++);
+  return out;
+}
+
+std::string tensor_param_list(int version) {
+  std::string out;
+  for (size_t i = 0; i < kTensorFieldCount; ++i) {
+    if (kTensorFields[i].since_store_version > version) continue;
+    if (!out.empty()) out += ',';
+    out += '?' + std::to_string(tensor_param(i));
   }
-  bind_finite(s, c++, st.mean);
-  bind_finite(s, c++, st.std);
-  bind_finite(s, c++, st.abs_max);
-  sqlite3_bind_double(s, c++, std::isfinite(st.l2norm) ? st.l2norm : 0.0);
-  sqlite3_bind_double(s, c++, std::isfinite(st.sum) ? st.sum : 0.0);
-  bind_u64(s, c++, st.finite_count);
-  bind_u64(s, c++, st.nan_count);
-  bind_u64(s, c++, st.posinf_count);
-  bind_u64(s, c++, st.neginf_count);
-  bind_u64(s, c++, st.zero_count);
-  if (st.values && st.values->empty()) {
-    sqlite3_bind_zeroblob(s, c++, 0);  // an empty tensor has values, none of them: not NULL
-  } else if (st.values) {
-    sqlite3_bind_blob(s, c++, st.values->data(), static_cast<int>(st.values->size() * sizeof(double)),
-                      SQLITE_TRANSIENT);
-  } else {
-    sqlite3_bind_null(s, c++);
-  }
-  if (st.sketch) {
-    sqlite3_bind_int64(s, c++, st.sketch->width);
-    bind_u64(s, c++, st.sketch->seed);
-    const std::vector<double>& v = st.sketch->values;
-    if (precision == SketchPrecision::kFloat32) {
-      std::vector<float> f(v.begin(), v.end());
-      sqlite3_bind_blob(s, c++, f.data(), static_cast<int>(f.size() * sizeof(float)), SQLITE_TRANSIENT);
-    } else {
-      sqlite3_bind_blob(s, c++, v.data(), static_cast<int>(v.size() * sizeof(double)), SQLITE_TRANSIENT);
-    }
-  } else {
-    for (int k = 0; k < 3; ++k) sqlite3_bind_null(s, c++);
-  }
-  bind_text(s, c++, t.xxh3_64);
+  return out;
 }
 
 void bind_block(sqlite3_stmt* s, int64_t file_id, int ord, const ExtraBlock& b) {
@@ -266,93 +331,30 @@ int64_t read_file_row(sqlite3_stmt* s, FileSummary& out) {
 }
 
 TensorColumns tensor_columns_of(sqlite3_stmt* s) {
-  static constexpr std::pair<std::string_view, int TensorColumns::*> kNames[] = {
-      {"file_id", &TensorColumns::file_id},
-      {"role", &TensorColumns::role},
-      {"idx", &TensorColumns::idx},
-      {"sub_index", &TensorColumns::sub_index},
-      {"dtype", &TensorColumns::dtype},
-      {"shape", &TensorColumns::shape},
-      {"format", &TensorColumns::format},
-      {"original_shape", &TensorColumns::original_shape},
-      {"count", &TensorColumns::count},
-      {"padding_included", &TensorColumns::padding_included},
-      {"stats_available", &TensorColumns::stats_available},
-      {"l2norm_available", &TensorColumns::l2norm_available},
-      {"note", &TensorColumns::note},
-      {"min", &TensorColumns::min},
-      {"max", &TensorColumns::max},
-      {"min_int", &TensorColumns::min_int},
-      {"max_int", &TensorColumns::max_int},
-      {"min_uint", &TensorColumns::min_uint},
-      {"max_uint", &TensorColumns::max_uint},
-      {"mean", &TensorColumns::mean},
-      {"std", &TensorColumns::std},
-      {"abs_max", &TensorColumns::abs_max},
-      {"l2norm", &TensorColumns::l2norm},
-      {"sum", &TensorColumns::sum},
-      {"finite_count", &TensorColumns::finite_count},
-      {"nan_count", &TensorColumns::nan_count},
-      {"posinf_count", &TensorColumns::posinf_count},
-      {"neginf_count", &TensorColumns::neginf_count},
-      {"zero_count", &TensorColumns::zero_count},
-      {"elements", &TensorColumns::elements},
-      {"sketch_width", &TensorColumns::sketch_width},
-      {"sketch_seed", &TensorColumns::sketch_seed},
-      {"sketch", &TensorColumns::sketch},
-      {"xxh3_64", &TensorColumns::xxh3_64},
-  };
   TensorColumns c;
   const int n = sqlite3_column_count(s);
   for (int i = 0; i < n; ++i) {
     const char* name = sqlite3_column_name(s, i);  // "x" for a selected t.x (short column names)
     if (name == nullptr) continue;
-    for (const auto& [known, member] : kNames) {
-      if (known == name) c.*member = i;
+    if (std::string_view(name) == "file_id") c.file_id = i;
+    for (size_t f = 0; f < kTensorFieldCount; ++f) {
+      if (kTensorFields[f].name == name) c.at[f] = i;
     }
   }
   return c;
 }
 
-bool has_tensor(sqlite3_stmt* s, const TensorColumns& c) { return !is_null(s, c.role); }
+bool has_tensor(sqlite3_stmt* s, const TensorColumns& c) { return !is_null(s, c.at[tensor_field_index("role")]); }
 
 Result<TensorSummary> read_tensor_row(sqlite3_stmt* s, const TensorColumns& c, const std::string& where) {
   TensorSummary t;
-  t.role = text_of(s, c.role);
-  const int64_t idx = int_of(s, c.idx);
-  if (idx < 0 || idx > UINT32_MAX) return make_error(where, Stage::kStore, "tensor index out of range");
-  t.index = static_cast<uint32_t>(idx);
-  if (!is_null(s, c.sub_index)) t.sub_index = static_cast<uint32_t>(int_of(s, c.sub_index));
-  t.dtype = text_of(s, c.dtype);
-  MSIT_ASSIGN_OR_RETURN(t.shape, parse_dims(text_of(s, c.shape), where));
-  t.format = text_of(s, c.format);
-  MSIT_ASSIGN_OR_RETURN(t.original_shape, parse_dims(text_of(s, c.original_shape), where));
-  t.count = u64_of(s, c.count);
-  t.padding_included = int_of(s, c.padding_included) != 0;
-  t.stats_available = int_of(s, c.stats_available) != 0;
-  t.l2norm_available = int_of(s, c.l2norm_available) != 0;
-  t.note = text_of(s, c.note);
-  TensorStats& st = t.stats;
-  MSIT_TRY(read_extreme(s, c.min, c.min_int, c.min_uint, true, st, where));
-  MSIT_TRY(read_extreme(s, c.max, c.max_int, c.max_uint, false, st, where));
-  st.mean = opt_real(s, c.mean);
-  st.std = opt_real(s, c.std);
-  st.abs_max = opt_real(s, c.abs_max);
-  st.l2norm = real_of(s, c.l2norm);
-  st.sum = real_of(s, c.sum);
-  st.finite_count = u64_of(s, c.finite_count);
-  st.nan_count = u64_of(s, c.nan_count);
-  st.posinf_count = u64_of(s, c.posinf_count);
-  st.neginf_count = u64_of(s, c.neginf_count);
-  st.zero_count = u64_of(s, c.zero_count);
-  st.count = t.count;
-  if (!is_null(s, c.elements)) {
-    const auto bytes = static_cast<size_t>(sqlite3_column_bytes(s, c.elements));
-    if (bytes % sizeof(double) != 0) return make_error(where, Stage::kStore, "element blob is not whole float64s");
-    st.values = doubles_of_blob<double>(sqlite3_column_blob(s, c.elements), bytes);
-  }
-  MSIT_ASSIGN_OR_RETURN(st.sketch, read_sketch(s, c, t.count, where));
-  t.xxh3_64 = text_of(s, c.xxh3_64);
+  Status st = ok_status();
+  for_each_tensor_field(t, [&](auto row, auto&& v) {
+    if constexpr (!can_fail(kTensorFields[row].kind)) read_cell<row()>(s, c, v);
+    else if (st.ok()) st = read_checked<row()>(s, c, v, where);
+  });
+  MSIT_TRY(st);
+  t.stats.count = t.count;
   return t;
 }
 

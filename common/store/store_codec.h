@@ -19,7 +19,16 @@ namespace msit::store {
 // Binds the files row (?1 path or name, ?2 kind .. ?15 extra_block_count) in the order of the
 // INSERTs in summary_store.cpp: `path` is e.rel in a version 1 store, its name in version 2.
 void bind_file(sqlite3_stmt* s, std::string_view path, const StoreEntry& e, int64_t now_ns);
+// ?1 and ?2 make the tensor's key (file id, ordinal); row i of kTensorFields (tensor_fields.h)
+// is bound as ?tensor_param(i).
 void bind_tensor(sqlite3_stmt* s, int64_t file_id, int ord, const TensorSummary& t, SketchPrecision precision);
+constexpr int tensor_param(size_t row) { return 3 + static_cast<int>(row); }
+
+// The tensor columns a store of `version` has (kTensorFields rows since that version), for the
+// statements: "t.role, t.idx, ..." with `prefix` "t." (compare_only: the rows compare reads),
+// and the matching "?3,?4,..." of an INSERT.
+std::string tensor_column_list(std::string_view prefix, int version, bool compare_only = false);
+std::string tensor_param_list(int version);
 void bind_block(sqlite3_stmt* s, int64_t file_id, int ord, const ExtraBlock& b);
 
 // Reading back; `where` names errors (store path and raw path).

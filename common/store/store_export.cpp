@@ -18,6 +18,7 @@
 #include "common/report/csv.h"
 #include "common/safety/output_access.h"
 #include "common/safety/publish.h"
+#include "common/store/store_codec.h"
 #include "common/store/store_locator.h"
 #include "common/store/summary_store.h"
 
@@ -136,17 +137,46 @@ void write_batch(std::vector<PendingFile>& batch, JsonExportResult& result) {
 
 std::string text_cell(std::string_view v) { return csv_quote(guard_text_cell(v)); }
 
-std::string extreme_cell(const TensorStats& s, bool min) {
-  const auto& i = min ? s.min_i64 : s.max_i64;
-  const auto& u = min ? s.min_u64 : s.max_u64;
-  if (i) return std::to_string(*i);
-  if (u) return std::to_string(*u);
-  return float_cell(min ? s.min : s.max);
+std::string extreme_cell(const ConstExtremeRef& e) {
+  if (e.i64) return std::to_string(*e.i64);
+  if (e.u64) return std::to_string(*e.u64);
+  return float_cell(e.real);
 }
 
 // Non-finite statistics are empty cells, as they are null in the JSON form.
 std::string finite_cell(const std::optional<double>& v) {
   return v && std::isfinite(*v) ? python_float_repr(*v) : std::string();
+}
+
+// The CSV cell of row I of kTensorFields (tensor_fields.h).
+template <size_t I, class V>
+std::string csv_cell(const V& v) {
+  constexpr FieldKind kind = kTensorFields[I].kind;
+  if constexpr (kind == FieldKind::kText || kind == FieldKind::kOptText) return text_cell(v);
+  else if constexpr (kind == FieldKind::kU32 || kind == FieldKind::kU64) return std::to_string(v);
+  else if constexpr (kind == FieldKind::kOptU32) return v ? std::to_string(*v) : std::string();
+  else if constexpr (kind == FieldKind::kDims) return csv_quote(dims_text(v));
+  else if constexpr (kind == FieldKind::kExtreme) return extreme_cell(v);
+  else if constexpr (kind == FieldKind::kOptReal) return finite_cell(v);
+  else if constexpr (kind == FieldKind::kReal) return finite_cell(std::optional<double>(v));
+  else static_assert(I != I, "a field kind export's CSV cannot show");
+}
+
+bool csv_shows(CsvGate gate, const TensorSummary& t) {
+  switch (gate) {
+    case CsvGate::kAlways: return true;
+    case CsvGate::kIfStats: return t.stats_available;
+    case CsvGate::kIfL2norm: return t.stats_available && t.l2norm_available;
+  }
+  return true;
+}
+
+std::string make_csv_header() {
+  std::string out = "store,path,op_type,op_name";
+  for (const TensorField& f : kTensorFields) {
+    if (!f.csv_column.empty()) out.append(",").append(f.csv_column);
+  }
+  return out + "\n";
 }
 
 }  // namespace
@@ -243,31 +273,25 @@ Status export_store_json(const std::string& db_path, const DirRef& base, const s
 }
 
 std::string_view csv_header() {
-  return "store,path,op_type,op_name,role,index,sub_index,dtype,shape,count,min,max,mean,std,abs_max,l2norm,"
-         "nan_count,posinf_count,neginf_count,zero_count,xxh3_64\n";
+  static const std::string header = make_csv_header();
+  return header;
 }
 
 std::string csv_rows(std::string_view store, std::string_view rel, const FileSummary& f) {
   std::string out;
   const std::string prefix = text_cell(store) + "," + text_cell(rel) + "," +
                              text_cell(f.op ? f.op->type : std::string()) + "," +
-                             text_cell(f.op ? f.op->name : std::string()) + ",";
+                             text_cell(f.op ? f.op->name : std::string());
   for (const auto& t : f.tensors) {
-    const TensorStats& s = t.stats;
-    const bool stats = t.stats_available;
     out += prefix;
-    out += text_cell(t.role) + "," + std::to_string(t.index) + ",";
-    out += (t.sub_index ? std::to_string(*t.sub_index) : std::string()) + ",";
-    std::string shape = "[";
-    for (size_t i = 0; i < t.shape.size(); ++i) shape += (i ? "," : "") + std::to_string(t.shape[i]);
-    out += text_cell(t.dtype) + "," + csv_quote(shape + "]") + "," + std::to_string(t.count) + ",";
-    out += (stats ? extreme_cell(s, true) : "") + "," + (stats ? extreme_cell(s, false) : "") + ",";
-    out += (stats ? finite_cell(s.mean) : "") + "," + (stats ? finite_cell(s.std) : "") + ",";
-    out += (stats ? finite_cell(s.abs_max) : "") + ",";
-    out += (stats && t.l2norm_available ? finite_cell(s.l2norm) : "") + ",";
-    out += std::to_string(s.nan_count) + "," + std::to_string(s.posinf_count) + "," + std::to_string(s.neginf_count) +
-           "," + std::to_string(s.zero_count) + ",";
-    out += text_cell(t.xxh3_64) + "\n";
+    for_each_tensor_field(t, [&](auto row, const auto& v) {
+      constexpr TensorField d = kTensorFields[row];
+      if constexpr (!d.csv_column.empty()) {
+        out += ',';
+        if (csv_shows(d.csv_gate, t)) out += csv_cell<row()>(v);
+      }
+    });
+    out += '\n';
   }
   return out;
 }

@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/store/sqlite_handle.h"
 #include "common/store/summary_store.h"
+#include "common/summary/tensor_fields.h"
 
 namespace msit::store {
 namespace {
@@ -39,40 +42,7 @@ CREATE TABLE files(
 );
 CREATE TABLE tensors(
   file_id INTEGER NOT NULL REFERENCES files(id),
-  ord INTEGER NOT NULL,
-  role TEXT NOT NULL,
-  idx INTEGER NOT NULL,
-  sub_index INTEGER,
-  dtype TEXT NOT NULL,
-  shape TEXT NOT NULL,
-  format TEXT NOT NULL,
-  original_shape TEXT NOT NULL,
-  count INTEGER NOT NULL,
-  padding_included INTEGER NOT NULL,
-  stats_available INTEGER NOT NULL,
-  l2norm_available INTEGER NOT NULL,
-  note TEXT,
-  min REAL,
-  max REAL,
-  min_int INTEGER,
-  max_int INTEGER,
-  min_uint TEXT,
-  max_uint TEXT,
-  mean REAL,
-  std REAL,
-  abs_max REAL,
-  l2norm REAL NOT NULL,
-  sum REAL NOT NULL,
-  finite_count INTEGER NOT NULL,
-  nan_count INTEGER NOT NULL,
-  posinf_count INTEGER NOT NULL,
-  neginf_count INTEGER NOT NULL,
-  zero_count INTEGER NOT NULL,
-  elements BLOB,
-  sketch_width INTEGER,
-  sketch_seed INTEGER,
-  sketch BLOB,
-  xxh3_64 TEXT NOT NULL,
+  ord INTEGER NOT NULL,@tensor_columns@,
   PRIMARY KEY(file_id, ord)
 ) WITHOUT ROWID;
 CREATE TABLE extra_blocks(
@@ -127,40 +97,7 @@ CREATE TABLE files(
   UNIQUE(dir_id, name)
 );
 CREATE TABLE tensors(
-  key INTEGER PRIMARY KEY,
-  role TEXT NOT NULL,
-  idx INTEGER NOT NULL,
-  sub_index INTEGER,
-  dtype TEXT NOT NULL,
-  shape TEXT NOT NULL,
-  format TEXT NOT NULL,
-  original_shape TEXT NOT NULL,
-  count INTEGER NOT NULL,
-  padding_included INTEGER NOT NULL,
-  stats_available INTEGER NOT NULL,
-  l2norm_available INTEGER NOT NULL,
-  note TEXT,
-  min REAL,
-  max REAL,
-  min_int INTEGER,
-  max_int INTEGER,
-  min_uint TEXT,
-  max_uint TEXT,
-  mean REAL,
-  std REAL,
-  abs_max REAL,
-  l2norm REAL NOT NULL,
-  sum REAL NOT NULL,
-  finite_count INTEGER NOT NULL,
-  nan_count INTEGER NOT NULL,
-  posinf_count INTEGER NOT NULL,
-  neginf_count INTEGER NOT NULL,
-  zero_count INTEGER NOT NULL,
-  elements BLOB,
-  sketch_width INTEGER,
-  sketch_seed INTEGER,
-  sketch BLOB,
-  xxh3_64 TEXT NOT NULL
+  key INTEGER PRIMARY KEY,@tensor_columns@
 );
 CREATE TABLE extra_blocks(
   file_id INTEGER NOT NULL REFERENCES files(id),
@@ -179,7 +116,29 @@ CREATE VIEW tensor_stats AS
   FROM tensors t JOIN files f ON f.id = t.key >> 20 JOIN dirs d ON d.id = f.dir_id;
 )sql";
 
-const char* schema_sql(int version) { return version == 1 ? kSchemaV1 : kSchemaV2; }
+// The tensors table's columns of `version`: the rows of kTensorFields since that version
+// (common/summary/tensor_fields.h), each "\n  name TYPE", comma-separated.
+std::string tensor_column_defs(int version) {
+  std::string out;
+  for (const TensorField& f : kTensorFields) {
+    if (f.since_store_version > version) continue;
+    if (!out.empty()) out += ',';
+    out.append("\n  ").append(f.name).append(" ").append(f.sql_type);
+  }
+  return out;
+}
+
+std::string make_schema_sql(int version) {
+  std::string sql = version == 1 ? kSchemaV1 : kSchemaV2;
+  constexpr std::string_view kMark = "@tensor_columns@";
+  sql.replace(sql.find(kMark), kMark.size(), tensor_column_defs(version));
+  return sql;
+}
+
+const char* schema_sql(int version) {
+  static const std::string v1 = make_schema_sql(1), v2 = make_schema_sql(2);
+  return (version == 1 ? v1 : v2).c_str();
+}
 
 // One row of sqlite_schema: what the store defines, and how (sql is NULL for the index that
 // a UNIQUE constraint makes).

@@ -24,43 +24,20 @@ namespace {
 // The statements of each store version. Column order of the file and tensor reads:
 // store_codec.cpp (FileCol; tensor columns found by name). Bind order of the inserts:
 // store_codec.h (version 2 binds the file's name where version 1 binds its path, its directory
-// as ?16, and makes the tensor's key of ?1 and ?2).
+// as ?16, and makes the tensor's key of ?1 and ?2). The tensor columns are those of the
+// version's rows of kTensorFields (common/summary/tensor_fields.h).
 struct StoreSql {
-  const char *insert_file, *insert_tensor, *find_file, *select_file, *select_tensors_range, *select_tensors_in_head,
-      *select_tensors_in_tail, *list;
+  std::string insert_file, insert_tensor, find_file, select_file, select_tensors_range, select_tensors_in, list;
 };
 
 #define MSIT_STORE_FILE_ROW_COLUMNS                                                                          \
   "kind, size_bytes, mtime_ns, dev, ino, op_type, op_name, task_id, stream_id, op_timestamp, dump_op_name, " \
   "created_by, stored_at_ns, extra_block_count"
-#define MSIT_STORE_TENSOR_ROW_COLUMNS                                                                              \
-  "role, idx, sub_index, dtype, shape, format, original_shape, count, padding_included, stats_available, "         \
-  "l2norm_available, note, min, max, min_int, max_int, min_uint, max_uint, mean, std, abs_max, l2norm, sum, "      \
-  "finite_count, nan_count, posinf_count, neginf_count, zero_count, elements, sketch_width, sketch_seed, sketch, " \
-  "xxh3_64"
-#define MSIT_STORE_TENSOR_VALUES                                                                                       \
-  "?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?" \
-  "33,?34,?35"
 // One statement per file: its row and its tensors (LEFT JOIN: a file without tensors still
 // gives its row).
 #define MSIT_STORE_FILE_COLUMNS                                                                      \
   "f.kind, f.size_bytes, f.mtime_ns, f.op_type, f.op_name, f.task_id, f.stream_id, f.op_timestamp, " \
   "f.dump_op_name, f.created_by, "
-#define MSIT_STORE_TENSOR_COLUMNS                                                                               \
-  "t.role, t.idx, t.sub_index, t.dtype, t.shape, t.format, t.original_shape, t.count, t.padding_included, "     \
-  "t.stats_available, t.l2norm_available, t.note, t.min, t.max, t.min_int, t.max_int, t.min_uint, t.max_uint, " \
-  "t.mean, t.std, t.abs_max, t.l2norm, t.sum, t.finite_count, t.nan_count, t.posinf_count, t.neginf_count, "    \
-  "t.zero_count, t.elements, t.sketch_width, t.sketch_seed, t.sketch, t.xxh3_64"
-// Compare's batched reads: the tensors alone (one walk along the tensors table's primary key
-// instead of a lookup into it per file row: on 100,000 stored pairs compare's evaluate phase
-// went from 0.53-0.56 s to 0.38-0.41 s), and only the columns compare reads. Stepping a column
-// costs ~4 ms per 100,000 rows: these 28 of 33 read 100,000 rows in ~130 ms instead of ~195.
-// A file without tensors, or an id not in the store, has no rows here: load_locked() says which.
-#define MSIT_STORE_COMPARE_COLUMNS                                                                              \
-  "t.role, t.idx, t.dtype, t.shape, t.format, t.original_shape, t.count, t.padding_included, "                  \
-  "t.stats_available, t.l2norm_available, t.note, t.min, t.max, t.min_int, t.max_int, t.min_uint, t.max_uint, " \
-  "t.mean, t.l2norm, t.nan_count, t.posinf_count, t.neginf_count, t.elements, t.sketch_width, t.sketch_seed, "  \
-  "t.sketch, t.xxh3_64"
 // Version 2: a file's tensors are the keys [id * 2^20, id * 2^20 + 2^20) (store_version.h).
 #define MSIT_STORE_KEY_SCALE "1048576"
 #define MSIT_STORE_TENSORS_OF(id)                                                                                 \
@@ -68,58 +45,69 @@ struct StoreSql {
   " -"                                                                                                            \
   " 1"
 #define MSIT_STORE_PATH_V2 "iif(d.path = '', f.name, d.path || '/' || f.name) AS path"
-
-constexpr StoreSql kSqlV1 = {
-    "INSERT INTO files(path, " MSIT_STORE_FILE_ROW_COLUMNS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO tensors(file_id, ord, " MSIT_STORE_TENSOR_ROW_COLUMNS ") VALUES (?1,?2," MSIT_STORE_TENSOR_VALUES ")",
-    "SELECT id, size_bytes, mtime_ns, dev, ino FROM files WHERE path = ?1",
-    "SELECT " MSIT_STORE_FILE_COLUMNS "f.path, f.extra_block_count, " MSIT_STORE_TENSOR_COLUMNS
-    " FROM files f LEFT JOIN tensors t ON t.file_id = f.id WHERE f.id = ? ORDER BY t.ord",
-    "SELECT t.file_id, " MSIT_STORE_COMPARE_COLUMNS
-    " FROM tensors t WHERE t.file_id BETWEEN ?1 AND ?2 ORDER BY t.file_id, t.ord",
-    "SELECT t.file_id, " MSIT_STORE_COMPARE_COLUMNS " FROM tensors t WHERE t.file_id IN (",
-    ") ORDER BY t.file_id, t.ord",
-    // Id and path only: the path index holds both, so the scan reads that index alone, already
-    // in path order (100,000 files: 12 ms, against 17 ms for a scan of the table and a sort).
-    "SELECT id, '', path FROM files ORDER BY path",
-};
-constexpr StoreSql kSqlV2 = {
-    "INSERT INTO files(name, " MSIT_STORE_FILE_ROW_COLUMNS ", dir_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO tensors(key, " MSIT_STORE_TENSOR_ROW_COLUMNS ") VALUES (?1 * " MSIT_STORE_KEY_SCALE
-    " + ?2," MSIT_STORE_TENSOR_VALUES ")",
-    "SELECT f.id, f.size_bytes, f.mtime_ns, f.dev, f.ino FROM dirs d JOIN files f ON f.dir_id = d.id AND f.name = ?2 "
-    "WHERE d.path = ?1",
-    "SELECT " MSIT_STORE_FILE_COLUMNS MSIT_STORE_PATH_V2 ", f.extra_block_count, " MSIT_STORE_TENSOR_COLUMNS
-    " FROM files f JOIN dirs d ON d.id = f.dir_id LEFT JOIN tensors t ON " MSIT_STORE_TENSORS_OF(
-        "f.id") " WHERE f.id = ?1 ORDER BY t.key",
-    "SELECT t.key >> 20 AS file_id, " MSIT_STORE_COMPARE_COLUMNS
-    " FROM tensors t WHERE t.key BETWEEN ?1 * " MSIT_STORE_KEY_SCALE " AND ?2 * " MSIT_STORE_KEY_SCALE
-    " + " MSIT_STORE_KEY_SCALE " - 1 ORDER BY t.key",
-    // Each id is a seek in files, then a walk of its tensors' keys: in key order, no sort.
-    "SELECT t.key >> 20 AS file_id, " MSIT_STORE_COMPARE_COLUMNS
-    " FROM files f JOIN tensors t ON " MSIT_STORE_TENSORS_OF("f.id") " WHERE f.id IN (",
-    ") ORDER BY f.id, t.key",
-    // By directory, then name: the directories' path index, and per directory the (dir_id, name)
-    // index, both covering: no table row is read and nothing is sorted.
-    "SELECT f.id, d.path, f.name FROM dirs d JOIN files f ON f.dir_id = d.id ORDER BY d.path, f.name",
-};
 static_assert(int64_t{1} << 20 == kTensorKeyScale, "MSIT_STORE_KEY_SCALE is kTensorKeyScale");
-
-const StoreSql& sql_of(int version) { return version == 1 ? kSqlV1 : kSqlV2; }
 
 // ?1 .. ?kInListIds: load_many binds a group's ids, repeating the last one in the spare slots.
 constexpr int kInListIds = 32;
-std::string select_tensors_in_sql(const StoreSql& q) {
-  std::string sql = q.select_tensors_in_head;
-  for (int p = 1; p <= kInListIds; ++p) sql += (p > 1 ? ",?" : "?") + std::to_string(p);
-  return sql + q.select_tensors_in_tail;
+std::string in_list() {
+  std::string ids;
+  for (int p = 1; p <= kInListIds; ++p) ids += (p > 1 ? ",?" : "?") + std::to_string(p);
+  return ids;
+}
+
+// Compare's batched reads: the tensors alone (one walk along the tensors table's primary key
+// instead of a lookup into it per file row: on 100,000 stored pairs compare's evaluate phase
+// went from 0.53-0.56 s to 0.38-0.41 s), and only the columns compare reads. Stepping a column
+// costs ~4 ms per 100,000 rows: these 28 of 33 read 100,000 rows in ~130 ms instead of ~195.
+// A file without tensors, or an id not in the store, has no rows here: load_locked() says which.
+StoreSql make_sql_v1() {
+  const std::string cols = tensor_column_list("", 1), all = tensor_column_list("t.", 1),
+                    compare = tensor_column_list("t.", 1, true);
+  return {
+      "INSERT INTO files(path, " MSIT_STORE_FILE_ROW_COLUMNS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+      "INSERT INTO tensors(file_id, ord, " + cols + ") VALUES (?1,?2," + tensor_param_list(1) + ")",
+      "SELECT id, size_bytes, mtime_ns, dev, ino FROM files WHERE path = ?1",
+      "SELECT " MSIT_STORE_FILE_COLUMNS "f.path, f.extra_block_count, " + all +
+          " FROM files f LEFT JOIN tensors t ON t.file_id = f.id WHERE f.id = ? ORDER BY t.ord",
+      "SELECT t.file_id, " + compare + " FROM tensors t WHERE t.file_id BETWEEN ?1 AND ?2 ORDER BY t.file_id, t.ord",
+      "SELECT t.file_id, " + compare + " FROM tensors t WHERE t.file_id IN (" + in_list() +
+          ") ORDER BY t.file_id, t.ord",
+      // Id and path only: the path index holds both, so the scan reads that index alone, already
+      // in path order (100,000 files: 12 ms, against 17 ms for a scan of the table and a sort).
+      "SELECT id, '', path FROM files ORDER BY path",
+  };
+}
+
+StoreSql make_sql_v2() {
+  const std::string cols = tensor_column_list("", 2), all = tensor_column_list("t.", 2),
+                    compare = tensor_column_list("t.", 2, true);
+  return {
+      "INSERT INTO files(name, " MSIT_STORE_FILE_ROW_COLUMNS ", dir_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+      "INSERT INTO tensors(key, " + cols + ") VALUES (?1 * " MSIT_STORE_KEY_SCALE " + ?2," + tensor_param_list(2) + ")",
+      "SELECT f.id, f.size_bytes, f.mtime_ns, f.dev, f.ino FROM dirs d JOIN files f ON f.dir_id = d.id AND f.name = "
+      "?2 WHERE d.path = ?1",
+      "SELECT " MSIT_STORE_FILE_COLUMNS MSIT_STORE_PATH_V2 ", f.extra_block_count, " + all +
+          " FROM files f JOIN dirs d ON d.id = f.dir_id LEFT JOIN tensors t ON " MSIT_STORE_TENSORS_OF(
+              "f.id") " WHERE f.id = ?1 ORDER BY t.key",
+      "SELECT t.key >> 20 AS file_id, " + compare +
+          " FROM tensors t WHERE t.key BETWEEN ?1 * " MSIT_STORE_KEY_SCALE " AND ?2 * " MSIT_STORE_KEY_SCALE
+          " + " MSIT_STORE_KEY_SCALE " - 1 ORDER BY t.key",
+      // Each id is a seek in files, then a walk of its tensors' keys: in key order, no sort.
+      "SELECT t.key >> 20 AS file_id, " + compare +
+          " FROM files f JOIN tensors t ON " MSIT_STORE_TENSORS_OF("f.id") " WHERE f.id IN (" + in_list() +
+          ") ORDER BY f.id, t.key",
+      // By directory, then name: the directories' path index, and per directory the (dir_id, name)
+      // index, both covering: no table row is read and nothing is sorted.
+      "SELECT f.id, d.path, f.name FROM dirs d JOIN files f ON f.dir_id = d.id ORDER BY d.path, f.name",
+  };
+}
+
+const StoreSql& sql_of(int version) {
+  static const StoreSql v1 = make_sql_v1(), v2 = make_sql_v2();
+  return version == 1 ? v1 : v2;
 }
 #undef MSIT_STORE_FILE_ROW_COLUMNS
-#undef MSIT_STORE_TENSOR_ROW_COLUMNS
-#undef MSIT_STORE_TENSOR_VALUES
 #undef MSIT_STORE_FILE_COLUMNS
-#undef MSIT_STORE_TENSOR_COLUMNS
-#undef MSIT_STORE_COMPARE_COLUMNS
 #undef MSIT_STORE_KEY_SCALE
 #undef MSIT_STORE_TENSORS_OF
 #undef MSIT_STORE_PATH_V2
@@ -285,18 +273,18 @@ Status SummaryStore::prepare_statements(bool writable) {
   sqlite3* db = db_.get();
   const StoreSql& q = sql_of(version_);
   if (writable) {
-    MSIT_ASSIGN_OR_RETURN(insert_file_, prepare(db, path_, q.insert_file));
-    MSIT_ASSIGN_OR_RETURN(insert_tensor_, prepare(db, path_, q.insert_tensor));
+    MSIT_ASSIGN_OR_RETURN(insert_file_, prepare(db, path_, q.insert_file.c_str()));
+    MSIT_ASSIGN_OR_RETURN(insert_tensor_, prepare(db, path_, q.insert_tensor.c_str()));
     MSIT_ASSIGN_OR_RETURN(insert_block_, prepare(db, path_, kInsertBlock));
     if (version_ >= 2) {
       MSIT_ASSIGN_OR_RETURN(insert_dir_, prepare(db, path_, kInsertDir));
       MSIT_ASSIGN_OR_RETURN(find_dir_, prepare(db, path_, kFindDir));
     }
   }
-  MSIT_ASSIGN_OR_RETURN(find_file_, prepare(db, path_, q.find_file));
-  MSIT_ASSIGN_OR_RETURN(select_file_, prepare(db, path_, q.select_file));
-  MSIT_ASSIGN_OR_RETURN(select_tensors_range_, prepare(db, path_, q.select_tensors_range));
-  MSIT_ASSIGN_OR_RETURN(select_tensors_in_, prepare(db, path_, select_tensors_in_sql(q).c_str()));
+  MSIT_ASSIGN_OR_RETURN(find_file_, prepare(db, path_, q.find_file.c_str()));
+  MSIT_ASSIGN_OR_RETURN(select_file_, prepare(db, path_, q.select_file.c_str()));
+  MSIT_ASSIGN_OR_RETURN(select_tensors_range_, prepare(db, path_, q.select_tensors_range.c_str()));
+  MSIT_ASSIGN_OR_RETURN(select_tensors_in_, prepare(db, path_, q.select_tensors_in.c_str()));
   MSIT_ASSIGN_OR_RETURN(select_blocks_, prepare(db, path_, kSelectBlocks));
   file_columns_ = tensor_columns_of(select_file_.get());
   compare_columns_ = tensor_columns_of(select_tensors_range_.get());  // kSelectTensorsIn's are the same
@@ -553,7 +541,7 @@ void SummaryStore::load_many(const std::vector<int64_t>& ids, std::vector<std::o
 
 Status SummaryStore::list(const std::function<void(int64_t, std::string_view)>& visit) {
   std::lock_guard lock(mu_);
-  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, sql_of(version_).list));
+  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, sql_of(version_).list.c_str()));
   auto text = [&](int col) {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), col));
     return std::string_view(p != nullptr ? p : "", static_cast<size_t>(sqlite3_column_bytes(s.get(), col)));

@@ -6,6 +6,7 @@
 
 #include "common/io/file.h"
 #include "common/summary/summary.h"
+#include "common/summary/tensor_fields.h"
 
 namespace msit {
 namespace {
@@ -29,53 +30,53 @@ std::string hex16(uint64_t v) {
   return buf;
 }
 
-json extreme(const TensorStats& s, bool want_min) {
-  if (want_min) {
-    if (s.min_i64) return *s.min_i64;
-    if (s.min_u64) return *s.min_u64;
-    return number_or_null(s.min);
-  }
-  if (s.max_i64) return *s.max_i64;
-  if (s.max_u64) return *s.max_u64;
-  return number_or_null(s.max);
+json extreme(const ConstExtremeRef& e) {
+  if (e.i64) return *e.i64;
+  if (e.u64) return *e.u64;
+  return number_or_null(e.real);
+}
+
+json sketch_json(const Sketch& sk) {
+  return {{"kind", "countsketch-rot-v1"}, {"width", sk.width}, {"seed", hex16(sk.seed)}, {"values", sk.values}};
+}
+
+// Whether a JsonRule::kOptional field differs from its default and so is written: a value that
+// is there, a non-empty note, a flag that is false (its default is true).
+template <FieldKind kKind, class V>
+bool present(const V& v) {
+  if constexpr (kKind == FieldKind::kFlag) return !v;
+  else if constexpr (kKind == FieldKind::kOptText) return !v.empty();
+  else return v.has_value();
+}
+
+// The JSON value of row I of kTensorFields (tensor_fields.h).
+template <size_t I, class V>
+json field_json(const V& v) {
+  constexpr FieldKind kind = kTensorFields[I].kind;
+  if constexpr (kind == FieldKind::kOptU32) return *v;
+  else if constexpr (kind == FieldKind::kOptReal) return number_or_null(v);
+  else if constexpr (kind == FieldKind::kReal) return std::isfinite(v) ? v : 0.0;
+  else if constexpr (kind == FieldKind::kExtreme) return extreme(v);
+  else if constexpr (kind == FieldKind::kElements) {
+    json vals = json::array();
+    for (double x : *v) vals.push_back(element_value(x));
+    return vals;
+  } else if constexpr (kind == FieldKind::kSketch) return sketch_json(*v);
+  else if constexpr (kind == FieldKind::kText || kind == FieldKind::kOptText || kind == FieldKind::kU32 ||
+                     kind == FieldKind::kDims || kind == FieldKind::kU64 || kind == FieldKind::kFlag)
+    return v;
+  else static_assert(I != I, "a field kind the JSON form cannot write");
 }
 
 json tensor_to_json(const TensorSummary& t) {
-  const TensorStats& s = t.stats;
   json j;
-  j["role"] = t.role;
-  j["index"] = t.index;
-  if (t.sub_index) j["sub_index"] = *t.sub_index;
-  j["dtype"] = t.dtype;
-  j["shape"] = t.shape;
-  j["format"] = t.format;
-  j["original_shape"] = t.original_shape;
-  j["count"] = t.count;
-  j["padding_included"] = t.padding_included;
-  j["min"] = extreme(s, true);
-  j["max"] = extreme(s, false);
-  j["mean"] = number_or_null(s.mean);
-  j["l2norm"] = std::isfinite(s.l2norm) ? s.l2norm : 0.0;
-  j["std"] = number_or_null(s.std);
-  j["abs_max"] = number_or_null(s.abs_max);
-  j["nan_count"] = s.nan_count;
-  j["posinf_count"] = s.posinf_count;
-  j["neginf_count"] = s.neginf_count;
-  j["zero_count"] = s.zero_count;
-  j["xxh3_64"] = t.xxh3_64;
-  if (!t.stats_available) j["stats_available"] = false;
-  if (!t.note.empty()) j["note"] = t.note;
-  if (s.values) {
-    json vals = json::array();
-    for (double x : *s.values) vals.push_back(element_value(x));
-    j["values"] = std::move(vals);
-  }
-  if (s.sketch) {
-    j["sketch"] = {{"kind", "countsketch-rot-v1"},
-                   {"width", s.sketch->width},
-                   {"seed", hex16(s.sketch->seed)},
-                   {"values", s.sketch->values}};
-  }
+  for_each_tensor_field(t, [&](auto row, const auto& v) {
+    constexpr TensorField d = kTensorFields[row];
+    if constexpr (d.json == JsonRule::kRequired) j[d.json_key] = field_json<row()>(v);
+    else if constexpr (d.json == JsonRule::kOptional) {
+      if (present<d.kind>(v)) j[d.json_key] = field_json<row()>(v);
+    }
+  });
   return j;
 }
 

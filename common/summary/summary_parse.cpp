@@ -9,6 +9,7 @@
 
 #include "common/io/file.h"
 #include "common/summary/summary.h"
+#include "common/summary/tensor_fields.h"
 
 namespace msit {
 namespace {
@@ -153,19 +154,18 @@ Result<double> element_value(element v, const Ctx& c) {
   return c.fail("bad element in \"values\": " + shown);
 }
 
-Status read_extreme(object t, const char* key, bool is_min, TensorStats& s, const Ctx& c) {
-  MSIT_ASSIGN_OR_RETURN(element v, c.member(t, key));
+Status read_extreme(element v, std::string_view key, const ExtremeRef& e, const Ctx& c) {
   Integer n = integer_of(v);
   if (n.kind == Integer::kUnsigned) {
-    (is_min ? s.min_u64 : s.max_u64) = n.u;
-    (is_min ? s.min : s.max) = static_cast<double>(n.u);
+    e.u64 = n.u;
+    e.real = static_cast<double>(n.u);
   } else if (n.kind == Integer::kSigned) {
-    (is_min ? s.min_i64 : s.max_i64) = n.i;
-    (is_min ? s.min : s.max) = static_cast<double>(n.i);
+    e.i64 = n.i;
+    e.real = static_cast<double>(n.i);
   } else if (is_number(v)) {
-    (is_min ? s.min : s.max) = number_of(v);
+    e.real = number_of(v);
   } else if (!v.is_null()) {
-    return c.fail(std::string("\"") + key + "\" must be a number or null");
+    return c.fail("\"" + std::string(key) + "\" must be a number or null");
   }
   return ok_status();
 }
@@ -195,61 +195,73 @@ Result<Sketch> sketch_from(element j, const Ctx& c) {
   return sk;
 }
 
-Status read_stats(object t, TensorStats& s, const Ctx& c) {
-  MSIT_TRY(read_extreme(t, "min", true, s, c));
-  MSIT_TRY(read_extreme(t, "max", false, s, c));
-  MSIT_ASSIGN_OR_RETURN(element mean, c.member(t, "mean"));
-  MSIT_ASSIGN_OR_RETURN(element std_v, c.member(t, "std"));
-  MSIT_ASSIGN_OR_RETURN(element abs_max, c.member(t, "abs_max"));
-  s.mean = opt_number(mean);
-  s.std = opt_number(std_v);
-  s.abs_max = opt_number(abs_max);
-  MSIT_ASSIGN_OR_RETURN(element l2, c.member(t, "l2norm"));
-  if (!is_number(l2)) return c.wrong_type("l2norm");
-  s.l2norm = number_of(l2);
-  MSIT_ASSIGN_OR_RETURN(s.nan_count, required(t, "nan_count", c, as_u64));
-  MSIT_ASSIGN_OR_RETURN(s.posinf_count, required(t, "posinf_count", c, as_u64));
-  MSIT_ASSIGN_OR_RETURN(s.neginf_count, required(t, "neginf_count", c, as_u64));
-  MSIT_ASSIGN_OR_RETURN(s.zero_count, required(t, "zero_count", c, as_u64));
-  if (std::optional<element> v = Ctx::find(t, "values")) {
-    if (v->type() != element_type::ARRAY) return c.fail("\"values\" must be an array");
-    array a = array_of(*v);
-    std::vector<double> vals;
-    vals.reserve(a.size());
-    for (element x : a) {
-      MSIT_ASSIGN_OR_RETURN(double d, element_value(x, c));
-      vals.push_back(d);
-    }
-    s.values = std::move(vals);
+Result<std::vector<double>> values_from(element v, const Ctx& c) {
+  if (v.type() != element_type::ARRAY) return c.fail("\"values\" must be an array");
+  array a = array_of(v);
+  std::vector<double> vals;
+  vals.reserve(a.size());
+  for (element x : a) {
+    MSIT_ASSIGN_OR_RETURN(double d, element_value(x, c));
+    vals.push_back(d);
   }
-  if (std::optional<element> sk = Ctx::find(t, "sketch")) { MSIT_ASSIGN_OR_RETURN(s.sketch, sketch_from(*sk, c)); }
+  return vals;
+}
+
+// Row I of kTensorFields (tensor_fields.h) from its JSON value `j`.
+template <size_t I, class V>
+Status read_field(element j, V&& v, const Ctx& c) {
+  constexpr TensorField d = kTensorFields[I];
+  constexpr std::string_view key = d.json_key;
+  if constexpr (d.kind == FieldKind::kText || d.kind == FieldKind::kOptText) {
+    MSIT_ASSIGN_OR_RETURN(v, as_string(j, key, c));
+  } else if constexpr (d.kind == FieldKind::kU32 || d.kind == FieldKind::kOptU32) {
+    MSIT_ASSIGN_OR_RETURN(v, as_u32(j, key, c));
+  } else if constexpr (d.kind == FieldKind::kDims) {
+    MSIT_ASSIGN_OR_RETURN(v, as_dims(j, key, c));
+  } else if constexpr (d.kind == FieldKind::kU64) {
+    MSIT_ASSIGN_OR_RETURN(v, as_u64(j, key, c));
+  } else if constexpr (d.kind == FieldKind::kFlag) {
+    if (j.type() != element_type::BOOL) return c.wrong_type(key);
+    v = j.get_bool().value_unsafe();
+  } else if constexpr (d.kind == FieldKind::kOptReal) {
+    v = opt_number(j);  // a non-number (null: not finite when written) is no value
+  } else if constexpr (d.kind == FieldKind::kReal) {
+    if (!is_number(j)) return c.wrong_type(key);
+    v = number_of(j);
+  } else if constexpr (d.kind == FieldKind::kExtreme) {
+    return read_extreme(j, key, v, c);
+  } else if constexpr (d.kind == FieldKind::kElements) {
+    MSIT_ASSIGN_OR_RETURN(v, values_from(j, c));
+  } else if constexpr (d.kind == FieldKind::kSketch) {
+    MSIT_ASSIGN_OR_RETURN(v, sketch_from(j, c));
+  } else {
+    static_assert(I != I, "a field kind the JSON form cannot read");
+  }
   return ok_status();
+}
+
+// Required keys must be there; optional ones keep their default when absent; store-only rows
+// (JsonRule::kNone) keep theirs.
+Status read_fields(object t, TensorSummary& ts, const Ctx& c) {
+  Status st = ok_status();
+  for_each_tensor_field(ts, [&](auto row, auto&& v) {
+    constexpr TensorField d = kTensorFields[row];
+    if (!st.ok()) return;
+    if constexpr (d.json == JsonRule::kRequired) {
+      Result<element> j = c.member(t, d.json_key);
+      st = j.ok() ? read_field<row()>(*j, v, c) : Status(j.error());
+    } else if constexpr (d.json == JsonRule::kOptional) {
+      if (std::optional<element> j = Ctx::find(t, d.json_key)) st = read_field<row()>(*j, v, c);
+    }
+  });
+  return st;
 }
 
 Result<TensorSummary> tensor_from(element tv, const Ctx& c) {
   if (tv.type() != element_type::OBJECT) return c.fail("tensor entry is not an object");
   object t = object_of(tv);
   TensorSummary ts;
-  MSIT_ASSIGN_OR_RETURN(ts.role, required(t, "role", c, as_string));
-  MSIT_ASSIGN_OR_RETURN(ts.index, required(t, "index", c, as_u32));
-  if (std::optional<element> v = Ctx::find(t, "sub_index")) {
-    MSIT_ASSIGN_OR_RETURN(ts.sub_index, as_u32(*v, "sub_index", c));
-  }
-  MSIT_ASSIGN_OR_RETURN(ts.dtype, required(t, "dtype", c, as_string));
-  MSIT_ASSIGN_OR_RETURN(ts.shape, required(t, "shape", c, as_dims));
-  MSIT_ASSIGN_OR_RETURN(ts.format, required(t, "format", c, as_string));
-  MSIT_ASSIGN_OR_RETURN(ts.original_shape, required(t, "original_shape", c, as_dims));
-  MSIT_ASSIGN_OR_RETURN(ts.count, required(t, "count", c, as_u64));
-  MSIT_ASSIGN_OR_RETURN(element pad, c.member(t, "padding_included"));
-  if (pad.type() != element_type::BOOL) return c.wrong_type("padding_included");
-  ts.padding_included = pad.get_bool().value_unsafe();
-  MSIT_ASSIGN_OR_RETURN(ts.xxh3_64, required(t, "xxh3_64", c, as_string));
-  if (std::optional<element> v = Ctx::find(t, "stats_available")) {
-    if (v->type() != element_type::BOOL) return c.wrong_type("stats_available");
-    ts.stats_available = v->get_bool().value_unsafe();
-  }
-  MSIT_ASSIGN_OR_RETURN(ts.note, opt_string(t, "note", c));
-  MSIT_TRY(read_stats(t, ts.stats, c));
+  MSIT_TRY(read_fields(t, ts, c));
   ts.stats.count = ts.count;
   return ts;
 }

@@ -46,7 +46,9 @@ void evaluate_items(std::vector<EvalItem>& items, FileCache& cache, const Engine
 // first divergence per token (common/compare/divergence.h). Verdicts come with each row.
 void post_pass(std::vector<ReportRow>& rows);
 
-// worker() on min(jobs, tasks) threads (this one included); each worker pulls its own tasks.
+// worker() on worker_count(jobs, tasks) = min(jobs, tasks) threads (this one included); each
+// worker pulls its own tasks.
+unsigned worker_count(unsigned jobs, size_t tasks);
 void run_workers(unsigned jobs, size_t tasks, const std::function<void()>& worker);
 
 }  // namespace msit

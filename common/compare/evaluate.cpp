@@ -171,7 +171,7 @@ void sum_units(UnitQueue& q) {
     PairAccumulator a;
     a.add(q.g.dtype, gb.data(), q.m.dtype, mb.data(), n);
     std::lock_guard<std::mutex> lock(q.mu);
-    q.ring[k % q.ring.size()] = std::move(a);
+    q.ring[k % q.ring.size()] = a;
     for (auto* s = &q.ring[q.merged % q.ring.size()]; s->has_value(); s = &q.ring[q.merged % q.ring.size()]) {
       q.total.merge(**s);
       s->reset();
@@ -206,7 +206,7 @@ Status sum_paired_units(Stream& g, Stream& m, const std::string& my_path, uint64
   for (auto& t : pool) t.join();
   if (helpers) o.spare_threads->fetch_add(static_cast<int>(helpers), std::memory_order_relaxed);
   if (q.error) return *q.error;
-  acc = std::move(q.total);
+  acc = q.total;
   return ok_status();
 }
 

@@ -3,6 +3,8 @@
 # (msit_llm.compare.torchair_acc_cmp.acc_compare), same tensors, runs interleaved.
 #
 # Usage: MSIT_SRC=/path/to/msit msit_compare_vs.sh MSIT_COMPACT_BIN [SIZE_MB_PER_SIDE=512] [RUNS=3]
+# BASE_BIN=another msit-compact (e.g. an older build) is timed in the same loop, right after the
+# first, and gets its own ratio to the same msit runs.
 #
 # MSIT_SRC is a checkout of https://github.com/Ascend/msit (git clone https://github.com/Ascend/msit).
 # The script copies exactly these four files of it, unmodified, into a scratch directory:
@@ -186,11 +188,16 @@ s=$(date +%s.%N); find "$T/ge" "$T/fx" -type f -exec cat {} + >/dev/null; e=$(da
 echo "cat of both raw sides (ge + fx): $(echo "$e - $s" | bc) s"
 
 # ---- interleaved runs ----------------------------------------------------------------------------
-: > "$T/ours.times"; : > "$T/msit.times"
+: > "$T/ours.times"; : > "$T/msit.times"; : > "$T/base.times"
 for i in $(seq "$RUNS"); do
   rm -rf "$T/out_ours" "$T/out_msit"
   /usr/bin/time -f "%e %M %U %S" -o "$T/t" "$BIN" compare --my-path "$T/ge" --golden-path "$T/fx" -o "$T/out_ours" -q
   cat "$T/t" >> "$T/ours.times"; echo "run $i msit-compact: $(cat "$T/t") (wall s, peak RSS KB, user s, sys s)"
+  if [ -n "${BASE_BIN:-}" ]; then
+    rm -rf "$T/out_base"
+    /usr/bin/time -f "%e %M %U %S" -o "$T/t" "$BASE_BIN" compare --my-path "$T/ge" --golden-path "$T/fx" -o "$T/out_base" -q
+    cat "$T/t" >> "$T/base.times"; echo "run $i BASE_BIN: $(cat "$T/t") (wall s, peak RSS KB, user s, sys s)"
+  fi
   ASCEND_TOOLKIT_HOME="$R/cann" PYTHONPATH="$R" /usr/bin/time -f "%e %M %U %S" -o "$T/t" \
     "$PY" "$T/run_msit.py" "$T/fx" "$T/ge_npz" "$T/out_msit" 2> "$T/msit.log" || { cat "$T/msit.log"; exit 1; }
   cat "$T/t" >> "$T/msit.times"; echo "run $i msit (Python): $(cat "$T/t") (wall s, peak RSS KB, user s, sys s); $(tail -1 "$T/msit.log")"
@@ -203,6 +210,10 @@ cpu() { awk '{ print $3 + $4 }' "$1" | med; }
 oc=$(cpu "$T/ours.times"); mc=$(cpu "$T/msit.times")
 echo "median CPU (user+sys) of $RUNS: msit-compact $oc s, msit $mc s, msit / msit-compact = $(echo "scale=1; $mc / $oc" | bc)x (robust to other load on the machine)"
 echo "median of $RUNS: msit-compact $o s (peak RSS $orss KB), msit $m s (peak RSS $mrss KB), msit / msit-compact = $(echo "scale=1; $m / $o" | bc)x"
+if [ -n "${BASE_BIN:-}" ]; then
+  b=$(cut -d' ' -f1 "$T/base.times" | med); bc_=$(cpu "$T/base.times")
+  echo "BASE_BIN, same runs: median $b s, CPU $bc_ s; msit / BASE_BIN = $(echo "scale=1; $m / $b" | bc)x wall, $(echo "scale=1; $mc / $bc_" | bc)x CPU"
+fi
 
 # ---- the two reports, metric columns side by side ----------------------------------------------
 echo "--- msit log (last run):"; cat "$T/msit.log"

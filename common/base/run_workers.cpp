@@ -8,8 +8,12 @@
 
 namespace msit {
 
+unsigned worker_count(unsigned jobs, size_t tasks) {
+  return std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(std::min<size_t>(tasks, 1024))));
+}
+
 void run_workers(unsigned jobs, size_t tasks, const std::function<void()>& worker) {
-  unsigned t = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(std::min<size_t>(tasks, 1024))));
+  const unsigned t = worker_count(jobs, tasks);
   std::vector<std::thread> pool;
   for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
   worker();

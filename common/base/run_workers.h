@@ -9,7 +9,10 @@
 
 namespace msit {
 
-// worker() on min(jobs, tasks, 1024) threads, at least one (this one included); each worker
+// How many threads run_workers(jobs, tasks, ...) starts: min(jobs, tasks, 1024), at least one.
+unsigned worker_count(unsigned jobs, size_t tasks);
+
+// worker() on worker_count(jobs, tasks) threads, at least one (this one included); each worker
 // pulls its own tasks. Returns when every worker has returned. Workers must not throw.
 void run_workers(unsigned jobs, size_t tasks, const std::function<void()>& worker);
 

@@ -56,7 +56,13 @@ std::vector<size_t> store_order(const std::vector<EvalItem>& items) {
 
 void evaluate_items(std::vector<EvalItem>& items, FileCache& cache, const EngineOptions& o) {
   const std::vector<size_t> order = store_order(items);
+  const size_t tasks = (order.size() + kBatchPairs - 1) / kBatchPairs;
   std::atomic<size_t> next{0};
+  // Cores without a worker (fewer batches than --jobs, or workers done) go to the threads that
+  // split one large raw pair (evaluate.cpp): 2 pairs of 64 Mi elements use both cores.
+  std::atomic<int> spare{static_cast<int>(std::max(1u, o.jobs)) - static_cast<int>(worker_count(o.jobs, tasks))};
+  EvalOptions eval = o.eval;
+  eval.spare_threads = &spare;
   auto worker = [&] {
     SmallFileBatch reader(2 * kBatchPairs, kSummarySlotBytes, kSummaryParsePadding);
     std::vector<const SourceFile*> files;
@@ -81,14 +87,15 @@ void evaluate_items(std::vector<EvalItem>& items, FileCache& cache, const Engine
           std::shared_ptr<LoadedFile> g, m;
           if (batched_pair(it) && batched(it.spec->golden)) g = std::move(loaded[next_loaded++]);
           if (batched_pair(it) && batched(it.spec->my)) m = std::move(loaded[next_loaded++]);
-          *it.row = evaluate_pair(std::move(*it.spec), cache, o.eval, std::move(g), std::move(m));
+          *it.row = evaluate_pair(std::move(*it.spec), cache, eval, std::move(g), std::move(m));
         }
         if (o.finish) o.finish(i, *it.row);
       }
       if (o.pairs_done) o.pairs_done->fetch_add(e - b, std::memory_order_relaxed);
     }
+    spare.fetch_add(1, std::memory_order_relaxed);  // this worker's core is free from now on
   };
-  run_workers(o.jobs, (order.size() + kBatchPairs - 1) / kBatchPairs, worker);
+  run_workers(o.jobs, tasks, worker);
 }
 
 void post_pass(std::vector<ReportRow>& rows) { mark_error_jumps(rows); }

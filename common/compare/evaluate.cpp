@@ -3,7 +3,10 @@
 #include "common/compare/evaluate.h"
 
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <thread>
 #include <utility>
 
 #include "common/archive/archive_source.h"
@@ -101,15 +104,110 @@ Result<Stream> open_stream(const Side& s, size_t chunk) {
   return st;
 }
 
-// Fills st.buf with up to `want` stored elements; fewer only at the end of the tensor.
-Result<size_t> pull(Stream& st, size_t want) {
+// Fills dst (st.buf by default) with up to `want` stored elements; fewer only at the end of the tensor.
+Result<size_t> pull(Stream& st, size_t want, std::byte* dst = nullptr) {
+  if (!dst) dst = st.buf.data();
   size_t got = 0;
   while (got < want) {
-    MSIT_ASSIGN_OR_RETURN(size_t n, st.reader->read(st.buf.data() + got * st.esize, want - got));
+    MSIT_ASSIGN_OR_RETURN(size_t n, st.reader->read(dst + got * st.esize, want - got));
     if (n == 0) break;
     got += n;
   }
   return got;
+}
+
+// Paired tensors of at least this many elements are summed in units of chunk_elements pairs,
+// each unit on its own and the units merged in order: the sums then do not depend on how many
+// threads took part (-j 1 and -j 2 print the same report), and a tensor of 64 Mi elements keeps
+// both cores busy when it is the only work left. Smaller tensors keep one running sum (a
+// unit's merge costs a few exponentials).
+constexpr uint64_t kSplitMinElements = uint64_t{1} << 20;
+// Units summed but not yet merged, per thread: bounds memory when one thread stalls.
+constexpr size_t kUnitsInFlightPerThread = 4;
+
+// The lockstep streams shared by the threads of one pair: units are read in order under mu
+// (the readers are sequential), summed without it, and merged in unit order.
+struct UnitQueue {
+  Stream& g;
+  Stream& m;
+  const std::string& my_path;
+  size_t unit;
+  std::mutex mu;
+  std::condition_variable cv;
+  uint64_t taken = 0, merged = 0;
+  bool end = false;
+  std::optional<Error> error;
+  std::vector<std::optional<PairAccumulator>> ring;  // unit k's sums at k % ring.size() until merged
+  PairAccumulator total;
+};
+
+void sum_units(UnitQueue& q) {
+  std::vector<std::byte> gb(q.unit * q.g.esize), mb(q.unit * q.m.esize);
+  auto fail = [&](Error e) {
+    if (!q.error) q.error = std::move(e);
+    q.end = true;
+    q.cv.notify_all();
+  };
+  while (true) {
+    uint64_t k = 0;
+    size_t n = 0;
+    {
+      std::unique_lock<std::mutex> lock(q.mu);
+      q.cv.wait(lock, [&] { return q.end || q.taken < q.merged + q.ring.size(); });
+      if (q.end) return;
+      auto got = pull(q.g, q.unit, gb.data());
+      if (!got.ok()) return fail(got.error());
+      n = *got;
+      if (n == 0) {
+        q.end = true;
+        q.cv.notify_all();
+        return;
+      }
+      auto mine = pull(q.m, n, mb.data());
+      if (!mine.ok()) return fail(mine.error());
+      if (*mine != n) return fail(make_error(q.my_path, Stage::kPayload, "fewer elements than the header promises"));
+      k = q.taken++;
+    }
+    PairAccumulator a;
+    a.add(q.g.dtype, gb.data(), q.m.dtype, mb.data(), n);
+    std::lock_guard<std::mutex> lock(q.mu);
+    q.ring[k % q.ring.size()] = a;
+    for (auto* s = &q.ring[q.merged % q.ring.size()]; s->has_value(); s = &q.ring[q.merged % q.ring.size()]) {
+      q.total.merge(**s);
+      s->reset();
+      ++q.merged;
+    }
+    q.cv.notify_all();
+  }
+}
+
+// Takes up to `want` of the spare cores.
+unsigned take_spare(std::atomic<int>* spare, unsigned want) {
+  if (!spare) return 0;
+  int have = spare->load(std::memory_order_relaxed);
+  while (have > 0) {
+    const int take = std::min<int>(have, static_cast<int>(want));
+    if (spare->compare_exchange_weak(have, have - take, std::memory_order_relaxed)) return static_cast<unsigned>(take);
+  }
+  return 0;
+}
+
+// The whole paired tensor in units, on this thread and the spare cores.
+Status sum_paired_units(Stream& g, Stream& m, const std::string& my_path, uint64_t elements, const EvalOptions& o,
+                        PairAccumulator& acc) {
+  const size_t unit = std::max<size_t>(1, o.chunk_elements);
+  const uint64_t units = (elements + unit - 1) / unit;
+  const unsigned helpers = take_spare(o.spare_threads, static_cast<unsigned>(std::min<uint64_t>(units - 1, 64)));
+  UnitQueue q{g, m, my_path, unit, {}, {}, 0, 0, false, std::nullopt, {}, {}};
+  q.ring.resize(kUnitsInFlightPerThread * (helpers + 1));
+  std::vector<std::thread> pool;
+  for (unsigned i = 0; i < helpers; ++i) pool.emplace_back(sum_units, std::ref(q));
+  sum_units(q);
+  for (auto& t : pool) t.join();
+  if (helpers) o.spare_threads->fetch_add(static_cast<int>(helpers), std::memory_order_relaxed);
+  if (q.error) return *q.error;
+  acc = q.total;
+  return ok_status();
 }
 
 std::string nan_inf_text(const SideStats& g, const SideStats& m) {
@@ -185,6 +283,9 @@ void eval_exact(const Side& g, const Side& m, ReportRow& r, const EvalOptions& o
   SideAccumulator ga, ma;  // only when the element counts differ
   bool paired = g.plan->element_count == m.plan->element_count;
   auto run = [&]() -> Status {
+    if (paired && g.plan->element_count >= kSplitMinElements) {
+      return sum_paired_units(*gs, *ms, m.lf->source->path(), g.plan->element_count, o, acc);
+    }
     while (paired) {
       MSIT_ASSIGN_OR_RETURN(size_t n, pull(*gs, o.chunk_elements));
       if (n == 0) return ok_status();

@@ -2,6 +2,7 @@
 // summary compare (sketch / values / hash / stats) otherwise, _min_max stats errors.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 
@@ -15,6 +16,9 @@ namespace msit {
 struct EvalOptions {
   size_t chunk_elements = size_t{1} << 16;  // per side per step of the lockstep read
   StatsOptions stats;                       // for raw files summarised on the fly
+  // Cores no engine worker is using (the engine's counter; nullptr: none). A large raw pair
+  // takes what it finds here for helper threads and gives it back when done.
+  std::atomic<int>* spare_threads = nullptr;
 };
 
 // golden_file / my_file: the side's file when the caller already loaded it (batched reads),

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "common/compare/exact_kernel.h"
@@ -66,10 +67,11 @@ float FirstZeroSign(const float* x, size_t n, float extreme) {
   return extreme;
 }
 
-// Pass 1: every sum of the chunk; returns the chunk maxima of both sides in cg / cm.
+// Pass 1: every sum of the chunk; returns the chunk maxima of both sides in cg / cm, minima in
+// ng / nm.
 template <class D>
 HWY_INLINE void SumsPass(D d, const float* HWY_RESTRICT g, const float* HWY_RESTRICT m, size_t len, Acc<D>& a,
-                         hn::Vec<D>& cg, hn::Vec<D>& cm) {
+                         hn::Vec<D>& cg, hn::Vec<D>& cm, hn::Vec<D>& ng, hn::Vec<D>& nm) {
   const size_t N = hn::Lanes(d);
   const auto eps = hn::Set(d, 1.1920928955078125e-07f);  // msit's mask |g| > FLT_EPSILON
   const auto one = hn::Set(d, 1.0f);
@@ -93,26 +95,70 @@ HWY_INLINE void SumsPass(D d, const float* HWY_RESTRICT g, const float* HWY_REST
     a.abs = hn::Add(hn::Add(a.abs, Lo(d, ad)), Hi(d, ad));
     cg = hn::Max(cg, x);
     cm = hn::Max(cm, y);
-    a.gmin = hn::Min(a.gmin, x);
-    a.mmin = hn::Min(a.mmin, y);
+    ng = hn::Min(ng, x);
+    nm = hn::Min(nm, y);
   }
 }
 
+// exp(x) for x <= 0 in double, to within ~1 ulp like Highway's Exp but with about half its
+// work: x = k ln2/128 + r, |r| <= ln2/256, exp(x) = 2^(k/128) exp(r) with 2^(j/128) from a
+// 1 KB table (stored minus j << 45, so adding k << 45 sets the exponent too) and exp(r) - 1 by
+// its Taylor polynomial of degree 5 (truncation < 6e-19). Below -708 it returns 0, which a
+// softmax sum holding exp(0) = 1 cannot tell from the true value (< 4e-308). kClamp = false
+// when the caller knows every x >= -708 (most chunks): two operations less.
+constexpr int kExpTableBits = 7;
+constexpr double kExpLowest = -708.0;
+struct ExpTable {
+  int64_t bits[1 << kExpTableBits];
+  ExpTable() {
+    for (int j = 0; j < (1 << kExpTableBits); ++j) {
+      const double v = std::exp2(static_cast<double>(j) / (1 << kExpTableBits));
+      int64_t b;
+      std::memcpy(&b, &v, sizeof b);
+      bits[j] = b - (static_cast<int64_t>(j) << (52 - kExpTableBits));
+    }
+  }
+};
+
+template <bool kClamp, class DD>
+HWY_INLINE hn::Vec<DD> ExpNonPositive(DD dd, const int64_t* HWY_RESTRICT table, hn::Vec<DD> x) {
+  const hn::RebindToSigned<DD> di;
+  const auto shift = hn::Set(dd, 6755399441055744.0);  // 1.5 * 2^52: adding it rounds to an integer
+  const auto lo = hn::Set(dd, kExpLowest);
+  const auto xc = kClamp ? hn::Max(x, lo) : x;
+  const auto t = hn::MulAdd(xc, hn::Set(dd, 184.66496523378731), shift);  // 128 / ln2
+  const auto k = hn::Sub(t, shift);
+  auto r = hn::MulAdd(k, hn::Set(dd, -0.0054152123481245725), xc);  // ln2 / 128: nearest double
+  r = hn::MulAdd(k, hn::Set(dd, -1.8117553233174215e-19), r);       // and the rest (exact products in FMA)
+  const auto ki = hn::BitCast(di, t);
+  const auto idx = hn::And(ki, hn::Set(di, (1 << kExpTableBits) - 1));
+  const auto scale = hn::BitCast(dd, hn::Add(hn::GatherIndex(di, table, idx), hn::ShiftLeft<52 - kExpTableBits>(ki)));
+  const auto r2 = hn::Mul(r, r);
+  const auto a = hn::MulAdd(r, hn::Set(dd, 1.0 / 6), hn::Set(dd, 0.5));
+  const auto b = hn::MulAdd(r, hn::Set(dd, 1.0 / 120), hn::Set(dd, 1.0 / 24));
+  const auto p = hn::MulAdd(r2, hn::MulAdd(r2, b, a), r);  // exp(r) - 1
+  const auto e = hn::MulAdd(scale, p, scale);
+  return kClamp ? hn::IfThenZeroElse(hn::Lt(x, lo), e) : e;
+}
+
 // Pass 2: exp(g - g_max), exp(g - g_max) * (g - m) and exp(m - m_max), in double (exact
-// differences of floats, Highway's Exp within 1 ulp), so the KL difference of log-sum-exps
+// differences of floats, ExpNonPositive within ~1 ulp), so the KL difference of log-sum-exps
 // does not inherit float32 rounding.
-template <class D>
+template <bool kClamp, class D>
 HWY_INLINE void SoftmaxPass(D d, const float* HWY_RESTRICT g, const float* HWY_RESTRICT m, size_t len, Acc<D>& a) {
+  static const ExpTable table;
   const hn::Repartition<double, D> dd;
   const size_t N = hn::Lanes(d);
   const auto gmax = hn::Set(dd, a.g_max), mmax = hn::Set(dd, a.m_max);
   for (size_t i = 0; i < len; i += N) {
     const auto x = hn::LoadU(d, g + i), y = hn::LoadU(d, m + i);
     const auto xl = Lo(d, x), xh = Hi(d, x), yl = Lo(d, y), yh = Hi(d, y);
-    const auto el = hn::Exp(dd, hn::Sub(xl, gmax)), eh = hn::Exp(dd, hn::Sub(xh, gmax));
+    const auto el = ExpNonPositive<kClamp>(dd, table.bits, hn::Sub(xl, gmax));
+    const auto eh = ExpNonPositive<kClamp>(dd, table.bits, hn::Sub(xh, gmax));
     a.es_g = hn::Add(hn::Add(a.es_g, el), eh);
     a.es_t = hn::MulAdd(eh, hn::Sub(xh, yh), hn::MulAdd(el, hn::Sub(xl, yl), a.es_t));
-    a.es_m = hn::Add(hn::Add(a.es_m, hn::Exp(dd, hn::Sub(yl, mmax))), hn::Exp(dd, hn::Sub(yh, mmax)));
+    a.es_m = hn::Add(hn::Add(a.es_m, ExpNonPositive<kClamp>(dd, table.bits, hn::Sub(yl, mmax))),
+                     ExpNonPositive<kClamp>(dd, table.bits, hn::Sub(yh, mmax)));
   }
 }
 
@@ -144,13 +190,20 @@ size_t PairsImpl(const float* HWY_RESTRICT g, const float* HWY_RESTRICT m, size_
   for (size_t c = 0; c < body; c += kChunk) {
     const size_t len = std::min(kChunk, body - c);
     auto cg = hn::Set(d, -std::numeric_limits<float>::infinity()), cm = cg;
-    SumsPass(d, g + c, m + c, len, a, cg, cm);
+    auto ng = hn::Set(d, std::numeric_limits<float>::infinity()), nm = ng;
+    SumsPass(d, g + c, m + c, len, a, cg, cm, ng, nm);
     a.gmax = hn::Max(a.gmax, cg);
     a.mmax = hn::Max(a.mmax, cm);
+    a.gmin = hn::Min(a.gmin, ng);
+    a.mmin = hn::Min(a.mmin, nm);
     if (!softmax) continue;
     Rescale(dd, a.g_max, hn::GetLane(hn::MaxOfLanes(d, cg)), a.g_carry, a.es_g, &a.t_carry, &a.es_t);
     Rescale(dd, a.m_max, hn::GetLane(hn::MaxOfLanes(d, cm)), a.m_carry, a.es_m, nullptr, nullptr);
-    SoftmaxPass(d, g + c, m + c, len, a);
+    // Every argument x - max >= -708 (NaN compares false: the clamped path, results dropped).
+    const bool in_range = double{hn::GetLane(hn::MinOfLanes(d, ng))} - a.g_max >= kExpLowest &&
+                          double{hn::GetLane(hn::MinOfLanes(d, nm))} - a.m_max >= kExpLowest;
+    if (in_range) SoftmaxPass<false>(d, g + c, m + c, len, a);
+    else SoftmaxPass<true>(d, g + c, m + c, len, a);
   }
   auto sum = [&](hn::Vec<hn::Repartition<double, D>> v) { return hn::GetLane(hn::SumOfLanes(dd, v)); };
   const double gg = sum(a.gg), mm = sum(a.mm);

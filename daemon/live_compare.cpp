@@ -7,6 +7,10 @@
 #include <cstdio>
 #include <ctime>
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "common/compare/divergence.h"
 #include "common/compare_atb/atb_compare.h"
 #include "common/report/op_label.h"
@@ -26,6 +30,9 @@ uint64_t fnv1a(uint64_t h, std::string_view s) {
   return h;
 }
 constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ull;
+// The comparer thread's nice value: a CPU share of about a third of a compaction worker's when
+// both want the core.
+constexpr int kComparerNice = 5;
 
 // What stands for the files of one token: how many of each kind. A file summarised (raw ->
 // stored) or a new file changes it.
@@ -201,6 +208,28 @@ void LiveRootCompare::note_verdicts(const std::vector<ReportRow>& rows, const Du
   for (auto& [tok, v] : by_token) out.push_back(std::move(v));
 }
 
+bool LiveRootCompare::drop_retired(int64_t rank, const std::map<TokenFinality::Key, uint64_t>& mine,
+                                   const std::map<TokenFinality::Key, uint64_t>& golden, DumpTree& my, DumpTree& gold) {
+  auto sig = [](const std::map<TokenFinality::Key, uint64_t>& m, const TokenFinality::Key& k) {
+    auto it = m.find(k);
+    return it == m.end() ? uint64_t{0} : it->second;
+  };
+  std::set<int64_t> drop;
+  for (auto it = retired_.lower_bound({rank, INT64_MIN}); it != retired_.end() && it->first.rank == rank;) {
+    if (it->second == std::make_pair(sig(mine, it->first), sig(golden, it->first))) {
+      drop.insert(it->first.token);
+      ++it;
+    } else {
+      it = retired_.erase(it);  // its files changed: judged again
+    }
+  }
+  if (drop.empty()) return false;
+  for (DumpTree* t : {&my, &gold})
+    for (auto& g : t->groups)
+      for (int64_t tok : drop) g.tokens.erase(tok);
+  return true;
+}
+
 LiveRootCompare::LiveRootCompare(std::string root, std::string golden, Finality f, std::string op_mapping_file)
     : root_(std::move(root)), golden_(std::move(golden)), op_mapping_file_(std::move(op_mapping_file)), finality_(f) {}
 
@@ -276,6 +305,27 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
   CompareOptions o;
   o.jobs = 1;  // the comparer's own thread; the workers compact
   o.eval.stats.sketch_width = kDefaultSketchWidth;
+  o.flow = flow_;
+  // Finality from this pass's whole trees, before any row is judged and before retired tokens
+  // are dropped from them.
+  std::map<TokenFinality::Key, uint64_t> mine, golden;
+  o.prune = [&](std::optional<int64_t> rank_opt, DumpTree& my, DumpTree& gold) {
+    int64_t rank = rank_opt.value_or(-1);
+    token_signatures(my, rank, mine);
+    token_signatures(gold, rank, golden);
+    if (indexed) {
+      for (const auto& g : my.groups) {
+        for (const auto& [tok, tf] : g.tokens) {
+          for (const auto& [op, f] : tf.ge_ops) indexed->insert(f.raw_path);
+          for (const auto& [node, files] : tf.fx_nodes) {
+            for (const auto& f : files.inputs) indexed->insert(f.raw_path);
+            for (const auto& f : files.outputs) indexed->insert(f.raw_path);
+          }
+        }
+      }
+    }
+    return drop_retired(rank, mine, golden, my, gold);
+  };
   FileCache cache;
   Result<MatchedCompare> m = match_compare(root_, golden_, o, cache);
   if (!m.ok()) {
@@ -288,23 +338,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
     return events;
   }
   last_error_.clear();
-  // Finality from this pass's trees, before any row is judged.
-  std::map<TokenFinality::Key, uint64_t> mine, golden;
-  for (const MatchedRank& mr : m->ranks) {
-    token_signatures(mr.my, mr.rank.value_or(-1), mine);
-    token_signatures(mr.golden, mr.rank.value_or(-1), golden);
-    if (indexed) {
-      for (const auto& g : mr.my.groups) {
-        for (const auto& [tok, tf] : g.tokens) {
-          for (const auto& [op, f] : tf.ge_ops) indexed->insert(f.raw_path);
-          for (const auto& [node, files] : tf.fx_nodes) {
-            for (const auto& f : files.inputs) indexed->insert(f.raw_path);
-            for (const auto& f : files.outputs) indexed->insert(f.raw_path);
-          }
-        }
-      }
-    }
-  }
+  flow_ = m->mode;
   finality_.observe(mine, golden, now_ns);
   waiting_ = finality_.any_pending(now_ns);
   std::map<std::string, ReportRow> kept;
@@ -331,6 +365,11 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
     mark_error_jumps(rows);
     answer_final_tokens(rows, rank, now_ns, events, notes);
     if (verdicts) note_verdicts(rows, mr.my, rank, now_ns, *verdicts);
+    // Every final token with rows was answered just now (reported, or found clean): retired.
+    for (const auto& r : rows) {
+      TokenFinality::Key k{rank, r.token_id};
+      if (!retired_.count(k) && finality_.is_final(k, now_ns)) retired_[k] = {mine[k], golden[k]};
+    }
   }
   rows_ = std::move(kept);  // rows of pairs no longer matched are dropped
   return events;
@@ -452,6 +491,10 @@ void LiveComparer::run() {
   constexpr auto kIdle = std::chrono::seconds(5);         // the golden may grow unseen
   std::vector<int64_t> last_pass(roots_.size(), 0), quiet_until(roots_.size(), 0);
   auto now_ns = [] { return steady_clock().now_ns(); };
+  // Off the watcher's critical path (docs/live-divergence.md "Cost"): on a busy machine the
+  // compaction workers go first; the comparer only delays alerts. Best effort: this thread
+  // only (Linux applies PRIO_PROCESS with a thread id to that thread).
+  setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), kComparerNice);
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
     for (size_t i = 0; i < roots_.size() && !stop_; ++i) {

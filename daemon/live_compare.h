@@ -101,6 +101,8 @@ class LiveRootCompare {
   const std::string& root() const { return root_; }
   const std::string& golden() const { return golden_; }
   size_t cached_rows() const { return rows_.size(); }
+  // Tokens answered while final and dropped from later passes until their files change.
+  size_t retired_tokens() const { return retired_.size(); }
 
  private:
   // ATB / torch dumps (common/compare_atb): the library compares the whole trees and marks the
@@ -112,6 +114,10 @@ class LiveRootCompare {
   // the stream was judged.
   void answer_final_tokens(const std::vector<ReportRow>& rows, int64_t rank, int64_t now_ns,
                            std::vector<DivergenceEvent>& events, std::vector<std::string>& notes);
+  // CompareOptions::prune: drops from both trees of `rank` the retired tokens whose files are
+  // unchanged (signatures of this pass's whole trees); forgets the others.
+  bool drop_retired(int64_t rank, const std::map<TokenFinality::Key, uint64_t>& mine,
+                    const std::map<TokenFinality::Key, uint64_t>& golden, DumpTree& my, DumpTree& gold);
   void note_verdicts(const std::vector<ReportRow>& rows, const DumpTree& my, int64_t rank, int64_t now_ns,
                      std::vector<TokenVerdict>& out) const;
 
@@ -122,6 +128,14 @@ class LiveRootCompare {
   std::map<std::string, ReportRow> rows_;
   std::set<std::string> done_tokens_;  // rank/token answered (reported or found clean) while final
   std::set<std::string> clean_noted_;  // rank/token noted as judged clean (once per process)
+  // Cost (docs/live-divergence.md "Cost"): a token answered while final is retired with the
+  // signatures its files had then (mine, golden); later passes drop it from both trees before
+  // reading or matching anything (CompareOptions::prune), and its rows leave the cache. A
+  // token whose files change is judged again.
+  std::map<TokenFinality::Key, std::pair<uint64_t, uint64_t>> retired_;
+  // The flow detected by the first pass that paired files: later passes skip detection (a walk
+  // of both trees).
+  std::optional<Flow> flow_;
   std::string last_error_;
   bool waiting_ = false;
 };

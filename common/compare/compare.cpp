@@ -133,6 +133,7 @@ Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& jo
   MSIT_ASSIGN_OR_RETURN(w.golden, std::move(*golden));
   warnings.insert(warnings.end(), w.my.warnings.begin(), w.my.warnings.end());
   warnings.insert(warnings.end(), w.golden.warnings.begin(), w.golden.warnings.end());
+  bool pruned = o.prune && o.prune(job.rank, w.my, w.golden);
   preload(w.my, cache, o.jobs);
   preload(w.golden, cache, o.jobs);
   mark_phase(o.timer, "load GE headers");
@@ -165,7 +166,7 @@ Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& jo
   w.report.ops_without_rows = mr.ops_without_rows;
   w.pairs = std::move(mr.pairs);
   mark_phase(o.timer, "match");
-  if (w.pairs.empty()) {
+  if (w.pairs.empty() && !pruned) {
     auto mine = token_ids(w.my), gold = token_ids(w.golden);
     std::string where = job.rank ? " (rank " + std::to_string(*job.rank) + ")" : "";
     return make_error(job.my_root, Stage::kMatch,

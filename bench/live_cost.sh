@@ -8,6 +8,8 @@
 #  large: `msit-dumpgen stream` of 64 KB-64 MB files at LARGE_MBPS (default 1000) for
 #         LARGE_SECONDS into the watched dir, same golden (the stream's names pair with nothing:
 #         each pass still indexes both trees);
+# with --golden (small) the daemon then runs until every token is answered (an event, or "judged
+# clean" in the log): "all answered N s after the last write" is how far the comparer lags;
 # each run prints throughput (files / (last raw file gone - first written)), close -> deleted
 # p50/p99 (status latency_ms) and the daemon's peak RSS (VmHWM); the summary gives medians and
 # ratios golden/plain, and golden - plain for RSS (the golden index's cost).
@@ -113,18 +115,27 @@ for case in $CASES; do
       else
         large "$d" "$W/$case-$mode$r.json"
       fi
+      caught="-"
+      if [ $mode = golden ] && [ "$case" = small ]; then  # until every token is answered (event or clean)
+        t_end=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["end"])' "$W/$case-$mode$r.json")
+        for _ in $(seq 1200); do
+          [ "$(grep -c -E 'divergence: rank|judged clean' "$W/$case-$mode$r.log" || true)" -lt "$TOKENS" ] || break
+          sleep 0.1
+        done
+        caught=$(python3 -c 'import sys,time; print("%.1f s" % (time.time() - float(sys.argv[1])))' "$t_end")
+      fi
       rss=$(stop_watch)
       python3 - "$d.status.json" "$W/$case-$mode$r.json" "$case" "$mode" "$r" "$rss" \
-        "$(cut -d' ' -f1 /proc/loadavg)" "$(grep -c 'divergence: rank' "$W/$case-$mode$r.log" || true)" <<'PY'
+        "$(cut -d' ' -f1 /proc/loadavg)" "$(grep -c 'divergence: rank' "$W/$case-$mode$r.log" || true)" "$caught" <<'PY'
 import json, sys
 s, res = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 l = s["latency_ms"]
 wall = res["end"] - res["first"]
 print("%s %s round %s: %d files written in %.2f s (%.0f files/s%s), done %.2f s after the first write (%d raw left):"
-      " %.0f files/s; close->deleted p50 %.0f ms p99 %.0f ms; VmHWM %d kB [load %s, %s events]"
+      " %.0f files/s; close->deleted p50 %.0f ms p99 %.0f ms; VmHWM %d kB [load %s, %s events, all answered %s after the last write]"
       % (sys.argv[3], sys.argv[4], sys.argv[5], res["files"], wall, res["files"] / wall,
          (", " + res["gen"].split(",")[0].strip()) if "gen" in res else "", res["done"] - res["first"], res["left"],
-         res["files"] / (res["done"] - res["first"]), l["p50"], l["p99"], int(sys.argv[6]), sys.argv[7], sys.argv[8]))
+         res["files"] / (res["done"] - res["first"]), l["p50"], l["p99"], int(sys.argv[6]), sys.argv[7], sys.argv[8], sys.argv[9]))
 PY
       [ $mode = plain ] || grep -m3 'live compare' "$W/$case-$mode$r.log" | sed 's/^/    /' || true
       rm -rf "$d"

@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "common/compare/compare.h"
@@ -115,8 +116,9 @@ class LiveRootCompare {
   void answer_final_tokens(const std::vector<ReportRow>& rows, int64_t rank, int64_t now_ns,
                            std::vector<DivergenceEvent>& events, std::vector<std::string>& notes);
   // CompareOptions::prune: drops from both trees of `rank` the retired tokens whose files are
-  // unchanged (signatures of this pass's whole trees); forgets the others.
-  bool drop_retired(int64_t rank, const std::map<TokenFinality::Key, uint64_t>& mine,
+  // unchanged (signatures of this pass's whole trees; it forgets the others), the tokens beyond
+  // the window (deferred_) and the golden's tokens that mine does not have yet.
+  bool narrow_trees(int64_t rank, const std::map<TokenFinality::Key, uint64_t>& mine,
                     const std::map<TokenFinality::Key, uint64_t>& golden, DumpTree& my, DumpTree& gold);
   void note_verdicts(const std::vector<ReportRow>& rows, const DumpTree& my, int64_t rank, int64_t now_ns,
                      std::vector<TokenVerdict>& out) const;
@@ -132,10 +134,32 @@ class LiveRootCompare {
   // signatures its files had then (mine, golden); later passes drop it from both trees before
   // reading or matching anything (CompareOptions::prune), and its rows leave the cache. A
   // token whose files change is judged again.
-  std::map<TokenFinality::Key, std::pair<uint64_t, uint64_t>> retired_;
+  // The directories of a retired token (both sides) are skipped unlisted by the next indexes
+  // while their mtime is the one seen before they were listed (CompareOptions::skip_dir): a
+  // file added, removed or summarised (its raw file unlinked) changes it.
+  struct Retired {
+    uint64_t mine = 0, golden = 0;  // signatures (add_file) when retired
+    std::vector<std::string> dirs;  // its directories in skip_dirs_ (none: not skippable yet)
+  };
+  std::map<TokenFinality::Key, Retired> retired_;
+  struct SkipEntry {
+    int64_t mtime_ns = 0;
+    TokenFinality::Key token;
+  };
+  std::unordered_map<std::string, SkipEntry> skip_dirs_;
+  // This pass: each directory's mtime before it was listed, and the retired tokens of which a
+  // directory was skipped.
+  std::unordered_map<std::string, int64_t> dir_mtimes_;
+  std::set<TokenFinality::Key> skipped_;
+  // Makes the directories of retired token k skippable when every one of them was listed this
+  // pass and is older than a second (an mtime that recent could still be shared by a later
+  // change of the same clock tick).
+  void note_skippable(const TokenFinality::Key& k, const DumpTree& my, const DumpTree& gold, int64_t wall_ns);
+  void unretire(std::map<TokenFinality::Key, Retired>::iterator it);
   // The flow detected by the first pass that paired files: later passes skip detection (a walk
   // of both trees).
   std::optional<Flow> flow_;
+  bool deferred_ = false;  // this pass left tokens beyond its window for a later pass
   std::string last_error_;
   bool waiting_ = false;
 };

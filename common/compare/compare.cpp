@@ -119,13 +119,13 @@ Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& jo
   // serial part of a summary compare.
   std::optional<Result<DumpTree>> golden;
   auto index_golden = [&] {
-    golden.emplace(fx_golden ? index_fx_tree(job.golden_root, job.golden_rank_layout)
-                             : index_ge_tree(job.golden_root, job.golden_rank_layout));
+    golden.emplace(fx_golden ? index_fx_tree(job.golden_root, job.golden_rank_layout, o.skip_dir)
+                             : index_ge_tree(job.golden_root, job.golden_rank_layout, o.skip_dir));
   };
   std::thread th;
   if (o.jobs > 1) th = std::thread(index_golden);
-  auto mine =
-      fx_mine ? index_fx_tree(job.my_root, job.rank.has_value()) : index_ge_tree(job.my_root, job.rank.has_value());
+  auto mine = fx_mine ? index_fx_tree(job.my_root, job.rank.has_value(), o.skip_dir)
+                      : index_ge_tree(job.my_root, job.rank.has_value(), o.skip_dir);
   if (th.joinable()) th.join();
   else index_golden();
   mark_phase(o.timer, "index both trees");

@@ -39,6 +39,9 @@ struct CompareOptions {
   // already answered, so that a pass costs what the unanswered tokens cost. Returns whether it
   // dropped any (then a rank left without pairs is not an error).
   std::function<bool(std::optional<int64_t> rank, DumpTree& my, DumpTree& golden)> prune;
+  // Directories both indexes leave out unlisted (dump_index.h SkipDir; the live comparer's
+  // unchanged answered tokens). Called from the indexing threads.
+  SkipDir skip_dir;
 };
 
 struct RankReport {

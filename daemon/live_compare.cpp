@@ -308,11 +308,21 @@ bool LiveRootCompare::narrow_trees(int64_t rank, const std::map<TokenFinality::K
     files += it->second >> 48;  // the signature's file count (add_file)
     full = files >= kWindowFiles;
   }
+  auto last = mine.lower_bound({rank + 1, INT64_MIN});
+  if (last != mine.begin() && std::prev(last)->first.rank == rank) my_last_token_[rank] = std::prev(last)->first.token;
   if (drop.empty() && skipped_.empty()) return false;  // the trees as compare sees them (and its messages)
-  // Tokens only the golden has yet pair with nothing: not read this pass.
-  for (const auto& g : gold.groups)
-    for (const auto& [tok, tf] : g.tokens)
-      if (!mine.count({rank, tok})) drop.insert(tok);
+  // Tokens only the golden has yet pair with nothing: not read this pass (nor listed by the
+  // next ones while mine is more than a token behind).
+  std::set<std::string> ahead;
+  for (const auto& g : gold.groups) {
+    for (const auto& [tok, tf] : g.tokens) {
+      if (mine.count({rank, tok})) continue;
+      drop.insert(tok);
+      ahead.clear();
+      token_dirs(gold, tok, ahead);
+      for (const auto& d : ahead) golden_ahead_dirs_.emplace(d, TokenFinality::Key{rank, tok});
+    }
+  }
   for (DumpTree* t : {&my, &gold})
     for (auto& g : t->groups)
       for (int64_t tok : drop) g.tokens.erase(tok);
@@ -404,6 +414,10 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
     if (::lstat(dir.c_str(), &st) != 0) return false;
     int64_t m = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
     dir_mtimes_[dir] = m;
+    if (auto a = golden_ahead_dirs_.find(dir); a != golden_ahead_dirs_.end()) {
+      auto last = my_last_token_.find(a->second.rank);
+      if (last != my_last_token_.end() && a->second.token > last->second + 1) return true;
+    }
     auto it = skip_dirs_.find(dir);
     if (it == skip_dirs_.end() || it->second.mtime_ns != m) return false;
     skipped_.insert(it->second.token);

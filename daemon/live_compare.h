@@ -151,6 +151,12 @@ class LiveRootCompare {
   // directory was skipped.
   std::unordered_map<std::string, int64_t> dir_mtimes_;
   std::set<TokenFinality::Key> skipped_;
+  // The golden's tokens that mine has not reached (a golden dumped beforehand has them all):
+  // their directories, and mine's last token per rank at the last pass. A golden token more
+  // than one past it is left unlisted (nothing pairs with it yet; the one after mine's last
+  // is listed, so that finality sees the golden has gone on).
+  std::unordered_map<std::string, TokenFinality::Key> golden_ahead_dirs_;
+  std::map<int64_t, int64_t> my_last_token_;
   // Makes the directories of retired token k skippable when every one of them was listed this
   // pass and is older than a second (an mtime that recent could still be shared by a later
   // change of the same clock tick).

@@ -5,7 +5,7 @@
 #         files/s (default 5,000; a Python loop paced by schedule, the rate reached is printed);
 #         the golden is its FX side summarised into one store (~83 files a token: 1,200 tokens
 #         give ~100k golden files), so every pair matches and is evaluated;
-#  large: `msit-dumpgen stream` of 64 KB-64 MB files at LARGE_MBPS (default 1000) for
+#  large: `msit-dumpgen stream` of 64 KB-LARGE_MAX (default 64 MB) files at LARGE_MBPS (default 1000) for
 #         LARGE_SECONDS into the watched dir, same golden (the stream's names pair with nothing:
 #         each pass still indexes both trees);
 # with --golden (small) the daemon then runs until every token is answered (an event, or "judged
@@ -14,10 +14,10 @@
 # p50/p99 (status latency_ms) and the daemon's peak RSS (VmHWM); the summary gives medians and
 # ratios golden/plain, and golden - plain for RSS (the golden index's cost).
 # Put TMPDIR on a RAM file system (/dev/shm) to measure the daemon, not the disk.
-# Usage: [RATE=5000] [LARGE_MBPS=1000] [LARGE_SECONDS=5] bench/live_cost.sh [BUILD] [ROUNDS] [TOKENS] [CASES]
+# Usage: [RATE=5000] [LARGE_MBPS=1000] [LARGE_SECONDS=5] [LARGE_MAX=bytes] bench/live_cost.sh [BUILD] [ROUNDS] [TOKENS] [CASES]
 set -euo pipefail
 BUILD=${1:-build}; ROUNDS=${2:-2}; TOKENS=${3:-1200}; CASES=${4:-small large}
-RATE=${RATE:-5000}; LARGE_MBPS=${LARGE_MBPS:-1000}; LARGE_SECONDS=${LARGE_SECONDS:-5}
+RATE=${RATE:-5000}; LARGE_MBPS=${LARGE_MBPS:-1000}; LARGE_SECONDS=${LARGE_SECONDS:-5}; LARGE_MAX=${LARGE_MAX:-67108864}
 BIN=$BUILD/cli/msit-compact; GEN=$BUILD/tests/tools/msit-dumpgen
 HERE="$(cd "$(dirname "$0")" && pwd)"
 W="$(mktemp -d "${TMPDIR:-/var/tmp}/msit-cost.XXXXXX")"
@@ -76,17 +76,19 @@ PY
 large() {
   local d=$1 out=$2 t0 t1 t2
   t0=$(date +%s.%N)
-  "$GEN" stream --out "$d" --rate "$LARGE_MBPS" --seconds "$LARGE_SECONDS" --min-size 65536 --max-size 67108864 \
+  "$GEN" stream --out "$d" --rate "$LARGE_MBPS" --seconds "$LARGE_SECONDS" --min-size 65536 --max-size "$LARGE_MAX" \
     --seed 7 >"$out.gen"
   t1=$(date +%s.%N)
   for _ in $(seq 6000); do
-    [ "$(find "$d" -type f ! -name 'msit-summary.db*' ! -name '.*' | head -1)" ] || break; sleep 0.02
+    [ "$(find "$d" -type f ! -name 'msit-summary.db*' ! -name '.*' ! -name '*.txt' | head -1)" ] || break; sleep 0.02
   done
   t2=$(date +%s.%N)
   python3 - "$out" "$t0" "$t1" "$t2" "$(cat "$out.gen")" <<'PY'
 import json, re, sys
 m = re.search(r"stream: (\d+) files", sys.argv[5])
-json.dump({"first": float(sys.argv[2]), "end": float(sys.argv[3]), "done": float(sys.argv[4]),
+t = re.search(r" in ([\d.]+) s", sys.argv[5])  # the stream's own time: its buffers are made before
+end = float(sys.argv[3])
+json.dump({"first": end - float(t[1]) if t else float(sys.argv[2]), "end": end, "done": float(sys.argv[4]),
            "files": int(m[1]) if m else 0, "left": 0, "gen": sys.argv[5]}, open(sys.argv[1], "w"))
 PY
 }

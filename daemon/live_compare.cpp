@@ -403,7 +403,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
   if (atb::is_atb_torch_compare(golden_, root_)) return pass_atb(now_ns, notes);
   std::vector<DivergenceEvent> events;
   CompareOptions o;
-  o.jobs = 1;  // the comparer's own thread; the workers compact
+  o.jobs = 1;  // the comparer's own thread; the workers compact (and skip_dir below is not thread-safe)
   o.eval.stats.sketch_width = kDefaultSketchWidth;
   o.flow = flow_;
   deferred_ = false;

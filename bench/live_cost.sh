@@ -136,7 +136,7 @@ wall = res["end"] - res["first"]
 print("%s %s round %s: %d files written in %.2f s (%.0f files/s%s), done %.2f s after the first write (%d raw left):"
       " %.0f files/s; close->deleted p50 %.0f ms p99 %.0f ms; VmHWM %d kB [load %s, %s events, all answered %s after the last write]"
       % (sys.argv[3], sys.argv[4], sys.argv[5], res["files"], wall, res["files"] / wall,
-         (", " + res["gen"].split(",")[0].strip()) if "gen" in res else "", res["done"] - res["first"], res["left"],
+         (", " + res["gen"].split(" in ")[-1].split(",")[0].strip()) if "gen" in res else "", res["done"] - res["first"], res["left"],
          res["files"] / (res["done"] - res["first"]), l["p50"], l["p99"], int(sys.argv[6]), sys.argv[7], sys.argv[8], sys.argv[9]))
 PY
       [ $mode = plain ] || grep -m3 'live compare' "$W/$case-$mode$r.log" | sed 's/^/    /' || true

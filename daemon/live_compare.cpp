@@ -6,9 +6,14 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <iterator>
 #include <limits>
 
+#include <malloc.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "common/compare/divergence.h"
 #include "common/compare_atb/atb_compare.h"
@@ -29,6 +34,12 @@ uint64_t fnv1a(uint64_t h, std::string_view s) {
   return h;
 }
 constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ull;
+// The comparer thread's nice value: a CPU share of about a third of a compaction worker's when
+// both want the core.
+constexpr int kComparerNice = 5;
+// The most files of the watched side one pass reads and matches (whole tokens, at least one):
+// bounds a pass's memory and time when the comparer falls behind.
+constexpr uint64_t kWindowFiles = 2048;
 
 // The later of two write times; unknown when either is.
 std::optional<int64_t> latest(std::optional<int64_t> a, std::optional<int64_t> b) {
@@ -311,6 +322,122 @@ void LiveRootCompare::side_tokens(const DumpTree& t, int64_t rank, bool golden, 
   }
 }
 
+namespace {
+
+void token_dirs(const DumpTree& t, int64_t token, std::set<std::string>& out) {
+  auto add = [&](const SourceFile& f) {
+    size_t slash = f.raw_path.rfind('/');
+    if (slash != std::string::npos) out.insert(f.raw_path.substr(0, slash));
+  };
+  for (const auto& g : t.groups) {
+    auto it = g.tokens.find(token);
+    if (it == g.tokens.end()) continue;
+    for (const auto& [op, f] : it->second.ge_ops) add(f);
+    for (const auto& [node, files] : it->second.fx_nodes) {
+      for (const auto& f : files.inputs) add(f);
+      for (const auto& f : files.outputs) add(f);
+    }
+  }
+}
+
+int64_t wall_now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+}  // namespace
+
+void LiveRootCompare::unretire(std::map<TokenFinality::Key, Retired>::iterator it) {
+  for (const auto& d : it->second.dirs) skip_dirs_.erase(d);
+  retired_.erase(it);
+}
+
+void LiveRootCompare::note_skippable(const TokenFinality::Key& k, const DumpTree& my, const DumpTree& gold,
+                                     int64_t wall_ns) {
+  auto it = retired_.find(k);
+  if (it == retired_.end() || !it->second.dirs.empty()) return;
+  std::set<std::string> dirs;
+  token_dirs(my, k.token, dirs);
+  token_dirs(gold, k.token, dirs);
+  // All or none: a token skipped in part would be judged on part of its files. A directory
+  // that holds another token too (a flat layout) is never skipped.
+  for (const auto& d : dirs) {
+    auto m = dir_mtimes_.find(d);
+    if (m == dir_mtimes_.end() || wall_ns - m->second < 1'000'000'000 || skip_dirs_.count(d)) return;
+  }
+  for (const auto& d : dirs) {
+    skip_dirs_.emplace(d, SkipEntry{dir_mtimes_[d], k});
+    it->second.dirs.push_back(d);
+  }
+}
+
+bool LiveRootCompare::narrow_trees(int64_t rank, const std::map<TokenFinality::Key, SideToken>& mine,
+                                   const std::map<TokenFinality::Key, SideToken>& golden, DumpTree& my,
+                                   DumpTree& gold) {
+  auto sig = [](const std::map<TokenFinality::Key, SideToken>& m, const TokenFinality::Key& k) {
+    auto it = m.find(k);
+    return it == m.end() ? uint64_t{0} : it->second.sig;
+  };
+  int64_t wall = wall_now_ns();
+  std::set<int64_t> drop;
+  for (auto it = retired_.lower_bound({rank, INT64_MIN}); it != retired_.end() && it->first.rank == rank;) {
+    const TokenFinality::Key k = it->first;
+    if (!mine.count(k) && !golden.count(k)) {  // every directory of it skipped: unchanged
+      ++it;
+      continue;
+    }
+    bool partial = skipped_.count(k) != 0;
+    if (!partial && it->second.mine.sig == sig(mine, k) && it->second.golden.sig == sig(golden, k)) {
+      drop.insert(k.token);
+      note_skippable(k, my, gold, wall);  // listed again, unchanged: perhaps skippable now
+      ++it;
+      continue;
+    }
+    auto next = std::next(it);
+    unretire(it);  // its files changed: judged again
+    it = next;
+    if (partial) {  // part of it was skipped: the next pass lists all of it
+      drop.insert(k.token);
+      deferred_ = true;
+    }
+  }
+  // The window: the oldest tokens of mine not retired, up to kWindowFiles of its files (at
+  // least one token). Later tokens wait for a later pass (passes go on while some wait), so a
+  // backlog (a comparer slowed down by a busy machine) never costs more memory than a window.
+  uint64_t files = 0;
+  bool full = false;
+  for (auto it = mine.lower_bound({rank, INT64_MIN}); it != mine.end() && it->first.rank == rank; ++it) {
+    if (drop.count(it->first.token)) continue;
+    if (full) {
+      drop.insert(it->first.token);
+      deferred_ = true;
+      continue;
+    }
+    files += it->second.sig >> 48;  // the signature's file count (side_tokens)
+    full = files >= kWindowFiles;
+  }
+  auto last = mine.lower_bound({rank + 1, INT64_MIN});
+  if (last != mine.begin() && std::prev(last)->first.rank == rank) my_last_token_[rank] = std::prev(last)->first.token;
+  if (drop.empty() && skipped_.empty()) return false;  // the trees as compare sees them (and its messages)
+  // Tokens only the golden has yet pair with nothing: not read this pass (nor listed by the
+  // next ones while mine is more than a token behind).
+  std::set<std::string> ahead;
+  for (const auto& g : gold.groups) {
+    for (const auto& [tok, tf] : g.tokens) {
+      if (mine.count({rank, tok})) continue;
+      drop.insert(tok);
+      ahead.clear();
+      token_dirs(gold, tok, ahead);
+      for (const auto& d : ahead) golden_ahead_dirs_.emplace(d, TokenFinality::Key{rank, tok});
+    }
+  }
+  for (DumpTree* t : {&my, &gold})
+    for (auto& g : t->groups)
+      for (int64_t tok : drop) g.tokens.erase(tok);
+  return true;
+}
+
 LiveRootCompare::LiveRootCompare(std::string root, std::string golden, Finality f, std::string op_mapping_file)
     : root_(std::move(root)), golden_(std::move(golden)), op_mapping_file_(std::move(op_mapping_file)), finality_(f) {}
 
@@ -350,14 +477,53 @@ void LiveRootCompare::note_waiting(const Error& e, std::vector<std::string>& not
 std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<std::string>& notes,
                                                    std::vector<TokenVerdict>* verdicts,
                                                    std::set<std::string>* indexed) {
-  // Stores grow while the dump is summarised: each pass lists them afresh. The previous pass's
-  // trees (which point into the catalog) are gone by now; the row cache holds only copies.
-  store::StoreCatalog::instance().forget_all();
+  // Stores grow while the dump is summarised: each pass lists afresh those that changed (the
+  // golden's, usually written once, is listed once). The previous pass's trees (which point
+  // into the catalog) are gone by now; the row cache holds only copies.
+  store::StoreCatalog::instance().forget_changed();
   if (atb::is_atb_torch_compare(golden_, root_)) return pass_atb(now_ns, notes, verdicts, indexed);
   std::vector<DivergenceEvent> events;
   CompareOptions o;
-  o.jobs = 1;  // the comparer's own thread; the workers compact
+  o.jobs = 1;  // the comparer's own thread; the workers compact (and skip_dir below is not thread-safe)
   o.eval.stats.sketch_width = kDefaultSketchWidth;
+  o.flow = flow_;
+  deferred_ = false;
+  dir_mtimes_.clear();
+  skipped_.clear();
+  o.skip_dir = [this](const std::string& dir) {
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0) return false;
+    int64_t m = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+    dir_mtimes_[dir] = m;
+    if (auto a = golden_ahead_dirs_.find(dir); a != golden_ahead_dirs_.end()) {
+      auto last = my_last_token_.find(a->second.rank);
+      if (last != my_last_token_.end() && a->second.token > last->second + 1) return true;
+    }
+    auto it = skip_dirs_.find(dir);
+    if (it == skip_dirs_.end() || it->second.mtime_ns != m) return false;
+    skipped_.insert(it->second.token);
+    return true;
+  };
+  // Finality from this pass's whole trees, before any row is judged and before retired tokens
+  // are dropped from them.
+  std::map<TokenFinality::Key, SideToken> mine, golden;
+  o.prune = [&](std::optional<int64_t> rank_opt, DumpTree& my, DumpTree& gold) {
+    int64_t rank = rank_opt.value_or(-1);
+    side_tokens(my, rank, false, now_ns, mine);
+    side_tokens(gold, rank, true, now_ns, golden);
+    if (indexed) {
+      for (const auto& g : my.groups) {
+        for (const auto& [tok, tf] : g.tokens) {
+          for (const auto& [op, f] : tf.ge_ops) indexed->insert(f.raw_path);
+          for (const auto& [node, files] : tf.fx_nodes) {
+            for (const auto& f : files.inputs) indexed->insert(f.raw_path);
+            for (const auto& f : files.outputs) indexed->insert(f.raw_path);
+          }
+        }
+      }
+    }
+    return narrow_trees(rank, mine, golden, my, gold);
+  };
   FileCache cache;
   Result<MatchedCompare> m = match_compare(root_, golden_, o, cache);
   if (!m.ok()) {
@@ -368,25 +534,16 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
     return events;
   }
   last_error_.clear();
-  // Finality from this pass's trees, before any row is judged.
-  std::map<TokenFinality::Key, SideToken> mine, golden;
-  for (const MatchedRank& mr : m->ranks) {
-    side_tokens(mr.my, mr.rank.value_or(-1), false, now_ns, mine);
-    side_tokens(mr.golden, mr.rank.value_or(-1), true, now_ns, golden);
-    if (indexed) {
-      for (const auto& g : mr.my.groups) {
-        for (const auto& [tok, tf] : g.tokens) {
-          for (const auto& [op, f] : tf.ge_ops) indexed->insert(f.raw_path);
-          for (const auto& [node, files] : tf.fx_nodes) {
-            for (const auto& f : files.inputs) indexed->insert(f.raw_path);
-            for (const auto& f : files.outputs) indexed->insert(f.raw_path);
-          }
-        }
-      }
-    }
+  flow_ = m->mode;
+  // A retired token left unlisted is unchanged: finality sees it as it was (not as gone, which
+  // would count as a change of the tree).
+  for (const auto& [k, r] : retired_) {
+    if (mine.count(k) || golden.count(k)) continue;
+    mine[k] = r.mine;
+    golden[k] = r.golden;
   }
   finality_.observe_sides(mine, golden, now_ns);
-  waiting_ = finality_.any_pending(now_ns);
+  waiting_ = deferred_ || finality_.any_pending(now_ns);
   confirm_soon_ = finality_.final_on_next_pass(now_ns);
   next_time_rule_ns_ = finality_.next_time_rule_ns(now_ns);
   std::map<std::string, ReportRow> kept;
@@ -413,6 +570,14 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
     mark_error_jumps(rows);
     answer_final_tokens(rows, rank, now_ns, events, notes);
     if (verdicts) note_verdicts(rows, mr.my, rank, now_ns, *verdicts);
+    // Every final token with rows was answered just now (reported, or found clean): retired.
+    int64_t wall = wall_now_ns();
+    for (const auto& r : rows) {
+      TokenFinality::Key k{rank, r.token_id};
+      if (retired_.count(k) || !finality_.is_final(k, now_ns)) continue;
+      retired_[k] = Retired{mine[k], golden[k], {}};
+      note_skippable(k, mr.my, mr.golden, wall);
+    }
   }
   rows_ = std::move(kept);  // rows of pairs no longer matched are dropped
   return events;
@@ -541,6 +706,10 @@ void LiveComparer::run() {
   std::vector<int64_t> last_pass(roots_.size(), 0), quiet_until(roots_.size(), 0);
   std::vector<int64_t> last_start(roots_.size(), std::numeric_limits<int64_t>::min() / 2);
   auto now_ns = [] { return steady_clock().now_ns(); };
+  // Off the watcher's critical path (docs/live-divergence.md "Cost"): on a busy machine the
+  // compaction workers go first; the comparer only delays alerts. Best effort: this thread
+  // only (Linux applies PRIO_PROCESS with a thread id to that thread).
+  setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), kComparerNice);
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
     for (size_t i = 0; i < roots_.size() && !stop_; ++i) {
@@ -563,6 +732,9 @@ void LiveComparer::run() {
       // Reported before any evidence is released: an alert never waits for compaction.
       for (const auto& e : events) alerts_.report(e);  // dedupes by id, also across restarts
       if (keep_n_) settle_holds(i, verdicts, indexed, now);
+      // A pass builds and drops an index of both trees: give the freed pages back rather than
+      // let the daemon keep the largest pass's heap for good.
+      ::malloc_trim(0);
       last_pass[i] = now_ns();
       quiet_until[i] = last_pass[i] + 2 * (last_pass[i] - now);
       lock.lock();

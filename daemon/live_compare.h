@@ -147,6 +147,8 @@ class LiveRootCompare {
   size_t cached_rows() const { return rows_.size() + atb_rows_.rows.size(); }
   // Pairs the last ATB/torch pass evaluated (the others came from its row cache).
   size_t atb_evaluated() const { return atb_rows_.evaluated; }
+  // Tokens answered while final and dropped from later passes until their files change.
+  size_t retired_tokens() const { return retired_.size(); }
 
  private:
   // ATB / torch dumps (common/compare_atb): the library compares the whole trees and marks the
@@ -163,6 +165,11 @@ class LiveRootCompare {
   // A pass that could not match: "match: nothing to compare yet" once while nothing pairs,
   // any other reason once per distinct text.
   void note_waiting(const Error& e, std::vector<std::string>& notes);
+  // CompareOptions::prune: drops from both trees of `rank` the retired tokens whose files are
+  // unchanged (signatures of this pass's whole trees; it forgets the others), the tokens beyond
+  // the window (deferred_) and the golden's tokens that mine does not have yet.
+  bool narrow_trees(int64_t rank, const std::map<TokenFinality::Key, SideToken>& mine,
+                    const std::map<TokenFinality::Key, SideToken>& golden, DumpTree& my, DumpTree& gold);
   void note_verdicts(const std::vector<ReportRow>& rows, const DumpTree& my, int64_t rank, int64_t now_ns,
                      std::vector<TokenVerdict>& out) const;
 
@@ -177,6 +184,42 @@ class LiveRootCompare {
   // The side's files and whether each token's files are whole (see SideToken).
   void side_tokens(const DumpTree& t, int64_t rank, bool golden, int64_t now_ns,
                    std::map<TokenFinality::Key, SideToken>& out);
+  // Cost (docs/live-divergence.md "Cost"): a token answered while final is retired with the
+  // signatures its files had then (mine, golden); later passes drop it from both trees before
+  // reading or matching anything (CompareOptions::prune), and its rows leave the cache. A
+  // token whose files change is judged again.
+  // The directories of a retired token (both sides) are skipped unlisted by the next indexes
+  // while their mtime is the one seen before they were listed (CompareOptions::skip_dir): a
+  // file added, removed or summarised (its raw file unlinked) changes it.
+  struct Retired {
+    SideToken mine, golden;  // what each side showed of it when retired (side_tokens)
+    std::vector<std::string> dirs;  // its directories in skip_dirs_ (none: not skippable yet)
+  };
+  std::map<TokenFinality::Key, Retired> retired_;
+  struct SkipEntry {
+    int64_t mtime_ns = 0;
+    TokenFinality::Key token;
+  };
+  std::unordered_map<std::string, SkipEntry> skip_dirs_;
+  // This pass: each directory's mtime before it was listed, and the retired tokens of which a
+  // directory was skipped.
+  std::unordered_map<std::string, int64_t> dir_mtimes_;
+  std::set<TokenFinality::Key> skipped_;
+  // The golden's tokens that mine has not reached (a golden dumped beforehand has them all):
+  // their directories, and mine's last token per rank at the last pass. A golden token more
+  // than one past it is left unlisted (nothing pairs with it yet; the one after mine's last
+  // is listed, so that finality sees the golden has gone on).
+  std::unordered_map<std::string, TokenFinality::Key> golden_ahead_dirs_;
+  std::map<int64_t, int64_t> my_last_token_;
+  // Makes the directories of retired token k skippable when every one of them was listed this
+  // pass and is older than a second (an mtime that recent could still be shared by a later
+  // change of the same clock tick).
+  void note_skippable(const TokenFinality::Key& k, const DumpTree& my, const DumpTree& gold, int64_t wall_ns);
+  void unretire(std::map<TokenFinality::Key, Retired>::iterator it);
+  // The flow detected by the first pass that paired files: later passes skip detection (a walk
+  // of both trees).
+  std::optional<Flow> flow_;
+  bool deferred_ = false;  // this pass left tokens beyond its window for a later pass
   std::string last_error_;
   bool waiting_ = false, confirm_soon_ = false;
   std::optional<int64_t> next_time_rule_ns_;

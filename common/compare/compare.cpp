@@ -119,13 +119,13 @@ Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& jo
   // serial part of a summary compare.
   std::optional<Result<DumpTree>> golden;
   auto index_golden = [&] {
-    golden.emplace(fx_golden ? index_fx_tree(job.golden_root, job.golden_rank_layout)
-                             : index_ge_tree(job.golden_root, job.golden_rank_layout));
+    golden.emplace(fx_golden ? index_fx_tree(job.golden_root, job.golden_rank_layout, o.skip_dir)
+                             : index_ge_tree(job.golden_root, job.golden_rank_layout, o.skip_dir));
   };
   std::thread th;
   if (o.jobs > 1) th = std::thread(index_golden);
-  auto mine =
-      fx_mine ? index_fx_tree(job.my_root, job.rank.has_value()) : index_ge_tree(job.my_root, job.rank.has_value());
+  auto mine = fx_mine ? index_fx_tree(job.my_root, job.rank.has_value(), o.skip_dir)
+                      : index_ge_tree(job.my_root, job.rank.has_value(), o.skip_dir);
   if (th.joinable()) th.join();
   else index_golden();
   mark_phase(o.timer, "index both trees");
@@ -133,6 +133,7 @@ Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& jo
   MSIT_ASSIGN_OR_RETURN(w.golden, std::move(*golden));
   warnings.insert(warnings.end(), w.my.warnings.begin(), w.my.warnings.end());
   warnings.insert(warnings.end(), w.golden.warnings.begin(), w.golden.warnings.end());
+  bool pruned = o.prune && o.prune(job.rank, w.my, w.golden);
   preload(w.my, cache, o.jobs);
   preload(w.golden, cache, o.jobs);
   mark_phase(o.timer, "load GE headers");
@@ -165,7 +166,7 @@ Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& jo
   w.report.ops_without_rows = mr.ops_without_rows;
   w.pairs = std::move(mr.pairs);
   mark_phase(o.timer, "match");
-  if (w.pairs.empty()) {
+  if (w.pairs.empty() && !pruned) {
     auto mine = token_ids(w.my), gold = token_ids(w.golden);
     std::string where = job.rank ? " (rank " + std::to_string(*job.rank) + ")" : "";
     return make_error(job.my_root, Stage::kMatch,

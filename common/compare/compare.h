@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,14 @@ struct CompareOptions {
   // Progress for a caller's display: pairs to evaluate (set once matched) and evaluated so far.
   std::atomic<size_t>* pairs_total = nullptr;
   std::atomic<size_t>* pairs_done = nullptr;
+  // Called for each rank once both trees are indexed, before anything of them is read or
+  // matched: the live comparer (daemon/live_compare.h) drops from both trees the tokens it has
+  // already answered, so that a pass costs what the unanswered tokens cost. Returns whether it
+  // dropped any (then a rank left without pairs is not an error).
+  std::function<bool(std::optional<int64_t> rank, DumpTree& my, DumpTree& golden)> prune;
+  // Directories both indexes leave out unlisted (dump_index.h SkipDir; the live comparer's
+  // unchanged answered tokens). Called from the indexing threads.
+  SkipDir skip_dir;
 };
 
 struct RankReport {

@@ -120,8 +120,9 @@ std::string base_of(const std::string& p) {
 // stop. visit may move the entries of a directory without sub-directories (nothing follows them).
 void walk(const std::string& dir, int depth,
           const std::function<bool(const std::string&, std::vector<DirEntry>&)>& visit, bool* stop,
-          const FileFilter& keep_file = {}) {
+          const FileFilter& keep_file = {}, const SkipDir& skip = {}) {
   if (*stop || depth > 64) return;
+  if (depth > 0 && skip && skip(dir)) return;
   auto entries = list_dir(dir, keep_file);
   std::vector<std::string> subdirs;
   for (const auto& e : entries) {
@@ -132,7 +133,7 @@ void walk(const std::string& dir, int depth,
     return;
   }
   for (const auto& sub : subdirs) {
-    walk(sub, depth + 1, visit, stop, keep_file);
+    walk(sub, depth + 1, visit, stop, keep_file, skip);
     if (*stop) return;
   }
 }
@@ -386,7 +387,7 @@ std::map<int64_t, std::string> find_rank_dirs(const std::string& root) {
   return out;
 }
 
-Result<DumpTree> index_ge_tree(const std::string& root_in, bool rank_layout) {
+Result<DumpTree> index_ge_tree(const std::string& root_in, bool rank_layout, const SkipDir& skip) {
   std::string root = absolute_path(root_in);
   std::error_code ec;
   if (!fs::is_directory(fs::symlink_status(root, ec))) return make_error(root, Stage::kIndex, "not a directory");
@@ -407,7 +408,7 @@ Result<DumpTree> index_ge_tree(const std::string& root_in, bool rank_layout) {
         }
         return true;
       },
-      &stop);
+      &stop, {}, skip);
   std::sort(leaves.begin(), leaves.end());  // msit: sorted(os.walk(...)) by path
   std::map<int64_t, std::map<int64_t, std::vector<SourceFile>>> by_group;
   std::map<int64_t, std::string> group_names;
@@ -434,7 +435,7 @@ Result<DumpTree> index_ge_tree(const std::string& root_in, bool rank_layout) {
 namespace {
 
 // Directories whose sub-directories are all short digit names: msit's "token level".
-std::vector<std::string> token_parents(const std::string& root, bool all) {
+std::vector<std::string> token_parents(const std::string& root, bool all, const SkipDir& skip = {}) {
   std::vector<std::string> out;
   bool stop = false;
   walk(
@@ -452,7 +453,7 @@ std::vector<std::string> token_parents(const std::string& root, bool all) {
         }
         return true;
       },
-      &stop);
+      &stop, {}, skip);
   return out;
 }
 
@@ -467,7 +468,8 @@ std::vector<std::string> digit_subdirs(const std::string& dir) {
   return out;
 }
 
-void fill_fx_token(DumpGroup& g, int64_t token, const std::string& dir) {
+void fill_fx_token(DumpGroup& g, int64_t token, const std::string& dir, const SkipDir& skip = {}) {
+  if (skip && skip(dir)) return;
   TokenFiles tok;
   add_fx_files(tok, sources_in(dir, list_dir(dir)));
   if (!tok.fx_nodes.empty()) g.tokens[token] = std::move(tok);  // msit drops empty tokens
@@ -475,7 +477,7 @@ void fill_fx_token(DumpGroup& g, int64_t token, const std::string& dir) {
 
 }  // namespace
 
-Result<DumpTree> index_fx_tree(const std::string& root_in, bool rank_layout) {
+Result<DumpTree> index_fx_tree(const std::string& root_in, bool rank_layout, const SkipDir& skip) {
   std::string root = absolute_path(root_in);
   std::error_code ec;
   if (!fs::is_directory(fs::symlink_status(root, ec))) return make_error(root, Stage::kIndex, "not a directory");
@@ -485,10 +487,10 @@ Result<DumpTree> index_fx_tree(const std::string& root_in, bool rank_layout) {
   if (rank_layout) {
     // New layout: rank/gm_*/{step}; steps start at 0. Every gm_* group is kept (msprobe); msit
     // stops at the first and then cannot pair a second graph.
-    for (const auto& parent : token_parents(root, true)) {
+    for (const auto& parent : token_parents(root, true, skip)) {
       DumpGroup g;
       g.key = base_of(parent);
-      for (const auto& step : digit_subdirs(parent)) fill_fx_token(g, digits_or(base_of(step), -1), step);
+      for (const auto& step : digit_subdirs(parent)) fill_fx_token(g, digits_or(base_of(step), -1), step, skip);
       tree.groups.push_back(std::move(g));
     }
     if (tree.groups.empty()) {
@@ -526,7 +528,7 @@ Result<DumpTree> index_fx_tree(const std::string& root_in, bool rank_layout) {
   for (size_t i = 0; i < n_groups; ++i) {
     DumpGroup g;
     g.key = base_of(gms.begin()->second[i]);
-    for (const auto& [step, dirs] : gms) fill_fx_token(g, step - 1, dirs[i]);
+    for (const auto& [step, dirs] : gms) fill_fx_token(g, step - 1, dirs[i], skip);
     tree.groups.push_back(std::move(g));
   }
   for (const auto& [step, dirs] : gms) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -83,9 +84,14 @@ TreeFacts tree_facts(const std::string& root);  // one walk for both
 // rank -> rank dir (direct sub-directories named worldsize*rank{R}; the last in sorted order wins).
 std::map<int64_t, std::string> find_rank_dirs(const std::string& root);
 
+// Directories an index leaves out without listing them (skip(dir) true): the live comparer's
+// answered tokens whose directories have not changed (daemon/live_compare.h). Asked once per
+// directory below the root, before it is listed.
+using SkipDir = std::function<bool(const std::string& dir)>;
+
 // Index one (rank) root. rank_layout: the tree came from a worldsize*_global_rank* dir.
-Result<DumpTree> index_ge_tree(const std::string& root, bool rank_layout);
-Result<DumpTree> index_fx_tree(const std::string& root, bool rank_layout);
+Result<DumpTree> index_ge_tree(const std::string& root, bool rank_layout, const SkipDir& skip = {});
+Result<DumpTree> index_fx_tree(const std::string& root, bool rank_layout, const SkipDir& skip = {});
 
 // Absolute, lexically normal form of a path (no symlink resolution of the leaf).
 std::string absolute_path(const std::string& p);

@@ -44,7 +44,39 @@ void StoreCatalog::forget_all() {
   errors_.clear();
 }
 
+namespace {
+
+// What changes when a store is written: its database file or its write-ahead log.
+std::string store_stamp(const std::string& db_path) {
+  std::string out;
+  for (const std::string& p : {db_path, db_path + "-wal"}) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0) {
+      out += "-;";
+      continue;
+    }
+    out += std::to_string(st.st_size) + ':' + std::to_string(st.st_mtim.tv_sec) + '.' +
+           std::to_string(st.st_mtim.tv_nsec) + ':' + std::to_string(st.st_ino) + ';';
+  }
+  return out;
+}
+
+}  // namespace
+
+void StoreCatalog::forget_changed() {
+  std::lock_guard<std::mutex> lock(mu_);
+  merged_.clear();
+  covering_.clear();
+  errors_.clear();
+  for (auto it = stores_.begin(); it != stores_.end();) {
+    const Store* s = it->second.store.get();
+    if (s != nullptr && s->stamp == store_stamp(s->db_path)) ++it;
+    else it = stores_.erase(it);  // changed, gone or unreadable: opened and listed afresh
+  }
+}
+
 std::unique_ptr<StoreCatalog::Store> StoreCatalog::open_store(const std::string& dir, const std::string& db_path) {
+  std::string stamp = store_stamp(db_path);  // before listing: a write during it shows next time
   auto failed = [&](const Error& e) {
     std::lock_guard lock(mu_);
     errors_.push_back(e);
@@ -56,6 +88,7 @@ std::unique_ptr<StoreCatalog::Store> StoreCatalog::open_store(const std::string&
   auto store = std::make_unique<Store>();
   store->db_path = db_path;
   store->dir = dir;
+  store->stamp = std::move(stamp);
   // Rows come in path order, so a directory's names mostly come in one run: its list is looked
   // up once per run of them, not once per row (a store lists 100,000s of files).
   std::string last_sub;

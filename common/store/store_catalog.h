@@ -34,6 +34,10 @@ class StoreCatalog {
   // being summarised). Only for a process that holds nothing from earlier walks: every
   // StoredName, store path pointer and SourceFile of a stored file from before is invalid after.
   void forget_all();
+  // forget_all, except the stores whose files (database and WAL: size and mtime) are as they
+  // were when listed: those are not listed again, and pointers into them stay valid (the live
+  // comparer's golden, written once, is listed once: daemon/live_compare.h).
+  void forget_changed();
 
   // The raw files recorded directly in directory `dir` by the stores at or above it, sorted by
   // name, each with its store (StoredName::db); `db_path` receives the nearest of those stores'
@@ -74,6 +78,7 @@ class StoreCatalog {
     std::unordered_map<std::string, std::vector<StoredName>> by_dir;  // relative dir -> names
     std::mutex mu;
     std::vector<std::unique_ptr<SummaryStore>> idle;  // read connections, one per concurrent loader
+    std::string stamp;  // the database's and its WAL's size and mtime before it was listed
   };
   // A store file found in a walk: opened and listed once, by the first walk that needs it, and
   // outside the catalog's lock, so that compare's two trees list their stores in parallel.

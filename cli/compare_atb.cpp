@@ -148,7 +148,7 @@ int run_legacy(const AtbRunArgs& r, const AtbCliArgs& a, bool manual) {
   }
   auto rows = r.msit_filters || a.msit_compat ? atb::legacy_int8_filter(res->rows) : res->rows;
   for (auto& row : rows) {
-    if ((row.golden_dtype == "torch.int8") != (row.my_dtype == "torch.int8")) {
+    if (is_int8(row.golden_dtype) != is_int8(row.my_dtype)) {
       row.note = row.note.empty() ? "ait drops int8-vs-non-int8 rows" : row.note + "; ait drops int8-vs-non-int8 rows";
     }
   }
@@ -188,7 +188,9 @@ int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
   }
   auto rows = res->rows;
   if (r.msit_filters || a.msit_compat) {  // msit drops shape-only mismatches
-    std::erase_if(rows, [](const atb::WeightRow& w) { return w.row.cmp_fail_reason == "data shape doesn't match."; });
+    std::erase_if(rows, [](const atb::WeightRow& w) {
+      return w.row.fail_reason == FailReason::kShapeMismatch && !w.row.problem.any();
+    });
   }
   std::vector<ReportRow> plain;
   for (const auto& w : rows) plain.push_back(w.row);
@@ -275,12 +277,13 @@ int compare_two_files(const AtbRunArgs& r) {
   std::vector<ReportRow> rows{row};
   if (!r.quiet) std::printf("%s", terminal_summary(rows, std::nullopt).c_str());
   auto cell = [](const std::optional<double>& v) { return v ? python_float_repr(*v) : std::string("-"); };
+  std::string reason = msit_reason_cell(row);
   std::printf(
       "cosine_similarity=%s max_relative_error=%s mean_relative_error=%s max_absolute_error=%s "
       "mean_absolute_error=%s kl_divergence=%s relative_euclidean_distance=%s%s%s\n",
       cell(row.cosine).c_str(), cell(row.max_rel).c_str(), cell(row.mean_rel).c_str(), cell(row.max_abs).c_str(),
       cell(row.mean_abs).c_str(), cell(row.kl).c_str(), cell(row.red).c_str(),
-      row.cmp_fail_reason.empty() ? "" : " cmp_fail_reason=", row.cmp_fail_reason.c_str());
+      reason.empty() ? "" : " cmp_fail_reason=", reason.c_str());
   RowTally t;
   t.add(rows);
   return finish(r, FlowFamily::kTwoFiles, {&rows}, t);

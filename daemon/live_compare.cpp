@@ -61,7 +61,7 @@ std::string pair_key(const PairSpec& p) {
 
 // A row worth keeping: both sides were read and compared. Problem rows cost nothing to redo, and
 // rows with a fail reason may be a side caught mid-write or mid-compaction.
-bool cacheable(const PairSpec& p, const ReportRow& r) { return p.problem.empty() && r.cmp_fail_reason.empty(); }
+bool cacheable(const PairSpec& p, const ReportRow& r) { return !p.problem.any() && r.fail_reason == FailReason::kNone && !r.problem.any(); }
 
 std::string token_tag(int64_t rank, int64_t token) { return std::to_string(rank) + "/" + std::to_string(token); }
 
@@ -253,7 +253,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
   std::map<TokenFinality::Key, uint64_t> sig;
   for (const auto& r : rows) {
     uint64_t& s = sig[{-1, r.token_id}];
-    s = fnv1a(s == 0 ? kFnvBasis : s, r.my_data_path + '\x1f' + r.golden_data_path + '\x1f' + r.cmp_fail_reason);
+    s = fnv1a(s == 0 ? kFnvBasis : s, r.my_data_path + '\x1f' + r.golden_data_path + '\x1f' + msit_reason_cell(r));
   }
   finality_.observe(sig, sig, now_ns);
   waiting_ = finality_.any_pending(now_ns);

@@ -24,7 +24,7 @@ bool batched(const TensorSlot& s) {
          (s.file->kind == SourceKind::kSummary || s.file->kind == SourceKind::kStored);
 }
 
-bool batched_pair(const EvalItem& it) { return !it.custom && it.spec->problem.empty(); }
+bool batched_pair(const EvalItem& it) { return !it.custom && !it.spec->problem.any(); }
 
 // Report order -> the order of the store rows the pairs read (stored ones first, by store and
 // row id; the rest after them in report order).

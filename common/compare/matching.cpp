@@ -45,7 +45,7 @@ PairSpec make_pair(MatchContext& ctx, int64_t token, std::string gcell, std::str
   return p;
 }
 
-PairSpec problem_row(MatchContext& ctx, int64_t token, std::string gcell, std::string mcell, std::string why) {
+PairSpec problem_row(MatchContext& ctx, int64_t token, std::string gcell, std::string mcell, RowProblem why) {
   PairSpec p;
   p.group = ctx.group;
   p.token = token;
@@ -123,7 +123,7 @@ void ge_fx_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
   auto counts = ctx.counts(ge);
   if (!counts.ok()) {
     out.pairs.push_back(
-        on_op(problem_row(ctx, token, "", plain(ge), "my_data_path: " + counts.error().to_string()), op_name, ge));
+        on_op(problem_row(ctx, token, "", plain(ge), RowProblem::from_error(RowProblem::Kind::kMyUnreadable, counts.error())), op_name, ge));
     return;
   }
   if (all_ops.empty()) {
@@ -137,7 +137,7 @@ void ge_fx_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
       return;
     }
     out.pairs.push_back(on_op(
-        problem_row(ctx, token, "", plain(ge), "GE op " + op_name + " not found in graph " + ctx.graph_path + "."),
+        problem_row(ctx, token, "", plain(ge), RowProblem::not_paired("GE op " + op_name + " not found in graph " + ctx.graph_path + ".")),
         op_name, ge));
     return;
   }
@@ -163,7 +163,7 @@ void ge_fx_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
   }
   if (rows.empty() && !missing.empty()) {
     out.pairs.push_back(on_op(problem_row(ctx, token, "", plain(ge),
-                                          "FX data missing: GE op " + op_name + ", FX tensor name " + missing + "."),
+                                          RowProblem::not_paired("FX data missing: GE op " + op_name + ", FX tensor name " + missing + ".")),
                               op_name, ge));
   }
   for (auto& r : rows) out.pairs.push_back(std::move(r));
@@ -185,7 +185,7 @@ struct GoldenSide {
   std::string output_op;  // the op whose outputs are the golden outputs
   const SourceFile* output_file = nullptr;
   uint32_t outputs = 0;
-  std::string error;  // unreadable golden file
+  RowProblem error;  // unreadable golden file
 };
 
 GoldenSide gather_fused(MatchContext& ctx, const std::string& fused, const TokenFiles& my, const TokenFiles& golden,
@@ -207,7 +207,7 @@ GoldenSide gather_fused(MatchContext& ctx, const std::string& fused, const Token
     if (f) {
       auto c = ctx.counts(*f);
       if (!c.ok()) {
-        gs.error = "golden_data_path: " + c.error().to_string();
+        gs.error = RowProblem::from_error(RowProblem::Kind::kGoldenUnreadable, c.error());
         return gs;
       }
       size_t n = std::min<size_t>(in_names.size(), c->inputs);
@@ -248,7 +248,7 @@ void ge_ge_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
     gs = gather_fused(ctx, op_name, my, golden, out.warnings);
   } else if (const SourceFile* f = golden.ge_file(op_name)) {
     auto c = ctx.counts(*f);
-    if (!c.ok()) gs.error = "golden_data_path: " + c.error().to_string();
+    if (!c.ok()) gs.error = RowProblem::from_error(RowProblem::Kind::kGoldenUnreadable, c.error());
     else {
       for (uint32_t k = 0; k < c->inputs; ++k) {
         gs.inputs.push_back(ge_slot(*f, Role::kInput, k));
@@ -261,12 +261,12 @@ void ge_ge_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
     }
   } else {
     out.pairs.push_back(
-        on_op(problem_row(ctx, token, "", plain(mine), "golden data missing for op " + op_name + "."), op_name, mine));
+        on_op(problem_row(ctx, token, "", plain(mine), RowProblem::not_paired("golden data missing for op " + op_name + ".")), op_name, mine));
     return;
   }
   auto mc = ctx.counts(mine);
-  if (!gs.error.empty() || !mc.ok()) {
-    std::string why = !gs.error.empty() ? gs.error : "my_data_path: " + mc.error().to_string();
+  if (gs.error.any() || !mc.ok()) {
+    RowProblem why = gs.error.any() ? gs.error : RowProblem::from_error(RowProblem::Kind::kMyUnreadable, mc.error());
     out.pairs.push_back(on_op(problem_row(ctx, token, "", plain(mine), why), op_name, mine));
     return;
   }
@@ -378,7 +378,7 @@ void match_fx_fx(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden
       auto it = g.fx_nodes.find(*key);
       if (it == g.fx_nodes.end()) {
         const auto& f = mn.outputs.empty() ? mn.inputs.front() : mn.outputs.front();
-        PairSpec p = problem_row(ctx, token, "", plain(f), "golden data missing for FX node " + *key + ".");
+        PairSpec p = problem_row(ctx, token, "", plain(f), RowProblem::not_paired("golden data missing for FX node " + *key + "."));
         p.my_label = fx_label(*key, Role::kOutput, 0);
         p.my_label.role = TensorRole::kUnknown;
         out.pairs.push_back(std::move(p));

@@ -38,8 +38,8 @@ FilePair pair_of(const ManualEntry& e) {
   p.my_cell = e.my;
   std::string g = absolute_path(e.golden), m = absolute_path(e.my);
   auto gs = find_source(g), ms = find_source(m);
-  if (!gs) p.problem = "golden_data_path: " + e.golden + " is not a file.";
-  else if (!ms) p.problem = "my_data_path: " + e.my + " is not a file.";
+  if (!gs) p.problem = RowProblem{RowProblem::Kind::kGoldenUnreadable, e.golden, " is not a file."};
+  else if (!ms) p.problem = RowProblem{RowProblem::Kind::kMyUnreadable, e.my, " is not a file."};
   if (gs) p.golden = std::move(*gs);
   if (ms) p.my = std::move(*ms);
   return p;

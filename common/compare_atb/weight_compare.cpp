@@ -142,14 +142,7 @@ Status golden_only(const Located& g, SideAccumulator& acc) {
 }
 
 // str(tensor.dtype) of the tensor safetensors loads (bf16 stays bf16, unlike GE/ATB dumps).
-std::string dtype_cell(DType t) {
-  switch (t) {
-    case DType::kBFloat16: return "torch.bfloat16";
-    case DType::kFloat8E4M3FN: return "torch.float8_e4m3fn";
-    case DType::kFloat8E5M2: return "torch.float8_e5m2";
-    default: return std::string(torch_dtype_name(t));
-  }
-}
+CellDType dtype_cell(DType t) { return CellDType{t, CellDType::Naming::kTorchOwn}; }
 
 void fill_side(ReportRow& r, bool golden, DType t, const std::vector<uint64_t>& shape, const SideStats& s) {
   (golden ? r.golden_dtype : r.my_dtype) = dtype_cell(t);
@@ -187,13 +180,8 @@ Result<ReportRow> compare_weight(const Located& g, const Located& w, const Locat
   fill_side(r, false, promoted(o.e->dtype, sc.e->dtype), w.e->shape, ms);
   r.compare_mode = "exact";
   bool g_bad = gs.nan + gs.posinf + gs.neginf > 0, m_bad = ms.nan + ms.posinf + ms.neginf > 0;
-  std::string reason;
-  auto add = [&](const char* t) { reason += (reason.empty() ? "" : " ") + std::string(t); };
-  if (!lockstep) add("data shape doesn't match.");
-  if (g_bad) add("golden_data includes NAN or inf.");
-  if (m_bad) add("my_data includes NAN or inf.");
-  r.cmp_fail_reason = reason;
-  if (!reason.empty()) {
+  r.fail_reason = msit_reasons(!lockstep, g_bad, m_bad);
+  if (r.fail_reason != FailReason::kNone) {
     r.verdict = m_bad && !g_bad && lockstep ? Verdict::kFail : Verdict::kSkip;
     return r;
   }
@@ -251,11 +239,11 @@ std::string weight_report_csv(const std::vector<WeightRow>& rows, bool extra) {
   for (const auto& w : rows) {
     const ReportRow& r = w.row;
     out += csv_quote(guard_text_cell(w.weight_name));
-    text(r.golden_dtype), text(r.golden_shape), real(r.golden_max), real(r.golden_min), real(r.golden_mean);
-    text(r.my_dtype), text(r.my_shape), real(r.my_max), real(r.my_min), real(r.my_mean);
+    text(std::string(dtype_cell_text(r.golden_dtype))), text(r.golden_shape), real(r.golden_max), real(r.golden_min), real(r.golden_mean);
+    text(std::string(dtype_cell_text(r.my_dtype))), text(r.my_shape), real(r.my_max), real(r.my_min), real(r.my_mean);
     for (const auto* m : {&r.cosine, &r.max_rel, &r.mean_rel, &r.max_abs, &r.mean_abs, &r.kl, &r.red}) real(*m);
     if (extra)
-      text(r.golden_data_path), text(r.my_data_path), text(r.cmp_fail_reason),
+      text(r.golden_data_path), text(r.my_data_path), text(msit_reason_cell(r)),
           text(std::string(verdict_name(r.verdict))), text(r.note);
     out += "\n";
   }

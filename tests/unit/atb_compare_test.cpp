@@ -143,10 +143,10 @@ TEST(AtbCompareFixtures, F3AtbVsTorchApi) {
   EXPECT_EQ(pairs_of(rows), want);
   for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i].data_id, i);
   const ReportRow& lin = rows[2];
-  ASSERT_EQ(lin.cmp_fail_reason, "") << msit::verdict_name(lin.verdict);
+  ASSERT_EQ(msit::msit_reason_cell(lin), "") << msit::verdict_name(lin.verdict);
   EXPECT_EQ(lin.golden_op_type, "Linear");
   EXPECT_EQ(lin.my_op_type, "LinearOperation");
-  EXPECT_EQ(lin.my_dtype, "torch.float32");
+  EXPECT_EQ(msit::dtype_cell_text(lin.my_dtype), "torch.float32");
   EXPECT_EQ(lin.my_shape, "[1, 4]");
   EXPECT_EQ(*lin.my_mean, 2.75);
   EXPECT_DOUBLE_EQ(*lin.cosine, 0.9939990885);
@@ -156,7 +156,7 @@ TEST(AtbCompareFixtures, F3AtbVsTorchApi) {
   EXPECT_DOUBLE_EQ(*lin.mean_abs, 0.25);
   EXPECT_NEAR(*lin.kl, 0.10107865929603577, 1e-6);
   EXPECT_NEAR(*lin.red, 0.18257419764995575, 1e-7);
-  EXPECT_EQ(lin.cmp_fail_reason, "");
+  EXPECT_EQ(msit::msit_reason_cell(lin), "");
   // The cells msit wrote for this row (docs/formats/atb-torch.md §5 F3), from golden_op_type to the reason.
   auto cells = row_cells(lin, false);
   std::vector<std::string> msit_cells = {"Linear", "torch.float32", "[1, 4]", "4.0", "1.0", "2.5"};
@@ -168,7 +168,7 @@ TEST(AtbCompareFixtures, F3AtbVsTorchApi) {
   EXPECT_EQ(std::vector<std::string>(cells.begin() + 10, cells.begin() + 21), msit_metrics);
   EXPECT_EQ(cells[23], "");
   const ReportRow& ln = rows[1];
-  EXPECT_EQ(ln.my_dtype, "torch.float16");
+  EXPECT_EQ(msit::dtype_cell_text(ln.my_dtype), "torch.float16");
   EXPECT_EQ(*ln.cosine, 1.0);
   EXPECT_EQ(*ln.max_abs, 0.0);
   EXPECT_LE(*ln.kl, 1e-7);

@@ -73,8 +73,8 @@ ReportRow atb_row(int layer, int leaf, const std::string& type, const std::strin
   r.my_label = {std::to_string(layer) + "_DecoderLayer/" + std::to_string(leaf) + "_" + type, type, TensorRole::kOutput,
                 0, order};
   r.golden_label = {module, type == "LinearOperation" ? "Linear" : "LlamaRMSNorm", TensorRole::kOutput, 0, order};
-  r.golden_dtype = "torch.float32";
-  r.my_dtype = "torch.float32";
+  r.golden_dtype = msit::CellDType{msit::DType::kFloat32};
+  r.my_dtype = msit::CellDType{msit::DType::kFloat32};
   r.compare_mode = "exact";
   r.verdict = msit::Verdict::kPass;
   r.red = red;

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "common/compare/dump_index.h"
+#include "common/compare/engine.h"
 #include "common/compare/file_cache.h"
 #include "common/compare_atb/atb_compare.h"
 #include "common/compare_atb/legacy.h"
@@ -89,20 +90,23 @@ int run_stats(const AtbRunArgs& r, const atb::AtbCompareOptions& o) {
   }
   mark_phase(r.timer, "pair and compare");
   print_warnings("compare", res->warnings, r.verbosity);
-  RowTally t = atb::stats_tally(res->rows);
+  RowTally t;
+  t.add(res->rows);
   if (t.pairs == 0) {
     return no_pairs_error(FlowFamily::kAtbStats, r.golden_path, r.my_path,
                           "golden statistics.csv and my statistics of the api matches (" +
                               std::to_string(res->dropped) + " pairs without statistics on one side)");
   }
-  std::string path = (std::filesystem::path(r.output) /
-                      report_file_name("statstics_cmp_report", std::nullopt, std::time(nullptr), "csv"))
+  std::string path = (std::filesystem::path(r.output) / report_file_name("statstics_cmp_report", std::nullopt,
+                                                                        std::time(nullptr), r.json ? "json" : "csv"))
                          .string();
-  if (Status st = write_output_file(path, atb::stats_report_csv(res->rows)); !st.ok()) {
+  if (Status st = write_output_file(path, r.json ? report_json(res->rows, CsvOptions{})
+                                                 : atb::stats_report_csv(res->rows));
+      !st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
-  mark_phase(r.timer, "write CSV report");
+  mark_phase(r.timer, r.json ? "write JSON report" : "write CSV report");
   if (!r.quiet) {
     std::printf("Saved comparing results: %s\n%zu rows (%llu pairs without statistics on one side dropped)\n",
                 path.c_str(), res->rows.size(), static_cast<unsigned long long>(res->dropped));
@@ -110,8 +114,10 @@ int run_stats(const AtbRunArgs& r, const atb::AtbCompareOptions& o) {
       std::printf("fail %zu: a max, min or mean differs by more than 1 (a lower bound of the max absolute error)\n",
                   t.fail);
     }
+    std::printf("mode: %s\n%s", std::string(flow_name(Flow::kAtbStats)).c_str(),
+                terminal_summary(res->rows, std::nullopt).c_str());
   }
-  return compare_exit_status(t, r.quiet);
+  return finish(r, FlowFamily::kAtbStats, {&res->rows}, t);
 }
 
 // ait's file name: local time, not UTC.
@@ -173,7 +179,7 @@ int run_legacy(const AtbRunArgs& r, const AtbCliArgs& a, bool manual) {
 
 // -w (msit cmp_weight.py): {out}/msit_cmp_report_{UTC}.csv with msit's weight columns.
 int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
-  auto res = atb::run_weight_compare(r.golden_path, r.my_path, a.msit_compat);
+  auto res = atb::run_weight_compare(r.golden_path, r.my_path, a.msit_compat, r.jobs);
   if (!res.ok()) {
     print_error("compare", res.error().to_string());
     return kExitBadInput;
@@ -269,12 +275,17 @@ int compare_two_files(const AtbRunArgs& r) {
   spec.my = TensorSlot{SlotKind::kFxFile, &files[1], Role::kOutput, 0};
   spec.golden_cell = files[0].raw_path;
   spec.my_cell = files[1].raw_path;
+  // The one evaluator and post-pass, with a list of one pair.
   FileCache cache;
-  EvalOptions eo;
-  if (r.sketch_width) eo.stats.sketch_width = r.sketch_width;
-  ReportRow row = evaluate_pair(spec, cache, eo);
+  EngineOptions eo;
+  eo.jobs = 1;
+  if (r.sketch_width) eo.eval.stats.sketch_width = r.sketch_width;
+  std::vector<ReportRow> rows(1);
+  std::vector<EvalItem> items{EvalItem{&spec, &rows[0], false}};
+  evaluate_items(items, cache, eo);
+  post_pass(rows, RowGraph::kIndependent);
   mark_phase(r.timer, "compare");
-  std::vector<ReportRow> rows{row};
+  const ReportRow& row = rows[0];
   if (!r.quiet) std::printf("%s", terminal_summary(rows, std::nullopt).c_str());
   auto cell = [](const std::optional<double>& v) { return v ? python_float_repr(*v) : std::string("-"); };
   std::string reason = msit_reason_cell(row);

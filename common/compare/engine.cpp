@@ -100,6 +100,12 @@ void evaluate_items(std::vector<EvalItem>& items, FileCache& cache, const Engine
   run_workers(o.jobs, (order.size() + kBatchPairs - 1) / kBatchPairs, worker);
 }
 
-void post_pass(std::vector<ReportRow>& rows) { mark_error_jumps(rows); }
+void post_pass(std::vector<ReportRow>& rows, RowGraph graph) {
+  if (graph == RowGraph::kDataFlow) {
+    mark_error_jumps(rows);
+    return;
+  }
+  for (auto& r : rows) r.error_level = error_level(r);
+}
 
 }  // namespace msit

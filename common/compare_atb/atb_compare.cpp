@@ -106,13 +106,6 @@ std::vector<Match> sheet_matches(const DumpSide& g, const DumpSide& m, PolicySet
 
 namespace {
 
-// Execution order of every node of a tree (docs/compare.md "Op labels"): a node's inputs are
-// read when it starts (pre-order) and its outputs written when all its children have run
-// (post-order), so a layer's output comes after its last op's.
-struct TreeOrder {
-  std::vector<uint64_t> start, end;
-};
-
 TreeOrder tree_order(const TopoTree& t) {
   TreeOrder o{std::vector<uint64_t>(t.nodes.size()), std::vector<uint64_t>(t.nodes.size())};
   uint64_t clock = 0;
@@ -133,6 +126,8 @@ TreeOrder tree_order(const TopoTree& t) {
   }
   return o;
 }
+
+}  // namespace
 
 // The tensor a dump file is (docs/formats/atb-torch.md §1-§2): ATB intensor{k} / outtensor{k}
 // (an irName may follow), torch input_{k} / output / output_{k}.
@@ -155,6 +150,30 @@ void file_role(std::string_view name, TensorLabel& l) {
   }
 }
 
+TensorLabel Labeler::node_label(const Endpoint& e, TensorRole role, uint32_t index) {
+  const TopoNode& n = s_.trees[e.tree].nodes[e.node];
+  if (orders_.empty()) {
+    for (const auto& tree : s_.trees) orders_.push_back(tree_order(tree));
+  }
+  TensorLabel l;
+  l.op = s_.kind == SideKind::kAtb ? n.tensor_path : n.name;
+  l.op_type = n.type;
+  l.role = role;
+  l.index = index;
+  const TreeOrder& o = orders_[e.tree];
+  uint64_t at = role == TensorRole::kInput ? o.start[e.node] : o.end[e.node];
+  l.order = (uint64_t{e.tree} << 40) + at;  // trees (encode, decode) run one after the other
+  return l;
+}
+
+TensorLabel Labeler::label(const Endpoint& e, const SourceFile& f) {
+  TensorLabel file;
+  file_role(f.raw_name(), file);
+  return node_label(e, file.role, file.index);
+}
+
+namespace {
+
 struct Expander {
   const DumpSide& g;
   const DumpSide& m;
@@ -163,26 +182,8 @@ struct Expander {
   std::deque<SourceFile> files;  // stable addresses for the PairSpec slots
   std::vector<Job> jobs;
   uint64_t next_id = 0;
-  std::vector<TreeOrder> g_order, m_order;  // per tree, built on first use
+  Labeler g_labels, m_labels;
   std::set<std::string> inputs_done;
-
-  // ATB: the node's path below the token dir (9_DecoderLayer/3_LinearOperation); torch: the
-  // module name. The type: ATB opType, torch class. The order: the tree's execution order.
-  TensorLabel label(const DumpSide& s, std::vector<TreeOrder>& orders, const Endpoint& e, const SourceFile& f) {
-    const TopoTree& t = s.trees[e.tree];
-    const TopoNode& n = t.nodes[e.node];
-    if (orders.empty()) {
-      for (const auto& tree : s.trees) orders.push_back(tree_order(tree));
-    }
-    TensorLabel l;
-    l.op = s.kind == SideKind::kAtb ? n.tensor_path : n.name;
-    l.op_type = n.type;
-    file_role(f.raw_name(), l);
-    const TreeOrder& o = orders[e.tree];
-    uint64_t at = l.role == TensorRole::kInput ? o.start[e.node] : o.end[e.node];
-    l.order = (uint64_t{e.tree} << 40) + at;  // trees (encode, decode) run one after the other
-    return l;
-  }
 
   std::string rel(const DumpSide& s, const Endpoint& e, const TokenDir& t) {
     return o.robust_dirs && s.kind == SideKind::kAtb ? robust_rel(s.trees[e.tree], e.node, t.dir) : std::string();
@@ -258,8 +259,8 @@ struct Expander {
     j.spec.my_cell = real_path(mf.raw_path);
     const SourceFile& gs = files.emplace_back(gf);
     const SourceFile& ms = files.emplace_back(mf);
-    j.spec.golden_label = label(g, g_order, mm.golden, gf);
-    j.spec.my_label = label(m, m_order, mm.my, mf);
+    j.spec.golden_label = g_labels.label(mm.golden, gf);
+    j.spec.my_label = m_labels.label(mm.my, mf);
     j.spec.golden = TensorSlot{SlotKind::kFxFile, &gs, Role::kOutput, 0};
     j.spec.my = TensorSlot{SlotKind::kFxFile, &ms, Role::kOutput, 0};
     jobs.push_back(std::move(j));
@@ -368,7 +369,7 @@ Result<AtbCompareResult> run_atb_compare(const std::string& golden_path, const s
   std::vector<PolicySet> sets = o.level
                                     ? std::vector<PolicySet>{*o.level}
                                     : std::vector<PolicySet>{PolicySet::kLayer, PolicySet::kModule, PolicySet::kApi};
-  Expander ex{g, m, o, rank_siblings(g), rank_siblings(m), {}, {}, 0, {}, {}, {}};
+  Expander ex{g, m, o, rank_siblings(g), rank_siblings(m), {}, {}, 0, Labeler{g}, Labeler{m}, {}};
   for (size_t s = 0; s < sets.size(); ++s) {
     res.sheets.push_back(AtbSheet{std::string(policy_set_name(sets[s])), {}});
     auto matches = sheet_matches(g, m, sets[s], mo);

@@ -3,9 +3,11 @@
 #include "common/compare_atb/weight_compare.h"
 
 #include <algorithm>
+#include <deque>
 #include <filesystem>
 #include <optional>
 
+#include "common/compare/engine.h"
 #include "common/compare/evaluate.h"
 #include "common/compare/metrics.h"
 #include "common/formats/safetensors.h"
@@ -194,8 +196,27 @@ Result<ReportRow> compare_weight(const Located& g, const Located& w, const Locat
 
 }  // namespace
 
+namespace {
+
+// One golden weight and my int8 weight with its offset and scale: a pair for the evaluator.
+struct WeightPair {
+  Located golden, weight, offset, scale;
+};
+
+// The weight's own name as the file names it; the module is the name without ".weight"
+// (safetensors holds no class name: the type is the tensor's kind).
+TensorLabel weight_label(const std::string& name, uint64_t order) {
+  TensorLabel l;
+  l.op = name;
+  l.op_type = "weight";
+  l.order = order;
+  return l;
+}
+
+}  // namespace
+
 Result<WeightCompareResult> run_weight_compare(const std::string& golden_dir, const std::string& my_dir,
-                                               bool msit_compat) {
+                                               bool msit_compat, unsigned jobs) {
   auto gfiles = safetensors_files(golden_dir), mfiles = safetensors_files(my_dir);
   if (gfiles.empty()) {
     return make_error(golden_dir, Stage::kWeight,
@@ -210,9 +231,13 @@ Result<WeightCompareResult> run_weight_compare(const std::string& golden_dir, co
     MSIT_ASSIGN_OR_RETURN(auto idx, read_safetensors_index(f));
     mine.push_back(std::move(idx));
   }
+  // The pair list (golden indexes kept: the pairs point into them).
   WeightCompareResult res;
+  std::deque<SafetensorsIndex> golden;
+  std::vector<WeightPair> pairs;
   for (const auto& f : gfiles) {
-    MSIT_ASSIGN_OR_RETURN(auto gidx, read_safetensors_index(f));
+    MSIT_ASSIGN_OR_RETURN(auto idx, read_safetensors_index(f));
+    const SafetensorsIndex& gidx = golden.emplace_back(std::move(idx));
     for (const auto& e : gidx.entries) {
       if (!e.name.ends_with("weight")) continue;
       Located w = locate(mine, e.name), o = locate(mine, replace_all(e.name, "weight", "weight_offset"));
@@ -221,10 +246,35 @@ Result<WeightCompareResult> run_weight_compare(const std::string& golden_dir, co
         ++res.skipped;
         continue;
       }
-      MSIT_ASSIGN_OR_RETURN(ReportRow r, compare_weight(Located{&gidx, &e}, w, o, sc));
-      res.rows.push_back(WeightRow{e.name, std::move(r)});
+      pairs.push_back(WeightPair{Located{&gidx, &e}, w, o, sc});
     }
   }
+  // The one evaluator, each weight streamed on its own worker (--jobs); a file that breaks off
+  // stops the compare, as before: the first failure in pair order is returned.
+  FileCache cache;
+  std::vector<EvalItem> items(pairs.size());
+  std::vector<ReportRow> rows(pairs.size());
+  std::vector<std::optional<Error>> failed(pairs.size());
+  for (size_t i = 0; i < pairs.size(); ++i) items[i] = EvalItem{nullptr, &rows[i], true};
+  EngineOptions eo;
+  eo.jobs = jobs;
+  eo.custom = [&](size_t i, FileCache&) {
+    const WeightPair& p = pairs[i];
+    auto r = compare_weight(p.golden, p.weight, p.offset, p.scale);
+    if (!r.ok()) {
+      failed[i] = r.error();
+      return ReportRow{};
+    }
+    ReportRow row = std::move(r).value();
+    row.golden_label = weight_label(p.golden.e->name, i);
+    row.my_label = weight_label(p.weight.e->name, i);
+    return row;
+  };
+  evaluate_items(items, cache, eo);
+  for (auto& f : failed)
+    if (f) return *f;
+  post_pass(rows, RowGraph::kIndependent);
+  for (size_t i = 0; i < pairs.size(); ++i) res.rows.push_back(WeightRow{pairs[i].golden.e->name, std::move(rows[i])});
   return res;
 }
 

@@ -98,10 +98,10 @@ int run_stats(const AtbRunArgs& r, const atb::AtbCompareOptions& o) {
                               std::to_string(res->dropped) + " pairs without statistics on one side)");
   }
   std::string path = (std::filesystem::path(r.output) / report_file_name("statstics_cmp_report", std::nullopt,
-                                                                        std::time(nullptr), r.json ? "json" : "csv"))
+                                                                         std::time(nullptr), r.json ? "json" : "csv"))
                          .string();
-  if (Status st = write_output_file(path, r.json ? report_json(res->rows, CsvOptions{})
-                                                 : atb::stats_report_csv(res->rows));
+  if (Status st =
+          write_output_file(path, r.json ? report_json(res->rows, CsvOptions{}) : atb::stats_report_csv(res->rows));
       !st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;

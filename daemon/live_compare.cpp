@@ -61,7 +61,9 @@ std::string pair_key(const PairSpec& p) {
 
 // A row worth keeping: both sides were read and compared. Problem rows cost nothing to redo, and
 // rows with a fail reason may be a side caught mid-write or mid-compaction.
-bool cacheable(const PairSpec& p, const ReportRow& r) { return !p.problem.any() && r.fail_reason == FailReason::kNone && !r.problem.any(); }
+bool cacheable(const PairSpec& p, const ReportRow& r) {
+  return !p.problem.any() && r.fail_reason == FailReason::kNone && !r.problem.any();
+}
 
 std::string token_tag(int64_t rank, int64_t token) { return std::to_string(rank) + "/" + std::to_string(token); }
 

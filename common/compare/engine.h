@@ -5,8 +5,8 @@
 #pragma once
 
 #include <atomic>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <vector>
 

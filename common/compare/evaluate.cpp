@@ -62,7 +62,8 @@ Side resolve(const TensorSlot& slot, FileCache& cache, std::shared_ptr<LoadedFil
   }
   const MinMaxRows& rows = (lf.fx || slot.role == Role::kOutput) ? lf.mm_outputs : lf.mm_inputs;
   uint32_t idx = lf.fx ? 0 : slot.index;
-  if (idx >= rows.rows.size()) return fail(RowProblem{which, lf.source->path(), ": no " + tensor() + " in the _min_max file"});
+  if (idx >= rows.rows.size())
+    return fail(RowProblem{which, lf.source->path(), ": no " + tensor() + " in the _min_max file"});
   s.mm_min = rows.rows[idx][0];
   s.mm_max = rows.rows[idx][1];
   s.mm_dtype = rows.dtype;
@@ -212,7 +213,9 @@ void eval_exact(const Side& g, const Side& m, ReportRow& r, const EvalOptions& o
 }
 
 // A summary names its dtype (docs/summary-format.md); a name this build does not know is an empty cell.
-CellDType summary_dtype_cell(const TensorSummary& t) { return dtype_cell(dtype_from_name(t.dtype).value_or(DType::kUnknown)); }
+CellDType summary_dtype_cell(const TensorSummary& t) {
+  return dtype_cell(dtype_from_name(t.dtype).value_or(DType::kUnknown));
+}
 
 std::vector<float> as_floats(const std::vector<double>& v) {
   std::vector<float> f(v.size());

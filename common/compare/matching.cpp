@@ -122,8 +122,9 @@ void ge_fx_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
   auto all_ops = split_fused_name(op_name, g, [&](const std::string& n) { return has_op(my, n); });
   auto counts = ctx.counts(ge);
   if (!counts.ok()) {
-    out.pairs.push_back(
-        on_op(problem_row(ctx, token, "", plain(ge), RowProblem::from_error(RowProblem::Kind::kMyUnreadable, counts.error())), op_name, ge));
+    out.pairs.push_back(on_op(
+        problem_row(ctx, token, "", plain(ge), RowProblem::from_error(RowProblem::Kind::kMyUnreadable, counts.error())),
+        op_name, ge));
     return;
   }
   if (all_ops.empty()) {
@@ -136,9 +137,10 @@ void ge_fx_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
       }
       return;
     }
-    out.pairs.push_back(on_op(
-        problem_row(ctx, token, "", plain(ge), RowProblem::not_paired("GE op " + op_name + " not found in graph " + ctx.graph_path + ".")),
-        op_name, ge));
+    out.pairs.push_back(
+        on_op(problem_row(ctx, token, "", plain(ge),
+                          RowProblem::not_paired("GE op " + op_name + " not found in graph " + ctx.graph_path + ".")),
+              op_name, ge));
     return;
   }
   std::vector<PairSpec> rows;
@@ -162,9 +164,10 @@ void ge_fx_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
     if (rows.empty() && missing.empty()) ++out.ops_without_rows;
   }
   if (rows.empty() && !missing.empty()) {
-    out.pairs.push_back(on_op(problem_row(ctx, token, "", plain(ge),
-                                          RowProblem::not_paired("FX data missing: GE op " + op_name + ", FX tensor name " + missing + ".")),
-                              op_name, ge));
+    out.pairs.push_back(on_op(
+        problem_row(ctx, token, "", plain(ge),
+                    RowProblem::not_paired("FX data missing: GE op " + op_name + ", FX tensor name " + missing + ".")),
+        op_name, ge));
   }
   for (auto& r : rows) out.pairs.push_back(std::move(r));
 }
@@ -260,8 +263,9 @@ void ge_ge_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
       gs.outputs = c->outputs;
     }
   } else {
-    out.pairs.push_back(
-        on_op(problem_row(ctx, token, "", plain(mine), RowProblem::not_paired("golden data missing for op " + op_name + ".")), op_name, mine));
+    out.pairs.push_back(on_op(
+        problem_row(ctx, token, "", plain(mine), RowProblem::not_paired("golden data missing for op " + op_name + ".")),
+        op_name, mine));
     return;
   }
   auto mc = ctx.counts(mine);
@@ -378,7 +382,8 @@ void match_fx_fx(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden
       auto it = g.fx_nodes.find(*key);
       if (it == g.fx_nodes.end()) {
         const auto& f = mn.outputs.empty() ? mn.inputs.front() : mn.outputs.front();
-        PairSpec p = problem_row(ctx, token, "", plain(f), RowProblem::not_paired("golden data missing for FX node " + *key + "."));
+        PairSpec p = problem_row(ctx, token, "", plain(f),
+                                 RowProblem::not_paired("golden data missing for FX node " + *key + "."));
         p.my_label = fx_label(*key, Role::kOutput, 0);
         p.my_label.role = TensorRole::kUnknown;
         out.pairs.push_back(std::move(p));

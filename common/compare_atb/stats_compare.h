@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "common/base/result.h"
-#include "common/report/report_row.h"
 #include "common/compare_atb/atb_compare.h"
+#include "common/report/report_row.h"
 
 namespace msit::atb {
 

@@ -289,7 +289,8 @@ std::string weight_report_csv(const std::vector<WeightRow>& rows, bool extra) {
   for (const auto& w : rows) {
     const ReportRow& r = w.row;
     out += csv_quote(guard_text_cell(w.weight_name));
-    text(std::string(dtype_cell_text(r.golden_dtype))), text(r.golden_shape), real(r.golden_max), real(r.golden_min), real(r.golden_mean);
+    text(std::string(dtype_cell_text(r.golden_dtype))), text(r.golden_shape), real(r.golden_max), real(r.golden_min),
+        real(r.golden_mean);
     text(std::string(dtype_cell_text(r.my_dtype))), text(r.my_shape), real(r.my_max), real(r.my_min), real(r.my_mean);
     for (const auto* m : {&r.cosine, &r.max_rel, &r.mean_rel, &r.max_abs, &r.mean_abs, &r.kl, &r.red}) real(*m);
     if (extra)

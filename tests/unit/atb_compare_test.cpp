@@ -452,14 +452,24 @@ TEST(AtbStatsCompare, StatisticsCsvAgainstStatsBin) {
   // (a tensor .bin, summarised here; msit would drop it) and -> Linear twice (ALL_OUTPUT, file key).
   ASSERT_EQ(res->rows.size(), 4u);
   EXPECT_EQ(res->rows[1].my_op_type, "BlockLayer");
-  const StatsRow& r = res->rows[0];
+  const msit::ReportRow& r = res->rows[0];
   EXPECT_EQ(r.golden_op_type, "Linear");
   EXPECT_EQ(r.my_op_type, "LinearOperation");
-  EXPECT_EQ(*r.abs[0], 1.0);
-  EXPECT_EQ(*r.rel[0], 0.25);
-  EXPECT_EQ(*r.abs[1], 0.0);
-  EXPECT_EQ(*r.abs[2], 0.25);
-  EXPECT_NEAR(*r.abs[3], 0.7677724, 1e-6);
+  EXPECT_EQ(*r.stat_abs[0], 1.0);
+  EXPECT_EQ(*r.stat_rel[0], 0.25);
+  EXPECT_EQ(*r.stat_abs[1], 0.0);
+  EXPECT_EQ(*r.stat_abs[2], 0.25);
+  EXPECT_NEAR(*r.stat_abs[3], 0.7677724, 1e-6);
+  // Statistics only: no |delta| above 1 is inconclusive, not a pass (the one outcome table).
+  EXPECT_EQ(r.verdict, msit::Verdict::kInconclusive);
+  EXPECT_EQ(r.compare_mode, "stats");
+  // Op labels from the dump structure: my ATB node path and type, the golden torch module.
+  EXPECT_EQ(r.my_label.op, "0_BlockLayer/1_LinearOperation");
+  EXPECT_EQ(r.my_label.op_type, "LinearOperation");
+  EXPECT_EQ(r.my_label.role, msit::TensorRole::kOutput);
+  EXPECT_TRUE(r.golden_label.op.ends_with("layers.0.fc")) << r.golden_label.op;
+  EXPECT_EQ(r.golden_label.op_type, "Linear");
+  EXPECT_EQ(r.golden_label.role, msit::TensorRole::kOutput);
   EXPECT_GT(res->dropped, 0u);  // nodes without statistics.csv
   std::string csv = stats_report_csv(res->rows);
   EXPECT_EQ(csv.substr(0, csv.find(',')), "token_id");

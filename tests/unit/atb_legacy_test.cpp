@@ -119,7 +119,8 @@ TEST(AtbManualMapping, RowsWithTheGivenIds) {
   EXPECT_EQ(res->rows[0].token_id, 1);
   ASSERT_TRUE(res->rows[0].cosine.has_value());
   EXPECT_LT(*res->rows[0].cosine, 1.0);
-  EXPECT_EQ(msit::msit_reason_cell(res->rows[1]), "golden_data_path: " + (gt / "gone.pth").string() + " is not a file.");
+  EXPECT_EQ(msit::msit_reason_cell(res->rows[1]),
+            "golden_data_path: " + (gt / "gone.pth").string() + " is not a file.");
   EXPECT_EQ(res->rows[2].data_id, 0u);
   ASSERT_EQ(res->warnings.size(), 1u);
   EXPECT_NE(res->warnings[0].find("data_id 7"), std::string::npos);

@@ -78,7 +78,8 @@ TEST(CompareMatching, GeVsFxQuirksAndDiagnostics) {
   msit::MatchResult out;
   msit::match_ge_fx(ctx, my, golden, out);
   std::vector<std::string> cells;
-  for (const auto& p : out.pairs) cells.push_back(p.golden_cell + " | " + p.my_cell + " | " + msit::row_problem_text(p.problem));
+  for (const auto& p : out.pairs)
+    cells.push_back(p.golden_cell + " | " + p.my_cell + " | " + msit::row_problem_text(p.problem));
   // Graph order: ops absent from the graph (-1) first, in insertion order; then Add_1, Mul_1.
   ASSERT_EQ(out.pairs.size(), 4u) << testing::PrintToString(cells);
   EXPECT_EQ(out.pairs[0].my_cell, "/ge/Cast.Cast_7.2.1.1700000000000001,outputs,0");  // Cast self row

@@ -228,7 +228,8 @@ TEST(CompareTree, CorruptFileBecomesRowNotCrash) {
     if (r.my_data_path.find("Add.Add_1.") != std::string::npos && r.token_id == 0) {
       corrupt = true;
       EXPECT_EQ(r.verdict, msit::Verdict::kError);
-      EXPECT_NE(msit::msit_reason_cell(r).find(victim.filename().string()), std::string::npos) << msit::msit_reason_cell(r);
+      EXPECT_NE(msit::msit_reason_cell(r).find(victim.filename().string()), std::string::npos)
+          << msit::msit_reason_cell(r);
     }
     if (r.my_data_path.find("Mul.Mul_9.") != std::string::npos) {
       absent = true;

@@ -34,7 +34,7 @@ run compare --stats -g ${SG%/0} -m ${SA%/0} -o st2
 # --stats goes through the one engine: --html, --json and --timings as every row-report flow
 run compare --stats -g ${SG%/0} -m ${SA%/0} -o st3 -q --json --html st3.html --timings
 test -s st3.html
-ls st3
+test -s st3/statstics_cmp_report_*.json
 # zero pairs: exit 3, what was looked for, what was found, the directory meant
 run compare -m $A/0 -g $G/0 --cl layer -q
 mkdir fx && mv m/msit_fx_dump fx/

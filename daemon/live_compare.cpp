@@ -149,7 +149,7 @@ DivergenceEvent divergence_event(const ReportRow& r, const std::string& root, co
   const TensorLabel& l = row_label(r);  // the pair builder's label (common/report/op_label.h)
   e.rank = r.rank;
   e.token = r.token_text.empty() ? std::to_string(r.token_id) : r.token_text;
-  e.op = l.known() ? l.op : cell_file(r.my_data_path);
+  e.op = l.known() ? l.op : row_file(r, false);
   e.op_type = l.op_type;
   e.cosine = r.cosine;
   e.red = r.red;
@@ -192,7 +192,7 @@ void LiveRootCompare::note_verdicts(const std::vector<ReportRow>& rows, const Du
     auto it = by_token.find(r.token_id);
     if (it == by_token.end() || r.my_data_path.empty()) continue;
     TokenVerdict& v = it->second;
-    std::string file = cell_file(r.my_data_path);
+    std::string file = row_file(r, false);
     if (v.op_files.empty() || v.op_files.back() != file) {
       if (std::find(v.op_files.begin(), v.op_files.end(), file) == v.op_files.end()) v.op_files.push_back(file);
     }

@@ -371,21 +371,40 @@ bool can_stream(const Side& g, const Side& m) {
 
 }  // namespace
 
+namespace {
+
+// How much of a side's path cell is its file: the builder starts a cell with the file as shown
+// (a _min_max file's own path, else the raw path) and may go on with ",outputs,k".
+uint32_t file_len(const TensorSlot& s, const std::string& cell) {
+  if (!s.file) return ReportRow::kWholeCell;
+  const std::string& shown = s.file->kind == SourceKind::kMinMax ? s.file->path() : s.file->raw_path;
+  if (shown.size() >= cell.size() || cell.compare(0, shown.size(), shown) != 0) return ReportRow::kWholeCell;
+  return static_cast<uint32_t>(shown.size());
+}
+
+}  // namespace
+
 ReportRow evaluate_pair(PairSpec&& p, FileCache& cache, const EvalOptions& o, std::shared_ptr<LoadedFile> golden_file,
                         std::shared_ptr<LoadedFile> my_file) {
   std::string golden_cell = std::move(p.golden_cell), my_cell = std::move(p.my_cell);
+  uint32_t golden_len = file_len(p.golden, golden_cell), my_len = file_len(p.my, my_cell);
   TensorLabel golden_label = std::move(p.golden_label), my_label = std::move(p.my_label);
   ReportRow r = evaluate_pair(std::as_const(p), cache, o, std::move(golden_file), std::move(my_file));
   r.golden_data_path = std::move(golden_cell);
   r.my_data_path = std::move(my_cell);
+  r.golden_file_len = golden_len;
+  r.my_file_len = my_len;
   r.golden_label = std::move(golden_label);
   r.my_label = std::move(my_label);
   return r;
 }
 
+
 ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& o,
                         std::shared_ptr<LoadedFile> golden_file, std::shared_ptr<LoadedFile> my_file) {
   ReportRow r;
+  r.golden_file_len = file_len(p.golden, p.golden_cell);
+  r.my_file_len = file_len(p.my, p.my_cell);
   r.token_id = p.token;
   r.data_id = p.data_id;
   r.golden_data_path = p.golden_cell;

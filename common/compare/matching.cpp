@@ -277,7 +277,7 @@ void ge_ge_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
   // msit's accumulating golden output cell (docs/formats/report.md §3).
   std::string out_cell = gs.output_file ? plain(*gs.output_file) : "";
   for (uint32_t k = 0; k < gs.inputs.size() && k < mc->inputs; ++k) {
-    if (out_cell.find(",inputs,") == std::string::npos) out_cell += ",inputs," + std::to_string(k);
+    if (k == 0) out_cell += ",inputs,0";  // msit adds the first input's tail only
     out.pairs.push_back(labelled(
         make_pair(ctx, token, gs.input_cells[k], cell(mine, "inputs", k), gs.inputs[k], ge_slot(mine, Role::kInput, k)),
         gs.input_labels[k], ge_label(op_name, mine, Role::kInput, k)));

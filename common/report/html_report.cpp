@@ -27,7 +27,7 @@ nlohmann::json row_json(const ReportRow& r, std::optional<int64_t> rank, size_t 
   return {{"rank", rank ? nlohmann::json(*rank) : nlohmann::json(nullptr)},
           {"token", r.token_id},
           {"i", index},
-          {"name", l.known() ? l.op : base_name(cell_file(r.my_data_path))},
+          {"name", l.known() ? l.op : base_name(row_file(r, false))},
           {"type", l.op_type},
           {"tensor", tensor_text(l)},
           {"vs", both ? label_text(r.golden_label) : std::string()},

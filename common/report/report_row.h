@@ -53,6 +53,10 @@ struct ReportRow {
   OptDouble error_floor, noise_floor;
   // Which tensor of which op each side is (common/report/tensor_label.h), from the pair builder.
   TensorLabel my_label, golden_label;
+  // How much of each path cell is the file (a GE cell goes on with ",outputs,0"): set by the
+  // evaluator from the pair's own file, so that nothing cuts a path cell apart. kWholeCell: all.
+  static constexpr uint32_t kWholeCell = ~uint32_t{0};
+  uint32_t golden_file_len = kWholeCell, my_file_len = kWholeCell;
   // Not written: what msit's filters need and where the row sits.
   bool msit_row = true;  // msit would produce this row at all
   size_t group = 0;

@@ -140,8 +140,8 @@ std::string inspectable(const std::string& file) {
 std::string next_block(const ReportRow* focus, const SummaryOptions& o) {
   std::string s;
   if (focus) {
-    for (const std::string* cell : {&focus->my_data_path, &focus->golden_data_path}) {
-      std::string file = inspectable(cell_file(*cell));
+    for (bool golden : {false, true}) {
+      std::string file = inspectable(row_file(*focus, golden));
       if (!file.empty()) s += (s.empty() ? "next: " : "      ") + std::string("msit-compact inspect ") + file + "\n";
     }
   }

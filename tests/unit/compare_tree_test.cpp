@@ -8,6 +8,7 @@
 #include "common/compare/dump_index.h"
 #include "common/formats/min_max.h"
 #include "common/report/csv.h"
+#include "common/report/op_label.h"
 #include "common/report/terminal_summary.h"
 #include "common/summary/compact.h"
 #include "common/summary/compact_run.h"
@@ -125,6 +126,11 @@ TEST(CompareTree, GeVsFxRankLayoutFindsInjectedDivergence) {
     EXPECT_TRUE(r.golden_data_path.ends_with(".npy")) << r.golden_data_path;
     EXPECT_EQ(msit::dtype_cell_text(r.golden_dtype), "torch.float32");
     EXPECT_EQ(r.my_shape, "[1000]");
+    // The evaluator records where the GE cell's file ends (before ",inputs,k" / ",outputs,k").
+    std::string my_file = msit::row_file(r, false);
+    EXPECT_TRUE(r.my_data_path.starts_with(my_file + ",")) << r.my_data_path;
+    EXPECT_TRUE(fs::is_regular_file(my_file)) << my_file;
+    EXPECT_EQ(msit::row_file(r, true), r.golden_data_path);
   }
   // Rows in msit order: sorted by the text after the last '.' of my_data_path (timestamp,role,k).
   const auto& rows = res.ranks[0].rows;

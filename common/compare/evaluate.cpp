@@ -399,7 +399,6 @@ ReportRow evaluate_pair(PairSpec&& p, FileCache& cache, const EvalOptions& o, st
   return r;
 }
 
-
 ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& o,
                         std::shared_ptr<LoadedFile> golden_file, std::shared_ptr<LoadedFile> my_file) {
   ReportRow r;

@@ -47,7 +47,7 @@ std::optional<FailReason> fail_reason_from_text(std::string_view text, SideNames
 RowProblem RowProblem::from_error(Kind kind, const Error& e) {
   Error rest = e;
   rest.path.clear();
-  return RowProblem{kind, e.path, (e.path.empty() ? "" : ": ") + rest.to_string()};
+  return RowProblem(kind, e.path, (e.path.empty() ? "" : ": ") + rest.to_string());
 }
 
 std::string_view row_problem_kind_name(RowProblem::Kind k) {
@@ -65,13 +65,13 @@ namespace {
 std::string problem_text(const RowProblem& p, std::string_view path) {
   std::string out(row_problem_kind_name(p.kind));
   if (!out.empty()) out += ": ";
-  return out.append(path) + p.text;
+  return out.append(path).append(p.text());
 }
 }  // namespace
 
-std::string row_problem_text(const RowProblem& p) { return problem_text(p, p.path); }
+std::string row_problem_text(const RowProblem& p) { return problem_text(p, p.path()); }
 
-std::string row_problem_key(const RowProblem& p) { return problem_text(p, p.path.empty() ? "" : "<file>"); }
+std::string row_problem_key(const RowProblem& p) { return problem_text(p, p.path().empty() ? "" : "<file>"); }
 
 std::string_view dtype_cell_text(const CellDType& d) {
   if (d.naming == CellDType::Naming::kTorchOwn) {

@@ -35,16 +35,27 @@ std::optional<FailReason> fail_reason_from_text(std::string_view text, SideNames
 // Why a row was not evaluated besides msit's reasons: a side could not be read, the read broke
 // off, or the pair builder found no partner. The file it is about is held apart from the text,
 // so that the terminal groups one cause on many files without taking paths out of a string.
-struct RowProblem {
+class RowProblem {
+ public:
   enum class Kind : uint8_t { kNone, kGoldenUnreadable, kMyUnreadable, kReadFailed, kNotPaired };
+  RowProblem() = default;
+  // path: the file it is about (empty: none); text: what follows it (": STAGE: MESSAGE",
+  // " is not a file.", a sentence).
+  RowProblem(Kind k, std::string_view path, std::string_view text)
+      : kind(k), path_len_(static_cast<uint32_t>(path.size())), detail_(std::string(path).append(text)) {}
   Kind kind = Kind::kNone;
-  std::string path;  // the file it is about; empty: none
-  std::string text;  // what follows the path: ": STAGE: MESSAGE", " is not a file.", a sentence
 
   bool any() const { return kind != Kind::kNone; }
+  std::string_view path() const { return std::string_view(detail_).substr(0, path_len_); }
+  std::string_view text() const { return std::string_view(detail_).substr(path_len_); }
   // A side's Error: its path apart, the rest as to_string() writes it.
   static RowProblem from_error(Kind kind, const Error& e);
-  static RowProblem not_paired(std::string text) { return RowProblem{Kind::kNotPaired, {}, std::move(text)}; }
+  static RowProblem not_paired(std::string_view text) { return RowProblem(Kind::kNotPaired, {}, text); }
+
+ private:
+  // One string, the path's length recorded: a pair and a row each hold one (100,000s of them).
+  uint32_t path_len_ = 0;
+  std::string detail_;
 };
 // "my_data_path: PATH: header: truncated", "read failed: ...", the builder's sentence.
 std::string row_problem_text(const RowProblem& p);

@@ -85,7 +85,7 @@ TEST(CompareMatching, GeVsFxQuirksAndDiagnostics) {
   EXPECT_EQ(out.pairs[0].my_cell, "/ge/Cast.Cast_7.2.1.1700000000000001,outputs,0");  // Cast self row
   EXPECT_EQ(out.pairs[0].golden_cell, "/ge/Cast.Cast_7.2.1.1700000000000001,inputs,0");
   EXPECT_EQ(out.pairs[0].data_id, 0u);
-  EXPECT_NE(out.pairs[1].problem.text.find("not found in graph"), std::string::npos);
+  EXPECT_NE(out.pairs[1].problem.text().find("not found in graph"), std::string::npos);
   EXPECT_FALSE(out.pairs[1].data_id.has_value());
   // Add_1: the first tag's 3 rows are created then replaced by the last tag's 2 rows (ids 1-3 used).
   EXPECT_EQ(out.pairs[2].golden_cell, "/ge/add_1b-aten.add.Tensor.INPUT.0.1.npy");
@@ -114,7 +114,7 @@ TEST(CompareMatching, GeVsGeAccumulatingGoldenCells) {
   EXPECT_EQ(out.pairs[2].golden_cell, "/ge/Mul.B.1.1.1700000000000002,inputs,0,outputs,0");
   EXPECT_EQ(out.pairs[3].golden_cell, "/ge/Mul.B.1.1.1700000000000002,inputs,0,outputs,0,outputs,1");
   EXPECT_EQ(out.pairs[3].golden.file->raw_name(), "Mul.B.1.1.1700000000000002");
-  EXPECT_NE(out.pairs[4].problem.text.find("golden data missing for op Q"), std::string::npos);
+  EXPECT_NE(out.pairs[4].problem.text().find("golden data missing for op Q"), std::string::npos);
 }
 
 TEST(CompareMatching, UnreadableFileBecomesProblemRowAndSortIsMsits) {

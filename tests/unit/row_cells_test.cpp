@@ -37,10 +37,11 @@ TEST(RowCells, FailReasonTextsAreMsits) {
 TEST(RowCells, RowProblemKeepsThePathApart) {
   auto p = msit::RowProblem::from_error(msit::RowProblem::Kind::kMyUnreadable,
                                         msit::make_error("/d/a.bin", msit::Stage::kHeader, "truncated"));
-  EXPECT_EQ(p.path, "/d/a.bin");
+  EXPECT_EQ(p.path(), "/d/a.bin");
+  EXPECT_EQ(p.text(), ": header: truncated");
   EXPECT_EQ(msit::row_problem_text(p), "my_data_path: /d/a.bin: header: truncated");
   EXPECT_EQ(msit::row_problem_key(p), "my_data_path: <file>: header: truncated");
-  msit::RowProblem missing{msit::RowProblem::Kind::kGoldenUnreadable, "g/x.pth", " is not a file."};
+  msit::RowProblem missing(msit::RowProblem::Kind::kGoldenUnreadable, "g/x.pth", " is not a file.");
   EXPECT_EQ(msit::row_problem_text(missing), "golden_data_path: g/x.pth is not a file.");
   auto unpaired = msit::RowProblem::not_paired("golden data missing for op Q.");
   EXPECT_EQ(msit::row_problem_text(unpaired), "golden data missing for op Q.");

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "common/compare/dump_index.h"
+#include "common/compare/engine.h"
 #include "common/compare/file_cache.h"
 #include "common/compare/terminal_summary.h"
 #include "common/compare_atb/atb_compare.h"
@@ -89,20 +90,23 @@ int run_stats(const AtbRunArgs& r, const atb::AtbCompareOptions& o) {
   }
   mark_phase(r.timer, "pair and compare");
   print_warnings("compare", res->warnings, r.verbosity);
-  RowTally t = atb::stats_tally(res->rows);
+  RowTally t;
+  t.add(res->rows);
   if (t.pairs == 0) {
     return no_pairs_error(FlowFamily::kAtbStats, r.golden_path, r.my_path,
                           "golden statistics.csv and my statistics of the api matches (" +
                               std::to_string(res->dropped) + " pairs without statistics on one side)");
   }
-  std::string path = (std::filesystem::path(r.output) /
-                      report_file_name("statstics_cmp_report", std::nullopt, std::time(nullptr), "csv"))
+  std::string path = (std::filesystem::path(r.output) / report_file_name("statstics_cmp_report", std::nullopt,
+                                                                         std::time(nullptr), r.json ? "json" : "csv"))
                          .string();
-  if (Status st = write_output_file(path, atb::stats_report_csv(res->rows)); !st.ok()) {
+  if (Status st =
+          write_output_file(path, r.json ? report_json(res->rows, CsvOptions{}) : atb::stats_report_csv(res->rows));
+      !st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
-  mark_phase(r.timer, "write CSV report");
+  mark_phase(r.timer, r.json ? "write JSON report" : "write CSV report");
   if (!r.quiet) {
     std::printf("Saved comparing results: %s\n%zu rows (%llu pairs without statistics on one side dropped)\n",
                 path.c_str(), res->rows.size(), static_cast<unsigned long long>(res->dropped));
@@ -110,8 +114,10 @@ int run_stats(const AtbRunArgs& r, const atb::AtbCompareOptions& o) {
       std::printf("fail %zu: a max, min or mean differs by more than 1 (a lower bound of the max absolute error)\n",
                   t.fail);
     }
+    std::printf("mode: %s\n%s", std::string(flow_name(Flow::kAtbStats)).c_str(),
+                terminal_summary(res->rows, std::nullopt).c_str());
   }
-  return compare_exit_status(t, r.quiet);
+  return finish(r, FlowFamily::kAtbStats, {&res->rows}, t);
 }
 
 // ait's file name: local time, not UTC.
@@ -148,7 +154,7 @@ int run_legacy(const AtbRunArgs& r, const AtbCliArgs& a, bool manual) {
   }
   auto rows = r.msit_filters || a.msit_compat ? atb::legacy_int8_filter(res->rows) : res->rows;
   for (auto& row : rows) {
-    if ((row.golden_dtype == "torch.int8") != (row.my_dtype == "torch.int8")) {
+    if (is_int8(row.golden_dtype) != is_int8(row.my_dtype)) {
       row.note = row.note.empty() ? "ait drops int8-vs-non-int8 rows" : row.note + "; ait drops int8-vs-non-int8 rows";
     }
   }
@@ -173,7 +179,7 @@ int run_legacy(const AtbRunArgs& r, const AtbCliArgs& a, bool manual) {
 
 // -w (msit cmp_weight.py): {out}/msit_cmp_report_{UTC}.csv with msit's weight columns.
 int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
-  auto res = atb::run_weight_compare(r.golden_path, r.my_path, a.msit_compat);
+  auto res = atb::run_weight_compare(r.golden_path, r.my_path, a.msit_compat, r.jobs);
   if (!res.ok()) {
     print_error("compare", res.error().to_string());
     return kExitBadInput;
@@ -188,7 +194,9 @@ int run_weight(const AtbRunArgs& r, const AtbCliArgs& a) {
   }
   auto rows = res->rows;
   if (r.msit_filters || a.msit_compat) {  // msit drops shape-only mismatches
-    std::erase_if(rows, [](const atb::WeightRow& w) { return w.row.cmp_fail_reason == "data shape doesn't match."; });
+    std::erase_if(rows, [](const atb::WeightRow& w) {
+      return w.row.fail_reason == FailReason::kShapeMismatch && !w.row.problem.any();
+    });
   }
   std::vector<ReportRow> plain;
   for (const auto& w : rows) plain.push_back(w.row);
@@ -267,20 +275,26 @@ int compare_two_files(const AtbRunArgs& r) {
   spec.my = TensorSlot{SlotKind::kFxFile, &files[1], Role::kOutput, 0};
   spec.golden_cell = files[0].raw_path;
   spec.my_cell = files[1].raw_path;
+  // The one evaluator and post-pass, with a list of one pair.
   FileCache cache;
-  EvalOptions eo;
-  if (r.sketch_width) eo.stats.sketch_width = r.sketch_width;
-  ReportRow row = evaluate_pair(spec, cache, eo);
+  EngineOptions eo;
+  eo.jobs = 1;
+  if (r.sketch_width) eo.eval.stats.sketch_width = r.sketch_width;
+  std::vector<ReportRow> rows(1);
+  std::vector<EvalItem> items{EvalItem{&spec, &rows[0], false}};
+  evaluate_items(items, cache, eo);
+  post_pass(rows, RowGraph::kIndependent);
   mark_phase(r.timer, "compare");
-  std::vector<ReportRow> rows{row};
+  const ReportRow& row = rows[0];
   if (!r.quiet) std::printf("%s", terminal_summary(rows, std::nullopt).c_str());
   auto cell = [](const std::optional<double>& v) { return v ? python_float_repr(*v) : std::string("-"); };
+  std::string reason = msit_reason_cell(row);
   std::printf(
       "cosine_similarity=%s max_relative_error=%s mean_relative_error=%s max_absolute_error=%s "
       "mean_absolute_error=%s kl_divergence=%s relative_euclidean_distance=%s%s%s\n",
       cell(row.cosine).c_str(), cell(row.max_rel).c_str(), cell(row.mean_rel).c_str(), cell(row.max_abs).c_str(),
       cell(row.mean_abs).c_str(), cell(row.kl).c_str(), cell(row.red).c_str(),
-      row.cmp_fail_reason.empty() ? "" : " cmp_fail_reason=", row.cmp_fail_reason.c_str());
+      reason.empty() ? "" : " cmp_fail_reason=", reason.c_str());
   RowTally t;
   t.add(rows);
   return finish(r, FlowFamily::kTwoFiles, {&rows}, t);

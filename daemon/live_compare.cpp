@@ -61,7 +61,9 @@ std::string pair_key(const PairSpec& p) {
 
 // A row worth keeping: both sides were read and compared. Problem rows cost nothing to redo, and
 // rows with a fail reason may be a side caught mid-write or mid-compaction.
-bool cacheable(const PairSpec& p, const ReportRow& r) { return p.problem.empty() && r.cmp_fail_reason.empty(); }
+bool cacheable(const PairSpec& p, const ReportRow& r) {
+  return !p.problem.any() && r.fail_reason == FailReason::kNone && !r.problem.any();
+}
 
 std::string token_tag(int64_t rank, int64_t token) { return std::to_string(rank) + "/" + std::to_string(token); }
 
@@ -209,7 +211,7 @@ DivergenceEvent divergence_event(const ReportRow& r, const std::string& root, co
   const TensorLabel& l = row_label(r);  // the pair builder's label (common/report/op_label.h)
   e.rank = r.rank;
   e.token = r.token_text.empty() ? std::to_string(r.token_id) : r.token_text;
-  e.op = l.known() ? l.op : cell_file(r.my_data_path);
+  e.op = l.known() ? l.op : row_file(r, false);
   e.op_type = l.op_type;
   e.cosine = r.cosine;
   e.red = r.red;
@@ -257,7 +259,7 @@ void LiveRootCompare::note_verdicts(const std::vector<ReportRow>& rows, const Du
     auto it = by_token.find(r.token_id);
     if (it == by_token.end() || r.my_data_path.empty()) continue;
     TokenVerdict& v = it->second;
-    std::string file = cell_file(r.my_data_path);
+    std::string file = row_file(r, false);
     if (v.op_files.empty() || v.op_files.back() != file) {
       if (std::find(v.op_files.begin(), v.op_files.end(), file) == v.op_files.end()) v.op_files.push_back(file);
     }

@@ -77,7 +77,7 @@ std::vector<TokenVerdict> atb_token_verdicts(const std::string& root, const std:
   std::map<int64_t, std::set<std::string>> dirs;
   for (const auto& r : rows) {
     if (r.my_data_path.empty()) continue;
-    std::string d = atb_token_dir(root, cell_file(r.my_data_path), r.token_id);
+    std::string d = atb_token_dir(root, row_file(r, false), r.token_id);
     if (!d.empty()) dirs[r.token_id].insert(d);
   }
   std::map<int64_t, TokenVerdict> by_token;
@@ -98,7 +98,7 @@ std::vector<TokenVerdict> atb_token_verdicts(const std::string& root, const std:
     auto it = by_token.find(r.token_id);
     if (it == by_token.end() || r.my_data_path.empty()) continue;
     TokenVerdict& v = it->second;
-    std::string file = cell_file(r.my_data_path), node = atb_node_dir(file);
+    std::string file = row_file(r, false), node = atb_node_dir(file);
     auto [at, fresh] = node_index[r.token_id].try_emplace(node, v.op_files.size());
     if (fresh) {
       v.op_files.push_back(file);
@@ -144,7 +144,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
   std::map<TokenFinality::Key, uint64_t> sig;
   for (const auto& r : rows) {
     uint64_t& s = sig[{-1, r.token_id}];
-    s = mix(s, r.my_data_path + '\x1f' + r.golden_data_path + '\x1f' + r.cmp_fail_reason);
+    s = mix(s, r.my_data_path + '\x1f' + r.golden_data_path + '\x1f' + msit_reason_cell(r));
   }
   finality_.observe(sig, sig, now_ns);
   waiting_ = finality_.any_pending(now_ns);

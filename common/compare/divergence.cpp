@@ -25,13 +25,15 @@ std::optional<double> error_level(const ReportRow& r) {
 
 namespace {
 
-double unit_roundoff(std::string_view dtype) {
-  if (dtype.starts_with("torch.")) dtype.remove_prefix(6);
-  if (dtype == "float16" || dtype == "half") return 0x1p-11;
-  if (dtype == "bfloat16") return 0x1p-8;
-  if (dtype.starts_with("float8_e4m3")) return 0x1p-4;
-  if (dtype.starts_with("float8_e5m2")) return 0x1p-3;
-  return 0.0;  // float32/64 and integers: only kMinErrorFloor
+// Of the dtype the report cell names (a bf16 GE tensor read as float32 has float32's).
+double unit_roundoff(const CellDType& cell) {
+  switch (named_dtype(cell)) {
+    case DType::kFloat16: return 0x1p-11;
+    case DType::kBFloat16: return 0x1p-8;
+    case DType::kFloat8E4M3FN: return 0x1p-4;
+    case DType::kFloat8E5M2: return 0x1p-3;
+    default: return 0.0;  // float32/64 and integers: only kMinErrorFloor
+  }
 }
 
 }  // namespace

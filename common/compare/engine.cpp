@@ -23,7 +23,7 @@ bool batched(const TensorSlot& s) {
          (s.file->kind == SourceKind::kSummary || s.file->kind == SourceKind::kStored);
 }
 
-bool batched_pair(const EvalItem& it) { return !it.custom && it.spec->problem.empty(); }
+bool batched_pair(const EvalItem& it) { return !it.custom && !it.spec->problem.any(); }
 
 // Report order -> the order of the store rows the pairs read (stored ones first, by store and
 // row id; the rest after them in report order).
@@ -98,6 +98,12 @@ void evaluate_items(std::vector<EvalItem>& items, FileCache& cache, const Engine
   run_workers(o.jobs, tasks, worker);
 }
 
-void post_pass(std::vector<ReportRow>& rows) { mark_error_jumps(rows); }
+void post_pass(std::vector<ReportRow>& rows, RowGraph graph) {
+  if (graph == RowGraph::kDataFlow) {
+    mark_error_jumps(rows);
+    return;
+  }
+  for (auto& r : rows) r.error_level = error_level(r);
+}
 
 }  // namespace msit

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -43,9 +44,14 @@ struct EngineOptions {
 // the batch's rows are evaluated. Each row is written at its own place, so report order stays.
 void evaluate_items(std::vector<EvalItem>& items, FileCache& cache, const EngineOptions& o);
 
-// The one post-pass, on the rows of one rank / sheet in report order: error levels, jumps and the
-// first divergence per token (common/compare/divergence.h). Verdicts come with each row.
-void post_pass(std::vector<ReportRow>& rows);
+// How the rows of a flow relate: ops of one run, where an error flows on from op to op (every
+// dump flow), or tensors that do not feed each other (weights, two files, statistics).
+enum class RowGraph : uint8_t { kDataFlow, kIndependent };
+
+// The one post-pass, on the rows of one rank / sheet in report order: error levels, and for a
+// data flow the jumps and the first divergence per token (common/compare/divergence.h): an error
+// jump needs the op's inputs, which independent tensors do not have. Verdicts come with each row.
+void post_pass(std::vector<ReportRow>& rows, RowGraph graph = RowGraph::kDataFlow);
 
 // run_workers(): common/base/run_workers.h.
 

@@ -17,8 +17,6 @@
 namespace msit {
 namespace {
 
-constexpr std::string_view kShapeReason = "data shape doesn't match.";
-
 struct Side {
   enum class K : uint8_t { kRaw, kSummary, kMinMax, kEmpty, kError } k = K::kError;
   std::shared_ptr<LoadedFile> lf;
@@ -27,46 +25,48 @@ struct Side {
   const TensorSummary* ts = nullptr;
   double mm_min = 0, mm_max = 0;
   DType mm_dtype = DType::kFloat64;
-  std::string error;
+  RowProblem error;
 };
 
-Side resolve(const TensorSlot& slot, FileCache& cache, std::shared_ptr<LoadedFile> loaded, const char* which) {
+Side resolve(const TensorSlot& slot, FileCache& cache, std::shared_ptr<LoadedFile> loaded, RowProblem::Kind which) {
   Side s;
   if (slot.kind == SlotKind::kEmpty) {
     s.k = Side::K::kEmpty;
     return s;
   }
   if (slot.kind == SlotKind::kNone || !slot.file) {
-    s.error = std::string(which) + ": no data";
+    s.error = RowProblem{which, {}, "no data"};
     return s;
   }
   s.lf = loaded ? std::move(loaded) : cache.get(*slot.file, slot.kind != SlotKind::kFxFile);
   const LoadedFile& lf = *s.lf;
-  auto fail = [&](const std::string& what) {
+  auto fail = [&](RowProblem p) {
     s.k = Side::K::kError;
-    s.error = std::string(which) + ": " + what;
+    s.error = std::move(p);
     return s;
   };
-  if (lf.error) return fail(lf.error->to_string());
+  auto fail_error = [&](const Error& e) { return fail(RowProblem::from_error(which, e)); };
+  if (lf.error) return fail_error(*lf.error);
   auto tensor = [&] { return std::string(role_name(slot.role)) + " " + std::to_string(slot.index); };
   if (lf.raw) {
     s.desc = find_desc(lf, slot.role, slot.index);
-    if (!s.desc) return fail(lf.source->path() + ": no " + tensor() + " in the file");
+    if (!s.desc) return fail(RowProblem{which, lf.source->path(), ": no " + tensor() + " in the file"});
     auto plan = plan_layout(*s.desc, lf.source->path());
-    if (!plan.ok()) return fail(plan.error().to_string());
+    if (!plan.ok()) return fail_error(plan.error());
     s.plan = std::move(plan).value();
     s.k = Side::K::kRaw;
     return s;
   }
   if (lf.summary) {
     s.ts = find_summary_tensor(*lf.summary, lf.fx, slot.role, slot.index);
-    if (!s.ts) return fail(lf.source->path() + ": no " + tensor() + " in the summary");
+    if (!s.ts) return fail(RowProblem{which, lf.source->path(), ": no " + tensor() + " in the summary"});
     s.k = Side::K::kSummary;
     return s;
   }
   const MinMaxRows& rows = (lf.fx || slot.role == Role::kOutput) ? lf.mm_outputs : lf.mm_inputs;
   uint32_t idx = lf.fx ? 0 : slot.index;
-  if (idx >= rows.rows.size()) return fail(lf.source->path() + ": no " + tensor() + " in the _min_max file");
+  if (idx >= rows.rows.size())
+    return fail(RowProblem{which, lf.source->path(), ": no " + tensor() + " in the _min_max file"});
   s.mm_min = rows.rows[idx][0];
   s.mm_max = rows.rows[idx][1];
   s.mm_dtype = rows.dtype;
@@ -219,7 +219,7 @@ std::string nan_inf_text(const SideStats& g, const SideStats& m) {
   return one("golden", g) + "; " + one("my", m);
 }
 
-void put_side_cells(ReportRow& r, bool golden, const std::string& dtype, const std::string& shape, const SideStats& s) {
+void put_side_cells(ReportRow& r, bool golden, CellDType dtype, const std::string& shape, const SideStats& s) {
   (golden ? r.golden_dtype : r.my_dtype) = dtype;
   (golden ? r.golden_shape : r.my_shape) = shape;
   (golden ? r.golden_max : r.my_max) = s.max;
@@ -242,16 +242,8 @@ void put_stat_errors(ReportRow& r, const SideStats& g, const SideStats& m, bool 
 
 // Reasons in msit's order; returns true when metrics may be computed.
 bool check_reasons(ReportRow& r, bool count_differs, bool g_nonfinite, bool m_nonfinite) {
-  std::string reason;
-  auto add = [&](std::string_view s) {
-    if (!reason.empty()) reason.push_back(' ');
-    reason.append(s);
-  };
-  if (count_differs) add(kShapeReason);
-  if (g_nonfinite) add("golden_data includes NAN or inf.");
-  if (m_nonfinite) add("my_data includes NAN or inf.");
-  r.cmp_fail_reason = reason;
-  if (reason.empty()) return true;
+  r.fail_reason = msit_reasons(count_differs, g_nonfinite, m_nonfinite);
+  if (r.fail_reason == FailReason::kNone) return true;
   // A NaN/inf that only my side has is a divergence; the rest cannot be judged.
   r.verdict = (m_nonfinite && !g_nonfinite && !count_differs) ? Verdict::kFail : Verdict::kSkip;
   return false;
@@ -267,15 +259,15 @@ void put_metrics(ReportRow& r, const MetricValues& v) {
   r.red = v.red;
 }
 
-std::string dtype_cell(DType t) { return std::string(torch_dtype_name(t)); }
+CellDType dtype_cell(DType t) { return CellDType{t}; }
 
 void eval_exact(const Side& g, const Side& m, ReportRow& r, const EvalOptions& o) {
   r.compare_mode = "exact";
   auto gs = open_stream(g, o.chunk_elements);
   auto ms = open_stream(m, o.chunk_elements);
   if (!gs.ok() || !ms.ok()) {
-    r.cmp_fail_reason =
-        !gs.ok() ? "golden_data_path: " + gs.error().to_string() : "my_data_path: " + ms.error().to_string();
+    r.problem = !gs.ok() ? RowProblem::from_error(RowProblem::Kind::kGoldenUnreadable, gs.error())
+                         : RowProblem::from_error(RowProblem::Kind::kMyUnreadable, ms.error());
     r.verdict = Verdict::kError;
     return;
   }
@@ -306,7 +298,7 @@ void eval_exact(const Side& g, const Side& m, ReportRow& r, const EvalOptions& o
     return ok_status();
   };
   if (auto st = run(); !st.ok()) {
-    r.cmp_fail_reason = "read failed: " + st.error().to_string();
+    r.problem = RowProblem::from_error(RowProblem::Kind::kReadFailed, st.error());
     r.verdict = Verdict::kError;
     return;
   }
@@ -321,9 +313,9 @@ void eval_exact(const Side& g, const Side& m, ReportRow& r, const EvalOptions& o
   r.verdict = v.cosine && v.max_abs ? verdict_exact(*v.cosine, *v.max_abs) : Verdict::kSkip;
 }
 
-std::string summary_dtype_cell(const TensorSummary& t) {
-  auto d = dtype_from_name(t.dtype);
-  return d ? dtype_cell(*d) : t.dtype;
+// A summary names its dtype (docs/summary-format.md); a name this build does not know is an empty cell.
+CellDType summary_dtype_cell(const TensorSummary& t) {
+  return dtype_cell(dtype_from_name(t.dtype).value_or(DType::kUnknown));
 }
 
 std::vector<float> as_floats(const std::vector<double>& v) {
@@ -422,7 +414,7 @@ void padding_caveats(const TensorSummary& g, const TensorSummary& m, ReportRow& 
   r.stat_abs.fill(std::nullopt);
   r.stat_rel.fill(std::nullopt);
   // Only NaN/inf on my side alone is still a divergence; a verdict from padded statistics is not.
-  if (r.cmp_fail_reason != "my_data includes NAN or inf.") r.verdict = Verdict::kSkip;
+  if (r.fail_reason != FailReason::kMyNanInf || r.problem.any()) r.verdict = Verdict::kSkip;
 }
 
 void eval_summaries(const TensorSummary& g, const TensorSummary& m, ReportRow& r) {
@@ -433,7 +425,8 @@ void eval_summaries(const TensorSummary& g, const TensorSummary& m, ReportRow& r
 // Side values of a _min_max-style side: [min, max] pairs, from whatever the side is.
 struct MinMaxSide {
   SideStats st;
-  std::string dtype, shape;
+  CellDType dtype;
+  std::string shape;
 };
 
 void eval_min_max(const MinMaxSide& g, const MinMaxSide& m, ReportRow& r) {
@@ -479,13 +472,29 @@ bool can_stream(const Side& g, const Side& m) {
 
 }  // namespace
 
+namespace {
+
+// How much of a side's path cell is its file: the builder starts a cell with the file as shown
+// (a _min_max file's own path, else the raw path) and may go on with ",outputs,k".
+uint32_t file_len(const TensorSlot& s, const std::string& cell) {
+  if (!s.file) return ReportRow::kWholeCell;
+  const std::string& shown = s.file->kind == SourceKind::kMinMax ? s.file->path() : s.file->raw_path;
+  if (shown.size() >= cell.size() || cell.compare(0, shown.size(), shown) != 0) return ReportRow::kWholeCell;
+  return static_cast<uint32_t>(shown.size());
+}
+
+}  // namespace
+
 ReportRow evaluate_pair(PairSpec&& p, FileCache& cache, const EvalOptions& o, std::shared_ptr<LoadedFile> golden_file,
                         std::shared_ptr<LoadedFile> my_file) {
   std::string golden_cell = std::move(p.golden_cell), my_cell = std::move(p.my_cell);
+  uint32_t golden_len = file_len(p.golden, golden_cell), my_len = file_len(p.my, my_cell);
   TensorLabel golden_label = std::move(p.golden_label), my_label = std::move(p.my_label);
   ReportRow r = evaluate_pair(std::as_const(p), cache, o, std::move(golden_file), std::move(my_file));
   r.golden_data_path = std::move(golden_cell);
   r.my_data_path = std::move(my_cell);
+  r.golden_file_len = golden_len;
+  r.my_file_len = my_len;
   r.golden_label = std::move(golden_label);
   r.my_label = std::move(my_label);
   return r;
@@ -494,6 +503,8 @@ ReportRow evaluate_pair(PairSpec&& p, FileCache& cache, const EvalOptions& o, st
 ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& o,
                         std::shared_ptr<LoadedFile> golden_file, std::shared_ptr<LoadedFile> my_file) {
   ReportRow r;
+  r.golden_file_len = file_len(p.golden, p.golden_cell);
+  r.my_file_len = file_len(p.my, p.my_cell);
   r.token_id = p.token;
   r.data_id = p.data_id;
   r.golden_data_path = p.golden_cell;
@@ -502,24 +513,25 @@ ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& 
   r.group = p.group;
   r.golden_label = p.golden_label;
   r.my_label = p.my_label;
-  if (!p.problem.empty()) {
-    r.cmp_fail_reason = p.problem;
-    bool unreadable = p.problem.rfind("my_data_path: ", 0) == 0 || p.problem.rfind("golden_data_path: ", 0) == 0;
+  if (p.problem.any()) {
+    r.problem = p.problem;
+    bool unreadable =
+        p.problem.kind == RowProblem::Kind::kMyUnreadable || p.problem.kind == RowProblem::Kind::kGoldenUnreadable;
     r.verdict = unreadable ? Verdict::kError : Verdict::kSkip;
     return r;
   }
-  Side g = resolve(p.golden, cache, std::move(golden_file), "golden_data_path");
-  Side m = resolve(p.my, cache, std::move(my_file), "my_data_path");
+  Side g = resolve(p.golden, cache, std::move(golden_file), RowProblem::Kind::kGoldenUnreadable);
+  Side m = resolve(p.my, cache, std::move(my_file), RowProblem::Kind::kMyUnreadable);
   if (g.k == Side::K::kError || m.k == Side::K::kError) {
-    r.cmp_fail_reason = g.k == Side::K::kError ? g.error : m.error;
+    r.problem = g.k == Side::K::kError ? g.error : m.error;
     r.verdict = Verdict::kError;
     return r;
   }
   if (g.k == Side::K::kEmpty || m.k == Side::K::kEmpty) {
     // msit's empty float32 stand-in: shape mismatch unless the other side is empty too.
-    r.golden_dtype = "torch.float32";
+    r.golden_dtype = CellDType{DType::kFloat32};
     r.golden_shape = "[0]";
-    r.cmp_fail_reason = std::string(kShapeReason);
+    r.fail_reason = FailReason::kShapeMismatch;
     r.verdict = Verdict::kSkip;
     r.note = "fused component missing from the golden dump";
     return r;
@@ -550,7 +562,7 @@ ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& 
   if (g.k != Side::K::kMinMax) {
     auto t = summary_of(g, p.golden, cache, so, hold_g);
     if (!t.ok()) {
-      r.cmp_fail_reason = "golden_data_path: " + t.error().to_string();
+      r.problem = RowProblem::from_error(RowProblem::Kind::kGoldenUnreadable, t.error());
       r.verdict = Verdict::kError;
       return r;
     }
@@ -559,7 +571,7 @@ ReportRow evaluate_pair(const PairSpec& p, FileCache& cache, const EvalOptions& 
   if (m.k != Side::K::kMinMax) {
     auto t = summary_of(m, p.my, cache, so, hold_m);
     if (!t.ok()) {
-      r.cmp_fail_reason = "my_data_path: " + t.error().to_string();
+      r.problem = RowProblem::from_error(RowProblem::Kind::kMyUnreadable, t.error());
       r.verdict = Verdict::kError;
       return r;
     }

@@ -51,8 +51,11 @@ const std::vector<OptionRow>& option_table() {
       {FlowOption::kSketchWidth,
        {F::kTorchair, F::kAtbTorch, F::kAtbStats, F::kLegacyAit, F::kManualMapping, F::kMindie, F::kTwoFiles}},
       {FlowOption::kHtml,
-       {F::kTorchair, F::kAtbTorch, F::kLegacyAit, F::kManualMapping, F::kWeight, F::kMindie, F::kTwoFiles}},
-      {FlowOption::kJson, {F::kTorchair, F::kAtbTorch, F::kLegacyAit, F::kManualMapping, F::kWeight, F::kMindie}},
+       {F::kTorchair, F::kAtbTorch, F::kAtbStats, F::kLegacyAit, F::kManualMapping, F::kWeight, F::kMindie,
+        F::kTwoFiles}},
+      // Two files write no report file: their metrics are printed.
+      {FlowOption::kJson,
+       {F::kTorchair, F::kAtbTorch, F::kAtbStats, F::kLegacyAit, F::kManualMapping, F::kWeight, F::kMindie}},
       {FlowOption::kMsitFilters, row_reports},
       {FlowOption::kMsitColumns, row_reports},
       {FlowOption::kCmpLevel, {F::kAtbTorch, F::kLegacyAit}},

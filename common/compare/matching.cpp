@@ -45,7 +45,7 @@ PairSpec make_pair(MatchContext& ctx, int64_t token, std::string gcell, std::str
   return p;
 }
 
-PairSpec problem_row(MatchContext& ctx, int64_t token, std::string gcell, std::string mcell, std::string why) {
+PairSpec problem_row(MatchContext& ctx, int64_t token, std::string gcell, std::string mcell, RowProblem why) {
   PairSpec p;
   p.group = ctx.group;
   p.token = token;
@@ -122,8 +122,9 @@ void ge_fx_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
   auto all_ops = split_fused_name(op_name, g, [&](const std::string& n) { return has_op(my, n); });
   auto counts = ctx.counts(ge);
   if (!counts.ok()) {
-    out.pairs.push_back(
-        on_op(problem_row(ctx, token, "", plain(ge), "my_data_path: " + counts.error().to_string()), op_name, ge));
+    out.pairs.push_back(on_op(
+        problem_row(ctx, token, "", plain(ge), RowProblem::from_error(RowProblem::Kind::kMyUnreadable, counts.error())),
+        op_name, ge));
     return;
   }
   if (all_ops.empty()) {
@@ -136,9 +137,10 @@ void ge_fx_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
       }
       return;
     }
-    out.pairs.push_back(on_op(
-        problem_row(ctx, token, "", plain(ge), "GE op " + op_name + " not found in graph " + ctx.graph_path + "."),
-        op_name, ge));
+    out.pairs.push_back(
+        on_op(problem_row(ctx, token, "", plain(ge),
+                          RowProblem::not_paired("GE op " + op_name + " not found in graph " + ctx.graph_path + ".")),
+              op_name, ge));
     return;
   }
   std::vector<PairSpec> rows;
@@ -162,9 +164,10 @@ void ge_fx_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
     if (rows.empty() && missing.empty()) ++out.ops_without_rows;
   }
   if (rows.empty() && !missing.empty()) {
-    out.pairs.push_back(on_op(problem_row(ctx, token, "", plain(ge),
-                                          "FX data missing: GE op " + op_name + ", FX tensor name " + missing + "."),
-                              op_name, ge));
+    out.pairs.push_back(on_op(
+        problem_row(ctx, token, "", plain(ge),
+                    RowProblem::not_paired("FX data missing: GE op " + op_name + ", FX tensor name " + missing + ".")),
+        op_name, ge));
   }
   for (auto& r : rows) out.pairs.push_back(std::move(r));
 }
@@ -185,7 +188,7 @@ struct GoldenSide {
   std::string output_op;  // the op whose outputs are the golden outputs
   const SourceFile* output_file = nullptr;
   uint32_t outputs = 0;
-  std::string error;  // unreadable golden file
+  RowProblem error;  // unreadable golden file
 };
 
 GoldenSide gather_fused(MatchContext& ctx, const std::string& fused, const TokenFiles& my, const TokenFiles& golden,
@@ -207,7 +210,7 @@ GoldenSide gather_fused(MatchContext& ctx, const std::string& fused, const Token
     if (f) {
       auto c = ctx.counts(*f);
       if (!c.ok()) {
-        gs.error = "golden_data_path: " + c.error().to_string();
+        gs.error = RowProblem::from_error(RowProblem::Kind::kGoldenUnreadable, c.error());
         return gs;
       }
       size_t n = std::min<size_t>(in_names.size(), c->inputs);
@@ -248,7 +251,7 @@ void ge_ge_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
     gs = gather_fused(ctx, op_name, my, golden, out.warnings);
   } else if (const SourceFile* f = golden.ge_file(op_name)) {
     auto c = ctx.counts(*f);
-    if (!c.ok()) gs.error = "golden_data_path: " + c.error().to_string();
+    if (!c.ok()) gs.error = RowProblem::from_error(RowProblem::Kind::kGoldenUnreadable, c.error());
     else {
       for (uint32_t k = 0; k < c->inputs; ++k) {
         gs.inputs.push_back(ge_slot(*f, Role::kInput, k));
@@ -260,20 +263,21 @@ void ge_ge_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
       gs.outputs = c->outputs;
     }
   } else {
-    out.pairs.push_back(
-        on_op(problem_row(ctx, token, "", plain(mine), "golden data missing for op " + op_name + "."), op_name, mine));
+    out.pairs.push_back(on_op(
+        problem_row(ctx, token, "", plain(mine), RowProblem::not_paired("golden data missing for op " + op_name + ".")),
+        op_name, mine));
     return;
   }
   auto mc = ctx.counts(mine);
-  if (!gs.error.empty() || !mc.ok()) {
-    std::string why = !gs.error.empty() ? gs.error : "my_data_path: " + mc.error().to_string();
+  if (gs.error.any() || !mc.ok()) {
+    RowProblem why = gs.error.any() ? gs.error : RowProblem::from_error(RowProblem::Kind::kMyUnreadable, mc.error());
     out.pairs.push_back(on_op(problem_row(ctx, token, "", plain(mine), why), op_name, mine));
     return;
   }
   // msit's accumulating golden output cell (docs/formats/report.md §3).
   std::string out_cell = gs.output_file ? plain(*gs.output_file) : "";
   for (uint32_t k = 0; k < gs.inputs.size() && k < mc->inputs; ++k) {
-    if (out_cell.find(",inputs,") == std::string::npos) out_cell += ",inputs," + std::to_string(k);
+    if (k == 0) out_cell += ",inputs,0";  // msit adds the first input's tail only
     out.pairs.push_back(labelled(
         make_pair(ctx, token, gs.input_cells[k], cell(mine, "inputs", k), gs.inputs[k], ge_slot(mine, Role::kInput, k)),
         gs.input_labels[k], ge_label(op_name, mine, Role::kInput, k)));
@@ -378,7 +382,8 @@ void match_fx_fx(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden
       auto it = g.fx_nodes.find(*key);
       if (it == g.fx_nodes.end()) {
         const auto& f = mn.outputs.empty() ? mn.inputs.front() : mn.outputs.front();
-        PairSpec p = problem_row(ctx, token, "", plain(f), "golden data missing for FX node " + *key + ".");
+        PairSpec p = problem_row(ctx, token, "", plain(f),
+                                 RowProblem::not_paired("golden data missing for FX node " + *key + "."));
         p.my_label = fx_label(*key, Role::kOutput, 0);
         p.my_label.role = TensorRole::kUnknown;
         out.pairs.push_back(std::move(p));

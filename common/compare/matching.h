@@ -12,6 +12,7 @@
 #include "common/compare/dump_index.h"
 #include "common/formats/graph_text.h"
 #include "common/formats/tensor_desc.h"
+#include "common/report/row_cells.h"
 #include "common/report/tensor_label.h"
 
 namespace msit {
@@ -43,7 +44,7 @@ struct PairSpec {
   std::string golden_cell, my_cell;  // golden_data_path / my_data_path cells
   TensorSlot golden, my;
   TensorLabel golden_label, my_label;  // which tensor of which op each side is
-  std::string problem;                 // set: row carries this cmp_fail_reason, nothing is read
+  RowProblem problem;                  // set: the row carries it (cmp_fail_reason), nothing is read
   bool msit_row = true;                // msit writes this row (false: diagnostics msit omits)
 };
 

@@ -94,18 +94,17 @@ std::string jump_block(const std::vector<const ReportRow*>& firsts, size_t liste
   return s;
 }
 
-// An error reason with its paths taken out, so that one cause on many files is one group.
-std::string reason_key(const std::string& why) {
-  std::string k;
-  for (size_t i = 0; i < why.size();) {
-    if (why[i] == '/' && (i == 0 || why[i - 1] == ' ')) {
-      while (i < why.size() && why[i] != ' ' && why[i] != ':' && why[i] != ',') ++i;
-      k += "<file>";
-      continue;
-    }
-    k.push_back(why[i++]);
-  }
-  return k;
+// An error reason with its file left out (the row's problem holds it apart), so that one cause
+// on many files is one group.
+std::string reason_key(const ReportRow& r) {
+  if (!r.problem.any()) return fail_reason_cell(r);
+  ReportRow keyed;
+  keyed.fail_reason = r.fail_reason;
+  keyed.side_names = r.side_names;
+  keyed.caveat = r.caveat;
+  std::string reasons = msit_reason_cell(keyed), key = row_problem_key(r.problem);
+  std::string msit = reasons.empty() ? key : reasons + " " + key;
+  return r.caveat.empty() ? msit : msit + " " + r.caveat;
 }
 
 std::string error_block(const std::vector<ReportRow>& rows, size_t listed) {
@@ -113,7 +112,7 @@ std::string error_block(const std::vector<ReportRow>& rows, size_t listed) {
   size_t n = 0;
   for (const auto& r : rows) {
     if (r.verdict != Verdict::kError) continue;
-    groups[reason_key(fail_reason_cell(r))].push_back(&r);
+    groups[reason_key(r)].push_back(&r);
     ++n;
   }
   if (n == 0) return "";
@@ -141,8 +140,8 @@ std::string inspectable(const std::string& file) {
 std::string next_block(const ReportRow* focus, const SummaryOptions& o) {
   std::string s;
   if (focus) {
-    for (const std::string* cell : {&focus->my_data_path, &focus->golden_data_path}) {
-      std::string file = inspectable(cell_file(*cell));
+    for (bool golden : {false, true}) {
+      std::string file = inspectable(row_file(*focus, golden));
       if (!file.empty()) s += (s.empty() ? "next: " : "      ") + std::string("msit-compact inspect ") + file + "\n";
     }
   }

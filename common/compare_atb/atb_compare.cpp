@@ -106,13 +106,6 @@ std::vector<Match> sheet_matches(const DumpSide& g, const DumpSide& m, PolicySet
 
 namespace {
 
-// Execution order of every node of a tree (docs/compare.md "Op labels"): a node's inputs are
-// read when it starts (pre-order) and its outputs written when all its children have run
-// (post-order), so a layer's output comes after its last op's.
-struct TreeOrder {
-  std::vector<uint64_t> start, end;
-};
-
 TreeOrder tree_order(const TopoTree& t) {
   TreeOrder o{std::vector<uint64_t>(t.nodes.size()), std::vector<uint64_t>(t.nodes.size())};
   uint64_t clock = 0;
@@ -133,6 +126,8 @@ TreeOrder tree_order(const TopoTree& t) {
   }
   return o;
 }
+
+}  // namespace
 
 // The tensor a dump file is (docs/formats/atb-torch.md §1-§2): ATB intensor{k} / outtensor{k}
 // (an irName may follow), torch input_{k} / output / output_{k}.
@@ -155,6 +150,30 @@ void file_role(std::string_view name, TensorLabel& l) {
   }
 }
 
+TensorLabel Labeler::node_label(const Endpoint& e, TensorRole role, uint32_t index) {
+  const TopoNode& n = s_.trees[e.tree].nodes[e.node];
+  if (orders_.empty()) {
+    for (const auto& tree : s_.trees) orders_.push_back(tree_order(tree));
+  }
+  TensorLabel l;
+  l.op = s_.kind == SideKind::kAtb ? n.tensor_path : n.name;
+  l.op_type = n.type;
+  l.role = role;
+  l.index = index;
+  const TreeOrder& o = orders_[e.tree];
+  uint64_t at = role == TensorRole::kInput ? o.start[e.node] : o.end[e.node];
+  l.order = (uint64_t{e.tree} << 40) + at;  // trees (encode, decode) run one after the other
+  return l;
+}
+
+TensorLabel Labeler::label(const Endpoint& e, const SourceFile& f) {
+  TensorLabel file;
+  file_role(f.raw_name(), file);
+  return node_label(e, file.role, file.index);
+}
+
+namespace {
+
 struct Expander {
   const DumpSide& g;
   const DumpSide& m;
@@ -163,26 +182,8 @@ struct Expander {
   std::deque<SourceFile> files;  // stable addresses for the PairSpec slots
   std::vector<Job> jobs;
   uint64_t next_id = 0;
-  std::vector<TreeOrder> g_order, m_order;  // per tree, built on first use
+  Labeler g_labels, m_labels;
   std::set<std::string> inputs_done;
-
-  // ATB: the node's path below the token dir (9_DecoderLayer/3_LinearOperation); torch: the
-  // module name. The type: ATB opType, torch class. The order: the tree's execution order.
-  TensorLabel label(const DumpSide& s, std::vector<TreeOrder>& orders, const Endpoint& e, const SourceFile& f) {
-    const TopoTree& t = s.trees[e.tree];
-    const TopoNode& n = t.nodes[e.node];
-    if (orders.empty()) {
-      for (const auto& tree : s.trees) orders.push_back(tree_order(tree));
-    }
-    TensorLabel l;
-    l.op = s.kind == SideKind::kAtb ? n.tensor_path : n.name;
-    l.op_type = n.type;
-    file_role(f.raw_name(), l);
-    const TreeOrder& o = orders[e.tree];
-    uint64_t at = l.role == TensorRole::kInput ? o.start[e.node] : o.end[e.node];
-    l.order = (uint64_t{e.tree} << 40) + at;  // trees (encode, decode) run one after the other
-    return l;
-  }
 
   std::string rel(const DumpSide& s, const Endpoint& e, const TokenDir& t) {
     return o.robust_dirs && s.kind == SideKind::kAtb ? robust_rel(s.trees[e.tree], e.node, t.dir) : std::string();
@@ -258,8 +259,8 @@ struct Expander {
     j.spec.my_cell = real_path(mf.raw_path);
     const SourceFile& gs = files.emplace_back(gf);
     const SourceFile& ms = files.emplace_back(mf);
-    j.spec.golden_label = label(g, g_order, mm.golden, gf);
-    j.spec.my_label = label(m, m_order, mm.my, mf);
+    j.spec.golden_label = g_labels.label(mm.golden, gf);
+    j.spec.my_label = m_labels.label(mm.my, mf);
     j.spec.golden = TensorSlot{SlotKind::kFxFile, &gs, Role::kOutput, 0};
     j.spec.my = TensorSlot{SlotKind::kFxFile, &ms, Role::kOutput, 0};
     jobs.push_back(std::move(j));
@@ -308,7 +309,7 @@ std::string job_key(const Job& j) {
   k += std::to_string(j.golden_ranks.size()) + '/' + std::to_string(j.my_ranks.size());
   for (const auto* files : {&j.golden_ranks, &j.my_ranks})
     for (const SourceFile& f : *files) k += '\x1f' + f.raw_path + static_cast<char>('0' + static_cast<int>(f.kind));
-  k += '\x1f' + p.my_cell + '\x1f' + p.golden_cell + '\x1f' + p.problem + '\x1f';
+  k += '\x1f' + p.my_cell + '\x1f' + p.golden_cell + '\x1f' + row_problem_key(p.problem) + '\x1f';
   for (const TensorSlot* s : {&p.my, &p.golden}) {
     k += static_cast<char>('0' + static_cast<int>(s->kind));
     k += static_cast<char>('0' + (s->file ? static_cast<int>(s->file->kind) : 9));
@@ -381,7 +382,7 @@ void evaluate_all(std::vector<Job>& jobs, std::vector<AtbSheet>& sheets, const A
   if (o.row_cache) {
     // Kept before the post-pass marks them: a cached row is a fresh evaluation's row.
     for (size_t i : todo)
-      if (rows[i].cmp_fail_reason.empty()) kept.emplace(std::move(keys[i]), rows[i]);
+      if (rows[i].fail_reason == FailReason::kNone && !rows[i].problem.any()) kept.emplace(std::move(keys[i]), rows[i]);
     o.row_cache->evaluated = todo.size();
     o.row_cache->rows = std::move(kept);
   }
@@ -428,7 +429,7 @@ Result<AtbCompareResult> run_atb_compare(const std::string& golden_path, const s
   std::vector<PolicySet> sets = o.level
                                     ? std::vector<PolicySet>{*o.level}
                                     : std::vector<PolicySet>{PolicySet::kLayer, PolicySet::kModule, PolicySet::kApi};
-  Expander ex{g, m, o, rank_siblings(g), rank_siblings(m), {}, {}, 0, {}, {}, {}};
+  Expander ex{g, m, o, rank_siblings(g), rank_siblings(m), {}, {}, 0, Labeler{g}, Labeler{m}, {}};
   for (size_t s = 0; s < sets.size(); ++s) {
     res.sheets.push_back(AtbSheet{std::string(policy_set_name(sets[s])), {}});
     auto matches = sheet_matches(g, m, sets[s], mo);

@@ -106,7 +106,7 @@ Result<FloatTensor> concatenate(std::vector<FloatTensor> parts, std::optional<si
 }
 
 void side_cells(ReportRow& r, bool golden, const FloatTensor& l, const SideStats& s) {
-  (golden ? r.golden_dtype : r.my_dtype) = std::string(torch_dtype_name(l.dtype));
+  (golden ? r.golden_dtype : r.my_dtype) = CellDType{l.dtype};
   (golden ? r.golden_shape : r.my_shape) = shape_cell(l.shape);
   (golden ? r.golden_max : r.my_max) = s.max;
   (golden ? r.golden_min : r.my_min) = s.min;
@@ -129,14 +129,9 @@ void evaluate_floats(const FloatTensor& g, const FloatTensor& m, ReportRow& r) {
   side_cells(r, true, g, gs);
   side_cells(r, false, m, ms);
   r.compare_mode = "exact";
-  std::string reason;
-  auto add = [&](const char* s) { reason += (reason.empty() ? "" : " ") + std::string(s); };
   bool g_bad = gs.nan + gs.posinf + gs.neginf > 0, m_bad = ms.nan + ms.posinf + ms.neginf > 0;
-  if (!paired) add("data shape doesn't match.");
-  if (g_bad) add("golden_data includes NAN or inf.");
-  if (m_bad) add("my_data includes NAN or inf.");
-  r.cmp_fail_reason = reason;
-  if (!reason.empty()) {
+  r.fail_reason = msit_reasons(!paired, g_bad, m_bad);
+  if (r.fail_reason != FailReason::kNone) {
     r.verdict = (m_bad && !g_bad && paired) ? Verdict::kFail : Verdict::kSkip;
     return;
   }

@@ -17,7 +17,7 @@ struct FilePair {
   uint64_t data_id = 0;    // ait writes 0 (layer/token) or the metadata.json id
   std::string golden_type, my_type;
   TensorLabel golden_label, my_label;  // torch module / ATB node, where the flow knows them
-  std::string problem;                 // set: the row carries this cmp_fail_reason, nothing is read
+  RowProblem problem;                  // set: the row carries it (cmp_fail_reason), nothing is read
 };
 
 // One row per pair, in order, evaluated on `jobs` threads.

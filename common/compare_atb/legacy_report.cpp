@@ -10,7 +10,7 @@ namespace {
 // Positions of golden_op_type and my_op_type among msit's 24 columns.
 constexpr size_t kGoldenOpType = 3, kMyOpType = 10;
 
-bool int8_xor(const ReportRow& r) { return (r.golden_dtype == "torch.int8") != (r.my_dtype == "torch.int8"); }
+bool int8_xor(const ReportRow& r) { return is_int8(r.golden_dtype) != is_int8(r.my_dtype); }
 
 void append_line(std::string& out, const std::vector<std::string>& cells) {
   for (size_t i = 0; i < cells.size(); ++i) {

@@ -98,14 +98,6 @@ const SourceFile* npu_file_of(const std::vector<SourceFile>& files, const std::s
   return nullptr;
 }
 
-std::string rename_reasons(std::string s) {
-  for (auto [from, to] :
-       {std::pair{"golden_data includes", "cpu_data includes"}, std::pair{"my_data includes", "npu_data includes"}}) {
-    if (auto p = s.find(from); p != std::string::npos) s.replace(p, std::string_view(from).size(), to);
-  }
-  return s;
-}
-
 }  // namespace
 
 std::string torchscript_key(std::string_view jit_node) {
@@ -237,7 +229,7 @@ Result<MindieResult> run_mindie_compare(const std::string& golden, const std::st
                              " vs " + r.my_shape + " differ, skipped (msit skips it silently)");
       continue;
     }
-    r.cmp_fail_reason = rename_reasons(r.cmp_fail_reason);
+    r.side_names = SideNames::kCpuNpu;
     kept.push_back(std::move(r));
     kept_op.push_back(k);
   }

@@ -3,8 +3,10 @@
 // statistics, or a raw tensor summarised on the fly (msit accepts only stats .bin files).
 #include "common/compare_atb/stats_compare.h"
 
+#include <deque>
 #include <filesystem>
 
+#include "common/compare/engine.h"
 #include "common/compare/file_cache.h"
 #include "common/compare/metrics.h"
 #include "common/compare_atb/atb_compare_internal.h"
@@ -56,6 +58,24 @@ std::optional<Values> my_values(const SourceFile& f, FileCache& cache, const Sta
 
 }  // namespace
 
+namespace {
+
+// One golden module against one of my files: what the evaluator needs for its row.
+struct StatsPair {
+  const std::optional<Values>* golden = nullptr;  // the module's values, shared by its files
+  const SourceFile* my = nullptr;
+  ReportRow row;  // token, data_id, paths, op types, labels
+};
+
+// msit's statistics verdict: a max, min or mean error above 1 fails; the rest is inconclusive.
+Verdict stats_verdict(const ReportRow& r) {
+  for (size_t i = 0; i < 3; ++i)
+    if (r.stat_abs[i] && *r.stat_abs[i] > 1.0) return Verdict::kFail;
+  return Verdict::kInconclusive;
+}
+
+}  // namespace
+
 Result<StatsResult> run_stats_compare(const std::string& golden_path, const std::string& my_path,
                                       const AtbCompareOptions& o) {
   SideOptions so{o.msit_compat, false};
@@ -70,7 +90,11 @@ Result<StatsResult> run_stats_compare(const std::string& golden_path, const std:
   auto tokens = token_pairs(g, m);
   if (tokens.empty()) return make_error(my_path, Stage::kTokens, "no token directory in common with " + golden_path);
   auto matches = sheet_matches(g, m, PolicySet::kApi, mo);
-  FileCache cache;
+  // The pair list: stable addresses for the golden values and my files the items point at.
+  std::deque<std::optional<Values>> golden;
+  std::deque<SourceFile> files;
+  std::vector<StatsPair> pairs;
+  Labeler g_labels(g), m_labels(m);
   uint64_t next_id = 0;
   for (auto [gt, mt] : tokens) {
     for (const Match& mm : matches) {
@@ -79,55 +103,69 @@ Result<StatsResult> run_stats_compare(const std::string& golden_path, const std:
       std::string csv = (fs::path(gt->dir) / gn.tensor_path / "statistics.csv").string();
       auto mine = endpoint_files(m, m.trees[mm.my.tree], mt->dir, mm.my, false, "", !o.msit_compat);
       if (mine.empty()) continue;
-      auto gv = golden_values(csv, res.warnings);
+      const auto& gv = golden.emplace_back(golden_values(csv, res.warnings));
       for (const auto& f : mine) {
-        uint64_t id = next_id++;
-        auto mv = my_values(f, cache, o.eval.stats);
-        if (!gv || !mv) {
-          ++res.dropped;
-          continue;
-        }
-        StatsRow r;
-        r.token = mt->key;
-        r.data_id = id;
+        StatsPair p;
+        p.golden = &gv;
+        p.my = &files.emplace_back(f);
+        ReportRow& r = p.row;
+        r.token_id = is_digits(mt->key) ? std::stoll(mt->key) : 0;
+        r.token_text = mt->key;  // the report writes the key as the token dir names it
+        r.data_id = next_id++;
         r.golden_data_path = real_path(csv);
         r.golden_op_type = gn.type;
         r.my_data_path = real_path(f.raw_path);
         r.my_op_type = m.trees[mm.my.tree].nodes[mm.my.node].type;
-        for (size_t i = 0; i < 4; ++i) {
-          auto e = stat_error((*gv)[i], (*mv)[i]);
-          r.abs[i] = e.abs;
-          r.rel[i] = e.rel;
-        }
-        res.rows.push_back(std::move(r));
+        r.golden_label = g_labels.node_label(mm.golden, TensorRole::kOutput, 0);  // its last Output row
+        r.my_label = m_labels.label(mm.my, f);
+        pairs.push_back(std::move(p));
       }
     }
   }
+  // The one evaluator: my side's statistics read (or summarised) on --jobs workers.
+  FileCache cache;
+  std::vector<EvalItem> items(pairs.size());
+  std::vector<ReportRow> rows(pairs.size());
+  std::vector<uint8_t> have(pairs.size(), 0);
+  for (size_t i = 0; i < pairs.size(); ++i) items[i] = EvalItem{nullptr, &rows[i], true};
+  EngineOptions eo;
+  eo.jobs = o.jobs;
+  eo.eval = o.eval;
+  eo.custom = [&](size_t i, FileCache& c) {
+    StatsPair& p = pairs[i];
+    ReportRow r = std::move(p.row);
+    auto mv = my_values(*p.my, c, o.eval.stats);
+    if (!*p.golden || !mv) return r;
+    have[i] = 1;
+    for (size_t k = 0; k < 4; ++k) {
+      auto e = stat_error((**p.golden)[k], (*mv)[k]);
+      r.stat_abs[k] = e.abs;
+      r.stat_rel[k] = e.rel;
+    }
+    r.compare_mode = "stats";
+    r.verdict = stats_verdict(r);
+    return r;
+  };
+  evaluate_items(items, cache, eo);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (have[i]) res.rows.push_back(std::move(rows[i]));
+    else ++res.dropped;
+  }
+  post_pass(res.rows, RowGraph::kIndependent);
   return res;
 }
 
-RowTally stats_tally(const std::vector<StatsRow>& rows) {
-  RowTally t;
-  for (const auto& row : rows) {
-    ++t.rows, ++t.pairs;
-    bool fail = false;
-    for (size_t i = 0; i < 3; ++i) fail |= row.abs[i] && *row.abs[i] > 1.0;
-    ++(fail ? t.fail : t.inconclusive);
-  }
-  return t;
-}
-
-std::string stats_report_csv(const std::vector<StatsRow>& rows) {
+std::string stats_report_csv(const std::vector<ReportRow>& rows) {
   std::string out =
       "token_id,data_id,golden_data_path,golden_op_type,my_data_path,my_op_type,max_stat_absolute_error,"
       "max_stat_relative_error,min_stat_absolute_error,min_stat_relative_error,mean_stat_absolute_error,"
       "mean_stat_relative_error,l2norm_stat_absolute_error,l2norm_stat_relative_error\n";
   for (const auto& r : rows) {
-    out += csv_quote(guard_text_cell(r.token)) + "," + std::to_string(r.data_id);
+    out += csv_quote(guard_text_cell(r.token_text)) + "," + std::to_string(r.data_id.value_or(0));
     for (const auto* t : {&r.golden_data_path, &r.golden_op_type, &r.my_data_path, &r.my_op_type}) {
       out += "," + csv_quote(guard_text_cell(*t));
     }
-    for (size_t i = 0; i < 4; ++i) out += "," + float_cell(r.abs[i]) + "," + float_cell(r.rel[i]);
+    for (size_t i = 0; i < 4; ++i) out += "," + float_cell(r.stat_abs[i]) + "," + float_cell(r.stat_rel[i]);
     out += "\n";
   }
   return out;

@@ -3,9 +3,11 @@
 #include "common/compare_atb/weight_compare.h"
 
 #include <algorithm>
+#include <deque>
 #include <filesystem>
 #include <optional>
 
+#include "common/compare/engine.h"
 #include "common/compare/evaluate.h"
 #include "common/compare/metrics.h"
 #include "common/formats/safetensors.h"
@@ -142,14 +144,7 @@ Status golden_only(const Located& g, SideAccumulator& acc) {
 }
 
 // str(tensor.dtype) of the tensor safetensors loads (bf16 stays bf16, unlike GE/ATB dumps).
-std::string dtype_cell(DType t) {
-  switch (t) {
-    case DType::kBFloat16: return "torch.bfloat16";
-    case DType::kFloat8E4M3FN: return "torch.float8_e4m3fn";
-    case DType::kFloat8E5M2: return "torch.float8_e5m2";
-    default: return std::string(torch_dtype_name(t));
-  }
-}
+CellDType dtype_cell(DType t) { return CellDType{t, CellDType::Naming::kTorchOwn}; }
 
 void fill_side(ReportRow& r, bool golden, DType t, const std::vector<uint64_t>& shape, const SideStats& s) {
   (golden ? r.golden_dtype : r.my_dtype) = dtype_cell(t);
@@ -187,13 +182,8 @@ Result<ReportRow> compare_weight(const Located& g, const Located& w, const Locat
   fill_side(r, false, promoted(o.e->dtype, sc.e->dtype), w.e->shape, ms);
   r.compare_mode = "exact";
   bool g_bad = gs.nan + gs.posinf + gs.neginf > 0, m_bad = ms.nan + ms.posinf + ms.neginf > 0;
-  std::string reason;
-  auto add = [&](const char* t) { reason += (reason.empty() ? "" : " ") + std::string(t); };
-  if (!lockstep) add("data shape doesn't match.");
-  if (g_bad) add("golden_data includes NAN or inf.");
-  if (m_bad) add("my_data includes NAN or inf.");
-  r.cmp_fail_reason = reason;
-  if (!reason.empty()) {
+  r.fail_reason = msit_reasons(!lockstep, g_bad, m_bad);
+  if (r.fail_reason != FailReason::kNone) {
     r.verdict = m_bad && !g_bad && lockstep ? Verdict::kFail : Verdict::kSkip;
     return r;
   }
@@ -206,8 +196,27 @@ Result<ReportRow> compare_weight(const Located& g, const Located& w, const Locat
 
 }  // namespace
 
+namespace {
+
+// One golden weight and my int8 weight with its offset and scale: a pair for the evaluator.
+struct WeightPair {
+  Located golden, weight, offset, scale;
+};
+
+// The weight's own name as the file names it; the module is the name without ".weight"
+// (safetensors holds no class name: the type is the tensor's kind).
+TensorLabel weight_label(const std::string& name, uint64_t order) {
+  TensorLabel l;
+  l.op = name;
+  l.op_type = "weight";
+  l.order = order;
+  return l;
+}
+
+}  // namespace
+
 Result<WeightCompareResult> run_weight_compare(const std::string& golden_dir, const std::string& my_dir,
-                                               bool msit_compat) {
+                                               bool msit_compat, unsigned jobs) {
   auto gfiles = safetensors_files(golden_dir), mfiles = safetensors_files(my_dir);
   if (gfiles.empty()) {
     return make_error(golden_dir, Stage::kWeight,
@@ -222,9 +231,13 @@ Result<WeightCompareResult> run_weight_compare(const std::string& golden_dir, co
     MSIT_ASSIGN_OR_RETURN(auto idx, read_safetensors_index(f));
     mine.push_back(std::move(idx));
   }
+  // The pair list (golden indexes kept: the pairs point into them).
   WeightCompareResult res;
+  std::deque<SafetensorsIndex> golden;
+  std::vector<WeightPair> pairs;
   for (const auto& f : gfiles) {
-    MSIT_ASSIGN_OR_RETURN(auto gidx, read_safetensors_index(f));
+    MSIT_ASSIGN_OR_RETURN(auto idx, read_safetensors_index(f));
+    const SafetensorsIndex& gidx = golden.emplace_back(std::move(idx));
     for (const auto& e : gidx.entries) {
       if (!e.name.ends_with("weight")) continue;
       Located w = locate(mine, e.name), o = locate(mine, replace_all(e.name, "weight", "weight_offset"));
@@ -233,10 +246,35 @@ Result<WeightCompareResult> run_weight_compare(const std::string& golden_dir, co
         ++res.skipped;
         continue;
       }
-      MSIT_ASSIGN_OR_RETURN(ReportRow r, compare_weight(Located{&gidx, &e}, w, o, sc));
-      res.rows.push_back(WeightRow{e.name, std::move(r)});
+      pairs.push_back(WeightPair{Located{&gidx, &e}, w, o, sc});
     }
   }
+  // The one evaluator, each weight streamed on its own worker (--jobs); a file that breaks off
+  // stops the compare, as before: the first failure in pair order is returned.
+  FileCache cache;
+  std::vector<EvalItem> items(pairs.size());
+  std::vector<ReportRow> rows(pairs.size());
+  std::vector<std::optional<Error>> failed(pairs.size());
+  for (size_t i = 0; i < pairs.size(); ++i) items[i] = EvalItem{nullptr, &rows[i], true};
+  EngineOptions eo;
+  eo.jobs = jobs;
+  eo.custom = [&](size_t i, FileCache&) {
+    const WeightPair& p = pairs[i];
+    auto r = compare_weight(p.golden, p.weight, p.offset, p.scale);
+    if (!r.ok()) {
+      failed[i] = r.error();
+      return ReportRow{};
+    }
+    ReportRow row = std::move(r).value();
+    row.golden_label = weight_label(p.golden.e->name, i);
+    row.my_label = weight_label(p.weight.e->name, i);
+    return row;
+  };
+  evaluate_items(items, cache, eo);
+  for (auto& f : failed)
+    if (f) return *f;
+  post_pass(rows, RowGraph::kIndependent);
+  for (size_t i = 0; i < pairs.size(); ++i) res.rows.push_back(WeightRow{pairs[i].golden.e->name, std::move(rows[i])});
   return res;
 }
 
@@ -251,11 +289,12 @@ std::string weight_report_csv(const std::vector<WeightRow>& rows, bool extra) {
   for (const auto& w : rows) {
     const ReportRow& r = w.row;
     out += csv_quote(guard_text_cell(w.weight_name));
-    text(r.golden_dtype), text(r.golden_shape), real(r.golden_max), real(r.golden_min), real(r.golden_mean);
-    text(r.my_dtype), text(r.my_shape), real(r.my_max), real(r.my_min), real(r.my_mean);
+    text(std::string(dtype_cell_text(r.golden_dtype))), text(r.golden_shape), real(r.golden_max), real(r.golden_min),
+        real(r.golden_mean);
+    text(std::string(dtype_cell_text(r.my_dtype))), text(r.my_shape), real(r.my_max), real(r.my_min), real(r.my_mean);
     for (const auto* m : {&r.cosine, &r.max_rel, &r.mean_rel, &r.max_abs, &r.mean_abs, &r.kl, &r.red}) real(*m);
     if (extra)
-      text(r.golden_data_path), text(r.my_data_path), text(r.cmp_fail_reason),
+      text(r.golden_data_path), text(r.my_data_path), text(msit_reason_cell(r)),
           text(std::string(verdict_name(r.verdict))), text(r.note);
     out += "\n";
   }

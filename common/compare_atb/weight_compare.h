@@ -22,9 +22,12 @@ struct WeightCompareResult {
   size_t skipped = 0;  // golden "*weight" tensors without int8 weight + offset + scale in my files
 };
 
+// A pair-list builder: golden "*weight" tensors with my int8 weight, offset and scale, evaluated
+// by the one evaluator (common/compare/engine.h; jobs workers) and its post-pass (independent
+// tensors: error levels, no jumps). Labels: the weight's name (docs/compare.md "Op labels").
 // msit_compat: only my first .safetensors file (msit loads one); else every file of my dir.
 Result<WeightCompareResult> run_weight_compare(const std::string& golden_dir, const std::string& my_dir,
-                                               bool msit_compat);
+                                               bool msit_compat, unsigned jobs = 1);
 
 // msit's CSV_CMP_WEIGHT_HEADER columns, then (extra) golden_data_path, my_data_path,
 // cmp_fail_reason, verdict, note.

@@ -70,21 +70,20 @@ void for_each_cell(const ReportRow& r, bool extra, Put&& put) {
   else put(std::string_view(), false);
   text(r.golden_data_path);
   text(r.golden_op_type);
-  text(r.golden_dtype);
+  text(dtype_cell_text(r.golden_dtype));
   text(r.golden_shape);
   real(r.golden_max);
   real(r.golden_min);
   real(r.golden_mean);
   text(r.my_data_path);
   text(r.my_op_type);
-  text(r.my_dtype);
+  text(dtype_cell_text(r.my_dtype));
   text(r.my_shape);
   real(r.my_max);
   real(r.my_min);
   real(r.my_mean);
   for (const auto* m : {&r.cosine, &r.max_rel, &r.mean_rel, &r.max_abs, &r.mean_abs, &r.kl, &r.red}) real(*m);
-  if (r.caveat.empty()) text(r.cmp_fail_reason);
-  else text(fail_reason_cell(r));
+  text(fail_reason_cell(r));
   if (!extra) return;
   put(r.compare_mode, true);
   for (size_t i = 0; i < 4; ++i) {

@@ -5,9 +5,10 @@
 
 namespace msit {
 
-std::string cell_file(std::string_view cell) {
-  size_t cut = std::min(cell.find(",inputs,"), cell.find(",outputs,"));
-  return std::string(cell.substr(0, cut));
+std::string row_file(const ReportRow& r, bool golden) {
+  const std::string& cell = golden ? r.golden_data_path : r.my_data_path;
+  uint32_t len = golden ? r.golden_file_len : r.my_file_len;
+  return len == ReportRow::kWholeCell ? cell : cell.substr(0, len);
 }
 
 std::string tensor_text(const TensorLabel& l) {
@@ -31,7 +32,7 @@ const TensorLabel& row_label(const ReportRow& r) { return r.my_label.known() ? r
 
 std::string op_text(const ReportRow& r) {
   if (!r.my_label.known() && !r.golden_label.known()) {
-    std::string file = cell_file(r.my_data_path.empty() ? r.golden_data_path : r.my_data_path);
+    std::string file = row_file(r, r.my_data_path.empty());
     size_t slash = file.rfind('/');
     return slash == std::string::npos ? file : file.substr(slash + 1);
   }

@@ -20,8 +20,9 @@ const TensorLabel& row_label(const ReportRow& r);
 // when it names another op (ATB node path vs torch module); the base name of my file when the
 // row has no label.
 std::string op_text(const ReportRow& r);
-// The file a path cell names: the cell without its ",inputs,k" / ",outputs,k" tail (GE-vs-GE
-// golden cells accumulate several tails: the first one starts the tail). For `inspect` hints.
-std::string cell_file(std::string_view cell);
+// The file a side's path cell names (the cell without a GE cell's ",outputs,k" tail), from the
+// length the evaluator recorded (ReportRow::my_file_len): for `inspect` hints and rows without
+// a label.
+std::string row_file(const ReportRow& r, bool golden);
 
 }  // namespace msit

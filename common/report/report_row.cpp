@@ -34,10 +34,18 @@ std::string_view jump_cell(ReportRow::Jump j) {
   return "";
 }
 
+std::string msit_reason_cell(const ReportRow& r) {
+  std::string reasons = fail_reason_text(r.fail_reason, r.side_names);
+  if (!r.problem.any()) return reasons;
+  std::string problem = row_problem_text(r.problem);
+  return reasons.empty() ? problem : reasons + " " + problem;
+}
+
 std::string fail_reason_cell(const ReportRow& r) {
-  if (r.caveat.empty()) return r.cmp_fail_reason;
-  if (r.cmp_fail_reason.empty()) return r.caveat;
-  return r.cmp_fail_reason + " " + r.caveat;
+  std::string msit = msit_reason_cell(r);
+  if (r.caveat.empty()) return msit;
+  if (msit.empty()) return r.caveat;
+  return msit + " " + r.caveat;
 }
 
 void add_caveat(ReportRow& r, const std::string& text) {
@@ -46,16 +54,17 @@ void add_caveat(ReportRow& r, const std::string& text) {
 }
 
 namespace {
-constexpr std::string_view kShapeReason = "data shape doesn't match.";
+// msit's first filter: the reason is exactly the shape mismatch.
+bool shape_only(const ReportRow& r) { return r.fail_reason == FailReason::kShapeMismatch && !r.problem.any(); }
 bool int8_xor(const ReportRow& r) {
-  if (r.golden_dtype.empty() || r.my_dtype.empty()) return false;  // msit: dtype keys absent
-  return (r.golden_dtype == "torch.int8") != (r.my_dtype == "torch.int8");
+  if (dtype_cell_text(r.golden_dtype).empty() || dtype_cell_text(r.my_dtype).empty()) return false;  // msit: no dtype
+  return (named_dtype(r.golden_dtype) == DType::kInt8) != (named_dtype(r.my_dtype) == DType::kInt8);
 }
 }  // namespace
 
 std::string msit_drop_reason(const ReportRow& r) {
   if (!r.msit_row) return "msit writes no row here";
-  if (r.cmp_fail_reason == kShapeReason) return "msit drops rows whose only reason is a shape mismatch";
+  if (shape_only(r)) return "msit drops rows whose only reason is a shape mismatch";
   if (int8_xor(r)) return "msit drops int8 vs non-int8 rows";
   return "";
 }
@@ -65,7 +74,7 @@ std::vector<ReportRow> apply_msit_filters(const std::vector<ReportRow>& rows) {
   // msit is iterating, so the element after a removed row is never looked at.
   std::vector<const ReportRow*> stage1;
   for (const auto& r : rows) {
-    if (r.msit_row && r.cmp_fail_reason != kShapeReason) stage1.push_back(&r);
+    if (r.msit_row && !shape_only(r)) stage1.push_back(&r);
   }
   std::vector<ReportRow> out;
   bool skip_next = false;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/report/opt_double.h"
+#include "common/report/row_cells.h"
 #include "common/report/tensor_label.h"
 #include "common/report/verdict.h"
 
@@ -19,12 +20,20 @@ struct ReportRow {
   int64_t token_id = 0;
   std::string token_text;  // ATB/torch compare: a non-numeric token key ("warmup"), written instead
   std::optional<uint64_t> data_id;
-  std::string golden_data_path, golden_op_type, golden_dtype, golden_shape;
+  std::string golden_data_path, golden_op_type;
+  CellDType golden_dtype;  // text only in the writers (common/report/row_cells.h)
+  std::string golden_shape;
   OptDouble golden_max, golden_min, golden_mean;
-  std::string my_data_path, my_op_type, my_dtype, my_shape;
+  std::string my_data_path, my_op_type;
+  CellDType my_dtype;
+  std::string my_shape;
   OptDouble my_max, my_min, my_mean;
   OptDouble cosine, max_rel, mean_rel, max_abs, mean_abs, kl, red;
-  std::string cmp_fail_reason;  // msit's reasons (docs/formats/report.md §5), what msit's filters look at
+  // The cmp_fail_reason cell, typed (common/report/row_cells.h): msit's reasons (docs/formats/report.md
+  // §5, what msit's filters look at), and why the row was not evaluated at all.
+  FailReason fail_reason = FailReason::kNone;
+  RowProblem problem;
+  SideNames side_names = SideNames::kGoldenMy;  // MindIE's report says cpu_data / npu_data
   // Ours, written after msit's reasons in the same cmp_fail_reason cell: results that are not
   // what they seem (device layouts compared or summarised with their padding).
   std::string caveat;
@@ -44,6 +53,10 @@ struct ReportRow {
   OptDouble error_floor, noise_floor;
   // Which tensor of which op each side is (common/report/tensor_label.h), from the pair builder.
   TensorLabel my_label, golden_label;
+  // How much of each path cell is the file (a GE cell goes on with ",outputs,0"): set by the
+  // evaluator from the pair's own file, so that nothing cuts a path cell apart. kWholeCell: all.
+  static constexpr uint32_t kWholeCell = ~uint32_t{0};
+  uint32_t golden_file_len = kWholeCell, my_file_len = kWholeCell;
   // Not written: what msit's filters need and where the row sits.
   bool msit_row = true;  // msit would produce this row at all
   size_t group = 0;
@@ -54,7 +67,9 @@ struct ReportRow {
 // jump of its token: the op named as the first divergence).
 std::string_view jump_cell(ReportRow::Jump j);
 
-// The cmp_fail_reason cell: msit's reasons, then our caveat.
+// msit's part of the cmp_fail_reason cell: its reasons, or why the row was not evaluated.
+std::string msit_reason_cell(const ReportRow& r);
+// The cmp_fail_reason cell: msit's part, then our caveat.
 std::string fail_reason_cell(const ReportRow& r);
 void add_caveat(ReportRow& r, const std::string& text);
 

@@ -19,11 +19,30 @@ line=$(awk -F'\t' -v c="$CASE" '$1 == c' "$TSV")
 IFS=$'\t' read -r name gens golden my opts variant want_rows want_fails want_first want_exit note <<< "$line"
 [[ $opts == - ]] && opts=""
 
-# gens: NAME:ARGS|NAME:ARGS  (each one msit-dumpgen call writing $T/w/NAME)
+# gens: NAME:ARGS|NAME:ARGS  (each one msit-dumpgen call writing $T/w/NAME); what msit-dumpgen
+# does not write comes from compare_flows_prep.py: +weights:NAME:ARGS (safetensors pair in
+# $T/w/NAME), +stats:DIR (statistics.csv in every module dir of the torch tree $T/w/DIR).
+PREP=$(dirname "$0")/compare_flows_prep.py
 IFS='|' read -ra calls <<< "$gens"
 for c in "${calls[@]}"; do
-  # shellcheck disable=SC2086
-  "$GEN" ${c#*:} --out "$T/w/${c%%:*}" > /dev/null
+  case $c in
+    +weights:*)
+      c=${c#+weights:}
+      # shellcheck disable=SC2086
+      python3 "$PREP" weights "$T/w/${c%%:*}" ${c#*:}
+      ;;
+    +stats:*)
+      c=${c#+stats:}
+      cp -a "$T/w/$c" "$T/stats-src"
+      MSIT_COMPACT_SUMMARY_FORMAT=json "$BIN" compact "$T/stats-src" -q > /dev/null
+      python3 "$PREP" stats "$T/w/$c" "$T/stats-src"
+      rm -rf "$T/stats-src"
+      ;;
+    *)
+      # shellcheck disable=SC2086
+      "$GEN" ${c#*:} --out "$T/w/${c%%:*}" > /dev/null
+      ;;
+  esac
 done
 W=$T/w
 G=$W/$golden

@@ -143,10 +143,10 @@ TEST(AtbCompareFixtures, F3AtbVsTorchApi) {
   EXPECT_EQ(pairs_of(rows), want);
   for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i].data_id, i);
   const ReportRow& lin = rows[2];
-  ASSERT_EQ(lin.cmp_fail_reason, "") << msit::verdict_name(lin.verdict);
+  ASSERT_EQ(msit::msit_reason_cell(lin), "") << msit::verdict_name(lin.verdict);
   EXPECT_EQ(lin.golden_op_type, "Linear");
   EXPECT_EQ(lin.my_op_type, "LinearOperation");
-  EXPECT_EQ(lin.my_dtype, "torch.float32");
+  EXPECT_EQ(msit::dtype_cell_text(lin.my_dtype), "torch.float32");
   EXPECT_EQ(lin.my_shape, "[1, 4]");
   EXPECT_EQ(*lin.my_mean, 2.75);
   EXPECT_DOUBLE_EQ(*lin.cosine, 0.9939990885);
@@ -156,7 +156,7 @@ TEST(AtbCompareFixtures, F3AtbVsTorchApi) {
   EXPECT_DOUBLE_EQ(*lin.mean_abs, 0.25);
   EXPECT_NEAR(*lin.kl, 0.10107865929603577, 1e-6);
   EXPECT_NEAR(*lin.red, 0.18257419764995575, 1e-7);
-  EXPECT_EQ(lin.cmp_fail_reason, "");
+  EXPECT_EQ(msit::msit_reason_cell(lin), "");
   // The cells msit wrote for this row (docs/formats/atb-torch.md §5 F3), from golden_op_type to the reason.
   auto cells = row_cells(lin, false);
   std::vector<std::string> msit_cells = {"Linear", "torch.float32", "[1, 4]", "4.0", "1.0", "2.5"};
@@ -168,7 +168,7 @@ TEST(AtbCompareFixtures, F3AtbVsTorchApi) {
   EXPECT_EQ(std::vector<std::string>(cells.begin() + 10, cells.begin() + 21), msit_metrics);
   EXPECT_EQ(cells[23], "");
   const ReportRow& ln = rows[1];
-  EXPECT_EQ(ln.my_dtype, "torch.float16");
+  EXPECT_EQ(msit::dtype_cell_text(ln.my_dtype), "torch.float16");
   EXPECT_EQ(*ln.cosine, 1.0);
   EXPECT_EQ(*ln.max_abs, 0.0);
   EXPECT_LE(*ln.kl, 1e-7);
@@ -452,14 +452,24 @@ TEST(AtbStatsCompare, StatisticsCsvAgainstStatsBin) {
   // (a tensor .bin, summarised here; msit would drop it) and -> Linear twice (ALL_OUTPUT, file key).
   ASSERT_EQ(res->rows.size(), 4u);
   EXPECT_EQ(res->rows[1].my_op_type, "BlockLayer");
-  const StatsRow& r = res->rows[0];
+  const msit::ReportRow& r = res->rows[0];
   EXPECT_EQ(r.golden_op_type, "Linear");
   EXPECT_EQ(r.my_op_type, "LinearOperation");
-  EXPECT_EQ(*r.abs[0], 1.0);
-  EXPECT_EQ(*r.rel[0], 0.25);
-  EXPECT_EQ(*r.abs[1], 0.0);
-  EXPECT_EQ(*r.abs[2], 0.25);
-  EXPECT_NEAR(*r.abs[3], 0.7677724, 1e-6);
+  EXPECT_EQ(*r.stat_abs[0], 1.0);
+  EXPECT_EQ(*r.stat_rel[0], 0.25);
+  EXPECT_EQ(*r.stat_abs[1], 0.0);
+  EXPECT_EQ(*r.stat_abs[2], 0.25);
+  EXPECT_NEAR(*r.stat_abs[3], 0.7677724, 1e-6);
+  // Statistics only: no |delta| above 1 is inconclusive, not a pass (the one outcome table).
+  EXPECT_EQ(r.verdict, msit::Verdict::kInconclusive);
+  EXPECT_EQ(r.compare_mode, "stats");
+  // Op labels from the dump structure: my ATB node path and type, the golden torch module.
+  EXPECT_EQ(r.my_label.op, "0_BlockLayer/1_LinearOperation");
+  EXPECT_EQ(r.my_label.op_type, "LinearOperation");
+  EXPECT_EQ(r.my_label.role, msit::TensorRole::kOutput);
+  EXPECT_TRUE(r.golden_label.op.ends_with("layers.0.fc")) << r.golden_label.op;
+  EXPECT_EQ(r.golden_label.op_type, "Linear");
+  EXPECT_EQ(r.golden_label.role, msit::TensorRole::kOutput);
   EXPECT_GT(res->dropped, 0u);  // nodes without statistics.csv
   std::string csv = stats_report_csv(res->rows);
   EXPECT_EQ(csv.substr(0, csv.find(',')), "token_id");

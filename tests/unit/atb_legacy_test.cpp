@@ -119,7 +119,8 @@ TEST(AtbManualMapping, RowsWithTheGivenIds) {
   EXPECT_EQ(res->rows[0].token_id, 1);
   ASSERT_TRUE(res->rows[0].cosine.has_value());
   EXPECT_LT(*res->rows[0].cosine, 1.0);
-  EXPECT_EQ(res->rows[1].cmp_fail_reason, "golden_data_path: " + (gt / "gone.pth").string() + " is not a file.");
+  EXPECT_EQ(msit::msit_reason_cell(res->rows[1]),
+            "golden_data_path: " + (gt / "gone.pth").string() + " is not a file.");
   EXPECT_EQ(res->rows[2].data_id, 0u);
   ASSERT_EQ(res->warnings.size(), 1u);
   EXPECT_NE(res->warnings[0].find("data_id 7"), std::string::npos);
@@ -149,17 +150,17 @@ TEST(AtbManualMapping, HostileMetadataIsAnErrorNamingTheFile) {
 
 TEST(AtbLegacyReport, NoOpTypeColumnsAndInt8Filter) {
   ReportRow a, b, c, d;
-  a.golden_dtype = "torch.int8";
-  a.my_dtype = "torch.float16";
-  b.golden_dtype = c.golden_dtype = d.golden_dtype = "torch.int8";
-  b.my_dtype = "torch.float32";  // right after a removed row: never tested (ait's quirk)
-  c.my_dtype = "torch.float32";
-  d.my_dtype = "torch.int8";
+  a.golden_dtype = msit::CellDType{msit::DType::kInt8};
+  a.my_dtype = msit::CellDType{msit::DType::kFloat16};
+  b.golden_dtype = c.golden_dtype = d.golden_dtype = msit::CellDType{msit::DType::kInt8};
+  b.my_dtype = msit::CellDType{msit::DType::kFloat32};  // right after a removed row: never tested (ait's quirk)
+  c.my_dtype = msit::CellDType{msit::DType::kFloat32};
+  d.my_dtype = msit::CellDType{msit::DType::kInt8};
   a.golden_op_type = "Linear";
   auto kept = legacy_int8_filter({a, b, c, d});
   ASSERT_EQ(kept.size(), 2u);
-  EXPECT_EQ(kept[0].my_dtype, "torch.float32");
-  EXPECT_EQ(kept[1].my_dtype, "torch.int8");
+  EXPECT_EQ(msit::dtype_cell_text(kept[0].my_dtype), "torch.float32");
+  EXPECT_EQ(msit::dtype_cell_text(kept[1].my_dtype), "torch.int8");
   std::string csv = legacy_csv({a}, false);
   std::string head = csv.substr(0, csv.find('\n'));
   EXPECT_EQ(head.find("op_type"), std::string::npos);

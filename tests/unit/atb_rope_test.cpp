@@ -215,7 +215,7 @@ TEST(AtbRope, SeqLenAtTheLastRowOnlyWithoutMsitCompat) {
   EXPECT_EQ(*rows[0].max_abs, 0.0);
   auto compat = t.rope_rows(true);
   ASSERT_EQ(compat.size(), 2u);
-  EXPECT_EQ(compat[0].cmp_fail_reason, "data shape doesn't match.");  // msit: [1, 1, 4, 2] vs [1, 2]
+  EXPECT_EQ(compat[0].fail_reason, msit::FailReason::kShapeMismatch);  // msit: [1, 1, 4, 2] vs [1, 2]
   EXPECT_NE(compat[0].note.find("out of bounds"), std::string::npos) << compat[0].note;
 }
 

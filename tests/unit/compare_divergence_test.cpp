@@ -21,8 +21,8 @@ ReportRow row(int op, bool output, std::optional<double> red, int64_t token = 0,
   // The label the GE pair builder sets (common/compare/matching.cpp); the rule reads only it.
   r.my_label = {"Mul_" + std::to_string(op), "Mul", output ? msit::TensorRole::kOutput : msit::TensorRole::kInput,
                 static_cast<uint32_t>(k)};
-  r.golden_dtype = "torch.float32";
-  r.my_dtype = "torch.float16";
+  r.golden_dtype = msit::CellDType{msit::DType::kFloat32};
+  r.my_dtype = msit::CellDType{msit::DType::kFloat16};
   r.compare_mode = "exact";
   r.verdict = msit::Verdict::kPass;
   r.red = red;
@@ -143,10 +143,10 @@ TEST(Divergence, RowTensorsAndFloors) {
   EXPECT_EQ(msit::tensor_text(fx.my_label), "input 1");
   EXPECT_EQ(msit::op_text(fx), "add_7 (aten.add.Tensor) input 1");
   ReportRow bf;
-  bf.my_dtype = "torch.bfloat16";
-  bf.golden_dtype = "torch.float32";
+  bf.my_dtype = msit::CellDType{msit::DType::kBFloat16, msit::CellDType::Naming::kTorchOwn};
+  bf.golden_dtype = msit::CellDType{msit::DType::kFloat32};
   EXPECT_EQ(msit::rounding_floor(bf), std::ldexp(1.0, -8));
-  bf.my_dtype = "torch.float32";
+  bf.my_dtype = msit::CellDType{msit::DType::kFloat32};
   EXPECT_EQ(msit::rounding_floor(bf), msit::kMinErrorFloor);
 }
 

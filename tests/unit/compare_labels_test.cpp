@@ -73,8 +73,8 @@ ReportRow atb_row(int layer, int leaf, const std::string& type, const std::strin
   r.my_label = {std::to_string(layer) + "_DecoderLayer/" + std::to_string(leaf) + "_" + type, type, TensorRole::kOutput,
                 0, order};
   r.golden_label = {module, type == "LinearOperation" ? "Linear" : "LlamaRMSNorm", TensorRole::kOutput, 0, order};
-  r.golden_dtype = "torch.float32";
-  r.my_dtype = "torch.float32";
+  r.golden_dtype = msit::CellDType{msit::DType::kFloat32};
+  r.my_dtype = msit::CellDType{msit::DType::kFloat32};
   r.compare_mode = "exact";
   r.verdict = msit::Verdict::kPass;
   r.red = red;
@@ -91,7 +91,9 @@ TEST(CompareLabels, TextShowsBothSidesWhenTheyNameDifferentOps) {
   EXPECT_EQ(msit::op_text(r), "9_DecoderLayer/3_LinearOperation (LinearOperation) output 0");
   ReportRow bare;  // no label (a flow that knows no ops): the file's base name, no parsing
   bare.my_data_path = "/d/Add.Add_1.1.1.17,outputs,0";
+  bare.my_file_len = 19;  // the evaluator records where the file ends (ReportRow::my_file_len)
   EXPECT_EQ(msit::op_text(bare), "Add.Add_1.1.1.17");
+  EXPECT_EQ(msit::row_file(bare, false), "/d/Add.Add_1.1.1.17");
   EXPECT_EQ(msit::label_text(TensorLabel{}), "");
 }
 

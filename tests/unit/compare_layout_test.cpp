@@ -218,7 +218,7 @@ void check_rows(const Tree& t, const msit::CompareResult& res, size_t chunk) {
         "token " + std::to_string(r.token_id) + " op " + std::to_string(k) + " " + msit::shape_cell(c.orig);
     const auto& [g, m] = t.data.at({static_cast<int>(r.token_id), k});
     EXPECT_EQ(r.compare_mode, "exact") << what;
-    EXPECT_EQ(r.cmp_fail_reason, "") << what;  // a NaN from the padding would show up here
+    EXPECT_EQ(msit::msit_reason_cell(r), "") << what;  // a NaN from the padding would show up here
     EXPECT_EQ(r.note, "") << what;
     EXPECT_EQ(r.my_shape, msit::shape_cell(c.orig)) << what;
     EXPECT_EQ(r.golden_shape, msit::shape_cell(c.orig)) << what;
@@ -368,12 +368,12 @@ TEST(CompareLayout, UnverifiedLayoutVsFxGetsACaveatAndNoVerdict) {
   write_file(ge, ge_device_file("conv_0", kFractalZ3d, dev, orig, stored));
   write_file(fx, npy_bytes({logical, orig}));
   msit::ReportRow r = evaluate(fx, ge);
-  EXPECT_EQ(r.cmp_fail_reason, "data shape doesn't match.");  // what msit says, and filters on
+  EXPECT_EQ(msit::msit_reason_cell(r), "data shape doesn't match.");  // what msit says, and filters on
   EXPECT_NE(r.caveat.find("my_data: FRACTAL_Z_3D [4, 1, 16, 16] has no verified conversion to original_shape "
                           "[5, 3, 1, 2, 2]; its statistics include the padding."),
             std::string::npos)
       << r.caveat;
-  EXPECT_EQ(msit::fail_reason_cell(r), r.cmp_fail_reason + " " + r.caveat);
+  EXPECT_EQ(msit::fail_reason_cell(r), msit::msit_reason_cell(r) + " " + r.caveat);
   for (size_t k = 0; k < 4; ++k) {
     EXPECT_FALSE(r.stat_abs[k].has_value()) << k;  // max +50 vs logical: would read as a huge error
     EXPECT_FALSE(r.stat_rel[k].has_value()) << k;
@@ -398,7 +398,7 @@ TEST(CompareLayout, UnverifiedLayoutOnBothSidesKeepsStoredOrderMetrics) {
   write_file(m, ge_device_file("conv_0", kFractalZ3d, dev, orig, b));
   msit::ReportRow r = evaluate(g, m);
   EXPECT_EQ(r.compare_mode, "exact");
-  EXPECT_EQ(r.cmp_fail_reason, "");
+  EXPECT_EQ(msit::msit_reason_cell(r), "");
   EXPECT_NE(r.caveat.find("layout: FRACTAL_Z_3D [4, 1, 16, 16] has no verified conversion to original_shape "
                           "[5, 3, 1, 2, 2]; compared element by element in stored order, padding included."),
             std::string::npos)

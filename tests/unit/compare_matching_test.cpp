@@ -78,13 +78,14 @@ TEST(CompareMatching, GeVsFxQuirksAndDiagnostics) {
   msit::MatchResult out;
   msit::match_ge_fx(ctx, my, golden, out);
   std::vector<std::string> cells;
-  for (const auto& p : out.pairs) cells.push_back(p.golden_cell + " | " + p.my_cell + " | " + p.problem);
+  for (const auto& p : out.pairs)
+    cells.push_back(p.golden_cell + " | " + p.my_cell + " | " + msit::row_problem_text(p.problem));
   // Graph order: ops absent from the graph (-1) first, in insertion order; then Add_1, Mul_1.
   ASSERT_EQ(out.pairs.size(), 4u) << testing::PrintToString(cells);
   EXPECT_EQ(out.pairs[0].my_cell, "/ge/Cast.Cast_7.2.1.1700000000000001,outputs,0");  // Cast self row
   EXPECT_EQ(out.pairs[0].golden_cell, "/ge/Cast.Cast_7.2.1.1700000000000001,inputs,0");
   EXPECT_EQ(out.pairs[0].data_id, 0u);
-  EXPECT_NE(out.pairs[1].problem.find("not found in graph"), std::string::npos);
+  EXPECT_NE(out.pairs[1].problem.text().find("not found in graph"), std::string::npos);
   EXPECT_FALSE(out.pairs[1].data_id.has_value());
   // Add_1: the first tag's 3 rows are created then replaced by the last tag's 2 rows (ids 1-3 used).
   EXPECT_EQ(out.pairs[2].golden_cell, "/ge/add_1b-aten.add.Tensor.INPUT.0.1.npy");
@@ -113,7 +114,7 @@ TEST(CompareMatching, GeVsGeAccumulatingGoldenCells) {
   EXPECT_EQ(out.pairs[2].golden_cell, "/ge/Mul.B.1.1.1700000000000002,inputs,0,outputs,0");
   EXPECT_EQ(out.pairs[3].golden_cell, "/ge/Mul.B.1.1.1700000000000002,inputs,0,outputs,0,outputs,1");
   EXPECT_EQ(out.pairs[3].golden.file->raw_name(), "Mul.B.1.1.1700000000000002");
-  EXPECT_NE(out.pairs[4].problem.find("golden data missing for op Q"), std::string::npos);
+  EXPECT_NE(out.pairs[4].problem.text().find("golden data missing for op Q"), std::string::npos);
 }
 
 TEST(CompareMatching, UnreadableFileBecomesProblemRowAndSortIsMsits) {
@@ -125,7 +126,7 @@ TEST(CompareMatching, UnreadableFileBecomesProblemRowAndSortIsMsits) {
   msit::MatchResult out;
   msit::match_ge_fx(ctx, my, golden, out);
   ASSERT_EQ(out.pairs.size(), 1u);
-  EXPECT_NE(out.pairs[0].problem.find("corrupt"), std::string::npos);
+  EXPECT_NE(msit::row_problem_text(out.pairs[0].problem).find("corrupt"), std::string::npos);
 
   std::vector<msit::PairSpec> rows(4);
   rows[0].my_cell = "/a/X.x.1.1.20,outputs,0";

@@ -46,7 +46,7 @@ ReportRow row(const std::string& type, size_t i, bool output, double level, int6
   r.my_data_path = "/d/ge/" + type + "." + type + "_" + std::to_string(i) + ".1.2.1700000" + std::to_string(i) +
                    (output ? ",outputs,0" : ",inputs,0");
   r.my_label = {type + "_" + std::to_string(i), type, output ? msit::TensorRole::kOutput : msit::TensorRole::kInput, 0};
-  r.golden_dtype = r.my_dtype = "torch.float32";
+  r.golden_dtype = r.my_dtype = msit::CellDType{msit::DType::kFloat32};
   r.compare_mode = mode;
   r.verdict = msit::Verdict::kPass;
   r.red = level;

@@ -11,6 +11,7 @@
 #include "common/compare/terminal_summary.h"
 #include "common/formats/min_max.h"
 #include "common/report/csv.h"
+#include "common/report/op_label.h"
 #include "tests/unit/compare_fixtures.h"
 
 using namespace compare_test;
@@ -121,10 +122,15 @@ TEST(CompareTree, GeVsFxRankLayoutFindsInjectedDivergence) {
   expect_divergence_at(res, m);
   for (const auto& r : res.ranks[0].rows) {
     EXPECT_EQ(r.compare_mode, "exact");
-    EXPECT_TRUE(r.cmp_fail_reason.empty()) << r.cmp_fail_reason;
+    EXPECT_TRUE(msit::msit_reason_cell(r).empty()) << msit::msit_reason_cell(r);
     EXPECT_TRUE(r.golden_data_path.ends_with(".npy")) << r.golden_data_path;
-    EXPECT_EQ(r.golden_dtype, "torch.float32");
+    EXPECT_EQ(msit::dtype_cell_text(r.golden_dtype), "torch.float32");
     EXPECT_EQ(r.my_shape, "[1000]");
+    // The evaluator records where the GE cell's file ends (before ",inputs,k" / ",outputs,k").
+    std::string my_file = msit::row_file(r, false);
+    EXPECT_TRUE(r.my_data_path.starts_with(my_file + ",")) << r.my_data_path;
+    EXPECT_TRUE(fs::is_regular_file(my_file)) << my_file;
+    EXPECT_EQ(msit::row_file(r, true), r.golden_data_path);
   }
   // Rows in msit order: sorted by the text after the last '.' of my_data_path (timestamp,role,k).
   const auto& rows = res.ranks[0].rows;
@@ -228,11 +234,12 @@ TEST(CompareTree, CorruptFileBecomesRowNotCrash) {
     if (r.my_data_path.find("Add.Add_1.") != std::string::npos && r.token_id == 0) {
       corrupt = true;
       EXPECT_EQ(r.verdict, msit::Verdict::kError);
-      EXPECT_NE(r.cmp_fail_reason.find(victim.filename().string()), std::string::npos) << r.cmp_fail_reason;
+      EXPECT_NE(msit::msit_reason_cell(r).find(victim.filename().string()), std::string::npos)
+          << msit::msit_reason_cell(r);
     }
     if (r.my_data_path.find("Mul.Mul_9.") != std::string::npos) {
       absent = true;
-      EXPECT_NE(r.cmp_fail_reason.find("not found in graph"), std::string::npos);
+      EXPECT_NE(msit::msit_reason_cell(r).find("not found in graph"), std::string::npos);
       EXPECT_FALSE(r.msit_row);
     }
   }
@@ -263,11 +270,11 @@ TEST(CompareTree, CorruptSummariesBecomeRowsNotCrash) {
   size_t ge_rows = 0, fx_rows = 0, compared = 0;
   for (const auto& r : res.ranks[0].rows) {
     bool ge_bad = r.my_data_path.find(ge_victim.filename().string().substr(0, 20)) != std::string::npos &&
-                  r.cmp_fail_reason.find(ge_victim.filename().string()) != std::string::npos;
-    bool fx_bad = r.cmp_fail_reason.find(fx_victim.filename().string()) != std::string::npos;
+                  msit::msit_reason_cell(r).find(ge_victim.filename().string()) != std::string::npos;
+    bool fx_bad = msit::msit_reason_cell(r).find(fx_victim.filename().string()) != std::string::npos;
     if (ge_bad) ++ge_rows;
     if (fx_bad) ++fx_rows;
-    if (ge_bad || fx_bad) EXPECT_EQ(r.verdict, msit::Verdict::kError) << r.cmp_fail_reason;
+    if (ge_bad || fx_bad) EXPECT_EQ(r.verdict, msit::Verdict::kError) << msit::msit_reason_cell(r);
     else if (r.verdict != msit::Verdict::kError) ++compared;
   }
   EXPECT_EQ(ge_rows, 1u);  // one row for the op: its tensors cannot be counted

@@ -129,7 +129,7 @@ TEST(DivergenceEvent, NamesTheOpByItsLabelNotTheTensorFile) {
   // A row without a label (no pair builder knew the op) is named by its file.
   r.my_label = TensorLabel{};
   r.golden_label = TensorLabel{};
-  EXPECT_EQ(divergence_event(r, "/d/atb/tensors/0_200", "/d/torch").op, cell_file(r.my_data_path));
+  EXPECT_EQ(divergence_event(r, "/d/atb/tensors/0_200", "/d/torch").op, row_file(r, false));
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/store/store_catalog.h"
-#include "common/summary/compact_run.h"
+#include "common/compaction/compact_run.h"
 #include "daemon/live_compare.h"
 #include "npy_fixture.h"
 

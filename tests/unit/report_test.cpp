@@ -127,13 +127,13 @@ msit::ReportRow known_row() {
   r.token_id = 0;
   r.data_id = 3;
   r.golden_data_path = "/d/fx/add_1-aten.add.Tensor.OUTPUT.0.20240125031118787351.npy";
-  r.golden_dtype = "torch.float16";
+  r.golden_dtype = msit::CellDType{msit::DType::kFloat16};
   r.golden_shape = "[2, 3]";
   r.golden_max = static_cast<double>(0.1f);
   r.golden_min = -1.5;
   r.golden_mean = 1e-05;
   r.my_data_path = "/d/ge/Add.Add_2.44.6.1706596912161941,outputs,0";
-  r.my_dtype = "torch.float32";
+  r.my_dtype = msit::CellDType{msit::DType::kFloat32};
   r.my_shape = "[2, 3]";
   r.my_max = 1.0 / 0.0;
   r.my_min = -1.5;
@@ -184,9 +184,9 @@ TEST(Report, ExtraColumnsFollowMsitColumns) {
 TEST(Report, MsitFiltersIncludingSkipQuirk) {
   auto row = [](const char* g, const char* m, const char* reason, uint64_t id) {
     msit::ReportRow r;
-    r.golden_dtype = g;
-    r.my_dtype = m;
-    r.cmp_fail_reason = reason;
+    r.golden_dtype = *msit::cell_dtype_from_text(g, msit::CellDType::Naming::kMsitWidened);
+    r.my_dtype = *msit::cell_dtype_from_text(m, msit::CellDType::Naming::kMsitWidened);
+    r.fail_reason = *msit::fail_reason_from_text(reason);
     r.data_id = id;
     return r;
   };
@@ -312,7 +312,9 @@ TEST(Report, TerminalSummaryGroupsErrorRows) {
     msit::ReportRow r = known_row();
     r.verdict = msit::Verdict::kError;
     r.my_data_path = "/d/ge/Add.Add_" + std::to_string(k) + ".1.1.1,outputs,0";
-    r.cmp_fail_reason = "my_data_path: /d/ge/Add.Add_" + std::to_string(k) + ".1.1.1: header: truncated";
+    r.problem = msit::RowProblem::from_error(
+        msit::RowProblem::Kind::kMyUnreadable,
+        msit::make_error("/d/ge/Add.Add_" + std::to_string(k) + ".1.1.1", msit::Stage::kHeader, "truncated"));
     r.my_label = {"Add_" + std::to_string(k), "Add", msit::TensorRole::kOutput, 0};
     rows.push_back(r);
   }

@@ -55,7 +55,7 @@ TEST(WeightCompare, DequantisedInt8AgainstFloat) {
   EXPECT_EQ(res->skipped, 1u);
   const ReportRow& fc = res->rows[0].row;
   EXPECT_EQ(res->rows[0].weight_name, "fc.weight");
-  EXPECT_EQ(fc.my_dtype, "torch.float32");
+  EXPECT_EQ(msit::dtype_cell_text(fc.my_dtype), "torch.float32");
   EXPECT_EQ(fc.my_shape, "[2, 3]");
   EXPECT_EQ(*fc.cosine, 1.0);
   EXPECT_EQ(*fc.max_abs, 0.0);
@@ -91,7 +91,7 @@ TEST(WeightCompare, ShapesAndMissingFiles) {
                                                         {"w.weight_scale", "F32", {1}, {1}}}));
   res = run_weight_compare((t.p / "golden").string(), (t.p / "my").string(), false);
   ASSERT_TRUE(res.ok());
-  EXPECT_EQ(res->rows[0].row.cmp_fail_reason, "data shape doesn't match.");
+  EXPECT_EQ(res->rows[0].row.fail_reason, msit::FailReason::kShapeMismatch);
   EXPECT_EQ(*res->rows[0].row.golden_mean, 2.0);
   fs::create_directories(t.p / "empty");
   write_file(t.p / "bin" / "pytorch_model.bin", "x");

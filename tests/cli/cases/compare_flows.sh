@@ -7,7 +7,8 @@ A=a/atb/msit_dump_20260101_000000/tensors/0_200
 run compare -m m/msit_ge_dump -g m/msit_fx_dump --cl layer
 run compare -m m/msit_ge_dump -g m/msit_fx_dump --stats
 run compare -m $A/0 -g $G/0 --rank 0
-run compare -m $A/0 -g $G/0 --stats --html x.html
+run compare -m $A/0 -g $G/0 --stats --msit-columns
+run compare -m $A/0/0_BlockLayer/after/outtensor0.bin -g $A/0/0_BlockLayer/after/outtensor0.bin --json
 run compare -m $A/0/0_BlockLayer/after/outtensor0.bin -g $A/0/0_BlockLayer/after/outtensor0.bin --msit-columns
 run compare -m $A/0 -g $G/0 --ops-json . --msit-columns
 # ATB flows: --html and --timings work
@@ -30,6 +31,10 @@ printf "$stats_bin" > $SA/0_BlockLayer/1_LinearOperation/after/outtensor0.bin
 run compare --stats -g ${SG%/0} -m ${SA%/0} -o st1
 printf "$stats_bin" > $SA/0_BlockLayer/after/outtensor0.bin
 run compare --stats -g ${SG%/0} -m ${SA%/0} -o st2
+# --stats goes through the one engine: --html, --json and --timings as every row-report flow
+run compare --stats -g ${SG%/0} -m ${SA%/0} -o st3 -q --json --html st3.html --timings
+test -s st3.html
+test -s st3/statstics_cmp_report_*.json
 # zero pairs: exit 3, what was looked for, what was found, the directory meant
 run compare -m $A/0 -g $G/0 --cl layer -q
 mkdir fx && mv m/msit_fx_dump fx/

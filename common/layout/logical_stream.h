@@ -40,7 +40,8 @@ class LogicalReader {
   virtual Result<size_t> read(std::byte* out, size_t max_elements) = 0;
   // True when read_elements_at() is offered: stored order is logical order, no byte swap, no
   // raw observer, and the source takes positional reads from several threads at once. Compare
-  // then reads the units of one large tensor on each thread without serialising the copies.
+  // then reads the units of one large tensor on each thread without serialising the copies
+  // (docs/layout.md §3).
   virtual bool positional() const { return false; }
   // Copies elements [first, first + n) into out, on any thread; only when positional(). Does
   // not move the stream that read() walks.

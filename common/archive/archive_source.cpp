@@ -26,6 +26,7 @@ class FdHolder final : public ByteSource {
   uint64_t size() const override { return file_.size(); }
   const std::string& path() const override { return file_.path(); }
   void will_read_sequentially(uint64_t off, uint64_t len) override { file_.will_read_sequentially(off, len); }
+  bool concurrent_reads() const override { return file_.concurrent_reads(); }
 
  private:
   UniqueFd fd_;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <condition_variable>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -125,26 +126,44 @@ constexpr uint64_t kSplitMinElements = uint64_t{1} << 20;
 // Units summed but not yet merged, per thread: bounds memory when one thread stalls.
 constexpr size_t kUnitsInFlightPerThread = 4;
 
-// The lockstep streams shared by the threads of one pair: units are read in order under mu
-// (the readers are sequential), summed without it, and merged in unit order.
+// The lockstep streams shared by the threads of one pair: units are taken in order under mu,
+// summed without it, and merged in unit order. Sequential readers (device layouts, archives,
+// byte swaps) are also read under mu; positional ones (plain files, see LogicalReader::
+// positional) are read outside it, so the threads' page-cache copies overlap.
 struct UnitQueue {
   Stream& g;
   Stream& m;
   const std::string& my_path;
   size_t unit;
+  uint64_t elements;
+  bool positional;
   std::mutex mu;
   std::condition_variable cv;
   uint64_t taken = 0, merged = 0;
   bool end = false;
   std::optional<Error> error;
+  uint64_t error_unit = UINT64_MAX;                  // the error kept is the first unit's in order, as with -j 1
   std::vector<std::optional<PairAccumulator>> ring;  // unit k's sums at k % ring.size() until merged
   PairAccumulator total;
 };
 
+// Reads unit k (n elements) of both sides outside the queue's lock.
+Status read_unit_at(UnitQueue& q, uint64_t k, size_t n, std::byte* gb, std::byte* mb) {
+  MSIT_TRY(q.g.reader->read_elements_at(k * q.unit, gb, n));
+  return q.m.reader->read_elements_at(k * q.unit, mb, n);
+}
+
 void sum_units(UnitQueue& q) {
   std::vector<std::byte> gb(q.unit * q.g.esize), mb(q.unit * q.m.esize);
-  auto fail = [&](Error e) {
-    if (!q.error) q.error = std::move(e);
+  auto fail = [&](uint64_t k, Error e) {  // with mu held
+    if (!q.error || k < q.error_unit) {
+      q.error = std::move(e);
+      q.error_unit = k;
+    }
+    q.end = true;
+    q.cv.notify_all();
+  };
+  auto finish = [&] {  // with mu held
     q.end = true;
     q.cv.notify_all();
   };
@@ -155,18 +174,27 @@ void sum_units(UnitQueue& q) {
       std::unique_lock<std::mutex> lock(q.mu);
       q.cv.wait(lock, [&] { return q.end || q.taken < q.merged + q.ring.size(); });
       if (q.end) return;
-      auto got = pull(q.g, q.unit, gb.data());
-      if (!got.ok()) return fail(got.error());
-      n = *got;
-      if (n == 0) {
-        q.end = true;
-        q.cv.notify_all();
-        return;
+      k = q.taken;
+      if (q.positional) {
+        if (k * q.unit >= q.elements) return finish();
+        n = static_cast<size_t>(std::min<uint64_t>(q.unit, q.elements - k * q.unit));
+      } else {
+        auto got = pull(q.g, q.unit, gb.data());
+        if (!got.ok()) return fail(k, got.error());
+        n = *got;
+        if (n == 0) return finish();
+        auto mine = pull(q.m, n, mb.data());
+        if (!mine.ok()) return fail(k, mine.error());
+        if (*mine != n)
+          return fail(k, make_error(q.my_path, Stage::kPayload, "fewer elements than the header promises"));
       }
-      auto mine = pull(q.m, n, mb.data());
-      if (!mine.ok()) return fail(mine.error());
-      if (*mine != n) return fail(make_error(q.my_path, Stage::kPayload, "fewer elements than the header promises"));
-      k = q.taken++;
+      ++q.taken;
+    }
+    if (q.positional) {
+      if (auto st = read_unit_at(q, k, n, gb.data(), mb.data()); !st.ok()) {
+        std::lock_guard<std::mutex> lock(q.mu);
+        return fail(k, st.error());
+      }
     }
     PairAccumulator a;
     a.add(q.g.dtype, gb.data(), q.m.dtype, mb.data(), n);
@@ -198,7 +226,8 @@ Status sum_paired_units(Stream& g, Stream& m, const std::string& my_path, uint64
   const size_t unit = std::max<size_t>(1, o.chunk_elements);
   const uint64_t units = (elements + unit - 1) / unit;
   const unsigned helpers = take_spare(o.spare_threads, static_cast<unsigned>(std::min<uint64_t>(units - 1, 64)));
-  UnitQueue q{g, m, my_path, unit, {}, {}, 0, 0, false, std::nullopt, {}, {}};
+  const bool positional = g.reader->positional() && m.reader->positional();
+  UnitQueue q{g, m, my_path, unit, elements, positional, {}, {}, 0, 0, false, std::nullopt, UINT64_MAX, {}, {}};
   q.ring.resize(kUnitsInFlightPerThread * (helpers + 1));
   std::vector<std::thread> pool;
   for (unsigned i = 0; i < helpers; ++i) pool.emplace_back(sum_units, std::ref(q));

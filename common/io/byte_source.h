@@ -23,6 +23,9 @@ class ByteSource {
   virtual const std::string& path() const = 0;
   // Hint that [off, off+len) will be read sequentially (posix_fadvise for files).
   virtual void will_read_sequentially(uint64_t /*off*/, uint64_t /*len*/) {}
+  // True when read_at may run on several threads at once (pread on a file, memory); a source
+  // that decodes into shared state (archives) says false and is read by one thread.
+  virtual bool concurrent_reads() const { return false; }
 };
 
 using SourcePtr = std::shared_ptr<ByteSource>;
@@ -35,6 +38,7 @@ class FileSource final : public ByteSource {
   uint64_t size() const override { return size_; }
   const std::string& path() const override { return path_; }
   void will_read_sequentially(uint64_t off, uint64_t len) override;
+  bool concurrent_reads() const override { return true; }  // pread does not move a shared offset
 
  private:
   int fd_;
@@ -49,6 +53,7 @@ class MemorySource final : public ByteSource {
   Status read_at(uint64_t off, std::span<std::byte> out, Stage stage) override;
   uint64_t size() const override { return bytes_.size(); }
   const std::string& path() const override { return path_; }
+  bool concurrent_reads() const override { return true; }
 
  private:
   std::span<const std::byte> bytes_;

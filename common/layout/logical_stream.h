@@ -38,6 +38,14 @@ class LogicalReader {
   // Copies up to max_elements host-endian elements into out (element size = dtype bytes).
   // Returns the number delivered; 0 once every element was delivered.
   virtual Result<size_t> read(std::byte* out, size_t max_elements) = 0;
+  // True when read_elements_at() is offered: stored order is logical order, no byte swap, no
+  // raw observer, and the source takes positional reads from several threads at once. Compare
+  // then reads the units of one large tensor on each thread without serialising the copies
+  // (docs/layout.md §3).
+  virtual bool positional() const { return false; }
+  // Copies elements [first, first + n) into out, on any thread; only when positional(). Does
+  // not move the stream that read() walks.
+  virtual Status read_elements_at(uint64_t first, std::byte* out, size_t n);
   // Called with every stored payload byte exactly once, in stored order (for XXH3), as
   // the reader consumes them. Must be set before the first read().
   void set_raw_observer(std::function<void(std::span<const std::byte>)> fn) { raw_observer_ = std::move(fn); }

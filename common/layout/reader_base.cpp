@@ -85,6 +85,16 @@ class PlainReader final : public ReaderBase {
     return n;
   }
 
+  bool positional() const override { return m_.swap_unit == 0 && !raw_observer_ && src_->concurrent_reads(); }
+
+  Status read_elements_at(uint64_t first, std::byte* out, size_t n) override {
+    if (!positional()) return LogicalReader::read_elements_at(first, out, n);
+    if (first > m_.element_count || n > m_.element_count - first)
+      return make_error(path_, Stage::kPayload, "fewer elements than the header promises");
+    const uint64_t es = m_.elem_bytes;
+    return src_->read_at(base_ + first * es, std::span<std::byte>(out, n * es), Stage::kPayload);
+  }
+
  private:
   uint64_t delivered_ = 0;
 };
@@ -112,6 +122,10 @@ Result<std::unique_ptr<LogicalReader>> open_reader_with(SourcePtr src, const std
 }  // namespace msit::layout
 
 namespace msit {
+
+Status LogicalReader::read_elements_at(uint64_t /*first*/, std::byte* /*out*/, size_t /*n*/) {
+  return make_error("", Stage::kLayout, "internal: positional read on a reader that does not offer it");
+}
 
 // The plan argument is re-derived from t (same inputs, same answer); it documents intent.
 Result<std::unique_ptr<LogicalReader>> LogicalReader::open(SourcePtr src, const TensorDesc& t,

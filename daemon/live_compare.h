@@ -192,7 +192,7 @@ class LiveRootCompare {
   // while their mtime is the one seen before they were listed (CompareOptions::skip_dir): a
   // file added, removed or summarised (its raw file unlinked) changes it.
   struct Retired {
-    SideToken mine, golden;  // what each side showed of it when retired (side_tokens)
+    SideToken mine, golden;         // what each side showed of it when retired (side_tokens)
     std::vector<std::string> dirs;  // its directories in skip_dirs_ (none: not skippable yet)
   };
   std::map<TokenFinality::Key, Retired> retired_;

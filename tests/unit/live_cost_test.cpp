@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "common/store/store_catalog.h"
 #include "common/compaction/compact_run.h"
+#include "common/store/store_catalog.h"
 #include "daemon/live_compare.h"
 #include "npy_fixture.h"
 

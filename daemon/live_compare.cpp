@@ -8,6 +8,7 @@
 #include <ctime>
 #include <iterator>
 #include <limits>
+#include <unordered_set>
 
 #include <malloc.h>
 #include <sys/resource.h>
@@ -140,20 +141,60 @@ void TokenFinality::observe(const std::map<Key, uint64_t>& mine, const std::map<
 //  - the side's last token: the side's tree has not changed for quiet_ns, or (files whose write
 //    times are all known: a golden written before) its files are the same as in the previous
 //    pass, whole, and none was written for quiet_ns.
-bool TokenFinality::side_done(const Side& s, const Tree& t, const Key& k, int64_t now_ns) const {
-  if (s.at.sig == 0) return false;
+// The watched side has one more event, rule 4 (mine_paired_done).
+FinalRule TokenFinality::side_rule(const Side& s, const Tree& t, const Key& k, int64_t now_ns) const {
+  if (s.at.sig == 0) return FinalRule::kNone;
   auto last = t.last_token.find(k.rank);
   bool later = last != t.last_token.end() && last->second > k.token;
-  if (later && s.at.whole && s.later_pass < pass_ && s.changed_pass < pass_) return true;
-  if (later && now_ns - s.changed_ns >= f_.token_settle_ns) return true;
-  if (now_ns - t.changed_ns >= f_.quiet_ns) return true;
-  return s.at.whole && t.written_ns && t.changed_pass < pass_ && *t.written_ns <= now_ns - f_.quiet_ns;
+  if (later && s.at.whole && s.later_pass < pass_ && s.changed_pass < pass_) return FinalRule::kLaterToken;
+  if (later && now_ns - s.changed_ns >= f_.token_settle_ns) return FinalRule::kSettled;
+  if (now_ns - t.changed_ns >= f_.quiet_ns) return FinalRule::kQuiet;
+  if (s.at.whole && t.written_ns && t.changed_pass < pass_ && *t.written_ns <= now_ns - f_.quiet_ns)
+    return FinalRule::kQuietWrites;
+  return FinalRule::kNone;
+}
+
+// Rule 4: the golden side is done with the token, so its files of it are all there is to pair
+// with; this pass's matching paired every one of them with a file of the watched side; the
+// watched side's files of it are all whole and the same as in the previous pass (the second
+// look of rule 1). A file of the watched side that comes later can only pair with nothing
+// (compare gives it no row, or a row without metrics, which mark_error_jumps skips) or be a
+// second counterpart of a golden file already paired: the rule's one assumption is that the
+// model dumps no such file after the last of its token's paired ones (docs/live-divergence.md).
+bool TokenFinality::mine_paired_done(const Seen& s, const Key& k, int64_t now_ns) const {
+  const SideToken& m = s.mine.at;
+  return m.sig != 0 && m.paired && m.whole && s.mine.changed_pass < pass_ &&
+         side_done(s.golden, golden_tree_, k, now_ns);
+}
+
+std::pair<FinalRule, FinalRule> TokenFinality::rules(const Key& k, int64_t now_ns) const {
+  auto it = tokens_.find(k);
+  if (it == tokens_.end()) return {FinalRule::kNone, FinalRule::kNone};
+  FinalRule mine = side_rule(it->second.mine, mine_tree_, k, now_ns);
+  FinalRule golden = side_rule(it->second.golden, golden_tree_, k, now_ns);
+  // Rule 4 is named only where no other rule holds: a token that a time rule could have made
+  // final is never said to be final by pairing.
+  if (mine == FinalRule::kNone && mine_paired_done(it->second, k, now_ns)) mine = FinalRule::kPaired;
+  return {mine, golden};
 }
 
 bool TokenFinality::is_final(const Key& k, int64_t now_ns) const {
   auto it = tokens_.find(k);
   if (it == tokens_.end()) return false;
-  return side_done(it->second.mine, mine_tree_, k, now_ns) && side_done(it->second.golden, golden_tree_, k, now_ns);
+  bool mine = side_done(it->second.mine, mine_tree_, k, now_ns) || mine_paired_done(it->second, k, now_ns);
+  return mine && side_done(it->second.golden, golden_tree_, k, now_ns);
+}
+
+const char* final_rule_name(FinalRule r) {
+  switch (r) {
+    case FinalRule::kLaterToken: return "a later token, the same whole files (rule 1)";
+    case FinalRule::kSettled: return "a later token, unchanged for 1 s (rule 2)";
+    case FinalRule::kQuiet: return "3 s of silence (rule 3)";
+    case FinalRule::kQuietWrites: return "its files' write times (rule 3)";
+    case FinalRule::kPaired: return "every golden file paired, the same whole files (rule 4)";
+    case FinalRule::kNone: break;
+  }
+  return "not done";
 }
 
 bool TokenFinality::any_pending(int64_t now_ns) const {
@@ -186,8 +227,11 @@ bool TokenFinality::final_on_next_pass(int64_t now_ns) const {
     auto last = t.last_token.find(k.rank);
     return s.at.sig != 0 && s.at.whole && last != t.last_token.end() && last->second > k.token;
   };
+  // Rule 4: paired and whole now, the same files at the next pass.
+  auto paired_soon = [](const Side& s) { return s.at.sig != 0 && s.at.whole && s.at.paired; };
   for (const auto& [k, s] : tokens_)
-    if (!is_final(k, now_ns) && soon(s.mine, mine_tree_, k) && soon(s.golden, golden_tree_, k)) return true;
+    if (!is_final(k, now_ns) && (soon(s.mine, mine_tree_, k) || paired_soon(s.mine)) && soon(s.golden, golden_tree_, k))
+      return true;
   return false;
 }
 
@@ -342,6 +386,35 @@ void token_dirs(const DumpTree& t, int64_t token, std::set<std::string>& out) {
   }
 }
 
+// Rule 4 of finality (TokenFinality::mine_paired_done): marks the watched side's tokens of
+// which this pass's matching paired every golden file (in every group of the rank) with a file
+// of the watched side. Pairs with a problem (not paired, unreadable) pair nothing.
+void mark_paired(const MatchedRank& mr, std::map<TokenFinality::Key, SideToken>& mine) {
+  const int64_t rank = mr.rank.value_or(-1);
+  std::map<int64_t, std::unordered_set<const SourceFile*>> paired;
+  for (const PairSpec& p : mr.pairs)
+    if (!p.problem.any() && p.my.file && p.golden.file) paired[p.token].insert(p.golden.file);
+  std::map<int64_t, bool> all;  // token -> every golden file of it paired so far
+  for (const auto& g : mr.golden.groups) {
+    for (const auto& [tok, tf] : g.tokens) {
+      auto pit = paired.find(tok);
+      bool ok = pit != paired.end();
+      auto check = [&](const SourceFile& f) { ok = ok && pit->second.count(&f) != 0; };
+      for (const auto& [op, f] : tf.ge_ops) check(f);
+      for (const auto& [node, files] : tf.fx_nodes) {
+        for (const auto& f : files.inputs) check(f);
+        for (const auto& f : files.outputs) check(f);
+      }
+      auto [it, fresh] = all.try_emplace(tok, ok);
+      if (!fresh) it->second = it->second && ok;
+    }
+  }
+  for (const auto& [tok, ok] : all) {
+    auto it = mine.find({rank, tok});
+    if (it != mine.end()) it->second.paired = ok;
+  }
+}
+
 int64_t wall_now_ns() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -452,12 +525,21 @@ void LiveRootCompare::answer_final_tokens(const std::vector<ReportRow>& rows, in
     std::string tag = token_tag(rank, tok);
     if (done_tokens_.count(tag) || !finality_.is_final({rank, tok}, now_ns)) continue;
     auto f = firsts.find(tok);
+    std::string which = root_ + ": live compare: rank " + (rank < 0 ? std::string("-") : std::to_string(rank)) +
+                        ", token " + std::to_string(tok);
+    // Which rule made the token final, on each side: an operator (and a test) can tell an
+    // answer by event from one that waited for silence.
+    auto [mine_rule, golden_rule] = finality_.rules({rank, tok}, now_ns);
+    std::string why = which + " final: watched side done by " + final_rule_name(mine_rule) + ", golden by " +
+                      final_rule_name(golden_rule);
     if (f == firsts.end()) {  // final and clean so far; judged again if it changes
-      if (clean_noted_.insert(tag).second)
-        notes.push_back(root_ + ": live compare: rank " + (rank < 0 ? std::string("-") : std::to_string(rank)) +
-                        ", token " + std::to_string(tok) + " judged clean (no divergence)");
+      if (clean_noted_.insert(tag).second) {
+        notes.push_back(why);
+        notes.push_back(which + " judged clean (no divergence)");
+      }
       continue;
     }
+    notes.push_back(why);
     events.push_back(divergence_event(rows[f->second], root_, golden_));
     done_tokens_.insert(tag);  // a token has one first divergence: answered once per process
   }
@@ -544,6 +626,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
     mine[k] = r.mine;
     golden[k] = r.golden;
   }
+  for (const MatchedRank& mr : m->ranks) mark_paired(mr, mine);
   finality_.observe_sides(mine, golden, now_ns);
   waiting_ = deferred_ || finality_.any_pending(now_ns);
   confirm_soon_ = finality_.final_on_next_pass(now_ns);

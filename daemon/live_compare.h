@@ -43,7 +43,22 @@ struct SideToken {
   bool whole = false;                 // every file is whole: a summary, a raw file the watcher holds complete,
                                       // or a raw golden file not written for token_settle_ns
   std::optional<int64_t> written_ns;  // last write among its files on the comparer's clock, if known
+  // The watched side only: every file of the golden's token is paired with a file of this side
+  // by this pass's matching (rule 4 of docs/live-divergence.md "When a token's answer is final").
+  bool paired = false;
 };
+
+// Which rule made a side done with a token (docs/live-divergence.md "When a token's answer is
+// final"), for the log line that says why a token was answered when it was.
+enum class FinalRule : uint8_t {
+  kNone,
+  kLaterToken,   // 1. event: a later token, the same files, all whole
+  kSettled,      // 2. time: a later token, nothing changed for token_settle_ns
+  kQuiet,        // 3. time: the side's tree unchanged for quiet_ns
+  kQuietWrites,  // 3. time: its files' write times are all older than quiet_ns
+  kPaired,       // 4. event: the golden's token done, every golden file paired, all whole
+};
+const char* final_rule_name(FinalRule r);
 
 // Which tokens are final: fed what each side shows of each (rank, token) at every pass. A token
 // is final when both sides are done with it (TokenFinality::side_done).
@@ -61,6 +76,8 @@ class TokenFinality {
   // Signatures only (nothing known whole): the time rules alone decide.
   void observe(const std::map<Key, uint64_t>& mine, const std::map<Key, uint64_t>& golden, int64_t now_ns);
   bool is_final(const Key& k, int64_t now_ns) const;
+  // Why each side is done with a final token (kNone for a side not done).
+  std::pair<FinalRule, FinalRule> rules(const Key& k, int64_t now_ns) const;
   // Some token seen in the last pass is not final yet (the comparer keeps polling).
   bool any_pending(int64_t now_ns) const;
   // Some token not final yet becomes final by the event rule if the next pass sees the same
@@ -86,7 +103,13 @@ class TokenFinality {
     uint64_t changed_pass = 0;
     std::optional<int64_t> written_ns;  // last write among all its files, if known
   };
-  bool side_done(const Side& s, const Tree& t, const Key& k, int64_t now_ns) const;
+  bool side_done(const Side& s, const Tree& t, const Key& k, int64_t now_ns) const {
+    return side_rule(s, t, k, now_ns) != FinalRule::kNone;
+  }
+  FinalRule side_rule(const Side& s, const Tree& t, const Key& k, int64_t now_ns) const;
+  // Rule 4 for the watched side: paired with every golden file, all whole, the same files as the
+  // previous pass, and the golden side done.
+  bool mine_paired_done(const Seen& s, const Key& k, int64_t now_ns) const;
   void observe_side(const std::map<Key, SideToken>& now, Side Seen::*side, Tree& tree, std::map<Key, Seen>& next,
                     int64_t now_ns);
 

@@ -225,6 +225,8 @@ bool TokenFinality::final_on_next_pass(int64_t now_ns) const {
   auto soon = [&](const Side& s, const Tree& t, const Key& k) {
     if (side_done(s, t, k, now_ns)) return true;
     auto last = t.last_token.find(k.rank);
+    if (s.at.sig != 0 && s.at.whole && t.written_ns && *t.written_ns <= now_ns - f_.quiet_ns)
+      return true;  // rule 3 by write times, once the next pass sees the same files
     return s.at.sig != 0 && s.at.whole && last != t.last_token.end() && last->second > k.token;
   };
   // Rule 4: paired and whole now, the same files at the next pass.

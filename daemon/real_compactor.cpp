@@ -12,6 +12,7 @@
 #include "common/io/derived_names.h"
 #include "common/safety/dump_roots.h"
 #include "common/safety/output_access.h"
+#include "common/store/store_locator.h"
 
 namespace msit::daemon {
 
@@ -78,6 +79,19 @@ std::vector<std::string> EngineCompactor::open_existing_stores(const RootHandle&
     std::string probe = it->path().parent_path().string() + "/.msit-live-open";
     Result<store::StoreRegistry::Slot> slot = stores->store_for(probe, output_access_for(st));
     if (!slot.ok()) errors.push_back(slot.error().to_string());
+  }
+  // The store the root's own files go to may be above it: a torch process directory writes
+  // into the store of its dump home, the msit_dump_* directory above (docs/live-divergence.md
+  // "ATB and torch"). After kill -9 it has a WAL too: opened first here, when it exists (none
+  // is created before a file needs it).
+  for (const std::string& d : store::writer_store_dirs(root.path())) {
+    if (d.size() >= root.path().size()) continue;  // the root and below: walked above
+    struct stat st {};
+    if (::lstat((d + "/" + std::string(kStoreFileName)).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    Result<store::StoreRegistry::Slot> slot =
+        stores->store_for(root.path() + "/.msit-live-open", output_access_for(st));
+    if (!slot.ok()) errors.push_back(slot.error().to_string());
+    break;  // the nearest store is the one the writer takes
   }
   return errors;
 }

@@ -532,16 +532,13 @@ void LiveRootCompare::answer_final_tokens(const std::vector<ReportRow>& rows, in
     // Which rule made the token final, on each side: an operator (and a test) can tell an
     // answer by event from one that waited for silence.
     auto [mine_rule, golden_rule] = finality_.rules({rank, tok}, now_ns);
-    std::string why = which + " final: watched side done by " + final_rule_name(mine_rule) + ", golden by " +
+    std::string why = std::string("final: watched side done by ") + final_rule_name(mine_rule) + ", golden by " +
                       final_rule_name(golden_rule);
     if (f == firsts.end()) {  // final and clean so far; judged again if it changes
-      if (clean_noted_.insert(tag).second) {
-        notes.push_back(why);
-        notes.push_back(which + " judged clean (no divergence)");
-      }
+      if (clean_noted_.insert(tag).second) notes.push_back(which + " judged clean (no divergence); " + why);
       continue;
     }
-    notes.push_back(why);
+    notes.push_back(which + " " + why);
     events.push_back(divergence_event(rows[f->second], root_, golden_));
     done_tokens_.insert(tag);  // a token has one first divergence: answered once per process
   }

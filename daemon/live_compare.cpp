@@ -24,6 +24,10 @@
 #include "daemon/jobs.h"
 #include "daemon/log.h"
 
+// mimalloc's collection (msit-compact links it as the process allocator: cli/CMakeLists.txt);
+// weak, so that the daemon library links without it (tests, sanitizer builds): null then.
+extern "C" void mi_collect(bool force) __attribute__((weak));
+
 namespace msit::daemon {
 namespace {
 
@@ -484,8 +488,11 @@ bool LiveRootCompare::narrow_trees(int64_t rank, const std::map<TokenFinality::K
   // backlog (a comparer slowed down by a busy machine) never costs more memory than a window.
   uint64_t files = 0;
   bool full = false;
+  auto until = list_until_.find(rank);
   for (auto it = mine.lower_bound({rank, INT64_MIN}); it != mine.end() && it->first.rank == rank; ++it) {
     if (drop.count(it->first.token)) continue;
+    // Past the last token listed: a token after tokens left unlisted waits for them.
+    if (until != list_until_.end() && it->first.token > until->second) full = true;
     if (full) {
       drop.insert(it->first.token);
       deferred_ = true;
@@ -496,7 +503,8 @@ bool LiveRootCompare::narrow_trees(int64_t rank, const std::map<TokenFinality::K
   }
   auto last = mine.lower_bound({rank + 1, INT64_MIN});
   if (last != mine.begin() && std::prev(last)->first.rank == rank) my_last_token_[rank] = std::prev(last)->first.token;
-  if (drop.empty() && skipped_.empty()) return false;  // the trees as compare sees them (and its messages)
+  if (drop.empty() && skipped_.empty() && hidden_.empty())
+    return false;  // the trees as compare sees them (and its messages)
   // Tokens only the golden has yet pair with nothing: not read this pass (nor listed by the
   // next ones while mine is more than a token behind).
   std::set<std::string> ahead;
@@ -513,6 +521,46 @@ bool LiveRootCompare::narrow_trees(int64_t rank, const std::map<TokenFinality::K
     for (auto& g : t->groups)
       for (int64_t tok : drop) g.tokens.erase(tok);
   return true;
+}
+
+void LiveRootCompare::plan_listing() {
+  list_until_.clear();
+  // The window of the coming pass as narrow_trees will take it, from what the last listings
+  // showed: the oldest tokens not retired, up to kWindowFiles files; the known token after it
+  // is the last one listed (finality sees that mine has gone on).
+  int64_t rank = 0;
+  uint64_t files = 0;
+  bool full = false, first = true;
+  for (const auto& [k, st] : mine_seen_) {
+    if (first || k.rank != rank) {
+      rank = k.rank;
+      files = 0;
+      full = first = false;
+    }
+    if (list_until_.count(rank) || retired_.count(k)) continue;
+    if (full) {
+      list_until_[rank] = k.token;
+      continue;
+    }
+    files += st.sig >> 48;  // the signature's file count (side_tokens)
+    full = files >= kWindowFiles;
+  }
+}
+
+void LiveRootCompare::note_token_dirs(int64_t rank, const DumpTree& my, const DumpTree& gold) {
+  std::set<std::string> dirs;
+  for (const DumpTree* t : {&my, &gold}) {
+    for (const auto& g : t->groups) {
+      for (const auto& [tok, tf] : g.tokens) {
+        dirs.clear();
+        token_dirs(*t, tok, dirs);
+        for (const auto& d : dirs) {
+          auto [it, fresh] = token_dirs_.try_emplace(d, TokenFinality::Key{rank, tok});
+          if (!fresh && it->second != TokenFinality::Key{rank, tok}) it->second = {rank, kSharedDir};
+        }
+      }
+    }
+  }
 }
 
 LiveRootCompare::LiveRootCompare(std::string root, std::string golden, Finality f, std::string op_mapping_file)
@@ -573,6 +621,9 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
   deferred_ = false;
   dir_mtimes_.clear();
   skipped_.clear();
+  hidden_.clear();
+  hidden_dirs_.clear();
+  plan_listing();
   o.skip_dir = [this](const std::string& dir) {
     struct stat st {};
     if (::lstat(dir.c_str(), &st) != 0) return false;
@@ -583,8 +634,18 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
       if (last != my_last_token_.end() && a->second.token > last->second + 1) return true;
     }
     auto it = skip_dirs_.find(dir);
-    if (it == skip_dirs_.end() || it->second.mtime_ns != m) return false;
-    skipped_.insert(it->second.token);
+    if (it != skip_dirs_.end() && it->second.mtime_ns == m) {
+      skipped_.insert(it->second.token);
+      return true;
+    }
+    // A known token past the window (and the one after it): listed when its window comes.
+    auto t = token_dirs_.find(dir);
+    if (t == token_dirs_.end() || t->second.token == kSharedDir) return false;
+    auto until = list_until_.find(t->second.rank);
+    if (until == list_until_.end() || t->second.token <= until->second) return false;
+    hidden_.insert(t->second);
+    hidden_dirs_.insert(dir + '/');
+    deferred_ = true;
     return true;
   };
   // Finality from this pass's whole trees, before any row is judged and before retired tokens
@@ -594,6 +655,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
     int64_t rank = rank_opt.value_or(-1);
     side_tokens(my, rank, false, now_ns, mine);
     side_tokens(gold, rank, true, now_ns, golden);
+    note_token_dirs(rank, my, gold);
     if (indexed) {
       for (const auto& g : my.groups) {
         for (const auto& [tok, tf] : g.tokens) {
@@ -618,6 +680,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
   }
   last_error_.clear();
   flow_ = m->mode;
+  if (indexed) indexed->insert(hidden_dirs_.begin(), hidden_dirs_.end());  // their files are placed
   // A retired token left unlisted is unchanged: finality sees it as it was (not as gone, which
   // would count as a change of the tree).
   for (const auto& [k, r] : retired_) {
@@ -626,6 +689,17 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
     golden[k] = r.golden;
   }
   for (const MatchedRank& mr : m->ranks) mark_paired(mr, mine);
+  // So is a token left unlisted past the window, on the side(s) where it was. Not listed, it was
+  // not paired by this pass either: rule 4 waits until it is listed again.
+  for (const auto& k : hidden_) {
+    if (auto s = mine_seen_.find(k); s != mine_seen_.end() && !mine.count(k)) {
+      mine[k] = s->second;
+      mine[k].paired = false;
+    }
+    if (auto s = golden_seen_.find(k); s != golden_seen_.end() && !golden.count(k)) golden[k] = s->second;
+  }
+  mine_seen_ = mine;
+  golden_seen_ = golden;
   finality_.observe_sides(mine, golden, now_ns);
   waiting_ = deferred_ || finality_.any_pending(now_ns);
   confirm_soon_ = finality_.final_on_next_pass(now_ns);
@@ -761,7 +835,9 @@ void LiveComparer::settle_holds(size_t root, const std::vector<TokenVerdict>& ve
   }
   std::vector<std::string> unplaced;
   for (const auto& [path, h] : held_)
-    if (root_of(path) == root && !indexed.count(path) && now_ns - h.since_ns >= kUnplacedNs) unplaced.push_back(path);
+    if (root_of(path) == root && !indexed.count(path) && !indexed.count(path.substr(0, path.rfind('/') + 1)) &&
+        now_ns - h.since_ns >= kUnplacedNs)
+      unplaced.push_back(path);
   for (const auto& p : unplaced) release(p);
   if (releases_.size() != before && wake_) wake_();
 }
@@ -819,6 +895,7 @@ void LiveComparer::run() {
       // A pass builds and drops an index of both trees: give the freed pages back rather than
       // let the daemon keep the largest pass's heap for good.
       ::malloc_trim(0);
+      if (mi_collect != nullptr) mi_collect(true);
       last_pass[i] = now_ns();
       quiet_until[i] = last_pass[i] + 2 * (last_pass[i] - now);
       lock.lock();

@@ -151,7 +151,8 @@ class LiveRootCompare {
   // re-runs the first-divergence post-pass and returns the events of tokens that became final
   // with a divergence (each token at most once per process). `note` receives lines worth logging.
   // `verdicts` (may be null) receives each final token's files and verdict; `indexed` (may be
-  // null) every watched-side file the index placed in a token.
+  // null) every watched-side file the index placed in a token, and each directory of a token
+  // left unlisted past the window (with a trailing '/': its files are placed too).
   std::vector<DivergenceEvent> pass(int64_t now_ns, std::vector<std::string>& notes,
                                     std::vector<TokenVerdict>* verdicts = nullptr,
                                     std::set<std::string>* indexed = nullptr);
@@ -234,6 +235,23 @@ class LiveRootCompare {
   // is listed, so that finality sees the golden has gone on).
   std::unordered_map<std::string, TokenFinality::Key> golden_ahead_dirs_;
   std::map<int64_t, int64_t> my_last_token_;
+  // Memory (docs/live-divergence.md "Cost"): the tokens beyond the window are not listed.
+  // Every token directory an index has listed, both sides (dir -> token; kSharedDir for a
+  // directory holding several tokens, never left unlisted), what each side showed of each
+  // token when last listed, and per rank the last token this pass lists: the window's tokens
+  // (known from earlier listings) and the one after them. A known token past it is left
+  // unlisted on both sides and seen by finality as it was (hidden_: those of this pass).
+  static constexpr int64_t kSharedDir = INT64_MIN;
+  std::unordered_map<std::string, TokenFinality::Key> token_dirs_;
+  std::map<TokenFinality::Key, SideToken> mine_seen_, golden_seen_;
+  std::map<int64_t, int64_t> list_until_;
+  std::set<TokenFinality::Key> hidden_;
+  // Sets list_until_ from mine_seen_ and retired_ (before a pass's index).
+  void plan_listing();
+  // Records the token directories of a rank's freshly listed trees in token_dirs_.
+  void note_token_dirs(int64_t rank, const DumpTree& my, const DumpTree& gold);
+  // The directories left unlisted this pass (each with a trailing '/'), for `indexed`.
+  std::set<std::string> hidden_dirs_;
   // Makes the directories of retired token k skippable when every one of them was listed this
   // pass and is older than a second (an mtime that recent could still be shared by a later
   // change of the same clock tick).

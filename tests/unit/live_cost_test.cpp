@@ -82,6 +82,27 @@ TEST_F(LiveCostTest, AnsweredTokensAreSkippedUntilTheirFilesChange) {
   EXPECT_EQ(live.cached_rows(), 0u);  // its rows left the cache with it
 }
 
+// More tokens than two windows (2,048 files each): the second pass leaves the known tokens past
+// its window unlisted (docs/live-divergence.md "Cost"), and every token is still judged once.
+TEST_F(LiveCostTest, TokensPastTheWindowAreJudgedWhenTheirWindowComes) {
+  constexpr int kTokens = 28, kFiles = 180;  // a window: 12 tokens (2,160 files)
+  for (const char* side : {"my", "golden"})
+    for (int tok = 0; tok < kTokens; ++tok)
+      for (int i = 0; i < kFiles; ++i) fx(side, tok, "add_" + std::to_string(i) + "-aten.add.Tensor", {1, 2, 3, 4});
+  age_dirs();
+  LiveRootCompare live(dir_ + "/my", dir_ + "/golden", Finality{0, 0});
+  std::vector<std::string> notes;
+  size_t retired = 0;
+  for (int64_t pass = 1; pass <= 6 && (pass == 1 || live.pending()); ++pass) {
+    EXPECT_TRUE(live.pass(pass, notes).empty());
+    EXPECT_GT(live.retired_tokens(), retired) << "pass " << pass << " judged nothing";
+    retired = live.retired_tokens();
+  }
+  EXPECT_EQ(live.retired_tokens(), static_cast<size_t>(kTokens));
+  EXPECT_EQ(notes.size(), static_cast<size_t>(kTokens));  // each token judged clean once
+  EXPECT_FALSE(live.pending());
+}
+
 TEST_F(LiveCostTest, AChangedTokenThatNowDivergesIsReported) {
   for (const char* side : {"my", "golden"}) fx(side, 0, "add_1-aten.add.Tensor", {1, 2, 3, 4});
   age_dirs();

@@ -105,7 +105,8 @@ bool is_float_column(std::string_view k) {
 
 bool is_integer_column(std::string_view k) {
   size_t i = report_column_index(k);
-  return i < kReportColumnCount && (kReportColumns[i].kind == CellKind::kToken || kReportColumns[i].kind == CellKind::kId);
+  return i < kReportColumnCount &&
+         (kReportColumns[i].kind == CellKind::kToken || kReportColumns[i].kind == CellKind::kId);
 }
 
 std::vector<std::string> row_cells(const ReportRow& r, bool extra) {

@@ -15,7 +15,10 @@ TEST(Fnv1a, PublishedVectors) {
 
 TEST(Fnv1a, PiecesHashAsTheirConcatenation) {
   EXPECT_EQ(msit::fnv1a("bar", msit::fnv1a("foo")), msit::fnv1a("foobar"));
-  EXPECT_NE(msit::fnv1a("foo\x1f" "bar"), msit::fnv1a("fo\x1f" "obar"));
+  EXPECT_NE(msit::fnv1a("foo\x1f"
+                        "bar"),
+            msit::fnv1a("fo\x1f"
+                        "obar"));
 }
 
 }  // namespace

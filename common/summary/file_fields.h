@@ -101,16 +101,25 @@ constexpr int file_read_ordinal(size_t row) {
   return n;
 }
 constexpr int file_read_count() { return file_read_ordinal(kFileFieldCount); }
+constexpr bool read_back_since_version_1() {
+  for (const FileField& f : kFileFields)
+    if (f.read_back && f.since_store_version != 1) return false;
+  return true;
+}
+static_assert(read_back_since_version_1(),
+              "read_file_row() (common/store/store_codec.cpp) takes the read-back columns by position, which "
+              "every store version has: a column of a later version must be found by name there, as tensor "
+              "columns are");
 
-// Calls f(std::integral_constant<size_t, I>, access) for every row I in table order: a reference
-// to the member of `s`, a member pointer into OpInfo (kOp rows; s.op may be absent), or nullptr
-// (store-only rows, whose values the store's code has).
 constexpr size_t file_field_index(std::string_view name) {
   for (size_t i = 0; i < kFileFieldCount; ++i)
     if (kFileFields[i].name == name) return i;
   return kFileFieldCount;
 }
 
+// Calls f(std::integral_constant<size_t, I>, access) for every row I in table order: a reference
+// to the member of `s`, a member pointer into OpInfo (kOp rows; s.op may be absent), or nullptr
+// (store-only rows, whose values the store's code has).
 template <class Summary, class F>
 void for_each_file_field(Summary& s, F&& f) {
 #define MSIT_FILE_FIELD_VISIT(name, access, ...) f(std::integral_constant<size_t, file_field_index(#name)>{}, access);

@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/base/fnv1a.h"
 #include "common/compare/divergence.h"
 #include "common/compare_atb/atb_compare.h"
 #include "common/report/op_label.h"
@@ -31,14 +32,6 @@ extern "C" void mi_collect(bool force) __attribute__((weak));
 namespace msit::daemon {
 namespace {
 
-uint64_t fnv1a(uint64_t h, std::string_view s) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ull;
 // The comparer thread's nice value: a CPU share of about a third of a compaction worker's when
 // both want the core.
 constexpr int kComparerNice = 5;
@@ -243,7 +236,7 @@ bool TokenFinality::final_on_next_pass(int64_t now_ns) const {
 
 std::string divergence_id(const std::string& root, int64_t rank, int64_t token, const std::string& op) {
   std::string key = root + '\x1f' + std::to_string(rank) + '\x1f' + std::to_string(token) + '\x1f' + op;
-  uint64_t h = fnv1a(kFnvBasis, key);
+  uint64_t h = fnv1a(key);
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return std::string(buf);
@@ -335,7 +328,7 @@ void LiveRootCompare::side_tokens(const DumpTree& t, int64_t rank, bool golden, 
     if (!golden) return held_ && held_(path);
     // A golden file of the dumper: nothing tells when its writer is done but its write time. (Whoever
     // names the golden's files, and could aim at a hash collision here, writes its contents too.)
-    uint64_t h = fnv1a(kFnvBasis, path);
+    uint64_t h = fnv1a(path);
     auto it = golden_written_.find(h);
     int64_t mtime = 0;
     if (it != golden_written_.end()) {

@@ -8,6 +8,7 @@
 
 #include "daemon/live_compare_atb.h"
 
+#include "common/base/fnv1a.h"
 #include "common/compare_atb/atb_compare.h"
 #include "common/io/derived_names.h"
 #include "common/report/op_label.h"
@@ -18,11 +19,6 @@ namespace msit::daemon {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A token's signature: changes when any of its rows reads other files or fails otherwise.
-uint64_t mix(uint64_t h, const std::string& s) {
-  return (h ^ std::hash<std::string>{}(s)) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
-}
 
 bool is_token_number(std::string_view s, int64_t token) {
   if (s.empty() || s.size() > 18) return false;
@@ -142,9 +138,10 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
   // What each token's rows read: how many, and which sides were read. Both trees feed each row,
   // so one signature stands for both sides.
   std::map<TokenFinality::Key, uint64_t> sig;
+  // A token's signature changes when any of its rows reads other files or fails otherwise.
   for (const auto& r : rows) {
-    uint64_t& s = sig[{-1, r.token_id}];
-    s = mix(s, r.my_data_path + '\x1f' + r.golden_data_path + '\x1f' + msit_reason_cell(r));
+    uint64_t& s = sig.try_emplace({-1, r.token_id}, kFnv1aBasis).first->second;
+    s = fnv1a(r.my_data_path + '\x1f' + r.golden_data_path + '\x1f' + msit_reason_cell(r) + '\x1e', s);
   }
   finality_.observe(sig, sig, now_ns);
   waiting_ = finality_.any_pending(now_ns);

@@ -267,17 +267,29 @@ struct Expander {
   }
 };
 
+// What the matcher numbers and names for a job's row: its token, row id and each side's label
+// (the spec's), then the token's text and each side's op type (the job's). A cached row takes
+// them afresh too: the row counter moves as the trees grow.
+void name_from_spec(ReportRow& r, const PairSpec& p) {
+  r.token_id = p.token;
+  r.data_id = p.data_id;
+  r.golden_label = p.golden_label;
+  r.my_label = p.my_label;
+}
+void name_from_job(ReportRow& r, const Job& j) {
+  r.token_text = j.token_text;
+  r.golden_op_type = j.golden_type;
+  r.my_op_type = j.my_type;
+}
+
 ReportRow run_job(Job& j, FileCache& cache, const EvalOptions& eo) {
   ReportRow r;
   bool concat = j.golden_ranks.size() > 1 || j.my_ranks.size() > 1;
   std::string why;
   if (concat) {
-    r.token_id = j.spec.token;
-    r.data_id = j.spec.data_id;
+    name_from_spec(r, j.spec);
     r.golden_data_path = j.spec.golden_cell;
     r.my_data_path = j.spec.my_cell;
-    r.golden_label = j.spec.golden_label;
-    r.my_label = j.spec.my_label;
     if (!evaluate_concat(j.golden_ranks, j.my_ranks, r, why)) concat = false;
   }
   if (j.rope) {
@@ -287,9 +299,7 @@ ReportRow run_job(Job& j, FileCache& cache, const EvalOptions& eo) {
   } else if (!concat) {
     r = evaluate_pair(std::move(j.spec), cache, eo, nullptr, nullptr);
   }
-  r.token_text = j.token_text;
-  r.golden_op_type = j.golden_type;
-  r.my_op_type = j.my_type;
+  name_from_job(r, j);
   std::string note = j.note;
   if (!why.empty()) {
     note += std::string(note.empty() ? "" : "; ") + "ranks not concatenated (" + why + "): selected rank only";
@@ -321,15 +331,10 @@ std::string job_key(const Job& j) {
 // the trees grow) comes from the job, the measures from the cache.
 ReportRow from_cache(const ReportRow& cached, const Job& j) {
   ReportRow r = cached;
-  r.token_id = j.spec.token;
-  r.data_id = j.spec.data_id;
+  name_from_spec(r, j.spec);
   r.group = j.spec.group;
   r.msit_row = j.spec.msit_row;
-  r.golden_label = j.spec.golden_label;
-  r.my_label = j.spec.my_label;
-  r.token_text = j.token_text;
-  r.golden_op_type = j.golden_type;
-  r.my_op_type = j.my_type;
+  name_from_job(r, j);
   return r;
 }
 

@@ -44,9 +44,8 @@ lxw_error write_sheet(lxw_worksheet* ws, const std::vector<ReportRow>& rows, con
       std::string cut;
       if (v.size() > kMaxCellChars) cut = v.substr(0, kMaxCellChars);
       auto col = static_cast<lxw_col_t>(c);
-      bool number =
-          (is_float_column(cols[c]) && v != "inf" && v != "-inf") ||
-          ((cols[c] == "data_id" || cols[c] == "token_id") && v.find_first_not_of("0123456789-") == std::string::npos);
+      bool number = (is_float_column(cols[c]) && v != "inf" && v != "-inf") ||
+                    (is_integer_column(cols[c]) && v.find_first_not_of("0123456789-") == std::string::npos);
       lxw_error e = number ? worksheet_write_number(ws, row, col, std::strtod(v.c_str(), nullptr), nullptr)
                            : worksheet_write_string(ws, row, col, cut.empty() ? v.c_str() : cut.c_str(), nullptr);
       if (e) return e;

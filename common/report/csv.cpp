@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/report/report_columns.h"
+
 namespace msit {
 namespace {
 
@@ -48,54 +50,39 @@ void append_quoted(std::string& out, std::string_view f) {
   out.push_back('"');
 }
 
-// Every cell of a row as text, in column order (msit's, then ours), handed to put(cell, is_text)
-// without a string per cell: a report has millions of cells. Text cells are formula-guarded
-// here; the others (numbers, fixed words) never need quotes.
+// Every cell of a row as text, in column order (kReportColumns: msit's, then ours), handed to
+// put(cell, is_text) without a string per cell: a report has millions of cells. Text cells are
+// formula-guarded here; the others (numbers, fixed words) never need quotes.
 template <class Put>
 void for_each_cell(const ReportRow& r, bool extra, Put&& put) {
   char num[kPythonFloatChars];
   auto integer = [&](auto v) {
     put(std::string_view(num, static_cast<size_t>(std::to_chars(num, num + sizeof num, v).ptr - num)), false);
   };
-  auto real = [&](const std::optional<double>& v) {
-    put(v && !std::isnan(*v) ? std::string_view(num, format_python_float(*v, num)) : std::string_view(), false);
-  };
   auto text = [&](std::string_view t) {
     if (needs_guard(t)) put(guard_text_cell(t), true);
     else put(t, true);
   };
-  if (r.token_text.empty()) integer(r.token_id);
-  else text(r.token_text);
-  if (r.data_id) integer(*r.data_id);
-  else put(std::string_view(), false);
-  text(r.golden_data_path);
-  text(r.golden_op_type);
-  text(dtype_cell_text(r.golden_dtype));
-  text(r.golden_shape);
-  real(r.golden_max);
-  real(r.golden_min);
-  real(r.golden_mean);
-  text(r.my_data_path);
-  text(r.my_op_type);
-  text(dtype_cell_text(r.my_dtype));
-  text(r.my_shape);
-  real(r.my_max);
-  real(r.my_min);
-  real(r.my_mean);
-  for (const auto* m : {&r.cosine, &r.max_rel, &r.mean_rel, &r.max_abs, &r.mean_abs, &r.kl, &r.red}) real(*m);
-  text(fail_reason_cell(r));
-  if (!extra) return;
-  put(r.compare_mode, true);
-  for (size_t i = 0; i < 4; ++i) {
-    real(r.stat_abs[i]);
-    real(r.stat_rel[i]);
-  }
-  text(r.nan_inf);
-  put(verdict_name(r.verdict), false);
-  text(r.note);
-  real(r.error_level);
-  real(r.error_jump);
-  put(jump_cell(r.jump), false);
+  for_each_report_column(r, [&](auto col, const auto& v) {
+    constexpr ReportColumn c = kReportColumns[col];
+    if (c.part == ColumnPart::kOurs && !extra) return;
+    if constexpr (c.kind == CellKind::kToken) {
+      if (v.token_text.empty()) integer(v.token_id);
+      else text(v.token_text);
+    } else if constexpr (c.kind == CellKind::kId) {
+      if (v) integer(*v);
+      else put(std::string_view(), false);
+    } else if constexpr (c.kind == CellKind::kText) {
+      text(v);
+    } else if constexpr (c.kind == CellKind::kWord) {
+      put(v, false);
+    } else if constexpr (c.kind == CellKind::kReal) {
+      const OptDouble x = v;
+      put(x && !std::isnan(*x) ? std::string_view(num, format_python_float(*x, num)) : std::string_view(), false);
+    } else {
+      static_assert(col() != col(), "a cell kind the CSV cannot write");
+    }
+  });
 }
 
 void append_row(std::string& out, const ReportRow& r, bool extra) {
@@ -112,13 +99,19 @@ void append_row(std::string& out, const ReportRow& r, bool extra) {
 }  // namespace
 
 bool is_float_column(std::string_view k) {
-  return k.ends_with("_value") || k.ends_with("_error") || k == "cosine_similarity" || k == "kl_divergence" ||
-         k == "relative_euclidean_distance" || k == "error_level" || k == "error_jump";
+  size_t i = report_column_index(k);
+  return i < kReportColumnCount && kReportColumns[i].kind == CellKind::kReal;
+}
+
+bool is_integer_column(std::string_view k) {
+  size_t i = report_column_index(k);
+  return i < kReportColumnCount &&
+         (kReportColumns[i].kind == CellKind::kToken || kReportColumns[i].kind == CellKind::kId);
 }
 
 std::vector<std::string> row_cells(const ReportRow& r, bool extra) {
   std::vector<std::string> cells;
-  cells.reserve(36);
+  cells.reserve(report_column_count(extra));
   for_each_cell(r, extra, [&](std::string_view cell, bool) { cells.emplace_back(cell); });
   return cells;
 }
@@ -213,15 +206,9 @@ namespace {
 
 std::string csv_header(const CsvOptions& opts) {
   std::string head;
-  for (auto c : msit_columns()) {
-    if (!head.empty()) head.push_back(',');
-    append_quoted(head, c);
-  }
-  if (opts.extra_columns) {
-    for (auto c : extra_columns()) {
-      head.push_back(',');
-      append_quoted(head, c);
-    }
+  for (size_t i = 0; i < report_column_count(opts.extra_columns); ++i) {
+    if (i > 0) head.push_back(',');
+    append_quoted(head, kReportColumns[i].name);
   }
   head.push_back('\n');
   return head;
@@ -300,21 +287,22 @@ std::string report_csv(const std::vector<ReportRow>& rows, const CsvOptions& opt
 }
 
 std::string report_json(const std::vector<ReportRow>& rows, const CsvOptions& opts) {
-  std::vector<std::string_view> names(msit_columns().begin(), msit_columns().end());
-  if (opts.extra_columns) names.insert(names.end(), extra_columns().begin(), extra_columns().end());
+  const size_t n = report_column_count(opts.extra_columns);
   nlohmann::ordered_json arr = nlohmann::ordered_json::array();
   for (const auto& r : rows) {
     auto cells = row_cells(r, opts.extra_columns);
     nlohmann::ordered_json obj = nlohmann::ordered_json::object();
-    for (size_t i = 0; i < names.size(); ++i) {
+    for (size_t i = 0; i < n; ++i) {
       const std::string& c = cells[i];
-      std::string key(names[i]);
+      const ReportColumn& col = kReportColumns[i];
+      std::string key(col.name);
+      const bool integer = col.kind == CellKind::kToken || col.kind == CellKind::kId;
       // Numbers stay numbers; inf/-inf stay strings (JSON has none); empty cells are null.
       if (c.empty()) {
         obj[key] = nullptr;
-      } else if ((key == "token_id" || key == "data_id") && c.find_first_not_of("0123456789-") == std::string::npos) {
+      } else if (integer && c.find_first_not_of("0123456789-") == std::string::npos) {
         obj[key] = std::stoll(c);
-      } else if (is_float_column(key) && c != "inf" && c != "-inf") {
+      } else if (col.kind == CellKind::kReal && c != "inf" && c != "-inf") {
         obj[key] = std::strtod(c.c_str(), nullptr);
       } else {
         obj[key] = c;

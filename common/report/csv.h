@@ -42,7 +42,8 @@ Status write_report_csv(const std::vector<ReportRow>& rows, const CsvOptions& op
 // Every cell of a row as the CSV writes it (text formula-guarded), msit's columns then ours
 // with `extra`; for writers of other containers (the ATB compare's xlsx).
 std::vector<std::string> row_cells(const ReportRow& r, bool extra);
-bool is_float_column(std::string_view column);  // cells holding python_float_repr numbers
+bool is_float_column(std::string_view column);    // cells holding python_float_repr numbers
+bool is_integer_column(std::string_view column);  // token_id, data_id: integers (token_id may hold a text)
 std::string report_json(const std::vector<ReportRow>& rows, const CsvOptions& opts);
 
 // msit_cmp_report_{UTC YYYYmmddHHMMSS}.csv, or msit_cmp_report_rank{R}_{time}.csv.

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/report/op_label.h"
+#include "common/report/report_columns.h"
 
 namespace msit {
 namespace {
@@ -24,35 +25,27 @@ nlohmann::json row_json(const ReportRow& r, std::optional<int64_t> rank, size_t 
   const TensorLabel& l = row_label(r);
   // ATB vs torch: the golden side names another op (the torch module).
   bool both = r.my_label.known() && r.golden_label.known() && r.golden_label.op != r.my_label.op;
-  return {{"rank", rank ? nlohmann::json(*rank) : nlohmann::json(nullptr)},
-          {"token", r.token_id},
-          {"i", index},
-          {"name", l.known() ? l.op : base_name(row_file(r, false))},
-          {"type", l.op_type},
-          {"tensor", tensor_text(l)},
-          {"vs", both ? label_text(r.golden_label) : std::string()},
-          {"my", base_name(r.my_data_path)},
-          {"golden", base_name(r.golden_data_path)},
-          {"my_dtype", dtype_cell_text(r.my_dtype)},
-          {"golden_dtype", dtype_cell_text(r.golden_dtype)},
-          {"my_shape", r.my_shape},
-          {"golden_shape", r.golden_shape},
-          {"mode", r.compare_mode},
-          {"verdict", std::string(verdict_name(r.verdict))},
-          {"cosine", number(r.cosine)},
-          {"red", number(r.red)},
-          {"max_abs", number(r.max_abs)},
-          {"max_rel", number(r.max_rel)},
-          {"mean_abs", number(r.mean_abs)},
-          {"mean_rel", number(r.mean_rel)},
-          {"kl", number(r.kl)},
-          {"max_stat_abs", number(r.stat_abs[0])},
-          {"min_stat_abs", number(r.stat_abs[1])},
-          {"error_level", number(r.error_level)},
-          {"error_jump", number(r.error_jump)},
-          {"divergence", std::string(jump_cell(r.jump))},
-          {"reason", fail_reason_cell(r)},
-          {"note", r.note}};
+  nlohmann::json j = {{"rank", rank ? nlohmann::json(*rank) : nlohmann::json(nullptr)},
+                      {"token", r.token_id},
+                      {"i", index},
+                      {"name", l.known() ? l.op : base_name(row_file(r, false))},
+                      {"type", l.op_type},
+                      {"tensor", tensor_text(l)},
+                      {"vs", both ? label_text(r.golden_label) : std::string()},
+                      {"my", base_name(r.my_data_path)},
+                      {"golden", base_name(r.golden_data_path)}};
+  // The report columns the page shows (kReportColumns' html keys): text as is (the page
+  // escapes it), numbers that are not finite as null.
+  for_each_report_column(r, [&](auto col, const auto& v) {
+    constexpr ReportColumn c = kReportColumns[col];
+    if constexpr (!c.html_key.empty()) {
+      if constexpr (c.kind == CellKind::kReal) j[std::string(c.html_key)] = number(v);
+      else if constexpr (c.kind == CellKind::kText || c.kind == CellKind::kWord)
+        j[std::string(c.html_key)] = std::string(v);
+      else static_assert(col() != col(), "a cell kind the HTML page cannot show");
+    }
+  });
+  return j;
 }
 
 // JSON inside <script>: "</" would end the element and "<!--" would open a comment.

@@ -1,27 +1,26 @@
 // Column lists and msit's row filters (docs/formats/report.md §2, §6).
 #include "common/report/report_row.h"
 
+#include "common/report/report_columns.h"
+
 namespace msit {
 
+namespace {
+std::vector<std::string_view> column_names(ColumnPart part) {
+  std::vector<std::string_view> out;
+  for (const ReportColumn& c : kReportColumns)
+    if (c.part == part) out.push_back(c.name);
+  return out;
+}
+}  // namespace
+
 const std::vector<std::string_view>& msit_columns() {
-  // clang-format off
-  static const std::vector<std::string_view> k = {
-      "token_id", "data_id", "golden_data_path", "golden_op_type", "golden_dtype", "golden_shape",
-      "golden_max_value", "golden_min_value", "golden_mean_value", "my_data_path", "my_op_type", "my_dtype",
-      "my_shape", "my_max_value", "my_min_value", "my_mean_value", "cosine_similarity", "max_relative_error",
-      "mean_relative_error", "max_absolute_error", "mean_absolute_error", "kl_divergence",
-      "relative_euclidean_distance", "cmp_fail_reason"};
-  // clang-format on
+  static const std::vector<std::string_view> k = column_names(ColumnPart::kMsit);
   return k;
 }
 
 const std::vector<std::string_view>& extra_columns() {
-  // clang-format off
-  static const std::vector<std::string_view> k = {
-      "compare_mode", "max_stat_absolute_error", "max_stat_relative_error", "min_stat_absolute_error",
-      "min_stat_relative_error", "mean_stat_absolute_error", "mean_stat_relative_error",
-      "l2norm_stat_absolute_error", "l2norm_stat_relative_error", "nan_inf", "verdict", "note", "error_level", "error_jump", "divergence"};
-  // clang-format on
+  static const std::vector<std::string_view> k = column_names(ColumnPart::kOurs);
   return k;
 }
 

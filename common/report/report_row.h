@@ -73,7 +73,8 @@ std::string msit_reason_cell(const ReportRow& r);
 std::string fail_reason_cell(const ReportRow& r);
 void add_caveat(ReportRow& r, const std::string& text);
 
-// msit's header (docs/formats/report.md §2) and the extra columns, in order.
+// msit's header (docs/formats/report.md §2) and the extra columns, in order: the names of
+// kReportColumns (common/report/report_columns.h).
 const std::vector<std::string_view>& msit_columns();
 const std::vector<std::string_view>& extra_columns();
 

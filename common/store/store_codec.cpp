@@ -60,14 +60,6 @@ Result<uint64_t> parse_u64(const std::string& text, const std::string& where) {
   return v;
 }
 
-// Column order of kSelectFile (summary_store.cpp): the file's columns, then its tensor's.
-// clang-format off
-enum FileCol : int {
-  kKind, kSizeBytes, kMtime, kOpType, kOpName, kTaskId, kStreamId, kOpTimestamp, kDumpOpName, kCreatedBy, kPath,
-  kBlockCount,
-};
-// clang-format on
-
 // An extreme goes to exactly one of its three columns: exact int64, exact uint64 as text (SQLite
 // integers are signed), or a double for float tensors.
 Status read_extreme(sqlite3_stmt* s, int real_col, int int_col, int uint_col, const ExtremeRef& e,
@@ -257,23 +249,27 @@ Result<std::vector<uint64_t>> parse_dims(std::string_view text, const std::strin
 void bind_file(sqlite3_stmt* s, std::string_view path, const StoreEntry& e, int64_t now_ns) {
   const FileSummary& f = *e.summary;
   bind_text(s, 1, path);
-  bind_text(s, 2, f.source_kind);
-  bind_u64(s, 3, f.source_size);
-  sqlite3_bind_int64(s, 4, f.source_mtime_ns);
-  bind_u64(s, 5, static_cast<uint64_t>(e.identity.dev));
-  bind_u64(s, 6, static_cast<uint64_t>(e.identity.ino));
-  for (int c = 7; c <= 12; ++c) sqlite3_bind_null(s, c);
-  if (f.op) {
-    bind_text(s, 7, f.op->type);
-    bind_text(s, 8, f.op->name);
-    bind_text(s, 9, f.op->task_id);
-    bind_text(s, 10, f.op->stream_id);
-    bind_text(s, 11, f.op->timestamp);
-    bind_opt_text(s, 12, f.op->dump_op_name);
-  }
-  bind_text(s, 13, f.created_by);
-  sqlite3_bind_int64(s, 14, now_ns);
-  sqlite3_bind_int64(s, 15, static_cast<int64_t>(f.extra_blocks.size()));
+  for_each_file_field(f, [&](auto row, const auto& v) {
+    constexpr FileField d = kFileFields[row];
+    if constexpr (has_column(d)) {
+      constexpr int p = file_param(row());
+      if constexpr (d.kind == FileFieldKind::kText) bind_text(s, p, v);
+      else if constexpr (d.kind == FileFieldKind::kU64) bind_u64(s, p, v);
+      else if constexpr (d.kind == FileFieldKind::kI64) sqlite3_bind_int64(s, p, v);
+      else if constexpr (d.kind == FileFieldKind::kDev) bind_u64(s, p, static_cast<uint64_t>(e.identity.dev));
+      else if constexpr (d.kind == FileFieldKind::kIno) bind_u64(s, p, static_cast<uint64_t>(e.identity.ino));
+      else if constexpr (d.kind == FileFieldKind::kOpText) {
+        if (f.op) bind_text(s, p, (*f.op).*v);
+        else sqlite3_bind_null(s, p);
+      } else if constexpr (d.kind == FileFieldKind::kOpOptText) {
+        if (f.op) bind_opt_text(s, p, (*f.op).*v);
+        else sqlite3_bind_null(s, p);
+      } else if constexpr (d.kind == FileFieldKind::kStoredAt) sqlite3_bind_int64(s, p, now_ns);
+      else if constexpr (d.kind == FileFieldKind::kBlockCount)
+        sqlite3_bind_int64(s, p, static_cast<int64_t>(f.extra_blocks.size()));
+      else static_assert(row() != row(), "a file field kind the store cannot write");
+    }
+  });
 }
 
 void bind_tensor(sqlite3_stmt* s, int64_t file_id, int ord, const TensorSummary& t, SketchPrecision precision) {
@@ -313,21 +309,36 @@ void bind_block(sqlite3_stmt* s, int64_t file_id, int ord, const ExtraBlock& b) 
 }
 
 int64_t read_file_row(sqlite3_stmt* s, FileSummary& out) {
-  out.source_kind = text_of(s, kKind);
-  out.source_size = u64_of(s, kSizeBytes);
-  out.source_mtime_ns = sqlite3_column_int64(s, kMtime);
-  if (!is_null(s, kOpType)) {
-    OpInfo op;
-    op.type = text_of(s, kOpType);
-    op.name = text_of(s, kOpName);
-    op.task_id = text_of(s, kTaskId);
-    op.stream_id = text_of(s, kStreamId);
-    op.timestamp = text_of(s, kOpTimestamp);
-    op.dump_op_name = text_of(s, kDumpOpName);
-    out.op = std::move(op);
+  // The file has an op when its op_type is there (all its op columns are NULL, or none).
+  constexpr size_t kOpType = file_field_index("op_type");
+  static_assert(kFileFields[kOpType].read_back && kFileFields[kOpType].kind == FileFieldKind::kOpText);
+  if (!is_null(s, file_read_ordinal(kOpType))) out.op.emplace();
+  int64_t blocks = 0;
+  for_each_file_field(out, [&](auto row, auto&& v) {
+    constexpr FileField d = kFileFields[row];
+    if constexpr (d.read_back) {
+      constexpr int c = file_read_ordinal(row());
+      if constexpr (d.kind == FileFieldKind::kText) v = text_of(s, c);
+      else if constexpr (d.kind == FileFieldKind::kU64) v = u64_of(s, c);
+      else if constexpr (d.kind == FileFieldKind::kI64) v = sqlite3_column_int64(s, c);
+      else if constexpr (d.kind == FileFieldKind::kOpText || d.kind == FileFieldKind::kOpOptText) {
+        if (out.op) (*out.op).*v = text_of(s, c);
+      } else if constexpr (d.kind == FileFieldKind::kBlockCount) blocks = sqlite3_column_int64(s, c);
+      else static_assert(row() != row(), "a file field kind the store cannot read back");
+    }
+  });
+  return blocks;
+}
+
+std::string file_column_list(std::string_view prefix, int version, bool read_back_only) {
+  std::string out;
+  for (const FileField& f : kFileFields) {
+    if (!has_column(f) || f.since_store_version > version || (read_back_only && !f.read_back)) continue;
+    if (!out.empty()) out += ", ";
+    out += prefix;
+    out += f.name;
   }
-  out.created_by = text_of(s, kCreatedBy);
-  return sqlite3_column_int64(s, kBlockCount);
+  return out;
 }
 
 TensorColumns tensor_columns_of(sqlite3_stmt* s) {

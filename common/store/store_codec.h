@@ -13,12 +13,21 @@
 #include "common/base/result.h"
 #include "common/store/summary_store.h"
 #include "common/store/tensor_columns.h"
+#include "common/summary/file_fields.h"
 
 namespace msit::store {
 
-// Binds the files row (?1 path or name, ?2 kind .. ?15 extra_block_count) in the order of the
-// INSERTs in summary_store.cpp: `path` is e.rel in a version 1 store, its name in version 2.
+// Binds the files row (?1 path or name, then the store columns of kFileFields, file_fields.h,
+// as ?file_param(row)) in the order of the INSERTs in summary_store.cpp: `path` is e.rel in a
+// version 1 store, its name in version 2, whose directory id is ?kFileDirParam.
 void bind_file(sqlite3_stmt* s, std::string_view path, const StoreEntry& e, int64_t now_ns);
+constexpr int file_param(size_t row) { return 2 + file_column_ordinal(row); }
+inline constexpr int kFileDirParam = 2 + file_column_count();
+// The files table's columns of `version` after its path or name, for the statements: "f.kind,
+// f.size_bytes, ..." with `prefix` "f." (read_back_only: those a read of the file selects, in
+// the order read_file_row() takes them; the path follows them, at kFilePathColumn).
+std::string file_column_list(std::string_view prefix, int version, bool read_back_only = false);
+inline constexpr int kFilePathColumn = file_read_count();
 // ?1 and ?2 make the tensor's key (file id, ordinal); row i of kTensorFields (tensor_fields.h)
 // is bound as ?tensor_param(i).
 void bind_tensor(sqlite3_stmt* s, int64_t file_id, int ord, const TensorSummary& t, SketchPrecision precision);
@@ -32,7 +41,7 @@ std::string tensor_param_list(int version);
 void bind_block(sqlite3_stmt* s, int64_t file_id, int ord, const ExtraBlock& b);
 
 // Reading back; `where` names errors (store path and raw path).
-// Reads the file columns of kSelectFile (summary_store.cpp); returns its extra-block count.
+// Reads the file columns of select_file (summary_store.cpp); returns its extra-block count.
 int64_t read_file_row(sqlite3_stmt* s, FileSummary& out);
 
 // Finds the tensor columns of a prepared statement by their names.

@@ -172,7 +172,10 @@ bool csv_shows(CsvGate gate, const TensorSummary& t) {
 }
 
 std::string make_csv_header() {
-  std::string out = "store,path,op_type,op_name";
+  std::string out = "store,path";
+  for (const FileField& f : kFileFields) {
+    if (!f.csv_column.empty()) out.append(",").append(f.csv_column);
+  }
   for (const TensorField& f : kTensorFields) {
     if (!f.csv_column.empty()) out.append(",").append(f.csv_column);
   }
@@ -279,9 +282,17 @@ std::string_view csv_header() {
 
 std::string csv_rows(std::string_view store, std::string_view rel, const FileSummary& f) {
   std::string out;
-  const std::string prefix = text_cell(store) + "," + text_cell(rel) + "," +
-                             text_cell(f.op ? f.op->type : std::string()) + "," +
-                             text_cell(f.op ? f.op->name : std::string());
+  std::string prefix = text_cell(store) + "," + text_cell(rel);
+  for_each_file_field(f, [&](auto row, const auto& v) {
+    constexpr FileField d = kFileFields[row];
+    if constexpr (!d.csv_column.empty()) {
+      prefix += ',';
+      if constexpr (d.kind == FileFieldKind::kOpText || d.kind == FileFieldKind::kOpOptText)
+        prefix += text_cell(f.op ? (*f.op).*v : std::string());
+      else if constexpr (d.kind == FileFieldKind::kText) prefix += text_cell(v);
+      else static_assert(row() != row(), "a file field kind export's CSV cannot show");
+    }
+  });
   for (const auto& t : f.tensors) {
     out += prefix;
     for_each_tensor_field(t, [&](auto row, const auto& v) {

@@ -10,6 +10,7 @@
 
 #include "common/store/sqlite_handle.h"
 #include "common/store/summary_store.h"
+#include "common/summary/file_fields.h"
 #include "common/summary/tensor_fields.h"
 
 namespace msit::store {
@@ -24,21 +25,7 @@ CREATE TABLE meta(
 ) WITHOUT ROWID;
 CREATE TABLE files(
   id INTEGER PRIMARY KEY,
-  path TEXT NOT NULL UNIQUE,
-  kind TEXT NOT NULL,
-  size_bytes INTEGER NOT NULL,
-  mtime_ns INTEGER NOT NULL,
-  dev INTEGER NOT NULL,
-  ino INTEGER NOT NULL,
-  op_type TEXT,
-  op_name TEXT,
-  task_id TEXT,
-  stream_id TEXT,
-  op_timestamp TEXT,
-  dump_op_name TEXT,
-  created_by TEXT NOT NULL,
-  stored_at_ns INTEGER NOT NULL,
-  extra_block_count INTEGER NOT NULL
+  path TEXT NOT NULL UNIQUE,@file_columns@
 );
 CREATE TABLE tensors(
   file_id INTEGER NOT NULL REFERENCES files(id),
@@ -79,21 +66,7 @@ CREATE TABLE dirs(
 CREATE TABLE files(
   id INTEGER PRIMARY KEY,
   dir_id INTEGER NOT NULL REFERENCES dirs(id),
-  name TEXT NOT NULL,
-  kind TEXT NOT NULL,
-  size_bytes INTEGER NOT NULL,
-  mtime_ns INTEGER NOT NULL,
-  dev INTEGER NOT NULL,
-  ino INTEGER NOT NULL,
-  op_type TEXT,
-  op_name TEXT,
-  task_id TEXT,
-  stream_id TEXT,
-  op_timestamp TEXT,
-  dump_op_name TEXT,
-  created_by TEXT NOT NULL,
-  stored_at_ns INTEGER NOT NULL,
-  extra_block_count INTEGER NOT NULL,
+  name TEXT NOT NULL,@file_columns@,
   UNIQUE(dir_id, name)
 );
 CREATE TABLE tensors(
@@ -128,10 +101,23 @@ std::string tensor_column_defs(int version) {
   return out;
 }
 
+// The files table's columns of `version` after its path or name: the rows of kFileFields
+// (common/summary/file_fields.h) that have a column, in the same form.
+std::string file_column_defs(int version) {
+  std::string out;
+  for (const FileField& f : kFileFields) {
+    if (!has_column(f) || f.since_store_version > version) continue;
+    if (!out.empty()) out += ',';
+    out.append("\n  ").append(f.name).append(" ").append(f.sql_type);
+  }
+  return out;
+}
+
 std::string make_schema_sql(int version) {
   std::string sql = version == 1 ? kSchemaV1 : kSchemaV2;
-  constexpr std::string_view kMark = "@tensor_columns@";
-  sql.replace(sql.find(kMark), kMark.size(), tensor_column_defs(version));
+  constexpr std::string_view kTensorMark = "@tensor_columns@", kFileMark = "@file_columns@";
+  sql.replace(sql.find(kTensorMark), kTensorMark.size(), tensor_column_defs(version));
+  sql.replace(sql.find(kFileMark), kFileMark.size(), file_column_defs(version));
   return sql;
 }
 

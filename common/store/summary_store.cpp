@@ -22,22 +22,24 @@ namespace msit::store {
 namespace {
 
 // The statements of each store version. Column order of the file and tensor reads:
-// store_codec.cpp (FileCol; tensor columns found by name). Bind order of the inserts:
-// store_codec.h (version 2 binds the file's name where version 1 binds its path, its directory
-// as ?16, and makes the tensor's key of ?1 and ?2). The tensor columns are those of the
-// version's rows of kTensorFields (common/summary/tensor_fields.h).
+// store_codec.h (file_column_list(), kFilePathColumn; tensor columns found by name). Bind order
+// of the inserts: store_codec.h (version 2 binds the file's name where version 1 binds its path,
+// its directory as ?kFileDirParam, and makes the tensor's key of ?1 and ?2). The file columns
+// are those of the version's rows of kFileFields (common/summary/file_fields.h), the tensor
+// columns those of its rows of kTensorFields (common/summary/tensor_fields.h).
 struct StoreSql {
   std::string insert_file, insert_tensor, find_file, select_file, select_tensors_range, select_tensors_in, list;
 };
 
-#define MSIT_STORE_FILE_ROW_COLUMNS                                                                          \
-  "kind, size_bytes, mtime_ns, dev, ino, op_type, op_name, task_id, stream_id, op_timestamp, dump_op_name, " \
-  "created_by, stored_at_ns, extra_block_count"
-// One statement per file: its row and its tensors (LEFT JOIN: a file without tensors still
-// gives its row).
-#define MSIT_STORE_FILE_COLUMNS                                                                      \
-  "f.kind, f.size_bytes, f.mtime_ns, f.op_type, f.op_name, f.task_id, f.stream_id, f.op_timestamp, " \
-  "f.dump_op_name, f.created_by, "
+// "?,?,...": one parameter per files column of `version` (kFileFields, common/summary/file_fields.h)
+// and `extra` more (the path, or the name and the directory).
+std::string file_params(int version, int extra) {
+  int n = extra;
+  for (const FileField& f : kFileFields) n += has_column(f) && f.since_store_version <= version ? 1 : 0;
+  std::string out;
+  for (int i = 0; i < n; ++i) out += i ? ",?" : "?";
+  return out;
+}
 // Version 2: a file's tensors are the keys [id * 2^20, id * 2^20 + 2^20) (store_version.h).
 #define MSIT_STORE_KEY_SCALE "1048576"
 #define MSIT_STORE_TENSORS_OF(id)                                                                                 \
@@ -64,10 +66,12 @@ StoreSql make_sql_v1() {
   const std::string cols = tensor_column_list("", 1), all = tensor_column_list("t.", 1),
                     compare = tensor_column_list("t.", 1, true);
   return {
-      "INSERT INTO files(path, " MSIT_STORE_FILE_ROW_COLUMNS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+      "INSERT INTO files(path, " + file_column_list("", 1) + ") VALUES (" + file_params(1, 1) + ")",
       "INSERT INTO tensors(file_id, ord, " + cols + ") VALUES (?1,?2," + tensor_param_list(1) + ")",
       "SELECT id, size_bytes, mtime_ns, dev, ino FROM files WHERE path = ?1",
-      "SELECT " MSIT_STORE_FILE_COLUMNS "f.path, f.extra_block_count, " + all +
+      // One statement per file: its row and its tensors (LEFT JOIN: a file without tensors
+      // still gives its row).
+      "SELECT " + file_column_list("f.", 1, true) + ", f.path, " + all +
           " FROM files f LEFT JOIN tensors t ON t.file_id = f.id WHERE f.id = ? ORDER BY t.ord",
       "SELECT t.file_id, " + compare + " FROM tensors t WHERE t.file_id BETWEEN ?1 AND ?2 ORDER BY t.file_id, t.ord",
       "SELECT t.file_id, " + compare + " FROM tensors t WHERE t.file_id IN (" + in_list() +
@@ -82,11 +86,11 @@ StoreSql make_sql_v2() {
   const std::string cols = tensor_column_list("", 2), all = tensor_column_list("t.", 2),
                     compare = tensor_column_list("t.", 2, true);
   return {
-      "INSERT INTO files(name, " MSIT_STORE_FILE_ROW_COLUMNS ", dir_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+      "INSERT INTO files(name, " + file_column_list("", 2) + ", dir_id) VALUES (" + file_params(2, 2) + ")",
       "INSERT INTO tensors(key, " + cols + ") VALUES (?1 * " MSIT_STORE_KEY_SCALE " + ?2," + tensor_param_list(2) + ")",
       "SELECT f.id, f.size_bytes, f.mtime_ns, f.dev, f.ino FROM dirs d JOIN files f ON f.dir_id = d.id AND f.name = "
       "?2 WHERE d.path = ?1",
-      "SELECT " MSIT_STORE_FILE_COLUMNS MSIT_STORE_PATH_V2 ", f.extra_block_count, " + all +
+      "SELECT " + file_column_list("f.", 2, true) + ", " MSIT_STORE_PATH_V2 ", " + all +
           " FROM files f JOIN dirs d ON d.id = f.dir_id LEFT JOIN tensors t ON " MSIT_STORE_TENSORS_OF(
               "f.id") " WHERE f.id = ?1 ORDER BY t.key",
       "SELECT t.key >> 20 AS file_id, " + compare +
@@ -106,8 +110,6 @@ const StoreSql& sql_of(int version) {
   static const StoreSql v1 = make_sql_v1(), v2 = make_sql_v2();
   return version == 1 ? v1 : v2;
 }
-#undef MSIT_STORE_FILE_ROW_COLUMNS
-#undef MSIT_STORE_FILE_COLUMNS
 #undef MSIT_STORE_KEY_SCALE
 #undef MSIT_STORE_TENSORS_OF
 #undef MSIT_STORE_PATH_V2
@@ -319,7 +321,7 @@ Status SummaryStore::insert_one(const StoreEntry& e, int64_t stored_ns) {
     const auto [dir, name] = split_rel(e.rel);
     MSIT_ASSIGN_OR_RETURN(const int64_t dir_id, dir_id_locked(dir));
     bind_file(f, name, e, stored_ns);
-    sqlite3_bind_int64(f, 16, dir_id);
+    sqlite3_bind_int64(f, kFileDirParam, dir_id);
   } else {
     bind_file(f, e.rel, e, stored_ns);
   }
@@ -440,7 +442,7 @@ Result<FileSummary> SummaryStore::read_group(sqlite3_stmt* f, int& rc, int64_t f
   FileSummary out;
   const int64_t blocks = read_file_row(f, out);
   const std::string rel =
-      rel_hint.empty() ? reinterpret_cast<const char*>(sqlite3_column_text(f, 10)) : std::string(rel_hint);
+      rel_hint.empty() ? reinterpret_cast<const char*>(sqlite3_column_text(f, kFilePathColumn)) : std::string(rel_hint);
   out.source_name = base_name(rel);
   const std::string where = path_ + ": " + rel;
   for (; rc == SQLITE_ROW; rc = sqlite3_step(f)) {

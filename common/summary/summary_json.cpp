@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/io/file.h"
+#include "common/summary/file_fields.h"
 #include "common/summary/summary.h"
 #include "common/summary/tensor_fields.h"
 
@@ -88,16 +89,20 @@ std::string summary_to_json(const FileSummary& s) {
   json j;
   j["schema"] = kSummarySchema;
   j["version"] = kSummaryVersion;
-  j["source"] = {
-      {"name", s.source_name}, {"kind", s.source_kind}, {"size_bytes", s.source_size}, {"mtime_ns", s.source_mtime_ns}};
-  if (s.op) {
-    j["op"] = {{"type", s.op->type},
-               {"name", s.op->name},
-               {"task_id", s.op->task_id},
-               {"stream_id", s.op->stream_id},
-               {"timestamp", s.op->timestamp}};
-    if (!s.op->dump_op_name.empty()) j["op"]["dump_op_name"] = s.op->dump_op_name;
-  }
+  json& source = j["source"] = json::object();
+  for_each_file_field(s, [&](auto row, const auto& v) {
+    constexpr FileField d = kFileFields[row];
+    if constexpr (d.json_place == JsonPlace::kSource) source[d.json_key] = v;
+    else if constexpr (d.json_place == JsonPlace::kTop) j[d.json_key] = v;
+    else if constexpr (d.json_place == JsonPlace::kOp) {
+      if (!s.op) return;
+      const std::string& x = (*s.op).*v;
+      if constexpr (d.kind == FileFieldKind::kOpText) j["op"][d.json_key] = x;
+      else if constexpr (d.kind == FileFieldKind::kOpOptText) {
+        if (!x.empty()) j["op"][d.json_key] = x;
+      } else static_assert(row() != row(), "a file field kind the JSON form cannot write");
+    }
+  });
   json tensors = json::array();
   for (const auto& t : s.tensors) tensors.push_back(tensor_to_json(t));
   j["tensors"] = std::move(tensors);
@@ -108,7 +113,6 @@ std::string summary_to_json(const FileSummary& s) {
     }
     j["extra_blocks"] = std::move(blocks);
   }
-  j["created_by"] = s.created_by;
   // Replace, not throw, on odd bytes in names (op names come from the dump's header).
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }

@@ -8,6 +8,7 @@
 #include <simdjson.h>
 
 #include "common/io/file.h"
+#include "common/summary/file_fields.h"
 #include "common/summary/summary.h"
 #include "common/summary/tensor_fields.h"
 
@@ -266,19 +267,53 @@ Result<TensorSummary> tensor_from(element tv, const Ctx& c) {
   return ts;
 }
 
-Status read_op(object j, FileSummary& s, const Ctx& c) {
-  std::optional<element> op = Ctx::find(j, "op");
-  if (!op || op->type() != element_type::OBJECT) return ok_status();
-  object o = object_of(*op);
-  OpInfo info;
-  MSIT_ASSIGN_OR_RETURN(info.type, opt_string(o, "type", c));
-  MSIT_ASSIGN_OR_RETURN(info.name, opt_string(o, "name", c));
-  MSIT_ASSIGN_OR_RETURN(info.task_id, opt_string(o, "task_id", c));
-  MSIT_ASSIGN_OR_RETURN(info.stream_id, opt_string(o, "stream_id", c));
-  MSIT_ASSIGN_OR_RETURN(info.timestamp, opt_string(o, "timestamp", c));
-  MSIT_ASSIGN_OR_RETURN(info.dump_op_name, opt_string(o, "dump_op_name", c));
-  s.op = std::move(info);
+// Row I of kFileFields (file_fields.h) from its JSON value `j`.
+template <size_t I, class V>
+Status read_file_field(element j, V& v, const Ctx& c) {
+  constexpr FileField d = kFileFields[I];
+  if constexpr (d.kind == FileFieldKind::kText || d.kind == FileFieldKind::kOpText ||
+                d.kind == FileFieldKind::kOpOptText) {
+    MSIT_ASSIGN_OR_RETURN(v, as_string(j, d.json_key, c));
+  } else if constexpr (d.kind == FileFieldKind::kU64) {
+    MSIT_ASSIGN_OR_RETURN(v, as_u64(j, d.json_key, c));
+  } else if constexpr (d.kind == FileFieldKind::kI64) {
+    MSIT_ASSIGN_OR_RETURN(v, as_i64(j, d.json_key, c));
+  } else {
+    static_assert(I != I, "a file field kind the JSON form cannot read");
+  }
   return ok_status();
+}
+
+// The file-level fields: "source" is required, and so are its required keys; "op" is read when
+// it is an object (each of its keys optional); optional keys keep their default when absent.
+Status read_file_fields(object j, FileSummary& s, const Ctx& c) {
+  MSIT_ASSIGN_OR_RETURN(element src_v, c.member(j, "source"));
+  if (src_v.type() != element_type::OBJECT) return c.wrong_type("source");
+  const object src = object_of(src_v);
+  std::optional<object> op;
+  if (std::optional<element> o = Ctx::find(j, "op"); o && o->type() == element_type::OBJECT) {
+    op = object_of(*o);
+    s.op.emplace();
+  }
+  Status st = ok_status();
+  for_each_file_field(s, [&](auto row, auto&& v) {
+    constexpr FileField d = kFileFields[row];
+    if (!st.ok()) return;
+    if constexpr (d.json_place == JsonPlace::kSource || d.json_place == JsonPlace::kTop) {
+      const object& in = d.json_place == JsonPlace::kSource ? src : j;
+      if constexpr (d.json == FileJsonRule::kRequired) {
+        Result<element> e = c.member(in, d.json_key);
+        st = e.ok() ? read_file_field<row()>(*e, v, c) : Status(e.error());
+      } else if (std::optional<element> e = Ctx::find(in, d.json_key)) {
+        st = read_file_field<row()>(*e, v, c);
+      }
+    } else if constexpr (d.json_place == JsonPlace::kOp) {
+      static_assert(d.json == FileJsonRule::kOptional, "the op's keys are optional");
+      if (!op) return;
+      if (std::optional<element> e = Ctx::find(*op, d.json_key)) st = read_file_field<row()>(*e, (*s.op).*v, c);
+    }
+  });
+  return st;
 }
 
 Status read_header(object j, FileSummary& s, const Ctx& c) {
@@ -290,16 +325,7 @@ Status read_header(object j, FileSummary& s, const Ctx& c) {
     return c.fail("summary version " + std::to_string(version) + " is not supported (this build reads version " +
                   std::to_string(kSummaryVersion) + ")");
   }
-  MSIT_ASSIGN_OR_RETURN(element src_v, c.member(j, "source"));
-  if (src_v.type() != element_type::OBJECT) return c.wrong_type("source");
-  object src = object_of(src_v);
-  MSIT_ASSIGN_OR_RETURN(s.source_name, required(src, "name", c, as_string));
-  MSIT_ASSIGN_OR_RETURN(s.source_kind, required(src, "kind", c, as_string));
-  MSIT_ASSIGN_OR_RETURN(s.source_size, required(src, "size_bytes", c, as_u64));
-  MSIT_ASSIGN_OR_RETURN(s.source_mtime_ns, required(src, "mtime_ns", c, as_i64));
-  MSIT_TRY(read_op(j, s, c));
-  MSIT_ASSIGN_OR_RETURN(s.created_by, opt_string(j, "created_by", c));
-  return ok_status();
+  return read_file_fields(j, s, c);
 }
 
 Status read_extra_blocks(object j, FileSummary& s, const Ctx& c) {

@@ -11,11 +11,7 @@
 #  (g) a golden summarised beforehand (store).
 # Usage: live_divergence.sh MSIT_BIN MSIT_DUMPGEN
 set -euo pipefail
-BIN=$1
-GEN=$2
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-source "$HERE/wait_lib.sh"
-source "$HERE/live_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/live_lib.sh" "$@"
 
 gen() {  # NAME GEN_ARGS...: a llama-chain pair with kernel noise (as compare_noise_floor.sh)
   local name=$1

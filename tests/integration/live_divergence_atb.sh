@@ -8,16 +8,9 @@
 #  (b) a noise-only ATB stream raises nothing, once both its tokens are judged.
 # Usage: live_divergence_atb.sh MSIT_BIN MSIT_DUMPGEN
 set -euo pipefail
-BIN=$1
-GEN=$2
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-source "$HERE/wait_lib.sh"
-source "$HERE/live_lib.sh"
-TORCH=torch/msit_dump_20260101_000000/torch_tensors/cpu_100
-ATB=atb/msit_dump_20260101_000000
-# The watched dir is the msit_dump_* directory itself (the ATB layout: tensors/PID_DEVICE/TOKEN/
-# and the model/ topology), as a model dumping into it would create.
-DUMP=msit_dump_20260101_000000
+source "$(dirname "${BASH_SOURCE[0]}")/live_lib.sh" "$@"
+# The watched dir is $DUMP (live_lib.sh), the msit_dump_* directory itself (the ATB layout:
+# tensors/PID_DEVICE/TOKEN/ and the model/ topology), as a model dumping into it would create.
 
 gen() {  # NAME GEN_ARGS...: the Llama-like pair of compare_flows.tsv rows atb_torch_*
   local name=$1

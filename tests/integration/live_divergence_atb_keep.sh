@@ -7,14 +7,7 @@
 # file is compacted. After a restart the same files are kept and nothing is reported again.
 # Usage: live_divergence_atb_keep.sh MSIT_BIN MSIT_DUMPGEN
 set -euo pipefail
-BIN=$1
-GEN=$2
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-source "$HERE/wait_lib.sh"
-source "$HERE/live_lib.sh"
-TORCH=torch/msit_dump_20260101_000000/torch_tensors/cpu_100
-ATB=atb/msit_dump_20260101_000000
-DUMP=msit_dump_20260101_000000
+source "$(dirname "${BASH_SOURCE[0]}")/live_lib.sh" "$@"
 W="$T/w/$DUMP"
 
 # o_proj of layer 6 (LinearOperation #45), as live_divergence_atb.sh (a).

@@ -9,12 +9,8 @@
 #    order stay raw, every other file is compacted.
 # Usage: live_divergence_torch.sh MSIT_BIN MSIT_DUMPGEN
 set -euo pipefail
-BIN=$1
-GEN=$2
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-source "$HERE/wait_lib.sh"
-source "$HERE/live_lib.sh"
-GOLDEN=torch/msit_dump_20260101_000000/torch_tensors/cpu_100
+source "$(dirname "${BASH_SOURCE[0]}")/live_lib.sh" "$@"
+GOLDEN=$TORCH
 MINE=torch_npu/msit_dump_20260101_000000/torch_tensors/0_300
 # The watched dir is the torch process directory the model dumps into (model_tree.json first).
 W="$T/w/msit_dump_20260101_000000/torch_tensors/0_300"

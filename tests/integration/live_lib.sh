@@ -1,7 +1,18 @@
 #!/bin/bash
-# Shared by the live-divergence tests (live_divergence*.sh): scratch dir and cleanup, the replay
-# tool, failure with the logs, and starting/stopping `watch --golden` (waits on its log, no sleeps).
-# Needs BIN and HERE set and wait_lib.sh sourced.
+# Shared by the live-divergence tests (live_divergence*.sh): their arguments, scratch dir and
+# cleanup, the replay tool, failure with the logs, and starting/stopping `watch --golden` (waits
+# on its log, no sleeps). Each test starts with
+#   set -euo pipefail
+#   source "$(dirname "${BASH_SOURCE[0]}")/live_lib.sh" "$@"   # MSIT_BIN MSIT_DUMPGEN
+BIN=$1
+GEN=$2
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$HERE/wait_lib.sh"
+# Where `msit-dumpgen atb` puts each side of an ATB-vs-torch pair, and the msit_dump_* directory
+# a model dumping ATB tensors creates (the watched dir of the ATB tests).
+TORCH=torch/msit_dump_20260101_000000/torch_tensors/cpu_100
+ATB=atb/msit_dump_20260101_000000
+DUMP=msit_dump_20260101_000000
 export MSIT_COMPACT_SUMMARY_FORMAT=store  # the default format: the comparer reads the stores
 T=$(mktemp -d)
 PIDS=()

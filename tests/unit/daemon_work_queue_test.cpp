@@ -16,7 +16,34 @@
 namespace msit::daemon {
 namespace {
 
-class CountingCompactor final : public Compactor {
+// What both fake compactors share: run_batch may be held (it waits while `hold`), and the test
+// waits on `cv` for what run_batch recorded, with a timeout: no sleeps.
+struct HeldCompactor : Compactor {
+  // Blocks until done() holds (checked under mu) or 30 s have passed.
+  template <class Done>
+  bool wait_for(Done done) {
+    std::unique_lock<std::mutex> lock(mu);
+    return cv.wait_for(lock, std::chrono::seconds(30), done);
+  }
+  void release() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      hold = false;
+    }
+    cv.notify_all();
+  }
+  static JobResult done_result(const Job& j) {
+    JobResult r;
+    r.path = j.path;
+    r.status = JobStatus::kDone;
+    return r;
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  bool hold = false;
+};
+
+class CountingCompactor final : public HeldCompactor {
  public:
   std::vector<JobResult> run_batch(const std::vector<Job>& jobs) override {
     {
@@ -28,29 +55,13 @@ class CountingCompactor final : public Compactor {
       ++batches;
     }
     std::vector<JobResult> out;
-    for (const Job& j : jobs) {
-      JobResult r;
-      r.path = j.path;
-      r.status = JobStatus::kDone;
-      out.push_back(r);
-    }
+    for (const Job& j : jobs) out.push_back(done_result(j));
     return out;
   }
   // Blocks until n batches have reached run_batch (a held one waits there): no guessing.
   bool wait_entered(int n) {
-    std::unique_lock<std::mutex> lock(mu);
-    return cv.wait_for(lock, std::chrono::seconds(30), [&] { return entered >= n; });
+    return wait_for([&] { return entered >= n; });
   }
-  void release() {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      hold = false;
-    }
-    cv.notify_all();
-  }
-  std::mutex mu;
-  std::condition_variable cv;
-  bool hold = false;
   int entered = 0;
   size_t max_batch = 0;
   int batches = 0;
@@ -134,7 +145,7 @@ TEST(WorkerPool, BatchesAreLimitedByBytes) {
 
 // Records each batch's paths (order of arrival); with `hold`, every call waits in run_batch
 // until release(), so a worker cannot come back for more while the test looks.
-class RecordingCompactor final : public Compactor {
+class RecordingCompactor final : public HeldCompactor {
  public:
   std::vector<JobResult> run_batch(const std::vector<Job>& jobs) override {
     std::vector<JobResult> out;
@@ -143,28 +154,14 @@ class RecordingCompactor final : public Compactor {
     cv.notify_all();
     for (const Job& j : jobs) {
       batches.back().push_back(j.path);
-      JobResult r;
-      r.path = j.path;
-      r.status = JobStatus::kDone;
-      out.push_back(r);
+      out.push_back(done_result(j));
     }
     cv.wait(lock, [this] { return !hold; });
     return out;
   }
   bool wait_batches(size_t n) {
-    std::unique_lock<std::mutex> lock(mu);
-    return cv.wait_for(lock, std::chrono::seconds(30), [&] { return batches.size() >= n; });
+    return wait_for([&] { return batches.size() >= n; });
   }
-  void release() {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      hold = false;
-    }
-    cv.notify_all();
-  }
-  std::mutex mu;
-  std::condition_variable cv;
-  bool hold = false;
   std::vector<std::vector<std::string>> batches;
 };
 

@@ -403,6 +403,21 @@ void evaluate_all(std::vector<Job>& jobs, std::vector<AtbSheet>& sheets, const A
   }
 }
 
+// A model of 10 layers or fewer has no layer type by msit's rule (docs/compare.md "Small models"):
+// the layer, module and mapping-table policies then pair nothing, as in msit. Said once per side,
+// so that a near-empty report is not silent.
+void warn_no_layers(const DumpSide& s, const std::string& path, std::vector<std::string>& warnings) {
+  for (const TopoTree& t : s.trees) {
+    std::string why = no_layer_type_reason(t);
+    if (why.empty()) continue;
+    warnings.push_back(path + ": no decoder layers found in " + t.source + " (" + why +
+                       "): as in msit, the layer and module sheets and the api sheet's layer mapping "
+                       "tables pair nothing; only the api sheet's last-chain, same-name and type/count rules "
+                       "pair nodes. Models of 11 or more layers are compared layer by layer.");
+    return;
+  }
+}
+
 }  // namespace
 
 bool is_atb_torch_compare(const std::string& golden_path, const std::string& my_path) {
@@ -420,6 +435,8 @@ Result<AtbCompareResult> run_atb_compare(const std::string& golden_path, const s
   for (auto* s : {&g, &m}) res.warnings.insert(res.warnings.end(), s->warnings.begin(), s->warnings.end());
   MatchOptions mo;
   mo.custom = load_mapping(o, res.warnings);
+  warn_no_layers(g, golden_path, res.warnings);
+  warn_no_layers(m, my_path, res.warnings);
   auto tokens = token_pairs(g, m);
   if (tokens.empty()) {
     return make_error(my_path, Stage::kTokens,

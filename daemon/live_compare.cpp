@@ -536,7 +536,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
     return events;
   }
   last_error_.clear();
-  flow_ = m->mode;
+  flow_ = m->flow;
   // A retired token left unlisted is unchanged: finality sees it as it was (not as gone, which
   // would count as a change of the tree).
   for (const auto& [k, r] : retired_) {

@@ -194,7 +194,7 @@ void mark_error_jumps(std::vector<ReportRow>& rows) {
       r.noise_floor = std::sqrt(noise_sq);
       r.error_floor = floor;
       r.error_jump = floor > 0 ? o.level / floor : 0.0;
-      double k = r.compare_mode == "sketch" ? kJumpFactorSketch : kJumpFactor;
+      double k = r.compare_mode == MetricSource::kSketch ? kJumpFactorSketch : kJumpFactor;
       double threshold = std::sqrt(k * k * gain_sq * o.inputs * o.inputs + kNoiseFactor * kNoiseFactor * noise_sq);
       if (o.level > threshold && o.level > kDtypeFactor * o.floor) {
         r.jump = named ? ReportRow::Jump::kJump : ReportRow::Jump::kFirst;

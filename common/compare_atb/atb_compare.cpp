@@ -410,10 +410,9 @@ void warn_no_layers(const DumpSide& s, const std::string& path, std::vector<std:
   for (const TopoTree& t : s.trees) {
     std::string why = no_layer_type_reason(t);
     if (why.empty()) continue;
-    warnings.push_back(path + ": no decoder layers found in " + t.source + " (" + why +
-                       "): as in msit, the layer and module sheets and the api sheet's layer mapping "
-                       "tables pair nothing; only the api sheet's last-chain, same-name and type/count rules "
-                       "pair nodes. Models of 11 or more layers are compared layer by layer.");
+    warnings.push_back(path + ": no layers found in " + t.source + " (" + why +
+                       "): as in msit, the layer and module sheets and the layer mapping tables pair nothing "
+                       "(a model needs 11 layers or more)");
     return;
   }
 }

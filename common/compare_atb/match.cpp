@@ -73,11 +73,9 @@ std::string no_layer_type_reason(const TopoTree& t) {
     for (const auto& ty : types)
       if (ty.second > best_type.second) best = i, best_type = ty;
   }
-  std::string s =
-      "msit finds layers only under a node with more than 10 children of which more than 5 have one "
-      "type; the closest node of this tree, " +
-      t.nodes[best].name + ", has " + std::to_string(t.nodes[best].children.size()) + " children";
-  if (best_type.second > 0) s += " (" + std::to_string(best_type.second) + " " + best_type.first + ")";
+  std::string s = "msit's layers sit under a node of more than 10 children, more than 5 of one type; closest: " +
+                  t.nodes[best].name + ", " + std::to_string(t.nodes[best].children.size()) + " children";
+  if (best_type.second > 0) s += ", " + std::to_string(best_type.second) + " " + best_type.first;
   return s;
 }
 

@@ -85,7 +85,7 @@ void for_each_cell(const ReportRow& r, bool extra, Put&& put) {
   for (const auto* m : {&r.cosine, &r.max_rel, &r.mean_rel, &r.max_abs, &r.mean_abs, &r.kl, &r.red}) real(*m);
   text(fail_reason_cell(r));
   if (!extra) return;
-  put(r.compare_mode, true);
+  put(metric_source_text(r.compare_mode), true);
   for (size_t i = 0; i < 4; ++i) {
     real(r.stat_abs[i]);
     real(r.stat_rel[i]);

@@ -37,7 +37,7 @@ nlohmann::json row_json(const ReportRow& r, std::optional<int64_t> rank, size_t 
           {"golden_dtype", dtype_cell_text(r.golden_dtype)},
           {"my_shape", r.my_shape},
           {"golden_shape", r.golden_shape},
-          {"mode", r.compare_mode},
+          {"mode", std::string(metric_source_text(r.compare_mode))},
           {"verdict", std::string(verdict_name(r.verdict))},
           {"cosine", number(r.cosine)},
           {"red", number(r.red)},

@@ -28,7 +28,7 @@ ReportRow row(const Op& op, size_t i, bool output, double level) {
   r.my_data_path = "/d/" + op.type + "." + name + ".1.2.17" + std::to_string(i);
   r.my_label = {name, op.type, output ? msit::TensorRole::kOutput : msit::TensorRole::kInput, 0, i};
   r.golden_dtype = r.my_dtype = msit::CellDType{msit::DType::kFloat16};
-  r.compare_mode = "exact";
+  r.compare_mode = msit::MetricSource::kExact;
   r.verdict = msit::Verdict::kPass;
   r.red = level;
   r.cosine = 1.0 - level * level / 2;

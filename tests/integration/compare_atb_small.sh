@@ -38,4 +38,23 @@ for layers in 1 4 10 11; do
     [ "${rows:-0}" -gt 50 ] || { cat "$d/out.txt" >&2; fail "11 layers: $rows api rows, want more than 50"; }
   fi
 done
+# Two files (docs/compare.md "Op labels"): each side is labelled from its place in its dump, in the
+# terminal and the HTML report; a file outside any dump structure by its own name.
+d=$T/l4
+set +e
+"$MSIT" compare -gp "$d/$TORCH/0/root.model.layers.1.self_attn.v_proj/output.pth" \
+  -mp "$d/$ATB/0/1_DecoderLayer/2_LinearOperation/after/outtensor0.bin" --html "$T/two.html" >"$T/two.txt" 2>&1
+rc=$?
+set -e
+[ $rc -eq 1 ] || { cat "$T/two.txt" >&2; fail "two files (k_proj vs v_proj): exit $rc, want 1"; }
+want="1_DecoderLayer/2_LinearOperation (LinearOperation) output 0 vs root.model.layers.1.self_attn.v_proj output 0"
+grep -qF "first fail in token 0: $want" "$T/two.txt" || { cat "$T/two.txt" >&2; fail "two files: terminal does not name both ops"; }
+grep -qF '"name":"1_DecoderLayer/2_LinearOperation"' "$T/two.html" || fail "two files: HTML row has no ATB op"
+grep -qF '"vs":"root.model.layers.1.self_attn.v_proj output 0"' "$T/two.html" || fail "two files: HTML row has no torch module"
+cp "$d/$ATB/0/1_DecoderLayer/2_LinearOperation/after/outtensor0.bin" "$T/mine.bin"
+cp "$d/$TORCH/0/root.model.layers.1.self_attn.v_proj/output.pth" "$T/golden.pth"
+set +e
+"$MSIT" compare -gp "$T/golden.pth" -mp "$T/mine.bin" >"$T/two.txt" 2>&1
+set -e
+grep -qF "first fail in token 0: mine.bin vs golden.pth" "$T/two.txt" || { cat "$T/two.txt" >&2; fail "two plain files: not named by their names"; }
 echo "compare_atb_small: ok"

@@ -143,7 +143,7 @@ class Progress {
 int write_html(const CompareArgs& a, const CompareResult& res) {
   std::vector<HtmlRank> ranks;
   for (const auto& rr : res.ranks) ranks.push_back(HtmlRank{rr.rank, &rr.rows});
-  std::string title = std::string(compare_mode_name(res.mode)) + ": " + a.my_path + " vs " + a.golden_path;
+  std::string title = std::string(flow_name(res.flow)) + ": " + a.my_path + " vs " + a.golden_path;
   return write_html_file(a.html, ranks, title, a.quiet);
 }
 
@@ -195,7 +195,7 @@ int run(const CompareArgs& a) {
   for (const auto& rr : res->ranks) tally.add(rr.rows, true);
   if (tally.pairs == 0) {
     return no_pairs_error(FlowFamily::kTorchair, a.golden_path, a.my_path,
-                          std::string(compare_mode_name(res->mode)) +
+                          std::string(flow_name(res->flow)) +
                               " pairs: GE ops of --my-path matched by graph text or name with the tensors of "
                               "--golden-path, token by token");
   }
@@ -212,7 +212,7 @@ int summarize(const CompareArgs& a, const CompareResult& res, const RowTally& ta
   if (a.html.empty()) {
     so.html_command = "msit-compact compare -m " + a.my_path + " -g " + a.golden_path + " -q --html compare.html";
   }
-  if (!a.quiet) std::printf("mode: %s\n", std::string(compare_mode_name(res.mode)).c_str());
+  if (!a.quiet) std::printf("mode: %s\n", std::string(flow_name(res.flow)).c_str());
   for (const auto& rr : res.ranks) {
     if (!a.quiet) {
       std::printf("%s", terminal_summary(rr.rows, rr.rank, so).c_str());

@@ -13,6 +13,7 @@
 #include "common/compare/file_cache.h"
 #include "common/compare/terminal_summary.h"
 #include "common/compare_atb/atb_compare.h"
+#include "common/compare_atb/file_label.h"
 #include "common/compare_atb/legacy.h"
 #include "common/compare_atb/mindie.h"
 #include "common/compare_atb/stats_compare.h"
@@ -275,6 +276,9 @@ int compare_two_files(const AtbRunArgs& r) {
   spec.my = TensorSlot{SlotKind::kFxFile, &files[1], Role::kOutput, 0};
   spec.golden_cell = files[0].raw_path;
   spec.my_cell = files[1].raw_path;
+  // Labelled from the files' own place and names (docs/compare.md "Op labels"), like every flow.
+  spec.golden_label = atb::two_file_label(files[0].raw_path);
+  spec.my_label = atb::two_file_label(files[1].raw_path);
   // The one evaluator and post-pass, with a list of one pair.
   FileCache cache;
   EngineOptions eo;

@@ -672,7 +672,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
     return events;
   }
   last_error_.clear();
-  flow_ = m->mode;
+  flow_ = m->flow;
   if (indexed) indexed->insert(hidden_dirs_.begin(), hidden_dirs_.end());  // their files are placed
   // A retired token left unlisted is unchanged: finality sees it as it was (not as gone, which
   // would count as a change of the tree).

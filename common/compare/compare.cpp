@@ -104,12 +104,12 @@ struct RankWork {
   DumpTree my, golden;  // pairs point into these
 };
 
-Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& job, const CompareOptions& o,
-                  FileCache& cache, RankWork& w, std::vector<std::string>& warnings) {
-  bool fx_mine = mode == CompareMode::kFxFx;
-  bool fx_golden = mode != CompareMode::kGeGe;
+Status match_rank(Flow flow, const std::string& top_my, const RankJob& job, const CompareOptions& o, FileCache& cache,
+                  RankWork& w, std::vector<std::string>& warnings) {
+  bool fx_mine = flow == Flow::kFxFx;
+  bool fx_golden = flow != Flow::kGeGe;
   std::vector<GraphDef> graphs;
-  if (mode != CompareMode::kFxFx) {
+  if (flow != Flow::kFxFx) {
     auto files = find_graph_files(top_my, job.rank);
     if (files.empty() && job.rank) files = find_graph_files(top_my, std::nullopt);  // old names carry no rank
     w.report.graph_files = files;
@@ -156,10 +156,10 @@ Status match_rank(CompareMode mode, const std::string& top_my, const RankJob& jo
     ctx.graph_path = graphs.empty() ? "" : w.report.graph_files[i];
     ctx.group = i;
     size_t begin = mr.pairs.size();
-    if (mode == CompareMode::kGeFx) match_ge_fx(ctx, w.my.groups[i], w.golden.groups[i], mr);
-    else if (mode == CompareMode::kGeGe) match_ge_ge(ctx, w.my.groups[i], w.golden.groups[i], mr);
+    if (flow == Flow::kGeFx) match_ge_fx(ctx, w.my.groups[i], w.golden.groups[i], mr);
+    else if (flow == Flow::kGeGe) match_ge_ge(ctx, w.my.groups[i], w.golden.groups[i], mr);
     else match_fx_fx(ctx, w.my.groups[i], w.golden.groups[i], mr);
-    if (mode != CompareMode::kFxFx) sort_rows_msit(mr.pairs, begin, mr.pairs.size());
+    if (flow != Flow::kFxFx) sort_rows_msit(mr.pairs, begin, mr.pairs.size());
     number_rows(mr.pairs, begin, mr.pairs.size());
   }
   warnings.insert(warnings.end(), mr.warnings.begin(), mr.warnings.end());
@@ -192,9 +192,9 @@ Result<MatchedCompare> match_compare(const std::string& my_in, const std::string
     if (family_of(*o.flow) != FlowFamily::kTorchair) {
       return make_error(my, Stage::kMode, "not a torchair flow: " + std::string(flow_name(*o.flow)));
     }
-    res.mode = *o.flow;
+    res.flow = *o.flow;
   } else {
-    MSIT_ASSIGN_OR_RETURN(res.mode, detect_torchair_flow(golden, my, o.jobs, res.warnings));
+    MSIT_ASSIGN_OR_RETURN(res.flow, detect_torchair_flow(golden, my, o.jobs, res.warnings));
   }
   MSIT_ASSIGN_OR_RETURN(auto jobs, plan_ranks(my, golden, o, res.warnings));
   mark_phase(o.timer, "detect mode and ranks");
@@ -202,7 +202,7 @@ Result<MatchedCompare> match_compare(const std::string& my_in, const std::string
   for (size_t i = 0; i < jobs.size(); ++i) {
     RankWork w;
     w.report.rank = jobs[i].rank;
-    MSIT_TRY(match_rank(res.mode, my, jobs[i], o, cache, w, res.warnings));
+    MSIT_TRY(match_rank(res.flow, my, jobs[i], o, cache, w, res.warnings));
     MatchedRank& m = res.ranks[i];
     m.rank = jobs[i].rank;
     m.graph_files = std::move(w.report.graph_files);
@@ -218,7 +218,7 @@ Result<CompareResult> run_compare(const std::string& my_in, const std::string& g
   FileCache cache;
   MSIT_ASSIGN_OR_RETURN(MatchedCompare matched, match_compare(my_in, golden_in, o, cache));
   CompareResult res;
-  res.mode = matched.mode;
+  res.flow = matched.flow;
   res.report_prefix = std::move(matched.report_prefix);
   res.warnings = std::move(matched.warnings);
   std::vector<RankWork> work(matched.ranks.size());

@@ -20,10 +20,6 @@
 
 namespace msit {
 
-// The torchair flows (common/compare/flow.h): kGeFx, kGeGe, kFxFx.
-using CompareMode = Flow;
-inline std::string_view compare_mode_name(CompareMode m) { return flow_name(m); }  // "GE vs FX", ...
-
 struct CompareOptions {
   // The torchair flow when the caller detected it (detect_torchair_flow); else run_compare detects it.
   std::optional<Flow> flow;
@@ -52,7 +48,7 @@ struct RankReport {
 };
 
 struct CompareResult {
-  CompareMode mode = CompareMode::kGeFx;
+  Flow flow = Flow::kGeFx;                        // the torchair flow: kGeFx, kGeGe or kFxFx
   std::string report_prefix = "msit_cmp_report";  // msprobe_cmp_report for msprobe_* trees
   std::vector<RankReport> ranks;
   std::vector<std::string> warnings;
@@ -68,7 +64,7 @@ struct MatchedRank {
   DumpTree my, golden;          // the pairs point into these
 };
 struct MatchedCompare {
-  CompareMode mode = CompareMode::kGeFx;
+  Flow flow = Flow::kGeFx;  // the torchair flow: kGeFx, kGeGe or kFxFx
   std::string report_prefix = "msit_cmp_report";
   std::vector<MatchedRank> ranks;
   std::vector<std::string> warnings;

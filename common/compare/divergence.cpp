@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -96,6 +97,18 @@ std::optional<double> median_of_others(const std::vector<double>& sorted, double
   return median_without(sorted, pos);
 }
 
+// The op types of a token that compute: at least one of their outputs is not a copy of its
+// inputs' error. An output of such a type with error exactly 0 on exact inputs reproduced its
+// op bit for bit: a noise sample of 0 for the token's spread, not a copy to leave out
+// (docs/compare.md "Exactly reproduced runs"; without it, a GE vs GE pair whose only error is
+// the injected op learned its floor from the outputs downstream of the injection alone).
+std::set<std::string_view> computing_types(const std::vector<ReportRow>& rows, const std::vector<Out>& outs) {
+  std::set<std::string_view> types;
+  for (const Out& o : outs)
+    if (!o.copy) types.insert(op_type_of(rows[o.row]));
+  return types;
+}
+
 }  // namespace
 
 void mark_error_jumps(std::vector<ReportRow>& rows) {
@@ -147,11 +160,13 @@ void mark_error_jumps(std::vector<ReportRow>& rows) {
   for (auto& [token, outs] : tokens) {
     std::map<std::string_view, TypeStats> by_type;
     std::vector<double> spread;  // |output^2 - input^2| of the non-copy outputs
+    std::set<std::string_view> computing = computing_types(rows, outs);
     for (const Out& o : outs) {
       TypeStats& t = by_type[op_type_of(rows[o.row])];
       if (has_gain(o)) t.gains.push_back(gain_sq_of(o));
       t.noises.push_back(o.excess());
       if (!o.copy) spread.push_back(std::abs(o.excess()));
+      else if (o.level == 0 && computing.count(op_type_of(rows[o.row]))) spread.push_back(0.0);
     }
     for (auto& [type, t] : by_type) {
       std::sort(t.gains.begin(), t.gains.end());
@@ -179,7 +194,7 @@ void mark_error_jumps(std::vector<ReportRow>& rows) {
       r.noise_floor = std::sqrt(noise_sq);
       r.error_floor = floor;
       r.error_jump = floor > 0 ? o.level / floor : 0.0;
-      double k = r.compare_mode == "sketch" ? kJumpFactorSketch : kJumpFactor;
+      double k = r.compare_mode == MetricSource::kSketch ? kJumpFactorSketch : kJumpFactor;
       double threshold = std::sqrt(k * k * gain_sq * o.inputs * o.inputs + kNoiseFactor * kNoiseFactor * noise_sq);
       if (o.level > threshold && o.level > kDtypeFactor * o.floor) {
         r.jump = named ? ReportRow::Jump::kJump : ReportRow::Jump::kFirst;

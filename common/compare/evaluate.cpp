@@ -291,7 +291,7 @@ void put_metrics(ReportRow& r, const MetricValues& v) {
 CellDType dtype_cell(DType t) { return CellDType{t}; }
 
 void eval_exact(const Side& g, const Side& m, ReportRow& r, const EvalOptions& o) {
-  r.compare_mode = "exact";
+  r.compare_mode = MetricSource::kExact;
   auto gs = open_stream(g, o.chunk_elements);
   auto ms = open_stream(m, o.chunk_elements);
   if (!gs.ok() || !ms.ok()) {
@@ -367,11 +367,11 @@ void eval_summaries_inner(const TensorSummary& g, const TensorSummary& m, Report
       !g.xxh3_64.empty() && g.xxh3_64 == m.xxh3_64 && g.dtype == m.dtype && g.shape == m.shape && g.format == m.format;
   if (!check_reasons(r, g.count != m.count, gst.nan + gst.posinf + gst.neginf > 0,
                      mst.nan + mst.posinf + mst.neginf > 0)) {
-    r.compare_mode = same_bytes ? "hash" : "stats";
+    r.compare_mode = same_bytes ? MetricSource::kHash : MetricSource::kStats;
     return;
   }
   if (same_bytes) {
-    r.compare_mode = "hash";
+    r.compare_mode = MetricSource::kHash;
     put_metrics(r, MetricValues{1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0});
     r.verdict = Verdict::kPass;
     return;
@@ -379,7 +379,7 @@ void eval_summaries_inner(const TensorSummary& g, const TensorSummary& m, Report
   const auto& gv = g.stats.values;
   const auto& mv = m.stats.values;
   if (gv && mv && gv->size() == mv->size()) {
-    r.compare_mode = "exact";
+    r.compare_mode = MetricSource::kExact;
     ExactAccumulator acc;
     auto gf = as_floats(*gv), mf = as_floats(*mv);
     acc.add(gf.data(), mf.data(), gf.size());
@@ -404,13 +404,13 @@ void eval_summaries_inner(const TensorSummary& g, const TensorSummary& m, Report
     have = false;
   }
   if (!have) {
-    r.compare_mode = "stats";
+    r.compare_mode = MetricSource::kStats;
     if (r.note.empty() && (g.padding_included || m.padding_included)) r.note = "padding included: no sketch";
     if (r.note.empty()) r.note = !g.stats.sketch && !g.note.empty() ? g.note : m.note;
     r.verdict = verdict_estimated(std::nullopt, lb);
     return;
   }
-  r.compare_mode = "sketch";
+  r.compare_mode = MetricSource::kSketch;
   auto e = estimate_from_sketches(gb, mb, g.stats.l2norm, m.stats.l2norm, g.count);
   r.cosine = e.cosine;
   r.red = e.red;
@@ -459,7 +459,7 @@ struct MinMaxSide {
 };
 
 void eval_min_max(const MinMaxSide& g, const MinMaxSide& m, ReportRow& r) {
-  r.compare_mode = "stats";
+  r.compare_mode = MetricSource::kStats;
   put_side_cells(r, true, g.dtype, g.shape, g.st);
   put_side_cells(r, false, m.dtype, m.shape, m.st);
   put_stat_errors(r, g.st, m.st, true);

@@ -38,7 +38,8 @@ std::string verdict_text(Verdict v) { return v == Verdict::kNone ? "none" : std:
 
 // One line of metrics: mode, the seven metrics present, stats errors when that is all there is.
 std::string metrics_line(const ReportRow& r) {
-  std::string s = r.compare_mode.empty() ? "" : "[" + r.compare_mode + "]";
+  std::string_view mode = metric_source_text(r.compare_mode);
+  std::string s = mode.empty() ? "" : "[" + std::string(mode) + "]";
   s += metric("cosine", r.cosine);
   if (r.cosine) s += metric("cos_dist", 1.0 - *r.cosine);
   s += metric("RED", r.red) + metric("max_abs_err", r.max_abs) + metric("max_rel_err", r.max_rel) + metric("kl", r.kl);
@@ -182,7 +183,8 @@ std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<i
   size_t inconclusive = 0;
   std::vector<const ReportRow*> firsts;
   for (const auto& r : rows) {
-    ++modes[r.compare_mode.empty() ? "none" : r.compare_mode];
+    std::string_view mode = metric_source_text(r.compare_mode);
+    ++modes[mode.empty() ? "none" : std::string(mode)];
     ++verdicts[verdict_text(r.verdict)];
     inconclusive += r.verdict == Verdict::kInconclusive;
     if (r.jump == ReportRow::Jump::kFirst) firsts.push_back(&r);

@@ -408,6 +408,20 @@ void evaluate_all(std::vector<Job>& jobs, std::vector<AtbSheet>& sheets, const A
   }
 }
 
+// A model of 10 layers or fewer has no layer type by msit's rule (docs/compare.md "Small models"):
+// the layer, module and mapping-table policies then pair nothing, as in msit. Said once per side,
+// so that a near-empty report is not silent.
+void warn_no_layers(const DumpSide& s, const std::string& path, std::vector<std::string>& warnings) {
+  for (const TopoTree& t : s.trees) {
+    std::string why = no_layer_type_reason(t);
+    if (why.empty()) continue;
+    warnings.push_back(path + ": no layers found in " + t.source + " (" + why +
+                       "): as in msit, the layer and module sheets and the layer mapping tables pair nothing "
+                       "(a model needs 11 layers or more)");
+    return;
+  }
+}
+
 }  // namespace
 
 bool is_atb_torch_compare(const std::string& golden_path, const std::string& my_path) {
@@ -425,6 +439,8 @@ Result<AtbCompareResult> run_atb_compare(const std::string& golden_path, const s
   for (auto* s : {&g, &m}) res.warnings.insert(res.warnings.end(), s->warnings.begin(), s->warnings.end());
   MatchOptions mo;
   mo.custom = load_mapping(o, res.warnings);
+  warn_no_layers(g, golden_path, res.warnings);
+  warn_no_layers(m, my_path, res.warnings);
   auto tokens = token_pairs(g, m);
   if (tokens.empty()) {
     return make_error(my_path, Stage::kTokens,

@@ -128,7 +128,7 @@ void evaluate_floats(const FloatTensor& g, const FloatTensor& m, ReportRow& r) {
   SideStats gs = paired ? acc.golden().finish() : ga.finish(), ms = paired ? acc.mine().finish() : ma.finish();
   side_cells(r, true, g, gs);
   side_cells(r, false, m, ms);
-  r.compare_mode = "exact";
+  r.compare_mode = MetricSource::kExact;
   bool g_bad = gs.nan + gs.posinf + gs.neginf > 0, m_bad = ms.nan + ms.posinf + ms.neginf > 0;
   r.fail_reason = msit_reasons(!paired, g_bad, m_bad);
   if (r.fail_reason != FailReason::kNone) {

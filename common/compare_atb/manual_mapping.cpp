@@ -6,6 +6,7 @@
 
 #include "common/compare/engine.h"
 #include "common/compare_atb/atb_compare_internal.h"
+#include "common/compare_atb/file_label.h"
 #include "common/compare_atb/files.h"
 #include "common/compare_atb/legacy.h"
 #include "common/compare_atb/legacy_internal.h"
@@ -29,39 +30,6 @@ bool usable_path(const Json& v) {
   return !s.empty() && s.size() <= kMaxManualPath && s.find('\0') == std::string::npos;
 }
 
-// "2_BlockLayer": an ATB node directory ({index}_{opName}, docs/formats/atb-torch.md §2).
-bool atb_node_dir(const std::string& c) {
-  size_t u = c.find('_');
-  return u != std::string::npos && u > 0 && u + 1 < c.size() && decimal(c.substr(0, u));
-}
-
-// The tensor my file is, from the dump layout it sits in (docs/compare.md "Op labels"): an ATB
-// dump's {token}/{node dirs}/{before|after}/{in|out}tensor{k} names the node path and its type; a
-// torch dump's {module}/{input_k|output}.pth the module. Unknown (no label) for any other file.
-// The golden tensor is the one dump_data saved for that same tensor, so it gets the same label.
-TensorLabel my_dump_label(const std::string& my_path) {
-  TensorLabel l;
-  fs::path p(my_path);
-  std::string file = p.filename().string();
-  file_role(file, l);
-  if (l.role == TensorRole::kUnknown) return l;
-  std::vector<std::string> parts;
-  for (const auto& c : p.parent_path()) parts.push_back(c.string());
-  if (!parts.empty() && (parts.back() == "after" || parts.back() == "before")) {
-    size_t end = parts.size() - 1, first = end;
-    while (first > 0 && atb_node_dir(parts[first - 1])) --first;
-    if (first == end || first == 0 || !decimal(parts[first - 1])) return TensorLabel{};  // no token dir above
-    for (size_t k = first; k < end; ++k) l.op += (k == first ? "" : "/") + parts[k];
-    l.op_type = parts[end - 1].substr(parts[end - 1].find('_') + 1);
-    return l;
-  }
-  if (file.ends_with(".pth") && !parts.empty()) {
-    l.op = parts.back();  // the module's directory is its name (root.layers.2.fc)
-    return l;
-  }
-  return TensorLabel{};
-}
-
 // ait: a missing file is a row whose reason says so; the other side is still named.
 FilePair pair_of(const ManualEntry& e) {
   FilePair p;
@@ -76,7 +44,7 @@ FilePair pair_of(const ManualEntry& e) {
   else if (!ms) p.problem = RowProblem{RowProblem::Kind::kMyUnreadable, e.my, " is not a file."};
   if (gs) p.golden = std::move(*gs);
   if (ms) p.my = std::move(*ms);
-  p.my_label = my_dump_label(e.my);
+  p.my_label = dump_file_label(e.my);
   p.golden_label = p.my_label;
   return p;
 }

@@ -62,6 +62,23 @@ std::string layer_type(const TopoTree& t) {
   return find_layer_type(t, 0).value_or("");
 }
 
+std::string no_layer_type_reason(const TopoTree& t) {
+  if (t.nodes.empty() || !layer_type(t).empty()) return "";
+  // The node that comes closest: the most children of one type (first in pre-order on ties).
+  uint32_t best = 0;
+  std::pair<std::string, size_t> best_type;
+  for (uint32_t i = 0; i < t.nodes.size(); ++i) {
+    std::map<std::string, size_t> types;
+    for (uint32_t c : t.nodes[i].children) ++types[t.nodes[c].type];
+    for (const auto& ty : types)
+      if (ty.second > best_type.second) best = i, best_type = ty;
+  }
+  std::string s = "msit's layers sit under a node of more than 10 children, more than 5 of one type; closest: " +
+                  t.nodes[best].name + ", " + std::to_string(t.nodes[best].children.size()) + " children";
+  if (best_type.second > 0) s += ", " + std::to_string(best_type.second) + " " + best_type.first;
+  return s;
+}
+
 std::vector<uint32_t> layer_nodes(const TopoTree& t, const std::string& type) {
   std::vector<uint32_t> out;
   if (!type.empty() && !t.nodes.empty()) collect_layers(t, 0, type, out);

@@ -40,6 +40,9 @@ struct MatchOptions {
 // 3.2: the layer type of a tree, or empty; and its layer nodes in pre-order.
 std::string layer_type(const TopoTree& t);
 std::vector<uint32_t> layer_nodes(const TopoTree& t, const std::string& type);
+// Why a tree has no layer type, for the user (empty when it has one): msit's rule and the tree's
+// widest node, e.g. "root.model.layers has 4 children (4 LlamaDecoderLayer)".
+std::string no_layer_type_reason(const TopoTree& t);
 
 // Matches of one policy set over trees (golden[gi], my[mi]); tree indexes are written into the
 // endpoints. Order: insertion order of the policies, duplicates removed (first one kept).

@@ -182,7 +182,7 @@ ReportRow evaluate_rope_pair(PairSpec spec, const SourceFile& golden, const Sour
     r.cosine = r.max_rel = r.mean_rel = r.max_abs = r.mean_abs = r.kl = r.red = std::nullopt;
     r.stat_abs = {};
     r.stat_rel = {};
-    r.compare_mode.clear();
+    r.compare_mode = MetricSource::kNone;
     if (r.verdict != Verdict::kError) r.verdict = Verdict::kSkip;
     note += std::string("rope: msit ") +
             (g_fix ? "slices the golden rotary data at row seqLen-1" : "halves my repeated columns") +

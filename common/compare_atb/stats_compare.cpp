@@ -142,7 +142,7 @@ Result<StatsResult> run_stats_compare(const std::string& golden_path, const std:
       r.stat_abs[k] = e.abs;
       r.stat_rel[k] = e.rel;
     }
-    r.compare_mode = "stats";
+    r.compare_mode = MetricSource::kStats;
     r.verdict = stats_verdict(r);
     return r;
   };

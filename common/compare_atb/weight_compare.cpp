@@ -180,7 +180,7 @@ Result<ReportRow> compare_weight(const Located& g, const Located& w, const Locat
   SideStats ms = lockstep ? s.pair.mine().finish() : s.m.finish();
   fill_side(r, true, g.e->dtype, g.e->shape, gs);
   fill_side(r, false, promoted(o.e->dtype, sc.e->dtype), w.e->shape, ms);
-  r.compare_mode = "exact";
+  r.compare_mode = MetricSource::kExact;
   bool g_bad = gs.nan + gs.posinf + gs.neginf > 0, m_bad = ms.nan + ms.posinf + ms.neginf > 0;
   r.fail_reason = msit_reasons(!lockstep, g_bad, m_bad);
   if (r.fail_reason != FailReason::kNone) {

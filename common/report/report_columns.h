@@ -64,7 +64,7 @@ struct ReportColumn {
   X(kl_divergence,               r.kl,                          kReal,  kMsit, "kl")                        \
   X(relative_euclidean_distance, r.red,                         kReal,  kMsit, "red")                       \
   X(cmp_fail_reason,             fail_reason_cell(r),           kText,  kMsit, "reason")                    \
-  X(compare_mode,                r.compare_mode,                kWord,  kOurs, "mode")                      \
+  X(compare_mode,                metric_source_text(r.compare_mode), kWord, kOurs, "mode")              \
   X(max_stat_absolute_error,     r.stat_abs[0],                 kReal,  kOurs, "max_stat_abs")              \
   X(max_stat_relative_error,     r.stat_rel[0],                 kReal,  kOurs, "")                          \
   X(min_stat_absolute_error,     r.stat_abs[1],                 kReal,  kOurs, "min_stat_abs")              \

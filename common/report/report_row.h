@@ -38,8 +38,8 @@ struct ReportRow {
   // what they seem (device layouts compared or summarised with their padding).
   std::string caveat;
   // Ours, appended after msit's columns.
-  std::string compare_mode;           // exact | sketch | stats | hash | (empty: none)
-  std::array<OptDouble, 4> stat_abs;  // max, min, mean, l2norm
+  MetricSource compare_mode = MetricSource::kNone;  // text only in the writers (row_cells.h)
+  std::array<OptDouble, 4> stat_abs;                // max, min, mean, l2norm
   std::array<OptDouble, 4> stat_rel;
   std::string nan_inf;
   Verdict verdict = Verdict::kNone;

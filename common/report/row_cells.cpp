@@ -18,6 +18,17 @@ constexpr std::array<ReasonText, 3> kReasons{{
 
 }  // namespace
 
+std::string_view metric_source_text(MetricSource m) {
+  switch (m) {
+    case MetricSource::kNone: return "";
+    case MetricSource::kExact: return "exact";
+    case MetricSource::kHash: return "hash";
+    case MetricSource::kSketch: return "sketch";
+    case MetricSource::kStats: return "stats";
+  }
+  return "";
+}
+
 FailReason msit_reasons(bool count_differs, bool golden_nonfinite, bool my_nonfinite) {
   FailReason r = FailReason::kNone;
   if (count_differs) r = r | FailReason::kShapeMismatch;

@@ -63,6 +63,12 @@ std::string row_problem_text(const RowProblem& p);
 std::string row_problem_key(const RowProblem& p);
 std::string_view row_problem_kind_name(RowProblem::Kind k);  // "my_data_path", ... (unit tests)
 
+// How a row's metrics were computed (the compare_mode column, docs/compare.md "Metrics by source
+// kind"): both tensors read in full, equal summary hashes, sketches, statistics only. kNone: no
+// metrics (an error or skipped row).
+enum class MetricSource : uint8_t { kNone, kExact, kHash, kSketch, kStats };
+std::string_view metric_source_text(MetricSource m);  // "exact", "hash", "sketch", "stats", "" (kNone)
+
 // A side's dtype cell: the tensor's own dtype and how the report names it. kUnknown: empty cell.
 struct CellDType {
   DType dtype = DType::kUnknown;

@@ -462,7 +462,7 @@ TEST(AtbStatsCompare, StatisticsCsvAgainstStatsBin) {
   EXPECT_NEAR(*r.stat_abs[3], 0.7677724, 1e-6);
   // Statistics only: no |delta| above 1 is inconclusive, not a pass (the one outcome table).
   EXPECT_EQ(r.verdict, msit::Verdict::kInconclusive);
-  EXPECT_EQ(r.compare_mode, "stats");
+  EXPECT_EQ(r.compare_mode, msit::MetricSource::kStats);
   // Op labels from the dump structure: my ATB node path and type, the golden torch module.
   EXPECT_EQ(r.my_label.op, "0_BlockLayer/1_LinearOperation");
   EXPECT_EQ(r.my_label.op_type, "LinearOperation");

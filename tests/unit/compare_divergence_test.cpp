@@ -23,7 +23,7 @@ ReportRow row(int op, bool output, std::optional<double> red, int64_t token = 0,
                 static_cast<uint32_t>(k)};
   r.golden_dtype = msit::CellDType{msit::DType::kFloat32};
   r.my_dtype = msit::CellDType{msit::DType::kFloat16};
-  r.compare_mode = "exact";
+  r.compare_mode = msit::MetricSource::kExact;
   r.verdict = msit::Verdict::kPass;
   r.red = red;
   if (red) r.cosine = 1.0 - *red * *red / 2;
@@ -109,10 +109,10 @@ TEST(Divergence, StatisticsRowsAreIgnoredCosineAloneCounts) {
   for (auto& r : rows) {
     r.red.reset();
     r.cosine.reset();
-    r.compare_mode = "stats";
+    r.compare_mode = msit::MetricSource::kStats;
     r.verdict = msit::Verdict::kInconclusive;
   }
-  rows[7].compare_mode = "sketch";
+  rows[7].compare_mode = msit::MetricSource::kSketch;
   rows[7].cosine = 0.995;  // sqrt(2 * 0.005) = 0.1
   rows[7].verdict = msit::Verdict::kPass;
   msit::mark_error_jumps(rows);

@@ -75,7 +75,7 @@ ReportRow atb_row(int layer, int leaf, const std::string& type, const std::strin
   r.golden_label = {module, type == "LinearOperation" ? "Linear" : "LlamaRMSNorm", TensorRole::kOutput, 0, order};
   r.golden_dtype = msit::CellDType{msit::DType::kFloat32};
   r.my_dtype = msit::CellDType{msit::DType::kFloat32};
-  r.compare_mode = "exact";
+  r.compare_mode = msit::MetricSource::kExact;
   r.verdict = msit::Verdict::kPass;
   r.red = red;
   r.cosine = 1.0 - red * red / 2;

@@ -217,7 +217,7 @@ void check_rows(const Tree& t, const msit::CompareResult& res, size_t chunk) {
     std::string what =
         "token " + std::to_string(r.token_id) + " op " + std::to_string(k) + " " + msit::shape_cell(c.orig);
     const auto& [g, m] = t.data.at({static_cast<int>(r.token_id), k});
-    EXPECT_EQ(r.compare_mode, "exact") << what;
+    EXPECT_EQ(r.compare_mode, msit::MetricSource::kExact) << what;
     EXPECT_EQ(msit::msit_reason_cell(r), "") << what;  // a NaN from the padding would show up here
     EXPECT_EQ(r.note, "") << what;
     EXPECT_EQ(r.my_shape, msit::shape_cell(c.orig)) << what;
@@ -264,7 +264,7 @@ TEST(CompareLayout, DeviceFormatsMatchLogicalArraysDefaultChunks) {
   TempDir d;
   Tree t = make_tree(d.path);
   auto res = run(t, msit::EvalOptions{}.chunk_elements);
-  EXPECT_EQ(res.mode, msit::CompareMode::kGeFx);
+  EXPECT_EQ(res.flow, msit::Flow::kGeFx);
   check_rows(t, res, msit::EvalOptions{}.chunk_elements);
 }
 
@@ -397,7 +397,7 @@ TEST(CompareLayout, UnverifiedLayoutOnBothSidesKeepsStoredOrderMetrics) {
   write_file(g, ge_device_file("conv_0", kFractalZ3d, dev, orig, a));
   write_file(m, ge_device_file("conv_0", kFractalZ3d, dev, orig, b));
   msit::ReportRow r = evaluate(g, m);
-  EXPECT_EQ(r.compare_mode, "exact");
+  EXPECT_EQ(r.compare_mode, msit::MetricSource::kExact);
   EXPECT_EQ(msit::msit_reason_cell(r), "");
   EXPECT_NE(r.caveat.find("layout: FRACTAL_Z_3D [4, 1, 16, 16] has no verified conversion to original_shape "
                           "[5, 3, 1, 2, 2]; compared element by element in stored order, padding included."),

@@ -40,7 +40,7 @@ struct Lcg {
   }
 };
 
-ReportRow row(const std::string& type, size_t i, bool output, double level, int64_t token, const std::string& mode) {
+ReportRow row(const std::string& type, size_t i, bool output, double level, int64_t token, msit::MetricSource mode) {
   ReportRow r;
   r.token_id = token;
   r.my_data_path = "/d/ge/" + type + "." + type + "_" + std::to_string(i) + ".1.2.1700000" + std::to_string(i) +
@@ -85,7 +85,7 @@ std::vector<ReportRow> run(const Scenario& s, int64_t token = 0) {
     if (op.noise == 0) passed = carried;  // a copy
     double clean = std::sqrt(passed * passed + own * own);
     double out = static_cast<int>(i) == s.at ? std::sqrt(clean * clean + s.red * s.red) : clean;
-    std::string mode = s.sketch ? "sketch" : "exact";
+    msit::MetricSource mode = s.sketch ? msit::MetricSource::kSketch : msit::MetricSource::kExact;
     double in_est = est(carried), out_est = op.noise == 0 ? in_est : est(out);
     rows.push_back(row(op.type, i, false, in_est, token, mode));
     rows.push_back(row(op.type, i, true, out_est, token, mode));

@@ -83,7 +83,7 @@ TEST(ComparePread, PositionalAndSequentialReadsGiveTheSameRowAtAnyThreadCount) {
   Pair p;
   msit::FileCache cache;
   const msit::ReportRow plain = evaluate(p.spec(p.golden_file), cache, 0);
-  ASSERT_EQ(plain.compare_mode, "exact");
+  ASSERT_EQ(plain.compare_mode, msit::MetricSource::kExact);
   ASSERT_TRUE(plain.cosine.has_value());
   EXPECT_GT(*plain.cosine, 0.99);
   for (int spare : {1, 3}) {

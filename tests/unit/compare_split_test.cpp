@@ -84,7 +84,7 @@ TEST(CompareSplit, TheRowDoesNotDependOnTheNumberOfThreads) {
   Pair p;
   const size_t chunk = msit::EvalOptions{}.chunk_elements;
   const msit::ReportRow alone = evaluate(p, 0, chunk);
-  ASSERT_EQ(alone.compare_mode, "exact");
+  ASSERT_EQ(alone.compare_mode, msit::MetricSource::kExact);
   ASSERT_EQ(fail_reason_cell(alone), "");
   for (int spare : {1, 3}) expect_same_row(alone, evaluate(p, spare, chunk), std::to_string(spare) + " spare cores");
   // Small odd units: hundreds of units in flight per thread, the merge window wraps many times.

@@ -116,12 +116,12 @@ TEST(CompareTree, GeVsFxRankLayoutFindsInjectedDivergence) {
   TempDir d;
   Model m = make_model(d.path, false);
   auto res = run(m);
-  EXPECT_EQ(res.mode, msit::CompareMode::kGeFx);
+  EXPECT_EQ(res.flow, msit::Flow::kGeFx);
   ASSERT_EQ(res.ranks.size(), 1u);
   EXPECT_EQ(res.ranks[0].rank, 0);
   expect_divergence_at(res, m);
   for (const auto& r : res.ranks[0].rows) {
-    EXPECT_EQ(r.compare_mode, "exact");
+    EXPECT_EQ(r.compare_mode, msit::MetricSource::kExact);
     EXPECT_TRUE(msit::msit_reason_cell(r).empty()) << msit::msit_reason_cell(r);
     EXPECT_TRUE(r.golden_data_path.ends_with(".npy")) << r.golden_data_path;
     EXPECT_EQ(msit::dtype_cell_text(r.golden_dtype), "torch.float32");
@@ -170,7 +170,7 @@ TEST(CompareTree, SummaryCompareMatchesFullCompare) {
               b[i].my_data_path.substr(b[i].my_data_path.rfind('/')));
     // Identical bytes (op 0's input) are proven equal by the hash; the rest are estimated.
     bool same = a[i].max_abs == 0.0;
-    EXPECT_EQ(b[i].compare_mode, same ? "hash" : "sketch") << a[i].my_data_path;
+    EXPECT_EQ(b[i].compare_mode, same ? msit::MetricSource::kHash : msit::MetricSource::kSketch) << a[i].my_data_path;
     EXPECT_EQ(a[i].verdict, b[i].verdict) << a[i].my_data_path;
     ASSERT_TRUE(a[i].red && b[i].red);
     if (*a[i].red > 1e-3) { EXPECT_NEAR(*b[i].red / *a[i].red, 1.0, 0.25) << a[i].my_data_path; }
@@ -186,7 +186,8 @@ TEST(CompareTree, MixedRawGeVsSummaryFx) {
   auto res = run(m);
   expect_divergence_at(res, m);
   for (const auto& r : res.ranks[0].rows) {
-    EXPECT_TRUE(r.compare_mode == "sketch" || r.compare_mode == "hash") << r.compare_mode;
+    EXPECT_TRUE(r.compare_mode == msit::MetricSource::kSketch || r.compare_mode == msit::MetricSource::kHash)
+        << msit::metric_source_text(r.compare_mode);
   }
 }
 
@@ -208,7 +209,7 @@ TEST(CompareTree, MinMaxFilesGiveStatsErrors) {
   for (const auto& r : res.ranks[0].rows) {
     if (r.golden_data_path.find("_min_max.npy") == std::string::npos) continue;
     seen = true;
-    EXPECT_EQ(r.compare_mode, "stats");
+    EXPECT_EQ(r.compare_mode, msit::MetricSource::kStats);
     EXPECT_EQ(r.golden_shape, "[2]");
     EXPECT_TRUE(r.stat_abs[0] && r.stat_abs[1]);
     EXPECT_FALSE(r.stat_abs[2].has_value());
@@ -308,12 +309,12 @@ TEST(CompareTree, FxVsFxAndGeVsGeByName) {
   Model b = make_model(d2.path, false);
   auto fx = msit::run_compare(a.golden.string(), b.golden.string(), msit::CompareOptions{});
   ASSERT_TRUE(fx.ok()) << fx.error().to_string();
-  EXPECT_EQ(fx->mode, msit::CompareMode::kFxFx);
+  EXPECT_EQ(fx->flow, msit::Flow::kFxFx);
   ASSERT_EQ(fx->ranks[0].rows.size(), static_cast<size_t>(a.ops * a.tokens * 2));
   for (const auto& r : fx->ranks[0].rows) EXPECT_EQ(r.cosine, 1.0);
   auto ge = msit::run_compare(a.my.string(), b.my.string(), msit::CompareOptions{});
   ASSERT_TRUE(ge.ok()) << ge.error().to_string();
-  EXPECT_EQ(ge->mode, msit::CompareMode::kGeGe);
+  EXPECT_EQ(ge->flow, msit::Flow::kGeGe);
   ASSERT_EQ(ge->ranks[0].rows.size(), static_cast<size_t>(a.ops * a.tokens * 2));
   for (const auto& r : ge->ranks[0].rows) {
     EXPECT_EQ(r.verdict, msit::Verdict::kPass);
@@ -348,7 +349,7 @@ TEST(CompareTree, RawFileBeatsItsSummaryInTheSameDirectory) {
   auto res = run(m);
   expect_divergence_at(res, m);
   for (const auto& r : res.ranks[0].rows) {
-    EXPECT_EQ(r.compare_mode, "exact") << r.my_data_path;
+    EXPECT_EQ(r.compare_mode, msit::MetricSource::kExact) << r.my_data_path;
     EXPECT_EQ(r.golden_data_path.find(".summary.json"), std::string::npos) << r.golden_data_path;
   }
 }

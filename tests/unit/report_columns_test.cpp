@@ -41,7 +41,7 @@ msit::ReportRow distinct_row() {
     r.stat_rel[i] = x++;
   }
   r.fail_reason = msit::FailReason::kMyNanInf;
-  r.compare_mode = "stats";
+  r.compare_mode = msit::MetricSource::kStats;
   r.nan_inf = "my: 1 nan";
   r.verdict = msit::Verdict::kFail;
   r.note = "a note";

@@ -164,7 +164,7 @@ TEST(Report, HeaderAndCellsByteIdentical) {
 
 TEST(Report, ExtraColumnsFollowMsitColumns) {
   msit::ReportRow r = known_row();
-  r.compare_mode = "exact";
+  r.compare_mode = msit::MetricSource::kExact;
   r.verdict = msit::Verdict::kFail;
   r.note = "-note";
   std::string csv = msit::report_csv({r}, msit::CsvOptions{});

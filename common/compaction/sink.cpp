@@ -2,6 +2,9 @@
 // format), and the checks every sink shares.
 #include "common/compaction/sink.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include "common/compaction/archive_sink.h"
 #include "common/compaction/compact.h"
 #include "common/compaction/file_sink.h"
@@ -39,6 +42,14 @@ std::string summary_path_for(const std::string& raw_path, SummaryFormat format) 
   if (format == SummaryFormat::kRich) return summary_name_for(raw_path);
   if (format == SummaryFormat::kStore) return {};  // rows of a store, not a file: common/store/store_locator.h
   return min_max_name_for(raw_path);
+}
+
+bool writes_store_rows(const CompactOptions& opts) { return opts.format == SummaryFormat::kStore && !opts.dry_run; }
+
+bool summary_file_present(const FileRef& f, SummaryFormat format) {
+  if (format == SummaryFormat::kStore) return false;
+  struct stat st {};
+  return ::fstatat(f.dir.get(), summary_path_for(f.name, format).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 bool same_summarised_bytes(const FileSummary& e, const FileSummary& fresh) {

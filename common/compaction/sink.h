@@ -18,6 +18,7 @@
 namespace msit {
 
 struct CompactOptions;
+enum class SummaryFormat : uint8_t;
 class BatchCommit;  // the store rows of one batch, committed together (store_sink.h)
 
 // The output of one raw file in one format. prepare_summary() calls up_to_date(), encode()
@@ -62,6 +63,12 @@ class SummarySink {
 // wrapped by the archive with RawAction::kArchive.
 Result<std::unique_ptr<SummarySink>> make_summary_sink(const FileRef& f, const CompactOptions& opts,
                                                        const OutputAccess& access);
+
+// Whether a run with these options writes store rows (and so needs its trees' store registry).
+bool writes_store_rows(const CompactOptions& opts);
+// --keep-raw rescans: a summary file of `format` already stands under the raw file's summary
+// name (never for the store, whose rows are checked when the file is prepared).
+bool summary_file_present(const FileRef& f, SummaryFormat format);
 
 // A summary already in place that describes exactly this raw content needs no rewrite.
 bool same_summarised_bytes(const FileSummary& existing, const FileSummary& fresh);

@@ -208,9 +208,7 @@ CandidatePolicy engine_policy(const std::shared_ptr<const LivePolicySettings>& l
   // With raw files kept, rescans would otherwise re-read every kept raw file; an event still
   // re-checks it.
   p.already_done = [live](const FileRef& f) {
-    if (!live->keep_raw.load() || live->format.load() == SummaryFormat::kStore) return false;
-    struct stat st {};
-    return ::fstatat(f.dir.get(), summary_path_for(f.name, live->format.load()).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+    return live->keep_raw.load() && summary_file_present(f, live->format.load());
   };
   return p;
 }

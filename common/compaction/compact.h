@@ -11,6 +11,7 @@
 #include "common/archive/archive_writer.h"
 #include "common/base/result.h"
 #include "common/base/unique_fd.h"
+#include "common/compaction/sink.h"
 #include "common/safety/beneath.h"
 #include "common/safety/output_access.h"
 #include "common/safety/publish.h"
@@ -73,23 +74,13 @@ Result<CompactOutcome> compact_file(const std::string& path, const CompactOption
 struct PreparedSummary {
   FileRef raw_file;
   std::string raw_path;  // raw_file.path
-  std::string summary_path;
-  std::string summary_name;
-  std::optional<DirTemp> temp;  // absent when an existing summary was verified
-  OutputAccess temp_access;     // given to `temp` just before it is synced (the raw file's)
-  // kStore: the summary to insert (absent when the store already holds this file's summary).
-  std::shared_ptr<store::SummaryStore> store;
-  std::string store_rel;
-  std::optional<FileSummary> stored;
-  store::SketchPrecision store_sketch = store::SketchPrecision::kFloat32;  // of the options it was made with
-  UniqueFd raw_fd;  // the raw file as read: its removal is checked through it
+  UniqueFd raw_fd;       // the raw file as read: its removal is checked through it
   FileIdentity raw_identity;
-  uint64_t summary_bytes = 0;
   bool dry_run = false;
   RawAction raw = RawAction::kDelete;
-  std::optional<DirTemp> archive_temp;  // kArchive: verified archive, durable under a temp name
-  std::string archive_path;
-  uint64_t archive_bytes = 0;
+  // Where the summary goes and what of it is staged (store rows, a JSON or msit temp, the
+  // archive): always set by prepare_summary() (common/compaction/sink.h).
+  std::unique_ptr<SummarySink> sink;
 };
 Result<PreparedSummary> prepare_summary(const FileRef& f, const CompactOptions& opts);
 Result<PreparedSummary> prepare_summary(const std::string& path, const CompactOptions& opts);

@@ -429,7 +429,7 @@ CompactReport run_compact(const std::vector<std::string>& roots, const CompactRu
   // Summary stores of the trees this run owns, shared by the workers (one writer per store).
   CompactRunOptions run_opts = opts;
   store::StoreRegistry stores;
-  if (opts.file.format == SummaryFormat::kStore && !opts.file.dry_run) {
+  if (writes_store_rows(opts.file)) {
     for (const auto& rs : scans) stores.add_root(rs.root, rs.fd);
     run_opts.file.stores = &stores;
   }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "common/formats/min_max.h"
+#include "common/io/derived_names.h"
 
 namespace msit {
 namespace {
@@ -76,5 +77,7 @@ Result<std::string> encode_min_max_summary(const FileSummary& s, const RawDumpFi
   }
   return encode_min_max_npz(rows_for(s, "input"), rows_for(s, "output"));
 }
+
+MinMaxSink::MinMaxSink(const FileRef& raw) : FileSink(raw, min_max_name_for(raw.name), min_max_name_for(raw.path)) {}
 
 }  // namespace msit

@@ -22,6 +22,7 @@
 #include "cli/commands.h"
 #include "cli/compare_atb.h"
 #include "cli/compare_outcome.h"
+#include "common/base/stage_thread.h"
 #include "common/compare/compare.h"
 #include "common/compare/terminal_summary.h"
 #include "common/io/output_file.h"
@@ -106,16 +107,21 @@ int summarize(const CompareArgs& a, const CompareResult& res, const RowTally& ta
 class Progress {
  public:
   Progress(bool enabled, const std::atomic<size_t>& total, const std::atomic<size_t>& done) {
-    if (enabled) th_ = std::thread([this, &total, &done] { loop(total, done); });
+    if (!enabled) return;
+    th_ = std::make_unique<StageThread>();
+    th_->submit([this, &total, &done] {
+      loop(total, done);
+      return ok_status();
+    });
   }
   ~Progress() {
-    if (!th_.joinable()) return;
+    if (!th_) return;
     {
       std::lock_guard<std::mutex> l(mu_);
       stop_ = true;
     }
     cv_.notify_all();
-    th_.join();
+    (void)th_->drain();  // loop() returns once it sees stop_
     if (shown_) std::fprintf(stderr, "\r\033[K");
   }
   Progress(const Progress&) = delete;
@@ -134,7 +140,7 @@ class Progress {
       cv_.wait_for(l, std::chrono::milliseconds(250), [this] { return stop_; });
     }
   }
-  std::thread th_;
+  std::unique_ptr<StageThread> th_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false, shown_ = false;

@@ -751,7 +751,11 @@ LiveComparer::LiveComparer(const LiveSettings& s, DivergenceAlerts& alerts, Logg
 LiveComparer::~LiveComparer() { stop(); }
 
 void LiveComparer::start() {
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::make_unique<StageThread>();
+  thread_->submit([this] {
+    run();
+    return ok_status();
+  });
 }
 
 void LiveComparer::stop() {
@@ -760,7 +764,8 @@ void LiveComparer::stop() {
     stop_ = true;
   }
   cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  if (thread_) (void)thread_->drain();  // run() returns once it sees stop_
+  thread_.reset();
 }
 
 size_t LiveComparer::root_of(const std::string& path) const {

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/base/stage_thread.h"
 #include "common/compare/compare.h"
 #include "common/compare_atb/atb_compare.h"
 #include "common/report/report_row.h"
@@ -318,7 +319,7 @@ class LiveComparer {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
-  std::thread thread_;
+  std::unique_ptr<StageThread> thread_;  // runs run() from start() to stop()
 };
 
 }  // namespace msit::daemon

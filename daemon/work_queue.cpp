@@ -10,7 +10,13 @@ WorkerPool::WorkerPool(unsigned threads, size_t batch_max, Compactor& compactor,
     : batch_max_(batch_max == 0 ? 1 : batch_max), batch_bytes_(batch_bytes), split_bytes_(split_bytes),
       compactor_(compactor), clock_(clock), notify_(std::move(notify)) {
   if (threads == 0) threads = 1;
-  for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
+  for (unsigned i = 0; i < threads; ++i) {
+    threads_.push_back(std::make_unique<StageThread>());
+    threads_.back()->submit([this] {
+      run();
+      return ok_status();
+    });
+  }
 }
 
 WorkerPool::~WorkerPool() { shutdown(); }
@@ -48,7 +54,7 @@ void WorkerPool::shutdown() {
     queued_bytes_ = 0;
   }
   cv_.notify_all();
-  for (auto& t : threads_) t.join();
+  for (auto& t : threads_) (void)t->drain();  // run() returns no Status; it stops on stop_
   threads_.clear();
 }
 

@@ -5,9 +5,11 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
-#include <thread>
 #include <vector>
+
+#include "common/base/stage_thread.h"
 
 #include "daemon/jobs.h"
 
@@ -50,7 +52,7 @@ class WorkerPool final : public JobSink {
   size_t idle_ = 0;            // workers waiting in run()
   std::vector<JobResult> results_;
   bool stop_ = false;
-  std::vector<std::thread> threads_;
+  std::vector<std::unique_ptr<StageThread>> threads_;  // each runs run() until shutdown()
 };
 
 }  // namespace msit::daemon

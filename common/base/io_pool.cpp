@@ -5,8 +5,9 @@
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <vector>
+
+#include "common/base/stage_thread.h"
 
 namespace msit {
 namespace {
@@ -36,8 +37,13 @@ struct Batch {
 class IoPool {
  public:
   IoPool() {
+    // Each runs loop() as long as the process: the pool is never destroyed, so never joined.
     for (unsigned i = 0; i < kIoThreads; ++i) {
-      std::thread([this] { loop(); }).detach();  // lives as long as the process
+      threads_.push_back(std::make_unique<StageThread>());
+      threads_.back()->submit([this] {
+        loop();
+        return ok_status();
+      });
     }
   }
 
@@ -75,6 +81,7 @@ class IoPool {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::shared_ptr<Batch>> queue_;
+  std::vector<std::unique_ptr<StageThread>> threads_;
 };
 
 }  // namespace
@@ -85,7 +92,7 @@ void run_on_io_pool(size_t n, const std::function<void(size_t)>& fn) {
     fn(0);
     return;
   }
-  static IoPool* pool = new IoPool();  // never destroyed: detached threads use it until exit
+  static IoPool* pool = new IoPool();  // never destroyed: its threads use it until exit
   pool->run(n, fn);
 }
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -14,10 +16,25 @@ unsigned worker_count(unsigned jobs, size_t tasks) {
 
 void run_workers(unsigned jobs, size_t tasks, const std::function<void()>& worker) {
   const unsigned t = worker_count(jobs, tasks);
+  if (t == 1) return worker();
+  // A worker that throws would end the process on its own thread: the first exception is kept
+  // and rethrown here once every worker has returned.
+  std::mutex mu;
+  std::exception_ptr thrown;
+  auto guarded = [&] {
+    try {
+      worker();
+    } catch (...) {
+      std::lock_guard lock(mu);
+      if (!thrown) thrown = std::current_exception();
+    }
+  };
   std::vector<std::thread> pool;
-  for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
-  worker();
+  pool.reserve(t - 1);
+  for (unsigned k = 1; k < t; ++k) pool.emplace_back(guarded);
+  guarded();
   for (auto& th : pool) th.join();
+  if (thrown) std::rethrow_exception(thrown);
 }
 
 void run_indexed(unsigned jobs, size_t n, const std::function<void(size_t)>& fn) {

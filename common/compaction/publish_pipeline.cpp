@@ -1,4 +1,4 @@
-// Two threads behind compact's workers: the committer makes queued summaries durable, the
+// Two stage threads behind compact's workers: the committer makes queued summaries durable, the
 // remover claims and unlinks their raw files (the order of docs/safety.md: durable summary,
 // then removal).
 #include "common/compaction/publish_pipeline.h"
@@ -17,8 +17,14 @@ constexpr size_t kDurableAhead = 2;
 PublishPipeline::PublishPipeline(size_t max_held, size_t max_commit, Sink sink, std::function<void()> after_commits)
     : max_held_(std::max<size_t>(max_held, 1)), max_commit_(std::max<size_t>(max_commit, 1)), sink_(std::move(sink)),
       after_commits_(std::move(after_commits)) {
-  committer_ = std::thread([this] { commit_loop(); });
-  remover_ = std::thread([this] { remove_loop(); });
+  committer_.submit([this] {
+    commit_loop();
+    return ok_status();
+  });
+  remover_.submit([this] {
+    remove_loop();
+    return ok_status();
+  });
 }
 
 PublishPipeline::~PublishPipeline() { finish(); }
@@ -37,8 +43,8 @@ void PublishPipeline::finish() {
     closing_ = true;
   }
   changed_.notify_all();
-  if (committer_.joinable()) committer_.join();
-  if (remover_.joinable()) remover_.join();
+  (void)committer_.drain();  // the loops report through sink_, never by Status
+  (void)remover_.drain();
 }
 
 // Commits whatever queued up while the previous commit ran, in one transaction: one WAL fsync

@@ -11,9 +11,9 @@
 #include <functional>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "common/base/stage_thread.h"
 #include "common/compaction/compact.h"
 
 namespace msit {
@@ -35,7 +35,7 @@ class PublishPipeline {
 
   // Queues one prepared summary; blocks while `max_held` are held.
   void submit(PreparedSummary p);
-  // Returns once every submitted entry has been published and removed (both threads joined).
+  // Returns once every submitted entry has been published and removed (both loops returned).
   void finish();
 
  private:
@@ -57,7 +57,7 @@ class PublishPipeline {
   size_t held_ = 0;  // submitted and not yet removed
   bool closing_ = false;
   bool committer_done_ = false;
-  std::thread committer_, remover_;
+  StageThread committer_, remover_;  // last: each runs its loop once the members above exist
 };
 
 }  // namespace msit

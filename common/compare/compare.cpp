@@ -5,8 +5,8 @@
 #include <atomic>
 #include <filesystem>
 #include <optional>
-#include <thread>
 
+#include "common/base/run_workers.h"
 #include "common/compare/dump_index.h"
 #include "common/compare/engine.h"
 #include "common/compare/file_cache.h"
@@ -117,19 +117,18 @@ Status match_rank(Flow flow, const std::string& top_my, const RankJob& job, cons
   }
   // The two trees are indexed at the same time: listing 100,000s of names is most of the
   // serial part of a summary compare.
-  std::optional<Result<DumpTree>> golden;
-  auto index_golden = [&] {
-    golden.emplace(fx_golden ? index_fx_tree(job.golden_root, job.golden_rank_layout, o.skip_dir)
-                             : index_ge_tree(job.golden_root, job.golden_rank_layout, o.skip_dir));
-  };
-  std::thread th;
-  if (o.jobs > 1) th = std::thread(index_golden);
-  auto mine = fx_mine ? index_fx_tree(job.my_root, job.rank.has_value(), o.skip_dir)
-                      : index_ge_tree(job.my_root, job.rank.has_value(), o.skip_dir);
-  if (th.joinable()) th.join();
-  else index_golden();
+  std::optional<Result<DumpTree>> golden, mine;
+  run_indexed(std::min(o.jobs, 2u), 2, [&](size_t side) {
+    if (side == 0) {
+      mine.emplace(fx_mine ? index_fx_tree(job.my_root, job.rank.has_value(), o.skip_dir)
+                           : index_ge_tree(job.my_root, job.rank.has_value(), o.skip_dir));
+    } else {
+      golden.emplace(fx_golden ? index_fx_tree(job.golden_root, job.golden_rank_layout, o.skip_dir)
+                               : index_ge_tree(job.golden_root, job.golden_rank_layout, o.skip_dir));
+    }
+  });
   mark_phase(o.timer, "index both trees");
-  MSIT_ASSIGN_OR_RETURN(w.my, std::move(mine));
+  MSIT_ASSIGN_OR_RETURN(w.my, std::move(*mine));
   MSIT_ASSIGN_OR_RETURN(w.golden, std::move(*golden));
   warnings.insert(warnings.end(), w.my.warnings.begin(), w.my.warnings.end());
   warnings.insert(warnings.end(), w.golden.warnings.begin(), w.golden.warnings.end());

@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
-#include <thread>
 #include <utility>
 
 #include "common/archive/archive_source.h"
+#include "common/base/run_workers.h"
 #include "common/compare/metrics.h"
 #include "common/dtype/decode.h"
 #include "common/io/file.h"
@@ -229,10 +229,7 @@ Status sum_paired_units(Stream& g, Stream& m, const std::string& my_path, uint64
   const bool positional = g.reader->positional() && m.reader->positional();
   UnitQueue q{g, m, my_path, unit, elements, positional, {}, {}, 0, 0, false, std::nullopt, UINT64_MAX, {}, {}};
   q.ring.resize(kUnitsInFlightPerThread * (helpers + 1));
-  std::vector<std::thread> pool;
-  for (unsigned i = 0; i < helpers; ++i) pool.emplace_back(sum_units, std::ref(q));
-  sum_units(q);
-  for (auto& t : pool) t.join();
+  run_workers(helpers + 1, helpers + 1, [&] { sum_units(q); });
   if (helpers) o.spare_threads->fetch_add(static_cast<int>(helpers), std::memory_order_relaxed);
   if (q.error) return *q.error;
   acc = q.total;

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
-#include <thread>
 #include <utility>
 
+#include "common/base/run_workers.h"
 #include "common/compare/dump_index.h"
 
 namespace msit {
@@ -14,13 +14,12 @@ namespace {
 
 Result<Flow> torchair_flow(const std::string& golden, const std::string& my, unsigned jobs,
                            std::vector<std::string>& warnings) {
-  // Each side is a walk of a whole tree: the golden one on a second thread.
-  TreeFacts gold;
-  std::thread th;
-  if (jobs > 1) th = std::thread([&] { gold = tree_facts(golden); });
-  TreeFacts mine = tree_facts(my);
-  if (th.joinable()) th.join();
-  else gold = tree_facts(golden);
+  // Each side is a walk of a whole tree: both at once when a second thread is allowed.
+  TreeFacts gold, mine;
+  run_indexed(std::min(jobs, 2u), 2, [&](size_t side) {
+    if (side == 0) mine = tree_facts(my);
+    else gold = tree_facts(golden);
+  });
   if (mine.graph_files) return gold.graph_files ? Flow::kGeGe : Flow::kGeFx;
   if (mine.fx_files && gold.fx_files) return Flow::kFxFx;
   if (!mine.fx_files && !gold.fx_files) {

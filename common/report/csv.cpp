@@ -9,10 +9,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "common/base/run_workers.h"
 #include "common/report/report_columns.h"
 
 namespace msit {
@@ -258,21 +258,25 @@ Status write_report_csv(const std::vector<ReportRow>& rows, const CsvOptions& op
       cv.notify_all();
     }
   };
-  std::vector<std::thread> pool;
-  for (unsigned k = 0; k < workers; ++k) pool.emplace_back(worker);
   Status st = ok_status();
-  for (size_t c = 0; c < chunks && st.ok(); ++c) {
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [&] { return ready[c % depth] != 0; });
-    lock.unlock();
-    st = sink(slots[c % depth]);
-    lock.lock();
-    ready[c % depth] = 0;
-    written = c + 1;
-    stop = !st.ok();
-    cv.notify_all();
-  }
-  for (auto& t : pool) t.join();
+  auto write_in_order = [&] {
+    for (size_t c = 0; c < chunks && st.ok(); ++c) {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return ready[c % depth] != 0; });
+      lock.unlock();
+      st = sink(slots[c % depth]);
+      lock.lock();
+      ready[c % depth] = 0;
+      written = c + 1;
+      stop = !st.ok();
+      cv.notify_all();
+    }
+  };
+  // One writer and `workers` formatters, all started together (each its own thread).
+  run_indexed(workers + 1, workers + 1, [&](size_t role) {
+    if (role == 0) write_in_order();
+    else worker();
+  });
   return st;
 }
 

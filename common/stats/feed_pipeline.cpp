@@ -10,8 +10,9 @@
 #include <mutex>
 #include <optional>
 #include <system_error>
-#include <thread>
 #include <vector>
+
+#include "common/base/stage_thread.h"
 
 namespace msit {
 namespace {
@@ -109,62 +110,12 @@ class Ring {
 };
 
 // Per calling thread, kept for the thread's lifetime: the batch buffers and the reader
-// thread. In this VM a fresh page costs a trapped fault and every munmap/thread exit a TLB
-// shoot-down IPI; allocating them per tensor tripled the system time of a run.
-class Helper {
- public:
-  Helper() : thread_([this] { loop(); }) {}
-  ~Helper() {
-    {
-      std::lock_guard lock(mu_);
-      quit_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-  Helper(const Helper&) = delete;
-  Helper& operator=(const Helper&) = delete;
-
-  void start(std::function<void()> job) {
-    {
-      std::lock_guard lock(mu_);
-      job_ = std::move(job);
-      done_ = false;
-    }
-    cv_.notify_all();
-  }
-  void wait() {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return done_; });
-  }
-
- private:
-  void loop() {
-    std::unique_lock lock(mu_);
-    while (true) {
-      cv_.wait(lock, [&] { return quit_ || job_; });
-      if (quit_) return;
-      auto job = std::move(job_);
-      job_ = nullptr;
-      lock.unlock();
-      job();
-      lock.lock();
-      done_ = true;
-      cv_.notify_all();
-    }
-  }
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::function<void()> job_;
-  bool done_ = true, quit_ = false;
-  std::thread thread_;  // last: starts after the members it uses exist
-};
-
+// thread (a StageThread). In this VM a fresh page costs a trapped fault and every munmap/thread
+// exit a TLB shoot-down IPI; allocating them per tensor tripled the system time of a run.
 struct ThreadState {
   std::vector<std::unique_ptr<std::byte[]>> bufs;
   size_t buf_bytes = 0;
-  std::unique_ptr<Helper> helper;
+  std::unique_ptr<StageThread> helper;
 
   std::vector<std::byte*> buffers(size_t n, size_t bytes) {
     if (bytes > buf_bytes) {
@@ -203,17 +154,20 @@ Status run_feed_pipeline(const FeedPipelineOptions& opts,
   std::vector<std::byte*> bufs = ts.buffers(std::max<size_t>(opts.slots, 1), opts.batch_bytes);
   if (opts.slots >= 2 && !ts.helper) {
     try {
-      ts.helper = std::make_unique<Helper>();
+      ts.helper = std::make_unique<StageThread>();
     } catch (const std::system_error&) {
       // No thread to spare: the same result, serially.
     }
   }
   if (opts.slots < 2 || !ts.helper) return run_serial(bufs[0], opts, produce, consume);
   Ring ring(opts, std::move(bufs));
-  ts.helper->start([&] { ring.produce_all(produce); });
+  ts.helper->submit([&] {
+    ring.produce_all(produce);
+    return ok_status();  // the producer's errors travel through the ring, in order
+  });
   Status st = ring.consume_all(consume);
   ring.stop();
-  ts.helper->wait();
+  (void)ts.helper->drain();  // ok: the task above always is
   return st;
 }
 

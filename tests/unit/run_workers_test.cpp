@@ -1,4 +1,5 @@
-// run_workers() / run_indexed(): every task runs exactly once, on at most the threads asked for.
+// run_workers() / run_indexed(): every task runs exactly once, on at most the threads asked for;
+// a worker's exception reaches the caller after every worker has returned.
 #include "common/base/run_workers.h"
 
 #include <gtest/gtest.h>
@@ -6,6 +7,7 @@
 #include <atomic>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -42,6 +44,20 @@ TEST(RunWorkers, ThreadCountIsBoundedByJobsAndTasksAndIncludesTheCaller) {
   workers = 0;
   run_workers(0, 100, worker);  // jobs 0: the caller alone
   EXPECT_EQ(workers.load(), 1);
+}
+
+TEST(RunIndexed, AnExceptionReachesTheCallerAfterEveryCallReturned) {
+  for (unsigned jobs : {1u, 4u}) {
+    std::atomic<int> calls{0};
+    EXPECT_THROW(run_indexed(jobs, 100,
+                             [&](size_t i) {
+                               calls.fetch_add(1);
+                               if (i == 7) throw std::runtime_error("item 7");
+                             }),
+                 std::runtime_error);
+    // The throwing worker stops; the others still take every item left (jobs 1: none are).
+    EXPECT_EQ(calls.load(), jobs == 1 ? 8 : 100);
+  }
 }
 
 }  // namespace

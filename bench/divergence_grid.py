@@ -14,7 +14,8 @@ kernel noise on the ATB side, torch golden), grids atb-tuning and atb-heldout, c
   bench/divergence_grid.py --flow atb --grid atb-tuning --gen ... --bin ...
 
 --grid heldout is the held-out grid (other seeds, model size, dtype mix and noise level): it
-was run once, after the rule was fixed. One unit of the counts is one (run, token): the rule
+was run once, after the rule was fixed; --grid heldout3 a third one (run once, docs/compare.md).
+--only KEY=VALUE,... runs a subset (e.g. --only type=SoftmaxV2,local=0,seed=1). One unit of the counts is one (run, token): the rule
 names at most one op per token. Named op == injected op is a true positive; a name on a
 noise-only run is a false positive; a wrong name is a false positive and a false negative.
 """
@@ -44,6 +45,13 @@ GRIDS = {
     "heldout": dict(seeds=[201, 202], noise=[2e-4, 2e-3], red=[0.02, 0.05, 0.2, 0.5],
                     model=["--ops", "31", "--rows", "16", "--hidden", "128", "--ge-dtype", "mixed",
                            "--reduced", "MatMul=bfloat16,BatchMatMul=float16"]),
+    # Third held-out set (issue 29, t29-floor): fixed before the rule change it checks and run
+    # once after it: other seeds, 38 ops (2 blocks and the start of a third), fp16 everywhere
+    # (graph inputs and weights too), a bf16 BatchMatMul kernel, noise and RED levels in neither
+    # grid above, and more noise-only seeds (noise_seeds: noise-only runs only).
+    "heldout3": dict(seeds=[701, 702], noise=[5e-4, 1.5e-3], red=[0.03, 0.1, 0.3], noise_seeds=[703, 704, 705, 706],
+                     model=["--ops", "38", "--rows", "12", "--hidden", "96", "--ge-dtype", "float16",
+                            "--reduced", "BatchMatMul=bfloat16"]),
     # A few seconds: for trying the script.
     "smoke": dict(seeds=[1], noise=[1e-3], red=[0.05], model=["--ops", "16", "--rows", "8", "--hidden", "32",
                                                              "--ge-dtype", "float32"]),
@@ -185,7 +193,27 @@ def scenarios(grid):
                     nth = (seed + ri) % count  # which instance: varies over the grid
                     for local in (False, True):
                         out.append(dict(seed=seed, noise=noise, type=t, nth=nth, red=red, local=local))
+    for seed in g.get("noise_seeds", []):
+        for noise in g["noise"]:
+            out.append(dict(seed=seed, noise=noise, type=None, nth=0, red=0.0, local=False))
     return out
+
+
+def selected(sc, only):
+    """--only KEY=VALUE,...: the scenario's fields (seed, noise, type (none: noise only), nth,
+    red, local (0/1)) all equal to the values given."""
+    for kv in only.split(",") if only else []:
+        k, v = kv.split("=", 1)
+        have = sc[k]
+        if k == "type":
+            ok = (have or "none") == v
+        elif k == "local":
+            ok = have == (v in ("1", "true", "local"))
+        else:
+            ok = float(have) == float(v)
+        if not ok:
+            return False
+    return True
 
 
 def run(cmd, **kw):
@@ -257,10 +285,13 @@ def main():
     ap.add_argument("--flow", choices=["ge", "atb"], default="ge", help="ge: GE vs FX; atb: ATB vs torch")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--levels", help="write every run's rows (levels) here, JSON lines")
+    ap.add_argument("--only", help="run only the scenarios whose fields match: KEY=VALUE,... "
+                    "(seed, noise, type (none: noise only), nth, red, local 0/1); for iterating on a subset")
     args = ap.parse_args()
     if (args.flow == "atb") != args.grid.startswith("atb-"):
         ap.error("--flow atb takes the atb-* grids, --flow ge the others")
     scs = atb_scenarios(args.grid) if args.flow == "atb" else scenarios(args.grid)
+    scs = [sc for sc in scs if selected(sc, args.only)]
     fn = atb_one if args.flow == "atb" else one
     tmp = tempfile.mkdtemp(prefix="divgrid-")
     try:

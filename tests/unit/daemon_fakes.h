@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/io/file.h"
 #include "daemon/event_source.h"
 #include "daemon/jobs.h"
 
@@ -76,10 +77,7 @@ class FakeProbe final : public FileProbe {
     const std::string& path = f.path;
     r.exists = true;
     r.regular = S_ISREG(st.st_mode);
-    r.identity.dev = st.st_dev;
-    r.identity.ino = st.st_ino;
-    r.identity.size = static_cast<uint64_t>(st.st_size);
-    r.identity.mtime_ns = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
+    r.identity = identity_from_stat(st);  // production's identity, not a copy of its rule
     auto it = writer.find(path);
     r.writer = it == writer.end() ? default_writer : it->second;
     return r;

@@ -11,11 +11,7 @@
 #  (c) a noise-only stream: its last token is judged clean by rule 4 as well, nothing raised.
 # Usage: live_divergence_last.sh MSIT_BIN MSIT_DUMPGEN
 set -euo pipefail
-BIN=$1
-GEN=$2
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-source "$HERE/wait_lib.sh"
-source "$HERE/live_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/live_lib.sh" "$@"  # BIN, GEN, HERE, wait_lib.sh
 
 gen() {  # NAME GEN_ARGS...: the llama-chain pair of live_divergence.sh, golden written beforehand
   local name=$1

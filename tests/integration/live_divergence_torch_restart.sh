@@ -7,11 +7,7 @@
 # injected module, and every file summarised.
 # Usage: live_divergence_torch_restart.sh MSIT_BIN MSIT_DUMPGEN
 set -euo pipefail
-BIN=$1
-GEN=$2
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-source "$HERE/wait_lib.sh"
-source "$HERE/live_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/live_lib.sh" "$@"  # BIN, GEN, HERE, wait_lib.sh
 GOLDEN=torch/msit_dump_20260101_000000/torch_tensors/cpu_100
 MINE=torch_npu/msit_dump_20260101_000000/torch_tensors/0_300
 W="$T/w/msit_dump_20260101_000000/torch_tensors/0_300"

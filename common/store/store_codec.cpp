@@ -299,13 +299,26 @@ std::string tensor_param_list(int version) {
   return out;
 }
 
+std::string block_column_list() {
+  std::string out;
+  for (const BlockField& f : kBlockFields) {
+    if (!out.empty()) out += ", ";
+    out += f.name;
+  }
+  return out;
+}
+
 void bind_block(sqlite3_stmt* s, int64_t file_id, int ord, const ExtraBlock& b) {
   sqlite3_bind_int64(s, 1, file_id);
   sqlite3_bind_int(s, 2, ord);
-  bind_text(s, 3, b.role);
-  sqlite3_bind_int64(s, 4, b.index);
-  bind_u64(s, 5, b.size_bytes);
-  bind_text(s, 6, b.xxh3_64);
+  for_each_block_field(b, [&](auto row, const auto& v) {
+    constexpr BlockField d = kBlockFields[row];
+    constexpr int param = block_param(row);
+    if constexpr (d.kind == BlockFieldKind::kText) bind_text(s, param, v);
+    else if constexpr (d.kind == BlockFieldKind::kU32) sqlite3_bind_int64(s, param, v);
+    else if constexpr (d.kind == BlockFieldKind::kU64) bind_u64(s, param, v);
+    else static_assert(row() != row(), "a block field kind the store cannot bind");
+  });
 }
 
 int64_t read_file_row(sqlite3_stmt* s, FileSummary& out) {
@@ -371,10 +384,14 @@ Result<TensorSummary> read_tensor_row(sqlite3_stmt* s, const TensorColumns& c, c
 
 ExtraBlock read_block_row(sqlite3_stmt* s) {
   ExtraBlock b;
-  b.role = text_of(s, 0);
-  b.index = static_cast<uint32_t>(sqlite3_column_int64(s, 1));
-  b.size_bytes = u64_of(s, 2);
-  b.xxh3_64 = text_of(s, 3);
+  for_each_block_field(b, [&](auto row, auto& v) {
+    constexpr BlockField d = kBlockFields[row];
+    constexpr int col = static_cast<int>(row());
+    if constexpr (d.kind == BlockFieldKind::kText) v = text_of(s, col);
+    else if constexpr (d.kind == BlockFieldKind::kU32) v = static_cast<uint32_t>(sqlite3_column_int64(s, col));
+    else if constexpr (d.kind == BlockFieldKind::kU64) v = u64_of(s, col);
+    else static_assert(row() != row(), "a block field kind the store cannot read");
+  });
   return b;
 }
 

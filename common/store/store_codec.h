@@ -13,6 +13,7 @@
 #include "common/base/result.h"
 #include "common/store/summary_store.h"
 #include "common/store/tensor_columns.h"
+#include "common/summary/block_fields.h"
 #include "common/summary/file_fields.h"
 
 namespace msit::store {
@@ -38,6 +39,10 @@ constexpr int tensor_param(size_t row) { return 3 + static_cast<int>(row); }
 // and the matching "?3,?4,..." of an INSERT.
 std::string tensor_column_list(std::string_view prefix, int version, bool compare_only = false);
 std::string tensor_param_list(int version);
+// The extra_blocks columns after (file_id, ord), "role, idx, ..." (kBlockFields,
+// block_fields.h); ?1 and ?2 are the file id and the block's ordinal, row i is ?block_param(i).
+std::string block_column_list();
+constexpr int block_param(size_t row) { return 3 + static_cast<int>(row); }
 void bind_block(sqlite3_stmt* s, int64_t file_id, int ord, const ExtraBlock& b);
 
 // Reading back; `where` names errors (store path and raw path).
@@ -49,6 +54,7 @@ TensorColumns tensor_columns_of(sqlite3_stmt* s);
 // The row holds a tensor (LEFT JOIN: not for a file without tensors).
 bool has_tensor(sqlite3_stmt* s, const TensorColumns& c);
 Result<TensorSummary> read_tensor_row(sqlite3_stmt* s, const TensorColumns& c, const std::string& where);
+// The columns of block_column_list(), in that order from column 0.
 ExtraBlock read_block_row(sqlite3_stmt* s);
 
 // "[1,4096]" and back.

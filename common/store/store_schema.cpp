@@ -10,6 +10,7 @@
 
 #include "common/store/sqlite_handle.h"
 #include "common/store/summary_store.h"
+#include "common/summary/block_fields.h"
 #include "common/summary/file_fields.h"
 #include "common/summary/tensor_fields.h"
 
@@ -34,11 +35,7 @@ CREATE TABLE tensors(
 ) WITHOUT ROWID;
 CREATE TABLE extra_blocks(
   file_id INTEGER NOT NULL REFERENCES files(id),
-  ord INTEGER NOT NULL,
-  role TEXT NOT NULL,
-  idx INTEGER NOT NULL,
-  size_bytes INTEGER NOT NULL,
-  xxh3_64 TEXT NOT NULL,
+  ord INTEGER NOT NULL,@block_columns@,
   PRIMARY KEY(file_id, ord)
 ) WITHOUT ROWID;
 CREATE VIEW tensor_stats AS
@@ -74,11 +71,7 @@ CREATE TABLE tensors(
 );
 CREATE TABLE extra_blocks(
   file_id INTEGER NOT NULL REFERENCES files(id),
-  ord INTEGER NOT NULL,
-  role TEXT NOT NULL,
-  idx INTEGER NOT NULL,
-  size_bytes INTEGER NOT NULL,
-  xxh3_64 TEXT NOT NULL,
+  ord INTEGER NOT NULL,@block_columns@,
   PRIMARY KEY(file_id, ord)
 ) WITHOUT ROWID;
 CREATE VIEW tensor_stats AS
@@ -113,11 +106,24 @@ std::string file_column_defs(int version) {
   return out;
 }
 
+// The extra_blocks table's columns after (file_id, ord): the rows of kBlockFields
+// (common/summary/block_fields.h), the same in both versions, in the same form.
+std::string block_column_defs() {
+  std::string out;
+  for (const BlockField& f : kBlockFields) {
+    if (!out.empty()) out += ',';
+    out.append("\n  ").append(f.name).append(" ").append(f.sql_type);
+  }
+  return out;
+}
+
 std::string make_schema_sql(int version) {
   std::string sql = version == 1 ? kSchemaV1 : kSchemaV2;
   constexpr std::string_view kTensorMark = "@tensor_columns@", kFileMark = "@file_columns@";
   sql.replace(sql.find(kTensorMark), kTensorMark.size(), tensor_column_defs(version));
   sql.replace(sql.find(kFileMark), kFileMark.size(), file_column_defs(version));
+  constexpr std::string_view kBlockMark = "@block_columns@";
+  sql.replace(sql.find(kBlockMark), kBlockMark.size(), block_column_defs());
   return sql;
 }
 

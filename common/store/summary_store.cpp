@@ -113,10 +113,19 @@ const StoreSql& sql_of(int version) {
 #undef MSIT_STORE_KEY_SCALE
 #undef MSIT_STORE_TENSORS_OF
 #undef MSIT_STORE_PATH_V2
-constexpr const char* kInsertBlock =
-    "INSERT INTO extra_blocks(file_id, ord, role, idx, size_bytes, xxh3_64) VALUES (?,?,?,?,?,?)";
-constexpr const char* kSelectBlocks =
-    "SELECT role, idx, size_bytes, xxh3_64 FROM extra_blocks WHERE file_id = ? ORDER BY ord";
+// The extra_blocks statements, both versions (kBlockFields, common/summary/block_fields.h).
+const std::string& insert_block_sql() {
+  static const std::string sql = [] {
+    std::string params = "?1,?2";
+    for (size_t i = 0; i < kBlockFieldCount; ++i) params += ",?" + std::to_string(block_param(i));
+    return "INSERT INTO extra_blocks(file_id, ord, " + block_column_list() + ") VALUES (" + params + ")";
+  }();
+  return sql;
+}
+const std::string& select_blocks_sql() {
+  static const std::string sql = "SELECT " + block_column_list() + " FROM extra_blocks WHERE file_id = ? ORDER BY ord";
+  return sql;
+}
 constexpr const char* kInsertDir = "INSERT INTO dirs(path) VALUES (?1) ON CONFLICT(path) DO NOTHING";
 constexpr const char* kFindDir = "SELECT id FROM dirs WHERE path = ?1";
 
@@ -277,7 +286,7 @@ Status SummaryStore::prepare_statements(bool writable) {
   if (writable) {
     MSIT_ASSIGN_OR_RETURN(insert_file_, prepare(db, path_, q.insert_file.c_str()));
     MSIT_ASSIGN_OR_RETURN(insert_tensor_, prepare(db, path_, q.insert_tensor.c_str()));
-    MSIT_ASSIGN_OR_RETURN(insert_block_, prepare(db, path_, kInsertBlock));
+    MSIT_ASSIGN_OR_RETURN(insert_block_, prepare(db, path_, insert_block_sql().c_str()));
     if (version_ >= 2) {
       MSIT_ASSIGN_OR_RETURN(insert_dir_, prepare(db, path_, kInsertDir));
       MSIT_ASSIGN_OR_RETURN(find_dir_, prepare(db, path_, kFindDir));
@@ -287,7 +296,7 @@ Status SummaryStore::prepare_statements(bool writable) {
   MSIT_ASSIGN_OR_RETURN(select_file_, prepare(db, path_, q.select_file.c_str()));
   MSIT_ASSIGN_OR_RETURN(select_tensors_range_, prepare(db, path_, q.select_tensors_range.c_str()));
   MSIT_ASSIGN_OR_RETURN(select_tensors_in_, prepare(db, path_, q.select_tensors_in.c_str()));
-  MSIT_ASSIGN_OR_RETURN(select_blocks_, prepare(db, path_, kSelectBlocks));
+  MSIT_ASSIGN_OR_RETURN(select_blocks_, prepare(db, path_, select_blocks_sql().c_str()));
   file_columns_ = tensor_columns_of(select_file_.get());
   compare_columns_ = tensor_columns_of(select_tensors_range_.get());  // kSelectTensorsIn's are the same
   return ok_status();

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/io/file.h"
+#include "common/summary/block_fields.h"
 #include "common/summary/file_fields.h"
 #include "common/summary/summary.h"
 #include "common/summary/tensor_fields.h"
@@ -109,7 +110,9 @@ std::string summary_to_json(const FileSummary& s) {
   if (!s.extra_blocks.empty()) {
     json blocks = json::array();
     for (const auto& b : s.extra_blocks) {
-      blocks.push_back({{"role", b.role}, {"index", b.index}, {"size_bytes", b.size_bytes}, {"xxh3_64", b.xxh3_64}});
+      json o = json::object();
+      for_each_block_field(b, [&](auto row, const auto& v) { o[std::string(kBlockFields[row].json_key)] = v; });
+      blocks.push_back(std::move(o));
     }
     j["extra_blocks"] = std::move(blocks);
   }

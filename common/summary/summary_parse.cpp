@@ -8,6 +8,7 @@
 #include <simdjson.h>
 
 #include "common/io/file.h"
+#include "common/summary/block_fields.h"
 #include "common/summary/file_fields.h"
 #include "common/summary/summary.h"
 #include "common/summary/tensor_fields.h"
@@ -328,6 +329,14 @@ Status read_header(object j, FileSummary& s, const Ctx& c) {
   return read_file_fields(j, s, c);
 }
 
+// `out` takes the value of `r`, or keeps its own when `r` is an error (returned).
+template <class T>
+Status assign(T& out, Result<T> r) {
+  if (!r.ok()) return Status(r.error());
+  out = std::move(r).value();
+  return ok_status();
+}
+
 Status read_extra_blocks(object j, FileSummary& s, const Ctx& c) {
   std::optional<element> blocks = Ctx::find(j, "extra_blocks");
   if (!blocks || blocks->type() != element_type::ARRAY) return ok_status();
@@ -335,12 +344,17 @@ Status read_extra_blocks(object j, FileSummary& s, const Ctx& c) {
     if (b.type() != element_type::OBJECT) continue;
     object o = object_of(b);
     ExtraBlock e;
-    MSIT_ASSIGN_OR_RETURN(e.role, opt_string(o, "role", c));
-    if (std::optional<element> v = Ctx::find(o, "index")) { MSIT_ASSIGN_OR_RETURN(e.index, as_u32(*v, "index", c)); }
-    if (std::optional<element> v = Ctx::find(o, "size_bytes")) {
-      MSIT_ASSIGN_OR_RETURN(e.size_bytes, as_u64(*v, "size_bytes", c));
-    }
-    MSIT_ASSIGN_OR_RETURN(e.xxh3_64, opt_string(o, "xxh3_64", c));
+    Status st = ok_status();
+    for_each_block_field(e, [&](auto row, auto& v) {
+      constexpr BlockField d = kBlockFields[row];
+      std::optional<element> x = Ctx::find(o, d.json_key);
+      if (!st.ok() || !x) return;  // every key is optional: absent, the member keeps its default
+      if constexpr (d.kind == BlockFieldKind::kText) st = assign(v, as_string(*x, d.json_key, c));
+      else if constexpr (d.kind == BlockFieldKind::kU32) st = assign(v, as_u32(*x, d.json_key, c));
+      else if constexpr (d.kind == BlockFieldKind::kU64) st = assign(v, as_u64(*x, d.json_key, c));
+      else static_assert(row() != row(), "a block field kind the JSON reader cannot read");
+    });
+    MSIT_TRY(st);
     s.extra_blocks.push_back(std::move(e));
   }
   return ok_status();

@@ -11,7 +11,7 @@ namespace msit {
 // Durable commits that may wait for the remover. One in reserve: a commit whose fsync stalls
 // (10-140 ms on the root disk while discards are queued) overlaps the removal of the one before,
 // where with none in reserve the removals stopped for the whole fsync (docs/benchmarks.md,
-// "Publish pipeline"). Removal still follows its own commit's fsync.
+// "Against dry-run and rm"). Removal still follows its own commit's fsync.
 constexpr size_t kDurableAhead = 2;
 
 PublishPipeline::PublishPipeline(size_t max_held, size_t max_commit, Sink sink, std::function<void()> after_commits)

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
-#include <map>
 #include <limits>
+#include <map>
 #include <string_view>
 
 #include <sys/stat.h>
@@ -51,7 +51,6 @@ void list_token_files(const std::string& dir, std::map<std::string, std::vector<
     by_node[atb_node_dir(path)].push_back(std::move(path));
   }
 }
-
 
 using FileWhole = std::function<bool(const SourceFile&, std::optional<int64_t>&)>;
 
@@ -297,7 +296,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
     if (again || r == st.retired.end()) return false;
     if (r->second.mine.sig == lm.side.sig && r->second.golden.sig == lg.side.sig) {
       if (r->second.dirs.empty() && all_older(d, wall)) r->second.dirs = d;  // skippable from now on
-      return true;  // listed again, unchanged: still answered
+      return true;                                                           // listed again, unchanged: still answered
     }
     st.retired.erase(r);  // its files changed: judged again
     return false;

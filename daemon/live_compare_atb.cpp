@@ -116,7 +116,8 @@ void add_file(const SourceFile& f, const FileWhole& whole, SideToken& st) {
 
 // The token's directories: `token_dir` and, where its process directory has rank siblings (msit's
 // tensors/ and torch_tensors/, whose files the library concatenates), the same token in each,
-// with their parent (a new rank changes it). Each directory is stamped before it is read, so a
+// with their parent (a new rank changes it) and each rank directory that lacks the token (its
+// token directory appearing changes it). Each directory is stamped before it is read, so a
 // change while it is read shows at the next look.
 void list_token(const std::string& token_dir, const FileWhole& whole, TokenListing& out, size_t& listed) {
   fs::path tok(token_dir), proc = tok.parent_path(), ranks = proc.parent_path();
@@ -127,7 +128,9 @@ void list_token(const std::string& token_dir, const FileWhole& whole, TokenListi
     if (stamp_dir(ranks.string(), s)) out.dirs.push_back(s);
     for (const auto& p : atb::list_dirs(ranks.string())) {
       std::string d = (ranks / p / tok.filename()).string();
-      if (p != proc.filename().string() && stamp_dir(d, s)) roots.emplace_back(d, p);
+      if (p == proc.filename().string()) continue;
+      if (stamp_dir(d, s)) roots.emplace_back(d, p);
+      else if (stamp_dir((ranks / p).string(), s)) out.dirs.push_back(s);  // a rank without the token yet
     }
   }
   for (const auto& [top, rank] : roots) {

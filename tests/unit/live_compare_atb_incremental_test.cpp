@@ -106,6 +106,30 @@ TEST(LiveCompareAtbIncremental, AnsweredTokensAreLeftOutUnreadUntilADirectoryOfT
   EXPECT_GT(live.atb_evaluated(), 0u);
 }
 
+// A second rank (tensors/0_201) that has tokens 0-2 only: rank 0_201's directory is stamped for
+// token 3, so that token 3 appearing there lists that token again, and only that one.
+TEST(LiveCompareAtbIncremental, ATokenAppearingInAnotherRankListsItAgain) {
+  Trees t(4);
+  fs::path rank2 = t.atb_root / "tensors" / "0_201";
+  fs::create_directories(rank2);
+  for (int k = 0; k < 3; ++k)
+    fs::copy(t.atb_proc / std::to_string(k), rank2 / std::to_string(k), fs::copy_options::recursive);
+  t.age();
+  LiveRootCompare live(t.atb_root.string(), t.torch_proc.string(), Finality{0, 0});
+  std::vector<std::string> notes;
+  live.pass(1, notes);
+  const AtbLiveState* st = live.atb_state();
+  ASSERT_NE(st, nullptr);
+  EXPECT_EQ(st->retired.size(), 4u);
+  live.pass(2, notes);
+  EXPECT_EQ(st->tokens_listed, 0u);
+  EXPECT_EQ(st->tokens_unlisted, 4u);
+  fs::copy(t.atb_proc / "3", rank2 / "3", fs::copy_options::recursive);
+  live.pass(3, notes);
+  EXPECT_EQ(st->tokens_listed, 1u);
+  EXPECT_EQ(st->tokens_unlisted, 3u);
+}
+
 TEST(LiveCompareAtbIncremental, TheLastTokenIsFinalByItsPreviousTokensFilesBeforeAnySilence) {
   Trees t(2);
   // Default limits (1 s, 3 s) on a clock that never reaches them: only events can decide.

@@ -150,7 +150,8 @@ void list_token(const std::string& token_dir, const FileWhole& whole, TokenListi
         add_file(f, whole, out.side);
         out.rel.push_back(rank + f.raw_path.substr(top.size()));
       }
-      todo.insert(todo.end(), subs.begin(), subs.end());
+      for (auto& sub : subs)  // hidden directories are ours or the tools' (as list_dirs has them), no dump data
+        if (fs::path(sub).filename().string()[0] != '.') todo.push_back(std::move(sub));
     }
   }
 }

@@ -5,7 +5,7 @@
 # files' write times an hour old), so it is done with each token by its write times.
 #  (a) every token diverges (a Linear output injected at RED 0.05): the last token's event names
 #      the injected node, and the log says the watched side was done with it by rule 5 (the very
-#      files of its final previous token, the same whole files at two passes). The log names a
+#      files of its final previous token, all whole). The log names a
 #      time rule instead whenever one held at that pass, so the event came before the 3 s of
 #      silence could have answered it; the events equal `compare --cl api`'s first divergences;
 #  (b) a noise-only stream: its last token is judged clean by rule 5 as well, nothing raised.
@@ -21,7 +21,7 @@ gen() {  # NAME GEN_ARGS...: the Llama-like pair of live_divergence_atb.sh, gold
   find "$T/$name.golden" -exec touch -h -d '1 hour ago' {} +
 }
 n_dumps() { find "$1" -type f ! -name '*.txt' ! -name '*.json' | wc -l; }
-rule5='watched side done by the files of its final previous token, the same whole files (rule 5)'
+rule5='watched side done by the files of its final previous token, all whole (rule 5)'
 
 # (a) o_proj of layer 6 (LinearOperation #45) at RED 0.05, in both tokens; the stream at once.
 gen lin --seed 7 --diverge-type LinearOperation --diverge-nth 45 --diverge-scale 0.05

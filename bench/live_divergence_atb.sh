@@ -73,7 +73,7 @@ start_watch() {  # BIN DIR LOG [ARGS...]
   local bin=$1 dir=$2 log=$3; shift 3
   "$bin" watch "$dir" "$@" >"$log" 2>&1 &
   WATCH_PID=$!
-  for _ in $(seq 600); do grep -q 'start-up scan done' "$log" && return 0; sleep 0.05; done
+  for _ in $(seq 600); do grep -q 'start-up scan done' "$log" 2>/dev/null && return 0; sleep 0.05; done
   echo "watch did not start: $(tail -5 "$log")" >&2; exit 1
 }
 stop_watch() { kill -TERM "$WATCH_PID"; wait "$WATCH_PID" || true; WATCH_PID=""; }

@@ -184,9 +184,9 @@ class LiveRootCompare {
   const AtbLiveState* atb_state() const { return atb_.get(); }
 
  private:
-  // ATB / torch dumps (common/compare_atb): the library compares the whole trees and marks the
-  // first divergences (with the ops' inputs); each pass runs it again and answers from its api
-  // sheet, as `compare --cl api`.
+  // ATB / torch dumps (common/compare_atb): the library compares the trees, less the tokens
+  // answered already, and marks the first divergences (with the ops' inputs); each pass runs it
+  // again and answers from its api sheet, as `compare --cl api`.
   // Defined in daemon/live_compare_atb.cpp.
   std::vector<DivergenceEvent> pass_atb(int64_t now_ns, std::vector<std::string>& notes,
                                         std::vector<TokenVerdict>* verdicts, std::set<std::string>* indexed);

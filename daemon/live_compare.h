@@ -28,6 +28,7 @@
 namespace msit::daemon {
 
 class Logger;
+struct AtbLiveState;  // daemon/live_compare_atb.h
 
 // The time rules of finality (docs/live-divergence.md "When a token's answer is final"), used
 // where no event tells that a side's files of a token are whole: how long a token's files must
@@ -47,6 +48,10 @@ struct SideToken {
   // The watched side only: every file of the golden's token is paired with a file of this side
   // by this pass's matching (rule 4 of docs/live-divergence.md "When a token's answer is final").
   bool paired = false;
+  // The watched side only, ATB/torch: it shows the very files (by their paths below the token
+  // directory) of its previous token, which was final (rule 5, docs/live-divergence.md "ATB and
+  // torch").
+  bool same_shape = false;
 };
 
 // Which rule made a side done with a token (docs/live-divergence.md "When a token's answer is
@@ -58,6 +63,7 @@ enum class FinalRule : uint8_t {
   kQuiet,        // 3. time: the side's tree unchanged for quiet_ns
   kQuietWrites,  // 3. time: its files' write times are all older than quiet_ns
   kPaired,       // 4. event: the golden's token done, every golden file paired, all whole
+  kSameShape,    // 5. event (ATB/torch): the golden's token done, the files of the previous final token, all whole
 };
 const char* final_rule_name(FinalRule r);
 
@@ -174,11 +180,13 @@ class LiveRootCompare {
   size_t atb_evaluated() const { return atb_rows_.evaluated; }
   // Tokens answered while final and dropped from later passes until their files change.
   size_t retired_tokens() const { return retired_.size(); }
+  // What the ATB/torch passes keep and what the last one listed (null before the first).
+  const AtbLiveState* atb_state() const { return atb_.get(); }
 
  private:
-  // ATB / torch dumps (common/compare_atb): the library compares the whole trees and marks the
-  // first divergences (with the ops' inputs); each pass runs it again and answers from its api
-  // sheet, as `compare --cl api`.
+  // ATB / torch dumps (common/compare_atb): the library compares the trees, less the tokens
+  // answered already, and marks the first divergences (with the ops' inputs); each pass runs it
+  // again and answers from its api sheet, as `compare --cl api`.
   // Defined in daemon/live_compare_atb.cpp.
   std::vector<DivergenceEvent> pass_atb(int64_t now_ns, std::vector<std::string>& notes,
                                         std::vector<TokenVerdict>* verdicts, std::set<std::string>* indexed);
@@ -269,6 +277,7 @@ class LiveRootCompare {
   // Raw golden files known not written for quiet_ns: path hash -> write time (realtime ns), so
   // that each is stat()ed until then only.
   std::unordered_map<uint64_t, int64_t> golden_written_;
+  std::shared_ptr<AtbLiveState> atb_;  // the ATB/torch passes' own state (daemon/live_compare_atb.cpp)
 };
 
 // The comparer thread of a running watch: woken when files are summarised, polls while tokens

@@ -1,15 +1,22 @@
 // The live comparer's pass on ATB / torch dumps (docs/live-divergence.md "ATB and torch"): the
-// ATB compare library on both whole trees, answered from its api sheet as `compare --cl api`.
+// ATB compare library on the tokens not answered yet, answered from its api sheet as `compare
+// --cl api`; each token's finality from a listing of its directories on both sides.
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string_view>
+
+#include <sys/stat.h>
+#include <time.h>
 
 #include "daemon/live_compare_atb.h"
 
 #include "common/base/fnv1a.h"
 #include "common/compare_atb/atb_compare.h"
+#include "common/compare_atb/files.h"
+#include "common/compare_atb/side.h"
 #include "common/io/derived_names.h"
 #include "common/report/op_label.h"
 #include "common/stats/tensor_stats.h"
@@ -43,6 +50,121 @@ void list_token_files(const std::string& dir, std::map<std::string, std::vector<
     std::string path = it->path().string();
     by_node[atb_node_dir(path)].push_back(std::move(path));
   }
+}
+
+using FileWhole = std::function<bool(const SourceFile&, std::optional<int64_t>&)>;
+
+int64_t wall_clock_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// A token key's number as the report gives it (atb_compare.cpp: a key that is no number is 0).
+int64_t token_number(const std::string& key) {
+  if (key.empty() || key.size() > 18) return 0;
+  for (char c : key)
+    if (c < '0' || c > '9') return 0;
+  return std::stoll(key);
+}
+
+bool stamp_dir(const std::string& dir, DirStamp& s) {
+  struct stat sb {};
+  if (::lstat(dir.c_str(), &sb) != 0 || !S_ISDIR(sb.st_mode)) return false;
+  s.path = dir;
+  s.dev = sb.st_dev;
+  s.ino = sb.st_ino;
+  s.mtime_ns = int64_t{sb.st_mtim.tv_sec} * 1'000'000'000 + sb.st_mtim.tv_nsec;
+  return true;
+}
+
+// Every directory as it was stamped: the same directory (identity), the same mtime.
+bool unchanged(const std::vector<DirStamp>& dirs, size_t& checked) {
+  for (const auto& d : dirs) {
+    ++checked;
+    DirStamp now;
+    if (!stamp_dir(d.path, now) || now.dev != d.dev || now.ino != d.ino || now.mtime_ns != d.mtime_ns) return false;
+  }
+  return true;
+}
+
+// Every directory's mtime at least a second older than the wall clock: a change within the same
+// clock tick as the stamp could leave the mtime as it was.
+bool all_older(const std::vector<DirStamp>& dirs, int64_t wall_ns) {
+  if (dirs.empty()) return false;
+  for (const auto& d : dirs)
+    if (wall_ns - d.mtime_ns < 1'000'000'000) return false;
+  return true;
+}
+
+// One side of one token as a pass lists it: what finality sees of it (TokenFinality), the paths
+// of its files below the token directories (its shape) and every directory read.
+struct TokenListing {
+  SideToken side{0, true, std::numeric_limits<int64_t>::min()};
+  std::vector<std::string> rel;
+  std::vector<DirStamp> dirs;
+};
+
+void add_file(const SourceFile& f, const FileWhole& whole, SideToken& st) {
+  st.sig += uint64_t{1} << (8 * static_cast<unsigned>(f.kind));  // a file summarised changes it
+  st.sig += 1ull << 48;                                          // and so does a new file
+  std::optional<int64_t> written;
+  bool w = whole(f, written);
+  st.whole = st.whole && w;
+  st.written_ns = st.written_ns && written ? std::optional<int64_t>(std::max(*st.written_ns, *written)) : std::nullopt;
+}
+
+// The token's directories: `token_dir` and, where its process directory has rank siblings (msit's
+// tensors/ and torch_tensors/, whose files the library concatenates), the same token in each,
+// with their parent (a new rank changes it) and each rank directory that lacks the token (its
+// token directory appearing changes it). Each directory is stamped before it is read, so a
+// change while it is read shows at the next look.
+void list_token(const std::string& token_dir, const FileWhole& whole, TokenListing& out, size_t& listed) {
+  fs::path tok(token_dir), proc = tok.parent_path(), ranks = proc.parent_path();
+  std::vector<std::pair<std::string, std::string>> roots{{token_dir, proc.filename().string()}};  // dir, rank name
+  std::string parent = ranks.filename().string();
+  if (parent == "tensors" || parent == "torch_tensors") {
+    DirStamp s;
+    if (stamp_dir(ranks.string(), s)) out.dirs.push_back(s);
+    for (const auto& p : atb::list_dirs(ranks.string())) {
+      std::string d = (ranks / p / tok.filename()).string();
+      if (p == proc.filename().string()) continue;
+      if (stamp_dir(d, s)) roots.emplace_back(d, p);
+      else if (stamp_dir((ranks / p).string(), s)) out.dirs.push_back(s);  // a rank without the token yet
+    }
+  }
+  for (const auto& [top, rank] : roots) {
+    std::vector<std::string> todo{top};
+    while (!todo.empty()) {
+      std::string d = std::move(todo.back());
+      todo.pop_back();
+      DirStamp s;
+      if (!stamp_dir(d, s)) {  // gone (or replaced) while listed: not whole, listed again
+        out.side.whole = false;
+        continue;
+      }
+      out.dirs.push_back(s);
+      ++listed;
+      std::vector<std::string> subs;
+      for (const SourceFile& f : atb::dir_files(d, &subs)) {
+        add_file(f, whole, out.side);
+        out.rel.push_back(rank + f.raw_path.substr(top.size()));
+      }
+      for (auto& sub : subs)  // hidden directories are ours or the tools' (as list_dirs has them), no dump data
+        if (fs::path(sub).filename().string()[0] != '.') todo.push_back(std::move(sub));
+    }
+  }
+}
+
+void merge_side(SideToken& into, const SideToken& s) {
+  if (into.sig == 0) {
+    into = s;
+    return;
+  }
+  into.sig += s.sig;
+  into.whole = into.whole && s.whole;
+  into.written_ns = into.written_ns && s.written_ns ? std::optional<int64_t>(std::max(*into.written_ns, *s.written_ns))
+                                                    : std::nullopt;
 }
 
 }  // namespace
@@ -113,11 +235,76 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
                                                        std::vector<TokenVerdict>* verdicts,
                                                        std::set<std::string>* indexed) {
   std::vector<DivergenceEvent> events;
+  if (!atb_) atb_ = std::make_shared<AtbLiveState>();
+  AtbLiveState& st = *atb_;
+  st.dirs_listed = st.dirs_checked = st.tokens_listed = st.tokens_unlisted = 0;
+  const int64_t wall = wall_clock_ns();
+  const Finality& lim = finality_.limits();
+  // Whether a listed file is whole (docs/live-divergence.md "When a token's answer is final",
+  // rule 1), and when it was last written on the comparer's clock where known: as side_tokens
+  // judges the files of the other flows.
+  auto whole = [&](bool golden) {
+    return [&, golden](const SourceFile& f, std::optional<int64_t>& written) {
+      written.reset();
+      if (f.kind == SourceKind::kSummary || f.kind == SourceKind::kStored) return true;  // written once, whole
+      if (!golden) return (f.kind == SourceKind::kRaw && !f.disk_path.empty()) || (held_ && held_(f.path()));
+      uint64_t h = fnv1a(f.path());
+      auto it = golden_written_.find(h);
+      int64_t mtime = 0;
+      if (it != golden_written_.end()) {
+        mtime = it->second;
+      } else {
+        struct stat sb {};
+        if (::stat(f.path().c_str(), &sb) != 0) return false;
+        mtime = int64_t{sb.st_mtim.tv_sec} * 1'000'000'000 + sb.st_mtim.tv_nsec;
+        if (wall - mtime >= lim.quiet_ns) golden_written_.emplace(h, mtime);  // settled for good
+      }
+      written = now_ns - (wall - mtime);
+      return wall - mtime >= lim.token_settle_ns;
+    };
+  };
+  const FileWhole mine_whole = whole(false), golden_whole = whole(true);
+  // Each token pair the library finds is listed here first (both sides' token directories),
+  // unless it is retired and none of its directories changed: then the library leaves it out
+  // unread and finality sees it as it was.
+  std::map<TokenFinality::Key, SideToken> mine, golden;
+  std::map<int64_t, uint64_t> shapes;
+  std::map<int64_t, std::vector<DirStamp>> dirs;
+  std::set<int64_t> offered, unlisted;
   atb::AtbCompareOptions o;
   o.jobs = 1;
   o.eval.stats.sketch_width = kDefaultSketchWidth;
   if (!op_mapping_file_.empty()) o.op_mapping_dir = op_mapping_file_;
   o.row_cache = &atb_rows_;  // only the pairs new since the last pass are read
+  o.skip_token = [&](const std::string& key, const std::string& golden_dir, const std::string& my_dir) {
+    int64_t tok = token_number(key);
+    bool again = !offered.insert(tok).second;  // keys the report numbers alike: never left out
+    auto r = st.retired.find(tok);
+    if (!again && r != st.retired.end() && !r->second.dirs.empty() && unchanged(r->second.dirs, st.dirs_checked)) {
+      ++st.tokens_unlisted;
+      unlisted.insert(tok);
+      return true;
+    }
+    TokenListing lm, lg;
+    list_token(my_dir, mine_whole, lm, st.dirs_listed);
+    list_token(golden_dir, golden_whole, lg, st.dirs_listed);
+    ++st.tokens_listed;
+    merge_side(mine[{-1, tok}], lm.side);
+    merge_side(golden[{-1, tok}], lg.side);
+    uint64_t& shape = shapes.try_emplace(tok, kFnv1aBasis).first->second;
+    std::sort(lm.rel.begin(), lm.rel.end());
+    for (const auto& p : lm.rel) shape = fnv1a(p + '\x1e', shape);
+    auto& d = dirs[tok];
+    d.insert(d.end(), lm.dirs.begin(), lm.dirs.end());
+    d.insert(d.end(), lg.dirs.begin(), lg.dirs.end());
+    if (again || r == st.retired.end()) return false;
+    if (r->second.mine.sig == lm.side.sig && r->second.golden.sig == lg.side.sig) {
+      if (r->second.dirs.empty() && all_older(d, wall)) r->second.dirs = d;  // skippable from now on
+      return true;                                                           // listed again, unchanged: still answered
+    }
+    st.retired.erase(r);  // its files changed: judged again
+    return false;
+  };
   Result<atb::AtbCompareResult> res = atb::run_atb_compare(golden_, root_, o);
   if (!res.ok() || res->sheets.empty()) {
     note_waiting(res.ok() ? make_error(root_, Stage::kMatch, "no rows yet") : res.error(), notes);
@@ -127,6 +314,33 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
     return events;
   }
   last_error_.clear();
+  // A retired token no longer found is forgotten; one left unlisted is unchanged: finality sees
+  // it as it was (not as gone, which would count as a change of the side's tree).
+  for (auto it = st.retired.begin(); it != st.retired.end();) {
+    if (!offered.count(it->first)) {
+      it = st.retired.erase(it);
+      continue;
+    }
+    if (unlisted.count(it->first)) {
+      mine[{-1, it->first}] = it->second.mine;
+      golden[{-1, it->first}] = it->second.golden;
+    }
+    ++it;
+  }
+  // Rule 5: a token showing the very files of the token before it, which was answered final.
+  const TokenFinality::Key* prev = nullptr;
+  for (auto& [k, side] : mine) {
+    if (prev) {
+      auto r = st.retired.find(prev->token);
+      auto s = shapes.find(k.token);
+      side.same_shape = r != st.retired.end() && s != shapes.end() && r->second.shape == s->second;
+    }
+    prev = &k;
+  }
+  finality_.observe_sides(mine, golden, now_ns);
+  waiting_ = finality_.any_pending(now_ns);
+  confirm_soon_ = finality_.final_on_next_pass(now_ns);
+  next_time_rule_ns_ = finality_.next_time_rule_ns(now_ns);
   // The api sheet (what `compare --cl api` writes, the finest of the three), else the sheet with
   // the most rows.
   atb::AtbSheet* sheet = &res->sheets.front();
@@ -135,27 +349,27 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
   for (auto& sh : res->sheets)
     if (sh.name == "api" && !sh.rows.empty()) sheet = &sh;
   std::vector<ReportRow>& rows = sheet->rows;
-  // What each token's rows read: how many, and which sides were read. Both trees feed each row,
-  // so one signature stands for both sides.
-  std::map<TokenFinality::Key, uint64_t> sig;
-  // A token's signature changes when any of its rows reads other files or fails otherwise.
-  for (const auto& r : rows) {
-    uint64_t& s = sig.try_emplace({-1, r.token_id}, kFnv1aBasis).first->second;
-    s = fnv1a(r.my_data_path + '\x1f' + r.golden_data_path + '\x1f' + msit_reason_cell(r) + '\x1e', s);
-  }
-  finality_.observe(sig, sig, now_ns);
-  waiting_ = finality_.any_pending(now_ns);
-  confirm_soon_ = false;  // ATB rows tell nothing of whole files: the time rules decide
-  next_time_rule_ns_ = finality_.next_time_rule_ns(now_ns);
   for (auto& r : rows) r.rank = -1;
   // The library has run the first-divergence post-pass on each sheet with the ops' inputs (ATB
   // intensors, torch input_k) and dropped those rows: its marks are compare's. Running it again
-  // here would take the previous output as each op's input and could name another op.
+  // here would take the previous output as each op's input and could name another op. The rule
+  // works token by token, so the tokens left out change no other token's answer.
   answer_final_tokens(rows, -1, now_ns, events, notes);
   if (verdicts) {
-    // Every pass, so that a file of a final token written late is decided too.
+    // Every pass, so that a file of a final token written late is decided too (its token is
+    // listed again: a directory of it changed).
     auto final = [&](int64_t tok) { return finality_.is_final({-1, tok}, now_ns); };
     for (auto& v : atb_token_verdicts(root_, rows, final, indexed)) verdicts->push_back(std::move(v));
+  }
+  // Every final token with rows was answered just now (reported, or found clean): retired.
+  for (const auto& r : rows) {
+    const int64_t tok = r.token_id;
+    if (st.retired.count(tok) || !finality_.is_final({-1, tok}, now_ns)) continue;
+    AtbLiveState::Retired& ret = st.retired[tok];
+    ret.mine = mine[{-1, tok}];
+    ret.golden = golden[{-1, tok}];
+    ret.shape = shapes[tok];
+    if (all_older(dirs[tok], wall)) ret.dirs = dirs[tok];
   }
   return events;
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -13,6 +14,31 @@
 #include "daemon/live_compare.h"
 
 namespace msit::daemon {
+
+// A directory as a pass saw it: identity and mtime (adding, removing, renaming or summarising a
+// file in it changes the mtime; a directory replaced by another changes the identity).
+struct DirStamp {
+  std::string path;
+  uint64_t dev = 0, ino = 0;
+  int64_t mtime_ns = 0;
+};
+
+// What the ATB/torch passes keep between passes (docs/live-divergence.md "ATB and torch"), and
+// what the last pass listed.
+struct AtbLiveState {
+  // A token answered while final: what each side showed of it then, the paths of its watched
+  // files below its token directory (its shape, rule 5), and the directories of both sides
+  // (empty until every one of them is older than a second: not skippable yet, listed again).
+  struct Retired {
+    SideToken mine, golden;
+    uint64_t shape = 0;
+    std::vector<DirStamp> dirs;
+  };
+  std::map<int64_t, Retired> retired;
+  // The last pass: directories read (listed), directories only stat()ed (of retired tokens),
+  // tokens listed, tokens left out unread (retired, unchanged).
+  size_t dirs_listed = 0, dirs_checked = 0, tokens_listed = 0, tokens_unlisted = 0;
+};
 
 // The op directory of a dump file: ATB `.../6_DecoderLayer/5_LinearOperation/after/outtensor0.bin`
 // -> `.../6_DecoderLayer/5_LinearOperation` (its before/ and after/ are one node); torch

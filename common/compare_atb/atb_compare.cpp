@@ -447,6 +447,9 @@ Result<AtbCompareResult> run_atb_compare(const std::string& golden_path, const s
                       "no token directory in common with " + golden_path +
                           " (name one token directory in each path to compare them anyway)");
   }
+  if (o.skip_token) {  // after the check above: every pair left out is no error, just nothing to read
+    std::erase_if(tokens, [&](const auto& t) { return o.skip_token(t.second->key, t.first->dir, t.second->dir); });
+  }
   std::vector<PolicySet> sets = o.level
                                     ? std::vector<PolicySet>{*o.level}
                                     : std::vector<PolicySet>{PolicySet::kLayer, PolicySet::kModule, PolicySet::kApi};

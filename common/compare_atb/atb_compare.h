@@ -2,6 +2,7 @@
 // on raw, summarised or mixed trees. Returns one row list per report sheet; writes nothing.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -32,6 +33,10 @@ struct AtbCompareOptions {
   unsigned jobs = 2;
   EvalOptions eval;
   AtbRowCache* row_cache = nullptr;  // none: every pair is evaluated
+  // Token pairs left out before any file of them is listed or read (the live comparer's answered
+  // tokens, docs/live-divergence.md "ATB and torch"): called with the token key and both token
+  // directories; true leaves the pair out. None: every pair is compared.
+  std::function<bool(const std::string& key, const std::string& golden_dir, const std::string& my_dir)> skip_token;
 };
 
 struct AtbSheet {

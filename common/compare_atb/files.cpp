@@ -62,12 +62,13 @@ SourceFile stored_source(const std::string& dir, const store::StoredName& n, con
 
 }  // namespace
 
-std::vector<SourceFile> dir_files(const std::string& dir) {
+std::vector<SourceFile> dir_files(const std::string& dir, std::vector<std::string>* subdirs) {
   std::vector<SourceFile> out;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code e2;
     auto st = it->symlink_status(e2);
+    if (subdirs && fs::is_directory(st)) subdirs->push_back(it->path().string());
     if (!fs::is_regular_file(st) && !fs::is_symlink(st)) continue;  // -symlink dumps link identical tensors
     std::string name = it->path().filename().string();
     auto raw = raw_name_of(name);

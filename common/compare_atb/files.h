@@ -28,7 +28,9 @@ std::vector<std::pair<size_t, size_t>> pair_files(const std::vector<SourceFile>&
 
 // Every dump file of dir (raw, archive, summary or stored in the summary store covering dir),
 // one per raw name (the best kind), sorted by raw name.
-std::vector<SourceFile> dir_files(const std::string& dir);
+// `subdirs` (may be null) receives dir's sub-directories (symlinks not followed), from the same
+// listing.
+std::vector<SourceFile> dir_files(const std::string& dir, std::vector<std::string>* subdirs = nullptr);
 
 // The file standing for raw path `raw`: itself, its .zst archive, its summary or its row in a
 // summary store (in that order); nullopt when none exists.

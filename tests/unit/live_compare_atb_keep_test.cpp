@@ -196,7 +196,9 @@ TEST(AtbRowCache, LivePassEvaluatesOnlyNewPairs) {
   EXPECT_GT(live.atb_evaluated(), 0u);
   EXPECT_TRUE(live.pass(2, notes).empty());
   EXPECT_EQ(live.atb_evaluated(), 0u);
-  EXPECT_GT(live.cached_rows(), 0u);
+  // The token was answered at pass 1: it is left out of later passes and its rows left the
+  // cache (tests/unit/live_compare_atb_incremental_test.cpp).
+  EXPECT_EQ(live.cached_rows(), 0u);
 }
 
 }  // namespace

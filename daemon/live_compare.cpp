@@ -158,12 +158,12 @@ FinalRule TokenFinality::side_rule(const Side& s, const Tree& t, const Key& k, i
 // (compare gives it no row, or a row without metrics, which mark_error_jumps skips) or be a
 // second counterpart of a golden file already paired: the rule's one assumption is that the
 // model dumps no such file after the last of its token's paired ones (docs/live-divergence.md).
-// Rule 5 (ATB/torch) needs no second look: a file caught between its raw and summarised forms
+// Rule 6 (ATB/torch) needs no second look: a file caught between its raw and summarised forms
 // is missing from this pass's listing or raw in it, and then the token does not show all of
 // its previous token's files whole.
 bool TokenFinality::mine_paired_done(const Seen& s, const Key& k, int64_t now_ns) const {
   const SideToken& m = s.mine.at;
-  return m.sig != 0 && m.whole && ((m.paired && s.mine.changed_pass < pass_) || m.same_shape) &&
+  return m.sig != 0 && m.whole && ((m.paired && s.mine.changed_pass < pass_) || m.same_files) &&
          side_done(s.golden, golden_tree_, k, now_ns);
 }
 
@@ -175,7 +175,7 @@ std::pair<FinalRule, FinalRule> TokenFinality::rules(const Key& k, int64_t now_n
   // Rule 4 is named only where no other rule holds: a token that a time rule could have made
   // final is never said to be final by pairing.
   if (mine == FinalRule::kNone && mine_paired_done(it->second, k, now_ns))
-    mine = it->second.mine.at.paired ? FinalRule::kPaired : FinalRule::kSameShape;
+    mine = it->second.mine.at.paired ? FinalRule::kPaired : FinalRule::kSameFiles;
   return {mine, golden};
 }
 
@@ -193,7 +193,7 @@ const char* final_rule_name(FinalRule r) {
     case FinalRule::kQuiet: return "3 s of silence (rule 3)";
     case FinalRule::kQuietWrites: return "its files' write times (rule 3)";
     case FinalRule::kPaired: return "every golden file paired, the same whole files (rule 4)";
-    case FinalRule::kSameShape: return "the files of its final previous token, all whole (rule 5)";
+    case FinalRule::kSameFiles: return "the files of its final previous token, all whole (rule 6)";
     case FinalRule::kNone: break;
   }
   return "not done";
@@ -232,7 +232,7 @@ bool TokenFinality::final_on_next_pass(int64_t now_ns) const {
     return s.at.sig != 0 && s.at.whole && last != t.last_token.end() && last->second > k.token;
   };
   // Rule 4: paired and whole now, the same files at the next pass.
-  auto paired_soon = [](const Side& s) { return s.at.sig != 0 && s.at.whole && (s.at.paired || s.at.same_shape); };
+  auto paired_soon = [](const Side& s) { return s.at.sig != 0 && s.at.whole && (s.at.paired || s.at.same_files); };
   for (const auto& [k, s] : tokens_)
     if (!is_final(k, now_ns) && (soon(s.mine, mine_tree_, k) || paired_soon(s.mine)) && soon(s.golden, golden_tree_, k))
       return true;

@@ -49,9 +49,9 @@ struct SideToken {
   // by this pass's matching (rule 4 of docs/live-divergence.md "When a token's answer is final").
   bool paired = false;
   // The watched side only, ATB/torch: it shows the very files (by their paths below the token
-  // directory) of its previous token, which was final (rule 5, docs/live-divergence.md "ATB and
+  // directory) of its previous token, which was final (rule 6, docs/live-divergence.md "ATB and
   // torch").
-  bool same_shape = false;
+  bool same_files = false;
 };
 
 // Which rule made a side done with a token (docs/live-divergence.md "When a token's answer is
@@ -63,7 +63,7 @@ enum class FinalRule : uint8_t {
   kQuiet,        // 3. time: the side's tree unchanged for quiet_ns
   kQuietWrites,  // 3. time: its files' write times are all older than quiet_ns
   kPaired,       // 4. event: the golden's token done, every golden file paired, all whole
-  kSameShape,    // 5. event (ATB/torch): the golden's token done, the files of the previous final token, all whole
+  kSameFiles,    // 5. event (ATB/torch): the golden's token done, the files of the previous final token, all whole
 };
 const char* final_rule_name(FinalRule r);
 

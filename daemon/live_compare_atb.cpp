@@ -327,13 +327,13 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
     }
     ++it;
   }
-  // Rule 5: a token showing the very files of the token before it, which was answered final.
+  // Rule 6: a token showing the very files of the token before it, which was answered final.
   const TokenFinality::Key* prev = nullptr;
   for (auto& [k, side] : mine) {
     if (prev) {
       auto r = st.retired.find(prev->token);
       auto s = shapes.find(k.token);
-      side.same_shape = r != st.retired.end() && s != shapes.end() && r->second.shape == s->second;
+      side.same_files = r != st.retired.end() && s != shapes.end() && r->second.shape == s->second;
     }
     prev = &k;
   }

@@ -27,7 +27,7 @@ struct DirStamp {
 // what the last pass listed.
 struct AtbLiveState {
   // A token answered while final: what each side showed of it then, the paths of its watched
-  // files below its token directory (its shape, rule 5), and the directories of both sides
+  // files below its token directory (its shape, rule 6), and the directories of both sides
   // (empty until every one of them is older than a second: not skippable yet, listed again).
   struct Retired {
     SideToken mine, golden;

@@ -2,7 +2,7 @@
 // (docs/live-divergence.md "ATB and torch"): a token answered while final is left out of later
 // passes unread while none of its directories changed (only stat()ed), a changed one is listed
 // again; the last token is final once it shows the very files of its final previous token
-// (rule 5), long before the 3 s of silence.
+// (rule 6), long before the 3 s of silence.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -145,7 +145,7 @@ TEST(LiveCompareAtbIncremental, TheLastTokenIsFinalByItsPreviousTokensFilesBefor
   EXPECT_NE(all.find("token 0 final: watched side done by a later token, the same whole files (rule 1)"),
             std::string::npos)
       << all;
-  EXPECT_NE(all.find("token 1 final: watched side done by the files of its final previous token, all whole (rule 5), "
+  EXPECT_NE(all.find("token 1 final: watched side done by the files of its final previous token, all whole (rule 6), "
                      "golden by its files' write times (rule 3)"),
             std::string::npos)
       << all;
@@ -164,7 +164,7 @@ TEST(LiveCompareAtbIncremental, ALastTokenMissingAFileOfItsPreviousTokenWaitsFor
   EXPECT_EQ(tokens, std::vector<std::string>{"0"});  // token 1 not final: not judged on part of it
   EXPECT_TRUE(live.pending());
   // Its missing output comes (summarised or held: whole): the very next pass sees token 0's
-  // files and answers it (rule 5 needs no second look).
+  // files and answers it (rule 6 needs no second look).
   write_atb_bin(t.atb_proc / "1" / "10_BlockLayer" / "1_LinearOperation" / "after" / "outtensor0.bin", {1, 2, 3, 5},
                 {1, 4}, false);
   for (const auto& e : live.pass(5000, notes)) tokens.push_back(e.token);

@@ -13,7 +13,7 @@
 #include "common/formats/atb_names.h"
 #include "common/formats/dump_reader.h"
 #include "common/summary/summarize_internal.h"
-#include "tests/tools/dumpgen/gen_torch.h"
+#include "tests/tools/dumpgen/gen_atb_bin.h"
 
 namespace msit {
 namespace {

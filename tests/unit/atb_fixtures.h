@@ -11,8 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "tests/tools/dumpgen/gen_atb_bin.h"
 #include "tests/tools/dumpgen/gen_dtype.h"
-#include "tests/tools/dumpgen/gen_torch.h"
+#include "tests/tools/dumpgen/gen_pth.h"
 #include "tests/unit/compare_fixtures.h"
 
 namespace atb_test {

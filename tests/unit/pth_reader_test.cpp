@@ -12,7 +12,7 @@
 #include "common/formats/pth_reader.h"
 #include "common/layout/logical_stream.h"
 #include "common/summary/summarize_internal.h"
-#include "tests/tools/dumpgen/gen_torch.h"
+#include "tests/tools/dumpgen/gen_pth.h"
 
 namespace msit {
 namespace {

@@ -17,6 +17,7 @@
 #include "common/compaction/compact.h"
 #include "common/formats/dump_reader.h"
 #include "common/io/file.h"
+#include "tests/tools/dumpgen/gen_npy.h"
 
 namespace msit {
 namespace {
@@ -64,13 +65,7 @@ class ArchiveTest : public testing::Test {
 
   // An npy file of `n` elements of descr (payload of random bytes, valid for any dtype).
   std::string write_npy(const std::string& name, const std::string& descr, size_t elem, size_t n, uint32_t seed) {
-    std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + std::to_string(n) + ",), }";
-    while ((10 + dict.size() + 1) % 64 != 0) dict += ' ';
-    dict += '\n';
-    std::string head = std::string("\x93NUMPY\x01\x00", 8);
-    head.push_back(static_cast<char>(dict.size() & 0xff));
-    head.push_back(static_cast<char>(dict.size() >> 8));
-    head += dict;
+    std::string head = dumpgen::npy_header(descr, {n});
     Bytes payload = random_bytes(n * elem, seed);
     const std::string path = (dir_ / name).string();
     std::ofstream f(path, std::ios::binary);

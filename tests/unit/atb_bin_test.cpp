@@ -13,16 +13,19 @@
 #include "common/formats/atb_names.h"
 #include "common/formats/dump_reader.h"
 #include "common/summary/summarize_internal.h"
+#include "tests/tools/dumpgen/gen_atb_bin.h"
 
 namespace msit {
 namespace {
 
 const std::string kPath = "/d/msit_dump_20260101_000000/tensors/0_42/0/3_LinearOperation/after/outtensor1.bin";
 
-std::string atb_bin(int dtype, const std::string& dims, const std::string& data, std::string extra = "") {
-  return "$Version=1.0\n$Object.Count=1\n$Object.Length=" + std::to_string(data.size()) +
-         "\nformat=2\ndtype=" + std::to_string(dtype) + "\ndims=" + dims + "\n" + extra + "$Object.data=0," +
-         std::to_string(data.size()) + "\n$End=1\n" + data;
+// An ND tensor .bin written by msit_dumpgen_lib; `dims` is spliced in as text, so that the malformed
+// dims ("2,x", "-2") start from the well-formed file.
+std::string atb_bin(int dtype, const std::string& dims, const std::string& data) {
+  std::string h = dumpgen::atb_bin_header(dtype, 2, {}, data.size());
+  h.insert(h.find("\ndims=") + 6, dims);
+  return h + data;
 }
 
 template <class T>

@@ -1,5 +1,6 @@
-// Small hand-encoded dump trees for the compare tests: GE big-dump files (docs/formats/ge-dump.md §2-§3),
-// float32 npy files and graph text, written into a temp directory.
+// Small dump trees for the compare tests: GE big-dump files (docs/formats/ge-dump.md §2-§3), float32 npy
+// files and graph text, encoded by msit_dumpgen_lib (the generator independent of the readers under test)
+// and written into a temp directory.
 #pragma once
 
 #include <unistd.h>
@@ -12,85 +13,52 @@
 #include <string>
 #include <vector>
 
+#include "tests/tools/dumpgen/gen_npy.h"
+#include "tests/tools/dumpgen/gen_pb.h"
+#include "tests/tools/dumpgen/graph_text.h"
+
 namespace compare_test {
 
 namespace fs = std::filesystem;
-
-inline void put_varint(std::string& s, uint64_t v) {
-  while (v >= 0x80) {
-    s.push_back(static_cast<char>((v & 0x7F) | 0x80));
-    v >>= 7;
-  }
-  s.push_back(static_cast<char>(v));
-}
-inline void put_key(std::string& s, int field, int wire) { put_varint(s, static_cast<uint64_t>(field << 3 | wire)); }
-inline void put_bytes(std::string& s, int field, const std::string& b) {
-  put_key(s, field, 2);
-  put_varint(s, b.size());
-  s += b;
-}
-inline void put_u(std::string& s, int field, uint64_t v) {
-  put_key(s, field, 0);
-  put_varint(s, v);
-}
-
-inline std::string shape_msg(const std::vector<uint64_t>& dims) {
-  std::string packed, m;
-  for (auto d : dims) put_varint(packed, d);
-  put_bytes(m, 1, packed);
-  return m;
-}
 
 struct Tensor {
   std::vector<float> values;
   std::vector<uint64_t> shape;  // empty: {values.size()}
 };
 
-// DT_FLOAT (1), format ND (2); inputs then outputs.
-inline std::string ge_file_bytes(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
-                                 const std::string& op_name = "op") {
-  std::string header, payload;
-  put_bytes(header, 1, "2.0");
-  auto desc = [&](const Tensor& t, bool input) {
-    std::vector<uint64_t> shape = t.shape.empty() ? std::vector<uint64_t>{t.values.size()} : t.shape;
-    std::string m;
-    put_u(m, 1, 1);
-    put_u(m, 2, 2);
-    put_bytes(m, 3, shape_msg(shape));
-    put_u(m, input ? 5 : 6, t.values.size() * 4);
-    put_bytes(m, input ? 6 : 7, shape_msg(shape));
-    return m;
-  };
-  for (const auto& t : outputs) put_bytes(header, 3, desc(t, false));
-  for (const auto& t : inputs) put_bytes(header, 4, desc(t, true));
-  put_bytes(header, 6, op_name);
-  for (const auto* list : {&inputs, &outputs}) {
-    for (const auto& t : *list) payload.append(reinterpret_cast<const char*>(t.values.data()), t.values.size() * 4);
-  }
-  std::string out(8, '\0');
-  uint64_t h = header.size();
-  std::memcpy(out.data(), &h, 8);
-  return out + header + payload;
+inline std::vector<uint64_t> shape_of(const Tensor& t) {
+  return t.shape.empty() ? std::vector<uint64_t>{t.values.size()} : t.shape;
+}
+inline std::string raw_f32(const std::vector<float>& v) {
+  return {reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float)};
 }
 
-inline std::string npy_bytes(const Tensor& t) {
-  std::vector<uint64_t> shape = t.shape.empty() ? std::vector<uint64_t>{t.values.size()} : t.shape;
-  std::string dims;
-  for (size_t i = 0; i < shape.size(); ++i)
-    dims += std::to_string(shape[i]) + (shape.size() == 1 ? "," : (i + 1 < shape.size() ? ", " : ""));
-  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }";
-  size_t total = 10 + dict.size() + 1;
-  size_t pad = (64 - total % 64) % 64;
-  dict += std::string(pad, ' ') + "\n";
-  std::string out = "\x93NUMPY";
-  out.push_back('\x01');
-  out.push_back('\x00');
-  uint16_t len = static_cast<uint16_t>(dict.size());
-  out.append(reinterpret_cast<const char*>(&len), 2);
-  out += dict;
-  out.append(reinterpret_cast<const char*>(t.values.data()), t.values.size() * 4);
-  return out;
+// DT_FLOAT (1), format ND (2); inputs then outputs; encoded by msit_dumpgen_lib (tests/tools/dumpgen/gen_pb.h).
+inline std::string ge_file_bytes(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                                 const std::string& op_name = "op") {
+  auto desc = [](const Tensor& t) {
+    dumpgen::PbTensor d;
+    d.data_type = 1;
+    d.format = 2;
+    d.shape = d.original_shape = shape_of(t);
+    d.size = t.values.size() * sizeof(float);
+    return d;
+  };
+  dumpgen::PbHeader h;
+  h.op_name = op_name;
+  std::string payloads;
+  for (const auto& t : inputs) {
+    h.inputs.push_back(desc(t));
+    payloads += raw_f32(t.values);
+  }
+  for (const auto& t : outputs) {
+    h.outputs.push_back(desc(t));
+    payloads += raw_f32(t.values);
+  }
+  return dumpgen::ge_big_dump(dumpgen::encode_dump_data(h), payloads);
 }
+
+inline std::string npy_bytes(const Tensor& t) { return dumpgen::npy_header("<f4", shape_of(t)) + raw_f32(t.values); }
 
 inline void write_file(const fs::path& p, const std::string& bytes) {
   fs::create_directories(p.parent_path());
@@ -113,18 +81,14 @@ struct GraphOpSpec {
 };
 
 inline std::string graph_text(const std::vector<GraphOpSpec>& ops) {
-  std::string s = "name: \"graph_1\"\n";
+  std::vector<dumpgen::GraphOp> g;
   for (const auto& op : ops) {
-    s += "op {\n  name: \"" + op.name + "\"\n  type: \"" + op.type + "\"\n";
-    for (const auto& in : op.inputs) s += "  input: \"" + in + "\"\n";
-    s += "  output_desc {\n    name: \"y\"\n    dtype: DT_FLOAT\n    layout: \"ND\"\n";
-    if (!op.fx_tag.empty()) {
-      s += "    attr {\n      key: \"_fx_tensor_name\"\n      value {\n        s: \"" + op.fx_tag +
-           "\"\n      }\n    }\n";
-    }
-    s += "  }\n}\n";
+    dumpgen::GraphTensorDesc y;
+    y.dtype = "DT_FLOAT";
+    if (!op.fx_tag.empty()) y.fx_tensor_name = op.fx_tag;
+    g.push_back({op.name, op.type, op.inputs, {}, {y}});
   }
-  return s;
+  return dumpgen::graph_text("graph_1", g);
 }
 
 struct TempDir {

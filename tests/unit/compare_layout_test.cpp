@@ -102,22 +102,19 @@ const std::vector<Case>& cases() {
 
 std::string bytes_of(const std::vector<float>& v) { return {reinterpret_cast<const char*>(v.data()), v.size() * 4}; }
 
-// A GE big-dump file with one float32 output in `format` (docs/formats/ge-dump.md §2-§4).
+// A GE big-dump file with one float32 output in `format` (docs/formats/ge-dump.md §2-§4), by msit_dumpgen_lib.
 std::string ge_device_file(const std::string& op, int format, const Dims& dev, const Dims& orig,
                            const std::vector<float>& stored) {
-  std::string header, out;
-  put_bytes(header, 1, "2.0");
-  put_u(out, 1, 1);  // DT_FLOAT
-  put_u(out, 2, static_cast<uint64_t>(format));
-  put_bytes(out, 3, shape_msg(dev));
-  put_u(out, 6, stored.size() * 4);
-  put_bytes(out, 7, shape_msg(orig));
-  put_bytes(header, 3, out);
-  put_bytes(header, 6, op);
-  std::string file(8, '\0');
-  uint64_t h = header.size();
-  std::memcpy(file.data(), &h, 8);
-  return file + header + bytes_of(stored);
+  dumpgen::PbTensor out;
+  out.data_type = 1;  // DT_FLOAT
+  out.format = format;
+  out.shape = dev;
+  out.original_shape = orig;
+  out.size = stored.size() * 4;
+  dumpgen::PbHeader header;
+  header.op_name = op;
+  header.outputs = {out};
+  return dumpgen::ge_big_dump(dumpgen::encode_dump_data(header), bytes_of(stored));
 }
 
 struct Tree {

@@ -12,6 +12,7 @@
 #include "common/formats/dump_reader.h"
 #include "common/formats/tensor_desc.h"
 #include "dump_data.pb.h"
+#include "tests/tools/dumpgen/gen_pb.h"
 
 namespace msit {
 namespace {
@@ -31,14 +32,16 @@ std::string hex(std::string_view h) {
   return out;
 }
 
+// A raw length prefix, for the headers that lie about their length.
 std::string le64(uint64_t v) {
   std::string s;
   for (int i = 0; i < 8; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
   return s;
 }
 
+// The big-dump framing of msit_dumpgen_lib around a header encoded here (libprotobuf or hex).
 std::string big_dump(const std::string& header, const std::string& payloads) {
-  return le64(header.size()) + header + payloads;
+  return dumpgen::ge_big_dump(header, payloads);
 }
 
 std::string big_dump(const dumpdata::DumpData& d, const std::string& payloads) {

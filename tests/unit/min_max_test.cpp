@@ -12,24 +12,17 @@
 
 #include "common/formats/min_max.h"
 #include "common/formats/npz_internal.h"
+#include "tests/tools/dumpgen/gen_npy.h"
 
 namespace msit {
 namespace {
 
 std::span<const std::byte> bytes_of(const std::string& s) { return std::as_bytes(std::span<const char>(s)); }
 
-std::string numpy_header(const std::string& dict_and_growth) {
-  std::string h = dict_and_growth;
-  size_t pad = 64 - (10 + h.size() + 1) % 64;
-  h.append(pad, ' ');
-  h.push_back('\n');
-  return std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(h.size()) + '\0' + h;
-}
-
 TEST(MinMax, NpyBytesMatchNumpyLayout) {
   // np.save of np.array([1.5, 2.5], dtype=np.float16), captured from numpy 1.24.
-  std::string want = numpy_header("{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }" + std::string(20, ' ')) +
-                     std::string("\x00\x3e\x00\x41", 4);
+  // numpy pads the header dict with spaces to 128 bytes, as msit_dumpgen_lib's writer does.
+  std::string want = dumpgen::npy_header("<f2", {2}) + std::string("\x00\x3e\x00\x41", 4);
   EXPECT_EQ(encode_min_max_npy(DType::kFloat16, 1.5, 2.5), want);
   EXPECT_EQ(want.size(), 132u);
 }
@@ -133,7 +126,7 @@ TEST(MinMax, MissingMemberIsAnEmptyList) {
 }
 
 TEST(MinMax, NpyWithWrongShapeIsRejected) {
-  std::string three = numpy_header("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }") + std::string(12, '\0');
+  std::string three = dumpgen::npy_header("<f4", {3}) + std::string(12, '\0');
   EXPECT_FALSE(parse_min_max_npy(bytes_of(three), "a_min_max.npy").ok());
   std::string cut = encode_min_max_npy(DType::kFloat64, 1, 2);
   auto r = parse_min_max_npy(bytes_of(cut.substr(0, cut.size() - 1)), "a_min_max.npy");
@@ -143,8 +136,8 @@ TEST(MinMax, NpyWithWrongShapeIsRejected) {
 
 TEST(MinMax, FortranAndBigEndianRows) {
   // (2, 2) in Fortran order: the min column [1, 2], then the max column [10, 20].
-  std::string member = numpy_header("{'descr': '>i2', 'fortran_order': True, 'shape': (2, 2), }") +
-                       std::string("\x00\x01\x00\x02\x00\x0a\x00\x14", 8);
+  std::string member =
+      dumpgen::npy_header(">i2", {2, 2}, /*fortran_order=*/true) + std::string("\x00\x01\x00\x02\x00\x0a\x00\x14", 8);
   std::string z = npz_internal::write_stored_zip({{"inputs.npy", member}});
   auto r = parse_min_max_npz(bytes_of(z), "f_min_max.npz");
   ASSERT_TRUE(r.ok()) << r.error().to_string();

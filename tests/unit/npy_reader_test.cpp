@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "common/formats/dump_reader.h"
+#include "tests/tools/dumpgen/gen_npy.h"
 
 namespace msit {
 namespace {
@@ -21,6 +22,12 @@ std::string npy(int version, std::string dict, size_t data_bytes, size_t extra =
   std::string out = std::string("\x93NUMPY", 6) + static_cast<char>(version) + '\0';
   for (size_t i = 0; i < len_bytes; ++i) out.push_back(static_cast<char>((dict.size() >> (8 * i)) & 0xFF));
   return out + dict + std::string(data_bytes + extra, '\x01');
+}
+
+// A v1 file with numpy's header (msit_dumpgen_lib: sorted keys, padded to 64 bytes) for `descr` and the
+// shape text, then `data_bytes` + `extra` bytes. npy() above crafts the other versions and dicts.
+std::string npy_v1(const std::string& descr, const std::string& shape_text, size_t data_bytes, size_t extra = 0) {
+  return dumpgen::npy_header_raw(descr, shape_text) + std::string(data_bytes + extra, '\x01');
 }
 
 Result<RawDumpFile> parse(const std::string& bytes) {
@@ -85,8 +92,7 @@ TEST(NpyReader, EveryNumericDescr) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.descr);
-    auto r =
-        parse(npy(1, std::string("{'descr': '") + c.descr + "', 'fortran_order': False, 'shape': (3,), }", 3 * c.size));
+    auto r = parse(npy_v1(c.descr, "(3,)", 3 * c.size));
     ASSERT_TRUE(r.ok()) << r.error().to_string();
     EXPECT_EQ(r->tensors[0].dtype, c.dtype);
     EXPECT_EQ(r->tensors[0].payload_size, 3u * c.size);
@@ -95,12 +101,12 @@ TEST(NpyReader, EveryNumericDescr) {
 }
 
 TEST(NpyReader, ScalarAndEmptyShapes) {
-  auto s = parse(npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (), }", 8));
+  auto s = parse(npy_v1("<f8", "()", 8));
   ASSERT_TRUE(s.ok()) << s.error().to_string();
   EXPECT_TRUE(s->tensors[0].shape.empty());
   EXPECT_EQ(s->tensors[0].logical_count(), 1u);
   EXPECT_EQ(s->tensors[0].payload_size, 8u);
-  auto e = parse(npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 5), }", 0));
+  auto e = parse(npy_v1("<f8", "(0, 5)", 0));
   ASSERT_TRUE(e.ok()) << e.error().to_string();
   EXPECT_EQ(e->tensors[0].payload_size, 0u);
 }
@@ -108,10 +114,10 @@ TEST(NpyReader, ScalarAndEmptyShapes) {
 TEST(NpyReader, ObjectAndStringArraysAreUnsupportedNotCrashes) {
   for (const char* d : {"|O", "<U7", "|S3", "|V2", "<M8[ns]", "<f16", "xyz", ""}) {
     SCOPED_TRACE(d);
-    auto r = parse(npy(1, std::string("{'descr': '") + d + "', 'fortran_order': False, 'shape': (), }", 8));
+    auto r = parse(npy_v1(d, "()", 8));
     expect_error(r, Stage::kHeader, "unsupported dtype");
   }
-  auto o = parse(npy(1, "{'descr': '|O', 'fortran_order': False, 'shape': (), }", 8));
+  auto o = parse(npy_v1("|O", "()", 8));
   expect_error(o, Stage::kHeader, "object/string arrays cannot be summarised");
   auto structured = parse(npy(1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", 4));
   expect_error(structured, Stage::kHeader, "unsupported dtype");
@@ -138,26 +144,21 @@ TEST(NpyReader, BadMagicVersionAndDict) {
 }
 
 TEST(NpyReader, NegativeAndOverflowingShapes) {
-  expect_error(parse(npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", 4)), Stage::kHeader,
-               "negative");
-  expect_error(parse(npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999999,), }", 4)),
-               Stage::kHeader, "overflows");
-  expect_error(parse(npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", 4)),
-               Stage::kHeader, "overflows");
-  expect_error(parse(npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904,), }", 4)),
-               Stage::kHeader, "overflows");
+  expect_error(parse(npy_v1("<f4", "(-1,)", 4)), Stage::kHeader, "negative");
+  expect_error(parse(npy_v1("<f4", "(99999999999999999999999,)", 4)), Stage::kHeader, "overflows");
+  expect_error(parse(npy_v1("<f4", "(4294967296, 4294967296)", 4)), Stage::kHeader, "overflows");
+  expect_error(parse(npy_v1("<f8", "(4611686018427387904,)", 4)), Stage::kHeader, "overflows");
 }
 
 TEST(NpyReader, ShortDataIsIncompleteAndLongDataWarns) {
-  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }";
-  auto shortr = parse(npy(1, dict, 10));
+  auto shortr = parse(npy_v1("<f4", "(4,)", 10));
   expect_error(shortr, Stage::kIncomplete, "still being written");
   EXPECT_TRUE(is_incomplete_error(shortr.error()));
-  auto longr = parse(npy(1, dict, 16, 5));
+  auto longr = parse(npy_v1("<f4", "(4,)", 16, 5));
   ASSERT_TRUE(longr.ok());
   ASSERT_EQ(longr->warnings.size(), 1u);
   EXPECT_EQ(longr->tensors[0].payload_size, 16u);
-  std::string f = npy(1, dict, 16);
+  std::string f = npy_v1("<f4", "(4,)", 16);
   auto cut = parse(f.substr(0, 20));
   expect_error(cut, Stage::kIncomplete, "inside the");
   auto pre = parse(f.substr(0, 9));

@@ -12,6 +12,7 @@
 #include "common/formats/pth_reader.h"
 #include "common/layout/logical_stream.h"
 #include "common/summary/summarize_internal.h"
+#include "tests/tools/dumpgen/gen_pth.h"
 
 namespace msit {
 namespace {
@@ -120,8 +121,9 @@ TEST(PthNames, RoleAndIndexFromHookNames) {
   EXPECT_EQ(out->tensors[0].sub_index, 0u);
 }
 
+// A .pth as torch.save lays it out (msit_dumpgen_lib's writer), members under x/, around `pkl`.
 std::string with_pickle(const std::string& pkl, const std::string& storage = std::string(24, '\0')) {
-  return npz_internal::write_stored_zip({{"x/data.pkl", pkl}, {"x/data/0", storage}, {"x/version", "3\n"}});
+  return dumpgen::pth_bytes("x", pkl, storage);
 }
 
 Result<RawDumpFile> parse(const std::string& bytes) {

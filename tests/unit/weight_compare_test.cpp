@@ -11,6 +11,11 @@ namespace {
 
 using namespace atb_test;
 
+// Little-endian integer of `bytes` bytes (the safetensors header length).
+void le(std::string& s, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+
 struct Tensor {
   std::string name, dtype;  // "F32" or "I8"
   std::vector<uint64_t> shape;

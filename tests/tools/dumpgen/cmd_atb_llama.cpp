@@ -9,9 +9,10 @@
 #include <stdexcept>
 
 #include "tests/tools/dumpgen/commands.h"
+#include "tests/tools/dumpgen/gen_atb_bin.h"
 #include "tests/tools/dumpgen/gen_files.h"
+#include "tests/tools/dumpgen/gen_pth.h"
 #include "tests/tools/dumpgen/gen_tensor.h"
-#include "tests/tools/dumpgen/gen_torch.h"
 #include "tests/tools/dumpgen/model_noise.h"
 
 namespace dumpgen {

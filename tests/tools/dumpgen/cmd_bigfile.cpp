@@ -5,9 +5,10 @@
 #include <stdexcept>
 
 #include "tests/tools/dumpgen/commands.h"
+#include "tests/tools/dumpgen/gen_atb_bin.h"
 #include "tests/tools/dumpgen/gen_npy.h"
+#include "tests/tools/dumpgen/gen_pth.h"
 #include "tests/tools/dumpgen/gen_tensor.h"
-#include "tests/tools/dumpgen/gen_torch.h"
 
 namespace dumpgen {
 

@@ -9,7 +9,7 @@
 #include "tests/tools/dumpgen/gen_layout.h"
 #include "tests/tools/dumpgen/gen_npy.h"
 #include "tests/tools/dumpgen/gen_pb.h"
-#include "tests/tools/dumpgen/gen_torch.h"
+#include "tests/tools/dumpgen/gen_pth.h"
 
 namespace dumpgen {
 

@@ -40,15 +40,11 @@ std::string ge_file_bytes(const GeOp& op) {
   h.inputs_first = op.inputs_first;
   for (const auto& t : op.inputs) h.inputs.push_back(pb_of(t, op.packed_dims));
   for (const auto& t : op.outputs) h.outputs.push_back(pb_of(t, op.packed_dims));
-  std::string header = encode_dump_data(h);
-  std::string out(8, '\0');
-  uint64_t len = header.size();
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(len >> (8 * i));
-  out += header;
+  std::string payloads;
   for (const auto* list : {&op.inputs, &op.outputs}) {
-    for (const auto& t : *list) out.append(t.payload.begin(), t.payload.end());
+    for (const auto& t : *list) payloads.append(t.payload.begin(), t.payload.end());
   }
-  return out;
+  return ge_big_dump(encode_dump_data(h), payloads);
 }
 
 std::string npy_file_bytes(const GenTensor& t) {

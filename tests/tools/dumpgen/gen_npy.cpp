@@ -3,8 +3,9 @@
 
 namespace dumpgen {
 
-std::string npy_header_raw(const std::string& descr, const std::string& shape_text) {
-  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape_text + ", }";
+std::string npy_header_raw(const std::string& descr, const std::string& shape_text, bool fortran_order) {
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': " + (fortran_order ? "True" : "False") +
+                     ", 'shape': " + shape_text + ", }";
   size_t total = 10 + dict.size() + 1;
   size_t padded = (total + 63) / 64 * 64;
   dict.append(padded - total, ' ');
@@ -17,7 +18,7 @@ std::string npy_header_raw(const std::string& descr, const std::string& shape_te
   return h + dict;
 }
 
-std::string npy_header(const std::string& descr, const std::vector<uint64_t>& shape) {
+std::string npy_header(const std::string& descr, const std::vector<uint64_t>& shape, bool fortran_order) {
   std::string s = "(";
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i) s += ", ";
@@ -25,7 +26,7 @@ std::string npy_header(const std::string& descr, const std::vector<uint64_t>& sh
   }
   if (shape.size() == 1) s += ",";
   s += ")";
-  return npy_header_raw(descr, s);
+  return npy_header_raw(descr, s, fortran_order);
 }
 
 }  // namespace dumpgen

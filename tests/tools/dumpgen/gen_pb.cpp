@@ -92,6 +92,13 @@ std::string encode_dump_data(const PbHeader& h) {
   return w.bytes();
 }
 
+std::string ge_big_dump(const std::string& header, const std::string& payloads) {
+  std::string out(8, '\0');
+  const uint64_t len = header.size();
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(len >> (8 * i));
+  return out + header + payloads;
+}
+
 std::string pb_self_check() {
   PbTensor t;
   t.data_type = 2;

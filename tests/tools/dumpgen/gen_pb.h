@@ -44,6 +44,9 @@ std::string encode_shape(const std::vector<uint64_t>& dims, bool packed);
 std::string encode_op_input(const PbTensor& t);
 std::string encode_op_output(const PbTensor& t);
 std::string encode_dump_data(const PbHeader& h);
+// A GE big-dump file (docs/formats/ge-dump.md §2): u64 little-endian header length, the encoded
+// DumpData header, then the payloads (inputs, then outputs, in header order).
+std::string ge_big_dump(const std::string& header, const std::string& payloads);
 
 // Byte-exact check against the docs/formats/ge-dump.md §3 test vector; returns an error text or "".
 std::string pb_self_check();

@@ -1,5 +1,5 @@
-// ATB tensor .bin (docs/formats/atb-torch.md §2.6) and torch.save .pth (docs/formats/atb-torch.md §1.3) encoders
-// written from the spec and from real torch 1.13 files, independent of the library's readers.
+// torch.save .pth (docs/formats/atb-torch.md §1.3) encoder written from the spec and from real torch 1.13
+// files, independent of the library's readers.
 #pragma once
 
 #include <cstdint>
@@ -12,10 +12,7 @@
 
 namespace dumpgen {
 
-int acl_dtype_of(const DTypeSpec& dt);              // aclDataType number; throws when none
 std::string torch_storage_of(const DTypeSpec& dt);  // "FloatStorage", ...; throws when none
-
-std::string atb_bin_header(int acl_dtype, int format, const std::vector<uint64_t>& dims, uint64_t data_bytes);
 
 // data.pkl of torch.save(tensor) for a contiguous tensor on `location` (torch 1.13 bytes).
 std::string pth_pickle(const std::string& storage_class, const std::vector<uint64_t>& shape,

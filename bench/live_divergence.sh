@@ -15,8 +15,9 @@
 # ROUNDS=0 measures the alert latency only.
 # GOLDEN=concurrent: part 1's golden does not exist beforehand; it is replayed at the same time as
 # the watched side, files interleaved by progress (tests/integration/live_replay_pair.py's order:
-# both streams end together, the golden's last file after the watched side's), and the latency
-# runs from the later of the two closes (the diverging file and its golden counterpart).
+# both streams end together, the golden's last file after the watched side's; PACE_MS before each
+# watched file only), and the latency runs from the later of the two closes (the diverging file
+# and its golden counterpart).
 set -euo pipefail
 BUILD=${1:-build}; RUNS=${2:-5}; ROUNDS=${3:-3}; TOKENS=${4:-40}; PACE_MS=${PACE_MS:-10}; GOLDEN=${GOLDEN:-before}
 BIN=${MSIT_BIN:-$BUILD/cli/msit-compact}; GEN=$BUILD/tests/tools/msit-dumpgen
@@ -76,13 +77,15 @@ def put(rel, s=src, d=dst):
 for rel in sorted(other, key=str):
     put(rel)
 # The i-th of n files of each stream at progress (i + 1) / n (live_replay_pair.py's order).
+# Paced on the watched side's files only: the golden's come between them, as a second model
+# running beside it at the same speed (a token takes as long as without a concurrent golden).
 order = [r for _, _, r in sorted([((i + 1) / len(dumps), 0, r) for i, r in enumerate(dumps)] +
                                  [((i + 1) / len(gdumps), 1, g) for i, g in enumerate(gdumps)], key=lambda x: x[:2])]
 if events != "-":
     threading.Thread(target=poll_events, daemon=True).start()
 close, first = {}, time.time()
 for rel in order:
-    if pace:
+    if pace and not isinstance(rel, tuple):
         time.sleep(pace)
     out = put(rel)
     close[os.path.abspath(out)] = time.time()

@@ -127,6 +127,7 @@ for r in $(seq "$RUNS"); do
   python3 "$W/drive.py" "$W/lat/msit_ge_dump" "$d" "$PACE_MS" "$W/lat$r.jsonl" "$W/lat$r.json" "$HERE/../tests/integration" "${both[@]}"
   stop_watch
   grep -ho 'token [0-9]* final: .*' "$W/lat$r.log" | sed "s/^/rules run $r: /"
+  [ -z "${KEEP_LOGS:-}" ] || cp "$W/lat$r.log" "$KEEP_LOGS/lat$r.$$.log"  # a directory to keep the watch logs in
   python3 - "$W/lat$r.jsonl" "$W/lat$r.json" "$r" <<'PY'
 import json, os, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]

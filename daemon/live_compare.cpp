@@ -10,7 +10,6 @@
 #include <limits>
 #include <unordered_set>
 
-#include <fcntl.h>
 #include <malloc.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -433,17 +432,17 @@ void LiveRootCompare::side_tokens(const DumpTree& t, int64_t rank, bool golden, 
 }
 
 bool LiveRootCompare::golden_complete(const std::string& path, uint64_t hash, const struct ::stat& st) {
+  if (!S_ISREG(st.st_mode)) return false;
   const FileIdentity seen = identity_from_stat(st);
   auto it = golden_complete_.find(hash);
   if (it != golden_complete_.end() && it->second.same_content_as(seen)) return true;
-  // Read-only, never following a link, never blocking on a FIFO; the header only.
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  struct ::stat now {};
-  if (!fd.valid() || ::fstat(fd.get(), &now) != 0 || !S_ISREG(now.st_mode)) return false;
-  const FileIdentity id = identity_from_stat(now);
-  if (!id.same_content_as(seen) || !read_dump_header(fd.get(), path, id).ok()) return false;
+  // Read-only, never following a link, regular files only; the header only.
+  Result<UniqueFd> fd = open_regular_nofollow(path);
+  if (!fd.ok()) return false;
+  Result<FileIdentity> id = identity_of(fd->get(), path);
+  if (!id.ok() || !id->same_content_as(seen) || !read_dump_header(fd->get(), path, *id).ok()) return false;
   if (golden_complete_.size() >= kMaxCompleteMemo) golden_complete_.clear();  // bounded; re-read if needed
-  golden_complete_[hash] = id;
+  golden_complete_[hash] = *id;
   return true;
 }
 

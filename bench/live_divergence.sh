@@ -4,9 +4,10 @@
 # tests/integration/live_replay.py):
 #  1. alert latency: the replay's close time of the diverging file -> the events-file line seen
 #     (the file is polled every 2 ms: that is the resolution), RUNS runs with a paced replay
-#     (PACE_MS between files, as a model computes); median and max, apart for the tokens
+#     (PACE_MS between files, as a model computes); median, max and p99, apart for the tokens
 #     followed by another token (final one pass after the next token is seen) and the last
-#     token (final after 3 s of quiet; docs/live-divergence.md "When a token's answer is final");
+#     token (rules 4 and 5, else 3 s of quiet; docs/live-divergence.md "When a token's answer is
+#     final"); the rule that made each token final is printed from the log;
 #  2. watch with vs without --golden on the same unpaced replayed stream, interleaved (A B A B):
 #     close -> deleted p50/p99 (status JSON latency_ms) and throughput (files / (last file
 #     gone - first file written)); medians and ratios golden/plain.

@@ -7,6 +7,9 @@
 #      with it by its shape (rule 5: the ops of its previous token, the same whole files at two
 #      passes). The log names a time rule instead whenever one held at that pass, so this proves
 #      the event did not wait for the golden's 3 s of silence;
+#  (d) a golden that writes another file of that token after the rule fired (a node no GE op
+#      names), seen by the running watch or, at the latest, by a restarted one (which judges the
+#      token again, by rule 3 now): no second event;
 #  (b) the live events equal `compare`'s first divergences on the same trees afterwards;
 #  (c) the fallback: a golden whose last token differs from its previous one (an FX node missing
 #      in it) is never done by its shape: the last token waits for the time rules (rule 3), is
@@ -58,8 +61,19 @@ wait_until 60 "[ \$(lines '$T/ev1.jsonl') -ge 2 ]" || fail "(a) no event for the
 check_events "$T/ev1.jsonl" "$want" || fail "(a) events: $(cat "$T/ev1.jsonl")"
 grep -q "rank 0, token 1 final: .*, $rule5" "$T/watch1.log" ||
   fail "(a) the golden's last token was not done by its shape: $(grep 'token 1 final' "$T/watch1.log")"
-stop_watch
 echo "live_divergence_concurrent: (a) the golden's last token done by its shape (rule 5), event names $want: ok"
+late=$(find "$T/g1" -path '*/1/*' -name 'add_*.OUTPUT.0.*.npy' | head -1)
+[ -n "$late" ] || fail "(d) no FX add output in the golden's token 1"
+cp "$late" "$(dirname "$late")/late_99-aten.add.Tensor.OUTPUT.0.20250601080000099900.npy"
+stop_watch
+start_watch "$T/watch1b.log" "$T/w1" "$T/g1" "$T/ev1.jsonl"
+wait_until 60 "grep -q 'rank 0, token 1 final' '$T/watch1b.log'" || fail "(d) the restarted watch did not judge token 1 again"
+grep -q "rank 0, token 1 final: .*golden by .*(rule 3)" "$T/watch1b.log" ||
+  fail "(d) token 1 with a node its previous token lacks was not left to rule 3: $(grep 'token 1 final' "$T/watch1b.log")"
+stop_watch
+[ "$(lines "$T/ev1.jsonl")" = 2 ] || fail "(d) a late golden file gave another event: $(cat "$T/ev1.jsonl")"
+check_events "$T/ev1.jsonl" "$want" || fail "(d) events: $(cat "$T/ev1.jsonl")"
+echo "live_divergence_concurrent: (d) a late golden file of the answered token, restart: no second event: ok"
 equals_compare "$T/w1" "$T/g1" "$T/ev1.jsonl" "$T/c1" || fail "(b) live events differ from compare's first divergences"
 echo "live_divergence_concurrent: (b) equals compare on the same trees: ok"
 

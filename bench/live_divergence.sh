@@ -4,17 +4,23 @@
 # tests/integration/live_replay.py):
 #  1. alert latency: the replay's close time of the diverging file -> the events-file line seen
 #     (the file is polled every 2 ms: that is the resolution), RUNS runs with a paced replay
-#     (PACE_MS between files, as a model computes); median and max, apart for the tokens
+#     (PACE_MS between files, as a model computes); median, max and p99, apart for the tokens
 #     followed by another token (final one pass after the next token is seen) and the last
-#     token (final after 3 s of quiet; docs/live-divergence.md "When a token's answer is final");
+#     token (rules 4 and 5, else 3 s of quiet; docs/live-divergence.md "When a token's answer is
+#     final"); the rule that made each token final is printed from the log;
 #  2. watch with vs without --golden on the same unpaced replayed stream, interleaved (A B A B):
 #     close -> deleted p50/p99 (status JSON latency_ms) and throughput (files / (last file
 #     gone - first file written)); medians and ratios golden/plain.
 # Default settle. Usage: bench/live_divergence.sh [BUILD_DIR] [RUNS] [ROUNDS] [TOKENS]
 # MSIT_BIN=PATH runs another msit-compact (an A/B of two builds, interleaved by the caller);
 # ROUNDS=0 measures the alert latency only.
+# GOLDEN=concurrent: part 1's golden does not exist beforehand; it is replayed at the same time as
+# the watched side, files interleaved by progress (tests/integration/live_replay_pair.py's order:
+# both streams end together, the golden's last file after the watched side's; PACE_MS before each
+# watched file only), and the latency runs from the later of the two closes (the diverging file
+# and its golden counterpart).
 set -euo pipefail
-BUILD=${1:-build}; RUNS=${2:-5}; ROUNDS=${3:-3}; TOKENS=${4:-40}; PACE_MS=${PACE_MS:-10}
+BUILD=${1:-build}; RUNS=${2:-5}; ROUNDS=${3:-3}; TOKENS=${4:-40}; PACE_MS=${PACE_MS:-10}; GOLDEN=${GOLDEN:-before}
 BIN=${MSIT_BIN:-$BUILD/cli/msit-compact}; GEN=$BUILD/tests/tools/msit-dumpgen
 HERE="$(cd "$(dirname "$0")" && pwd)"
 W="$(mktemp -d "${TMPDIR:-/var/tmp}/msit-live.XXXXXX")"
@@ -27,9 +33,10 @@ gen() {  # OUT TOKENS: the pair of tests/integration/live_divergence.sh (a), a M
     --reduced MatMul=bfloat16 --seed 7 --diverge-type MatMul --diverge-nth 2 --diverge-scale 0.05 --out "$1" >/dev/null
 }
 
-# drive.py SRC DST PACE_MS EVENTS|- RESULT: replays SRC into DST; with EVENTS, a thread notes when
-# each events line appears; without, waits until no raw file is left under DST. Writes RESULT
-# (JSON): close time per file, event times, first write and done times.
+# drive.py SRC DST PACE_MS EVENTS|- RESULT HERE [GSRC GDST]: replays SRC into DST (and GSRC into
+# GDST at the same time, interleaved by progress); with EVENTS, a thread notes when each events
+# line appears; without, waits until no raw file is left under DST. Writes RESULT (JSON): close
+# time per file, event times, first write and done times.
 cat >"$W/drive.py" <<'PY'
 import json, os, shutil, sys, threading, time
 sys.path.insert(0, sys.argv[6])
@@ -42,6 +49,14 @@ for root, dirs, files in os.walk(src):
         rel = os.path.relpath(os.path.join(root, f), src)
         (other if f.endswith((".txt", ".json")) else dumps).append(rel)
 dumps.sort(key=lambda r: (token_of(r), ts_of(os.path.basename(r)), r))
+gdumps = []
+if len(sys.argv) > 8:
+    for root, dirs, files in os.walk(sys.argv[7]):
+        dirs.sort()
+        for f in files:
+            rel = os.path.relpath(os.path.join(root, f), sys.argv[7])
+            (other if f.endswith((".txt", ".json")) else gdumps).append((sys.argv[7], sys.argv[8], rel))
+    gdumps.sort(key=lambda g: (token_of(g[2]), ts_of(os.path.basename(g[2])), g[2]))
 seen, stop = [], threading.Event()
 def poll_events():
     n = 0
@@ -53,18 +68,25 @@ def poll_events():
         now = time.time()
         seen.extend([now] * (lines - n)); n = max(n, lines)
         time.sleep(0.002)
-def put(rel):
-    out = os.path.join(dst, rel)
+def put(rel, s=src, d=dst):
+    if isinstance(rel, tuple):
+        s, d, rel = rel
+    out = os.path.join(d, rel)
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    shutil.copyfile(os.path.join(src, rel), out)
+    shutil.copyfile(os.path.join(s, rel), out)
     return out
-for rel in sorted(other):
+for rel in sorted(other, key=str):
     put(rel)
+# The i-th of n files of each stream at progress (i + 1) / n (live_replay_pair.py's order).
+# Paced on the watched side's files only: the golden's come between them, as a second model
+# running beside it at the same speed (a token takes as long as without a concurrent golden).
+order = [r for _, _, r in sorted([((i + 1) / len(dumps), 0, r) for i, r in enumerate(dumps)] +
+                                 [((i + 1) / len(gdumps), 1, g) for i, g in enumerate(gdumps)], key=lambda x: x[:2])]
 if events != "-":
     threading.Thread(target=poll_events, daemon=True).start()
 close, first = {}, time.time()
-for rel in dumps:
-    if pace:
+for rel in order:
+    if pace and not isinstance(rel, tuple):
         time.sleep(pace)
     out = put(rel)
     close[os.path.abspath(out)] = time.time()
@@ -100,9 +122,13 @@ echo "live divergence bench: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadav
 gen "$W/lat" 3
 for r in $(seq "$RUNS"); do
   d="$W/lat-w$r"; mkdir -p "$d"
-  start_watch "$d" "$W/lat$r.log" --golden "$W/lat/msit_fx_dump" --events "$W/lat$r.jsonl"
-  python3 "$W/drive.py" "$W/lat/msit_ge_dump" "$d" "$PACE_MS" "$W/lat$r.jsonl" "$W/lat$r.json" "$HERE/../tests/integration"
+  g="$W/lat/msit_fx_dump"; both=()
+  [ "$GOLDEN" != concurrent ] || { g="$W/lat-g$r"; mkdir -p "$g"; both=("$W/lat/msit_fx_dump" "$g"); }
+  start_watch "$d" "$W/lat$r.log" --golden "$g" --events "$W/lat$r.jsonl"
+  python3 "$W/drive.py" "$W/lat/msit_ge_dump" "$d" "$PACE_MS" "$W/lat$r.jsonl" "$W/lat$r.json" "$HERE/../tests/integration" "${both[@]}"
   stop_watch
+  grep -ho 'token [0-9]* final: .*' "$W/lat$r.log" | sed "s/^/rules run $r: /"
+  [ -z "${KEEP_LOGS:-}" ] || cp "$W/lat$r.log" "$KEEP_LOGS/lat$r.$$.log"  # a directory to keep the watch logs in
   python3 - "$W/lat$r.jsonl" "$W/lat$r.json" "$r" <<'PY'
 import json, os, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
@@ -110,10 +136,12 @@ res = json.load(open(sys.argv[2]))
 last = max(int(e["token"]) for e in ev) if ev else -1
 for e, seen in zip(ev, res["seen"]):
     closed = res["close"][os.path.abspath(e["my_path"].split(",")[0])]  # PATH,outputs,K
+    # A golden replayed at the same time: from its counterpart's close if that came later.
+    closed = max(closed, res["close"].get(os.path.abspath(e["golden_path"].split(",")[0]), closed))
     kind = "last" if int(e["token"]) == last else "next"
     print("alert run %s token %s (%s) op %s: %.0f ms" % (sys.argv[3], e["token"], kind, e["op"], (seen - closed) * 1000))
 PY
-  rm -rf "$d"
+  rm -rf "$d" "$W/lat-g$r"
 done | tee "$W/lat.txt"
 
 # 2. With vs without --golden, interleaved, on the same unpaced stream.
@@ -150,7 +178,10 @@ for l in open(sys.argv[1]):
         lat[m[1]].append(int(m[2]))
 for k, name in (("next", "tokens followed by another"), ("last", "last token")):
     if lat[k]:
-        print("alert latency, %s: median %d ms, max %d ms (%d events)" % (name, st.median(lat[k]), max(lat[k]), len(lat[k])))
+        q = sorted(lat[k])
+        p99 = q[min(len(q) - 1, -(-99 * len(q) // 100) - 1)]  # nearest rank
+        print("alert latency, %s: median %d ms, max %d ms, p99 %d ms (%d events)"
+              % (name, st.median(q), max(q), p99, len(q)))
 runs = {"plain": [], "golden": []}
 for l in open(sys.argv[2]):
     m = re.match(r"stream (\w+) round .*: (\d+) files/s; close->deleted p50 (\d+) ms p99 (\d+) ms", l)

@@ -17,8 +17,11 @@
 #include <unistd.h>
 
 #include "common/base/fnv1a.h"
+#include "common/base/unique_fd.h"
 #include "common/compare/divergence.h"
 #include "common/compare_atb/atb_compare.h"
+#include "common/formats/dump_reader.h"
+#include "common/io/file.h"
 #include "common/report/op_label.h"
 #include "common/stats/tensor_stats.h"
 #include "common/store/store_catalog.h"
@@ -38,6 +41,9 @@ constexpr int kComparerNice = 5;
 // The most files of the watched side one pass reads and matches (whole tokens, at least one):
 // bounds a pass's memory and time when the comparer falls behind.
 constexpr uint64_t kWindowFiles = 2048;
+// Young raw golden files remembered as complete by their header (each is dropped once older
+// than token_settle_ns; a golden written faster than this per second is read again).
+constexpr size_t kMaxCompleteMemo = 65536;
 
 // The later of two write times; unknown when either is.
 std::optional<int64_t> latest(std::optional<int64_t> a, std::optional<int64_t> b) {
@@ -161,29 +167,62 @@ FinalRule TokenFinality::side_rule(const Side& s, const Tree& t, const Key& k, i
 // Rule 6 (ATB/torch) needs no second look: a file caught between its raw and summarised forms
 // is missing from this pass's listing or raw in it, and then the token does not show all of
 // its previous token's files whole.
-bool TokenFinality::mine_paired_done(const Seen& s, const Key& k, int64_t now_ns) const {
-  const SideToken& m = s.mine.at;
-  return m.sig != 0 && m.whole && ((m.paired && s.mine.changed_pass < pass_) || m.same_files) &&
-         side_done(s.golden, golden_tree_, k, now_ns);
+bool TokenFinality::mine_paired_done(std::map<Key, Seen>::const_iterator it, int64_t now_ns) const {
+  const SideToken& m = it->second.mine.at;
+  return m.sig != 0 && m.whole && (paired_twice(it->second.mine) || m.same_files) &&
+         golden_rule(it, now_ns) != FinalRule::kNone;
+}
+
+// Rule 5: a golden dumped at the same time is done with a token, its last one too, once the
+// token shows the same ops as its previous token (per group: GE op names, FX node keys with
+// their input and output counts), that previous token is done by rules 1-3 (so it is complete),
+// every file is whole and the files are the same as in the previous pass (the second look of
+// rule 1). Its assumption (docs/live-divergence.md): a token that has dumped every op of the
+// token before it, and nothing else, for two passes is complete: the decode tokens of a run
+// execute one graph. A token that runs another graph (prefill, another graph id, an extra op)
+// shows another set of ops, is never said done by this rule and waits for rules 1-3. The
+// watched side's token must show its own previous token's ops too, a second witness that the
+// graph did not change.
+bool TokenFinality::golden_shape_done(std::map<Key, Seen>::const_iterator it, int64_t now_ns, bool next_pass) const {
+  const Key& k = it->first;
+  const Side& g = it->second.golden;
+  const Side& m = it->second.mine;
+  if (g.at.sig == 0 || g.at.shape == 0 || !g.at.whole || m.at.shape == 0) return false;
+  if (!next_pass && g.changed_pass >= pass_) return false;
+  for (auto p = std::make_reverse_iterator(it); p != tokens_.rend() && p->first.rank == k.rank; ++p) {
+    const Seen& prev = p->second;
+    if (prev.golden.at.sig == 0) continue;  // the previous token the golden side has
+    return prev.golden.at.shape == g.at.shape && prev.mine.at.shape == m.at.shape &&
+           side_rule(prev.golden, golden_tree_, p->first, now_ns) != FinalRule::kNone;
+  }
+  return false;
+}
+
+// Rules 4 and 5 are named only where no other rule holds: a token that a time rule could have
+// made final is never said to be final by pairing or by its shape.
+FinalRule TokenFinality::golden_rule(std::map<Key, Seen>::const_iterator it, int64_t now_ns) const {
+  FinalRule r = side_rule(it->second.golden, golden_tree_, it->first, now_ns);
+  if (r == FinalRule::kNone && golden_shape_done(it, now_ns)) r = FinalRule::kSameShape;
+  return r;
+}
+
+FinalRule TokenFinality::mine_rule(std::map<Key, Seen>::const_iterator it, int64_t now_ns) const {
+  FinalRule r = side_rule(it->second.mine, mine_tree_, it->first, now_ns);
+  if (r == FinalRule::kNone && mine_paired_done(it, now_ns))
+    r = paired_twice(it->second.mine) ? FinalRule::kPaired : FinalRule::kSameFiles;
+  return r;
 }
 
 std::pair<FinalRule, FinalRule> TokenFinality::rules(const Key& k, int64_t now_ns) const {
   auto it = tokens_.find(k);
   if (it == tokens_.end()) return {FinalRule::kNone, FinalRule::kNone};
-  FinalRule mine = side_rule(it->second.mine, mine_tree_, k, now_ns);
-  FinalRule golden = side_rule(it->second.golden, golden_tree_, k, now_ns);
-  // Rule 4 is named only where no other rule holds: a token that a time rule could have made
-  // final is never said to be final by pairing.
-  if (mine == FinalRule::kNone && mine_paired_done(it->second, k, now_ns))
-    mine = it->second.mine.at.paired ? FinalRule::kPaired : FinalRule::kSameFiles;
-  return {mine, golden};
+  return {mine_rule(it, now_ns), golden_rule(it, now_ns)};
 }
 
 bool TokenFinality::is_final(const Key& k, int64_t now_ns) const {
   auto it = tokens_.find(k);
   if (it == tokens_.end()) return false;
-  bool mine = side_done(it->second.mine, mine_tree_, k, now_ns) || mine_paired_done(it->second, k, now_ns);
-  return mine && side_done(it->second.golden, golden_tree_, k, now_ns);
+  return mine_rule(it, now_ns) != FinalRule::kNone && golden_rule(it, now_ns) != FinalRule::kNone;
 }
 
 const char* final_rule_name(FinalRule r) {
@@ -193,6 +232,7 @@ const char* final_rule_name(FinalRule r) {
     case FinalRule::kQuiet: return "3 s of silence (rule 3)";
     case FinalRule::kQuietWrites: return "its files' write times (rule 3)";
     case FinalRule::kPaired: return "every golden file paired, the same whole files (rule 4)";
+    case FinalRule::kSameShape: return "the ops of its previous token, the same whole files (rule 5)";
     case FinalRule::kSameFiles: return "the files of its final previous token, all whole (rule 6)";
     case FinalRule::kNone: break;
   }
@@ -233,9 +273,13 @@ bool TokenFinality::final_on_next_pass(int64_t now_ns) const {
   };
   // Rule 4: paired and whole now, the same files at the next pass.
   auto paired_soon = [](const Side& s) { return s.at.sig != 0 && s.at.whole && (s.at.paired || s.at.same_files); };
-  for (const auto& [k, s] : tokens_)
-    if (!is_final(k, now_ns) && (soon(s.mine, mine_tree_, k) || paired_soon(s.mine)) && soon(s.golden, golden_tree_, k))
-      return true;
+  for (auto it = tokens_.begin(); it != tokens_.end(); ++it) {
+    const auto& [k, s] = *it;
+    if (is_final(k, now_ns)) continue;
+    // Rule 5: the previous token's ops and whole now, the same files at the next pass.
+    bool golden = soon(s.golden, golden_tree_, k) || golden_shape_done(it, now_ns, true);
+    if ((soon(s.mine, mine_tree_, k) || paired_soon(s.mine)) && golden) return true;
+  }
   return false;
 }
 
@@ -343,6 +387,11 @@ void LiveRootCompare::side_tokens(const DumpTree& t, int64_t rank, bool golden, 
       if (::stat(path.c_str(), &st) != 0) return false;
       mtime = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
       if (wall_ns - mtime >= f.quiet_ns) golden_written_.emplace(h, mtime);  // settled for good
+      if (wall_ns - mtime >= f.token_settle_ns) golden_complete_.erase(h);
+      else if (file.kind == SourceKind::kRaw && golden_complete(path, h, st)) {
+        written = now_ns - (wall_ns - mtime);
+        return true;  // complete by its header: the dumper writes a file front to back, once
+      }
     }
     written = now_ns - (wall_ns - mtime);
     return wall_ns - mtime >= f.token_settle_ns;
@@ -355,21 +404,51 @@ void LiveRootCompare::side_tokens(const DumpTree& t, int64_t rank, bool golden, 
     st.whole = st.whole && w;
     st.written_ns = latest(st.written_ns, written);
   };
-  for (const auto& g : t.groups) {
-    for (const auto& [tok, tf] : g.tokens) {
+  // The token's shape (rule 5): which ops it dumped, by names without the parts that differ
+  // between tokens (task, stream, timestamp), per group; an order-free sum of their hashes.
+  auto shape_of = [](size_t group, std::string_view kind, std::string_view name, size_t ins, size_t outs) {
+    std::string key = std::to_string(group);
+    key += '\x1f';
+    key += kind;
+    key += '\x1f';
+    key += name;
+    key += '\x1f' + std::to_string(ins) + '\x1f' + std::to_string(outs);
+    return fnv1a(key);
+  };
+  for (size_t gi = 0; gi < t.groups.size(); ++gi) {
+    for (const auto& [tok, tf] : t.groups[gi].tokens) {
       auto [it, fresh] = out.try_emplace(TokenFinality::Key{rank, tok});
       SideToken& st = it->second;
       if (fresh) {
         st.whole = true;
         st.written_ns = std::numeric_limits<int64_t>::min();  // no file yet
       }
-      for (const auto& [op, file] : tf.ge_ops) add(file, st);
+      for (const auto& [op, file] : tf.ge_ops) {
+        add(file, st);
+        st.shape += shape_of(gi, "ge", op, 0, 1);
+      }
       for (const auto& [node, files] : tf.fx_nodes) {
         for (const auto& file : files.inputs) add(file, st);
         for (const auto& file : files.outputs) add(file, st);
+        st.shape += shape_of(gi, "fx", node, files.inputs.size(), files.outputs.size());
       }
     }
   }
+}
+
+bool LiveRootCompare::golden_complete(const std::string& path, uint64_t hash, const struct ::stat& st) {
+  if (!S_ISREG(st.st_mode)) return false;
+  const FileIdentity seen = identity_from_stat(st);
+  auto it = golden_complete_.find(hash);
+  if (it != golden_complete_.end() && it->second.same_content_as(seen)) return true;
+  // Read-only, never following a link, regular files only; the header only.
+  Result<UniqueFd> fd = open_regular_nofollow(path);
+  if (!fd.ok()) return false;
+  Result<FileIdentity> id = identity_of(fd->get(), path);
+  if (!id.ok() || !id->same_content_as(seen) || !read_dump_header(fd->get(), path, *id).ok()) return false;
+  if (golden_complete_.size() >= kMaxCompleteMemo) golden_complete_.clear();  // bounded; re-read if needed
+  golden_complete_[hash] = *id;
+  return true;
 }
 
 namespace {

@@ -21,6 +21,7 @@
 #include "common/base/stage_thread.h"
 #include "common/compare/compare.h"
 #include "common/compare_atb/atb_compare.h"
+#include "common/io/file.h"
 #include "common/report/report_row.h"
 #include "daemon/divergence_alerts.h"
 #include "daemon/live_settings.h"
@@ -48,6 +49,10 @@ struct SideToken {
   // The watched side only: every file of the golden's token is paired with a file of this side
   // by this pass's matching (rule 4 of docs/live-divergence.md "When a token's answer is final").
   bool paired = false;
+  // Which ops the token dumped, without the parts that differ between tokens (per group: GE op
+  // names; FX node keys with their input and output counts); 0: not known (ATB rows). Rule 5
+  // compares it with the previous token's.
+  uint64_t shape = 0;
   // The watched side only, ATB/torch: it shows the very files (by their paths below the token
   // directory) of its previous token, which was final (rule 6, docs/live-divergence.md "ATB and
   // torch").
@@ -63,7 +68,8 @@ enum class FinalRule : uint8_t {
   kQuiet,        // 3. time: the side's tree unchanged for quiet_ns
   kQuietWrites,  // 3. time: its files' write times are all older than quiet_ns
   kPaired,       // 4. event: the golden's token done, every golden file paired, all whole
-  kSameFiles,    // 5. event (ATB/torch): the golden's token done, the files of the previous final token, all whole
+  kSameShape,    // 5. event, the golden only: the ops of its previous (done) token, all whole
+  kSameFiles,    // 6. event (ATB/torch): the golden's token done, the files of the previous final token, all whole
 };
 const char* final_rule_name(FinalRule r);
 
@@ -115,8 +121,18 @@ class TokenFinality {
   }
   FinalRule side_rule(const Side& s, const Tree& t, const Key& k, int64_t now_ns) const;
   // Rule 4 for the watched side: paired with every golden file, all whole, the same files as the
-  // previous pass, and the golden side done.
-  bool mine_paired_done(const Seen& s, const Key& k, int64_t now_ns) const;
+  // previous pass, and the golden side done; or rule 6 (ATB/torch): the files of its previous
+  // final token, all whole, and the golden side done.
+  bool mine_paired_done(std::map<Key, Seen>::const_iterator it, int64_t now_ns) const;
+  // Rule 4's pairing seen at two passes: every golden file paired, and no change since the last.
+  bool paired_twice(const Side& s) const { return s.at.paired && s.changed_pass < pass_; }
+  // Rule 5 for the golden side: its token shows the ops of its previous token, which is done by
+  // rules 1-3, all whole (and, unless `next_pass`, the same files as the previous pass); the
+  // watched side's token shows the ops of its own previous token too.
+  bool golden_shape_done(std::map<Key, Seen>::const_iterator it, int64_t now_ns, bool next_pass = false) const;
+  // Each side's rule for a token (rules 4-6 only where no other rule holds).
+  FinalRule golden_rule(std::map<Key, Seen>::const_iterator it, int64_t now_ns) const;
+  FinalRule mine_rule(std::map<Key, Seen>::const_iterator it, int64_t now_ns) const;
   void observe_side(const std::map<Key, SideToken>& now, Side Seen::*side, Tree& tree, std::map<Key, Seen>& next,
                     int64_t now_ns);
 
@@ -278,6 +294,12 @@ class LiveRootCompare {
   // that each is stat()ed until then only.
   std::unordered_map<uint64_t, int64_t> golden_written_;
   std::shared_ptr<AtbLiveState> atb_;  // the ATB/torch passes' own state (daemon/live_compare_atb.cpp)
+  // Raw golden files younger than token_settle_ns found complete by their header: path hash ->
+  // what they were then (a file that changes is read again). Dropped once old enough.
+  std::unordered_map<uint64_t, FileIdentity> golden_complete_;
+  // A young raw golden dump file is whole when its header declares no more bytes than it has
+  // (docs/live-divergence.md "When a token's answer is final").
+  bool golden_complete(const std::string& path, uint64_t hash, const struct ::stat& st);
 };
 
 // The comparer thread of a running watch: woken when files are summarised, polls while tokens

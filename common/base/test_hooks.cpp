@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 #include <thread>
 
 namespace msit {
@@ -63,6 +64,13 @@ bool test_no_leases() {
 bool test_proc_unreadable() {
   static const bool v = std::getenv("MSIT_TEST_PROC_UNREADABLE") != nullptr;
   return v;
+}
+
+bool test_no_time_rules(bool golden) {
+  static const char* v = std::getenv("MSIT_TEST_NO_TIME_RULES");
+  if (v == nullptr) return false;
+  const std::string_view sides(v);
+  return sides == "both" || sides == (golden ? "golden" : "watched");
 }
 
 }  // namespace msit

@@ -5,9 +5,9 @@
 # files' write times an hour old), so it is done with each token by its write times.
 #  (a) every token diverges (a Linear output injected at RED 0.05): the last token's event names
 #      the injected node, and the log says the watched side was done with it by rule 6 (the very
-#      files of its final previous token, all whole). The log names a
-#      time rule instead whenever one held at that pass, so the event came before the 3 s of
-#      silence could have answered it; the events equal `compare --cl api`'s first divergences;
+#      files of its final previous token, all whole). The watched side's time rules are off
+#      (MSIT_TEST_NO_TIME_RULES=watched, common/base/test_hooks.h), so on a loaded machine too
+#      only an event rule can answer it; the events equal `compare --cl api`'s first divergences;
 #  (b) a noise-only stream: its last token is judged clean by rule 6 as well, nothing raised.
 # Usage: live_divergence_atb_last.sh MSIT_BIN MSIT_DUMPGEN
 set -euo pipefail
@@ -27,7 +27,7 @@ rule6='watched side done by the files of its final previous token, all whole (ru
 gen lin --seed 7 --diverge-type LinearOperation --diverge-nth 45 --diverge-scale 0.05
 want=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['first_divergence']['atb_node'])" "$T/lin/scenario.json")
 mkdir -p "$T/w1/$DUMP"
-start_watch "$T/watch1.log" "$T/w1/$DUMP" "$T/lin.golden" "$T/ev1.jsonl" --op-mapping-file "$T/lin/op_mapping"
+MSIT_TEST_NO_TIME_RULES=watched start_watch "$T/watch1.log" "$T/w1/$DUMP" "$T/lin.golden" "$T/ev1.jsonl" --op-mapping-file "$T/lin/op_mapping"
 $REPLAY "$T/lin/$ATB" "$T/w1/$DUMP"
 wait_until 60 "[ \$(lines '$T/ev1.jsonl') -ge 2 ]" || fail "(a) no event for the last token: $(cat "$T/ev1.jsonl" 2>/dev/null)"
 python3 - "$T/ev1.jsonl" "$want" <<'PY' || fail "(a) events: $(cat "$T/ev1.jsonl")"
@@ -61,7 +61,7 @@ echo "live_divergence_atb_last: (a) equals compare --cl api on the same trees: o
 # (b) noise only: the last token judged clean by rule 6, nothing raised.
 gen noise --seed 5
 mkdir -p "$T/w2/$DUMP"
-start_watch "$T/watch2.log" "$T/w2/$DUMP" "$T/noise.golden" "$T/ev2.jsonl" --op-mapping-file "$T/noise/op_mapping"
+MSIT_TEST_NO_TIME_RULES=watched start_watch "$T/watch2.log" "$T/w2/$DUMP" "$T/noise.golden" "$T/ev2.jsonl" --op-mapping-file "$T/noise/op_mapping"
 $REPLAY "$T/noise/$ATB" "$T/w2/$DUMP"
 wait_until 60 "grep -q 'token 1 judged clean' '$T/watch2.log'" || fail "(b) the last token not judged"
 grep -q "token 1 judged clean (no divergence); final: $rule6" "$T/watch2.log" ||

@@ -496,10 +496,17 @@ bool LiveRootCompare::narrow_trees(int64_t rank, const std::map<TokenFinality::K
   }
   auto last = mine.lower_bound({rank + 1, INT64_MIN});
   if (last != mine.begin() && std::prev(last)->first.rank == rank) my_last_token_[rank] = std::prev(last)->first.token;
-  if (drop.empty() && skipped_.empty() && hidden_.empty())
+  // Tokens only the golden has yet pair with nothing. Memory (docs/live-divergence.md "Cost"):
+  // the first pass that meets the watched side's first tokens lists a golden dumped beforehand
+  // whole; dropping them here, before anything is read or evaluated, keeps that index from
+  // living alongside the window's summaries and rows.
+  bool shared = false, golden_only = false;
+  for (const auto& g : gold.groups) {
+    for (const auto& [tok, tf] : g.tokens) (mine.count({rank, tok}) ? shared : golden_only) = true;
+  }
+  if (drop.empty() && skipped_.empty() && hidden_.empty() && !(shared && golden_only))
     return false;  // the trees as compare sees them (and its messages)
-  // Tokens only the golden has yet pair with nothing: not read this pass (nor listed by the
-  // next ones while mine is more than a token behind).
+  // Not read this pass (nor listed by the next ones while mine is more than a token behind).
   std::set<std::string> ahead;
   for (const auto& g : gold.groups) {
     for (const auto& [tok, tf] : g.tokens) {

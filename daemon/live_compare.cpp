@@ -41,7 +41,7 @@ namespace {
 constexpr int kComparerNice = 5;
 // The most files of the watched side one pass reads and matches (whole tokens, at least one):
 // bounds a pass's memory and time when the comparer falls behind.
-constexpr uint64_t kWindowFiles = 2048;
+constexpr uint64_t kWindowFiles = 1024;
 // Young raw golden files remembered as complete by their header (each is dropped once older
 // than token_settle_ns; a golden written faster than this per second is read again).
 constexpr size_t kMaxCompleteMemo = 65536;
@@ -582,10 +582,17 @@ bool LiveRootCompare::narrow_trees(int64_t rank, const std::map<TokenFinality::K
   }
   auto last = mine.lower_bound({rank + 1, INT64_MIN});
   if (last != mine.begin() && std::prev(last)->first.rank == rank) my_last_token_[rank] = std::prev(last)->first.token;
-  if (drop.empty() && skipped_.empty() && hidden_.empty())
+  // Tokens only the golden has yet pair with nothing. Memory (docs/live-divergence.md "Cost"):
+  // the first pass that meets the watched side's first tokens lists a golden dumped beforehand
+  // whole; dropping them here, before anything is read or evaluated, keeps that index from
+  // living alongside the window's summaries and rows.
+  bool shared = false, golden_only = false;
+  for (const auto& g : gold.groups) {
+    for (const auto& [tok, tf] : g.tokens) (mine.count({rank, tok}) ? shared : golden_only) = true;
+  }
+  if (drop.empty() && skipped_.empty() && hidden_.empty() && !(shared && golden_only))
     return false;  // the trees as compare sees them (and its messages)
-  // Tokens only the golden has yet pair with nothing: not read this pass (nor listed by the
-  // next ones while mine is more than a token behind).
+  // Not read this pass (nor listed by the next ones while mine is more than a token behind).
   std::set<std::string> ahead;
   for (const auto& g : gold.groups) {
     for (const auto& [tok, tf] : g.tokens) {
@@ -786,21 +793,27 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
   std::map<std::string, ReportRow> kept;
   for (MatchedRank& mr : m->ranks) {
     int64_t rank = mr.rank.value_or(-1);
+    // Memory (docs/live-divergence.md "Cost"): one copy of each row. A cached row is moved out
+    // of the cache for the post-pass and back after it (mark_error_jumps sets its marks afresh
+    // at each pass); keys[i] is row i's cache key, empty for a row not kept.
     std::vector<ReportRow> rows;
+    std::vector<std::string> keys;
     rows.reserve(mr.pairs.size());
+    keys.reserve(mr.pairs.size());
     for (PairSpec& p : mr.pairs) {
       std::string key = pair_key(p);
       auto hit = rows_.find(key);
       if (hit != rows_.end()) {
-        rows.push_back(hit->second);
-        kept.insert(rows_.extract(hit));
+        auto node = rows_.extract(hit);
+        keys.push_back(std::move(node.key()));
+        rows.push_back(std::move(node.mapped()));
         continue;
       }
       ReportRow r = evaluate_pair(p, cache, o.eval);
       r.rank = rank;
       std::string drop = msit_drop_reason(r);
       if (!drop.empty()) r.note = r.note.empty() ? drop : r.note + "; " + drop;
-      if (cacheable(p, r)) kept.emplace(std::move(key), r);
+      keys.push_back(cacheable(p, r) ? std::move(key) : std::string());
       rows.push_back(std::move(r));
     }
     // compare's post-pass over the rank's rows in report (= execution) order: O(rows).
@@ -814,6 +827,9 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
       if (retired_.count(k) || !finality_.is_final(k, now_ns)) continue;
       retired_[k] = Retired{mine[k], golden[k], {}};
       note_skippable(k, mr.my, mr.golden, wall);
+    }
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (!keys[i].empty()) kept.emplace(std::move(keys[i]), std::move(rows[i]));
     }
   }
   rows_ = std::move(kept);  // rows of pairs no longer matched are dropped
@@ -986,8 +1002,9 @@ void LiveComparer::run() {
     }
     // When each root's next pass is due. A pass never starts before its root's gate (above). A
     // token one pass from final by the event rule gets that pass at the gate, without the
-    // debounce; tokens waiting on a time rule get one when the rule can fire, and at least every
-    // kPoll (the golden may grow unseen); otherwise the comparer rests until a summary or kIdle.
+    // debounce, and so does the next window of a comparer catching up; tokens waiting on a time rule get one when the
+    // rule can fire, and at least every kPoll (the golden may grow unseen); otherwise the comparer rests until a
+    // summary or kIdle.
     const int64_t now = now_ns();
     auto ns = [](auto d) { return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(); };
     int64_t wake_at = now + ns(kIdle);
@@ -996,7 +1013,7 @@ void LiveComparer::run() {
       const LiveRootCompare& r = *roots_[i];
       int64_t gate = std::max(quiet_until[i], last_start[i] + ns(kMinGap));
       int64_t at = now + ns(kIdle);
-      if (r.confirm_soon()) {
+      if (r.confirm_soon() || r.window_cut()) {
         soon = true;
         at = gate;
       } else if (r.pending()) {

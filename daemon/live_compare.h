@@ -184,6 +184,9 @@ class LiveRootCompare {
   bool pending() const { return waiting_; }
   // The last pass left a token that the next pass can make final by the event rule.
   bool confirm_soon() const { return confirm_soon_; }
+  // The last pass left tokens past its window: the next pass has work at once (a comparer
+  // catching up runs window after window at its gate, not at the poll).
+  bool window_cut() const { return deferred_; }
   // When a time rule can next make a token final (set by the last pass; empty: none pending).
   std::optional<int64_t> next_time_rule_ns() const { return next_time_rule_ns_; }
   // Which raw files of the watched side the watcher holds complete (held back or kept raw): they

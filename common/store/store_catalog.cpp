@@ -4,9 +4,13 @@
 
 #include <sys/stat.h>
 
+#include <xxhash.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <iterator>
+#include <random>
 #include <utility>
 
 namespace msit::store {
@@ -14,7 +18,36 @@ namespace {
 
 std::string db_in(const std::string& dir) { return join_dir(dir, kStoreFileName); }
 
+// A listed row's share of a store's digest (StoreCatalog::list_appended): XXH3 of its path,
+// seeded with its id and a key drawn once per process, so that a store's writer cannot make a
+// changed row hash like the one it replaces; summed, so that the order of rows does not matter.
+uint64_t row_hash(int64_t id, std::string_view rel) {
+  static const uint64_t key = [] {
+    std::random_device rd;
+    return (uint64_t{rd()} << 32) ^ rd();
+  }();
+  return XXH3_64bits_withSeed(rel.data(), rel.size(), key ^ (static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ULL));
+}
+
 }  // namespace
+
+void StoreCatalog::Store::add(int64_t id, std::string_view rel) {
+  const size_t slash = rel.rfind('/');
+  const std::string_view sub = slash == std::string_view::npos ? std::string_view() : rel.substr(0, slash);
+  // Rows mostly come in runs of one directory (path order, or id order of a dump being
+  // summarised): its list is looked up once per run, not once per row.
+  if (last_list_ == nullptr || sub != last_sub_) {
+    last_sub_ = sub;
+    last_list_ = &by_dir[last_sub_];
+  }
+  const std::string_view name = slash == std::string_view::npos ? rel : rel.substr(slash + 1);
+  if (!last_list_->empty() && name < last_list_->back().name && (unsorted_.empty() || unsorted_.back() != last_list_))
+    unsorted_.push_back(last_list_);  // new rows of an old directory, or a damaged index
+  last_list_->push_back(StoredName{names.keep(name), id, &db_path});
+  max_id = rows == 0 ? id : std::max(max_id, id);
+  ++rows;
+  digest += row_hash(id, rel);
+}
 
 std::string_view StoreCatalog::NameArena::keep(std::string_view s) {
   constexpr size_t kBlock = 1 << 20;
@@ -69,10 +102,43 @@ void StoreCatalog::forget_changed() {
   covering_.clear();
   errors_.clear();
   for (auto it = stores_.begin(); it != stores_.end();) {
-    const Store* s = it->second.store.get();
-    if (s != nullptr && s->stamp == store_stamp(s->db_path)) ++it;
-    else it = stores_.erase(it);  // changed, gone or unreadable: opened and listed afresh
+    Store* s = it->second.store.get();
+    if (s != nullptr && (s->stamp == store_stamp(s->db_path) || list_appended(*s))) ++it;
+    else it = stores_.erase(it);  // changed otherwise, gone or unreadable: opened and listed afresh
   }
+}
+
+void StoreCatalog::Store::sort_names() {
+  auto by_name = [](const StoredName& a, const StoredName& b) { return a.name < b.name; };
+  std::sort(unsorted_.begin(), unsorted_.end());
+  unsorted_.erase(std::unique(unsorted_.begin(), unsorted_.end()), unsorted_.end());
+  for (std::vector<StoredName>* list : unsorted_) std::sort(list->begin(), list->end(), by_name);
+  unsorted_.clear();
+}
+
+bool StoreCatalog::list_appended(Store& s) {
+  if (s.rows == 0 || s.max_id == INT64_MAX) return false;  // nothing to keep, or no room for more ids
+  std::string stamp = store_stamp(s.db_path);              // before reading: a write during it shows next time
+  auto conn = SummaryStore::open_read_only(s.db_path);
+  if (!conn.ok() || !(*conn)->begin_snapshot().ok()) return false;
+  // The rows listed before, as this snapshot has them: a walk of the id range that builds
+  // nothing (a hash per row), instead of a listing of every row.
+  int64_t rows = 0;
+  uint64_t digest = 0;
+  Status same = (*conn)->list_ids(INT64_MIN, s.max_id, [&](int64_t id, std::string_view rel) {
+    ++rows;
+    digest += row_hash(id, rel);
+  });
+  if (!same.ok() || rows != s.rows || digest != s.digest) return false;
+  s.last_list_ = nullptr;
+  Status added = (*conn)->list_ids(s.max_id + 1, INT64_MAX, [&](int64_t id, std::string_view rel) { s.add(id, rel); });
+  if (!added.ok()) return false;  // half added: the caller drops the store
+  s.sort_names();
+  s.stamp = std::move(stamp);
+  std::lock_guard idle(s.mu);
+  s.idle.clear();  // loads read the new snapshot
+  s.idle.push_back(std::move(conn).value());
+  return true;
 }
 
 std::unique_ptr<StoreCatalog::Store> StoreCatalog::open_store(const std::string& dir, const std::string& db_path) {
@@ -89,26 +155,12 @@ std::unique_ptr<StoreCatalog::Store> StoreCatalog::open_store(const std::string&
   store->db_path = db_path;
   store->dir = dir;
   store->stamp = std::move(stamp);
-  // Rows come in path order, so a directory's names mostly come in one run: its list is looked
-  // up once per run of them, not once per row (a store lists 100,000s of files).
-  std::string last_sub;
-  std::vector<StoredName>* last = nullptr;
-  Status listed = (*s)->list([&](int64_t id, std::string_view rel) {
-    size_t slash = rel.rfind('/');
-    std::string_view sub = slash == std::string_view::npos ? std::string_view() : rel.substr(0, slash);
-    if (last == nullptr || sub != last_sub) {
-      last_sub = sub;
-      last = &store->by_dir[last_sub];
-    }
-    last->push_back(StoredName{store->names.keep(slash == std::string_view::npos ? rel : rel.substr(slash + 1)), id,
-                               &store->db_path});
-  });
-
+  Status listed = (*s)->list([&](int64_t id, std::string_view rel) { store->add(id, rel); });
   if (!listed.ok()) return failed(listed.error());
-  auto by_name = [](const StoredName& a, const StoredName& b) { return a.name < b.name; };
-  for (auto& [sub, names] : store->by_dir) {  // in order already, unless the index is damaged
-    if (!std::is_sorted(names.begin(), names.end(), by_name)) std::sort(names.begin(), names.end(), by_name);
-  }
+  store->sort_names();
+  // Memory (docs/live-divergence.md "Cost"): a golden of 100,000s of files is listed once and
+  // kept; grown by doubling, its per-directory lists would hold ~40% unused slots.
+  for (auto& [sub, list] : store->by_dir) list.shrink_to_fit();
   store->idle.push_back(std::move(s).value());
   return store;
 }

@@ -36,7 +36,9 @@ class StoreCatalog {
   void forget_all();
   // forget_all, except the stores whose files (database and WAL: size and mtime) are as they
   // were when listed: those are not listed again, and pointers into them stay valid (the live
-  // comparer's golden, written once, is listed once: daemon/live_compare.h).
+  // comparer's golden, written once, is listed once: daemon/live_compare.h). A store that
+  // changed only by new files (the watched root's, written all the time) keeps its listing and
+  // lists the new rows only (list_appended); its StoredName pointers are invalid after.
   void forget_changed();
 
   // The raw files recorded directly in directory `dir` by the stores at or above it, sorted by
@@ -79,6 +81,15 @@ class StoreCatalog {
     std::mutex mu;
     std::vector<std::unique_ptr<SummaryStore>> idle;  // read connections, one per concurrent loader
     std::string stamp;  // the database's and its WAL's size and mtime before it was listed
+    // What was listed, for list_appended: how many rows, the largest id, and the sum of a
+    // keyed hash of each row's (id, path) (row_hash).
+    int64_t rows = 0, max_id = 0;
+    uint64_t digest = 0;
+    void add(int64_t id, std::string_view rel);  // one listed row: names, by_dir and the above
+    void sort_names();                           // the directories add() left out of name order
+    std::string last_sub_;                       // add(): the directory of the row before
+    std::vector<StoredName>* last_list_ = nullptr;
+    std::vector<std::vector<StoredName>*> unsorted_;
   };
   // A store file found in a walk: opened and listed once, by the first walk that needs it, and
   // outside the catalog's lock, so that compare's two trees list their stores in parallel.
@@ -94,6 +105,12 @@ class StoreCatalog {
                                         const std::vector<std::pair<Store*, const std::vector<StoredName>*>>& lists);
   // Opens and lists one store; nullptr after recording why it cannot be read.
   std::unique_ptr<Store> open_store(const std::string& dir, const std::string& db_path);
+  // Brings a changed store's listing up to date by its new rows only, through a new connection
+  // (a new snapshot): true when the rows listed before are all there unchanged (same count,
+  // same digest of (id, path) over ids up to the largest listed) and the rows past that id
+  // were added. False (the store is then listed afresh) on anything else: rows deleted,
+  // renamed or inserted below that id, another database put in its place, an error.
+  bool list_appended(Store& s);
   // A read connection of `db_path` (idle or new, with its snapshot) and back.
   Result<std::unique_ptr<SummaryStore>> take_connection(const std::string& db_path, Store** store);
   static void give_back(Store* s, std::unique_ptr<SummaryStore> conn);

@@ -553,22 +553,40 @@ void SummaryStore::load_many(const std::vector<int64_t>& ids, std::vector<std::o
 Status SummaryStore::list(const std::function<void(int64_t, std::string_view)>& visit) {
   std::lock_guard lock(mu_);
   MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, sql_of(version_).list.c_str()));
+  return list_rows(s.get(), visit);
+}
+
+Status SummaryStore::list_ids(int64_t first, int64_t last,
+                              const std::function<void(int64_t, std::string_view)>& visit) {
+  std::lock_guard lock(mu_);
+  // A walk of the files table's id range (its primary key), each row's directory looked up by id.
+  const char* sql =
+      version_ == 1 ? "SELECT id, '', path FROM files WHERE id BETWEEN ?1 AND ?2"
+                    : "SELECT f.id, d.path, f.name FROM files f JOIN dirs d ON d.id = f.dir_id WHERE f.id BETWEEN ?1 "
+                      "AND ?2";
+  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, sql));
+  sqlite3_bind_int64(s.get(), 1, first);
+  sqlite3_bind_int64(s.get(), 2, last);
+  return list_rows(s.get(), visit);
+}
+
+Status SummaryStore::list_rows(sqlite3_stmt* stmt, const std::function<void(int64_t, std::string_view)>& visit) {
   auto text = [&](int col) {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), col));
-    return std::string_view(p != nullptr ? p : "", static_cast<size_t>(sqlite3_column_bytes(s.get(), col)));
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt, col));
+    return std::string_view(p != nullptr ? p : "", static_cast<size_t>(sqlite3_column_bytes(stmt, col)));
   };
   std::string rel;
   int rc;
-  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
     const std::string_view dir = text(1);
     if (dir.empty()) {
-      visit(sqlite3_column_int64(s.get(), 0), text(2));
+      visit(sqlite3_column_int64(stmt, 0), text(2));
       continue;
     }
     rel.assign(dir);
     rel += '/';
     rel += text(2);
-    visit(sqlite3_column_int64(s.get(), 0), rel);
+    visit(sqlite3_column_int64(stmt, 0), rel);
   }
   if (rc != SQLITE_DONE) return sqlite_error(db_.get(), path_, Stage::kStore, "cannot list the files");
   return ok_status();

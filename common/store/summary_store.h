@@ -79,6 +79,9 @@ class SummaryStore {
   // Every (file id, relative raw path): in path order in a version 1 store, by directory and
   // then name in a version 2 store (docs/store.md).
   Status list(const std::function<void(int64_t id, std::string_view rel)>& visit);
+  // The same pairs for the files whose id lies in [first, last] only, in no particular order
+  // (the catalog's incremental listing: store_catalog.h).
+  Status list_ids(int64_t first, int64_t last, const std::function<void(int64_t id, std::string_view rel)>& visit);
   // The size of the raw file that entry `file_id` summarises.
   Result<uint64_t> raw_size(int64_t file_id);
   Result<FileSummary> load(int64_t file_id);
@@ -109,6 +112,8 @@ class SummaryStore {
   // Version 2: the id of directory `dir` in `dirs`, inserted when new (in the open transaction).
   Result<int64_t> dir_id_locked(std::string_view dir);
   Result<FileSummary> load_locked(int64_t file_id, std::string_view rel);
+  // Steps a listing statement (id, directory, name), mu_ held.
+  Status list_rows(sqlite3_stmt* stmt, const std::function<void(int64_t id, std::string_view rel)>& visit);
   Result<FileSummary> read_group(sqlite3_stmt* f, int& rc, int64_t file_id, std::string_view rel_hint);
   Result<FileSummary> read_tensors_of(sqlite3_stmt* f, int& rc, int64_t file_id);
   struct FileRow {

@@ -80,6 +80,10 @@ W3() {
   kill -9 "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null || true; DAEMON_PID=""
   wait "$burst"
   start_daemon "$WORK/w3" --settle-ms 50
+  # The restarted daemon's own start-up scan (the log is appended: its second line of the kind);
+  # the burst may have been compacted whole before the kill, and a SIGTERM before the daemon
+  # has set up its signal handling ends it with the default action (143).
+  wait_until 60 '[ "$(grep -c "start-up scan done" "$WORK/daemon.log")" -ge 2 ]' || fail "W3: the restart did not start"
   wait_until 60 '[ "$(find "$WORK/w3/msit_ge_dump" -type f -name "Add.*" ! -name "*.summary.json" | wc -l)" = 0 ]' \
     || fail "W3: raw files left after the restart"
   stop_daemon

@@ -98,16 +98,20 @@ std::optional<double> median_of_others(const std::vector<double>& sorted, double
   return median_without(sorted, pos);
 }
 
-// The square of the most noise a healthy kernel adds to an output of these dtypes
-// (kMaxKernelNoiseUnits unit roundoffs of bf16, or of the row's dtype when coarser).
-double max_kernel_noise_sq(const Out& o) {
-  double n = kMaxKernelNoiseUnits * std::max(kCoarsestComputeRoundoff, o.floor);
+// The square of the most noise a learned floor may keep for output `o`: what a healthy
+// kernel adds to it (kMaxKernelNoiseUnits unit roundoffs of bf16, or of the row's dtype when
+// coarser), or the error its own inputs carry when that is larger. Above the kernel bound the
+// floor is error carried in from upstream; an output whose inputs carry an error of that size
+// itself may vary by as much again (ops pass a large error on with a gain that varies, and
+// pairs of unrelated tensors reach levels ~1), so for it the floor is kept up to its inputs'.
+double max_noise_sq(const Out& o) {
+  double n = std::max(kMaxKernelNoiseUnits * std::max(kCoarsestComputeRoundoff, o.floor), o.inputs);
   return n * n;
 }
 
 // What the type's other outputs add beyond the gain `gain_sq` explains: median of
 // output^2 - G input^2, the judged output left out. Not above the type's noise (G >= 1); it
-// exceeds max_kernel_noise_sq() only when their gain is larger than kMaxGainSq or varies
+// exceeds max_noise_sq() only when their gain is larger than kMaxGainSq or varies
 // between them, and the cap never lowers a floor under it. Sorted once per type and gain (a
 // type's leave-one-out gain medians take at most three values), so the pass stays O(n log n).
 class NetNoise {
@@ -222,11 +226,12 @@ void mark_error_jumps(std::vector<ReportRow>& rows) {
       double token_spread =
           (o.copy ? median_without(spread, spread.size()) : median_of_others(spread, std::abs(o.excess())))
               .value_or(0.0);
-      // A prior: no healthy kernel adds more than max_kernel_noise_sq(). Above it, the type's
-      // noise and the token's spread are an error carried in (an injection upstream that the
-      // type's later outputs amplify), which would hide the op where it entered. The noise the
-      // type adds beyond its gain stays (a gain above kMaxGainSq or varying between calls).
-      double cap = max_kernel_noise_sq(o);
+      // A prior: no healthy kernel adds more than kMaxKernelNoiseUnits roundoffs. Above that
+      // (and above this output's inputs' error), the type's noise and the token's spread are
+      // an error carried in (an injection upstream that the type's later outputs amplify),
+      // which would hide the op where it entered. The noise the type adds beyond its gain
+      // stays (a gain above kMaxGainSq or varying between calls).
+      double cap = max_noise_sq(o);
       if (type_noise > cap) type_noise = std::max(net_noise.of_others(type, t, o, gain_sq), cap);
       token_spread = std::min(token_spread, cap);
       double noise_sq = std::max({0.0, type_noise, token_spread});

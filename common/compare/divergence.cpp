@@ -113,7 +113,7 @@ double max_noise_sq(const Out& o) {
 // output^2 - G input^2, the judged output left out. Not above the type's noise (G >= 1); it
 // exceeds max_noise_sq() only when their gain is larger than kMaxGainSq or varies
 // between them, and the cap never lowers a floor under it. Sorted once per type and gain (a
-// type's leave-one-out gain medians take at most three values), so the pass stays O(n log n).
+// type's leave-one-out gain medians take a few values), so the pass stays O(n log n).
 class NetNoise {
  public:
   double of_others(std::string_view type, const TypeStats& t, const Out& own, double gain_sq) {

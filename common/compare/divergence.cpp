@@ -82,9 +82,10 @@ struct Out {
 
 // What the outputs of one op type in a token say, sorted for leave-one-out medians: their
 // gains (output^2 / input^2, of those with input error above the rounding floor) and the
-// noise they add (output^2 - input^2).
+// noise they add (output^2 - input^2). `outs` keeps them for the noise net of a gain.
 struct TypeStats {
   std::vector<double> gains, noises;
+  std::vector<const Out*> outs;
 };
 constexpr double kMaxGainSq = 4.0;
 
@@ -96,6 +97,38 @@ std::optional<double> median_of_others(const std::vector<double>& sorted, double
   auto pos = static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), own) - sorted.begin());
   return median_without(sorted, pos);
 }
+
+// The square of the most noise a learned floor may keep for output `o`: what a healthy
+// kernel adds to it (kMaxKernelNoiseUnits unit roundoffs of bf16, or of the row's dtype when
+// coarser), or the error its own inputs carry when that is larger. Above the kernel bound the
+// floor is error carried in from upstream; an output whose inputs carry an error of that size
+// itself may vary by as much again (ops pass a large error on with a gain that varies, and
+// pairs of unrelated tensors reach levels ~1), so for it the floor is kept up to its inputs'.
+double max_noise_sq(const Out& o) {
+  double n = std::max(kMaxKernelNoiseUnits * std::max(kCoarsestComputeRoundoff, o.floor), o.inputs);
+  return n * n;
+}
+
+// What the type's other outputs add beyond the gain `gain_sq` explains: median of
+// output^2 - G input^2, the judged output left out. Not above the type's noise (G >= 1); it
+// exceeds max_noise_sq() only when their gain is larger than kMaxGainSq or varies
+// between them, and the cap never lowers a floor under it. Sorted once per type and gain (a
+// type's leave-one-out gain medians take a few values), so the pass stays O(n log n).
+class NetNoise {
+ public:
+  double of_others(std::string_view type, const TypeStats& t, const Out& own, double gain_sq) {
+    std::vector<double>& v = sorted_[{type, gain_sq}];
+    if (v.empty()) {
+      for (const Out* q : t.outs) v.push_back(net(*q, gain_sq));
+      std::sort(v.begin(), v.end());
+    }
+    return median_of_others(v, net(own, gain_sq)).value_or(0.0);
+  }
+
+ private:
+  static double net(const Out& o, double gain_sq) { return o.level * o.level - gain_sq * o.inputs * o.inputs; }
+  std::map<std::pair<std::string_view, double>, std::vector<double>> sorted_;
+};
 
 // The op types of a token that compute: at least one of their outputs is not a copy of its
 // inputs' error. An output of such a type with error exactly 0 on exact inputs reproduced its
@@ -165,6 +198,7 @@ void mark_error_jumps(std::vector<ReportRow>& rows) {
       TypeStats& t = by_type[op_type_of(rows[o.row])];
       if (has_gain(o)) t.gains.push_back(gain_sq_of(o));
       t.noises.push_back(o.excess());
+      t.outs.push_back(&o);
       if (!o.copy) spread.push_back(std::abs(o.excess()));
       else if (o.level == 0 && computing.count(op_type_of(rows[o.row]))) spread.push_back(0.0);
     }
@@ -174,9 +208,11 @@ void mark_error_jumps(std::vector<ReportRow>& rows) {
     }
     std::sort(spread.begin(), spread.end());
     bool named = false;
+    NetNoise net_noise;
     for (const Out& o : outs) {
       ReportRow& r = rows[o.row];
-      const TypeStats& t = by_type[op_type_of(rows[o.row])];
+      std::string_view type = op_type_of(rows[o.row]);
+      const TypeStats& t = by_type[type];
       // The type's gain (within [1, kMaxGainSq]) and own noise, from its other outputs; the
       // noise not net of the gain: when the type's outputs all carry similar input error, the
       // median ratio absorbs their own noise too, and a bf16 kernel's first call (near-exact
@@ -187,9 +223,18 @@ void mark_error_jumps(std::vector<ReportRow>& rows) {
       double type_noise = median_of_others(t.noises, o.excess()).value_or(0.0);
       // The token's spread, the judged output left out: the floor of types with one output
       // and of outputs whose inputs are exact.
-      std::optional<double> token_spread =
-          o.copy ? median_without(spread, spread.size()) : median_of_others(spread, std::abs(o.excess()));
-      double noise_sq = std::max({0.0, type_noise, token_spread.value_or(0.0)});
+      double token_spread =
+          (o.copy ? median_without(spread, spread.size()) : median_of_others(spread, std::abs(o.excess())))
+              .value_or(0.0);
+      // A prior: no healthy kernel adds more than kMaxKernelNoiseUnits roundoffs. Above that
+      // (and above this output's inputs' error), the type's noise and the token's spread are
+      // an error carried in (an injection upstream that the type's later outputs amplify),
+      // which would hide the op where it entered. The noise the type adds beyond its gain
+      // stays (a gain above kMaxGainSq or varying between calls).
+      double cap = max_noise_sq(o);
+      if (type_noise > cap) type_noise = std::max(net_noise.of_others(type, t, o, gain_sq), cap);
+      token_spread = std::min(token_spread, cap);
+      double noise_sq = std::max({0.0, type_noise, token_spread});
       double floor = std::sqrt(gain_sq * o.inputs * o.inputs + noise_sq);
       r.noise_floor = std::sqrt(noise_sq);
       r.error_floor = floor;

@@ -30,6 +30,14 @@ inline constexpr double kNoiseFactor = 2.5;
 inline constexpr double kDtypeFactor = 5.0;
 // Error levels below this are never a divergence, whatever the jump (fp32 accumulation order).
 inline constexpr double kMinErrorFloor = 1e-4;
+// The most relative error a healthy kernel adds, in unit roundoffs of the coarsest precision
+// kernels compute in (bf16, 2^-8; or the row's own dtype when coarser): each product of two
+// operands rounded to it and the rounded result are within (1 + u)^3 - 1 ~ 3u of exact, and
+// fp32 accumulation of up to 2^14 terms adds at most 2^14 x 2^-24 = u / 4 more; 3u + u/4 < 4u.
+// A learned noise floor above this is an error carried in from upstream, not noise
+// (docs/compare.md "First divergence", step 4).
+inline constexpr double kMaxKernelNoiseUnits = 4.0;
+inline constexpr double kCoarsestComputeRoundoff = 0x1p-8;
 
 // max(RED, sqrt(2 (1 - cosine))): the relative Euclidean distance, or the distance a cosine
 // implies for tensors of equal norm; nullopt when the row has neither (statistics only).

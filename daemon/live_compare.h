@@ -331,7 +331,9 @@ class LiveComparer {
   size_t root_of(const std::string& path) const;  // index into roots_, or roots_.size()
 
   std::vector<std::unique_ptr<LiveRootCompare>> roots_;
-  std::vector<char> dirty_;  // per root, under mu_
+  std::vector<char> dirty_;            // per root, under mu_
+  uint64_t wakes_ = 0;                 // summaries (and held files) noted so far, under mu_
+  std::vector<int64_t> last_summary_;  // per root, the last one's time (steady clock), under mu_
   // Held files (under mu_): path -> bytes and when held; kept for good; released, not yet claimed.
   struct Held {
     uint64_t bytes = 0;

@@ -951,9 +951,10 @@ void LiveComparer::run() {
   constexpr auto kMinGap = std::chrono::milliseconds(200);
   constexpr auto kPoll = std::chrono::milliseconds(500);  // while tokens wait to be final
   constexpr auto kIdle = std::chrono::seconds(5);         // the golden may grow unseen
-  // Passes that may answer a token at once run before their gate, at most this many in a row;
-  // the rest they skipped is owed after them (docs/live-divergence.md "Cost").
-  constexpr int kMaxEarly = 2;
+  // Passes that may answer a token at once run before their gate, at most this many in a row
+  // (a pass after a pause within a token, the one that sees the token whole, its confirming
+  // pass); the rest they skipped is owed after them (docs/live-divergence.md "A pass").
+  constexpr int kMaxEarly = 3;
   constexpr auto kBurstQuiet = std::chrono::milliseconds(25);
   auto ns = [](auto d) { return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(); };
   struct Schedule {  // per root

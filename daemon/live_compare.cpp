@@ -866,10 +866,7 @@ bool LiveComparer::hold(const std::string& path, uint64_t bytes) {
   size_t root = root_of(path);
   if (keep_n_ == 0 || root == roots_.size()) return false;
   std::lock_guard<std::mutex> lock(mu_);
-  dirty_[root] = 1;  // a held file is not summarised: it wakes the comparer here instead
-  last_summary_[root] = steady_clock().now_ns();
-  ++wakes_;
-  cv_.notify_all();
+  if (mark_dirty(root)) cv_.notify_all();  // a held file is not summarised: it wakes the comparer here instead
   if (kept_.count(path)) return true;
   if (released_.count(path)) return false;
   if (held_.count(path)) return true;
@@ -928,6 +925,14 @@ void LiveComparer::settle_holds(size_t root, const std::vector<TokenVerdict>& ve
   if (releases_.size() != before && wake_) wake_();
 }
 
+bool LiveComparer::mark_dirty(size_t root) {
+  last_summary_[root] = steady_clock().now_ns();
+  if (dirty_[root]) return false;
+  dirty_[root] = 1;
+  ++wakes_;
+  return true;
+}
+
 void LiveComparer::note_summarised(const std::string& path) {
   bool any = false;
   {
@@ -936,10 +941,7 @@ void LiveComparer::note_summarised(const std::string& path) {
     for (size_t i = 0; i < roots_.size(); ++i) {
       const std::string& r = roots_[i]->root();
       if (path.size() > r.size() && path.compare(0, r.size(), r) == 0 && path[r.size()] == '/') {
-        dirty_[i] = 1;
-        last_summary_[i] = steady_clock().now_ns();
-        any = true;
-        ++wakes_;
+        if (mark_dirty(i)) any = true;
       }
     }
   }
@@ -1023,7 +1025,7 @@ void LiveComparer::run() {
     // When each root's next pass is due: at once for a pass that can answer a token (above);
     // at the gate for a root with new summaries; for tokens waiting on a time rule, when the
     // rule can fire, and at least every kPoll (the golden may grow unseen); otherwise at kIdle.
-    // A new summary wakes the comparer to look again.
+    // The first summary under a clean root wakes the comparer to look again (mark_dirty).
     const int64_t now = now_ns();
     int64_t wake_at = now + ns(kIdle);
     for (size_t i = 0; i < roots_.size(); ++i) {

@@ -53,7 +53,7 @@ namespace {
 // mtime from a coarse clock (a tick of up to 10 ms, a second on some filesystems), so a second
 // write in the same tick that leaves the size as it was (a WAL rewritten from its start after
 // a checkpoint) would keep the stamp taken between the two, and its rows would never be listed
-// (docs/live-divergence.md "When a token's answer is final": a summary missed for good).
+// (docs/live-divergence.md "Cost": a summary missed for good).
 std::string store_stamp(const std::string& db_path) {
   static std::atomic<uint64_t> recent{0};
   struct timespec now {};

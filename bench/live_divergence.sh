@@ -13,7 +13,8 @@
 #     gone - first file written)); medians and ratios golden/plain.
 # Default settle. Usage: bench/live_divergence.sh [BUILD_DIR] [RUNS] [ROUNDS] [TOKENS]
 # MSIT_BIN=PATH runs another msit-compact (an A/B of two builds, interleaved by the caller);
-# ROUNDS=0 measures the alert latency only.
+# ROUNDS=0 measures the alert latency only. KEEP_LOGS=DIR keeps part 1's watch logs, events files
+# and replay times (DIR/latRUN.PID.{log,jsonl,json}).
 # GOLDEN=concurrent: part 1's golden does not exist beforehand; it is replayed at the same time as
 # the watched side, files interleaved by progress (tests/integration/live_replay_pair.py's order:
 # both streams end together, the golden's last file after the watched side's; PACE_MS before each
@@ -128,7 +129,8 @@ for r in $(seq "$RUNS"); do
   python3 "$W/drive.py" "$W/lat/msit_ge_dump" "$d" "$PACE_MS" "$W/lat$r.jsonl" "$W/lat$r.json" "$HERE/../tests/integration" "${both[@]}"
   stop_watch
   grep -ho 'token [0-9]* final: .*' "$W/lat$r.log" | sed "s/^/rules run $r: /"
-  [ -z "${KEEP_LOGS:-}" ] || cp "$W/lat$r.log" "$KEEP_LOGS/lat$r.$$.log"  # a directory to keep the watch logs in
+  # KEEP_LOGS=DIR keeps each run's watch log, events and replay times (close per file, event seen).
+  [ -z "${KEEP_LOGS:-}" ] || for x in log jsonl json; do cp "$W/lat$r.$x" "$KEEP_LOGS/lat$r.$$.$x"; done
   python3 - "$W/lat$r.jsonl" "$W/lat$r.json" "$r" <<'PY'
 import json, os, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]

@@ -10,7 +10,8 @@
 #     first pass and its passes once every token is answered (the steady state of a watch).
 # Usage: bench/live_divergence_atb.sh BUILD_B BUILD_A [RUNS] [BIG_TOKENS]
 #   BUILD_B: the build under test (its msit-dumpgen generates the data); BUILD_A: the baseline.
-#   RUNS=0 skips 1; BIG_TOKENS=0 skips 2.
+#   RUNS=0 skips 1; BIG_TOKENS=0 skips 2. KEEP_LOGS=DIR keeps part 1's watch logs, events files
+#   and replay times (DIR/{A,B}RUN.PID.{log,jsonl,json}).
 set -euo pipefail
 B=$1; A=$2; RUNS=${3:-5}; BIG=${4:-120}; PACE_MS=${PACE_MS:-2}
 GEN=$B/tests/tools/msit-dumpgen
@@ -95,6 +96,8 @@ if [ "$RUNS" != 0 ]; then
       python3 "$W/drive.py" "$W/lat/$ATB" "$d" "$PACE_MS" "$W/$side$r.jsonl" "$W/$side$r.json" \
         "$HERE/../tests/integration"
       stop_watch
+      # KEEP_LOGS=DIR keeps each run's watch log, events and replay times.
+      [ -z "${KEEP_LOGS:-}" ] || for x in log jsonl json; do cp "$W/$side$r.$x" "$KEEP_LOGS/$side$r.$$.$x"; done
       python3 - "$W/$side$r.jsonl" "$W/$side$r.json" "$side" "$r" "$(grep -o 'token 1 final: watched side done by [^,]*' "$W/$side$r.log" | head -1)" <<'PY'
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]

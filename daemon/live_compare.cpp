@@ -3,6 +3,7 @@
 #include "daemon/live_compare.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -842,6 +843,7 @@ LiveComparer::LiveComparer(const LiveSettings& s, DivergenceAlerts& alerts, Logg
     roots_.push_back(
         std::make_unique<LiveRootCompare>(absolute_path(g.root), absolute_path(g.golden), f, s.op_mapping_file));
   dirty_.assign(roots_.size(), 1);
+  last_summary_.assign(roots_.size(), 0);
   // Held and kept raw files are complete (the watcher settled them before holding them).
   for (auto& r : roots_)
     r->set_held_check([this](const std::string& path) {
@@ -882,8 +884,7 @@ bool LiveComparer::hold(const std::string& path, uint64_t bytes) {
   size_t root = root_of(path);
   if (keep_n_ == 0 || root == roots_.size()) return false;
   std::lock_guard<std::mutex> lock(mu_);
-  dirty_[root] = 1;  // a held file is not summarised: it wakes the comparer here instead
-  cv_.notify_all();
+  if (mark_dirty(root)) cv_.notify_all();  // a held file is not summarised: it wakes the comparer here instead
   if (kept_.count(path)) return true;
   if (released_.count(path)) return false;
   if (held_.count(path)) return true;
@@ -942,6 +943,14 @@ void LiveComparer::settle_holds(size_t root, const std::vector<TokenVerdict>& ve
   if (releases_.size() != before && wake_) wake_();
 }
 
+bool LiveComparer::mark_dirty(size_t root) {
+  last_summary_[root] = steady_clock().now_ns();
+  if (dirty_[root]) return false;
+  dirty_[root] = 1;
+  ++wakes_;
+  return true;
+}
+
 void LiveComparer::note_summarised(const std::string& path) {
   bool any = false;
   {
@@ -950,8 +959,7 @@ void LiveComparer::note_summarised(const std::string& path) {
     for (size_t i = 0; i < roots_.size(); ++i) {
       const std::string& r = roots_[i]->root();
       if (path.size() > r.size() && path.compare(0, r.size(), r) == 0 && path[r.size()] == '/') {
-        dirty_[i] = 1;
-        any = true;
+        if (mark_dirty(i)) any = true;
       }
     }
   }
@@ -959,28 +967,60 @@ void LiveComparer::note_summarised(const std::string& path) {
 }
 
 void LiveComparer::run() {
-  // Passes are debounced: at most one per kMinGap per root, so a burst of summaries is one pass.
+  // Passes start at least kMinGap apart per root, so a burst of summaries is one pass.
   constexpr auto kMinGap = std::chrono::milliseconds(200);
   constexpr auto kPoll = std::chrono::milliseconds(500);  // while tokens wait to be final
   constexpr auto kIdle = std::chrono::seconds(5);         // the golden may grow unseen
-  std::vector<int64_t> last_pass(roots_.size(), 0), quiet_until(roots_.size(), 0);
-  std::vector<int64_t> last_start(roots_.size(), std::numeric_limits<int64_t>::min() / 2);
+  // Passes that may answer a token at once run before their gate, at most this many in a row
+  // (a pass after a pause within a token, the one that sees the token whole, its confirming
+  // pass); the rest they skipped is owed after them (docs/live-divergence.md "A pass").
+  constexpr int kMaxEarly = 3;
+  constexpr auto kBurstQuiet = std::chrono::milliseconds(25);
+  auto ns = [](auto d) { return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(); };
+  struct Schedule {  // per root
+    int64_t last_pass = 0, quiet_until = 0;
+    int64_t last_start = std::numeric_limits<int64_t>::min() / 2;
+    int early = 0;  // passes run before their gate in a row
+  };
+  std::vector<Schedule> sched(roots_.size());
   auto now_ns = [] { return steady_clock().now_ns(); };
+  // A pass re-walks both trees: the comparer rests twice as long as its passes took, so it never
+  // takes more than a third of a core from the compaction however large the trees; and passes
+  // start at least kMinGap apart.
+  auto gate = [&](size_t i) { return std::max(sched[i].quiet_until, sched[i].last_start + ns(kMinGap)); };
+  // A pass that can answer a token runs before its gate: the confirming pass of a token one
+  // pass from final by an event rule, at once; and the pass after a burst of summaries, once
+  // none has come for kBurstQuiet (the end of a token, or of the dump: its last files may have
+  // completed a token; a steady stream of summaries keeps to the gate). Under mu_.
+  auto early_at = [&](size_t i) -> std::optional<int64_t> {
+    if (sched[i].early >= kMaxEarly) return std::nullopt;
+    if (roots_[i]->confirm_soon()) return 0;
+    if (dirty_[i]) return last_summary_[i] + ns(kBurstQuiet);
+    return std::nullopt;
+  };
+  auto early_ok = [&](size_t i, int64_t now) {
+    auto at = early_at(i);
+    return at && *at <= now;
+  };
   // Off the watcher's critical path (docs/live-divergence.md "Cost"): on a busy machine the
-  // compaction workers go first; the comparer only delays alerts. Best effort: this thread
+  // compaction workers go first; the comparer only delays alerts. Relative to the daemon's own
+  // nice value (a watch started at nice -10 keeps the same ratio). Best effort: this thread
   // only (Linux applies PRIO_PROCESS with a thread id to that thread).
-  setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), kComparerNice);
+  const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+  errno = 0;
+  int nice_now = getpriority(PRIO_PROCESS, tid);
+  if (errno == 0) setpriority(PRIO_PROCESS, tid, std::min(nice_now + kComparerNice, 19));
   std::unique_lock<std::mutex> lock(mu_);
+  uint64_t seen_wakes = wakes_;
   while (!stop_) {
     for (size_t i = 0; i < roots_.size() && !stop_; ++i) {
       int64_t now = now_ns();
-      bool due = dirty_[i] || roots_[i]->pending() || now - last_pass[i] >= std::chrono::nanoseconds(kIdle).count();
-      // A pass re-walks both trees: the comparer rests twice as long as its last pass took, so
-      // it never takes more than a third of a core from the compaction however large the trees;
-      // and passes start at least kMinGap apart (the confirming pass of a token too: during a
-      // stream another summary would call it sooner and sooner).
-      if (!due || now < quiet_until[i] || now < last_start[i] + std::chrono::nanoseconds(kMinGap).count()) continue;
-      last_start[i] = now;
+      bool due = dirty_[i] || roots_[i]->pending() || now - sched[i].last_pass >= ns(kIdle);
+      bool before_gate = now < gate(i);
+      if (!due || (before_gate && !early_ok(i, now))) continue;
+      sched[i].early = before_gate ? sched[i].early + 1 : 0;
+      int64_t owed = std::max<int64_t>(sched[i].quiet_until - now, 0);  // rest skipped by an early pass
+      sched[i].last_start = now;
       dirty_[i] = 0;
       lock.unlock();
       std::vector<std::string> notes;
@@ -996,46 +1036,33 @@ void LiveComparer::run() {
       // let the daemon keep the largest pass's heap for good.
       ::malloc_trim(0);
       if (mi_collect != nullptr) mi_collect(true);
-      last_pass[i] = now_ns();
-      quiet_until[i] = last_pass[i] + 2 * (last_pass[i] - now);
+      sched[i].last_pass = now_ns();
+      sched[i].quiet_until = sched[i].last_pass + owed + 2 * (sched[i].last_pass - now);
       lock.lock();
     }
-    // When each root's next pass is due. A pass never starts before its root's gate (above). A
-    // token one pass from final by the event rule gets that pass at the gate, without the
-    // debounce, and so does the next window of a comparer catching up; tokens waiting on a time rule get one when the
-    // rule can fire, and at least every kPoll (the golden may grow unseen); otherwise the comparer rests until a
-    // summary or kIdle.
+    // When each root's next pass is due: at once for a pass that can answer a token (above);
+    // at the gate for a root with new summaries and for the next window of a comparer catching
+    // up; for tokens waiting on a time rule, when the rule can fire, and at least every kPoll
+    // (the golden may grow unseen); otherwise at kIdle. The first summary under a clean root
+    // wakes the comparer to look again (mark_dirty).
     const int64_t now = now_ns();
-    auto ns = [](auto d) { return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(); };
     int64_t wake_at = now + ns(kIdle);
-    bool soon = false;
     for (size_t i = 0; i < roots_.size(); ++i) {
       const LiveRootCompare& r = *roots_[i];
-      int64_t gate = std::max(quiet_until[i], last_start[i] + ns(kMinGap));
-      int64_t at = now + ns(kIdle);
-      if (r.confirm_soon() || r.window_cut()) {
-        soon = true;
-        at = gate;
-      } else if (r.pending()) {
-        at = std::max(gate,
+      int64_t at = sched[i].last_pass + ns(kIdle);
+      if (dirty_[i] || r.confirm_soon())
+        at = std::min(gate(i), early_at(i).value_or(std::numeric_limits<int64_t>::max()));
+      else if (r.window_cut())
+        at = gate(i);
+      else if (r.pending())
+        at = std::max(gate(i),
                       std::min(r.next_time_rule_ns().value_or(std::numeric_limits<int64_t>::max()), now + ns(kPoll)));
-      }
       wake_at = std::min(wake_at, at);
     }
-    auto wait = std::chrono::milliseconds(std::max<int64_t>(wake_at - now, 0) / 1'000'000 + 1);
-    // While a confirming pass waits for its gate, a summary does not cut the wait short.
-    bool woken = cv_.wait_for(lock, wait, [this, soon] {
-      if (stop_) return true;
-      if (soon) return false;
-      for (char d : dirty_)
-        if (d) return true;
-      return false;
-    });
-    if (woken && !stop_ && !soon) {
-      lock.unlock();
-      std::this_thread::sleep_for(kMinGap);  // debounce: gather the rest of a burst of summaries
-      lock.lock();
-    }
+    if (wake_at <= now) continue;
+    auto wait = std::chrono::nanoseconds(wake_at - now);
+    cv_.wait_for(lock, wait, [this, &seen_wakes] { return stop_ || wakes_ != seen_wakes; });
+    seen_wakes = wakes_;
   }
 }
 

@@ -1052,7 +1052,8 @@ void LiveComparer::run() {
       int64_t at = sched[i].last_pass + ns(kIdle);
       if (dirty_[i] || r.confirm_soon())
         at = std::min(gate(i), early_at(i).value_or(std::numeric_limits<int64_t>::max()));
-      else if (r.window_cut()) at = gate(i);
+      else if (r.window_cut() && r.pending())  // pending: a pass is due, so a gate in the past is no spin
+        at = gate(i);
       else if (r.pending())
         at = std::max(gate(i),
                       std::min(r.next_time_rule_ns().value_or(std::numeric_limits<int64_t>::max()), now + ns(kPoll)));

@@ -14,7 +14,8 @@ kernel noise on the ATB side, torch golden), grids atb-tuning and atb-heldout, c
   bench/divergence_grid.py --flow atb --grid atb-tuning --gen ... --bin ...
 
 --grid heldout is the held-out grid (other seeds, model size, dtype mix and noise level): it
-was run once, after the rule was fixed; --grid heldout3 a third one (run once, docs/compare.md).
+was run once, after the rule was fixed; --grid heldout3 a third one, heldout4 and heldout5 the fourth and fifth, atb-heldout2 a second
+ATB one (each run once, docs/compare.md).
 --only KEY=VALUE,... runs a subset (e.g. --only type=SoftmaxV2,local=0,seed=1). One unit of the counts is one (run, token): the rule
 names at most one op per token. Named op == injected op is a true positive; a name on a
 noise-only run is a false positive; a wrong name is a false positive and a false negative.
@@ -59,6 +60,14 @@ GRIDS = {
                      noise_seeds=[903, 904, 905, 906, 907, 908],
                      model=["--ops", "44", "--rows", "10", "--hidden", "80", "--ge-dtype", "mixed",
                             "--reduced", "MatMul=float16,BatchMatMul=bfloat16"]),
+    # Fifth held-out set (issue 29, stop 38): fixed and committed before it was run, with no rule
+    # change after it; run once. Other seeds, 40 ops, float32 outputs with bf16 MatMul and fp16
+    # BatchMatMul kernels, the ends of the issue's range (noise 3e-3, RED 0.02) as well as a low
+    # and a middle level, eight noise-only seeds.
+    "heldout5": dict(seeds=[1101, 1102], noise=[1.2e-4, 1.2e-3, 3e-3], red=[0.02, 0.06, 0.25],
+                     noise_seeds=[1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110],
+                     model=["--ops", "40", "--rows", "14", "--hidden", "112", "--ge-dtype", "float32",
+                            "--reduced", "MatMul=bfloat16,BatchMatMul=float16"]),
     # A few seconds: for trying the script.
     "smoke": dict(seeds=[1], noise=[1e-3], red=[0.05], model=["--ops", "16", "--rows", "8", "--hidden", "32",
                                                              "--ge-dtype", "float32"]),
@@ -82,6 +91,11 @@ ATB_GRIDS = {
     # Held out: never run while working; other seeds, size, dtype and noise levels.
     "atb-heldout": dict(seeds=[301, 302], noise=[3e-4, 2e-3], red=[0.03, 0.3],
                         model=["--layers", "11", "--hidden", "96", "--rows", "12", "--atb-dtype", "bfloat16"]),
+    # Second ATB held-out set (stop 38): fixed before it was run, run once; other seeds, 13
+    # layers, fp16 outputs of bf16 Linear kernels, the ends of the issue's range.
+    "atb-heldout2": dict(seeds=[401, 402], noise=[5e-4, 3e-3], red=[0.02, 0.1],
+                         model=["--layers", "13", "--hidden", "80", "--rows", "10", "--atb-dtype", "float16",
+                                "--reduced", "LinearOperation=bfloat16"]),
     "atb-smoke": dict(seeds=[1], noise=[1e-3], red=[0.05],
                       model=["--layers", "11", "--hidden", "32", "--rows", "8"]),
 }

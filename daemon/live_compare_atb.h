@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "common/report/report_row.h"
-#include "daemon/live_compare.h"
+#include "daemon/live_root_compare.h"  // the pass whose state AtbLiveState is
+#include "daemon/token_finality.h"
+#include "daemon/token_verdict.h"
 
 namespace msit::daemon {
 

@@ -1,5 +1,5 @@
-// A live divergence as an event: its stable id, each token's first divergence in marked rows,
-// and the event of such a row (docs/live-divergence.md "When a divergence is found", "Ids and restarts").
+// A live divergence as an event: its stable id, each token's first divergence in marked rows and
+// the event of such a row (docs/live-divergence.md "When a divergence is found", "Ids and restarts").
 #pragma once
 
 #include <cstdint>

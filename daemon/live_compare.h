@@ -1,7 +1,5 @@
-// Live divergence (docs/live-divergence.md "How the live comparer decides"), all of it: while
-// `watch DIR --golden GOLDEN` runs, each watched root is compared with its golden by compare's
-// own library, and each token's first divergence is reported through the alert sink once the
-// token is final. Each part has its own header; include the one you need.
+// Every header of the live comparer (docs/live-divergence.md "How the live comparer decides"),
+// for the tests and benchmarks that use all of it; code includes the one part it needs.
 #pragma once
 
 #include "daemon/divergence_event.h"   // divergence_id, first_divergences, divergence_event

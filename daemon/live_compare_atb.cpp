@@ -1,6 +1,5 @@
-// The live comparer's pass on ATB / torch dumps (docs/live-divergence.md "ATB and torch"): the
-// ATB compare library on the tokens not answered yet, answered from its api sheet as `compare
-// --cl api`; each token's finality from a listing of its directories on both sides.
+// LiveRootCompare's pass on ATB / torch dumps (docs/live-divergence.md "ATB and torch"): the ATB
+// library on the tokens not answered yet, each token's finality from a listing of its directories.
 #include <algorithm>
 #include <filesystem>
 #include <functional>

@@ -1,6 +1,5 @@
 // The live comparer on ATB / torch dumps (docs/live-divergence.md "ATB and torch"): which raw
-// files of the watched side belong to which op and token, so that a final token's verdict can
-// keep the files of the diverging node and of the nodes before it.
+// files of a watched token belong to which node, and what its ATB/torch passes keep.
 #pragma once
 
 #include <cstdint>

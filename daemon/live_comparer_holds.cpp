@@ -1,6 +1,5 @@
-// The raw files the live comparer holds back from compaction until their token's verdict, and
-// those it keeps raw near a divergence (docs/live-divergence.md "Keeping the evidence", "Kept raw
-// files and the cap").
+// The raw files the live comparer holds back until their token's verdict, and those it keeps raw
+// near a divergence (docs/live-divergence.md "Keeping the evidence", "Kept raw files and the cap").
 #include <algorithm>
 #include <string>
 #include <utility>

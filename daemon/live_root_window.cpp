@@ -1,5 +1,5 @@
-// What a live pass leaves out (docs/live-divergence.md "Cost: what a pass reads"): retired tokens
-// and their unchanged directories, the golden's tokens ahead of the dump, the tokens past the window.
+// What a live pass leaves out (docs/live-divergence.md "Cost: what a pass reads"): retired tokens,
+// their unchanged directories, the golden's tokens ahead of the dump, the tokens past the window.
 #include <iterator>
 #include <set>
 #include <string>

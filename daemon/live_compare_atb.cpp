@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -27,11 +28,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_token_number(std::string_view s, int64_t token) {
-  if (s.empty() || s.size() > 18) return false;
+// A token's number as a directory name or a report key: digits only, at most 18 of them.
+std::optional<int64_t> parse_token_number(std::string_view s) {
+  if (s.empty() || s.size() > 18) return std::nullopt;
   for (char c : s)
-    if (c < '0' || c > '9') return false;
-  return std::stoll(std::string(s)) == token;
+    if (c < '0' || c > '9') return std::nullopt;
+  return std::stoll(std::string(s));
+}
+
+bool is_token_number(std::string_view s, int64_t token) {
+  std::optional<int64_t> n = parse_token_number(s);
+  return n && *n == token;
 }
 
 // A file of the dump, not one of ours (stores, summaries, temps, claims) nor a hidden file.
@@ -53,12 +60,7 @@ void list_token_files(const std::string& dir, std::map<std::string, std::vector<
 }
 
 // A token key's number as the report gives it (atb_compare.cpp: a key that is no number is 0).
-int64_t token_number(const std::string& key) {
-  if (key.empty() || key.size() > 18) return 0;
-  for (char c : key)
-    if (c < '0' || c > '9') return 0;
-  return std::stoll(key);
-}
+int64_t token_number(const std::string& key) { return parse_token_number(key).value_or(0); }
 
 bool stamp_dir(const std::string& dir, DirStamp& s) {
   struct stat sb {};

@@ -1,15 +1,15 @@
-// The live comparer's pass on ATB / torch dumps (docs/live-divergence.md "ATB and torch"): the
-// ATB compare library on the tokens not answered yet, answered from its api sheet as `compare
-// --cl api`; each token's finality from a listing of its directories on both sides.
+// LiveRootCompare's pass on ATB / torch dumps (docs/live-divergence.md "ATB and torch"): the ATB
+// library on the tokens not answered yet, each token's finality from a listing of its directories.
 #include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string_view>
+#include <utility>
 
 #include <sys/stat.h>
-#include <time.h>
 
 #include "daemon/live_compare_atb.h"
 
@@ -20,18 +20,25 @@
 #include "common/io/derived_names.h"
 #include "common/report/op_label.h"
 #include "common/stats/tensor_stats.h"
-#include "daemon/live_compare.h"
+#include "daemon/live_root_compare.h"
+#include "daemon/live_tree_files.h"
 
 namespace msit::daemon {
 namespace {
 
 namespace fs = std::filesystem;
 
-bool is_token_number(std::string_view s, int64_t token) {
-  if (s.empty() || s.size() > 18) return false;
+// A token's number as a directory name or a report key: digits only, at most 18 of them.
+std::optional<int64_t> parse_token_number(std::string_view s) {
+  if (s.empty() || s.size() > 18) return std::nullopt;
   for (char c : s)
-    if (c < '0' || c > '9') return false;
-  return std::stoll(std::string(s)) == token;
+    if (c < '0' || c > '9') return std::nullopt;
+  return std::stoll(std::string(s));
+}
+
+bool is_token_number(std::string_view s, int64_t token) {
+  std::optional<int64_t> n = parse_token_number(s);
+  return n && *n == token;
 }
 
 // A file of the dump, not one of ours (stores, summaries, temps, claims) nor a hidden file.
@@ -52,21 +59,8 @@ void list_token_files(const std::string& dir, std::map<std::string, std::vector<
   }
 }
 
-using FileWhole = std::function<bool(const SourceFile&, std::optional<int64_t>&)>;
-
-int64_t wall_clock_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
-
 // A token key's number as the report gives it (atb_compare.cpp: a key that is no number is 0).
-int64_t token_number(const std::string& key) {
-  if (key.empty() || key.size() > 18) return 0;
-  for (char c : key)
-    if (c < '0' || c > '9') return 0;
-  return std::stoll(key);
-}
+int64_t token_number(const std::string& key) { return parse_token_number(key).value_or(0); }
 
 bool stamp_dir(const std::string& dir, DirStamp& s) {
   struct stat sb {};
@@ -74,7 +68,7 @@ bool stamp_dir(const std::string& dir, DirStamp& s) {
   s.path = dir;
   s.dev = sb.st_dev;
   s.ino = sb.st_ino;
-  s.mtime_ns = int64_t{sb.st_mtim.tv_sec} * 1'000'000'000 + sb.st_mtim.tv_nsec;
+  s.mtime_ns = mtime_ns(sb);
   return true;
 }
 
@@ -106,12 +100,9 @@ struct TokenListing {
 };
 
 void add_file(const SourceFile& f, const FileWhole& whole, SideToken& st) {
-  st.sig += uint64_t{1} << (8 * static_cast<unsigned>(f.kind));  // a file summarised changes it
-  st.sig += 1ull << 48;                                          // and so does a new file
   std::optional<int64_t> written;
   bool w = whole(f, written);
-  st.whole = st.whole && w;
-  st.written_ns = st.written_ns && written ? std::optional<int64_t>(std::max(*st.written_ns, *written)) : std::nullopt;
+  st.add_file(f.kind, w, written);
 }
 
 // The token's directories: `token_dir` and, where its process directory has rank siblings (msit's
@@ -163,8 +154,110 @@ void merge_side(SideToken& into, const SideToken& s) {
   }
   into.sig += s.sig;
   into.whole = into.whole && s.whole;
-  into.written_ns = into.written_ns && s.written_ns ? std::optional<int64_t>(std::max(*into.written_ns, *s.written_ns))
-                                                    : std::nullopt;
+  into.written_ns = latest_write(into.written_ns, s.written_ns);
+}
+
+// What an ATB/torch pass lists (docs/live-divergence.md "ATB and torch"): each token pair the
+// library finds is listed here first (both sides' token directories), unless it is retired and
+// none of its directories changed: then the library leaves it out unread and finality sees it
+// as it was.
+class AtbListing {
+ public:
+  using Sides = std::map<TokenFinality::Key, SideToken>;
+  AtbListing(AtbLiveState& st, FileWhole mine_whole, FileWhole golden_whole, int64_t wall_ns)
+      : st_(st), mine_whole_(std::move(mine_whole)), golden_whole_(std::move(golden_whole)), wall_ns_(wall_ns) {}
+
+  // AtbCompareOptions::skip_token: whether the library leaves the token out unread.
+  bool skip_token(const std::string& key, const std::string& golden_dir, const std::string& my_dir) {
+    int64_t tok = token_number(key);
+    bool again = !offered_.insert(tok).second;  // keys the report numbers alike: never left out
+    auto r = st_.retired.find(tok);
+    if (!again && r != st_.retired.end() && !r->second.dirs.empty() && unchanged(r->second.dirs, st_.dirs_checked)) {
+      ++st_.tokens_unlisted;
+      unlisted_.insert(tok);
+      return true;
+    }
+    TokenListing lm, lg;
+    list_token(my_dir, mine_whole_, lm, st_.dirs_listed);
+    list_token(golden_dir, golden_whole_, lg, st_.dirs_listed);
+    ++st_.tokens_listed;
+    merge_side(mine[{-1, tok}], lm.side);
+    merge_side(golden[{-1, tok}], lg.side);
+    uint64_t& shape = shapes_.try_emplace(tok, kFnv1aBasis).first->second;
+    std::sort(lm.rel.begin(), lm.rel.end());
+    for (const auto& p : lm.rel) shape = fnv1a(p + '\x1e', shape);
+    auto& d = dirs_[tok];
+    d.insert(d.end(), lm.dirs.begin(), lm.dirs.end());
+    d.insert(d.end(), lg.dirs.begin(), lg.dirs.end());
+    if (again || r == st_.retired.end()) return false;
+    if (r->second.mine.sig == lm.side.sig && r->second.golden.sig == lg.side.sig) {
+      if (r->second.dirs.empty() && all_older(d, wall_ns_)) r->second.dirs = d;  // skippable from now on
+      return true;  // listed again, unchanged: still answered
+    }
+    st_.retired.erase(r);  // its files changed: judged again
+    return false;
+  }
+
+  // After the library's run: what finality sees. A retired token no longer found is forgotten;
+  // one left unlisted is unchanged: finality sees it as it was (not as gone, which would count
+  // as a change of the side's tree). Rule 6: a token showing the very files of the token before
+  // it, which was answered final.
+  void complete_sides() {
+    for (auto it = st_.retired.begin(); it != st_.retired.end();) {
+      if (!offered_.count(it->first)) {
+        it = st_.retired.erase(it);
+        continue;
+      }
+      if (unlisted_.count(it->first)) {
+        mine[{-1, it->first}] = it->second.mine;
+        golden[{-1, it->first}] = it->second.golden;
+      }
+      ++it;
+    }
+    const TokenFinality::Key* prev = nullptr;
+    for (auto& [k, side] : mine) {
+      if (prev) {
+        auto r = st_.retired.find(prev->token);
+        auto s = shapes_.find(k.token);
+        side.same_files = r != st_.retired.end() && s != shapes_.end() && r->second.shape == s->second;
+      }
+      prev = &k;
+    }
+  }
+
+  // Every final token with rows was answered just now (reported, or found clean): retired.
+  void retire_final(const std::vector<ReportRow>& rows, const std::function<bool(int64_t)>& is_final) {
+    for (const auto& r : rows) {
+      const int64_t tok = r.token_id;
+      if (st_.retired.count(tok) || !is_final(tok)) continue;
+      AtbLiveState::Retired& ret = st_.retired[tok];
+      ret.mine = mine[{-1, tok}];
+      ret.golden = golden[{-1, tok}];
+      ret.shape = shapes_[tok];
+      if (all_older(dirs_[tok], wall_ns_)) ret.dirs = dirs_[tok];
+    }
+  }
+
+  Sides mine, golden;  // what each side shows of each token listed (or left out) this pass
+
+ private:
+  AtbLiveState& st_;
+  FileWhole mine_whole_, golden_whole_;
+  int64_t wall_ns_;
+  std::map<int64_t, uint64_t> shapes_;
+  std::map<int64_t, std::vector<DirStamp>> dirs_;
+  std::set<int64_t> offered_, unlisted_;
+};
+
+// The api sheet (what `compare --cl api` writes, the finest of the three), else the sheet with
+// the most rows.
+atb::AtbSheet& answer_sheet(atb::AtbCompareResult& res) {
+  atb::AtbSheet* sheet = &res.sheets.front();
+  for (auto& sh : res.sheets)
+    if (sh.rows.size() > sheet->rows.size()) sheet = &sh;
+  for (auto& sh : res.sheets)
+    if (sh.name == "api" && !sh.rows.empty()) sheet = &sh;
+  return *sheet;
 }
 
 }  // namespace
@@ -231,6 +324,18 @@ std::vector<TokenVerdict> atb_token_verdicts(const std::string& root, const std:
   return out;
 }
 
+FileWhole LiveRootCompare::atb_file_whole(bool golden, int64_t wall_ns, int64_t now_ns) {
+  // Whether a listed file is whole (docs/live-divergence.md "When a token's answer is final",
+  // rule 1), and when it was last written on the comparer's clock where known: as side_tokens
+  // judges the files of the other flows.
+  return [this, golden, wall_ns, now_ns](const SourceFile& f, std::optional<int64_t>& written) {
+    written.reset();
+    if (f.kind == SourceKind::kSummary || f.kind == SourceKind::kStored) return true;  // written once, whole
+    if (!golden) return (f.kind == SourceKind::kRaw && !f.disk_path.empty()) || (held_ && held_(f.path()));
+    return golden_file_whole(f, wall_ns, now_ns, false, written);
+  };
+}
+
 std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vector<std::string>& notes,
                                                        std::vector<TokenVerdict>* verdicts,
                                                        std::set<std::string>* indexed) {
@@ -238,139 +343,38 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
   if (!atb_) atb_ = std::make_shared<AtbLiveState>();
   AtbLiveState& st = *atb_;
   st.dirs_listed = st.dirs_checked = st.tokens_listed = st.tokens_unlisted = 0;
-  const int64_t wall = wall_clock_ns();
-  const Finality& lim = finality_.limits();
-  // Whether a listed file is whole (docs/live-divergence.md "When a token's answer is final",
-  // rule 1), and when it was last written on the comparer's clock where known: as side_tokens
-  // judges the files of the other flows.
-  auto whole = [&](bool golden) {
-    return [&, golden](const SourceFile& f, std::optional<int64_t>& written) {
-      written.reset();
-      if (f.kind == SourceKind::kSummary || f.kind == SourceKind::kStored) return true;  // written once, whole
-      if (!golden) return (f.kind == SourceKind::kRaw && !f.disk_path.empty()) || (held_ && held_(f.path()));
-      uint64_t h = fnv1a(f.path());
-      auto it = golden_written_.find(h);
-      int64_t mtime = 0;
-      if (it != golden_written_.end()) {
-        mtime = it->second;
-      } else {
-        struct stat sb {};
-        if (::stat(f.path().c_str(), &sb) != 0) return false;
-        mtime = int64_t{sb.st_mtim.tv_sec} * 1'000'000'000 + sb.st_mtim.tv_nsec;
-        if (wall - mtime >= lim.quiet_ns) golden_written_.emplace(h, mtime);  // settled for good
-      }
-      written = now_ns - (wall - mtime);
-      return wall - mtime >= lim.token_settle_ns;
-    };
-  };
-  const FileWhole mine_whole = whole(false), golden_whole = whole(true);
-  // Each token pair the library finds is listed here first (both sides' token directories),
-  // unless it is retired and none of its directories changed: then the library leaves it out
-  // unread and finality sees it as it was.
-  std::map<TokenFinality::Key, SideToken> mine, golden;
-  std::map<int64_t, uint64_t> shapes;
-  std::map<int64_t, std::vector<DirStamp>> dirs;
-  std::set<int64_t> offered, unlisted;
+  const int64_t wall = wall_now_ns();
+  AtbListing listing(st, atb_file_whole(false, wall, now_ns), atb_file_whole(true, wall, now_ns), wall);
   atb::AtbCompareOptions o;
   o.jobs = 1;
   o.eval.stats.sketch_width = kDefaultSketchWidth;
   if (!op_mapping_file_.empty()) o.op_mapping_dir = op_mapping_file_;
   o.row_cache = &atb_rows_;  // only the pairs new since the last pass are read
-  o.skip_token = [&](const std::string& key, const std::string& golden_dir, const std::string& my_dir) {
-    int64_t tok = token_number(key);
-    bool again = !offered.insert(tok).second;  // keys the report numbers alike: never left out
-    auto r = st.retired.find(tok);
-    if (!again && r != st.retired.end() && !r->second.dirs.empty() && unchanged(r->second.dirs, st.dirs_checked)) {
-      ++st.tokens_unlisted;
-      unlisted.insert(tok);
-      return true;
-    }
-    TokenListing lm, lg;
-    list_token(my_dir, mine_whole, lm, st.dirs_listed);
-    list_token(golden_dir, golden_whole, lg, st.dirs_listed);
-    ++st.tokens_listed;
-    merge_side(mine[{-1, tok}], lm.side);
-    merge_side(golden[{-1, tok}], lg.side);
-    uint64_t& shape = shapes.try_emplace(tok, kFnv1aBasis).first->second;
-    std::sort(lm.rel.begin(), lm.rel.end());
-    for (const auto& p : lm.rel) shape = fnv1a(p + '\x1e', shape);
-    auto& d = dirs[tok];
-    d.insert(d.end(), lm.dirs.begin(), lm.dirs.end());
-    d.insert(d.end(), lg.dirs.begin(), lg.dirs.end());
-    if (again || r == st.retired.end()) return false;
-    if (r->second.mine.sig == lm.side.sig && r->second.golden.sig == lg.side.sig) {
-      if (r->second.dirs.empty() && all_older(d, wall)) r->second.dirs = d;  // skippable from now on
-      return true;                                                           // listed again, unchanged: still answered
-    }
-    st.retired.erase(r);  // its files changed: judged again
-    return false;
+  o.skip_token = [&listing](const std::string& key, const std::string& golden_dir, const std::string& my_dir) {
+    return listing.skip_token(key, golden_dir, my_dir);
   };
   Result<atb::AtbCompareResult> res = atb::run_atb_compare(golden_, root_, o);
   if (!res.ok() || res->sheets.empty()) {
-    note_waiting(res.ok() ? make_error(root_, Stage::kMatch, "no rows yet") : res.error(), notes);
-    finality_.observe({}, {}, now_ns);
-    waiting_ = confirm_soon_ = false;
-    next_time_rule_ns_.reset();
+    no_pass(res.ok() ? make_error(root_, Stage::kMatch, "no rows yet") : res.error(), now_ns, notes);
     return events;
   }
   last_error_.clear();
-  // A retired token no longer found is forgotten; one left unlisted is unchanged: finality sees
-  // it as it was (not as gone, which would count as a change of the side's tree).
-  for (auto it = st.retired.begin(); it != st.retired.end();) {
-    if (!offered.count(it->first)) {
-      it = st.retired.erase(it);
-      continue;
-    }
-    if (unlisted.count(it->first)) {
-      mine[{-1, it->first}] = it->second.mine;
-      golden[{-1, it->first}] = it->second.golden;
-    }
-    ++it;
-  }
-  // Rule 6: a token showing the very files of the token before it, which was answered final.
-  const TokenFinality::Key* prev = nullptr;
-  for (auto& [k, side] : mine) {
-    if (prev) {
-      auto r = st.retired.find(prev->token);
-      auto s = shapes.find(k.token);
-      side.same_files = r != st.retired.end() && s != shapes.end() && r->second.shape == s->second;
-    }
-    prev = &k;
-  }
-  finality_.observe_sides(mine, golden, now_ns);
-  waiting_ = finality_.any_pending(now_ns);
-  confirm_soon_ = finality_.final_on_next_pass(now_ns);
-  next_time_rule_ns_ = finality_.next_time_rule_ns(now_ns);
-  // The api sheet (what `compare --cl api` writes, the finest of the three), else the sheet with
-  // the most rows.
-  atb::AtbSheet* sheet = &res->sheets.front();
-  for (auto& sh : res->sheets)
-    if (sh.rows.size() > sheet->rows.size()) sheet = &sh;
-  for (auto& sh : res->sheets)
-    if (sh.name == "api" && !sh.rows.empty()) sheet = &sh;
-  std::vector<ReportRow>& rows = sheet->rows;
+  listing.complete_sides();
+  observe_finality(listing.mine, listing.golden, false, now_ns);
+  std::vector<ReportRow>& rows = answer_sheet(*res).rows;
   for (auto& r : rows) r.rank = -1;
   // The library has run the first-divergence post-pass on each sheet with the ops' inputs (ATB
   // intensors, torch input_k) and dropped those rows: its marks are compare's. Running it again
   // here would take the previous output as each op's input and could name another op. The rule
   // works token by token, so the tokens left out change no other token's answer.
   answer_final_tokens(rows, -1, now_ns, events, notes);
+  auto final = [&](int64_t tok) { return finality_.is_final({-1, tok}, now_ns); };
   if (verdicts) {
     // Every pass, so that a file of a final token written late is decided too (its token is
     // listed again: a directory of it changed).
-    auto final = [&](int64_t tok) { return finality_.is_final({-1, tok}, now_ns); };
     for (auto& v : atb_token_verdicts(root_, rows, final, indexed)) verdicts->push_back(std::move(v));
   }
-  // Every final token with rows was answered just now (reported, or found clean): retired.
-  for (const auto& r : rows) {
-    const int64_t tok = r.token_id;
-    if (st.retired.count(tok) || !finality_.is_final({-1, tok}, now_ns)) continue;
-    AtbLiveState::Retired& ret = st.retired[tok];
-    ret.mine = mine[{-1, tok}];
-    ret.golden = golden[{-1, tok}];
-    ret.shape = shapes[tok];
-    if (all_older(dirs[tok], wall)) ret.dirs = dirs[tok];
-  }
+  listing.retire_final(rows, final);
   return events;
 }
 

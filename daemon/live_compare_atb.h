@@ -1,6 +1,5 @@
 // The live comparer on ATB / torch dumps (docs/live-divergence.md "ATB and torch"): which raw
-// files of the watched side belong to which op and token, so that a final token's verdict can
-// keep the files of the diverging node and of the nodes before it.
+// files of a watched token belong to which node, and what its ATB/torch passes keep.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +10,9 @@
 #include <vector>
 
 #include "common/report/report_row.h"
-#include "daemon/live_compare.h"
+#include "daemon/live_root_compare.h"  // the pass whose state AtbLiveState is
+#include "daemon/token_finality.h"
+#include "daemon/token_verdict.h"
 
 namespace msit::daemon {
 

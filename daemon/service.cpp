@@ -20,7 +20,7 @@
 #include "daemon/command_runner.h"
 #include "daemon/disk_space.h"
 #include "daemon/divergence_alerts.h"
-#include "daemon/live_compare.h"
+#include "daemon/live_comparer.h"
 #include "daemon/real_compactor.h"
 #include "daemon/setting_table.h"
 #include "daemon/tree_owners.h"

@@ -1,0 +1,251 @@
+// LiveRootCompare's pass (docs/live-divergence.md "A pass"): compare's own matcher, evaluator and
+// first-divergence post-pass, run pass by pass on a growing dump; final tokens answered once.
+#include "daemon/live_root_compare.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "common/compare/divergence.h"
+#include "common/compare_atb/atb_compare.h"
+#include "common/report/op_label.h"
+#include "common/stats/tensor_stats.h"
+#include "common/store/store_catalog.h"
+#include "daemon/divergence_event.h"
+#include "daemon/live_tree_files.h"
+
+namespace msit::daemon {
+namespace {
+
+std::string pair_key(const PairSpec& p) {
+  std::string k = p.my_cell;
+  k += '\x1f';
+  k += p.golden_cell;
+  k += '\x1f';
+  for (const TensorSlot* s : {&p.my, &p.golden}) {
+    k += static_cast<char>('0' + static_cast<int>(s->kind));
+    k += static_cast<char>('0' + (s->file ? static_cast<int>(s->file->kind) : 9));
+  }
+  return k;
+}
+
+// A row worth keeping: both sides were read and compared. Problem rows cost nothing to redo, and
+// rows with a fail reason may be a side caught mid-write or mid-compaction.
+bool cacheable(const PairSpec& p, const ReportRow& r) {
+  return !p.problem.any() && r.fail_reason == FailReason::kNone && !r.problem.any();
+}
+
+std::string token_tag(int64_t rank, int64_t token) { return std::to_string(rank) + "/" + std::to_string(token); }
+
+}  // namespace
+
+LiveRootCompare::LiveRootCompare(std::string root, std::string golden, Finality f, std::string op_mapping_file)
+    : root_(std::move(root)), golden_(std::move(golden)), op_mapping_file_(std::move(op_mapping_file)), finality_(f) {}
+
+std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<std::string>& notes,
+                                                   std::vector<TokenVerdict>* verdicts,
+                                                   std::set<std::string>* indexed) {
+  // Stores grow while the dump is summarised: each pass lists afresh those that changed (the
+  // golden's, usually written once, is listed once). The previous pass's trees (which point
+  // into the catalog) are gone by now; the row cache holds only copies.
+  store::StoreCatalog::instance().forget_changed();
+  if (atb::is_atb_torch_compare(golden_, root_)) return pass_atb(now_ns, notes, verdicts, indexed);
+  std::vector<DivergenceEvent> events;
+  CompareOptions o;
+  o.jobs = 1;  // the comparer's own thread; the workers compact (and skip_dir below is not thread-safe)
+  o.eval.stats.sketch_width = kDefaultSketchWidth;
+  o.flow = flow_;
+  deferred_ = false;
+  dir_mtimes_.clear();
+  skipped_.clear();
+  hidden_.clear();
+  hidden_dirs_.clear();
+  plan_listing();
+  o.skip_dir = [this](const std::string& dir) { return skip_listing(dir); };
+  // Finality from this pass's whole trees, before any row is judged and before retired tokens
+  // are dropped from them.
+  Sides mine, golden;
+  o.prune = [&](std::optional<int64_t> rank, DumpTree& my, DumpTree& gold) {
+    return prune_rank(rank.value_or(-1), my, gold, now_ns, mine, golden, indexed);
+  };
+  FileCache cache;
+  Result<MatchedCompare> m = match_compare(root_, golden_, o, cache);
+  if (!m.ok()) {
+    no_pass(m.error(), now_ns, notes);
+    return events;
+  }
+  last_error_.clear();
+  flow_ = m->flow;
+  if (indexed) indexed->insert(hidden_dirs_.begin(), hidden_dirs_.end());  // their files are placed
+  complete_sides(*m, mine, golden);
+  mine_seen_ = mine;
+  golden_seen_ = golden;
+  observe_finality(mine, golden, deferred_, now_ns);
+  std::map<std::string, ReportRow> kept;
+  for (MatchedRank& mr : m->ranks) {
+    int64_t rank = mr.rank.value_or(-1);
+    std::vector<std::string> keys;
+    std::vector<ReportRow> rows = rank_rows(mr, cache, o.eval, keys);
+    // compare's post-pass over the rank's rows in report (= execution) order: O(rows).
+    mark_error_jumps(rows);
+    answer_final_tokens(rows, rank, now_ns, events, notes);
+    if (verdicts) note_verdicts(rows, mr.my, rank, now_ns, *verdicts);
+    retire_final_tokens(rows, mr, mine, golden, now_ns);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (!keys[i].empty()) kept.emplace(std::move(keys[i]), std::move(rows[i]));
+    }
+  }
+  rows_ = std::move(kept);  // rows of pairs no longer matched are dropped
+  return events;
+}
+
+bool LiveRootCompare::prune_rank(int64_t rank, DumpTree& my, DumpTree& gold, int64_t now_ns, Sides& mine, Sides& golden,
+                                 std::set<std::string>* indexed) {
+  side_tokens(my, rank, false, now_ns, mine);
+  side_tokens(gold, rank, true, now_ns, golden);
+  note_token_dirs(rank, my, gold);
+  if (indexed) {
+    for (const auto& g : my.groups)
+      for (const auto& [tok, tf] : g.tokens)
+        for_each_token_file(tf, [&](const SourceFile& f) { indexed->insert(f.raw_path); });
+  }
+  return narrow_trees(rank, mine, golden, my, gold);
+}
+
+void LiveRootCompare::complete_sides(const MatchedCompare& m, Sides& mine, Sides& golden) const {
+  // A retired token left unlisted is unchanged: finality sees it as it was (not as gone, which
+  // would count as a change of the tree).
+  for (const auto& [k, r] : retired_) {
+    if (mine.count(k) || golden.count(k)) continue;
+    mine[k] = r.mine;
+    golden[k] = r.golden;
+  }
+  for (const MatchedRank& mr : m.ranks) mark_paired(mr, mine);
+  // So is a token left unlisted past the window, on the side(s) where it was. Not listed, it was
+  // not paired by this pass either: rule 4 waits until it is listed again.
+  for (const auto& k : hidden_) {
+    if (auto s = mine_seen_.find(k); s != mine_seen_.end() && !mine.count(k)) {
+      mine[k] = s->second;
+      mine[k].paired = false;
+    }
+    if (auto s = golden_seen_.find(k); s != golden_seen_.end() && !golden.count(k)) golden[k] = s->second;
+  }
+}
+
+void LiveRootCompare::observe_finality(const Sides& mine, const Sides& golden, bool window_cut, int64_t now_ns) {
+  finality_.observe_sides(mine, golden, now_ns);
+  waiting_ = window_cut || finality_.any_pending(now_ns);
+  confirm_soon_ = finality_.final_on_next_pass(now_ns);
+  next_time_rule_ns_ = finality_.next_time_rule_ns(now_ns);
+}
+
+void LiveRootCompare::no_pass(const Error& e, int64_t now_ns, std::vector<std::string>& notes) {
+  note_waiting(e, notes);
+  finality_.observe({}, {}, now_ns);
+  waiting_ = confirm_soon_ = false;
+  next_time_rule_ns_.reset();
+}
+
+std::vector<ReportRow> LiveRootCompare::rank_rows(MatchedRank& mr, FileCache& cache, const EvalOptions& eval,
+                                                  std::vector<std::string>& keys) {
+  // Memory (docs/live-divergence.md "Cost"): one copy of each row. A cached row is moved out of
+  // the cache for the post-pass and back after it (mark_error_jumps sets its marks afresh at
+  // each pass).
+  std::vector<ReportRow> rows;
+  rows.reserve(mr.pairs.size());
+  keys.reserve(mr.pairs.size());
+  for (PairSpec& p : mr.pairs) {
+    std::string key = pair_key(p);
+    auto hit = rows_.find(key);
+    if (hit != rows_.end()) {
+      auto node = rows_.extract(hit);
+      keys.push_back(std::move(node.key()));
+      rows.push_back(std::move(node.mapped()));
+      continue;
+    }
+    ReportRow r = evaluate_pair(p, cache, eval);
+    r.rank = mr.rank.value_or(-1);
+    std::string drop = msit_drop_reason(r);
+    if (!drop.empty()) r.note = r.note.empty() ? drop : r.note + "; " + drop;
+    keys.push_back(cacheable(p, r) ? std::move(key) : std::string());
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+void LiveRootCompare::answer_final_tokens(const std::vector<ReportRow>& rows, int64_t rank, int64_t now_ns,
+                                          std::vector<DivergenceEvent>& events, std::vector<std::string>& notes) {
+  auto firsts = first_divergences(rows);
+  std::set<int64_t> tokens;
+  for (const auto& r : rows) tokens.insert(r.token_id);
+  for (int64_t tok : tokens) {
+    std::string tag = token_tag(rank, tok);
+    if (done_tokens_.count(tag) || !finality_.is_final({rank, tok}, now_ns)) continue;
+    auto f = firsts.find(tok);
+    std::string which = root_ + ": live compare: rank " + (rank < 0 ? std::string("-") : std::to_string(rank)) +
+                        ", token " + std::to_string(tok);
+    // Which rule made the token final, on each side: an operator (and a test) can tell an
+    // answer by event from one that waited for silence.
+    auto [mine_rule, golden_rule] = finality_.rules({rank, tok}, now_ns);
+    std::string why = std::string("final: watched side done by ") + final_rule_name(mine_rule) + ", golden by " +
+                      final_rule_name(golden_rule);
+    if (f == firsts.end()) {  // final and clean so far; judged again if it changes
+      if (clean_noted_.insert(tag).second) notes.push_back(which + " judged clean (no divergence); " + why);
+      continue;
+    }
+    notes.push_back(which + " " + why);
+    events.push_back(divergence_event(rows[f->second], root_, golden_));
+    done_tokens_.insert(tag);  // a token has one first divergence: answered once per process
+  }
+}
+
+void LiveRootCompare::note_waiting(const Error& e, std::vector<std::string>& notes) {
+  // Early in a dump (empty or not yet populated dirs) there is nothing to pair: said once, not at
+  // every pass as the token lists in the reason change, and again only after a pass has matched.
+  bool nothing = e.stage == Stage::kMatch || e.stage == Stage::kTokens || e.stage == Stage::kRanks;
+  std::string line = nothing ? std::string("match: nothing to compare yet") : e.to_string();
+  if (line != last_error_) {
+    notes.push_back(nothing ? root_ + ": live compare: match: nothing to compare yet between " + root_ +
+                                  " and its golden " + golden_ + " (" + e.message + "); waiting for files on both sides"
+                            : root_ + ": live compare with " + golden_ + " waits: " + line);
+  }
+  last_error_ = line;
+}
+
+void LiveRootCompare::retire_final_tokens(const std::vector<ReportRow>& rows, const MatchedRank& mr, Sides& mine,
+                                          Sides& golden, int64_t now_ns) {
+  const int64_t rank = mr.rank.value_or(-1);
+  int64_t wall = wall_now_ns();
+  for (const auto& r : rows) {
+    TokenFinality::Key k{rank, r.token_id};
+    if (retired_.count(k) || !finality_.is_final(k, now_ns)) continue;
+    retired_[k] = Retired{mine[k], golden[k], {}};
+    note_skippable(k, mr.my, mr.golden, wall);
+  }
+}
+
+void LiveRootCompare::note_verdicts(const std::vector<ReportRow>& rows, const DumpTree& my, int64_t rank,
+                                    int64_t now_ns, std::vector<TokenVerdict>& out) const {
+  std::map<int64_t, TokenVerdict> by_token;
+  for (const auto& g : my.groups) {
+    for (const auto& [tok, tf] : g.tokens) {
+      if (!finality_.is_final({rank, tok}, now_ns)) continue;
+      TokenVerdict& v = by_token[tok];
+      for_each_token_file(tf, [&](const SourceFile& f) { v.files.push_back(f.raw_path); });
+    }
+  }
+  for (const auto& r : rows) {
+    auto it = by_token.find(r.token_id);
+    if (it == by_token.end() || r.my_data_path.empty()) continue;
+    TokenVerdict& v = it->second;
+    std::string file = row_file(r, false);
+    if (v.op_files.empty() || v.op_files.back() != file) {
+      if (std::find(v.op_files.begin(), v.op_files.end(), file) == v.op_files.end()) v.op_files.push_back(file);
+    }
+    if (r.jump == ReportRow::Jump::kFirst && !v.diverged) {
+      v.diverged = static_cast<size_t>(std::find(v.op_files.begin(), v.op_files.end(), file) - v.op_files.begin());
+    }
+  }
+  for (auto& [tok, v] : by_token) out.push_back(std::move(v));
+}
+
+}  // namespace msit::daemon

@@ -23,100 +23,12 @@
 set -euo pipefail
 BUILD=${1:-build}; RUNS=${2:-5}; ROUNDS=${3:-3}; TOKENS=${4:-40}; PACE_MS=${PACE_MS:-10}; GOLDEN=${GOLDEN:-before}
 BIN=${MSIT_BIN:-$BUILD/cli/msit-compact}; GEN=$BUILD/tests/tools/msit-dumpgen
-HERE="$(cd "$(dirname "$0")" && pwd)"
-W="$(mktemp -d "${TMPDIR:-/var/tmp}/msit-live.XXXXXX")"
-WATCH_PID=""
-trap '[ -z "$WATCH_PID" ] || kill -9 "$WATCH_PID" 2>/dev/null; rm -rf "$W"' EXIT
-export MSIT_COMPACT_SUMMARY_FORMAT=store
+source "$(dirname "$0")/live_lib.sh" msit-live
 
 gen() {  # OUT TOKENS: the pair of tests/integration/live_divergence.sh (a), a MatMul perturbed
   "$GEN" model --chain llama --ops 31 --tokens "$2" --rows 8 --hidden 64 --noise 1e-3 --ge-dtype float32 \
     --reduced MatMul=bfloat16 --seed 7 --diverge-type MatMul --diverge-nth 2 --diverge-scale 0.05 --out "$1" >/dev/null
 }
-
-# drive.py SRC DST PACE_MS EVENTS|- RESULT HERE [GSRC GDST]: replays SRC into DST (and GSRC into
-# GDST at the same time, interleaved by progress); with EVENTS, a thread notes when each events
-# line appears; without, waits until no raw file is left under DST. Writes RESULT (JSON): close
-# time per file, event times, first write and done times.
-cat >"$W/drive.py" <<'PY'
-import json, os, shutil, sys, threading, time
-sys.path.insert(0, sys.argv[6])
-from live_replay import token_of, ts_of
-src, dst, pace, events, result = sys.argv[1], sys.argv[2], float(sys.argv[3]) / 1000, sys.argv[4], sys.argv[5]
-other, dumps = [], []
-for root, dirs, files in os.walk(src):
-    dirs.sort()
-    for f in files:
-        rel = os.path.relpath(os.path.join(root, f), src)
-        (other if f.endswith((".txt", ".json")) else dumps).append(rel)
-dumps.sort(key=lambda r: (token_of(r), ts_of(os.path.basename(r)), r))
-gdumps = []
-if len(sys.argv) > 8:
-    for root, dirs, files in os.walk(sys.argv[7]):
-        dirs.sort()
-        for f in files:
-            rel = os.path.relpath(os.path.join(root, f), sys.argv[7])
-            (other if f.endswith((".txt", ".json")) else gdumps).append((sys.argv[7], sys.argv[8], rel))
-    gdumps.sort(key=lambda g: (token_of(g[2]), ts_of(os.path.basename(g[2])), g[2]))
-seen, stop = [], threading.Event()
-def poll_events():
-    n = 0
-    while not stop.is_set():
-        try:
-            lines = open(events).read().count("\n")
-        except FileNotFoundError:
-            lines = 0
-        now = time.time()
-        seen.extend([now] * (lines - n)); n = max(n, lines)
-        time.sleep(0.002)
-def put(rel, s=src, d=dst):
-    if isinstance(rel, tuple):
-        s, d, rel = rel
-    out = os.path.join(d, rel)
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    shutil.copyfile(os.path.join(s, rel), out)
-    return out
-for rel in sorted(other, key=str):
-    put(rel)
-# The i-th of n files of each stream at progress (i + 1) / n (live_replay_pair.py's order).
-# Paced on the watched side's files only: the golden's come between them, as a second model
-# running beside it at the same speed (a token takes as long as without a concurrent golden).
-order = [r for _, _, r in sorted([((i + 1) / len(dumps), 0, r) for i, r in enumerate(dumps)] +
-                                 [((i + 1) / len(gdumps), 1, g) for i, g in enumerate(gdumps)], key=lambda x: x[:2])]
-if events != "-":
-    threading.Thread(target=poll_events, daemon=True).start()
-close, first = {}, time.time()
-for rel in order:
-    if pace and not isinstance(rel, tuple):
-        time.sleep(pace)
-    out = put(rel)
-    close[os.path.abspath(out)] = time.time()
-end = time.time()
-deadline = end + 60
-def raw_left():
-    return sum(1 for r, _, fs in os.walk(dst) for f in fs
-               if not f.endswith((".txt", ".json")) and not f.startswith((".", "msit-summary.db")))
-if events != "-":
-    want = len({token_of(r) for r in dumps})
-    while len(seen) < want and time.time() < deadline:
-        time.sleep(0.01)
-    stop.set()
-else:
-    while raw_left() and time.time() < deadline:
-        time.sleep(0.005)
-done = time.time()
-json.dump({"close": close, "seen": seen, "first": first, "end": end, "done": done, "files": len(dumps),
-           "left": raw_left()}, open(result, "w"))
-PY
-
-start_watch() {  # DIR LOG [ARGS...]
-  local dir=$1 log=$2; shift 2
-  "$BIN" watch "$dir" --json-status "$dir.status.json" "$@" >"$log" 2>&1 &
-  WATCH_PID=$!
-  for _ in $(seq 600); do grep -q 'start-up scan done' "$log" && return 0; sleep 0.05; done
-  echo "watch did not start: $(tail -5 "$log")" >&2; exit 1
-}
-stop_watch() { kill -TERM "$WATCH_PID"; wait "$WATCH_PID" || true; WATCH_PID=""; }
 
 echo "live divergence bench: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(git -C "$HERE" rev-parse --short HEAD 2>/dev/null)"
 # 1. Alert latency.
@@ -125,24 +37,14 @@ for r in $(seq "$RUNS"); do
   d="$W/lat-w$r"; mkdir -p "$d"
   g="$W/lat/msit_fx_dump"; both=()
   [ "$GOLDEN" != concurrent ] || { g="$W/lat-g$r"; mkdir -p "$g"; both=("$W/lat/msit_fx_dump" "$g"); }
-  start_watch "$d" "$W/lat$r.log" --golden "$g" --events "$W/lat$r.jsonl"
-  python3 "$W/drive.py" "$W/lat/msit_ge_dump" "$d" "$PACE_MS" "$W/lat$r.jsonl" "$W/lat$r.json" "$HERE/../tests/integration" "${both[@]}"
+  start_watch "$BIN" "$d" "$W/lat$r.log" --golden "$g" --events "$W/lat$r.jsonl"
+  drive "$W/lat/msit_ge_dump" "$d" "$PACE_MS" "$W/lat$r.jsonl" "$W/lat$r.json" "${both[@]}"
   stop_watch
   grep -ho 'token [0-9]* final: .*' "$W/lat$r.log" | sed "s/^/rules run $r: /"
-  # KEEP_LOGS=DIR keeps each run's watch log, events and replay times (close per file, event seen).
-  [ -z "${KEEP_LOGS:-}" ] || for x in log jsonl json; do cp "$W/lat$r.$x" "$KEEP_LOGS/lat$r.$$.$x"; done
-  python3 - "$W/lat$r.jsonl" "$W/lat$r.json" "$r" <<'PY'
-import json, os, sys
-ev = [json.loads(l) for l in open(sys.argv[1])]
-res = json.load(open(sys.argv[2]))
-last = max(int(e["token"]) for e in ev) if ev else -1
-for e, seen in zip(ev, res["seen"]):
-    closed = res["close"][os.path.abspath(e["my_path"].split(",")[0])]  # PATH,outputs,K
-    # A golden replayed at the same time: from its counterpart's close if that came later.
-    closed = max(closed, res["close"].get(os.path.abspath(e["golden_path"].split(",")[0]), closed))
-    kind = "last" if int(e["token"]) == last else "next"
-    print("alert run %s token %s (%s) op %s: %.0f ms" % (sys.argv[3], e["token"], kind, e["op"], (seen - closed) * 1000))
-PY
+  keep_run "lat$r"
+  latencies "lat$r" | while IFS=$'\t' read -r token kind op close_ms _; do
+    echo "alert run $r token $token ($kind) op $op: $close_ms ms"
+  done
   rm -rf "$d" "$W/lat-g$r"
 done | tee "$W/lat.txt"
 
@@ -155,8 +57,8 @@ for r in $(seq "$ROUNDS"); do
   for mode in $order; do
     d="$W/tp-$mode$r"; mkdir -p "$d"
     args=(); [ $mode = plain ] || args=(--golden "$W/tp/msit_fx_dump" --events "$W/tp-$mode$r.jsonl")
-    start_watch "$d" "$W/tp-$mode$r.log" "${args[@]}"
-    python3 "$W/drive.py" "$W/tp/msit_ge_dump" "$d" 0 - "$W/tp-$mode$r.json" "$HERE/../tests/integration"
+    start_watch "$BIN" "$d" "$W/tp-$mode$r.log" --json-status "$d.status.json" "${args[@]}"
+    drive "$W/tp/msit_ge_dump" "$d" 0 - "$W/tp-$mode$r.json"
     stop_watch
     python3 - "$d.status.json" "$W/tp-$mode$r.json" "$mode" "$r" "$(cut -d' ' -f1 /proc/loadavg)" <<'PY'
 import json, sys

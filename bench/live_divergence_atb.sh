@@ -15,69 +15,10 @@
 set -euo pipefail
 B=$1; A=$2; RUNS=${3:-5}; BIG=${4:-120}; PACE_MS=${PACE_MS:-2}
 GEN=$B/tests/tools/msit-dumpgen
-HERE="$(cd "$(dirname "$0")" && pwd)"
-W="$(mktemp -d "${TMPDIR:-/var/tmp}/msit-live-atb.XXXXXX")"
-WATCH_PID=""
-trap '[ -z "$WATCH_PID" ] || kill -9 "$WATCH_PID" 2>/dev/null; rm -rf "$W"' EXIT
-export MSIT_COMPACT_SUMMARY_FORMAT=store
+source "$(dirname "$0")/live_lib.sh" msit-live-atb
 TORCH=torch/msit_dump_20260101_000000/torch_tensors/cpu_100
 ATB=atb/msit_dump_20260101_000000
 DUMP=msit_dump_20260101_000000
-
-# drive.py SRC DST PACE_MS EVENTS RESULT ITDIR: replays SRC into DST in live_replay.py's order,
-# notes when each events line appears, writes RESULT (JSON): close time per file, event times,
-# end of the stream.
-cat >"$W/drive.py" <<'PY'
-import json, os, shutil, sys, threading, time
-sys.path.insert(0, sys.argv[6])
-from live_replay import token_of, ts_of, natural
-src, dst, pace, events, result = sys.argv[1], sys.argv[2], float(sys.argv[3]) / 1000, sys.argv[4], sys.argv[5]
-other, dumps = [], []
-for root, dirs, files in os.walk(src):
-    for f in files:
-        rel = os.path.relpath(os.path.join(root, f), src)
-        (other if f.endswith((".txt", ".json")) else dumps).append(rel)
-dumps.sort(key=lambda r: (token_of(r), ts_of(os.path.basename(r)), natural(r)))
-seen, stop = [], threading.Event()
-def poll():
-    n = 0
-    while not stop.is_set():
-        try:
-            lines = open(events).read().count("\n")
-        except FileNotFoundError:
-            lines = 0
-        now = time.time()
-        seen.extend([now] * (lines - n)); n = max(n, lines)
-        time.sleep(0.002)
-def put(rel):
-    out = os.path.join(dst, rel)
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    shutil.copyfile(os.path.join(src, rel), out)
-    return out
-for rel in sorted(other):
-    put(rel)
-threading.Thread(target=poll, daemon=True).start()
-close = {}
-for rel in dumps:
-    if pace:
-        time.sleep(pace)
-    close[os.path.realpath(put(rel))] = time.time()
-end = time.time()
-want = len({token_of(r) for r in dumps})
-while len(seen) < want and time.time() < end + 60:
-    time.sleep(0.01)
-stop.set()
-json.dump({"close": close, "seen": seen, "end": end}, open(result, "w"))
-PY
-
-start_watch() {  # BIN DIR LOG [ARGS...]
-  local bin=$1 dir=$2 log=$3; shift 3
-  "$bin" watch "$dir" "$@" >"$log" 2>&1 &
-  WATCH_PID=$!
-  for _ in $(seq 600); do grep -q 'start-up scan done' "$log" 2>/dev/null && return 0; sleep 0.05; done
-  echo "watch did not start: $(tail -5 "$log")" >&2; exit 1
-}
-stop_watch() { kill -TERM "$WATCH_PID"; wait "$WATCH_PID" || true; WATCH_PID=""; }
 
 echo "live divergence ATB bench: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); B=$B A=$A"
 # 1. Last-token alert latency.
@@ -93,22 +34,14 @@ if [ "$RUNS" != 0 ]; then
       d="$W/w-$side$r/$DUMP"; mkdir -p "$d"
       start_watch "$bin" "$d" "$W/$side$r.log" --golden "$W/golden" --events "$W/$side$r.jsonl" \
         --op-mapping-file "$W/lat/op_mapping"
-      python3 "$W/drive.py" "$W/lat/$ATB" "$d" "$PACE_MS" "$W/$side$r.jsonl" "$W/$side$r.json" \
-        "$HERE/../tests/integration"
+      drive "$W/lat/$ATB" "$d" "$PACE_MS" "$W/$side$r.jsonl" "$W/$side$r.json"
       stop_watch
-      # KEEP_LOGS=DIR keeps each run's watch log, events and replay times.
-      [ -z "${KEEP_LOGS:-}" ] || for x in log jsonl json; do cp "$W/$side$r.$x" "$KEEP_LOGS/$side$r.$$.$x"; done
-      python3 - "$W/$side$r.jsonl" "$W/$side$r.json" "$side" "$r" "$(grep -o 'token 1 final: watched side done by [^,]*' "$W/$side$r.log" | head -1)" <<'PY'
-import json, sys
-ev = [json.loads(l) for l in open(sys.argv[1])]
-res = json.load(open(sys.argv[2]))
-for e, seen in zip(ev, res["seen"]):
-    if e["token"] != "1":
-        continue
-    closed = res["close"][e["my_path"].split(",")[0]]
-    print("last-token alert %s run %s: close->event %.0f ms, stream end->event %.0f ms (%s)"
-          % (sys.argv[3], sys.argv[4], (seen - closed) * 1000, (seen - res["end"]) * 1000, sys.argv[5]))
-PY
+      keep_run "$side$r"
+      rule=$(grep -o 'token 1 final: watched side done by [^,]*' "$W/$side$r.log" | head -1)
+      latencies "$side$r" | while IFS=$'\t' read -r token _ _ close_ms end_ms; do
+        [ "$token" = 1 ] || continue
+        echo "last-token alert $side run $r: close->event $close_ms ms, stream end->event $end_ms ms ($rule)"
+      done
       rm -rf "$W/w-$side$r"
     done
   done | tee "$W/lat.txt"

@@ -2,10 +2,13 @@
 // status file and log lines around one Watcher.
 #include "daemon/service.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 #include <uv.h>
 
+#include <atomic>
 #include <csignal>
 #include <map>
 #include <memory>
@@ -42,6 +45,53 @@ constexpr int kExitBadAlerts = 78;
 // asks for a longer blind quiet time (writers that close and reopen): it is kept whole.
 constexpr int64_t kFirstLookNs = 50'000'000;
 constexpr int64_t kDefaultSettleNs = int64_t{kSettleMs.def} * 1'000'000;
+
+// Signals that arrive before the libuv handlers are in place (the start-up scan can take
+// minutes on a large tree): recorded here, acted on once the handlers are installed.
+std::atomic<int> g_early_stop{0};  // SIGTERM or SIGINT
+std::atomic<bool> g_early_hup{false};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free,
+              "the handler may only touch lock-free atomics");
+
+extern "C" void on_early_signal(int sig) {
+  if (sig == SIGHUP) g_early_hup.store(true, std::memory_order_relaxed);
+  else g_early_stop.store(sig, std::memory_order_relaxed);
+}
+
+// A disposition is the process's: a signal delivered to any thread (a worker's) runs this
+// handler, which only sets a flag, instead of the default action (death with no log line and
+// no final status). SA_RESTART: a syscall it interrupts, in any thread, resumes.
+// uv_signal_start() replaces these handlers in start_handles().
+void install_early_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_early_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+}
+
+bool early_stop_requested() { return g_early_stop.load(std::memory_order_relaxed) != 0; }
+
+// Threads started in its scope begin with SIGTERM/SIGINT/SIGHUP blocked (a thread inherits its
+// creator's mask), and so do the threads they start: these signals are then always handled on
+// the main thread, which runs the start-up scan and the loop. A signal sent while the scan is
+// held is thus seen by the scan before its next file (no worker thread takes it first), and a
+// worker's blocking calls are never cut short by one.
+class StopSignalsBlocked {
+ public:
+  StopSignalsBlocked() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&set, sig);
+    ::pthread_sigmask(SIG_BLOCK, &set, &old_);
+  }
+  ~StopSignalsBlocked() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+  StopSignalsBlocked(const StopSignalsBlocked&) = delete;
+  StopSignalsBlocked& operator=(const StopSignalsBlocked&) = delete;
+
+ private:
+  sigset_t old_{};
+};
 
 WatcherOptions watcher_options(const WatchSettings& s, unsigned jobs) {
   WatcherOptions o;
@@ -90,7 +140,11 @@ class Service {
   void on_status_timer();
   void publish_status(const char* state);
   void reload();
-  void begin_stop(int signum);
+  // `during_scan`: the signal came before the start-up scan was done (docs/daemon.md "Stopping").
+  void begin_stop(int signum, bool during_scan = false);
+  // Signals recorded by on_early_signal() before start_handles() replaced it; true: stopping.
+  // `scanned`: the start-up scan ran to its end (and dispatched its files).
+  bool take_early_signals(bool scanned);
   // A root was pinned: take its lock through the pinned fd (false when another live
   // msit-compact owns it: at start the daemon then refuses to start) and open its stores.
   bool on_root_attached(const std::shared_ptr<const RootHandle>& root);
@@ -288,12 +342,13 @@ void Service::reload() {
                                          : ""));
 }
 
-void Service::begin_stop(int signum) {
+void Service::begin_stop(int signum, bool during_scan) {
   if (stopping_) return;
   stopping_ = true;
   sd_notify(0, "STOPPING=1");
   log_.info(std::string("received ") + (signum == SIGINT ? "SIGINT" : "SIGTERM") +
-            ": finishing files in flight, then exiting");
+            (during_scan ? " during the start-up scan: stopping (nothing was claimed yet; the next start scans again)"
+                         : ": finishing files in flight, then exiting"));
   watcher_->stop_claiming();
   uv_poll_stop(&poll_);
   uv_timer_stop(&tick_);
@@ -361,6 +416,19 @@ void Service::start_handles() {
   }
 }
 
+bool Service::take_early_signals(bool scanned) {
+  const int sig = g_early_stop.exchange(0);
+  if (sig != 0) {
+    begin_stop(sig, !scanned);
+    return true;
+  }
+  if (g_early_hup.exchange(false)) {
+    log_.info("received SIGHUP during the start-up scan: reloading now");
+    reload();
+  }
+  return false;
+}
+
 int Service::run() {
   uv_loop_init(&loop_);
   uv_async_init(&loop_, &wake_, [](uv_async_t* h) {
@@ -386,8 +454,11 @@ int Service::run() {
   }
   // A running batch keeps each file's descriptors (raw, summary temp, archive temp) open.
   const size_t batch_max = batch_size_within_fd_limit(kBatchMax, raise_fd_limit(), jobs_, 1, 3);
-  pool_ = std::make_unique<WorkerPool>(
-      jobs_, batch_max, compactor_, steady_clock(), [this] { uv_async_send(&wake_); }, kBatchBytesMax);
+  {
+    StopSignalsBlocked blocked;
+    pool_ = std::make_unique<WorkerPool>(
+        jobs_, batch_max, compactor_, steady_clock(), [this] { uv_async_send(&wake_); }, kBatchBytesMax);
+  }
   CandidatePolicy policy = engine_policy(live_, owners_);
   // Live divergence with --keep-raw-near-divergence: files wait raw for their op's verdict.
   policy.hold = [this](const std::string& path, uint64_t bytes) {
@@ -414,9 +485,19 @@ int Service::run() {
   }
   log_.info("watching " + std::to_string(settings_.dirs.size()) + " root(s) with " + std::to_string(jobs_) +
             " worker(s), settle " + std::to_string(settings_.settle_ms) + " ms");
-  watcher_->start();
-  if (comparer_) comparer_->start();  // after the start-up scan: resumes from the stores
+  // SIGTERM/SIGINT during the scan end it between two files (on_early_signal() sets the flag).
+  const bool scanned = watcher_->start(early_stop_requested);
+  if (scanned && comparer_) {
+    StopSignalsBlocked blocked;
+    comparer_->start();  // after the start-up scan: resumes from the stores
+  }
   start_handles();
+  // After start_handles(): a signal from now on reaches libuv, one before it is in the flags.
+  if (take_early_signals(scanned)) {
+    uv_run(&loop_, UV_RUN_DEFAULT);  // begin_stop() closed every handle: this only lets them close
+    uv_loop_close(&loop_);
+    return 0;
+  }
   watermarks_.check(steady_clock().now_ns());
   publish_status("running");
   sd_notify(0, "READY=1");  // after the first scan: every existing file is known
@@ -433,6 +514,7 @@ int run_watch_service(const WatchSettings& settings, const ReloadFn& reload, Log
   // whose default action would kill the daemon.
   std::signal(SIGIO, SIG_IGN);
   std::signal(SIGPIPE, SIG_IGN);
+  install_early_signal_handlers();
   log.set_verbose(settings.verbose);
   Result<std::unique_ptr<EventSource>> source = make_inotify_source();
   if (!source.ok()) {

@@ -172,11 +172,12 @@ void WatchTree::drop_root(const std::string& path, const std::string& why) {
     if (roots_[i].path() == path) drop(i, why);
 }
 
-void WatchTree::scan_all() {
+void WatchTree::scan_all(const ScanStopFn& stop) {
   for (size_t i = 0; i < roots_.size(); ++i) {
+    if (stop && stop()) return;
     if (roots_[i].attached() && !roots_[i].in_place()) drop(i, "moved away, removed or replaced");
     if (!roots_[i].attached() && !attach(i)) continue;
-    establish(i, "");
+    establish(i, "", stop);
   }
 }
 
@@ -236,11 +237,12 @@ void WatchTree::watch_one(int dir_fd, const std::string& dir) {
 // Watch first, then list: a file created between the two steps is seen by one or the other.
 // Every directory is opened from the root's fd without following symlinks: one swapped for a
 // symlink since it was seen is neither watched nor listed.
-void WatchTree::establish(size_t root, const std::string& rel_top) {
+void WatchTree::establish(size_t root, const std::string& rel_top, const ScanStopFn& stop) {
   if (!roots_[root].attached()) return;
   const SharedFd root_fd = roots_[root].handle()->fd();
   std::vector<std::string> stack{rel_top};
   while (!stack.empty()) {
+    if (stop && stop()) return;
     std::string rel = std::move(stack.back());
     stack.pop_back();
     const std::string dir = join(root, rel);
@@ -254,13 +256,17 @@ void WatchTree::establish(size_t root, const std::string& rel_top) {
       continue;  // gone, or a symlink now: never followed
     }
     watch_one(fd->get(), dir);
-    scan_entries(fd->get(), dir, rel, stack);
+    scan_entries(fd->get(), dir, rel, stack, stop);
   }
 }
 
 void WatchTree::scan_entries(int dir_fd, const std::string& dir, const std::string& rel,
-                             std::vector<std::string>& subdirs) {
+                             std::vector<std::string>& subdirs, const ScanStopFn& stop) {
+  bool stopped = false;
   (void)list_dir_fd(dir_fd, dir, [&](std::string_view name, EntryType type) {
+    // Between two files, never inside one's handling (a leftover's recovery is one step).
+    if (!stopped && stop) stopped = stop();
+    if (stopped) return;  // the rest of the listing is skipped
     if (type == EntryType::kDirectory) {
       subdirs.push_back(rel.empty() ? std::string(name) : rel + "/" + std::string(name));
     } else if (type == EntryType::kFile) {

@@ -36,6 +36,9 @@ struct TreeHooks {
   std::function<void(const RootHandle& root, const std::string& why)> root_dropped;
 };
 
+// Asked between two files of a scan: true ends the scan there (the daemon is stopping).
+using ScanStopFn = std::function<bool()>;
+
 // A path below an attached root: the root's handle and the path relative to it.
 struct Located {
   std::shared_ptr<const RootHandle> root;
@@ -53,8 +56,10 @@ class WatchTree {
   // Pins every root that is not attached and is at its path now; false when a hook refused one.
   bool attach_roots();
   // Checks that every attached root is still in place (dropping those that are not), watches
-  // and scans the attached ones, and attaches those that appeared.
-  void scan_all();
+  // and scans the attached ones, and attaches those that appeared. A `stop` that turns true
+  // ends the scan before the next file (the start-up scan of a stopping daemon): what is not
+  // listed yet is found by the next scan.
+  void scan_all(const ScanStopFn& stop = {});
   void handle(const FsEvent& e);
   // Drops roots that moved; attaches roots that have appeared since the last call.
   void poll_roots();
@@ -75,8 +80,9 @@ class WatchTree {
   uint64_t overflows() const { return overflows_; }
 
  private:
-  void establish(size_t root, const std::string& rel_top);
-  void scan_entries(int dir_fd, const std::string& dir, const std::string& rel, std::vector<std::string>& subdirs);
+  void establish(size_t root, const std::string& rel_top, const ScanStopFn& stop = {});
+  void scan_entries(int dir_fd, const std::string& dir, const std::string& rel, std::vector<std::string>& subdirs,
+                    const ScanStopFn& stop);
   void watch_one(int dir_fd, const std::string& dir);
   void drop_subtree(const std::string& dir);
   void drop(size_t root, const std::string& why);

@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "common/base/human_units.h"
+#include "common/base/test_hooks.h"
 #include "common/io/atomic_write.h"
 #include "common/safety/dump_roots.h"
 #include "common/safety/leftovers.h"
@@ -40,17 +41,23 @@ Watcher::Watcher(WatcherOptions opts, std::vector<std::string> roots, EventSourc
                       [this](const RootHandle& r, const std::string& why) { on_root_dropped(r, why); }}),
       source_(source), abandoned_(opts.bad_files), start_wall_ns_(wall_now_ns()) {}
 
-void Watcher::start() {
+bool Watcher::start(const ScanStopFn& stop) {
   // The service holds the tree's lock before this scan: no other live msit-compact works here.
   initial_scan_ = true;
-  tree_.scan_all();
+  tree_.scan_all(stop);
   initial_scan_ = false;
+  if (stop && stop()) {
+    // Nothing was handed to the workers yet: the files found stay raw, for the next start.
+    stopping_ = true;
+    return false;
+  }
   tree_.poll_roots();  // logs the roots that are not there yet
   int64_t now = clock_.now_ns();
   next_rescan_ns_ = now + opts_.rescan_interval_ns;
   next_root_poll_ns_ = now + opts_.root_poll_ns;
   next_unwatched_ns_ = now + opts_.unwatched_rescan_ns;
   dispatch();
+  return true;
 }
 
 void Watcher::on_events() {
@@ -119,6 +126,10 @@ void Watcher::on_candidate(const std::string& path, bool from_event) {
     if (from_event) after_event(p, now);
     else p.due_ns = now;
     enqueue(pending_.emplace(path, p).first);
+    if (initial_scan_ && !scan_paused_) {  // a test holds the start-up scan here, once
+      scan_paused_ = true;
+      test_pause(PausePoint::kStartupScan);
+    }
     return;
   }
   if (!from_event) return;

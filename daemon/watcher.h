@@ -50,8 +50,10 @@ class Watcher {
 
   // Pins the roots that exist (before start()); false when the hooks refused one.
   bool attach_roots() { return tree_.attach_roots(); }
-  // The start-up scan (also recovers leftovers of an earlier run: common/safety/leftovers.h).
-  void start();
+  // The start-up scan (also recovers leftovers of an earlier run: common/safety/leftovers.h),
+  // then the first dispatch. A `stop` that turns true (SIGTERM during the scan) ends the scan
+  // between two files and dispatches nothing: false, and the watcher claims nothing from then on.
+  bool start(const ScanStopFn& stop = {});
   // Lets a root go with all its pending work (the service lost the root's lock).
   void drop_root(const std::string& path, const std::string& why) { tree_.drop_root(path, why); }
   // Drains the event source.
@@ -137,6 +139,7 @@ class Watcher {
   size_t in_flight_ = 0;
   bool stopping_ = false;
   bool initial_scan_ = false;  // the start-up scan: every temp found is a dead predecessor's
+  bool scan_paused_ = false;   // the test pause of the start-up scan was taken (common/base/test_hooks.h)
   bool unknown_writer_warned_ = false;
   int64_t start_wall_ns_ = 0;
   int64_t next_rescan_ns_ = 0;

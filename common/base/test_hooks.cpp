@@ -14,8 +14,8 @@
 namespace msit {
 namespace {
 
-constexpr std::array<const char*, static_cast<size_t>(PausePoint::kCount)> kNames = {"MSIT_TEST_PAUSE_AFTER_SCAN_MS",
-                                                                                     "MSIT_TEST_PAUSE_BEFORE_CLAIM_MS"};
+constexpr std::array<const char*, static_cast<size_t>(PausePoint::kCount)> kNames = {
+    "MSIT_TEST_PAUSE_AFTER_SCAN_MS", "MSIT_TEST_PAUSE_BEFORE_CLAIM_MS", "MSIT_TEST_PAUSE_STARTUP_SCAN_MS"};
 
 std::array<long, kNames.size()> read_pauses() {
   std::array<long, kNames.size()> ms{};

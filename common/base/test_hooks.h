@@ -14,7 +14,8 @@
 
 namespace msit {
 
-enum class PausePoint : unsigned char { kAfterScan, kBeforeClaim, kCount };
+// kStartupScan: the watch daemon's start-up scan, once, after its first candidate file.
+enum class PausePoint : unsigned char { kAfterScan, kBeforeClaim, kStartupScan, kCount };
 
 // Sleeps for the configured milliseconds at `p` (nothing when unset).
 void test_pause(PausePoint p);

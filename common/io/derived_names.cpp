@@ -57,6 +57,14 @@ std::string claim_name_for(std::string_view name, std::string_view tag, std::opt
 
 bool is_claim_name(std::string_view name) { return name.starts_with(kClaimPrefix); }
 
+bool is_lock_temp_name(std::string_view name) {
+  if (!name.starts_with(kTempPrefix)) return false;
+  name.remove_prefix(kTempPrefix.size());
+  if (!name.starts_with(kLockName)) return false;
+  name.remove_prefix(kLockName.size());
+  return name.size() > 1 && name.front() == '.' && name.find('/') == std::string_view::npos;
+}
+
 namespace {
 
 struct ClaimParts {

@@ -61,28 +61,42 @@ LeftoverOutcome recover_claim(const FileRef& f, const struct stat& st, const Dum
   return o;
 }
 
-// TreeLock::acquire removes a killed run's lock through a claim (move aside, check, unlink); a
-// kill -9 between the two steps leaves the empty lock under our claim name. Nobody can hold it as
-// a lock any more (the lock name is gone), so it goes, unless it is not provably ours and empty,
-// or someone still holds a lock on it.
-LeftoverOutcome recover_lock_claim(const FileRef& f, const struct stat& st) {
-  const auto owner = claim_owner_of(f.name);
-  if (!single_link_regular(st) || st.st_uid != ::geteuid() || st.st_size != 0 || !owner ||
-      *owner != static_cast<uint32_t>(::geteuid()))
-    return outcome(LeftoverAction::kNotOurs, f,
-                   "a claim of the lock name this user did not make (not empty, not our uid tag, or not a regular "
-                   "file with one link); left alone");
+// An empty lock file a killed run left under a private name (below). Nobody can hold it as a
+// lock any more (it never had, or no longer has, the lock name), so it goes, unless it is not
+// provably ours and empty, or someone still holds a lock on it.
+LeftoverOutcome remove_dead_lock_file(const FileRef& f, const struct stat& st, bool ours, const char* what) {
+  if (!ours || !single_link_regular(st) || st.st_uid != ::geteuid() || st.st_size != 0)
+    return outcome(
+        LeftoverAction::kNotOurs, f,
+        std::string("a ") + what +
+            " this user did not make (not empty, not ours, or not a regular file with one link); left alone");
   UniqueFd fd(::openat(f.dir.get(), f.name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
   struct stat opened {};
   if (!fd.valid() || ::fstat(fd.get(), &opened) != 0 || opened.st_ino != st.st_ino || opened.st_dev != st.st_dev ||
       ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0)
-    return outcome(LeftoverAction::kNotOurs, f, "a claimed lock file that changed or is still locked; left alone");
+    return outcome(LeftoverAction::kNotOurs, f,
+                   std::string("a ") + what + " that changed or is still locked; left alone");
   if (::unlinkat(f.dir.get(), f.name.c_str(), 0) != 0) {
     if (errno == ENOENT) return outcome(LeftoverAction::kGone, f, "gone meanwhile");
     return outcome(LeftoverAction::kFailed, f,
                    std::string("cannot remove a killed run's lock: ") + std::strerror(errno));
   }
   return outcome(LeftoverAction::kRemoved, f, "removed the lock file of a run killed while it took the tree");
+}
+
+// TreeLock::acquire removes a killed run's lock through a claim (move aside, check, unlink); a
+// kill -9 between the two steps leaves the empty lock under our claim name (docs/safety.md P8).
+LeftoverOutcome recover_lock_claim(const FileRef& f, const struct stat& st) {
+  const auto owner = claim_owner_of(f.name);
+  return remove_dead_lock_file(f, st, owner && *owner == static_cast<uint32_t>(::geteuid()), "claim of the lock name");
+}
+
+// TreeLock::acquire creates its lock under a temp name, locks it and links it to the lock name;
+// a kill -9 before the temp name is gone leaves it (docs/safety.md P9). Its creator holds a
+// lock on it while it lives, and whoever recovers leftovers holds the tree's lock, so a racing
+// taker's temp that is not yet locked could never become the lock anyway.
+LeftoverOutcome recover_lock_temp(const FileRef& f, const struct stat& st) {
+  return remove_dead_lock_file(f, st, true, "temp of the lock name");
 }
 
 }  // namespace
@@ -93,6 +107,7 @@ LeftoverOutcome recover_leftover(const FileRef& f, const DumpScope& scope, const
     return outcome(LeftoverAction::kGone, f, "gone meanwhile");
   // The tree's lock lives at the watched root, which need not be inside a dump root.
   if (is_claim_name(f.name) && raw_name_of_claim(f.name) == kLockName) return recover_lock_claim(f, st);
+  if (is_lock_temp_name(f.name)) return recover_lock_temp(f, st);
   // Temps and claims are only ever made next to raw files and summaries, inside dump roots.
   if (scope.kind() == DumpRootKind::kNone)
     return outcome(LeftoverAction::kOutsideDumpRoot, f,

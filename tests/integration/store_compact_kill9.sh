@@ -18,6 +18,7 @@ echo "after kills: $out"
 rc=$(run_compact "$T/d" --jobs 2)
 expect_rc 0 "$rc" "final run"
 out=$($CHECK "$T/d" "$T/d/manifest.json" --all-stored) || fail "final: $out"
-[ -z "$(find "$T/d" -name '.msit-tmp.*' -o -name '.msit-claim.*')" ] || fail "temp or claim files left"
+left=$(find "$T/d" -name '.msit-tmp.*' -o -name '.msit-claim.*')
+[ -z "$left" ] || { cat "$T/compact.out" "$T/compact.err" >&2; ls -la --time-style=full-iso $left >&2; fail "temp or claim files left: $left"; }
 "$DUMPGEN" verify --manifest "$T/d/manifest.json" --tree "$T/d" --expect-raw-gone > /dev/null || fail "values differ from the manifest"
 echo "store_compact_kill9: ok ($out)"

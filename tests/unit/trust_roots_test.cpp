@@ -217,6 +217,42 @@ TEST_F(LeftoverTest, AKilledRunsLockUnderOurClaimNameIsRemovedWhereverItIs) {
   EXPECT_TRUE(fs::exists(root + "/" + held));
 }
 
+TEST_F(LeftoverTest, AKilledRunsLockTempIsRemovedWhereverItIs) {
+  // kill -9 between TreeLock::acquire's creation of its lock under a temp name and the link to
+  // the lock name (store_compact_kill9 found it left at the root after the final clean run).
+  const std::string at_root = std::string(kTempPrefix) + std::string(kLockName) + ".EpVBy5";
+  const std::string in_dump = "msit_fx_dump/" + at_root;
+  ASSERT_TRUE(is_lock_temp_name(at_root));
+  EXPECT_FALSE(is_lock_temp_name(std::string(kTempPrefix) + std::string(kLockName)));
+  EXPECT_FALSE(is_lock_temp_name(std::string(kTempPrefix) + "Add.a.EpVBy5"));
+  write_file(root + "/" + at_root, "");
+  write_file(root + "/" + in_dump, "");
+  EXPECT_EQ(recover(at_root).action, LeftoverAction::kRemoved) << "the watched root need not be a dump root";
+  EXPECT_EQ(recover(in_dump).action, LeftoverAction::kRemoved);
+  EXPECT_FALSE(fs::exists(root + "/" + at_root));
+  EXPECT_FALSE(fs::exists(root + "/" + in_dump));
+
+  // Not empty, or locked by its live creator: not provably a dead lock of ours.
+  const std::string full = std::string(kTempPrefix) + std::string(kLockName) + ".abc124";
+  write_file(root + "/" + full, "user data");
+  EXPECT_EQ(recover(full).action, LeftoverAction::kNotOurs);
+  EXPECT_TRUE(fs::exists(root + "/" + full));
+  const std::string held = std::string(kTempPrefix) + std::string(kLockName) + ".abc125";
+  write_file(root + "/" + held, "");
+  UniqueFd holder(::open((root + "/" + held).c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_TRUE(holder.valid());
+  ASSERT_EQ(::flock(holder.get(), LOCK_EX), 0);
+  EXPECT_EQ(recover(held).action, LeftoverAction::kNotOurs);
+  EXPECT_TRUE(fs::exists(root + "/" + held));
+  if (::geteuid() == 0) {  // another user's empty file under that name
+    const std::string theirs = std::string(kTempPrefix) + std::string(kLockName) + ".abc126";
+    write_file(root + "/" + theirs, "");
+    ASSERT_EQ(::chown((root + "/" + theirs).c_str(), 65534, 65534), 0);
+    EXPECT_EQ(recover(theirs).action, LeftoverAction::kNotOurs);
+    EXPECT_TRUE(fs::exists(root + "/" + theirs));
+  }
+}
+
 TEST_F(LeftoverTest, OnlyClaimsCarryingOurUidGetTheirNameBack) {
   const std::string d = "msit_fx_dump/";
   write_file(root + "/" + d + ".msit-claim.abc123." + kFx, "old format");  // no owner tag

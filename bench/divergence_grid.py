@@ -15,7 +15,7 @@ kernel noise on the ATB side, torch golden), grids atb-tuning and atb-heldout, c
 
 --grid heldout is the held-out grid (other seeds, model size, dtype mix and noise level): it
 was run once, after the rule was fixed; --grid heldout3 a third one, heldout4-heldout6 the fourth to sixth, atb-heldout2 and atb-heldout3
-more ATB ones (each run once, docs/compare.md).
+more ATB ones (each run once, docs/divergence-grids.md).
 --only KEY=VALUE,... runs a subset (e.g. --only type=SoftmaxV2,local=0,seed=1). One unit of the counts is one (run, token): the rule
 names at most one op per token (bench/divergence_replay.py replays the rule over --levels files). Named op == injected op is a true positive; a name on a
 noise-only run is a false positive; a wrong name is a false positive and a false negative.

@@ -20,7 +20,7 @@ namespace msit {
 // of what the type's other outputs add and the token's median spread. k = kJumpFactor, or
 // kJumpFactorSketch for sketch-estimated rows, whose levels carry a ~6% estimation error each
 // (1/sqrt(2 x 128) for width-128 sketches) that the output and its input make independently.
-// Chosen on bench/divergence_grid.py's tuning grid (docs/compare.md): the largest ratio of an
+// Chosen on bench/divergence_grid.py's tuning grid (docs/divergence-grids.md): the largest ratio of an
 // uninjected output's level to this threshold was 0.87.
 inline constexpr double kJumpFactor = 1.3;
 inline constexpr double kJumpFactorSketch = 1.5;

@@ -147,6 +147,15 @@ class LeftoverTest : public ::testing::Test {
     EXPECT_TRUE(f.ok());
     return recover_leftover(*f, DumpScope::of_path(fs::path(root + "/" + rel).parent_path().string()), policy);
   }
+  // An empty file at the root that somebody holds a lock on: recovery leaves it alone.
+  void expect_kept_while_locked(const std::string& name) {
+    write_file(root + "/" + name, "");
+    UniqueFd holder(::open((root + "/" + name).c_str(), O_RDONLY | O_CLOEXEC));
+    ASSERT_TRUE(holder.valid());
+    ASSERT_EQ(::flock(holder.get(), LOCK_EX), 0);
+    EXPECT_EQ(recover(name).action, LeftoverAction::kNotOurs);
+    EXPECT_TRUE(fs::exists(root + "/" + name));
+  }
   TempDir tmp;
   std::string root;
 };
@@ -208,13 +217,7 @@ TEST_F(LeftoverTest, AKilledRunsLockUnderOurClaimNameIsRemovedWhereverItIs) {
   const std::string other = claim_name_for(std::string(kLockName), "abc124", ::geteuid() + 1);
   write_file(root + "/" + other, "");
   EXPECT_EQ(recover(other).action, LeftoverAction::kNotOurs);
-  const std::string held = claim_name_for(std::string(kLockName), "abc125", ::geteuid());
-  write_file(root + "/" + held, "");
-  UniqueFd holder(::open((root + "/" + held).c_str(), O_RDONLY | O_CLOEXEC));
-  ASSERT_TRUE(holder.valid());
-  ASSERT_EQ(::flock(holder.get(), LOCK_EX), 0);
-  EXPECT_EQ(recover(held).action, LeftoverAction::kNotOurs);
-  EXPECT_TRUE(fs::exists(root + "/" + held));
+  expect_kept_while_locked(claim_name_for(std::string(kLockName), "abc125", ::geteuid()));
 }
 
 TEST_F(LeftoverTest, AKilledRunsLockTempIsRemovedWhereverItIs) {
@@ -237,13 +240,7 @@ TEST_F(LeftoverTest, AKilledRunsLockTempIsRemovedWhereverItIs) {
   write_file(root + "/" + full, "user data");
   EXPECT_EQ(recover(full).action, LeftoverAction::kNotOurs);
   EXPECT_TRUE(fs::exists(root + "/" + full));
-  const std::string held = std::string(kTempPrefix) + std::string(kLockName) + ".abc125";
-  write_file(root + "/" + held, "");
-  UniqueFd holder(::open((root + "/" + held).c_str(), O_RDONLY | O_CLOEXEC));
-  ASSERT_TRUE(holder.valid());
-  ASSERT_EQ(::flock(holder.get(), LOCK_EX), 0);
-  EXPECT_EQ(recover(held).action, LeftoverAction::kNotOurs);
-  EXPECT_TRUE(fs::exists(root + "/" + held));
+  expect_kept_while_locked(std::string(kTempPrefix) + std::string(kLockName) + ".abc125");
   if (::geteuid() == 0) {  // another user's empty file under that name
     const std::string theirs = std::string(kTempPrefix) + std::string(kLockName) + ".abc126";
     write_file(root + "/" + theirs, "");

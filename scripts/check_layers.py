@@ -26,6 +26,7 @@ LAYERS = [
     "common/store",        # the SQLite summary store
     "common/compare",      # compare engine, torchair flows, terminal summary
     "common/compare_atb",  # ATB/torch flows; which flow two paths select
+    "common/resolve",      # what a path the user gave is: dump roots, ranks, tokens
     "common/compaction",   # compact_file, publish, formats by name, compact runs, settings
     "daemon",              # watch
     "cli",                 # one file per subcommand

@@ -34,7 +34,7 @@ struct RankJob {
 };
 
 Result<std::vector<RankJob>> plan_ranks(const std::string& my, const std::string& golden, const CompareOptions& o,
-                                        std::vector<std::string>& warnings) {
+                                        std::vector<std::string>& warnings, Coverage& coverage) {
   auto my_ranks = find_rank_dirs(my);
   if (my_ranks.empty()) {
     if (o.rank) warnings.push_back(my + ": no worldsize*_global_rank* directories; --rank ignored");
@@ -50,6 +50,10 @@ Result<std::vector<RankJob>> plan_ranks(const std::string& my, const std::string
   if (common.empty()) {
     std::string what = o.rank ? "rank " + std::to_string(*o.rank) + " is not in both trees" : "no common rank";
     return make_error(my, Stage::kRanks, what + ": my ranks " + list_ids(mine) + ", golden ranks " + list_ids(gold));
+  }
+  if (!o.rank) {  // a rank asked for is all that is meant to be compared
+    coverage.my_only_ranks = only_in(mine, gold);
+    coverage.golden_only_ranks = only_in(gold, mine);
   }
   std::vector<RankJob> jobs;
   for (int64_t r : common) jobs.push_back(RankJob{r, my_ranks[r], golden_ranks[r], true});
@@ -105,7 +109,7 @@ struct RankWork {
 };
 
 Status match_rank(Flow flow, const std::string& top_my, const RankJob& job, const CompareOptions& o, FileCache& cache,
-                  RankWork& w, std::vector<std::string>& warnings) {
+                  RankWork& w, std::vector<std::string>& warnings, RankCoverage& coverage) {
   bool fx_mine = flow == Flow::kFxFx;
   bool fx_golden = flow != Flow::kGeGe;
   std::vector<GraphDef> graphs;
@@ -132,6 +136,13 @@ Status match_rank(Flow flow, const std::string& top_my, const RankJob& job, cons
   MSIT_ASSIGN_OR_RETURN(w.golden, std::move(*golden));
   warnings.insert(warnings.end(), w.my.warnings.begin(), w.my.warnings.end());
   warnings.insert(warnings.end(), w.golden.warnings.begin(), w.golden.warnings.end());
+  if (o.token) {
+    for (DumpTree* t : {&w.my, &w.golden})
+      for (DumpGroup& g : t->groups) std::erase_if(g.tokens, [&](const auto& kv) { return kv.first != *o.token; });
+  }
+  coverage.rank = job.rank;
+  coverage.my_only_tokens = only_in(token_ids(w.my), token_ids(w.golden));
+  coverage.golden_only_tokens = only_in(token_ids(w.golden), token_ids(w.my));
   bool pruned = o.prune && o.prune(job.rank, w.my, w.golden);
   preload(w.my, cache, o.jobs);
   preload(w.golden, cache, o.jobs);
@@ -195,13 +206,14 @@ Result<MatchedCompare> match_compare(const std::string& my_in, const std::string
   } else {
     MSIT_ASSIGN_OR_RETURN(res.flow, detect_torchair_flow(golden, my, o.jobs, res.warnings));
   }
-  MSIT_ASSIGN_OR_RETURN(auto jobs, plan_ranks(my, golden, o, res.warnings));
+  MSIT_ASSIGN_OR_RETURN(auto jobs, plan_ranks(my, golden, o, res.warnings, res.coverage));
   mark_phase(o.timer, "detect mode and ranks");
   res.ranks.resize(jobs.size());
+  res.coverage.ranks.resize(jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
     RankWork w;
     w.report.rank = jobs[i].rank;
-    MSIT_TRY(match_rank(res.flow, my, jobs[i], o, cache, w, res.warnings));
+    MSIT_TRY(match_rank(res.flow, my, jobs[i], o, cache, w, res.warnings, res.coverage.ranks[i]));
     MatchedRank& m = res.ranks[i];
     m.rank = jobs[i].rank;
     m.graph_files = std::move(w.report.graph_files);
@@ -220,6 +232,7 @@ Result<CompareResult> run_compare(const std::string& my_in, const std::string& g
   res.flow = matched.flow;
   res.report_prefix = std::move(matched.report_prefix);
   res.warnings = std::move(matched.warnings);
+  res.coverage = std::move(matched.coverage);
   std::vector<RankWork> work(matched.ranks.size());
   for (size_t i = 0; i < work.size(); ++i) {
     MatchedRank& m = matched.ranks[i];
@@ -253,9 +266,10 @@ Result<CompareResult> run_compare(const std::string& my_in, const std::string& g
   };
   evaluate_items(items, cache, eo);
   mark_phase(o.timer, "evaluate pairs");
-  for (auto& w : work) {
-    post_pass(w.report.rows);
-    res.ranks.push_back(std::move(w.report));
+  for (size_t i = 0; i < work.size(); ++i) {
+    post_pass(work[i].report.rows);
+    res.coverage.ranks[i].count(work[i].report.rows);
+    res.ranks.push_back(std::move(work[i].report));
   }
   mark_phase(o.timer, "error jumps");
   return res;

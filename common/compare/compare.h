@@ -11,6 +11,7 @@
 
 #include "common/base/phase_timer.h"
 #include "common/base/result.h"
+#include "common/compare/coverage.h"
 #include "common/compare/dump_index.h"
 #include "common/compare/evaluate.h"
 #include "common/compare/file_cache.h"
@@ -23,7 +24,8 @@ namespace msit {
 struct CompareOptions {
   // The torchair flow when the caller detected it (detect_torchair_flow); else run_compare detects it.
   std::optional<Flow> flow;
-  std::optional<int64_t> rank;  // only this rank (rank layouts)
+  std::optional<int64_t> rank;   // only this rank (rank layouts)
+  std::optional<int64_t> token;  // only this token (a token folder was given: common/resolve/resolve.h)
   unsigned jobs = 2;            // worker threads evaluating pairs (all ranks share them)
   EvalOptions eval;
   PhaseTimer* timer = nullptr;  // phase timings, when asked for (--timings)
@@ -52,6 +54,7 @@ struct CompareResult {
   std::string report_prefix = "msit_cmp_report";  // msprobe_cmp_report for msprobe_* trees
   std::vector<RankReport> ranks;
   std::vector<std::string> warnings;
+  Coverage coverage;  // what was not paired; coverage.ranks[i] is ranks[i]'s
 };
 
 // The pairs of one rank, matched and not evaluated: what the live comparer (daemon/live_compare.h)
@@ -68,6 +71,7 @@ struct MatchedCompare {
   std::string report_prefix = "msit_cmp_report";
   std::vector<MatchedRank> ranks;
   std::vector<std::string> warnings;
+  Coverage coverage;  // ranks and tokens without counterpart; coverage.ranks[i] is ranks[i]'s
 };
 // run_compare up to the evaluation: mode, ranks, index, graphs, match. `cache` holds the GE
 // files read for matching; evaluate the pairs with the same cache.

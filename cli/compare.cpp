@@ -187,7 +187,9 @@ int run(const CompareArgs& a) {
   Paths paths{a.my_path, a.golden_path, a.rank, std::nullopt, {}};
   const FlowFamily family = detect_family(selectors, pair->golden.path, pair->my.path);
   if (family == FlowFamily::kTorchair || family == FlowFamily::kAtbTorch || family == FlowFamily::kAtbStats) {
-    paths = Paths{pair->my.path, pair->golden.path, pair->rank, pair->token, pair->line()};
+    // A path the resolver kept is passed on as typed: the flows' messages name it so.
+    auto as_read = [](const resolve::ResolvedSide& s) { return s.path == absolute_path(s.given) ? s.given : s.path; };
+    paths = Paths{as_read(pair->my), as_read(pair->golden), pair->rank, pair->token, pair->line()};
     if (!a.quiet) std::printf("%s\n", pair->line().c_str());
     print_warnings("compare", pair->notes, a.verbosity);
   }

@@ -18,7 +18,7 @@ CompareOutcome compare_outcome(const RowTally& t, const Coverage* coverage) {
   const std::string inconclusive = std::to_string(static_cast<int>(CompareStatus::kInconclusive));
   if (coverage && coverage->unlike()) {
     return {CompareStatus::kUnreadable,
-            "result: these do not look like two runs of one model: most of my tensors have no golden counterpart "
+            "these do not look like two runs of one model: most of my tensors have no golden counterpart "
             "of the same shape (exit status " +
                 std::to_string(static_cast<int>(CompareStatus::kUnreadable)) + "); check --golden-path"};
   }

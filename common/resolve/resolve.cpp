@@ -137,7 +137,9 @@ bool resolve_in_root(ResolvedSide& s, const CommandLine& cmd, Side side, Status&
   s.role = e->role;
   s.kind = GivenKind::kDumpRoot;
   if (e->family == DumpFamily::kTorchair) {
-    if (home != s.path) place_inside(s, home, *e);
+    // A root nested in the home (msit_fx_dump/data_dump, PTA 7.1.0) is the home's dump as a whole.
+    if (home != s.path && layout_of(view_dir(s.path)) == nullptr) place_inside(s, home, *e);
+    s.path = home;
     return true;
   }
   if (e->role == SideRole::kTorch && home == s.path) {  // the ATB/torch flows read a process dir
@@ -247,7 +249,9 @@ Result<std::optional<int64_t>> agree(const char* what, std::optional<int64_t> mi
 
 // The pair is one dump on both sides: refused, with the command line for what was probably meant.
 Status refuse_same(const ResolvedPair& p, const std::string& my_in, bool same_given, const PairOptions& o) {
-  std::string msg = same_given ? "my path and golden path are the same directory"
+  struct stat st {};
+  const bool file = ::stat(absolute_path(my_in).c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  std::string msg = same_given ? std::string("my path and golden path are the same ") + (file ? "file" : "directory")
                                : "my " + p.my.path + " and golden " + p.golden.path + " are the same dump";
   msg += ": a dump compared with itself passes whatever it holds; these do not look like two runs of one model";
   if (o.command && same_given) {

@@ -314,14 +314,23 @@ namespace {
 // compare's lines of the exit-status table (cli/options.h, docs/compare.md "Exit status").
 std::string compare_exit_statuses() {
   return "Exit status (the first that applies):\n"
-         "  " + std::to_string(kExitBadInput) +
+         "  " +
+         std::to_string(kExitBadInput) +
          "  a path is missing or unusable, the same dump on both sides, trees that are not two runs of one model\n"
-         "  " + std::to_string(kExitFailures) + "  a divergence: a row fails msprobe's thresholds, or an op's error jumps\n"
-         "  " + std::to_string(kExitBadInput) + "  unreadable rows, or nothing paired\n"
-         "  " + std::to_string(kExitInconclusive) +
+         "  " +
+         std::to_string(kExitFailures) +
+         "  a divergence: a row fails msprobe's thresholds, or an op's error jumps\n"
+         "  " +
+         std::to_string(kExitBadInput) +
+         "  unreadable rows, or nothing paired\n"
+         "  " +
+         std::to_string(kExitInconclusive) +
          "  inconclusive: rows judged from statistics only, or part of my dump not compared\n"
-         "  " + std::to_string(kExitOk) + "  every row passed\n"
-         "  " + std::to_string(kExitUsage) + "  bad command line, or an option the detected flow does not take\n";
+         "  " +
+         std::to_string(kExitOk) +
+         "  every row passed\n"
+         "  " +
+         std::to_string(kExitUsage) + "  bad command line, or an option the detected flow does not take\n";
 }
 }  // namespace
 

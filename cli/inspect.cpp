@@ -280,12 +280,16 @@ int inspect_dir(const InspectArgs& a) {
   if (!s.ok()) throw InputError(s.error().to_string());
   std::string what;
   switch (s->kind) {
-    case resolve::GivenKind::kDumpPath: what = "a dump_path; its " + std::string(resolve::role_text(*s->role)) + " is " + s->path; break;
+    case resolve::GivenKind::kDumpPath:
+      what = "a dump_path; its " + std::string(resolve::role_text(*s->role)) + " is " + s->path;
+      break;
     case resolve::GivenKind::kRankDir: what = "rank " + std::to_string(*s->rank) + " of the dump " + s->path; break;
     case resolve::GivenKind::kTokenDir: what = "token " + std::to_string(*s->token) + " of the dump " + s->path; break;
     case resolve::GivenKind::kInsideRoot: what = "a directory inside the dump " + s->path; break;
     case resolve::GivenKind::kUnknown: what = "a directory holding no dump msit-compact recognises"; break;
-    default: what = std::string("a ") + (s->role ? std::string(resolve::role_text(*s->role)) : "dump") + " directory"; break;
+    default:
+      what = std::string("a ") + (s->role ? std::string(resolve::role_text(*s->role)) : "dump") + " directory";
+      break;
   }
   say("%s: %s\n", a.file.c_str(), what.c_str());
   say("  inspect shows files: a dump file, a summary, or %s\n", (s->path + "/" + std::string(kStoreFileName)).c_str());

@@ -40,37 +40,32 @@ std::string token_tag(int64_t rank, int64_t token) { return std::to_string(rank)
 }  // namespace
 
 LiveRootCompare::LiveRootCompare(std::string root, std::string golden, Finality f, std::string op_mapping_file)
-    : root_(std::move(root)),
-      golden_(std::move(golden)),
-      op_mapping_file_(std::move(op_mapping_file)),
-      my_dir_(root_),
-      golden_dir_(golden_),
-      finality_(f) {}
+    : root_(std::move(root)), golden_(std::move(golden)), op_mapping_file_(std::move(op_mapping_file)), my_dir_(root_),
+      golden_dir_(golden_), finality_(f) {}
 
-bool LiveRootCompare::resolve_sides(std::vector<std::string>& notes) {
+bool LiveRootCompare::resolve_sides(int64_t now_ns, std::vector<std::string>& notes) {
   if (flow_ || atb_) return true;  // a pass paired: the sides stay what they were then
   resolve::PairOptions po;
   po.missing_ok = true;  // a golden being dumped, a dump_path still empty
   po.command = [](const std::string& m, const std::string& g) { return "msit-compact watch " + m + " --golden " + g; };
   Result<resolve::ResolvedPair> p = resolve::resolve_pair(root_, golden_, po);
-  std::string waiting;
-  if (!p.ok()) waiting = p.error().to_string();
+  std::optional<Error> waiting;
+  if (!p.ok()) waiting = p.error();
   else if (p->my.kind == resolve::GivenKind::kUnknown)
-    waiting = "no dump in " + root_ + " yet (a dump root, or a dump_path holding one)";
+    waiting = make_error(root_, Stage::kMatch, "no dump in " + root_ + " yet");
   else if (p->golden.kind == resolve::GivenKind::kUnknown)
-    waiting = "no dump in the golden " + golden_ + " yet";
-  if (!waiting.empty()) {
-    if (waiting != last_error_) notes.push_back(root_ + ": live compare waits: " + waiting);
-    last_error_ = waiting;
-    waiting_ = confirm_soon_ = false;
-    next_time_rule_ns_.reset();
+    waiting = make_error(golden_, Stage::kMatch, "no dump in the golden " + golden_ + " yet");
+  if (waiting) {  // said once while it lasts (note_waiting), and no token is pending
+    no_pass(*waiting, now_ns, notes);
     return false;
   }
   my_dir_ = p->my.path;
   golden_dir_ = p->golden.path;
   rank_ = p->rank;
   token_ = p->token;
-  if (std::string line = p->line(); line != paired_line_) {
+  // Said when the resolver read something else than the paths given (a dump_path, a folder).
+  const bool as_given = my_dir_ == absolute_path(root_) && golden_dir_ == absolute_path(golden_) && !rank_ && !token_;
+  if (std::string line = p->line(); line != paired_line_ && !as_given) {
     notes.push_back(root_ + ": live compare " + line);
     for (const std::string& n : p->notes) notes.push_back(root_ + ": live compare: " + n);
     paired_line_ = std::move(line);
@@ -86,7 +81,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
   // into the catalog) are gone by now; the row cache holds only copies.
   store::StoreCatalog::instance().forget_changed();
   std::vector<DivergenceEvent> events;
-  if (!resolve_sides(notes)) return events;
+  if (!resolve_sides(now_ns, notes)) return events;
   if (atb::is_atb_torch_compare(golden_dir_, my_dir_)) return pass_atb(now_ns, notes, verdicts, indexed);
   CompareOptions o;
   o.rank = rank_;

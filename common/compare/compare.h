@@ -26,7 +26,7 @@ struct CompareOptions {
   std::optional<Flow> flow;
   std::optional<int64_t> rank;   // only this rank (rank layouts)
   std::optional<int64_t> token;  // only this token (a token folder was given: common/resolve/resolve.h)
-  unsigned jobs = 2;            // worker threads evaluating pairs (all ranks share them)
+  unsigned jobs = 2;             // worker threads evaluating pairs (all ranks share them)
   EvalOptions eval;
   PhaseTimer* timer = nullptr;  // phase timings, when asked for (--timings)
   // Progress for a caller's display: pairs to evaluate (set once matched) and evaluated so far.

@@ -41,8 +41,8 @@ void RankCoverage::count(const std::vector<ReportRow>& rows) {
     if (r.problem.kind == RowProblem::Kind::kNoGolden) {
       ++no_golden;
       const std::string op = r.my_label.known() ? r.my_label.op : std::string(row_file(r, false));
-      if (no_golden_ops.size() < kOpsNamed && std::find(no_golden_ops.begin(), no_golden_ops.end(), op) ==
-                                                  no_golden_ops.end())
+      if (no_golden_ops.size() < kOpsNamed &&
+          std::find(no_golden_ops.begin(), no_golden_ops.end(), op) == no_golden_ops.end())
         no_golden_ops.push_back(op);
     }
     if (has(r.fail_reason, FailReason::kShapeMismatch)) ++shape_mismatch;
@@ -83,8 +83,8 @@ std::vector<std::string> Coverage::lines() const {
       std::string ops;
       for (const auto& op : r.no_golden_ops) ops += (ops.empty() ? "" : ", ") + op;
       out.push_back(rank_prefix(r) + std::to_string(r.no_golden) + " of my " + std::to_string(r.my_tensors) +
-                    " tensors have no golden counterpart (" + ops + (r.no_golden_ops.size() >= kOpsNamed ? ", ..." : "") +
-                    "): not compared");
+                    " tensors have no golden counterpart (" + ops +
+                    (r.no_golden_ops.size() >= kOpsNamed ? ", ..." : "") + "): not compared");
     }
     if (r.shape_mismatch > 0 && unlike())
       out.push_back(rank_prefix(r) + std::to_string(r.shape_mismatch) + " of my " + std::to_string(r.my_tensors) +

@@ -17,9 +17,9 @@ namespace msit {
 struct RankCoverage {
   std::optional<int64_t> rank;
   std::vector<int64_t> my_only_tokens, golden_only_tokens;
-  size_t my_tensors = 0;      // rows about a tensor of mine (every row but those of golden-only data)
-  size_t no_golden = 0;       // of them: rows whose golden partner is missing (RowProblem::kNoGolden)
-  size_t shape_mismatch = 0;  // of them: paired rows of different shapes
+  size_t my_tensors = 0;                   // rows about a tensor of mine (every row but those of golden-only data)
+  size_t no_golden = 0;                    // of them: rows whose golden partner is missing (RowProblem::kNoGolden)
+  size_t shape_mismatch = 0;               // of them: paired rows of different shapes
   std::vector<std::string> no_golden_ops;  // the first few ops without a golden partner, by name
   // Counts the rows of one rank's report (after evaluation).
   void count(const std::vector<ReportRow>& rows);

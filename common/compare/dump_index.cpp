@@ -9,8 +9,8 @@
 #include "common/store/store_catalog.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cctype>
+#include <cerrno>
 #include <cstring>
 #include <deque>
 #include <filesystem>

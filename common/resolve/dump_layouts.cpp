@@ -6,7 +6,6 @@
 #include <array>
 
 #include "common/io/tree_walk.h"
-#include "common/store/store_catalog.h"
 
 namespace msit::resolve {
 namespace {
@@ -60,9 +59,7 @@ DirView view_dir(const std::string& path) {
     if (t == EntryType::kDirectory) v.dirs.emplace_back(n);
     else if (t == EntryType::kFile) v.files.emplace_back(n);
   });
-  for (std::string& d : store::StoreCatalog::instance().stored_subdirs(path)) v.dirs.push_back(std::move(d));
   std::sort(v.dirs.begin(), v.dirs.end());
-  v.dirs.erase(std::unique(v.dirs.begin(), v.dirs.end()), v.dirs.end());
   std::sort(v.files.begin(), v.files.end());
   return v;
 }

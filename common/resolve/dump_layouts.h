@@ -28,14 +28,15 @@ enum class SideRole : uint8_t {
 // A directory's name and its entries (one listing, no link followed; hidden names left out),
 // what the entries' predicates look at.
 struct DirView {
-  std::string path;  // absolute
-  std::string name;  // its base name
+  std::string path;                      // absolute
+  std::string name;                      // its base name
   std::vector<std::string> dirs, files;  // sorted
   bool has_dir(std::string_view n) const;
   bool has_file(std::string_view n) const;
 };
-// Lists `path` (empty entries when it cannot be listed); the summary store's directories that
-// are gone from disk count as directories (docs/store.md "A store alone").
+// Lists `path` (empty entries when it cannot be listed). Summary stores are not opened: a watch
+// resolves its paths before its writers open their stores (a read connection opened first in
+// the process would make theirs read-only), and what a root holds is told by its names.
 DirView view_dir(const std::string& path);
 
 struct LayoutEntry {

@@ -116,12 +116,11 @@ void place_inside(ResolvedSide& s, const std::string& home, const LayoutEntry& e
     const int64_t shift = s.rank ? 0 : 1;
     if (all_digits(last) && (gm_dir(parent) || parent == "data_dump" || parts.size() == 1))
       token = std::stoll(last) - shift;
-    else if (gm_dir(last) && parts.size() >= 2 && all_digits(parent))
-      token = std::stoll(parent) - shift;
+    else if (gm_dir(last) && parts.size() >= 2 && all_digits(parent)) token = std::stoll(parent) - shift;
   }
   s.token = token;
   s.kind = token ? GivenKind::kTokenDir : s.rank && parts.size() == 1 ? GivenKind::kRankDir : GivenKind::kInsideRoot;
-  s.how = token ? "token " + std::to_string(*token) + " folder " + s.given + " of it"
+  s.how = token                           ? "token " + std::to_string(*token) + " folder " + s.given + " of it"
           : s.kind == GivenKind::kRankDir ? "rank folder " + s.given + " of it"
                                           : s.given + " is inside it: the whole dump";
   s.path = home;
@@ -194,9 +193,7 @@ Status resolve_outside(ResolvedSide& s, const DirView& v, const CommandLine& cmd
   s.kind = GivenKind::kDumpPath;
   s.how = "in dump_path " + s.given;
   s.path = best.front().path;
-  if (s.role == SideRole::kTorch) {
-    MSIT_ASSIGN_OR_RETURN(s.path, torch_process(s.path, cmd, side));
-  }
+  if (s.role == SideRole::kTorch) { MSIT_ASSIGN_OR_RETURN(s.path, torch_process(s.path, cmd, side)); }
   return ok_status();
 }
 
@@ -274,7 +271,8 @@ Status refuse_same(const ResolvedPair& p, const std::string& my_in, bool same_gi
 
 std::string shell_quote(const std::string& p) {
   const bool plain = !p.empty() && std::all_of(p.begin(), p.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("/._-+=:,@%").find(c) != std::string_view::npos;
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("/._-+=:,@%").find(c) != std::string_view::npos;
   });
   if (plain) return p;
   std::string out = "'";

@@ -15,7 +15,8 @@ mkdir -p "$T/dump_path" "$T/golden_dump_path"
 cp -r "$T/run/msit_fx_dump" "$T/run/msit_ge_dump" "$T/golden_dump_path/"
 start_watch "$T/watch.log" "$T/dump_path" "$T/golden_dump_path" "$T/ev.jsonl"
 # Nothing in the dump_path yet: the comparer waits, and says why.
-wait_until 30 "grep -q 'live compare waits: no dump in' '$T/watch.log'" || fail "no 'waits' line before the dump began"
+wait_until 30 "grep -q 'nothing to compare yet.*no dump in $T/dump_path yet' '$T/watch.log'" ||
+  fail "no 'nothing to compare yet' line before the dump began"
 $REPLAY "$T/run/msit_ge_dump" "$T/dump_path/msit_ge_dump" --hold-after-token 0 --until "$T/ev.jsonl" --timeout 60 ||
   fail "no event while the dump was held after token 0"
 got=$(python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).readline())['op'])" "$T/ev.jsonl")

@@ -55,8 +55,8 @@ TEST(Resolve, RankAndTokenFoldersRestrictBothSides) {
   EXPECT_EQ(p->token, 3);
   EXPECT_NE(p->line().find("rank 1 only; token 3 only"), std::string::npos) << p->line();
   // An FX step folder of the rank layout is its token; folders of two ranks are refused.
-  auto fx = resolve_side((d / "msit_fx_dump/worldsize2_global_rank1/gm_20250601080000000042_dump/3").string(),
-                         Side::kGolden);
+  auto fx =
+      resolve_side((d / "msit_fx_dump/worldsize2_global_rank1/gm_20250601080000000042_dump/3").string(), Side::kGolden);
   ASSERT_TRUE(fx.ok());
   EXPECT_EQ(fx->token, 3);
   PairOptions o;
@@ -75,8 +75,8 @@ TEST(Resolve, TheSameDumpTwiceIsRefusedWithTheCommandMeant) {
   EXPECT_NE(same.error().message.find("compare -m " + (d / "msit_ge_dump").string()), std::string::npos)
       << same.error().message;
   EXPECT_FALSE(resolve_pair((d / "msit_ge_dump").string(), (d / "msit_ge_dump/./").string(), o).ok());
-  EXPECT_FALSE(resolve_pair((d / "msit_ge_dump").string(), (d / "msit_ge_dump/worldsize2_global_rank1").string(), o)
-                   .ok());
+  EXPECT_FALSE(
+      resolve_pair((d / "msit_ge_dump").string(), (d / "msit_ge_dump/worldsize2_global_rank1").string(), o).ok());
   fs::create_directory_symlink(d / "msit_fx_dump", t.path / "link");
   EXPECT_FALSE(resolve_pair((t.path / "link").string(), (d / "msit_fx_dump").string(), o).ok());
 }

@@ -78,7 +78,8 @@ ReportSinkOptions sink_options(const CompareArgs& a) {
   so.csv.extra_columns = !a.msit_columns;
   so.csv.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   if (a.html.empty()) {
-    so.summary.html_command = "msit-compact compare -m " + a.my_path + " -g " + a.golden_path + " -q --html compare.html";
+    so.summary.html_command =
+        "msit-compact compare -m " + a.my_path + " -g " + a.golden_path + " -q --html compare.html";
   }
   so.now = std::time(nullptr);
   return so;

@@ -7,8 +7,8 @@
 #include <optional>
 
 #include "common/base/run_workers.h"
-#include "common/compare/dump_index.h"
 #include "common/compare/compare_stream.h"
+#include "common/compare/dump_index.h"
 #include "common/compare/engine.h"
 #include "common/compare/file_cache.h"
 #include "common/compare/matching.h"
@@ -205,7 +205,8 @@ Result<MatchedCompare> match_compare(const std::string& my_in, const std::string
   MatchedCompare res;
   MSIT_ASSIGN_OR_RETURN(auto jobs, plan_compare(my, golden, o, res.flow, res.report_prefix, res.warnings));
   res.ranks.resize(jobs.size());
-  for (size_t i = 0; i < jobs.size(); ++i) MSIT_TRY(match_rank(res.flow, my, jobs[i], o, cache, res.ranks[i], res.warnings));
+  for (size_t i = 0; i < jobs.size(); ++i)
+    MSIT_TRY(match_rank(res.flow, my, jobs[i], o, cache, res.ranks[i], res.warnings));
   return res;
 }
 

@@ -343,8 +343,9 @@ std::string_view least_sort_key(const SourceFile& my_file) {
 }
 
 void sort_rows_msit(std::vector<PairSpec>& rows, size_t begin, size_t end) {
-  std::stable_sort(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end),
-                   [&](const PairSpec& a, const PairSpec& b) { return msit_sort_key(a.my_cell) < msit_sort_key(b.my_cell); });
+  std::stable_sort(
+      rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end),
+      [&](const PairSpec& a, const PairSpec& b) { return msit_sort_key(a.my_cell) < msit_sort_key(b.my_cell); });
 }
 
 void number_rows(std::vector<PairSpec>& rows, size_t begin, size_t end) {

@@ -116,7 +116,8 @@ std::string error_block(const std::map<std::string, SummaryBuilder::ErrorGroup>&
     for (const ReportRow& r : g.first) {
       s += "    token " + token_of(r) + " " + op_text(r) + ": " + fail_reason_cell(r) + "\n";
     }
-    if (g.count > listed) s += "    ... and " + std::to_string(g.count - listed) + " more (verdict error in the report)\n";
+    if (g.count > listed)
+      s += "    ... and " + std::to_string(g.count - listed) + " more (verdict error in the report)\n";
   }
   return s;
 }

@@ -212,7 +212,6 @@ std::string report_csv_header(const CsvOptions& opts) {
   return head;
 }
 
-
 Status write_report_csv(const std::vector<ReportRow>& rows, const CsvOptions& opts,
                         const std::function<Status(std::string_view)>& sink) {
   MSIT_TRY(sink(report_csv_header(opts)));

@@ -17,6 +17,7 @@
 #include "common/compare/file_cache.h"
 #include "common/compare/flow.h"
 #include "common/compare/matching.h"
+#include "common/compare/row_sink.h"
 #include "common/report/report_row.h"
 
 namespace msit {
@@ -26,6 +27,9 @@ struct CompareOptions {
   std::optional<Flow> flow;
   std::optional<int64_t> rank;   // only this rank (rank layouts)
   std::optional<int64_t> token;  // only this token (a token folder was given: common/resolve/resolve.h)
+  // Said in the note of each rank's first row, before the coverage gaps: what was paired (the
+  // resolver's line, common/resolve/resolve.h). Empty: only the gaps.
+  std::string report_note;
   unsigned jobs = 2;             // worker threads evaluating pairs (all ranks share them)
   EvalOptions eval;
   PhaseTimer* timer = nullptr;  // phase timings, when asked for (--timings)
@@ -78,6 +82,19 @@ struct MatchedCompare {
 Result<MatchedCompare> match_compare(const std::string& my_path, const std::string& golden_path,
                                      const CompareOptions& opts, FileCache& cache);
 
+// What a streamed compare returns; its rows went to the sink.
+struct CompareHead {
+  Flow flow = Flow::kGeFx;
+  std::string report_prefix = "msit_cmp_report";
+  std::vector<std::string> warnings;
+  Coverage coverage;  // what was not paired; coverage.ranks[i] is the i-th rank streamed
+};
+// The compare, rank by rank, its rows handed to `sink` in report order as they are ready
+// (docs/compare.md "Streaming"): memory bounded by the tokens in flight, not the run.
+Result<CompareHead> stream_compare(const std::string& my_path, const std::string& golden_path,
+                                   const CompareOptions& opts, RowSink& sink);
+
+// stream_compare into memory: every rank's rows (tests and small runs).
 Result<CompareResult> run_compare(const std::string& my_path, const std::string& golden_path,
                                   const CompareOptions& opts);
 

@@ -30,7 +30,7 @@ struct CompareOptions {
   // Said in the note of each rank's first row, before the coverage gaps: what was paired (the
   // resolver's line, common/resolve/resolve.h). Empty: only the gaps.
   std::string report_note;
-  unsigned jobs = 2;             // worker threads evaluating pairs (all ranks share them)
+  unsigned jobs = 2;  // worker threads evaluating pairs (all ranks share them)
   EvalOptions eval;
   PhaseTimer* timer = nullptr;  // phase timings, when asked for (--timings)
   // Progress for a caller's display: pairs to evaluate (set once matched) and evaluated so far.

@@ -22,9 +22,9 @@ struct IndexedRank {
   std::string my_root;
   std::vector<GraphDef> graphs;
   DumpTree my, golden;
-  bool pruned = false;  // CompareOptions::prune dropped tokens (a rank left without pairs is fine)
+  bool pruned = false;    // CompareOptions::prune dropped tokens (a rank left without pairs is fine)
   RankCoverage coverage;  // the tokens of one side without the other's (rows are counted as they go)
-  size_t groups = 0;    // dump groups paired (with the graphs, when there are graph files)
+  size_t groups = 0;      // dump groups paired (with the graphs, when there are graph files)
 };
 
 // The sorted token ids of a tree.

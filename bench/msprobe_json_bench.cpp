@@ -64,3 +64,4 @@ void BM_ReadDumpJson(benchmark::State& state) {
 BENCHMARK(BM_ReadDumpJson)->Arg(20000)->Arg(200000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
+BENCHMARK_MAIN();

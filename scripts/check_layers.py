@@ -26,6 +26,7 @@ LAYERS = [
     "common/store",        # the SQLite summary store
     "common/opcheck",      # recompute a dumped op from its own inputs (float64, BLAS)
     "common/compare",      # compare engine, torchair flows, terminal summary
+    "common/compare_msprobe",  # msProbe's compare: matching, cells, verdicts, its table
     "common/compare_atb",  # ATB/torch flows; which flow two paths select
     "common/compaction",   # compact_file, publish, formats by name, compact runs, settings
     "daemon",              # watch

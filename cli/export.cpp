@@ -9,7 +9,10 @@
 
 #include "cli/commands.h"
 #include "common/base/printable.h"
+#include "common/formats/graph_text.h"
+#include "common/io/file.h"
 #include "common/io/output_file.h"
+#include "common/io/tree_walk.h"
 #include "common/safety/publish.h"
 #include "common/store/store_export.h"
 
@@ -24,7 +27,7 @@ struct ExportArgs {
 };
 
 struct Outcome {
-  size_t stores = 0, entries = 0, rows = 0;
+  size_t stores = 0, entries = 0, rows = 0, graph_texts = 0;
   std::vector<Error> bad_input;  // stores or directories that could not be read
   std::vector<Error> failures;   // files that could not be written
   std::vector<std::string> conflicts;
@@ -64,6 +67,30 @@ std::vector<Source> sources_of(const std::string& root, std::vector<Error>& bad_
   return out;
 }
 
+// The GE graph texts beside a store (torchair writes them at the top of msit_ge_dump/, where its
+// store is) go with its summaries: a compare of the exported tree pairs GE ops by them (issue 40
+// case 9). Never replacing a file; at most kGraphTextBytes each.
+void carry_graph_texts(const std::string& store_dir, const std::string& out, const std::string& sub, Outcome& o) {
+  constexpr size_t kGraphTextBytes = size_t{1} << 30;
+  std::vector<std::string> names;
+  Status listed = list_dir_path(store_dir, [&](std::string_view n, EntryType t) {
+    if (t == EntryType::kFile && is_original_graph_file_name(n)) names.emplace_back(n);
+  });
+  if (!listed.ok()) return o.bad_input.push_back(listed.error());
+  for (const std::string& n : names) {
+    auto text = read_small_file(store_dir + "/" + n, kGraphTextBytes);
+    if (!text.ok()) {
+      o.bad_input.push_back(text.error());
+      continue;
+    }
+    const std::string to = out + "/" + (sub.empty() ? n : sub + "/" + n);
+    Status st = write_output_file(to, *text, OnExisting::kKeep);
+    if (st.ok()) ++o.graph_texts;
+    else if (st.error().stage == Stage::kConflict) o.conflicts.push_back(to);
+    else o.failures.push_back(st.error());
+  }
+}
+
 void export_json(const ExportArgs& a, const std::vector<Source>& stores, Outcome& o) {
   DirRef out;
   if (!a.out.empty()) {
@@ -87,6 +114,7 @@ void export_json(const ExportArgs& a, const std::vector<Source>& stores, Outcome
     }
     store::JsonExportResult r;
     Status st = store::export_store_json(db, base, sub, r, under);
+    if (st.ok() && !a.out.empty() && under.empty()) carry_graph_texts(dir_of(db), a.out, sub, o);
     o.entries += r.written;
     o.conflicts.insert(o.conflicts.end(), r.conflicts.begin(), r.conflicts.end());
     o.failures.insert(o.failures.end(), r.errors.begin(), r.errors.end());
@@ -142,6 +170,11 @@ void export_csv(const ExportArgs& a, const std::vector<Source>& stores, Outcome&
 
 int run(const ExportArgs& a) {
   Outcome o;
+  if (struct stat st{}; ::stat(a.root.c_str(), &st) != 0) {
+    print_failure(errno == ENOENT ? make_error(a.root, Stage::kOpen, "no such file or directory")
+                                  : make_sys_error(a.root, Stage::kOpen, "cannot look at it", errno));
+    return kExitBadInput;
+  }
   const std::vector<Source> stores = sources_of(a.root, o.bad_input);
   if (stores.empty() && o.bad_input.empty())
     o.bad_input.push_back(make_error(a.root, Stage::kExport, "no msit-summary.db at or below it"));
@@ -161,8 +194,9 @@ int run(const ExportArgs& a) {
     std::fprintf(stderr, "exported %zu rows (%zu entries) of %zu of %zu stores as CSV%s%s\n", o.rows, o.entries,
                  o.stores, stores.size(), a.out.empty() ? "" : " to ", a.out.c_str());
   } else if (counts) {
-    std::fprintf(stderr, "exported %zu entries of %zu of %zu stores as JSON summaries, %zu conflicts\n", o.entries,
-                 o.stores, stores.size(), o.conflicts.size());
+    std::fprintf(stderr,
+                 "exported %zu entries of %zu of %zu stores as JSON summaries, %zu graph texts, %zu conflicts\n",
+                 o.entries, o.stores, stores.size(), o.graph_texts, o.conflicts.size());
   }
   if (!o.bad_input.empty()) return kExitBadInput;
   return o.failures.empty() && o.conflicts.empty() ? kExitOk : kExitFailures;

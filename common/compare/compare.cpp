@@ -188,7 +188,7 @@ Result<std::vector<RankJob>> plan_compare(const std::string& my, const std::stri
 }
 
 // Between a rank's rows and the sink: counts them for the coverage (the rank's entry, the last),
-// and gives the rank's first row the compare's note (what was paired, the ranks and tokens not
+// and gives the rank's first row the compare's note (compare_note: what was paired, the ranks and tokens not
 // compared), so that the CSV and JSON say it too (docs/compare.md "Coverage").
 class CoverageSink : public RowSink {
  public:
@@ -206,8 +206,7 @@ class CoverageSink : public RowSink {
       known.ranks.push_back(coverage_.ranks.back());
       std::string text = note_.empty() ? std::string() : "compare: " + note_;
       for (const std::string& gap : known.lines()) text += (text.empty() ? "" : "; ") + gap;
-      std::string& note = rows.front().note;
-      if (!text.empty()) note = note.empty() ? text : text + "; " + note;
+      rows.front().compare_note = std::move(text);
     }
     coverage_.ranks.back().count(rows);
     return inner_.rows(rows);

@@ -221,6 +221,13 @@ std::vector<int64_t> token_ids(const DumpTree& t) {
 Status nothing_to_compare(const IndexedRank& r) {
   auto mine = token_ids(r.my), gold = token_ids(r.golden);
   std::string where = r.info.rank ? " (rank " + std::to_string(*r.info.rank) + ")" : "";
+  // An empty side is that side's fault: the error names it (issue 40 case 9).
+  if (gold.empty() && !mine.empty())
+    return make_error(r.golden.root, Stage::kMatch,
+                      "the golden holds no dump files" + where + " to pair with my token ids " + list_ids(mine));
+  if (mine.empty() && !gold.empty())
+    return make_error(r.my_root, Stage::kMatch,
+                      "my dump holds no dump files" + where + " to pair with the golden token ids " + list_ids(gold));
   return make_error(r.my_root, Stage::kMatch,
                     "nothing to compare" + where + ": my token ids " + list_ids(mine) + ", golden token ids " +
                         list_ids(gold) + (r.groups == 0 ? ", and no dump group could be paired" : ""));

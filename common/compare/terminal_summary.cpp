@@ -204,6 +204,19 @@ void SummaryBuilder::add(const std::vector<ReportRow>& rows) {
     ++modes_[mode.empty() ? "none" : std::string(mode)];
     ++verdicts_[verdict_text(r.verdict)];
     inconclusive_ += r.verdict == Verdict::kInconclusive;
+    auto& [token_rows, judged] = token_rows_[{r.token_id, r.token_text}];
+    ++token_rows;
+    judged += r.error_level.has_value();
+    // Why rows were inconclusive, from their own note (never the compare's, compare_note); a row
+    // with no note is statistics only by design (--stats, summaries without sketches): the
+    // headline says that.
+    if (r.verdict == Verdict::kInconclusive && !r.note.empty()) {
+      constexpr size_t kReasons = 3;
+      auto it = inconclusive_why_.find(r.note);
+      if (it != inconclusive_why_.end()) ++it->second;
+      else if (inconclusive_why_.size() < kReasons) inconclusive_why_.emplace(r.note, 1);
+      else ++inconclusive_other_;
+    }
     if (r.jump == ReportRow::Jump::kFirst) {
       if (firsts_.size() < std::max<size_t>(o_.tokens_listed, 1)) firsts_.push_back(r);
       if (firsts_count_++ == 0) first_jump_seq_ = rows_;
@@ -234,6 +247,7 @@ std::string SummaryBuilder::text(std::optional<int64_t> rank) const {
   for (const auto& f : firsts_) firsts.push_back(&f);
   if (firsts_count_ > 0) s += jump_block(firsts, firsts_count_, o_.tokens_listed);
   else s += "first divergence: none (no output error jumps above the error before it)\n";
+  s += unjudged_line();
   if (fail_) {
     s += "threshold (msprobe): first fail in token " + token_of(*fail_) + ": " + op_text(*fail_) + "\n";
     if (firsts_count_ == 0 || fail_seq_ != first_jump_seq_) s += "    " + metrics_line(*fail_) + "\n";
@@ -250,9 +264,29 @@ std::string SummaryBuilder::text(std::optional<int64_t> rank) const {
   if (inconclusive_ > 0) {
     s += "inconclusive: " + std::to_string(inconclusive_) +
          " rows judged from statistics only (min/max, or no sketch): they are not shown to pass\n";
+    for (const auto& [why, n] : inconclusive_why_) s += "  " + std::to_string(n) + " rows: " + why + "\n";
+    if (inconclusive_other_ > 0) s += "  " + std::to_string(inconclusive_other_) + " rows for other reasons\n";
   }
   s += next_block(firsts_count_ > 0 ? firsts.front() : fail_ ? &*fail_ : nullptr, o_);
   return printable_lines(s);  // op and file names come from the dump: no escape sequence reaches the terminal
+}
+
+std::string SummaryBuilder::unjudged_line() const {
+  std::string tokens;
+  size_t n = 0;
+  for (const auto& [key, count] : token_rows_) {
+    if (count.second > 0) continue;
+    if (n++ < o_.tokens_listed)
+      tokens += (tokens.empty() ? "" : ", ") + (key.second.empty() ? std::to_string(key.first) : key.second);
+  }
+  if (n == 0) return {};
+  if (n == token_rows_.size())  // "none" above judged nothing
+    return "  not judged: no row has a cosine or RED (unreadable, or statistics only), so no first divergence can "
+           "be named\n";
+  if (n > o_.tokens_listed) tokens += " and " + std::to_string(n - o_.tokens_listed) + " more";
+  return "  not judged: token" + std::string(n == 1 ? " " : "s ") + tokens +
+         ": none of its rows has a cosine or RED (unreadable, or statistics only), so no first divergence can be "
+         "named there\n";
 }
 
 std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<int64_t> rank, const SummaryOptions& o) {

@@ -65,6 +65,8 @@ class SummaryBuilder {
   };
 
  private:
+  // "  not judged: tokens 3, 4: ..." for the tokens none of whose rows has an error level.
+  std::string unjudged_line() const;
   SummaryOptions o_;
   size_t rows_ = 0, inconclusive_ = 0, firsts_count_ = 0, error_rows_ = 0;
   size_t first_jump_seq_ = 0, fail_seq_ = 0;
@@ -73,6 +75,12 @@ class SummaryBuilder {
   std::optional<ReportRow> fail_;                   // the first fail
   WorstRows worst_;
   std::map<std::string, ErrorGroup> errors_;  // by reason, file left out
+  // Per token (id, text key): its rows and those with an error level, which the first-divergence
+  // rule judges. A token with none is named as not judged (issue 40 case 9).
+  std::map<std::pair<int64_t, std::string>, std::pair<size_t, size_t>> token_rows_;
+  // Why rows were inconclusive (their note, e.g. sketches of different widths): the first few.
+  std::map<std::string, size_t> inconclusive_why_;
+  size_t inconclusive_other_ = 0;
 };
 
 std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<int64_t> rank,

@@ -75,7 +75,7 @@ struct ReportColumn {
   X(l2norm_stat_relative_error,  r.stat_rel[3],                 kReal,  kOurs, "")                          \
   X(nan_inf,                     r.nan_inf,                     kText,  kOurs, "")                          \
   X(verdict,                     verdict_name(r.verdict),       kWord,  kOurs, "verdict")                   \
-  X(note,                        r.note,                        kText,  kOurs, "note")                      \
+  X(note,                        note_cell(r),                  kText,  kOurs, "note")                      \
   X(error_level,                 r.error_level,                 kReal,  kOurs, "error_level")               \
   X(error_jump,                  r.error_jump,                  kReal,  kOurs, "error_jump")                \
   X(divergence,                  jump_cell(r.jump),             kWord,  kOurs, "divergence")

@@ -52,6 +52,12 @@ void add_caveat(ReportRow& r, const std::string& text) {
   r.caveat += text;
 }
 
+std::string note_cell(const ReportRow& r) {
+  if (r.compare_note.empty()) return r.note;
+  if (r.note.empty()) return r.compare_note;
+  return r.compare_note + "; " + r.note;
+}
+
 namespace {
 // msit's first filter: the reason is exactly the shape mismatch.
 bool shape_only(const ReportRow& r) { return r.fail_reason == FailReason::kShapeMismatch && !r.problem.any(); }

@@ -43,7 +43,11 @@ struct ReportRow {
   std::array<OptDouble, 4> stat_rel;
   std::string nan_inf;
   Verdict verdict = Verdict::kNone;
-  std::string note;
+  std::string note;  // about this row (e.g. why it is inconclusive)
+  // About the whole compare, on a rank's first row only: what was paired, the ranks and tokens
+  // not compared. Written before `note` in the note cell (note_cell), kept apart so that nothing
+  // reads it as this row's own note (the terminal's inconclusive reasons).
+  std::string compare_note;
   // Ours, last: the error-jump rule (common/compare/divergence.h), filled after evaluation.
   OptDouble error_level;  // max(RED, sqrt(2 (1 - cosine)))
   OptDouble error_jump;   // output rows: error_level / the floor before it
@@ -72,6 +76,8 @@ std::string msit_reason_cell(const ReportRow& r);
 // The cmp_fail_reason cell: msit's part, then our caveat.
 std::string fail_reason_cell(const ReportRow& r);
 void add_caveat(ReportRow& r, const std::string& text);
+// The note cell: the compare's note, then the row's own ("; " between them).
+std::string note_cell(const ReportRow& r);
 
 // msit's header (docs/formats/report.md §2) and the extra columns, in order: the names of
 // kReportColumns (common/report/report_columns.h).

@@ -308,7 +308,12 @@ Result<ResolvedSide> resolve_side(const std::string& given, Side side, const Com
     if (!in_root.ok()) return in_root.error();
     return s;
   }
-  MSIT_TRY(resolve_outside(s, view_dir(s.path), cmd, side));
+  const DirView v = view_dir(s.path);
+  if (!missing_ok && v.dirs.empty() && v.files.empty())
+    return make_error(
+        s.path, Stage::kOpen,
+        std::string("the ") + (side == Side::kMy ? "my" : "golden") + " directory is empty: nothing to compare");
+  MSIT_TRY(resolve_outside(s, v, cmd, side));
   return s;
 }
 

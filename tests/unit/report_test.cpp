@@ -325,6 +325,38 @@ TEST(Report, TerminalSummaryGroupsErrorRows) {
   EXPECT_NE(text.find("... and 4 more"), std::string::npos) << text;
 }
 
+// Inconclusive rows are counted by why (their own note); the compare's note on a rank's first row
+// (what was paired, coverage gaps) is not a reason of that row, but the note cell still says both.
+// A token none of whose rows has an error level is named as not judged.
+TEST(Report, InconclusiveReasonsLeaveTheComparesNoteOut) {
+  const std::string why = "sketches differ (golden width 64, my width 128, or different seeds): only statistics compared";
+  std::vector<msit::ReportRow> rows;
+  for (int k = 0; k < 5; ++k) {
+    msit::ReportRow r = known_row();
+    r.verdict = msit::Verdict::kInconclusive;
+    r.note = k == 4 ? "padding included: no sketch" : why;
+    r.token_id = k == 4 ? 1 : 0;
+    rows.push_back(r);
+  }
+  // Every row unjudged: "none" is said to have judged nothing.
+  EXPECT_NE(msit::terminal_summary(rows, 0).find("\n  not judged: no row has a cosine or RED"), std::string::npos);
+  rows[1].error_level = 1e-3;  // token 0 judged, token 1 not: named
+  rows.front().compare_note = "compare: paired: my /d/ge (GE dump) with golden /d/fx (FX dump)";
+  const std::string text = msit::terminal_summary(rows, 0);
+  EXPECT_NE(text.find("inconclusive: 5 rows"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  4 rows: " + why + "\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  1 rows: padding included: no sketch\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("paired"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  not judged: token 1: none of its rows"), std::string::npos) << text;
+  EXPECT_EQ(msit::note_cell(rows.front()), rows.front().compare_note + "; " + why);
+  EXPECT_EQ(msit::note_cell(rows.back()), "padding included: no sketch");
+  msit::CsvOptions o;
+  const std::string csv = msit::report_csv({rows.front()}, o);
+  EXPECT_NE(csv.find(",\"compare: paired: my /d/ge (GE dump) with golden /d/fx (FX dump); sketches differ"),
+            std::string::npos)
+      << csv;
+}
+
 // The HTML page carries every row as data; a path cannot close the script element.
 TEST(Report, HtmlReportIsSelfContainedAndEscaped) {
   msit::ReportRow r = known_row();

@@ -107,9 +107,12 @@ TEST(Resolve, AmbiguousAndEmptyDumpPaths) {
   ASSERT_FALSE(two.ok());
   EXPECT_NE(two.error().message.find("2 GE dumps"), std::string::npos) << two.error().message;
   fs::create_directories(t.path / "empty");
-  auto empty = resolve_side((t.path / "empty").string(), Side::kMy);
-  ASSERT_TRUE(empty.ok());
-  EXPECT_EQ(empty->kind, GivenKind::kUnknown);
+  auto empty = resolve_side((t.path / "empty").string(), Side::kGolden);
+  ASSERT_FALSE(empty.ok());  // blamed on the side that is empty
+  EXPECT_EQ(empty.error().message, "the golden directory is empty: nothing to compare");
+  auto later = resolve_side((t.path / "empty").string(), Side::kMy, {}, true);  // watch: not yet
+  ASSERT_TRUE(later.ok());
+  EXPECT_EQ(later->kind, GivenKind::kUnknown);
   // The very old FX layout: one gm_*_dump per graph in the working directory is one root.
   fs::create_directories(t.path / "cwd/gm_1_dump/1");
   fs::create_directories(t.path / "cwd/gm_2_dump/1");

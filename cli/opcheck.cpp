@@ -85,6 +85,12 @@ std::optional<GraphDef> graph_for(const std::string& given, const std::string& f
 }
 
 OpCheckResult check_side(const std::string& file, const std::string& graph_path, const OpcheckArgs& a) {
+  opcheck::OpcheckOptions o;
+  o.memory_bytes = a.memory_mb << 20;
+  if (fs::is_directory(file)) {  // an ATB op directory or a torch API directory
+    if (opcheck::is_atb_op_dir(file)) return opcheck::check_front_end(opcheck::atb_front_end(file), file, o);
+    return opcheck::check_front_end(opcheck::torch_front_end(file), file, o);
+  }
   const auto op = op_name_of(file);
   std::optional<GraphDef> g = op ? graph_for(graph_path, file, *op) : std::nullopt;
   opcheck::OpcheckOptions opts;
@@ -111,15 +117,19 @@ int exit_status(const std::vector<OpCheckResult>& rs) {
 std::vector<OpCheckResult> check_path(const std::string& path, const OpcheckArgs& a) {
   require_exists(path, "dump file or directory");
   std::string file = path;
-  if (fs::is_directory(path)) {
-    if (a.op.empty()) throw InputError(path + ": a directory needs --op NAME (the op to recompute)");
+  if (fs::is_directory(path) && !opcheck::is_atb_op_dir(path) && !opcheck::torch_api_of_dir(path)) {
+    if (a.op.empty())
+      throw InputError(path +
+                       ": a directory needs --op NAME (the op to recompute), unless it is an ATB op directory or a "
+                       "torch API directory");
     file = find_op_file(path, a.op);
   }
   std::vector<OpCheckResult> sides{check_side(file, a.graph, a)};
   if (!a.golden.empty()) {
     require_exists(a.golden, "golden dump file or directory");
     std::string gfile = a.golden;
-    if (fs::is_directory(a.golden)) gfile = find_op_file(a.golden, a.op.empty() ? op_name_of(file).value_or("") : a.op);
+    if (fs::is_directory(a.golden) && !opcheck::is_atb_op_dir(a.golden) && !opcheck::torch_api_of_dir(a.golden))
+      gfile = find_op_file(a.golden, a.op.empty() ? op_name_of(file).value_or("") : a.op);
     sides.push_back(check_side(gfile, a.golden_graph.empty() ? a.graph : a.golden_graph, a));
   }
   return sides;
@@ -152,7 +162,10 @@ CLI::App* register_opcheck(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<OpcheckArgs>();
   CLI::App* cmd = app.add_subcommand(
       "opcheck", "Recompute a dumped op on the CPU from its own dumped inputs: does its kernel agree with them?");
-  cmd->add_option("paths", args->paths, "GE dump files, or a directory with --op")->required();
+  cmd->add_option("paths", args->paths,
+                  "GE dump files, ATB op directories ({id}_{OpType}/), torch API directories ({module}.{func}/), or a "
+                  "GE dump directory with --op")
+      ->required();
   cmd->add_option("--op", args->op, "The op name to find below a directory (the dump file name's OpName)");
   cmd->add_option("--graph", args->graph,
                   "The graph text (dynamo_original_graph_*.txt) with the op's attributes (default: searched in the "

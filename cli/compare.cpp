@@ -175,7 +175,9 @@ int run(const CompareArgs& a) {
   o.pairs_total = &total;
   o.pairs_done = &done;
   ReportSink sink(sink_options(a));
-  RecomputeSink recompute(sink, RecomputeOptions{a.recompute_before, {}});
+  RecomputeOptions ro;
+  ro.ops_before = a.recompute_before;
+  RecomputeSink recompute(sink, ro);
   Result<CompareHead> res = make_error(a.my_path, Stage::kCompare, "not run");
   {
     Progress progress(!a.quiet && ::isatty(STDERR_FILENO) == 1, total, done);

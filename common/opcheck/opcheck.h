@@ -40,4 +40,15 @@ OpCheckResult check_ge_file(const std::string& path, const GraphDef* graph, cons
 // A front end's outcome checked: check_op on an OpCall, the result as it is otherwise.
 OpCheckResult check_front_end(FrontEnd fe, const std::string& path, const OpcheckOptions& opts);
 
+// Which front end reads a path: an ATB op directory, a torch API directory, a GE dump file
+// (by its name), or none (kNone: a directory or file that holds no op's inputs).
+enum class DumpKind : uint8_t { kNone, kGeFile, kAtbOpDir, kTorchApiDir };
+DumpKind dump_kind_of(const std::string& path);
+// The graph text that names GE op `op`: the first dynamo_original_graph_*.txt (in graph id
+// order) that has it, in the dump file's directory or up to 8 directories above it.
+std::optional<GraphDef> find_graph_text(const std::string& dump_file, const std::string& op);
+// The one dispatch of every caller (opcheck, compare --recompute): the path's front end, then
+// check_op. `graph`: a GE op's attributes (nullptr: none; unused for ATB and torch).
+OpCheckResult check_dump_path(const std::string& path, const GraphDef* graph, const OpcheckOptions& opts);
+
 }  // namespace msit::opcheck

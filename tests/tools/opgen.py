@@ -10,7 +10,9 @@ docs/formats/graph-text.md §2, and every value comes from numpy, never from the
   opgen.py grid --out DIR --grid GRID.json [--variant small|full]
       for each op x dtype x shape x seed of the grid: a noise-only case (outputs of a correct
       float32 kernel rounded to the dtype), an injected case (that output made wrong), and a
-      propagated case (an upstream Mul made wrong, the op computed correctly from it).
+      propagated case (an upstream Mul made wrong, the op computed correctly from it); variants
+      with "bound_factors": a noise-only case and one element moved to f x its bound per factor
+      (opgen_nearbound.py).
   --family atb|torch (both modes): the same ops written as ATB op directories ({id}_{Type}/
       before/intensor{k}.bin, after/outtensor{k}.bin, op_param.json; docs/formats/atb-torch.md
       §2.2, §2.6) or torch hook API directories ({module}.{func}/input_{i}.pth, output.pth, §1).
@@ -19,6 +21,7 @@ lists every file or op directory with the verdict opcheck must give. opgrid_chec
 opcheck over them."""
 import argparse, json, math, os, struct, sys, zipfile
 import numpy as np
+import opgen_nearbound as near
 
 # ---- GE dump encoding (docs/formats/ge-dump.md §2-§5) ----
 PROTO_DT = {"float32": 1, "float16": 2, "int32": 7, "int64": 8, "float64": 12, "bfloat16": 27}
@@ -484,7 +487,11 @@ def grid_cases(args):
             for dt in g["dtypes"]:
                 for size in g["sizes"]:
                     rng = np.random.default_rng([seed, family_ops(args.family).index(name), g["dtypes"].index(dt), size])
-                    rows += grid_one(args.out, len(rows), rng, name, dt, size, g, seed, args.family)
+                    if "bound_factors" in g:  # near the bounds (opgen_nearbound.py)
+                        rows += near.grid_near(sys.modules[__name__], args.out, len(rows), rng, name, dt, size, g, seed,
+                                               args.family)
+                    else:
+                        rows += grid_one(args.out, len(rows), rng, name, dt, size, g, seed, args.family)
     return rows
 
 

@@ -26,7 +26,7 @@ struct WatchSettings {
   uint32_t rescan_interval_s = kRescanIntervalS.def;
   uint32_t max_watches_per_root = kMaxWatchesPerRoot.def;
   uint32_t max_watch_share = kMaxWatchShare.def;  // percent of fs.inotify.max_user_watches
-  std::string json_status;  // empty: none
+  std::string json_status;                        // empty: none
   bool verbose = false;
   MinFree min_free;            // free-space watermark of each watched filesystem (5%)
   std::string low_space_hook;  // command run (no shell) when a filesystem goes under it

@@ -66,8 +66,9 @@ std::string Counters::status_line() const {
                 static_cast<unsigned long long>(errors));
   std::string line = buf;
   if (!refused_store_files.empty())
-    line += "; " + std::to_string(refused_store_files.size()) + " store(s) refused: " +
-            printable(refused_store_files.front().file) + " of uid " + std::to_string(refused_store_files.front().owner);
+    line += "; " + std::to_string(refused_store_files.size()) +
+            " store(s) refused: " + printable(refused_store_files.front().file) + " of uid " +
+            std::to_string(refused_store_files.front().owner);
   if (live_divergence) {
     line += "; divergences " + std::to_string(divergences);
     if (const auto& d = last_divergence)

@@ -11,7 +11,8 @@ namespace {
 // The side file's owner and its store's owner, or false when the file is gone or no longer
 // another owner's (nothing to report any more).
 bool still_foreign(const std::string& file, RefusedStoreFile& f) {
-  struct stat side {}, db {};
+  struct stat side {
+  }, db{};
   const size_t slash = file.rfind('/');
   if (slash == std::string::npos || ::lstat(file.c_str(), &side) != 0) return false;
   const std::string store = file.substr(0, slash + 1) + std::string(kStoreFileName);
@@ -45,8 +46,8 @@ std::vector<std::string> RefusedStores::tick(int64_t now_ns) {
     }
     if (e.logged_ns < 0 || now_ns - e.logged_ns >= kLogEveryNs) {
       e.logged_ns = now_ns;
-      lines.push_back(it->first + ": belongs to uid " + std::to_string(e.f.owner) +
-                      ", not to uid " + std::to_string(e.f.store_owner) +
+      lines.push_back(it->first + ": belongs to uid " + std::to_string(e.f.owner) + ", not to uid " +
+                      std::to_string(e.f.store_owner) +
                       " that owns the summary store beside it: the store is refused (its rows could be forged) and "
                       "every raw file it would take is kept. Find out who made this file, then remove it (said "
                       "once a minute while it is there)");

@@ -13,14 +13,14 @@
 namespace msit::daemon {
 
 struct RefusedStoreFile {
-  std::string file;   // the side file (absolute path)
-  uid_t owner = 0;    // its owner
+  std::string file;       // the side file (absolute path)
+  uid_t owner = 0;        // its owner
   uid_t store_owner = 0;  // the store's owner
 };
 
 class RefusedStores {
  public:
-  static constexpr size_t kMaxFiles = 64;           // more are counted, not named
+  static constexpr size_t kMaxFiles = 64;  // more are counted, not named
   static constexpr int64_t kLogEveryNs = 60'000'000'000;
 
   // A job failed at Stage::kStoreOwner on `file`.

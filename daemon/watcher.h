@@ -135,8 +135,8 @@ class Watcher {
   WatchTree tree_;
   EventSource& source_;
   Map pending_;
-  BadFiles abandoned_;                        // left alone until they change: bounded memory per file
-  RefusedStores refused_stores_;              // stores refused for another user's side file
+  BadFiles abandoned_;            // left alone until they change: bounded memory per file
+  RefusedStores refused_stores_;  // stores refused for another user's side file
   int64_t next_refused_check_ns_ = 0;
   std::set<std::string> reported_leftovers_;  // other users' temp/claim names, warned about once
   size_t in_flight_ = 0;

@@ -34,7 +34,8 @@ def main():
     p.add_argument("--work")
     p.add_argument("--json")
     p.add_argument("--latency-target-s", type=float, default=15)
-    p.add_argument("--fs-mib", type=int, default=256)
+    p.add_argument("--fs-mib", type=int, default=256, help="size of the tmpfs holding the watched roots")
+    p.add_argument("--rate", type=float, default=1.0, help="scales every rank's write rate")
     a = p.parse_args()
     work = a.work or tempfile.mkdtemp(prefix="msit-soak-")
     os.makedirs(work, exist_ok=True)
@@ -44,10 +45,11 @@ def main():
                       capture_output=True).returncode != 0:
         print("soak: cannot mount a tmpfs (needs root): skipped")
         sys.exit(77)
+    s = soak_lib.Soak(a, work, fs)
     try:
-        s = soak_lib.Soak(a, work, fs)
         ok = s.run()
     finally:
+        s.kill_daemon()  # after a failure of the script itself: nothing of ours keeps running
         subprocess.run(["umount", "-l", fs], capture_output=True)
     if not a.work and ok:
         shutil.rmtree(work, ignore_errors=True)

@@ -30,6 +30,12 @@ class Soak:
         self.counts = {"fs_full_windows": 0, "overflow_bursts": 0, "symlink_swaps": 0}
         self.missing_since = {}
 
+    def kill_daemon(self):
+        d = getattr(self, "d", None)
+        if d is not None and d.p is not None and d.p.poll() is None:
+            d.p.kill()
+            d.p.wait()
+
     # --- setup ---------------------------------------------------------------------------
     def setup(self):
         os.makedirs(os.path.join(self.root, "msit_ge_dump/flood"))
@@ -85,7 +91,7 @@ class Soak:
                     time.sleep(0.2)  # the disk is full: the model run waits too
                     continue
                 write_whole(path, data, self.ledger)
-                time.sleep(rate_delay(now() - t0, rank))
+                time.sleep(rate_delay(now() - t0, rank) / self.a.rate)
             step += 1
 
     def replay_live(self):

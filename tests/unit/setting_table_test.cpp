@@ -116,7 +116,8 @@ TEST(SettingTable, ManPageStatesTheTablesRangesAndDefaults) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 8);  // settle, jobs, zstd level and workers, sketch width, rescan, watch share, keep near divergence
+  EXPECT_EQ(checked,
+            8);  // settle, jobs, zstd level and workers, sketch width, rescan, watch share, keep near divergence
 }
 
 TEST(SettingTable, BashCompletionListsExactlyTheTablesOptions) {

@@ -35,9 +35,7 @@ class TempLeftovers : public ::testing::Test {
     LeftoverOutcome o = recover_leftover(*f, DumpScope::of_path(dir), LeftoverPolicy{.temp_content = our_temp_content});
     const bool gone = !fs::exists(dir + "/" + name);
     EXPECT_EQ(gone, o.action == LeftoverAction::kRemoved) << o.message;
-    if (!gone) {
-      EXPECT_NE(o.message.find(name), std::string::npos) << "the message names the file";
-    }
+    if (!gone) { EXPECT_NE(o.message.find(name), std::string::npos) << "the message names the file"; }
     return gone;
   }
   TempDir tmp;

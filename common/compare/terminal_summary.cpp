@@ -76,7 +76,7 @@ bool same_data(const ReportRow& a, const ReportRow& b) {
   return equal && any;  // rows without any number are never folded
 }
 
-std::string jump_block(const std::vector<const ReportRow*>& firsts, size_t listed) {
+std::string jump_block(const std::vector<const ReportRow*>& firsts, size_t count, size_t listed) {
   std::string s = "first divergence (output error above what its inputs and its op type's noise explain):\n";
   for (size_t i = 0; i < firsts.size() && i < listed; ++i) {
     const ReportRow& f = *firsts[i];
@@ -91,7 +91,7 @@ std::string jump_block(const std::vector<const ReportRow*>& firsts, size_t liste
          ": inputs' error x its type's gain " + num(inputs) + ", noise floor " + num(noise) +
          " (learned from the token's " + row_label(f).op_type + " outputs and its spread)\n";
   }
-  if (firsts.size() > listed) s += "  ... and " + std::to_string(firsts.size() - listed) + " more tokens\n";
+  if (count > listed) s += "  ... and " + std::to_string(count - listed) + " more tokens\n";
   return s;
 }
 
@@ -108,23 +108,16 @@ std::string reason_key(const ReportRow& r) {
   return r.caveat.empty() ? msit : msit + " " + r.caveat;
 }
 
-std::string error_block(const std::vector<ReportRow>& rows, size_t listed) {
-  std::map<std::string, std::vector<const ReportRow*>> groups;
-  size_t n = 0;
-  for (const auto& r : rows) {
-    if (r.verdict != Verdict::kError) continue;
-    groups[reason_key(r)].push_back(&r);
-    ++n;
-  }
+std::string error_block(const std::map<std::string, SummaryBuilder::ErrorGroup>& groups, size_t n, size_t listed) {
   if (n == 0) return "";
   std::string s = "errors: " + std::to_string(n) + " rows could not be compared\n";
-  for (const auto& [why, list] : groups) {
-    s += "  " + std::to_string(list.size()) + " x " + why + "\n";
-    for (size_t i = 0; i < list.size() && i < listed; ++i) {
-      s += "    token " + token_of(*list[i]) + " " + op_text(*list[i]) + ": " + fail_reason_cell(*list[i]) + "\n";
+  for (const auto& [why, g] : groups) {
+    s += "  " + std::to_string(g.count) + " x " + why + "\n";
+    for (const ReportRow& r : g.first) {
+      s += "    token " + token_of(r) + " " + op_text(r) + ": " + fail_reason_cell(r) + "\n";
     }
-    if (list.size() > listed)
-      s += "    ... and " + std::to_string(list.size() - listed) + " more (verdict error in the report)\n";
+    if (g.count > listed)
+      s += "    ... and " + std::to_string(g.count - listed) + " more (verdict error in the report)\n";
   }
   return s;
 }
@@ -152,6 +145,44 @@ std::string next_block(const ReportRow* focus, const SummaryOptions& o) {
 
 }  // namespace
 
+void WorstRows::add(const ReportRow& r) {
+  if (!flagged(r)) return;
+  const uint64_t seq = seq_++;
+  const double b = badness(r), red = r.red.value_or(0.0);
+  // Report order breaks ties (the stable sort of worst_rows): a later row goes after equal keys.
+  auto before = [&](const Kept& k) {
+    double kb = badness(k.row);
+    if (kb != b) return kb > b;
+    double kr = k.row.red.value_or(0.0);
+    if (kr != red) return kr > red;
+    return k.seq < seq;
+  };
+  auto at = std::find_if_not(kept_.begin(), kept_.end(), before);
+  if (static_cast<size_t>(at - kept_.begin()) >= kSpare * n_) return;
+  if (std::any_of(kept_.begin(), at, [&](const Kept& k) { return same_data(k.row, r); })) return;
+  kept_.insert(at, Kept{r, seq, &r});
+  // A row the new one stands for (same data, lower in the order) goes. Same data has the same key
+  // unless a row without a cosine differs in verdict: the spare rows cover the places such a
+  // removal frees.
+  for (auto it = kept_.begin(); it != kept_.end(); ++it) {
+    auto dup = std::find_if(it + 1, kept_.end(), [&](const Kept& k) { return same_data(it->row, k.row); });
+    if (dup != kept_.end()) kept_.erase(dup);
+  }
+  if (kept_.size() > kSpare * n_) kept_.resize(kSpare * n_);
+}
+
+std::vector<const ReportRow*> WorstRows::rows() const {
+  std::vector<const ReportRow*> v;
+  for (size_t i = 0; i < kept_.size() && i < n_; ++i) v.push_back(&kept_[i].row);
+  return v;
+}
+
+std::vector<const ReportRow*> WorstRows::origins() const {
+  std::vector<const ReportRow*> v;
+  for (size_t i = 0; i < kept_.size() && i < n_; ++i) v.push_back(kept_[i].origin);
+  return v;
+}
+
 const ReportRow* first_divergence(const std::vector<ReportRow>& rows) {
   for (const auto& r : rows) {
     if (r.verdict == Verdict::kFail) return &r;
@@ -160,63 +191,74 @@ const ReportRow* first_divergence(const std::vector<ReportRow>& rows) {
 }
 
 std::vector<const ReportRow*> worst_rows(const std::vector<ReportRow>& rows, size_t n) {
-  std::vector<const ReportRow*> v;
-  for (const auto& r : rows) {
-    if (flagged(r)) v.push_back(&r);
-  }
-  std::stable_sort(v.begin(), v.end(), [](const ReportRow* a, const ReportRow* b) {
-    double ba = badness(*a), bb = badness(*b);
-    if (ba != bb) return ba > bb;
-    return a->red.value_or(0.0) > b->red.value_or(0.0);
-  });
-  // Equal keys keep report order (stable sort): the row kept is the first in execution order.
-  std::vector<const ReportRow*> out;
-  for (size_t i = 0; i < v.size() && out.size() < n; ++i) {
-    bool seen = std::any_of(out.begin(), out.end(), [&](const ReportRow* o) { return same_data(*o, *v[i]); });
-    if (!seen) out.push_back(v[i]);
-  }
-  return out;
+  WorstRows w(n);
+  for (const auto& r : rows) w.add(r);
+  return w.origins();
 }
 
-std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<int64_t> rank, const SummaryOptions& o) {
-  std::map<std::string, size_t> modes, verdicts;  // by name: the summary lists them in name order
-  size_t inconclusive = 0;
-  std::vector<const ReportRow*> firsts;
+SummaryBuilder::SummaryBuilder(const SummaryOptions& o) : o_(o), worst_(o.worst) {}
+
+void SummaryBuilder::add(const std::vector<ReportRow>& rows) {
   for (const auto& r : rows) {
     std::string_view mode = metric_source_text(r.compare_mode);
-    ++modes[mode.empty() ? "none" : std::string(mode)];
-    ++verdicts[verdict_text(r.verdict)];
-    inconclusive += r.verdict == Verdict::kInconclusive;
-    if (r.jump == ReportRow::Jump::kFirst) firsts.push_back(&r);
+    ++modes_[mode.empty() ? "none" : std::string(mode)];
+    ++verdicts_[verdict_text(r.verdict)];
+    inconclusive_ += r.verdict == Verdict::kInconclusive;
+    if (r.jump == ReportRow::Jump::kFirst) {
+      if (firsts_.size() < std::max<size_t>(o_.tokens_listed, 1)) firsts_.push_back(r);
+      if (firsts_count_++ == 0) first_jump_seq_ = rows_;
+    }
+    if (!fail_ && r.verdict == Verdict::kFail) {
+      fail_ = r;
+      fail_seq_ = rows_;
+    }
+    worst_.add(r);
+    if (r.verdict == Verdict::kError) {
+      ErrorGroup& g = errors_[reason_key(r)];
+      if (g.first.size() < o_.errors_listed) g.first.push_back(r);
+      ++g.count;
+      ++error_rows_;
+    }
+    ++rows_;
   }
+}
+
+std::string SummaryBuilder::text(std::optional<int64_t> rank) const {
   std::string s = rank ? "rank " + std::to_string(*rank) + ": " : "";
-  s += std::to_string(rows.size()) + " rows;";
-  for (const auto& [m, c] : modes) s += " " + m + " " + std::to_string(c);
+  s += std::to_string(rows_) + " rows;";
+  for (const auto& [m, c] : modes_) s += " " + m + " " + std::to_string(c);
   s += " |";
-  for (const auto& [v, c] : verdicts) s += " " + v + " " + std::to_string(c);
+  for (const auto& [v, c] : verdicts_) s += " " + v + " " + std::to_string(c);
   s += "\n";
-  if (!firsts.empty()) s += jump_block(firsts, o.tokens_listed);
+  std::vector<const ReportRow*> firsts;
+  for (const auto& f : firsts_) firsts.push_back(&f);
+  if (firsts_count_ > 0) s += jump_block(firsts, firsts_count_, o_.tokens_listed);
   else s += "first divergence: none (no output error jumps above the error before it)\n";
-  const ReportRow* fail = first_divergence(rows);
-  if (fail) {
-    s += "threshold (msprobe): first fail in token " + token_of(*fail) + ": " + op_text(*fail) + "\n";
-    if (firsts.empty() || fail != firsts.front()) s += "    " + metrics_line(*fail) + "\n";
+  if (fail_) {
+    s += "threshold (msprobe): first fail in token " + token_of(*fail_) + ": " + op_text(*fail_) + "\n";
+    if (firsts_count_ == 0 || fail_seq_ != first_jump_seq_) s += "    " + metrics_line(*fail_) + "\n";
   } else {
     s += "threshold (msprobe): no row fails\n";
   }
-  auto worst = worst_rows(rows, o.worst);
+  auto worst = worst_.rows();
   if (!worst.empty()) {
     s += "worst " + std::to_string(worst.size()) + ":\n";
     for (const ReportRow* r : worst)
       s += "  token " + token_of(*r) + " " + op_text(*r) + "  " + metrics_line(*r) + "\n";
   }
-  s += error_block(rows, o.errors_listed);
-  if (inconclusive > 0) {
-    s += "inconclusive: " + std::to_string(inconclusive) +
+  s += error_block(errors_, error_rows_, o_.errors_listed);
+  if (inconclusive_ > 0) {
+    s += "inconclusive: " + std::to_string(inconclusive_) +
          " rows judged from statistics only (min/max, or no sketch): they are not shown to pass\n";
   }
-  s += next_block(!firsts.empty() ? firsts.front() : fail, o);
+  s += next_block(firsts_count_ > 0 ? firsts.front() : fail_ ? &*fail_ : nullptr, o_);
   return printable_lines(s);  // op and file names come from the dump: no escape sequence reaches the terminal
+}
+
+std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<int64_t> rank, const SummaryOptions& o) {
+  SummaryBuilder b(o);
+  b.add(rows);
+  return b.text(rank);
 }
 
 }  // namespace msit

@@ -308,7 +308,11 @@ def explore(a):
     points = None
     if a.points:  # evenly spread crash points, the last one always (a reduced run)
         points = {len(ops)} | {int(i * len(ops) / a.points) for i in range(a.points)}
-    states = [(m, k, d) for m, k, d, _t in crash_states.enumerate_states(ops, base, models, points)]
+    cands = crash_states.candidates(ops, models, points)
+    n_cands = len(cands)
+    if a.max_states is not None and len(cands) > 3 * a.max_states:
+        cands = choose(cands, 3 * a.max_states)  # a reduced run builds a sample only
+    states = [(m, k, d) for m, k, d, _t in crash_states.enumerate_states(ops, base, cands)]
     gen_s = time.time() - t0
     counts = {m: sum(1 for s in states if s[0] == m) for m in models}
     chosen = choose(states, a.max_states)
@@ -326,7 +330,8 @@ def explore(a):
             print("VULNERABILITY (%s, crash after op %d, %d ops lost):\n  %s\n%s" %
                   (m, k, len(d), "\n  ".join(problems[:6]), op_story(ops, k, d)), flush=True)
     report = {"scenario": a.scenario, "ops": len(ops), "raw_files": len(originals),
-              "states_by_model": counts, "states_total": len(states), "states_checked": len(chosen),
+              "candidates": n_cands, "states_built": len(cands), "states_by_model": counts,
+              "states_distinct": len(states), "states_checked": len(chosen),
               "vulnerabilities": len(vulns), "generate_s": round(gen_s, 1),
               "check_s": round(time.time() - t1, 1), "work": work}
     print(json.dumps(report), flush=True)

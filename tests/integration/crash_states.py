@@ -20,12 +20,37 @@ def parent(rel):
     return os.path.dirname(rel)
 
 
-def covers(model, op, sync):
-    """Does SYNC (a later op) make OP durable under MODEL?"""
+def journal_commits(ops):
+    """Indices of the syncs that commit ext4's journal: an fsync of anything and every
+    directory fsync do; an fdatasync only when its file's size changed since that file's
+    previous sync (ext4 must then get the size to disk; after an overwrite inside the file it
+    flushes the data blocks alone, and the metadata before it stays uncommitted)."""
+    out, size, changed = set(), {}, set()
+    for i, op in enumerate(ops):
+        if op.kind == "write":
+            end = op.off + len(op.data)
+            if end > size.get(op.ino, 0):
+                size[op.ino] = end
+                changed.add(op.ino)
+        elif op.kind == "trunc":
+            size[op.ino] = op.size
+            changed.add(op.ino)
+        elif op.kind in ("sync", "fsync_dir") or (op.kind == "fsync" and not op.datasync):
+            out.add(i)
+            changed.discard(op.ino)
+        elif op.kind == "fsync":
+            if op.ino in changed:
+                out.add(i)
+            changed.discard(op.ino)
+    return out
+
+
+def covers(model, op, sync, commits):
+    """Does SYNC (a later op) make OP durable under MODEL? COMMITS: journal_commits()."""
     if sync.kind == "sync":
         return True
     if model == "ext4" and op.kind in METADATA:
-        return True  # any fsync commits the running journal transaction
+        return commits  # the journal's running transaction, every earlier metadata op in it
     if op.kind in ("write", "trunc"):
         return sync.kind == "fsync" and sync.ino == op.ino
     if op.kind in ("creat", "mkdir", "unlink", "rmdir", "link"):
@@ -38,6 +63,7 @@ def durable_at(model, ops):
     """For each op, the index of the first later op after which it is durable (len(ops): never)."""
     n = len(ops)
     out = [n] * n
+    commits = journal_commits(ops)
     for i, op in enumerate(ops):
         if op.kind in SYNCS:
             out[i] = i
@@ -55,7 +81,7 @@ def durable_at(model, ops):
                     break
             continue
         for j in range(i + 1, n):
-            if ops[j].kind in SYNCS and covers(model, op, ops[j]):
+            if ops[j].kind in SYNCS and covers(model, op, ops[j], j in commits):
                 out[i] = j
                 break
     return out
@@ -95,11 +121,23 @@ class Tree:
         self.names = dict(files)
         self.dirs = set(dirs) | {""}
         self.data = dict(contents)
+        self.owned = set()  # inodes whose bytearray only this tree holds (copy on write)
+        self.hashes = {}    # inode -> hash of its bytes, dropped when they change
 
     def copy(self):
+        """A copy sharing the bytes: from now on both copy a file's bytes before writing them."""
         t = Tree.__new__(Tree)
         t.names, t.dirs, t.data = dict(self.names), set(self.dirs), dict(self.data)
+        t.owned, self.owned = set(), set()
+        t.hashes = dict(self.hashes)
         return t
+
+    def mutable(self, ino):
+        self.hashes.pop(ino, None)
+        if ino not in self.owned:
+            self.data[ino] = bytearray(self.data.get(ino, b""))
+            self.owned.add(ino)
+        return self.data[ino]
 
     def apply(self, op):
         """Names point to inodes; an inode's bytes exist whether or not a name was kept for it
@@ -116,13 +154,16 @@ class Tree:
             if not any(n.startswith(op.path + "/") for n in self.names):
                 self.dirs.discard(op.path)
         elif k == "write":
-            b = self.data.get(op.ino, b"")
+            b = self.mutable(op.ino)
             if len(b) < op.off:
-                b = b + bytes(op.off - len(b))
-            self.data[op.ino] = b[:op.off] + op.data + b[op.off + len(op.data):]
+                b.extend(bytes(op.off - len(b)))
+            b[op.off:op.off + len(op.data)] = op.data
         elif k == "trunc":
-            b = self.data.get(op.ino, b"")
-            self.data[op.ino] = b[:op.size] + bytes(max(0, op.size - len(b)))
+            b = self.mutable(op.ino)
+            if len(b) > op.size:
+                del b[op.size:]
+            else:
+                b.extend(bytes(op.size - len(b)))
         elif k == "rename":
             self.rename(op)
         elif k == "link":
@@ -149,8 +190,11 @@ class Tree:
         self.names[op.dst] = op.ino
 
     def digest(self):
-        """Equal trees, equal digests (bytes objects cache their hash, so this is cheap)."""
-        return hash((frozenset(self.dirs), frozenset((n, hash(self.data.get(i, b""))) for n, i in self.names.items())))
+        """Equal trees, equal digests."""
+        for i in self.names.values():
+            if i not in self.hashes:
+                self.hashes[i] = hash(bytes(self.data.get(i, b"")))
+        return hash((frozenset(self.dirs), frozenset((n, self.hashes[i]) for n, i in self.names.items())))
 
     def write_out(self, dest, shm_noise=b"\xff"):
         """Materialise under DEST. A -shm file's bytes are never what a crash leaves (SQLite
@@ -188,24 +232,29 @@ class Replayer:
         return t
 
 
-def enumerate_states(ops, base, models, crash_points=None):
-    """Yields (model, k, dropped, tree) for every distinct crash state (by content), each once
-    across models; the prefix model first."""
-    rep = Replayer(base, ops)
-    seen = set()
+def candidates(ops, models, crash_points=None):
+    """Every (model, k, dropped) the models allow at the crash points, before deduplication."""
     points = sorted(set(crash_points)) if crash_points is not None else range(len(ops) + 1)
     durable = {m: durable_at(m, ops) for m in models if m != "prefix"}
+    out = []
     for k in points:
-        cands = []
         if "prefix" in models:
-            cands.append(("prefix", frozenset()))
+            out.append(("prefix", k, frozenset()))
         for m in models:
             if m != "prefix":
-                cands += [(m, d) for d in drop_sets(m, ops, durable[m], k)]
-        for m, d in cands:
-            t = rep.state(k, d)
-            h = t.digest()
-            if h in seen:
-                continue
-            seen.add(h)
-            yield m, k, d, t
+                out += [(m, k, d) for d in drop_sets(m, ops, durable[m], k)]
+    return out
+
+
+def enumerate_states(ops, base, cands):
+    """Yields (model, k, dropped, tree) for each distinct crash state (by content) among
+    CANDS (candidates()), each once across models, in CANDS' order."""
+    rep = Replayer(base, ops)
+    seen = set()
+    for m, k, d in cands:
+        t = rep.state(k, d)
+        h = t.digest()
+        if h in seen:
+            continue
+        seen.add(h)
+        yield m, k, d, t

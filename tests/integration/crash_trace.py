@@ -30,6 +30,7 @@ class Op:
     data: bytes = b""
     size: int = 0         # trunc
     noreplace: bool = False
+    datasync: bool = False  # fsync: an fdatasync
     tid: int = 0
     line: int = 0         # line of the recording, for reports
 
@@ -343,7 +344,7 @@ class Tracer:
             self.add(Op("fsync_dir", rel), tid, line)
         elif d is not None or (rel is not None and rel in self.names):
             ino = d.ino if d is not None else self.names[rel]
-            self.add(Op("fsync", rel or "", ino=ino), tid, line)
+            self.add(Op("fsync", rel or "", ino=ino, datasync=name == "fdatasync"), tid, line)
 
     def on_fdtable(self, tid, line, name, args, ret):
         if name == "fcntl" and "F_DUPFD" not in args[1]:

@@ -149,7 +149,7 @@ assert r == {"file": sys.argv[2], "owner_uid": int(sys.argv[3]), "store_owner_ui
 PY
 msit status --json-status "$T/w.status" > "$T/w.status.txt" 2>&1 || true
 grep -qE "STORE REFUSED +$store_s-wal belongs to uid $UB_ID" "$T/w.status.txt" \
-  || { kill -9 $wpid; cat "$T/w.status.txt" >&2; fail "(2b) status does not show the refused store"; }
+  || { kill -9 $wpid; cat "$T/w.status.txt" "$T/w.log" >&2; fail "(2b) status does not show the refused store"; }
 wait_until 30 "grep -qE 'msit-summary.db-wal: belongs to uid $UB_ID, not to uid $UA_ID that owns the summary store' '$T/w.log'" \
   || { kill -9 $wpid; cat "$T/w.log" >&2; fail "(2b) no log line naming the file and its owner"; }
 [ -f "$left_raw" ] || { kill -9 $wpid; fail "(2b) the raw file was removed while its store was refused"; }

@@ -21,6 +21,8 @@ def is_raw(rel):
     base = os.path.basename(rel)
     if base.startswith(".") or OURS.search(base) or base.endswith((".json", ".txt", ".part")):
         return False
+    if "/dump_tensor_data/" in "/" + rel:  # msProbe's tensor files (dump.json and the rest are kept)
+        return base.endswith((".pt", ".npy"))
     if "/tensors/" in "/" + rel:
         return re.match(r"^(in|out)tensor\d+(_\d+)?\.bin$", base) is not None
     if "/torch_tensors/" in "/" + rel:

@@ -25,6 +25,7 @@ SCENARIOS = {
     "compact-json": (["compact", "-j", "2", "--summary-format", "json"], "ge,fx,atb"),
     "compact-msit": (["compact", "-j", "2", "--summary-format", "msit"], "ge,fx"),
     "compact-archive": (["compact", "-j", "2", "--archive"], "ge,fx,atb"),
+    "compact-msprobe": (["compact", "-j", "2"], "msprobe"),
     "watch-store": (["watch", "-j", "2", "--settle-ms", "20"], "ge,fx,atb"),
     "watch-json": (["watch", "-j", "2", "--settle-ms", "20", "--summary-format", "json"], "ge,fx,atb"),
 }
@@ -45,6 +46,11 @@ def build_tree(dumpgen, dest, families, files):
         subprocess.run([dumpgen, "atb", "--out", tmp + "/atb", "--layers", "1", "--tokens", "1", "--hidden", "16",
                         "--rows", "2"], check=True, capture_output=True)
         shutil.copytree(tmp + "/atb/atb", dest + "/atb", dirs_exist_ok=True)
+    if "msprobe" in families:  # an msProbe PyTorch tensor dump: dump.json + dump_tensor_data/*.pt
+        subprocess.run([dumpgen, "msprobe", "--out", tmp + "/msprobe", "--framework", "pytorch", "--task", "tensor",
+                        "--steps", "1", "--ranks", "2", "--ops", "6", "--hidden", "16", "--rows", "4"],
+                       check=True, capture_output=True)
+        shutil.copytree(tmp + "/msprobe/npu", dest + "/msprobe", dirs_exist_ok=True)
     shutil.rmtree(tmp)
 
 

@@ -2,7 +2,7 @@
 # points of each scenario (the full one is bench/crash_states.sh), and the soak with faults
 # (docs/benchmarks.md "Soak with faults"): its 3-minute variant.
 set(CRASH_IT_DIR ${CMAKE_CURRENT_LIST_DIR})
-foreach(sc_states compact-store:100 compact-json:80 compact-msit:60 compact-archive:30 watch-store:40)
+foreach(sc_states compact-store:100 compact-json:80 compact-msit:60 compact-archive:30 compact-msprobe:40 watch-store:40)
   string(REPLACE ":" ";" parts ${sc_states})
   list(GET parts 0 sc)
   list(GET parts 1 n)

@@ -29,6 +29,9 @@ bool agrees(std::string_view head, std::string_view start) {
 }  // namespace
 
 bool our_temp_content(std::string_view final_name, std::string_view head) {
+  // A power loss can keep a temp's later writes and lose its first (they were not fsynced yet):
+  // its first blocks read as zeros (found by the crash states, docs/safety.md "Crash states").
+  if (head.find_first_not_of('\0') == std::string_view::npos) return true;
   if (final_name.empty()) {
     for (std::string_view start : std::array{kSummaryStart, kNpyStart, kNpzStart, archive::kMagic, kSqliteStart})
       if (agrees(head, start)) return true;

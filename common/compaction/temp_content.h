@@ -11,7 +11,8 @@ namespace msit {
 // shorter, none when it is empty) can be what we write under a temp that was to become
 // FINAL_NAME: a summary's JSON, an old converter's npy or npz, an archive, a new summary store;
 // FINAL_NAME "" (a name too long to carry) takes any of them. A killed writer leaves a prefix of
-// its bytes, so a shorter file only has to agree with the start.
+// its bytes, so a shorter file only has to agree with the start; a power loss can leave zeros
+// where the first, unsynced writes were, so a head of zeros is ours too.
 bool our_temp_content(std::string_view final_name, std::string_view head);
 
 }  // namespace msit

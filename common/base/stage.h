@@ -17,12 +17,12 @@ enum class Stage : uint8_t {
   kHeader, kPayload, kIncomplete, kLayout, kParse, kReduce, kStats, kStatsCsv, kMinMax, kGraphText,
   // Outputs: summaries, archives, the summary store.
   kSummary, kCoverage, kArchive, kRestore, kStore, kExport, kConfig,
-  // A file beside a summary store (-wal, -shm, -journal) of another owner than the store's:
-  // the store is refused while it is there (docs/safety.md R2, R6).
-  kStoreOwner,
   // Compare.
   kCompare, kIndex, kMatch, kMode, kRanks, kLoad, kConcat, kDetect, kTopology, kTokens, kMapping, kOpMapping,
   kMetadata, kWeight,
+  // Appended (no value above moves): a file beside a summary store (-wal, -shm, -journal) of
+  // another owner than the store's: the store is refused while it is there (docs/safety.md R2, R6).
+  kStoreOwner,
 };
 // clang-format on
 

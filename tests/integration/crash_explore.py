@@ -106,15 +106,23 @@ def run_watch(msit, args, roots, status, log, until=idle, timeout=120, env=None)
     return rc if s is not None else ("no idle status within %d s (exit %s)" % (timeout, rc))
 
 
+def compacted(n):
+    """A status predicate: N raw files compacted (or found summarised) and nothing left to do.
+    A status file written before the daemon saw the latest files also says pending 0, so
+    idleness alone proves nothing while a writer is adding files (the count does)."""
+    return lambda s: idle(s) and s.get("files_compacted", 0) + s.get("verified_existing", 0) >= n
+
+
 def write_while_watched(msit, args, src, root, work):
     """The recorded part of a watch scenario: `watch` runs while a writer puts SRC's files into
     ROOT the way a careful dump writer does (write NAME.part, fsync, rename, fsync the directory),
-    so every raw file in any crash state is whole; waits until all are compacted."""
+    so every raw file in any crash state is whole; waits until all are compacted (exit 3 when
+    they are not: a recording that ends with raw files left explores nothing of the daemon)."""
     status, log = os.path.join(work, "rec-status.json"), os.path.join(work, "rec-watch.log")
     with open(log, "ab") as lf:
         p = subprocess.Popen([msit] + args + ["--json-status", status, root], stdout=lf, stderr=lf)
     wait_status(status, lambda s: s.get("state") == "running", 60, p)
-    n = 0
+    n = raws = 0
     for d, ds, fs in os.walk(src):
         ds.sort()
         rd = os.path.relpath(d, src)
@@ -138,11 +146,16 @@ def write_while_watched(msit, args, src, root, work):
             os.fsync(dfd)
             os.close(dfd)
             n += 1
+            raws += crash_check.is_raw(os.path.relpath(os.path.join(target, f), root))
             if n % 5 == 0:  # let the daemon catch up now and then: other interleavings
-                wait_status(status, idle, 30, p)
-    wait_status(status, idle, 120, p)
+                wait_status(status, compacted(raws), 60, p)
+    done = wait_status(status, compacted(raws), 300, p)
     p.send_signal(signal.SIGTERM)
-    return p.wait()
+    rc = p.wait()
+    if done is None:
+        print("the recorded watch did not compact the %d raw files written (see %s)" % (raws, log), file=sys.stderr)
+        return 3
+    return rc
 
 
 def record(msit, sc, tree, work):
@@ -247,8 +260,25 @@ def check_batch(a, ctx, batch, work):
     return results
 
 
+def verify_recording(final, run, originals):
+    """The recording must replay to the tree the recorded run left (names and bytes; a -shm
+    file's bytes are written through a mapping strace does not see), with every raw file
+    compacted: else its crash states are not the run's, or hold nothing of the compaction."""
+    real = {rel: p for rel, p in crash_check.walk(run)}
+    diffs = ["only in the replay: %s" % n for n in sorted(set(final.names) - set(real))]
+    diffs += ["not in the replay: %s" % n for n in sorted(set(real) - set(final.names))]
+    for n in sorted(set(real) & set(final.names)):
+        with open(real[n], "rb") as f:
+            if not n.endswith("-shm") and f.read() != bytes(final.data.get(final.names[n], b"")):
+                diffs.append("other bytes in the replay: %s" % n)
+    diffs += ["the recorded run left a raw file: %s" % n for n in sorted(set(final.names) & set(originals))]
+    if diffs:
+        sys.exit("the recording does not show the run (%d differences):\n  %s" % (len(diffs), "\n  ".join(diffs[:20])))
+
+
 def checker_selftest(rep, ops, originals, golden, archive, msit, work):
-    """The checker must see a loss: the final state less its summaries (and a changed user file)."""
+    """The checker must see a loss: the final state (every raw file compacted, verify_recording())
+    less its summaries must show every raw file lost, and a changed user file be seen."""
     d = os.path.join(work, "selftest")
     if os.path.exists(d):
         shutil.rmtree(d)
@@ -264,8 +294,12 @@ def checker_selftest(rep, ops, originals, golden, archive, msit, work):
     problems = crash_check.check_state(d, before, originals, golden, set(originals), archive,
                                        crash_check.restored_all(msit, d) if archive else {})
     shutil.rmtree(d)
-    if not any(p.startswith("LOST") for p in problems) or not any("not a dump" in p for p in problems):
-        sys.exit("checker self-test failed: removed summaries or a changed user file went unseen: %s" % problems)
+    lost = {rel for rel in originals if any(p.startswith("LOST") and " %s " % rel in p + " " for p in problems)}
+    if lost != set(originals) or not any("not a dump" in p for p in problems):
+        sys.exit("checker self-test failed: of %d raw files whose summaries were removed, %d were seen lost; "
+                 "a changed user file %s: %s" % (len(originals), len(lost),
+                                                 "seen" if any("not a dump" in p for p in problems) else "unseen",
+                                                 problems[:10]))
 
 
 def choose(states, limit):
@@ -323,6 +357,7 @@ def explore(a):
     counts = {m: sum(1 for s in states if s[0] == m) for m in models}
     chosen = choose(states, a.max_states)
     rep = crash_states.Replayer(base, ops)
+    verify_recording(rep.state(len(ops)), run, originals)
     checker_selftest(rep, ops, originals, golden, "--archive" in args, a.msit, work)
     ctx = {"rep": rep, "arrive": arrive, "originals": originals, "golden": golden, "archive": "--archive" in args}
     vulns, t1 = [], time.time()

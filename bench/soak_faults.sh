@@ -8,4 +8,4 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 exec python3 "$here/../tests/integration/soak.py" "$1" "$2" --seconds "${SECONDS_TOTAL:-3600}" \
-  --latency-target-s "${LATENCY_TARGET_S:-30}" --rate "${RATE:-0.5}" --fs-mib "${FS_MIB:-1536}" ${3:+--json "$3"}
+  --latency-target-s "${LATENCY_TARGET_S:-30}" --enforce-latency --rate "${RATE:-0.5}" --fs-mib "${FS_MIB:-1536}" ${3:+--json "$3"}

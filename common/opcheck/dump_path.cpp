@@ -27,7 +27,7 @@ DumpKind dump_kind_of(const std::string& path) {
   const std::string base = fs::path(path).filename().string();
   const std::string_view name = without_archive_suffix(base);
   return parse_ge_dump_name(name) && classify_name(name).kind == NameKind::kGeDump ? DumpKind::kGeFile
-                                                                                     : DumpKind::kNone;
+                                                                                   : DumpKind::kNone;
 }
 
 std::optional<GraphDef> find_graph_text(const std::string& dump_file, const std::string& op) {
@@ -60,8 +60,9 @@ OpCheckResult check_dump_path(const std::string& path, const GraphDef* graph, co
   OpCall named;
   named.op_name = fs::path(path).lexically_normal().filename().string();
   OpCheckResult r = not_recomputed(named, SkipReason::kUnknownOp,
-                                   path + ": neither an ATB op directory (before/, after/) nor a torch API directory "
-                                          "({module}.{func}) of a function in the recomputed set (docs/opcheck.md)");
+                                   path +
+                                       ": neither an ATB op directory (before/, after/) nor a torch API directory "
+                                       "({module}.{func}) of a function in the recomputed set (docs/opcheck.md)");
   r.path = path;
   return r;
 }

@@ -91,11 +91,11 @@ TEST(OpcheckAtb, MissingParametersAndUnknownOpsAreNotRecomputed) {
   EXPECT_EQ(no_tb.reason, SkipReason::kMissingAttribute);
   EXPECT_NE(no_tb.detail.find("transposeB"), std::string::npos) << no_tb.detail;
 
-  const auto quant = check_dump_path(
-      atb_linear(t.path, "3_LinearOperation", -1,
-                 R"({"transposeA":false,"transposeB":true,"hasBias":true,"quantMode":1})")
-          .string(),
-      nullptr, {});
+  const auto quant =
+      check_dump_path(atb_linear(t.path, "3_LinearOperation", -1,
+                                 R"({"transposeA":false,"transposeB":true,"hasBias":true,"quantMode":1})")
+                          .string(),
+                      nullptr, {});
   EXPECT_EQ(quant.reason, SkipReason::kUnknownOp);
   EXPECT_NE(quant.detail.find("quantMode"), std::string::npos) << quant.detail;
 

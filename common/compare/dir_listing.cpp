@@ -3,6 +3,7 @@
 #include "common/compare/dir_listing.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <deque>
 
 #include "common/io/tree_walk.h"
@@ -27,6 +28,25 @@ void add_stored_entries(const std::string& dir, const FileFilter& keep_file, Dir
   }
 }
 
+// The sub-directories the stores covering `dir` record files below and that are not on disk
+// (anymore), merged into the sorted listing `out` as directories.
+void add_stored_dirs(const std::string& dir, std::vector<DirEntry>& out) {
+  const std::vector<std::string> stored = store::StoreCatalog::instance().stored_subdirs(dir);
+  if (stored.empty()) return;
+  const auto on_disk = static_cast<std::ptrdiff_t>(out.size());
+  for (const std::string& name : stored) {
+    auto at = std::lower_bound(out.begin(), out.begin() + on_disk, name,
+                               [](const DirEntry& e, const std::string& n) { return e.name() < n; });
+    if (at != out.begin() + on_disk && at->name() == name) continue;  // on disk (a dir, or a file: kept as it is)
+    DirEntry e;
+    e.disk_name = name;
+    e.is_dir = true;
+    out.push_back(std::move(e));
+  }
+  std::inplace_merge(out.begin(), out.begin() + on_disk, out.end(),
+                     [](const DirEntry& a, const DirEntry& b) { return a.name() < b.name(); });
+}
+
 }  // namespace
 
 std::string child_path(const std::string& dir, std::string_view name) {
@@ -48,10 +68,13 @@ DirListing list_dir(const std::string& dir, const FileFilter& keep_file, Stored 
     e.is_file = type == EntryType::kFile;
     out.entries.push_back(std::move(e));
   });
-  if (!listed.ok()) return out;
+  // A directory that is gone (a store copied without its dump's directories, or emptied and
+  // removed after compaction) still holds what its store records there: listed on.
+  if (!listed.ok() && listed.error().sys_errno != ENOENT) return out;
   auto by_name = [](const DirEntry& a, const DirEntry& b) { return a.name() < b.name(); };
   std::vector<DirEntry>& v = out.entries;
   std::sort(v.begin(), v.end(), by_name);
+  add_stored_dirs(dir, v);  // sub-directories count for every walk, stored ones too
   if (stored == Stored::kWithout) return out;
   // The store's names come sorted (and a stored directory holds 100,000s of them): merged, not
   // sorted again. On a tie the file on disk comes first.

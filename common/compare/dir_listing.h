@@ -37,7 +37,8 @@ struct DirListing {
 using FileFilter = std::function<bool(std::string_view name)>;
 
 // What a listing reads: the directory and the names its stores record there, or the directory
-// alone (graph text files, sub-directories: a store records dump files only).
+// alone (graph text files, sub-directories: a store records dump files only). Either way the
+// sub-directories the stores record files below are listed (docs/store.md "A store alone").
 enum class Stored : uint8_t { kWith, kWithout };
 
 // Sorted listing; symlinks are neither dirs nor files here, so they are never followed.

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -54,6 +55,16 @@ bool is_multi_device(const std::string& root) {
     }
   }
   return false;
+}
+
+// A directory on disk, or one that is gone but that a store covering it records files below.
+bool dir_or_stored(const std::string& root) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(root, ec);
+  if (fs::is_directory(st)) return true;
+  if (fs::exists(st)) return false;
+  return !store::StoreCatalog::instance().stored_subdirs(root).empty() ||
+         store::StoreCatalog::instance().stored_in(root) != nullptr;
 }
 
 }  // namespace
@@ -208,7 +219,7 @@ std::map<int64_t, std::string> find_rank_dirs(const std::string& root) {
 Result<DumpTree> index_ge_tree(const std::string& root_in, bool rank_layout, const SkipDir& skip, IndexDepth depth) {
   std::string root = absolute_path(root_in);
   std::error_code ec;
-  if (!fs::is_directory(fs::symlink_status(root, ec))) return make_error(root, Stage::kIndex, "not a directory");
+  if (!dir_or_stored(root)) return make_error(root, Stage::kIndex, "not a directory");
   DumpTree tree;
   tree.kind = TreeKind::kGe;
   tree.root = root;
@@ -319,7 +330,7 @@ void fill_fx_token(DumpGroup& g, int64_t token, const std::string& dir, IndexDep
 Result<DumpTree> index_fx_tree(const std::string& root_in, bool rank_layout, const SkipDir& skip, IndexDepth depth) {
   std::string root = absolute_path(root_in);
   std::error_code ec;
-  if (!fs::is_directory(fs::symlink_status(root, ec))) return make_error(root, Stage::kIndex, "not a directory");
+  if (!dir_or_stored(root)) return make_error(root, Stage::kIndex, "not a directory");
   DumpTree tree;
   tree.kind = TreeKind::kFx;
   tree.root = root;

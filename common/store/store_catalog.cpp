@@ -12,6 +12,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iterator>
+#include <set>
 #include <utility>
 
 namespace msit::store {
@@ -250,6 +251,23 @@ std::optional<StoredFile> StoreCatalog::find(const std::string& raw_path) {
     else if (id->has_value()) return StoredFile{**id, &s->db_path};
   }
   return std::nullopt;
+}
+
+std::vector<std::string> StoreCatalog::stored_subdirs(const std::string& given) {
+  const std::string dir = normal_dir(given);
+  if (dir.empty()) return {};
+  std::set<std::string> names;
+  for (Store* s : covering(dir)) {
+    auto conn = take_connection(*s);
+    if (!conn.ok()) {
+      record(conn.error());
+      continue;
+    }
+    Status listed = (*conn)->list_subdirs(relative_to(s->dir, dir), [&](std::string_view name) { names.emplace(name); });
+    give_back(s, std::move(conn).value());
+    if (!listed.ok()) record(listed.error());
+  }
+  return {names.begin(), names.end()};
 }
 
 Result<std::unique_ptr<SummaryStore>> StoreCatalog::take_connection(Store& s) {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -58,6 +59,11 @@ class StoreCatalog {
   // The stored entry of raw file `raw_path`, if a store covering its directory has one (the
   // nearest store's, when several do).
   std::optional<StoredFile> find(const std::string& raw_path);
+  // The names of the sub-directories of `dir` that the stores covering it record files below,
+  // sorted: a store copied without its dump's directories, or a compacted tree whose emptied
+  // directories were removed, still shows its tree to a walk (docs/store.md "A store alone").
+  // Read from the stores' directory tables (a row per directory holding stored files).
+  std::vector<std::string> stored_subdirs(const std::string& dir);
   // The summary of file `id` of store `db_path`; safe from several threads at once.
   Result<FileSummary> load(const std::string& db_path, int64_t id);
   // load() of many files of one store, out[i] for ids[i], mostly in one statement.

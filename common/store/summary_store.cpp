@@ -596,6 +596,38 @@ Status SummaryStore::list_dir(std::string_view dir, const std::function<void(int
   return ok_status();
 }
 
+Status SummaryStore::list_subdirs(std::string_view dir, const std::function<void(std::string_view name)>& visit) {
+  std::lock_guard lock(mu_);
+  // The paths below `dir`, in [dir/, dir0) (everything for the store's own directory, ""): in a
+  // version 2 store the directories' path index (a row per directory holding files, so a few per
+  // token), in a version 1 store the files' path index (every file below: O(files)).
+  const char* sql = version_ >= 2 ? "SELECT path FROM dirs WHERE path >= ?1 AND path < ?2 ORDER BY path"
+                                  : "SELECT path FROM files WHERE path >= ?1 AND path < ?2 ORDER BY path";
+  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, sql));
+  const std::string prefix = dir.empty() ? std::string() : std::string(dir) + '/';
+  bind_view(s.get(), 1, prefix);
+  if (dir.empty()) sqlite3_bind_zeroblob(s.get(), 2, 0);  // a blob orders after all text
+  else bind_view(s.get(), 2, std::string(dir) + '0');     // '0' follows '/'
+  std::string last;
+  int rc;
+  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 0));
+    std::string_view rest(p != nullptr ? p : "", static_cast<size_t>(sqlite3_column_bytes(s.get(), 0)));
+    if (!rest.starts_with(prefix)) continue;
+    rest.remove_prefix(prefix.size());
+    const size_t slash = rest.find('/');
+    // Version 2: a path is a directory (the child itself, or below it); version 1: a file, whose
+    // directory is a child only when it lies below one.
+    if (rest.empty() || (version_ < 2 && slash == std::string_view::npos)) continue;
+    const std::string_view child = rest.substr(0, slash);
+    if (child == last) continue;
+    last.assign(child);
+    visit(child);
+  }
+  if (rc != SQLITE_DONE) return sqlite_error(db_.get(), path_, Stage::kStore, "cannot list the directories");
+  return ok_status();
+}
+
 Result<std::optional<int64_t>> SummaryStore::find_id(std::string_view rel) {
   std::lock_guard lock(mu_);
   MSIT_ASSIGN_OR_RETURN(auto row, find_locked(rel));

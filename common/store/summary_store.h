@@ -83,6 +83,9 @@ class SummaryStore {
   // for its own), in name order: a few index pages, whatever the store's size (version 1
   // stores read every path for their own directory).
   Status list_dir(std::string_view dir, const std::function<void(int64_t id, std::string_view name)>& visit);
+  // The names of the sub-directories of `dir` (as list_dir) that hold stored files at any depth,
+  // in order, each at least once.
+  Status list_subdirs(std::string_view dir, const std::function<void(std::string_view name)>& visit);
   // The id of the entry for raw path `rel`, if any (read connections).
   Result<std::optional<int64_t>> find_id(std::string_view rel);
   // The size of the raw file that entry `file_id` summarises.

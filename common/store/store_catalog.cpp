@@ -263,7 +263,8 @@ std::vector<std::string> StoreCatalog::stored_subdirs(const std::string& given) 
       record(conn.error());
       continue;
     }
-    Status listed = (*conn)->list_subdirs(relative_to(s->dir, dir), [&](std::string_view name) { names.emplace(name); });
+    Status listed =
+        (*conn)->list_subdirs(relative_to(s->dir, dir), [&](std::string_view name) { names.emplace(name); });
     give_back(s, std::move(conn).value());
     if (!listed.ok()) record(listed.error());
   }

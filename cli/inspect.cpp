@@ -248,10 +248,10 @@ int inspect_store(const InspectArgs& a) {
 // A raw file that is gone: its entry in the store covering its directory, if any.
 bool inspect_stored(const InspectArgs& a) {
   auto& catalog = store::StoreCatalog::instance();
-  std::string db;
-  const store::StoredName* entry = catalog.find(a.file, &db);
+  const std::optional<store::StoredFile> entry = catalog.find(a.file);
   for (const auto& e : catalog.take_errors()) throw std::runtime_error(e.to_string());
-  if (entry == nullptr) return false;
+  if (!entry) return false;
+  const std::string& db = *entry->db;
   auto s = catalog.load(db, entry->id);
   if (!s.ok()) throw std::runtime_error(s.error().to_string());
   if (a.json) say("%s", summary_to_json(*s).c_str());

@@ -78,7 +78,7 @@ void preload(const DumpTree& t, FileCache& cache, unsigned jobs) {
 // A rank's graphs and both trees, indexed; the groups to pair (and a warning when the graph
 // files and the dump groups do not pair up).
 Result<IndexedRank> index_rank(Flow flow, const std::string& top_my, const RankJob& job, const CompareOptions& o,
-                               std::vector<std::string>& warnings) {
+                               IndexDepth depth) {
   IndexedRank r;
   r.info.rank = job.rank;
   r.my_root = job.my_root;
@@ -95,18 +95,16 @@ Result<IndexedRank> index_rank(Flow flow, const std::string& top_my, const RankJ
   std::optional<Result<DumpTree>> golden, mine;
   run_indexed(std::min(o.jobs, 2u), 2, [&](size_t side) {
     if (side == 0) {
-      mine.emplace(fx_mine ? index_fx_tree(job.my_root, job.rank.has_value(), o.skip_dir)
-                           : index_ge_tree(job.my_root, job.rank.has_value(), o.skip_dir));
+      mine.emplace(fx_mine ? index_fx_tree(job.my_root, job.rank.has_value(), o.skip_dir, depth)
+                           : index_ge_tree(job.my_root, job.rank.has_value(), o.skip_dir, depth));
     } else {
-      golden.emplace(fx_golden ? index_fx_tree(job.golden_root, job.golden_rank_layout, o.skip_dir)
-                               : index_ge_tree(job.golden_root, job.golden_rank_layout, o.skip_dir));
+      golden.emplace(fx_golden ? index_fx_tree(job.golden_root, job.golden_rank_layout, o.skip_dir, depth)
+                               : index_ge_tree(job.golden_root, job.golden_rank_layout, o.skip_dir, depth));
     }
   });
   mark_phase(o.timer, "index both trees");
   MSIT_ASSIGN_OR_RETURN(r.my, std::move(*mine));
   MSIT_ASSIGN_OR_RETURN(r.golden, std::move(*golden));
-  warnings.insert(warnings.end(), r.my.warnings.begin(), r.my.warnings.end());
-  warnings.insert(warnings.end(), r.golden.warnings.begin(), r.golden.warnings.end());
   if (o.token) {
     for (DumpTree* t : {&r.my, &r.golden})
       for (DumpGroup& g : t->groups) std::erase_if(g.tokens, [&](const auto& kv) { return kv.first != *o.token; });
@@ -118,10 +116,10 @@ Result<IndexedRank> index_rank(Flow flow, const std::string& top_my, const RankJ
   size_t n = std::min(r.my.groups.size(), r.golden.groups.size());
   if (!r.graphs.empty()) {
     if (r.graphs.size() != r.my.groups.size() || r.graphs.size() != r.golden.groups.size()) {
-      warnings.push_back(job.my_root + ": " + std::to_string(r.graphs.size()) + " graph files, " +
-                         std::to_string(r.my.groups.size()) + " my dump groups, " +
-                         std::to_string(r.golden.groups.size()) + " golden dump groups; pairing the first " +
-                         std::to_string(std::min(n, r.graphs.size())) + " by index");
+      r.pairing_warnings.push_back(job.my_root + ": " + std::to_string(r.graphs.size()) + " graph files, " +
+                                   std::to_string(r.my.groups.size()) + " my dump groups, " +
+                                   std::to_string(r.golden.groups.size()) + " golden dump groups; pairing the first " +
+                                   std::to_string(std::min(n, r.graphs.size())) + " by index");
     }
     n = std::min(n, r.graphs.size());
   }
@@ -132,7 +130,9 @@ Result<IndexedRank> index_rank(Flow flow, const std::string& top_my, const RankJ
 // A rank's matched pairs (the live comparer evaluates them itself).
 Status match_rank(Flow flow, const std::string& top_my, const RankJob& job, const CompareOptions& o, FileCache& cache,
                   MatchedRank& m, std::vector<std::string>& warnings, RankCoverage& coverage) {
-  MSIT_ASSIGN_OR_RETURN(IndexedRank r, index_rank(flow, top_my, job, o, warnings));
+  MSIT_ASSIGN_OR_RETURN(IndexedRank r, index_rank(flow, top_my, job, o, IndexDepth::kFiles));
+  for (const auto* w : {&r.my.warnings, &r.golden.warnings, &r.pairing_warnings})
+    warnings.insert(warnings.end(), w->begin(), w->end());
   coverage = r.coverage;
   preload(r.my, cache, o.jobs);
   preload(r.golden, cache, o.jobs);
@@ -267,7 +267,9 @@ Result<CompareHead> stream_compare(const std::string& my_in, const std::string& 
   MSIT_TRY(sink.begin_compare(head.report_prefix));
   FileCache cache;
   for (const RankJob& job : jobs) {
-    MSIT_ASSIGN_OR_RETURN(IndexedRank r, index_rank(head.flow, my, job, o, head.warnings));
+    // The live comparer's prune looks at every file of both trees.
+    const IndexDepth depth = o.prune ? IndexDepth::kFiles : IndexDepth::kTokens;
+    MSIT_ASSIGN_OR_RETURN(IndexedRank r, index_rank(head.flow, my, job, o, depth));
     head.coverage.ranks.push_back(r.coverage);
     CoverageSink counted(sink, head.coverage, o.report_note);
     MSIT_TRY(stream_rank(head.flow, r, o, cache, counted, head.warnings));

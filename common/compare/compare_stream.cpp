@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
+#include <map>
+#include <set>
 #include <string_view>
 
 #include "common/base/run_workers.h"
@@ -27,6 +30,15 @@ struct TokenRef {
   const TokenFiles* golden = nullptr;
 };
 
+// A token of both sides while it is compared: its files read now when the index left them
+// unread (dropped with it), else the index's.
+struct TokenInFlight {
+  int64_t token = 0;
+  TokenFiles my_read, golden_read;
+  const TokenFiles* my = nullptr;
+  const TokenFiles* golden = nullptr;
+};
+
 size_t file_count(const TokenFiles& t) {
   size_t n = t.ge_ops.size();
   for (const auto& [key, node] : t.fx_nodes) n += node.inputs.size() + node.outputs.size();
@@ -37,11 +49,11 @@ void ge_files_of(const TokenFiles& t, std::vector<const SourceFile*>& out) {
   for (const auto& [op, f] : t.ge_ops) out.push_back(&f);
 }
 
-// The least msit sort key of a token's rows (their my cells come from its GE files of mine);
-// kNoKey when it has none.
-constexpr std::string_view kNoKey = "\xff\xff\xff\xff";
+// No row of the token has a smaller msit sort key (its my cells come from its GE files of
+// mine); kNoSortKey when it has none. An unread token's bound came from its listing.
 std::string_view least_key(const TokenFiles& t) {
-  std::string_view k = kNoKey;
+  if (t.unread()) return t.least_key;
+  std::string_view k = kNoSortKey;
   for (const auto& [op, f] : t.ge_ops) k = std::min(k, least_sort_key(f));
   return k;
 }
@@ -67,6 +79,9 @@ class RankStream {
       post_pass(rank_rows_);
       MSIT_TRY(sink_.rows(rank_rows_));
     }
+    tree_warnings(kMine, r_.my, warnings);
+    tree_warnings(kGolden, r_.golden, warnings);
+    warnings.insert(warnings.end(), r_.pairing_warnings.begin(), r_.pairing_warnings.end());
     warnings.insert(warnings.end(), match_warnings_.begin(), match_warnings_.end());
     r_.info.ops_without_rows = ops_without_rows_;
     if (pairs_ == 0 && !r_.pruned) return nothing_to_compare(r_);
@@ -84,33 +99,73 @@ class RankStream {
       else tokens.push_back(TokenRef{token, &files, &it->second});
     }
     // later_key_[i]: the least key of tokens i..end; rows up to it are in their final order.
-    later_key_.assign(tokens.size() + 1, kNoKey);
+    later_key_.assign(tokens.size() + 1, kNoSortKey);
     if (sorted()) {
       for (size_t i = tokens.size(); i-- > 0;) later_key_[i] = std::min(later_key_[i + 1], least_key(*tokens[i].my));
     }
     position_ = 0;
     for (size_t i = 0; i < tokens.size();) {
-      size_t j = i, files = 0;
-      while (j < tokens.size() && (j == i || files < kChunkFiles)) files += file_count(*tokens[j++].my);
-      MSIT_TRY(chunk(tokens, i, j));
-      i = j;
+      const size_t first = i;
+      std::deque<TokenInFlight> flight;  // stable addresses: pairs point into the files
+      size_t files = 0;
+      while (i < tokens.size() && (flight.empty() || files < kChunkFiles)) {
+        read_token(tokens[i++], flight.emplace_back());
+        files += file_count(*flight.back().my);
+      }
+      MSIT_TRY(chunk(flight, first));
     }
     return release(pending_.size());  // the group's end: everything left is in order
   }
 
-  // Tokens [b, e): matched, evaluated, their GE files dropped from the cache, then each token's
-  // rows post-passed (unless held for the rank) and put in order.
-  Status chunk(const std::vector<TokenRef>& tokens, size_t b, size_t e) {
+  enum Side : uint8_t { kMine, kGolden };
+
+  void read_token(const TokenRef& ref, TokenInFlight& t) {
+    t.token = ref.token;
+    t.my = read_side(kMine, r_.my.kind, ref.token, *ref.my, t.my_read);
+    t.golden = read_side(kGolden, r_.golden.kind, ref.token, *ref.golden, t.golden_read);
+  }
+
+  const TokenFiles* read_side(Side side, TreeKind kind, int64_t token, const TokenFiles& listed, TokenFiles& out) {
+    if (!listed.unread()) return &listed;
+    std::vector<std::string> w;
+    out = load_token_files(kind, listed, w);
+    const auto key = std::make_pair(ctx_.group, token);
+    read_[side].insert(key);
+    if (!w.empty()) load_warnings_[side].emplace(key, std::move(w));
+    return &out;
+  }
+
+  // A tree's warnings as a kFiles index gives them: its own, then its tokens' in index order. A
+  // GE token never compared is read for its warnings only (FX tokens give none).
+  void tree_warnings(Side side, const DumpTree& t, std::vector<std::string>& out) {
+    out.insert(out.end(), t.warnings.begin(), t.warnings.end());
+    for (size_t g = 0; g < t.groups.size(); ++g) {
+      for (const auto& [token, files] : t.groups[g].tokens) {
+        const auto key = std::make_pair(g, token);
+        if (read_[side].count(key) != 0) {
+          if (auto it = load_warnings_[side].find(key); it != load_warnings_[side].end())
+            out.insert(out.end(), it->second.begin(), it->second.end());
+        } else if (files.unread() && t.kind == TreeKind::kGe) {
+          (void)load_token_files(t.kind, files, out);
+        }
+      }
+    }
+  }
+
+  // The tokens of a chunk (the first is the group's `b`-th to compare): matched, evaluated, their
+  // GE files dropped from the cache, then each token's rows post-passed (unless held for the
+  // rank) and put in order.
+  Status chunk(const std::deque<TokenInFlight>& tokens, size_t b) {
     std::vector<const SourceFile*> ge;
-    for (size_t t = b; t < e; ++t) {
-      ge_files_of(*tokens[t].my, ge);
-      if (flow_ == Flow::kGeGe) ge_files_of(*tokens[t].golden, ge);
+    for (const TokenInFlight& t : tokens) {
+      ge_files_of(*t.my, ge);
+      if (flow_ == Flow::kGeGe) ge_files_of(*t.golden, ge);
     }
     preload_files(ge, cache_, o_.jobs);
-    std::vector<MatchResult> matched(e - b);
+    std::vector<MatchResult> matched(tokens.size());
     size_t n = 0;
-    for (size_t t = b; t < e; ++t) {
-      MatchResult& mr = matched[t - b];
+    for (size_t t = 0; t < tokens.size(); ++t) {
+      MatchResult& mr = matched[t];
       match_token(tokens[t], mr);
       if (sorted()) sort_rows_msit(mr.pairs, 0, mr.pairs.size());
       number_rows(mr.pairs, 0, mr.pairs.size());
@@ -120,7 +175,7 @@ class RankStream {
     }
     pairs_ += n;
     if (o_.pairs_total) o_.pairs_total->fetch_add(n);
-    std::vector<std::vector<ReportRow>> rows(e - b);
+    std::vector<std::vector<ReportRow>> rows(tokens.size());
     std::vector<EvalItem> items;
     items.reserve(n);
     for (size_t k = 0; k < matched.size(); ++k) {
@@ -133,7 +188,7 @@ class RankStream {
     return ok_status();
   }
 
-  void match_token(const TokenRef& t, MatchResult& mr) {
+  void match_token(const TokenInFlight& t, MatchResult& mr) {
     if (flow_ == Flow::kGeFx) match_ge_fx_token(ctx_, t.token, *t.my, *t.golden, mr);
     else if (flow_ == Flow::kGeGe) match_ge_ge_token(ctx_, t.token, *t.my, *t.golden, mr);
     else match_fx_fx_token(ctx_, t.token, *t.my, *t.golden, mr);
@@ -196,6 +251,9 @@ class RankStream {
   std::vector<ReportRow> pending_, rank_rows_;
   uint64_t position_ = 0;
   std::vector<std::string> match_warnings_;
+  // The tokens read while compared, by (group, token), and the warnings their files gave.
+  std::set<std::pair<size_t, int64_t>> read_[2];
+  std::map<std::pair<size_t, int64_t>, std::vector<std::string>> load_warnings_[2];
   uint64_t ops_without_rows_ = 0;
   size_t pairs_ = 0;
 };

@@ -25,6 +25,8 @@ struct IndexedRank {
   bool pruned = false;    // CompareOptions::prune dropped tokens (a rank left without pairs is fine)
   RankCoverage coverage;  // the tokens of one side without the other's (rows are counted as they go)
   size_t groups = 0;      // dump groups paired (with the graphs, when there are graph files)
+  // When the graph files and the dump groups do not pair up; warned after both trees' warnings.
+  std::vector<std::string> pairing_warnings;
 };
 
 // The sorted token ids of a tree.
@@ -39,7 +41,9 @@ void preload_files(const std::vector<const SourceFile*>& files, FileCache& cache
 // Matches, evaluates and post-passes the rank token by token and hands its rows to `sink` in
 // report order. A rank of one dump group holds the rows of the tokens in flight only (and, while
 // msit's row sort interleaves tokens, those not yet in order); with several groups, whose tokens
-// the first-divergence rule joins, it holds the rank's rows until its end.
+// the first-divergence rule joins, it holds the rank's rows until its end. Tokens a kTokens
+// index left unread are read as they are compared; the rank's warnings (both trees', the
+// pairing's, the matching's, in that order) are added at its end.
 Status stream_rank(Flow flow, IndexedRank& r, const CompareOptions& o, FileCache& cache, RowSink& sink,
                    std::vector<std::string>& warnings);
 

@@ -2,6 +2,9 @@
 // docs/formats/ge-dump.md §10).
 #include "common/compare/dump_index.h"
 
+#include "common/compare/dir_listing.h"
+#include "common/compare/token_files.h"
+
 #include "common/formats/dump_name.h"
 #include "common/formats/graph_text.h"
 #include "common/io/derived_names.h"
@@ -26,101 +29,6 @@ namespace fs = std::filesystem;
 namespace msit {
 namespace {
 
-struct DirEntry {
-  std::string disk_name;  // an entry read from the directory itself
-  bool is_dir = false;
-  bool is_file = false;
-  // A raw file known only from the summary store covering the directory (raw data removed):
-  // its name stays in the process-wide catalog, not copied into each listing.
-  const store::StoredName* stored = nullptr;
-  const std::string* store_db = nullptr;
-  std::string_view name() const { return stored != nullptr ? std::string_view(stored->name) : disk_name; }
-};
-
-// Which regular files a listing keeps (all when empty). Trees hold 100,000s of dump files and
-// most walks look for a handful of names: skipped names cost no allocation and no sorting.
-using FileFilter = std::function<bool(std::string_view name)>;
-
-// The raw files of `dir` that only its summary store still knows, as file entries. The
-// store's path strings live as long as the process-wide catalog.
-void add_stored_entries(const std::string& dir, const FileFilter& keep_file, std::vector<DirEntry>& out) {
-  const std::string* db_name = nullptr;
-  const auto* names = store::StoreCatalog::instance().stored_in(dir, &db_name);
-  if (names == nullptr) return;
-  for (const auto& n : *names) {
-    if (keep_file && !keep_file(n.name)) continue;
-    DirEntry e;
-    e.is_file = true;
-    e.stored = &n;
-    e.store_db = n.db != nullptr ? n.db : db_name;  // several stores may cover one directory
-    out.push_back(std::move(e));
-  }
-}
-
-// The sub-directories the stores covering `dir` record files below and that are not on disk
-// (anymore), merged into the sorted listing `out` as directories.
-void add_stored_dirs(const std::string& dir, std::vector<DirEntry>& out) {
-  const std::vector<std::string> stored = store::StoreCatalog::instance().stored_subdirs(dir);
-  if (stored.empty()) return;
-  const auto on_disk = static_cast<std::ptrdiff_t>(out.size());
-  for (const std::string& name : stored) {
-    auto at = std::lower_bound(out.begin(), out.begin() + on_disk, name,
-                               [](const DirEntry& e, const std::string& n) { return e.name() < n; });
-    if (at != out.begin() + on_disk && at->name() == name) continue;  // on disk (a dir, or a file: kept as it is)
-    DirEntry e;
-    e.disk_name = name;
-    e.is_dir = true;
-    out.push_back(std::move(e));
-  }
-  std::inplace_merge(out.begin(), out.begin() + on_disk, out.end(),
-                     [](const DirEntry& a, const DirEntry& b) { return a.name() < b.name(); });
-}
-
-// Sorted listing; symlinks are neither dirs nor files here, so they are never followed.
-std::vector<DirEntry> list_dir(const std::string& dir, const FileFilter& keep_file = {}) {
-  std::vector<DirEntry> out;
-  Status listed = list_dir_path(dir, [&](std::string_view n, EntryType type) {
-    if (type == EntryType::kFile && keep_file && !keep_file(n)) return;
-    DirEntry e;
-    e.disk_name = n;
-    e.is_dir = type == EntryType::kDirectory;
-    e.is_file = type == EntryType::kFile;
-    out.push_back(std::move(e));
-  });
-  // A directory that is gone (a store copied without its dump's directories, or emptied and
-  // removed after compaction) still holds what its store records there: listed on.
-  if (!listed.ok() && listed.error().sys_errno != ENOENT) return out;
-  auto by_name = [](const DirEntry& a, const DirEntry& b) { return a.name() < b.name(); };
-  std::sort(out.begin(), out.end(), by_name);
-  add_stored_dirs(dir, out);
-  // The store's names come sorted (and a stored directory holds 100,000s of them): merged, not
-  // sorted again. On a tie the file on disk comes first.
-  const auto on_disk = static_cast<std::ptrdiff_t>(out.size());
-  add_stored_entries(dir, keep_file, out);
-  std::inplace_merge(out.begin(), out.begin() + on_disk, out.end(), by_name);
-  return out;
-}
-
-// Bytes on disk, looked up only when two files claim one GE op (msit keeps the larger).
-// The raw file's size: on disk, or as its store recorded it (0 when unknown).
-uint64_t raw_size(const SourceFile& f) {
-  if (f.kind == SourceKind::kStored) {
-    auto size = store::StoreCatalog::instance().raw_size(*f.store_db, f.store_id);
-    return size.ok() ? *size : 0;
-  }
-  struct stat st {};
-  return ::lstat(f.path().c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
-}
-
-std::string join(const std::string& dir, std::string_view name) {
-  std::string out;
-  out.reserve(dir.size() + 1 + name.size());
-  out += dir;
-  if (!dir.empty() && dir.back() != '/') out += '/';
-  out += name;
-  return out;
-}
-
 bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
@@ -130,131 +38,19 @@ int64_t digits_or(std::string_view s, int64_t fallback) {
   return std::stoll(std::string(s));
 }
 
-bool ends_with(std::string_view s, std::string_view suf) {
-  return s.size() >= suf.size() && s.substr(s.size() - suf.size()) == suf;
-}
-
 std::string base_of(const std::string& p) {
   size_t slash = p.find_last_of('/');
   return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
-// Pre-order walk in sorted order (os.walk top-down with sorted names); visit returns false to
-// stop. visit may move the entries of a directory without sub-directories (nothing follows them).
-void walk(const std::string& dir, int depth,
-          const std::function<bool(const std::string&, std::vector<DirEntry>&)>& visit, bool* stop,
-          const FileFilter& keep_file = {}, const SkipDir& skip = {}) {
-  if (*stop || depth > 64) return;
-  if (depth > 0 && skip && skip(dir)) return;
-  auto entries = list_dir(dir, keep_file);
-  std::vector<std::string> subdirs;
-  for (const auto& e : entries) {
-    if (e.is_dir) subdirs.push_back(join(dir, e.name()));
-  }
-  if (!visit(dir, entries)) {
-    *stop = true;
-    return;
-  }
-  for (const auto& sub : subdirs) {
-    walk(sub, depth + 1, visit, stop, keep_file, skip);
-    if (*stop) return;
-  }
-}
-
-// One source per raw file: a raw file beats its summary, which beats a _min_max file.
-std::vector<SourceFile> sources_in(const std::string& dir, const std::vector<DirEntry>& entries) {
-  struct Candidate {
-    std::string_view raw_name;  // the entry's name, or a derived name's raw name in `derived`
-    SourceKind kind;
-    const DirEntry* entry;
-  };
-  std::deque<std::string> derived;  // stable addresses for the views above
-  std::vector<Candidate> found;
-  found.reserve(entries.size());
-  for (const auto& e : entries) {
-    if (!e.is_file) continue;
-    if (e.stored != nullptr) {
-      found.push_back(Candidate{e.name(), SourceKind::kStored, &e});
-      continue;
-    }
-    auto raw = raw_name_of(e.name());
-    if (!raw) continue;
-    std::string_view raw_name = raw->first == e.name() ? e.name() : derived.emplace_back(std::move(raw->first));
-    found.push_back(Candidate{raw_name, raw->second, &e});
-  }
-  // Same directory, so ordering by name is ordering by raw_path; the best kind comes first.
-  // Usually already in order (the listing is sorted and suffixes rarely reorder names).
-  auto before = [](const Candidate& a, const Candidate& b) {
-    int c = a.raw_name.compare(b.raw_name);
-    return c != 0 ? c < 0 : static_cast<int>(a.kind) < static_cast<int>(b.kind);
-  };
-  if (!std::is_sorted(found.begin(), found.end(), before)) std::sort(found.begin(), found.end(), before);
-  std::vector<SourceFile> out;
-  out.reserve(found.size());
-  for (size_t i = 0; i < found.size(); ++i) {
-    if (i > 0 && found[i].raw_name == found[i - 1].raw_name) continue;  // a worse kind of the same file
-    SourceFile f;
-    f.raw_path = join(dir, found[i].raw_name);
-    f.kind = found[i].kind;
-    if (const DirEntry* e = found[i].entry; e->stored != nullptr) {
-      f.store_db = e->store_db;
-      f.store_id = e->stored->id;
-    } else if (e->name() != found[i].raw_name) {
-      f.disk_path = join(dir, e->name());
-    }
-    out.push_back(std::move(f));
-  }
-  return out;  // sorted by raw_path
-}
-
-void add_ge_files(TokenFiles& tok, std::vector<SourceFile> files, std::vector<std::string>& warnings) {
-  std::unordered_map<std::string, size_t> where;  // op name -> position in ge_ops
-  for (size_t i = 0; i < tok.ge_ops.size(); ++i) where.emplace(tok.ge_ops[i].first, i);
-  std::sort(files.begin(), files.end(),
-            [](const SourceFile& a, const SourceFile& b) { return a.raw_path < b.raw_path; });
-  for (auto& f : files) {
-    const std::string_view name = f.raw_name();
-    auto ext_pos = name.find_last_of('.');
-    std::string_view ext = ext_pos == std::string_view::npos ? "" : name.substr(ext_pos);
-    if (ext == ".txt" || ext == ".npy" || ext == ".bin" || ext == ".csv") continue;  // msit skips these
-    auto op = msit_ge_op_name(name);
-    if (!op) {
-      warnings.push_back(f.path() + ": not a GE dump name (needs at least 5 dot-separated parts); skipped");
-      continue;
-    }
-    auto [at, fresh] = where.emplace(*op, tok.ge_ops.size());
-    if (fresh) {
-      tok.ge_ops.emplace_back(*op, std::move(f));
-      continue;
-    }
-    SourceFile& old = tok.ge_ops[at->second].second;
-    if (old.size == 0) old.size = raw_size(old);
-    f.size = raw_size(f);
-    const SourceFile& kept = f.size > old.size ? f : old;
-    warnings.push_back("duplicated op name " + *op + ": " + std::string(old.raw_name()) + ", " +
-                       std::string(f.raw_name()) + "; keeping the larger file " + std::string(kept.raw_name()));
-    if (f.size > old.size) old = std::move(f);
-  }
-}
-
-void add_fx_files(TokenFiles& tok, std::vector<SourceFile> files) {
-  for (auto& f : files) {
-    if (!ends_with(f.raw_name(), ".npy")) continue;
-    bool is_input = false;
-    std::string key = msit_fx_node_key(f.raw_name(), &is_input);
-    auto& node = tok.fx_nodes[std::move(key)];
-    (is_input ? node.inputs : node.outputs).push_back(std::move(f));
-  }
-}
-
 // msit judge_single_or_multi_device: > 1 sub-dir, or one 14-digit time dir holding > 1 sub-dir.
 bool is_multi_device(const std::string& root) {
-  auto entries = list_dir(root);
+  auto entries = list_dir(root, {}, Stored::kWithout);
   size_t dirs = std::count_if(entries.begin(), entries.end(), [](const DirEntry& e) { return e.is_dir; });
   if (dirs > 1) return true;
   for (const auto& e : entries) {
     if (e.is_dir && e.name().size() == 14 && all_digits(e.name())) {
-      auto inner = list_dir(join(root, e.name()));
+      auto inner = list_dir(child_path(root, e.name()), {}, Stored::kWithout);
       return std::count_if(inner.begin(), inner.end(), [](const DirEntry& x) { return x.is_dir; }) > 1;
     }
   }
@@ -267,9 +63,8 @@ bool dir_or_stored(const std::string& root) {
   const fs::file_status st = fs::symlink_status(root, ec);
   if (fs::is_directory(st)) return true;
   if (fs::exists(st)) return false;
-  std::string db;
   return !store::StoreCatalog::instance().stored_subdirs(root).empty() ||
-         store::StoreCatalog::instance().stored_in(root, &db) != nullptr;
+         store::StoreCatalog::instance().stored_in(root) != nullptr;
 }
 
 }  // namespace
@@ -336,7 +131,7 @@ std::optional<std::pair<std::string, SourceKind>> raw_name_of(std::string_view n
     if (!parse_stats_csv_name(n)) return std::nullopt;
     return std::make_pair(std::string(n.substr(0, n.size() - kStatsCsvSuffix.size())), SourceKind::kStatsCsv);
   }
-  if (ends_with(n, ".json")) return std::nullopt;
+  if (n.ends_with(".json")) return std::nullopt;
   return std::make_pair(std::string(n), SourceKind::kRaw);
 }
 
@@ -365,17 +160,17 @@ std::vector<std::string> find_graph_files(const std::string& root, std::optional
   std::string rank_tag = rank ? "rank_" + std::to_string(*rank) + "_" : "";
   walk(
       root, 0,
-      [&](const std::string& dir, std::vector<DirEntry>& entries) {
+      [&](const std::string& dir, DirListing& entries) {
         for (const auto& e : entries) {
           if (!e.is_file) continue;
           if (rank && e.name().find(rank_tag) == std::string::npos) continue;
           std::optional<uint64_t> key = graph_file_sort_key(e.name());
           if (!key) continue;  // msit requires a digit run
-          found.emplace_back(*key, join(dir, e.name()));
+          found.emplace_back(*key, child_path(dir, e.name()));
         }
         return true;
       },
-      &stop, is_graph);
+      &stop, is_graph, {}, Stored::kWithout);  // graph text files are no dump files: never stored
   std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> out;
   for (auto& f : found) out.push_back(std::move(f.second));
@@ -387,7 +182,7 @@ namespace {
 bool is_fx_file_name(std::string_view n) {
   if (n.find(".INPUT.") == std::string_view::npos && n.find(".OUTPUT.") == std::string_view::npos) return false;
   auto raw = raw_name_of(n);
-  return raw && ends_with(raw->first, ".npy") &&
+  return raw && raw->first.ends_with(".npy") &&
          (raw->first.find(".INPUT.") != std::string::npos || raw->first.find(".OUTPUT.") != std::string::npos);
 }
 
@@ -408,20 +203,20 @@ TreeFacts tree_facts(const std::string& root) {
     return false;  // nothing is kept: the walk only needs the answers
   };
   walk(
-      root, 0, [&](const std::string&, std::vector<DirEntry>&) { return !(f.graph_files && f.fx_files); }, &stop, look);
+      root, 0, [&](const std::string&, DirListing&) { return !(f.graph_files && f.fx_files); }, &stop, look);
   return f;
 }
 
 std::map<int64_t, std::string> find_rank_dirs(const std::string& root) {
   std::map<int64_t, std::string> out;
-  for (const auto& e : list_dir(root)) {
+  for (const auto& e : list_dir(root, {}, Stored::kWithout)) {
     if (!e.is_dir) continue;
-    if (auto r = rank_of_dir_name(e.name())) out[*r] = join(root, e.name());
+    if (auto r = rank_of_dir_name(e.name())) out[*r] = child_path(root, e.name());
   }
   return out;
 }
 
-Result<DumpTree> index_ge_tree(const std::string& root_in, bool rank_layout, const SkipDir& skip) {
+Result<DumpTree> index_ge_tree(const std::string& root_in, bool rank_layout, const SkipDir& skip, IndexDepth depth) {
   std::string root = absolute_path(root_in);
   std::error_code ec;
   if (!dir_or_stored(root)) return make_error(root, Stage::kIndex, "not a directory");
@@ -429,39 +224,55 @@ Result<DumpTree> index_ge_tree(const std::string& root_in, bool rank_layout, con
   tree.kind = TreeKind::kGe;
   tree.root = root;
   bool multi = rank_layout ? false : is_multi_device(root);
-  std::vector<std::string> leaves;
-  std::map<std::string, std::vector<DirEntry>> leaf_entries;
+  struct Leaf {
+    std::string dir;
+    DirListing entries;     // kFiles
+    std::string least_key;  // kTokens
+  };
+  std::vector<Leaf> leaves;
   bool stop = false;
   walk(
       root, 0,
-      [&](const std::string& dir, std::vector<DirEntry>& entries) {
+      [&](const std::string& dir, DirListing& entries) {
         bool has_sub = std::any_of(entries.begin(), entries.end(), [](const DirEntry& e) { return e.is_dir; });
-        if (!has_sub) {
-          leaves.push_back(dir);
-          leaf_entries[dir] = std::move(entries);
-        }
+        if (has_sub) return true;
+        Leaf& leaf = leaves.emplace_back(Leaf{dir, {}, {}});
+        if (depth == IndexDepth::kFiles) leaf.entries = std::move(entries);
+        else leaf.least_key = least_ge_sort_key(entries.entries);
         return true;
       },
       &stop, {}, skip);
-  std::sort(leaves.begin(), leaves.end());  // msit: sorted(os.walk(...)) by path
-  std::map<int64_t, std::map<int64_t, std::vector<SourceFile>>> by_group;
+  // msit: sorted(os.walk(...)) by path
+  std::sort(leaves.begin(), leaves.end(), [](const Leaf& a, const Leaf& b) { return a.dir < b.dir; });
+  std::map<int64_t, std::map<int64_t, TokenFiles>> by_group;  // kTokens: directories; kFiles: below
+  std::map<int64_t, std::map<int64_t, std::vector<SourceFile>>> files_by_group;
   std::map<int64_t, std::string> group_names;
-  for (const auto& leaf : leaves) {
-    fs::path p(leaf);
+  for (Leaf& leaf : leaves) {
+    fs::path p(leaf.dir);
     std::string parent =
         multi ? p.parent_path().parent_path().parent_path().filename().string() : p.parent_path().filename().string();
     int64_t gid = digits_or(parent, 0);
-    int64_t tid = digits_or(base_of(leaf), 0);
+    int64_t tid = digits_or(base_of(leaf.dir), 0);
     group_names.emplace(gid, parent);
-    auto files = sources_in(leaf, leaf_entries[leaf]);
-    auto& dst = by_group[gid][tid];
-    dst.insert(dst.end(), files.begin(), files.end());
+    if (depth == IndexDepth::kFiles) {
+      auto files = sources_in(leaf.dir, leaf.entries);
+      auto& dst = files_by_group[gid][tid];
+      dst.insert(dst.end(), std::make_move_iterator(files.begin()), std::make_move_iterator(files.end()));
+      by_group[gid].try_emplace(tid);
+      continue;
+    }
+    TokenFiles& tok = by_group[gid][tid];
+    tok.least_key = tok.dirs.empty() ? leaf.least_key : std::min(tok.least_key, leaf.least_key);
+    tok.dirs.push_back(std::move(leaf.dir));
   }
   for (auto& [gid, tokens] : by_group) {
-    DumpGroup g;
+    DumpGroup& g = tree.groups.emplace_back();
     g.key = group_names[gid];
-    for (auto& [tid, files] : tokens) add_ge_files(g.tokens[tid], std::move(files), tree.warnings);
-    tree.groups.push_back(std::move(g));
+    if (depth == IndexDepth::kTokens) {
+      g.tokens = std::move(tokens);
+      continue;
+    }
+    for (auto& [tid, files] : files_by_group[gid]) add_ge_files(g.tokens[tid], std::move(files), tree.warnings);
   }
   return tree;
 }
@@ -474,7 +285,7 @@ std::vector<std::string> token_parents(const std::string& root, bool all, const 
   bool stop = false;
   walk(
       root, 0,
-      [&](const std::string& dir, std::vector<DirEntry>& entries) {
+      [&](const std::string& dir, DirListing& entries) {
         bool any = false, digits = true;
         for (const auto& e : entries) {
           if (!e.is_dir) continue;
@@ -487,14 +298,14 @@ std::vector<std::string> token_parents(const std::string& root, bool all, const 
         }
         return true;
       },
-      &stop, {}, skip);
+      &stop, {}, skip, Stored::kWithout);  // only sub-directories count
   return out;
 }
 
 std::vector<std::string> digit_subdirs(const std::string& dir) {
   std::vector<std::pair<int64_t, std::string>> v;
-  for (const auto& e : list_dir(dir)) {
-    if (e.is_dir) v.emplace_back(digits_or(e.name(), 0), join(dir, e.name()));
+  for (const auto& e : list_dir(dir, {}, Stored::kWithout)) {
+    if (e.is_dir) v.emplace_back(digits_or(e.name(), 0), child_path(dir, e.name()));
   }
   std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> out;
@@ -502,16 +313,21 @@ std::vector<std::string> digit_subdirs(const std::string& dir) {
   return out;
 }
 
-void fill_fx_token(DumpGroup& g, int64_t token, const std::string& dir, const SkipDir& skip = {}) {
+void fill_fx_token(DumpGroup& g, int64_t token, const std::string& dir, IndexDepth depth, const SkipDir& skip = {}) {
   if (skip && skip(dir)) return;
+  DirListing entries = list_dir(dir);
   TokenFiles tok;
-  add_fx_files(tok, sources_in(dir, list_dir(dir)));
+  if (depth == IndexDepth::kTokens) {
+    if (has_fx_data(entries.entries)) g.tokens[token] = TokenFiles{{}, {}, {dir}, {}};  // msit drops empty tokens
+    return;
+  }
+  add_fx_files(tok, sources_in(dir, entries));
   if (!tok.fx_nodes.empty()) g.tokens[token] = std::move(tok);  // msit drops empty tokens
 }
 
 }  // namespace
 
-Result<DumpTree> index_fx_tree(const std::string& root_in, bool rank_layout, const SkipDir& skip) {
+Result<DumpTree> index_fx_tree(const std::string& root_in, bool rank_layout, const SkipDir& skip, IndexDepth depth) {
   std::string root = absolute_path(root_in);
   std::error_code ec;
   if (!dir_or_stored(root)) return make_error(root, Stage::kIndex, "not a directory");
@@ -524,13 +340,13 @@ Result<DumpTree> index_fx_tree(const std::string& root_in, bool rank_layout, con
     for (const auto& parent : token_parents(root, true, skip)) {
       DumpGroup g;
       g.key = base_of(parent);
-      for (const auto& step : digit_subdirs(parent)) fill_fx_token(g, digits_or(base_of(step), -1), step, skip);
+      for (const auto& step : digit_subdirs(parent)) fill_fx_token(g, digits_or(base_of(step), -1), step, depth, skip);
       tree.groups.push_back(std::move(g));
     }
     if (tree.groups.empty()) {
       DumpGroup g;
       g.key = base_of(root);
-      fill_fx_token(g, 0, root);
+      fill_fx_token(g, 0, root, depth);
       tree.groups.push_back(std::move(g));
     }
     return tree;
@@ -539,7 +355,7 @@ Result<DumpTree> index_fx_tree(const std::string& root_in, bool rank_layout, con
   if (parents.empty()) {  // flat directory of npy files: one token, no off-by-one to undo
     DumpGroup g;
     g.key = base_of(root);
-    fill_fx_token(g, 0, root);
+    fill_fx_token(g, 0, root, depth);
     tree.groups.push_back(std::move(g));
     tree.warnings.push_back(root + ": no step directories found; using the files directly in it as token 0");
     return tree;
@@ -551,8 +367,8 @@ Result<DumpTree> index_fx_tree(const std::string& root_in, bool rank_layout, con
   size_t n_groups = SIZE_MAX;
   for (const auto& step : steps) {
     std::vector<std::string> sub;
-    for (const auto& e : list_dir(step)) {
-      if (e.is_dir) sub.push_back(join(step, e.name()));
+    for (const auto& e : list_dir(step, {}, Stored::kWithout)) {
+      if (e.is_dir) sub.push_back(child_path(step, e.name()));
     }
     if (sub.empty()) sub.push_back(step);  // very old ./gm_*/{step}/ layout: files in the step dir
     n_groups = std::min(n_groups, sub.size());
@@ -562,7 +378,7 @@ Result<DumpTree> index_fx_tree(const std::string& root_in, bool rank_layout, con
   for (size_t i = 0; i < n_groups; ++i) {
     DumpGroup g;
     g.key = base_of(gms.begin()->second[i]);
-    for (const auto& [step, dirs] : gms) fill_fx_token(g, step - 1, dirs[i], skip);
+    for (const auto& [step, dirs] : gms) fill_fx_token(g, step - 1, dirs[i], depth, skip);
     tree.groups.push_back(std::move(g));
   }
   for (const auto& [step, dirs] : gms) {

@@ -42,10 +42,19 @@ struct FxNodeFiles {
   std::vector<SourceFile> inputs, outputs;  // each sorted by raw_path (msit: sorted full path)
 };
 
+// The sort key (matching.h msit_sort_key) above every other: a token without GE files.
+inline constexpr std::string_view kNoSortKey = "\xff\xff\xff\xff";
+
 struct TokenFiles {
   // GE: op name -> file, in msit's dict insertion order (sorted raw paths, duplicates resolved).
   std::vector<std::pair<std::string, SourceFile>> ge_ops;
   std::map<std::string, FxNodeFiles> fx_nodes;  // FX: text before .INPUT. / .OUTPUT.
+  // Set by an IndexDepth::kTokens index, which reads no file yet: the directories holding the
+  // token's files (load_token_files reads them), and a key no GE file of the token sorts below
+  // (kNoSortKey: it has none), which a streamed compare needs before the token is read.
+  std::vector<std::string> dirs;
+  std::string least_key;
+  bool unread() const { return !dirs.empty(); }
   const SourceFile* ge_file(std::string_view op_name) const;
 };
 
@@ -89,9 +98,20 @@ std::map<int64_t, std::string> find_rank_dirs(const std::string& root);
 // directory below the root, before it is listed.
 using SkipDir = std::function<bool(const std::string& dir)>;
 
+// How much of a tree an index holds. kFiles: every token's files (the live comparer, which
+// keeps the trees between its steps). kTokens: the groups, tokens and their directories; a
+// token's files are read when it is compared (load_token_files), so that an index of millions of
+// files costs its tokens, not its files (docs/compare.md "Streaming").
+enum class IndexDepth : uint8_t { kFiles, kTokens };
+
 // Index one (rank) root. rank_layout: the tree came from a worldsize*_global_rank* dir.
-Result<DumpTree> index_ge_tree(const std::string& root, bool rank_layout, const SkipDir& skip = {});
-Result<DumpTree> index_fx_tree(const std::string& root, bool rank_layout, const SkipDir& skip = {});
+Result<DumpTree> index_ge_tree(const std::string& root, bool rank_layout, const SkipDir& skip = {},
+                               IndexDepth depth = IndexDepth::kFiles);
+Result<DumpTree> index_fx_tree(const std::string& root, bool rank_layout, const SkipDir& skip = {},
+                               IndexDepth depth = IndexDepth::kFiles);
+// The files of a token that a kTokens index left unread, as a kFiles index holds them; the
+// warnings a kFiles index gives for them (GE: skipped names, duplicated op names) are added.
+TokenFiles load_token_files(TreeKind kind, const TokenFiles& listed, std::vector<std::string>& warnings);
 
 // Absolute, lexically normal form of a path (no symlink resolution of the leaf).
 std::string absolute_path(const std::string& p);

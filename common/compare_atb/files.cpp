@@ -80,7 +80,7 @@ std::vector<SourceFile> dir_files(const std::string& dir, std::vector<std::strin
     out.push_back(std::move(f));
   }
   const std::string* db = nullptr;
-  if (const auto* stored = store::StoreCatalog::instance().stored_in(dir, &db)) {
+  if (const store::StoredList stored = store::StoreCatalog::instance().stored_in(dir, &db)) {
     for (const auto& n : *stored) out.push_back(stored_source(dir, n, db));
   }
   std::sort(out.begin(), out.end(), [](const SourceFile& a, const SourceFile& b) {
@@ -198,8 +198,14 @@ std::optional<SourceFile> find_source(const std::string& raw) {
     s.disk_path = archive_name_for(raw), s.kind = SourceKind::kRaw;
   else if (fs::is_regular_file(summary_name_for(raw), ec))
     s.disk_path = summary_name_for(raw), s.kind = SourceKind::kSummary;
-  else if (const std::string* db = nullptr; const auto* n = store::StoreCatalog::instance().find(raw, &db)) {
-    return stored_source(fs::path(raw).parent_path().string(), *n, db);
+  else if (const auto stored = store::StoreCatalog::instance().find(raw)) {
+    const fs::path p(raw);
+    store::StoredName n;
+    const std::string name = p.filename().string();
+    n.name = name;
+    n.id = stored->id;
+    n.db = stored->db;
+    return stored_source(p.parent_path().string(), n, stored->db);
   } else {
     return std::nullopt;
   }

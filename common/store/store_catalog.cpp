@@ -1,10 +1,10 @@
+// The store catalog: which stores cover a directory, their read connections, and the names they
+// record in a directory, read from the store when asked (docs/store.md "Reading").
 #include "common/store/store_catalog.h"
 
 #include "common/store/store_locator.h"
 
 #include <sys/stat.h>
-
-#include <xxhash.h>
 
 #include <algorithm>
 #include <atomic>
@@ -12,7 +12,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iterator>
-#include <random>
+#include <set>
 #include <utility>
 
 namespace msit::store {
@@ -20,85 +20,24 @@ namespace {
 
 std::string db_in(const std::string& dir) { return join_dir(dir, kStoreFileName); }
 
-// A listed row's share of a store's digest (StoreCatalog::list_appended): XXH3 of its path,
-// seeded with its id and a key drawn once per process, so that a store's writer cannot make a
-// changed row hash like the one it replaces; summed, so that the order of rows does not matter.
-uint64_t row_hash(int64_t id, std::string_view rel) {
-  static const uint64_t key = [] {
-    std::random_device rd;
-    return (uint64_t{rd()} << 32) ^ rd();
-  }();
-  return XXH3_64bits_withSeed(rel.data(), rel.size(), key ^ (static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ULL));
+// A directory's names as one store (or several, merged) gave them: the bytes in one buffer, the
+// parts a merged list's names point into kept alive.
+struct OwnedNames {
+  std::vector<StoredName> names;
+  std::string bytes;
+  std::vector<StoredList> parts;
+};
+
+StoredList view_of(std::shared_ptr<OwnedNames> owned) {
+  const std::vector<StoredName>* names = &owned->names;
+  return StoredList(std::move(owned), names);  // aliasing: owns the whole, points at the names
 }
-
-}  // namespace
-
-void StoreCatalog::Store::add(int64_t id, std::string_view rel) {
-  const size_t slash = rel.rfind('/');
-  const std::string_view sub = slash == std::string_view::npos ? std::string_view() : rel.substr(0, slash);
-  // Rows mostly come in runs of one directory (path order, or id order of a dump being
-  // summarised): its list is looked up once per run, not once per row.
-  if (last_list_ == nullptr || sub != last_sub_) {
-    last_sub_ = sub;
-    auto [it, fresh] = by_dir.try_emplace(last_sub_);
-    last_list_ = &it->second;
-    if (fresh) add_subdirs(last_sub_);
-  }
-  const std::string_view name = slash == std::string_view::npos ? rel : rel.substr(slash + 1);
-  if (!last_list_->empty() && name < last_list_->back().name && (unsorted_.empty() || unsorted_.back() != last_list_))
-    unsorted_.push_back(last_list_);  // new rows of an old directory, or a damaged index
-  last_list_->push_back(StoredName{names.keep(name), id, &db_path});
-  max_id = rows == 0 ? id : std::max(max_id, id);
-  ++rows;
-  digest += row_hash(id, rel);
-}
-
-void StoreCatalog::Store::add_subdirs(std::string_view rel) {
-  // "a/b/c": c in a/b, b in a, a in "" (stop at the first already known: its ancestors are too).
-  while (!rel.empty()) {
-    const size_t slash = rel.rfind('/');
-    const std::string parent(slash == std::string_view::npos ? std::string_view() : rel.substr(0, slash));
-    const std::string_view name = slash == std::string_view::npos ? rel : rel.substr(slash + 1);
-    if (!subdirs[parent].emplace(name).second) return;
-    rel = rel.substr(0, slash == std::string_view::npos ? 0 : slash);
-  }
-}
-
-std::string_view StoreCatalog::NameArena::keep(std::string_view s) {
-  constexpr size_t kBlock = 1 << 20;
-  if (s.size() > left_) {
-    const size_t size = std::max(kBlock, s.size());
-    blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));  // not zeroed: written as filled
-    next_ = blocks_.back().get();
-    left_ = size;
-  }
-  std::copy(s.begin(), s.end(), next_);
-  std::string_view kept(next_, s.size());
-  next_ += s.size();
-  left_ -= s.size();
-  return kept;
-}
-
-StoreCatalog& StoreCatalog::instance() {
-  static StoreCatalog catalog;
-  return catalog;
-}
-
-void StoreCatalog::forget_all() {
-  std::lock_guard<std::mutex> lock(mu_);
-  merged_.clear();
-  covering_.clear();
-  stores_.clear();  // closes their read connections
-  errors_.clear();
-}
-
-namespace {
 
 // What changes when a store is written: its database file or its write-ahead log. A file
 // written in the last second or two gets a stamp that matches no other: the kernel stamps
 // mtime from a coarse clock (a tick of up to 10 ms, a second on some filesystems), so a second
 // write in the same tick that leaves the size as it was (a WAL rewritten from its start after
-// a checkpoint) would keep the stamp taken between the two, and its rows would never be listed
+// a checkpoint) would keep the stamp taken between the two, and its rows would never be read
 // (docs/live-divergence.md "Cost": a summary missed for good).
 std::string store_stamp(const std::string& db_path) {
   static std::atomic<uint64_t> recent{0};
@@ -118,74 +57,89 @@ std::string store_stamp(const std::string& db_path) {
   return out;
 }
 
+// A read connection with its snapshot pinned.
+Result<std::unique_ptr<SummaryStore>> open_snapshot(const std::string& db_path) {
+  MSIT_ASSIGN_OR_RETURN(std::unique_ptr<SummaryStore> conn, SummaryStore::open_read_only(db_path));
+  MSIT_TRY(conn->begin_snapshot());
+  return conn;
+}
+
+std::string normal_dir(const std::string& given) {
+  std::error_code ec;
+  std::string dir = std::filesystem::absolute(given, ec).lexically_normal().string();
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return ec ? std::string() : dir;
+}
+
+// `dir` (absolute, normal) relative to a store's directory at or above it.
+std::string relative_to(const std::string& store_dir, const std::string& dir) {
+  if (dir.size() <= store_dir.size()) return {};
+  return dir.substr(store_dir == "/" ? 1 : store_dir.size() + 1);
+}
+
 }  // namespace
+
+StoreCatalog& StoreCatalog::instance() {
+  static StoreCatalog catalog;
+  return catalog;
+}
+
+void StoreCatalog::record(const Error& e) {
+  std::lock_guard lock(mu_);
+  // A store that fails to read fails in every directory: said once.
+  const std::string text = e.to_string();
+  if (std::none_of(errors_.begin(), errors_.end(), [&](const Error& x) { return x.to_string() == text; }))
+    errors_.push_back(e);
+}
+
+void StoreCatalog::forget_all() {
+  std::lock_guard<std::mutex> lock(mu_);
+  covering_.clear();
+  stores_.clear();  // closes their read connections
+  errors_.clear();
+}
 
 void StoreCatalog::forget_changed() {
   std::lock_guard<std::mutex> lock(mu_);
-  merged_.clear();
   covering_.clear();
   errors_.clear();
   for (auto it = stores_.begin(); it != stores_.end();) {
     Store* s = it->second.store.get();
-    if (s != nullptr && (s->stamp == store_stamp(s->db_path) || list_appended(*s))) ++it;
-    else it = stores_.erase(it);  // changed otherwise, gone or unreadable: opened and listed afresh
+    if (s == nullptr) {
+      it = stores_.erase(it);  // unreadable: tried afresh (and its error said) by the next walk
+      continue;
+    }
+    std::string stamp = store_stamp(s->db_path);
+    if (s->stamp == stamp) {
+      ++it;
+      continue;
+    }
+    // Changed: new snapshots (the stamp was taken first: a write meanwhile shows next time).
+    auto conn = open_snapshot(s->db_path);
+    if (!conn.ok()) {
+      it = stores_.erase(it);  // gone or no longer readable: as above
+      continue;
+    }
+    std::lock_guard idle(s->mu);
+    s->idle.clear();
+    s->idle.push_back(std::move(conn).value());
+    s->stamp = std::move(stamp);
+    ++it;
   }
 }
 
-void StoreCatalog::Store::sort_names() {
-  auto by_name = [](const StoredName& a, const StoredName& b) { return a.name < b.name; };
-  std::sort(unsorted_.begin(), unsorted_.end());
-  unsorted_.erase(std::unique(unsorted_.begin(), unsorted_.end()), unsorted_.end());
-  for (std::vector<StoredName>* list : unsorted_) std::sort(list->begin(), list->end(), by_name);
-  unsorted_.clear();
-}
-
-bool StoreCatalog::list_appended(Store& s) {
-  if (s.rows == 0 || s.max_id == INT64_MAX) return false;  // nothing to keep, or no room for more ids
-  std::string stamp = store_stamp(s.db_path);              // before reading: a write during it shows next time
-  auto conn = SummaryStore::open_read_only(s.db_path);
-  if (!conn.ok() || !(*conn)->begin_snapshot().ok()) return false;
-  // The rows listed before, as this snapshot has them: a walk of the id range that builds
-  // nothing (a hash per row), instead of a listing of every row.
-  int64_t rows = 0;
-  uint64_t digest = 0;
-  Status same = (*conn)->list_ids(INT64_MIN, s.max_id, [&](int64_t id, std::string_view rel) {
-    ++rows;
-    digest += row_hash(id, rel);
-  });
-  if (!same.ok() || rows != s.rows || digest != s.digest) return false;
-  s.last_list_ = nullptr;
-  Status added = (*conn)->list_ids(s.max_id + 1, INT64_MAX, [&](int64_t id, std::string_view rel) { s.add(id, rel); });
-  if (!added.ok()) return false;  // half added: the caller drops the store
-  s.sort_names();
-  s.stamp = std::move(stamp);
-  std::lock_guard idle(s.mu);
-  s.idle.clear();  // loads read the new snapshot
-  s.idle.push_back(std::move(conn).value());
-  return true;
-}
-
 std::unique_ptr<StoreCatalog::Store> StoreCatalog::open_store(const std::string& dir, const std::string& db_path) {
-  std::string stamp = store_stamp(db_path);  // before listing: a write during it shows next time
-  auto failed = [&](const Error& e) {
-    std::lock_guard lock(mu_);
-    errors_.push_back(e);
+  std::string stamp = store_stamp(db_path);  // before the snapshot: a write after it shows next time
+  auto conn = open_snapshot(db_path);
+  if (!conn.ok()) {
+    record(conn.error());
     return nullptr;
-  };
-  auto s = SummaryStore::open_read_only(db_path);
-  Status snap = s.ok() ? (*s)->begin_snapshot() : Status(s.error());
-  if (!snap.ok()) return failed(snap.error());
+  }
   auto store = std::make_unique<Store>();
   store->db_path = db_path;
   store->dir = dir;
   store->stamp = std::move(stamp);
-  Status listed = (*s)->list([&](int64_t id, std::string_view rel) { store->add(id, rel); });
-  if (!listed.ok()) return failed(listed.error());
-  store->sort_names();
-  // Memory (docs/live-divergence.md "Cost"): a golden of 100,000s of files is listed once and
-  // kept; grown by doubling, its per-directory lists would hold ~40% unused slots.
-  for (auto& [sub, list] : store->by_dir) list.shrink_to_fit();
-  store->idle.push_back(std::move(s).value());
+  store->idle.push_back(std::move(conn).value());
   return store;
 }
 
@@ -195,7 +149,7 @@ StoreCatalog::Store* StoreCatalog::open_slot(const std::string& store_dir) {
     std::lock_guard lock(mu_);
     slot = &stores_[db_in(store_dir)];
   }
-  // Listing a store of 100,000s of files takes tens of ms: outside the catalog's lock.
+  // Opening a store checks its files and schema: outside the catalog's lock.
   std::call_once(slot->once, [&] {
     auto opened = open_store(store_dir, db_in(store_dir));
     std::lock_guard published(mu_);
@@ -226,82 +180,107 @@ const std::vector<StoreCatalog::Store*>& StoreCatalog::covering(const std::strin
   return covering_.emplace(dir, std::move(found)).first->second;  // unordered_map: references stay valid
 }
 
-const std::vector<StoredName>* StoreCatalog::stored_in(const std::string& dir, std::string* db_path) {
-  const std::string* db = nullptr;
-  const auto* names = stored_in(dir, &db);
-  if (names != nullptr && db_path != nullptr) *db_path = *db;
-  return names;
+StoredList StoreCatalog::names_of(Store& s, const std::string& dir) {
+  auto conn = take_connection(s);
+  if (!conn.ok()) {
+    record(conn.error());
+    return nullptr;
+  }
+  auto owned = std::make_shared<OwnedNames>();
+  std::vector<std::pair<size_t, size_t>> at;  // each name's offset and size in owned->bytes
+  Status listed = (*conn)->list_dir(relative_to(s.dir, dir), [&](int64_t id, std::string_view name) {
+    at.emplace_back(owned->bytes.size(), name.size());
+    owned->bytes.append(name);
+    owned->names.push_back(StoredName{{}, id, &s.db_path});
+  });
+  give_back(&s, std::move(conn).value());
+  if (!listed.ok()) {
+    record(listed.error());
+    return nullptr;
+  }
+  if (owned->names.empty()) return nullptr;
+  for (size_t i = 0; i < at.size(); ++i)
+    owned->names[i].name = std::string_view(owned->bytes).substr(at[i].first, at[i].second);
+  auto by_name = [](const StoredName& a, const StoredName& b) { return a.name < b.name; };
+  if (!std::is_sorted(owned->names.begin(), owned->names.end(), by_name))  // a damaged index
+    std::sort(owned->names.begin(), owned->names.end(), by_name);
+  return view_of(std::move(owned));
 }
 
-const std::vector<StoredName>* StoreCatalog::stored_in(const std::string& given, const std::string** db_path) {
-  std::error_code ec;
-  std::string dir = std::filesystem::absolute(given, ec).lexically_normal().string();
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  if (ec || dir.empty()) return nullptr;
-  // A listed store's by_dir no longer changes: read without the lock.
-  std::vector<std::pair<Store*, const std::vector<StoredName>*>> lists;
+StoredList StoreCatalog::stored_in(const std::string& given, const std::string** db_path) {
+  const std::string dir = normal_dir(given);
+  if (dir.empty()) return nullptr;
+  std::vector<StoredList> lists;  // nearest store first
   for (Store* s : covering(dir)) {
-    std::string sub;
-    if (dir.size() > s->dir.size()) sub = dir.substr(s->dir == "/" ? 1 : s->dir.size() + 1);
-    auto it = s->by_dir.find(sub);
-    if (it != s->by_dir.end()) lists.emplace_back(s, &it->second);
+    if (StoredList names = names_of(*s, dir)) lists.push_back(std::move(names));
   }
   if (lists.empty()) return nullptr;
-  if (db_path != nullptr) *db_path = &lists.front().first->db_path;
-  if (lists.size() == 1) return lists.front().second;
-  return merged(dir, lists);
+  if (db_path != nullptr) *db_path = lists.front()->front().db;
+  if (lists.size() == 1) return lists.front();
+  // Several stores record files here: for a name more than one holds, the nearest store's entry
+  // (the one writers keep adding to, store_locator.h). set_union keeps the first range's of equals.
+  auto merged = std::make_shared<OwnedNames>();
+  auto by_name = [](const StoredName& a, const StoredName& b) { return a.name < b.name; };
+  for (const StoredList& names : lists) {
+    std::vector<StoredName> next;
+    next.reserve(merged->names.size() + names->size());
+    std::set_union(merged->names.begin(), merged->names.end(), names->begin(), names->end(), std::back_inserter(next),
+                   by_name);
+    merged->names = std::move(next);
+  }
+  merged->parts = std::move(lists);
+  return view_of(std::move(merged));
+}
+
+std::optional<StoredFile> StoreCatalog::find(const std::string& raw_path) {
+  const size_t slash = raw_path.rfind('/');
+  const std::string dir = normal_dir(slash == std::string::npos ? "." : slash == 0 ? "/" : raw_path.substr(0, slash));
+  const std::string name = slash == std::string::npos ? raw_path : raw_path.substr(slash + 1);
+  if (dir.empty() || name.empty()) return std::nullopt;
+  for (Store* s : covering(dir)) {  // nearest first
+    std::string rel = relative_to(s->dir, dir);
+    rel = rel.empty() ? name : rel + '/' + name;
+    auto conn = take_connection(*s);
+    if (!conn.ok()) {
+      record(conn.error());
+      continue;
+    }
+    Result<std::optional<int64_t>> id = (*conn)->find_id(rel);
+    give_back(s, std::move(conn).value());
+    if (!id.ok()) record(id.error());
+    else if (id->has_value()) return StoredFile{**id, &s->db_path};
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string> StoreCatalog::stored_subdirs(const std::string& given) {
-  std::error_code ec;
-  std::string dir = std::filesystem::absolute(given, ec).lexically_normal().string();
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  if (ec || dir.empty()) return {};
+  const std::string dir = normal_dir(given);
+  if (dir.empty()) return {};
   std::set<std::string> names;
   for (Store* s : covering(dir)) {
-    std::string sub;
-    if (dir.size() > s->dir.size()) sub = dir.substr(s->dir == "/" ? 1 : s->dir.size() + 1);
-    auto it = s->subdirs.find(sub);
-    if (it != s->subdirs.end()) names.insert(it->second.begin(), it->second.end());
+    auto conn = take_connection(*s);
+    if (!conn.ok()) {
+      record(conn.error());
+      continue;
+    }
+    Status listed =
+        (*conn)->list_subdirs(relative_to(s->dir, dir), [&](std::string_view name) { names.emplace(name); });
+    give_back(s, std::move(conn).value());
+    if (!listed.ok()) record(listed.error());
   }
   return {names.begin(), names.end()};
 }
 
-// The names of several stores for one directory, the nearest store's entry for a name that
-// more than one holds (the one writers keep adding to, store_locator.h).
-const std::vector<StoredName>* StoreCatalog::merged(
-    const std::string& dir, const std::vector<std::pair<Store*, const std::vector<StoredName>*>>& lists) {
-  std::lock_guard lock(mu_);
-  if (auto it = merged_.find(dir); it != merged_.end()) return it->second.get();
-  auto out = std::make_unique<std::vector<StoredName>>();
-  auto by_name = [](const StoredName& a, const StoredName& b) { return a.name < b.name; };
-  for (const auto& [store, names] : lists) {  // nearest first: set_union keeps the first range's of equals
-    std::vector<StoredName> next;
-    next.reserve(out->size() + names->size());
-    std::set_union(out->begin(), out->end(), names->begin(), names->end(), std::back_inserter(next), by_name);
-    *out = std::move(next);
+Result<std::unique_ptr<SummaryStore>> StoreCatalog::take_connection(Store& s) {
+  {
+    std::lock_guard lock(s.mu);
+    if (!s.idle.empty()) {
+      std::unique_ptr<SummaryStore> conn = std::move(s.idle.back());
+      s.idle.pop_back();
+      return conn;
+    }
   }
-  return merged_.emplace(dir, std::move(out)).first->second.get();
-}
-
-const StoredName* StoreCatalog::find(const std::string& raw_path, std::string* db_path) {
-  const std::string* db = nullptr;
-  const StoredName* n = find(raw_path, &db);
-  if (n != nullptr && db_path != nullptr) *db_path = *db;
-  return n;
-}
-
-const StoredName* StoreCatalog::find(const std::string& raw_path, const std::string** db_path) {
-  size_t slash = raw_path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : raw_path.substr(0, slash);
-  const std::string name = slash == std::string::npos ? raw_path : raw_path.substr(slash + 1);
-  const auto* names = stored_in(dir, db_path);
-  if (names == nullptr) return nullptr;
-  auto it = std::lower_bound(names->begin(), names->end(), name,
-                             [](const StoredName& a, const std::string& n) { return a.name < n; });
-  if (it == names->end() || it->name != name) return nullptr;
-  if (db_path != nullptr) *db_path = it->db;  // the store holding this name, not just the nearest
-  return &*it;
+  return open_snapshot(s.db_path);
 }
 
 Result<std::unique_ptr<SummaryStore>> StoreCatalog::take_connection(const std::string& db_path, Store** store) {
@@ -313,17 +292,7 @@ Result<std::unique_ptr<SummaryStore>> StoreCatalog::take_connection(const std::s
   }
   if (s == nullptr) return make_error(db_path, Stage::kStore, "summary store not open");
   *store = s;
-  {
-    std::lock_guard lock(s->mu);
-    if (!s->idle.empty()) {
-      std::unique_ptr<SummaryStore> conn = std::move(s->idle.back());
-      s->idle.pop_back();
-      return conn;
-    }
-  }
-  MSIT_ASSIGN_OR_RETURN(std::unique_ptr<SummaryStore> conn, SummaryStore::open_read_only(db_path));
-  MSIT_TRY(conn->begin_snapshot());
-  return conn;
+  return take_connection(*s);
 }
 
 void StoreCatalog::give_back(Store* s, std::unique_ptr<SummaryStore> conn) {

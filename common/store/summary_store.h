@@ -79,9 +79,15 @@ class SummaryStore {
   // Every (file id, relative raw path): in path order in a version 1 store, by directory and
   // then name in a version 2 store (docs/store.md).
   Status list(const std::function<void(int64_t id, std::string_view rel)>& visit);
-  // The same pairs for the files whose id lies in [first, last] only, in no particular order
-  // (the catalog's incremental listing: store_catalog.h).
-  Status list_ids(int64_t first, int64_t last, const std::function<void(int64_t id, std::string_view rel)>& visit);
+  // The (file id, name) of the files directly in directory `dir` (relative to the store's, ""
+  // for its own), in name order: a few index pages, whatever the store's size (version 1
+  // stores read every path for their own directory).
+  Status list_dir(std::string_view dir, const std::function<void(int64_t id, std::string_view name)>& visit);
+  // The names of the sub-directories of `dir` (as list_dir) that hold stored files at any depth,
+  // in order, each at least once.
+  Status list_subdirs(std::string_view dir, const std::function<void(std::string_view name)>& visit);
+  // The id of the entry for raw path `rel`, if any (read connections).
+  Result<std::optional<int64_t>> find_id(std::string_view rel);
   // The size of the raw file that entry `file_id` summarises.
   Result<uint64_t> raw_size(int64_t file_id);
   Result<FileSummary> load(int64_t file_id);
@@ -130,7 +136,7 @@ class SummaryStore {
   // Writers of version 2 stores: directory ids known to this connection (committed, or
   // inserted by the open transaction: cleared when one is rolled back).
   std::unordered_map<std::string, int64_t> dir_ids_;
-  Stmt insert_file_, insert_tensor_, insert_block_, insert_dir_, find_dir_, find_file_, select_file_,
+  Stmt insert_file_, insert_tensor_, insert_block_, insert_dir_, find_dir_, find_file_, list_dir_, select_file_,
       select_tensors_range_, select_tensors_in_, select_blocks_;
   TensorColumns file_columns_;     // where select_file_ holds the tensor columns
   TensorColumns compare_columns_;  // the same for select_tensors_range_ and select_tensors_in_

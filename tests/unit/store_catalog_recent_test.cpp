@@ -62,17 +62,17 @@ class StoreCatalogRecentTest : public ::testing::Test {
     date_store(t);
     auto& catalog = store::StoreCatalog::instance();
     catalog.forget_all();
-    std::string db;
-    const auto* names = catalog.stored_in(root_ + "/0", &db);
+    const std::string* db = nullptr;
+    store::StoredList names = catalog.stored_in(root_ + "/0", &db);
     EXPECT_TRUE(names != nullptr && names->size() == 1);
     {
-      std::fstream f(db, std::ios::in | std::ios::out | std::ios::binary);
+      std::fstream f(*db, std::ios::in | std::ios::out | std::ios::binary);
       f.seekp(0);
       f << "not a database!!";
     }
     date_store(t);
     catalog.forget_changed();
-    names = catalog.stored_in(root_ + "/0", &db);
+    names = catalog.stored_in(root_ + "/0");
     (void)catalog.take_errors();
     return names == nullptr ? 0 : names->size();
   }

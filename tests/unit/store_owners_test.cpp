@@ -78,11 +78,10 @@ TEST_F(OwnersTest, CompactOfOneRankWritesIntoTheDumpsHome) {
   r = compact_store(home);
   ASSERT_TRUE(r.failures.empty()) << r.failures.front().reason;
   auto& catalog = store::StoreCatalog::instance();
-  std::string db;
-  const store::StoredName* n = catalog.find(home + "/rank0/" + kFx1, &db);
-  ASSERT_NE(n, nullptr);
-  EXPECT_EQ(db, home + "/" + std::string(kStoreFileName));
-  EXPECT_NE(catalog.find(home + "/rank1/" + kFx2, &db), nullptr);
+  const std::optional<store::StoredFile> n = catalog.find(home + "/rank0/" + kFx1);
+  ASSERT_TRUE(n.has_value());
+  EXPECT_EQ(*n->db, home + "/" + std::string(kStoreFileName));
+  EXPECT_TRUE(catalog.find(home + "/rank1/" + kFx2).has_value());
 }
 
 // A nested store of an earlier version and the outer store both hold rows of one directory:
@@ -97,8 +96,7 @@ TEST_F(OwnersTest, ReadersSeeEveryStoreCoveringADirectoryAndWritersKeepToTheNear
   ASSERT_TRUE(compact_store(old).failures.empty());
   fs::rename(old + "/" + std::string(kStoreFileName), home + "/rank0/" + std::string(kStoreFileName));
   auto& catalog = store::StoreCatalog::instance();
-  std::string db;
-  const auto* names = catalog.stored_in(home + "/rank0", &db);
+  const store::StoredList names = catalog.stored_in(home + "/rank0");
   ASSERT_NE(names, nullptr);
   std::set<std::string> got;
   for (const auto& n : *names) got.insert(std::string(n.name) + "@" + *n.db);

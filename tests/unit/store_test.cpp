@@ -500,10 +500,9 @@ TEST_F(StoreTest, CompactCommitsThenRemovesAndKeepsConflicts) {
   EXPECT_EQ(third.verified, 1u);
   EXPECT_FALSE(fs::exists(root + "/0/" + kFx));
   // Readers find it where the raw file was.
-  std::string db_path;
-  const StoredName* n = StoreCatalog::instance().find(root + "/0/" + kFx, &db_path);
-  ASSERT_NE(n, nullptr);
-  EXPECT_EQ(db_path, root + "/" + std::string(kStoreFileName));
+  const std::optional<StoredFile> n = StoreCatalog::instance().find(root + "/0/" + kFx);
+  ASSERT_TRUE(n.has_value());
+  EXPECT_EQ(*n->db, root + "/" + std::string(kStoreFileName));
 }
 
 // Compare walks its two trees on two threads: each lists its own store, the first walk into
@@ -526,8 +525,8 @@ TEST_F(StoreTest, CatalogListsStoresFromSeveralThreadsAndReportsABadOneOnce) {
   sql(bad + "/" + std::string(kStoreFileName), "CREATE TABLE t(x)");  // another application's
   (void)StoreCatalog::instance().take_errors();
 
-  std::vector<const std::vector<StoredName>*> got(6, nullptr);
-  std::vector<std::string> dbs(6);
+  std::vector<StoredList> got(6);
+  std::vector<const std::string*> dbs(6, nullptr);
   std::vector<std::thread> threads;
   for (size_t t = 0; t < got.size(); ++t) {
     const std::string dir = t < 4 ? roots[t % 2] + "/0" : bad + "/0";
@@ -537,10 +536,11 @@ TEST_F(StoreTest, CatalogListsStoresFromSeveralThreadsAndReportsABadOneOnce) {
   for (size_t t = 0; t < 4; ++t) {
     ASSERT_NE(got[t], nullptr) << t;
     EXPECT_EQ(got[t]->size(), 20u);
-    EXPECT_EQ(dbs[t], roots[t % 2] + "/" + std::string(kStoreFileName));
+    ASSERT_NE(dbs[t], nullptr);
+    EXPECT_EQ(*dbs[t], roots[t % 2] + "/" + std::string(kStoreFileName));
   }
-  EXPECT_EQ(got[0], got[2]) << "one listing per store, shared";
-  EXPECT_NE(got[0], got[1]);
+  EXPECT_EQ(dbs[0], dbs[2]) << "one store opened once, shared";
+  EXPECT_NE(dbs[0], dbs[1]);
   EXPECT_EQ(got[4], nullptr);
   EXPECT_EQ(got[5], nullptr);
   std::vector<Error> errors = StoreCatalog::instance().take_errors();

@@ -22,10 +22,9 @@ bool exists_nofollow(const std::string& p) {
 // The summary a store holds for raw file `full`, in its JSON form (docs/formats/summary.md), or "". Stores
 // are read with the library's reader: the values are still checked against the manifest.
 std::string stored_summary_json(const std::string& full) {
-  std::string db;
-  const msit::store::StoredName* n = msit::store::StoreCatalog::instance().find(full, &db);
-  if (n == nullptr) return {};
-  auto s = msit::store::StoreCatalog::instance().load(db, n->id);
+  const std::optional<msit::store::StoredFile> n = msit::store::StoreCatalog::instance().find(full);
+  if (!n) return {};
+  auto s = msit::store::StoreCatalog::instance().load(*n->db, n->id);
   return s.ok() ? msit::summary_to_json(*s) : std::string();
 }
 

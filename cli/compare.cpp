@@ -141,7 +141,7 @@ int write_html(const CompareArgs& a, const CompareHead& head, const ReportSink& 
   std::vector<HtmlRank> ranks;
   for (const auto& rr : sink.ranks()) ranks.push_back(HtmlRank{rr.info.rank, &rr.rows});
   std::string title = std::string(flow_name(head.flow)) + ": " + a.my_path + " vs " + a.golden_path;
-  return write_html_file(a.html, ranks, title, a.quiet);
+  return write_html_file(a.html, ranks, title, a.quiet, head.coverage.lines());
 }
 
 // The command line that compares `my` with `golden` (already shell-quoted) with the options

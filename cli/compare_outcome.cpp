@@ -172,8 +172,9 @@ void print_dir_hints(FlowFamily flow, const std::string& golden, const std::stri
   }
 }
 
-int write_html_file(const std::string& path, const std::vector<HtmlRank>& ranks, const std::string& title, bool quiet) {
-  Status st = write_output_file(path, html_report(ranks, title));
+int write_html_file(const std::string& path, const std::vector<HtmlRank>& ranks, const std::string& title, bool quiet,
+                    const std::vector<std::string>& gaps) {
+  Status st = write_output_file(path, html_report(ranks, title, gaps));
   if (!st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;

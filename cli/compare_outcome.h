@@ -34,6 +34,7 @@ std::string describe_tree(const std::string& path);
 std::string probable_dir(FlowFamily flow, const std::string& path, bool golden);
 
 // The self-contained HTML report (--html) of any flow's rows; kExitOk or kExitBadInput.
-int write_html_file(const std::string& path, const std::vector<HtmlRank>& ranks, const std::string& title, bool quiet);
+int write_html_file(const std::string& path, const std::vector<HtmlRank>& ranks, const std::string& title, bool quiet,
+                    const std::vector<std::string>& gaps = {});
 
 }  // namespace msit::cli

@@ -8,6 +8,8 @@ body{font:13px/1.4 system-ui,sans-serif;margin:16px;color:#222}
 h1{font-size:16px;margin:0 0 8px}
 #controls select{margin-right:12px}
 #summary{margin:8px 0}
+#coverage{margin:8px 0;padding:4px 8px;border-left:3px solid #f39c12;background:#fff8e6}
+#coverage ul{margin:4px 0;padding-left:20px}
 .plot{display:block;margin:4px 0;background:#fafafa;border:1px solid #ddd}
 .plot text{font-size:10px;fill:#555}
 .plot .title{font-size:12px;fill:#222}

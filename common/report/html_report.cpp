@@ -76,7 +76,8 @@ std::string html_escape(const std::string& s) {
 
 }  // namespace
 
-std::string html_report(const std::vector<HtmlRank>& ranks, const std::string& title) {
+std::string html_report(const std::vector<HtmlRank>& ranks, const std::string& title,
+                        const std::vector<std::string>& gaps) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& hr : ranks) {
     if (!hr.rows) continue;
@@ -86,6 +87,13 @@ std::string html_report(const std::vector<HtmlRank>& ranks, const std::string& t
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>msit-compact compare: " +
       html_escape(title) + "</title>\n<style>" + kHtmlStyle + "</style></head>\n<body>\n<h1>" + html_escape(title) +
       "</h1>\n";
+  // The page shows what was compared; what was not (a rank or token without counterpart) is
+  // part of the verdict and is said before it (issue 40 case 2).
+  if (!gaps.empty()) {
+    page += "<div id=\"coverage\"><b>Not compared</b> (what is missing from one side):<ul>";
+    for (const std::string& g : gaps) page += "<li>" + html_escape(g) + "</li>";
+    page += "</ul></div>\n";
+  }
   page +=
       "<div id=\"controls\"></div><div id=\"summary\"></div><div id=\"plots\"></div>"
       "<div id=\"detail\">Hover or click a point for its details.</div><div id=\"tip\"></div>"

@@ -17,8 +17,10 @@ struct HtmlRank {
   const std::vector<ReportRow>* rows = nullptr;
 };
 
-// title: what was compared (mode, paths), shown at the top of the page.
-std::string html_report(const std::vector<HtmlRank>& ranks, const std::string& title);
+// title: what was compared (mode, paths), shown at the top of the page. gaps: what was not
+// compared (Coverage::lines(), docs/compare.md "Coverage"), listed under it when there are any.
+std::string html_report(const std::vector<HtmlRank>& ranks, const std::string& title,
+                        const std::vector<std::string>& gaps = {});
 
 // The page's script and style (html_assets.cpp), kept apart from the data code.
 extern const char* const kHtmlStyle;

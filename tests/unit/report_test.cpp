@@ -375,3 +375,18 @@ TEST(Report, HtmlReportIsSelfContainedAndEscaped) {
   ASSERT_NE(data, std::string::npos);
   EXPECT_NE(page.find("\"name\":\"Mul_3\"", data), std::string::npos);
 }
+
+// What was not compared is said on the page too, before the plots, escaped; nothing when complete.
+TEST(Report, HtmlReportListsCoverageGaps) {
+  std::vector<msit::ReportRow> rows = {known_row()};
+  const std::vector<std::string> gaps = {"rank 1 of --my-path has no golden counterpart: not compared",
+                                         "token 3 of <mine> & more"};
+  const std::string page = msit::html_report({msit::HtmlRank{0, &rows}}, "GE vs FX", gaps);
+  const size_t at = page.find("<div id=\"coverage\">");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_LT(at, page.find("<div id=\"plots\">"));
+  EXPECT_NE(page.find("<li>rank 1 of --my-path has no golden counterpart: not compared</li>", at), std::string::npos);
+  EXPECT_NE(page.find("<li>token 3 of &lt;mine&gt; &amp; more</li>", at), std::string::npos);
+  EXPECT_EQ(msit::html_report({msit::HtmlRank{0, &rows}}, "GE vs FX").find("<div id=\"coverage\">"),
+            std::string::npos);
+}

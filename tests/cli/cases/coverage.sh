@@ -8,6 +8,10 @@ run compare -m two/msit_ge_dump -g two/msit_fx_dump -o out --msit-columns
 run compare -q -m two/msit_ge_dump -g two/msit_fx_dump -o json --json
 # The JSON (and CSV) say it too: the note of the rank's first row.
 python3 -c 'import glob, json, sys; print(json.load(open(glob.glob("json/*.json")[0]))[0]["note"])' | sed "s#$PWD#\$T#g" >> "$W/.transcript"
+# The HTML page says it under its title.
+"$BIN" compare -q -m two/msit_ge_dump -g two/msit_fx_dump -o html --html cov.html 2> /dev/null || test $? = 4
+grep -o '<div id="coverage">.*</div>' cov.html > cov.txt
+sed "s#$PWD#\$T#g" cov.txt >> "$W/.transcript"
 # A token of mine without golden.
 "$DUMPGEN" model --out tok --ops 6 --tokens 3 --seed 3 > /dev/null
 rm -r tok/msit_fx_dump/worldsize1_global_rank0/gm_*/2

@@ -24,6 +24,8 @@
 #include "cli/compare_outcome.h"
 #include "cli/compare_report_sink.h"
 #include "common/base/stage_thread.h"
+#include "common/compare_msprobe/flow.h"
+#include "common/compare_msprobe/report.h"
 #include "common/compare/compare.h"
 #include "common/compare/terminal_summary.h"
 #include "common/io/output_file.h"
@@ -138,7 +140,44 @@ int write_html(const CompareArgs& a, const CompareHead& head, const ReportSink& 
   return write_html_file(a.html, ranks, title, a.quiet);
 }
 
+bool ends_with_dump_json(const std::string& p) {
+  return p.size() >= 9 && p.compare(p.size() - 9, 9, "dump.json") == 0;
+}
+
+// msProbe's compare (docs/formats/msprobe-compare.md): dump.json against dump.json.
+int run_msprobe(const CompareArgs& a) {
+  MsCompareOptions o;
+  o.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  auto res = ms_compare_files(a.my_path, a.golden_path, o);
+  if (!res.ok()) {
+    print_error("compare", res.error().to_string());
+    return kExitBadInput;
+  }
+  MsTable t{res->mode, MsGeneration::k26, &res->npu.items, &res->bench.items, &res->rows};
+  std::string path = a.output + "/" + ms_report_file_name(std::nullopt, std::time(nullptr), false);
+  std::string text;
+  (void)write_ms_csv(t, [&](std::string_view s) {
+    text += s;
+    return ok_status();
+  });
+  FILE* f = std::fopen(path.c_str(), "wx");
+  if (!f) {
+    print_error("compare", path + ": cannot create the report");
+    return kExitBadInput;
+  }
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+  if (!a.quiet) {
+    std::printf("report: %s (%zu rows)\n", path.c_str(), res->rows.size());
+    for (const auto& r : res->report) {
+      if (r.jump == ReportRow::Jump::kFirst) std::printf("first divergence: %s\n", r.my_label.op.c_str());
+    }
+  }
+  return kExitOk;
+}
+
 int run(const CompareArgs& a) {
+  if (ends_with_dump_json(a.my_path) && ends_with_dump_json(a.golden_path)) return run_msprobe(a);
   const FlowFamily flow = detect_family(flow_selectors(a.atb), a.golden_path, a.my_path);
   if (int rc = check_flow_options(a, flow); rc != kExitOk) return rc;
   if (flow != FlowFamily::kTorchair) {

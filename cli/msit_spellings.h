@@ -18,7 +18,8 @@ struct MsitSpelling {
 
 // clang-format off
 // msit's single-letter short options (-o, -l, -w) are CLI11 short options already.
-inline constexpr std::array<MsitSpelling, 4> kMsitSpellings{{
+inline constexpr std::array<MsitSpelling, 5> kMsitSpellings{{
+    {"-tp", "--my-path"},
     {"-gp", "--golden-path"},
     {"-mp", "--my-path"},
     {"-cl", "--cmp-level"},

@@ -21,11 +21,10 @@
 
 #include "cli/commands.h"
 #include "cli/compare_atb.h"
+#include "cli/compare_msprobe.h"
 #include "cli/compare_outcome.h"
 #include "cli/compare_report_sink.h"
 #include "common/base/stage_thread.h"
-#include "common/compare_msprobe/flow.h"
-#include "common/compare_msprobe/report.h"
 #include "common/compare/compare.h"
 #include "common/compare/terminal_summary.h"
 #include "common/io/output_file.h"
@@ -49,6 +48,9 @@ struct CompareArgs {
   uint32_t sketch_width = kDefaultSketchWidth;
   std::string log_level;  // msit's -l/--log-level, mapped onto the verbosity
   AtbCliArgs atb;         // ATB / torch-hook dumps (cli/compare_atb.cpp)
+  MsprobeCliArgs msprobe;  // msProbe dumps (cli/compare_msprobe.cpp)
+  std::string stack_path;  // msProbe 8.x's compare.json stack_path
+  const CLI::Option* cell_mapping = nullptr;
   // The options that only some flows take (common/compare/flow.h option table).
   struct Limited {
     const CLI::Option* option;
@@ -140,46 +142,15 @@ int write_html(const CompareArgs& a, const CompareHead& head, const ReportSink& 
   return write_html_file(a.html, ranks, title, a.quiet);
 }
 
-bool ends_with_dump_json(const std::string& p) {
-  return p.size() >= 9 && p.compare(p.size() - 9, 9, "dump.json") == 0;
-}
-
-// msProbe's compare (docs/formats/msprobe-compare.md): dump.json against dump.json.
-int run_msprobe(const CompareArgs& a) {
-  MsCompareOptions o;
-  o.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
-  auto res = ms_compare_files(a.my_path, a.golden_path, o);
-  if (!res.ok()) {
-    print_error("compare", res.error().to_string());
-    return kExitBadInput;
-  }
-  MsTable t{res->mode, MsGeneration::k26, &res->npu.items, &res->bench.items, &res->rows};
-  std::string path = a.output + "/" + ms_report_file_name(std::nullopt, std::time(nullptr), false);
-  std::string text;
-  (void)write_ms_csv(t, [&](std::string_view s) {
-    text += s;
-    return ok_status();
-  });
-  FILE* f = std::fopen(path.c_str(), "wx");
-  if (!f) {
-    print_error("compare", path + ": cannot create the report");
-    return kExitBadInput;
-  }
-  std::fwrite(text.data(), 1, text.size(), f);
-  std::fclose(f);
-  if (!a.quiet) {
-    std::printf("report: %s (%zu rows)\n", path.c_str(), res->rows.size());
-    for (const auto& r : res->report) {
-      if (r.jump == ReportRow::Jump::kFirst) std::printf("first divergence: %s\n", r.my_label.op.c_str());
-    }
-  }
-  return kExitOk;
-}
-
 int run(const CompareArgs& a) {
-  if (ends_with_dump_json(a.my_path) && ends_with_dump_json(a.golden_path)) return run_msprobe(a);
   const FlowFamily flow = detect_family(flow_selectors(a.atb), a.golden_path, a.my_path);
   if (int rc = check_flow_options(a, flow); rc != kExitOk) return rc;
+  if (flow == FlowFamily::kMsprobe) {
+    unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+    return run_msprobe_compare_cli(
+        MsprobeRunArgs{a.my_path, a.golden_path, a.output, a.stack_path, jobs, a.verbosity}, a.msprobe,
+        a.cell_mapping->count() > 0);
+  }
   if (flow != FlowFamily::kTorchair) {
     std::optional<PhaseTimer> timer;
     if (a.timings) timer.emplace(stderr);
@@ -309,16 +280,29 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
       ->excludes("--quiet");
   cmd->add_flag("--timings", a->timings, "Print the wall time and memory of each phase to stderr");
   AtbOptions atb = add_atb_options(cmd, a->atb);
+  MsprobeOptions ms = add_msprobe_options(cmd, a->msprobe);
+  a->cell_mapping = ms.cell_mapping;
   using O = FlowOption;
   a->limited = {
       {rank, O::kRank},          {sketch, O::kSketchWidth},         {html, O::kHtml},
       {json, O::kJson},          {filters, O::kMsitFilters},        {columns, O::kMsitColumns},
       {atb.level, O::kCmpLevel}, {atb.op_mapping, O::kOpMapping},   {atb.dir_rule, O::kDirRule},
       {atb.stats, O::kStats},    {atb.msit_compat, O::kMsitCompat},
+      {ms.fuzzy, O::kFuzzyMatch}, {ms.data_mapping, O::kDataMapping}, {ms.cell_mapping, O::kCellMapping},
+      {ms.layer_mapping, O::kLayerMapping}, {ms.diff_analyze, O::kDiffAnalyze}, {ms.xlsx, O::kXlsx},
   };
   cmd->callback([a, &exit_code] {
     // Checked here, not by CLI11's required(): CLI11 checks those before unknown arguments,
     // and `compare -gpX Y` style mistakes deserve the hint of the unknown-argument error.
+    if (!a->msprobe.input_json.empty()) {
+      if (!a->my_path.empty() || !a->golden_path.empty()) {
+        throw CLI::ValidationError("-i", "give the paths in compare.json or on the command line, not both");
+      }
+      MsprobeInput in = read_msprobe_input_json(a->msprobe.input_json);
+      a->my_path = in.npu_path;
+      a->golden_path = in.bench_path;
+      a->stack_path = in.stack_path;
+    }
     if (a->my_path.empty()) throw CLI::RequiredError("--my-path");
     if (a->golden_path.empty()) throw CLI::RequiredError("--golden-path");
     a->verbosity = verbosity_of_log_level(a->log_level, a->verbosity);

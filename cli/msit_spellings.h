@@ -17,9 +17,15 @@ struct MsitSpelling {
 };
 
 // clang-format off
-// msit's single-letter short options (-o, -l, -w) are CLI11 short options already.
-inline constexpr std::array<MsitSpelling, 5> kMsitSpellings{{
-    {"-tp", "--my-path"},
+// msit's single-letter short options (-o, -l, -w) are CLI11 short options already; msProbe's
+// (-tp, -gp, -fm, -dm, -cm, -lm, -da) are rewritten like msit's.
+inline constexpr std::array<MsitSpelling, 10> kMsitSpellings{{
+    {"-tp", "--my-path"},  // msProbe's target path
+    {"-fm", "--fuzzy-match"},
+    {"-dm", "--data-mapping"},
+    {"-cm", "--cell-mapping"},
+    {"-lm", "--layer-mapping"},
+    {"-da", "--diff-analyze"},
     {"-gp", "--golden-path"},
     {"-mp", "--my-path"},
     {"-cl", "--cmp-level"},

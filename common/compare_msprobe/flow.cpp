@@ -1,99 +1,20 @@
-// The msProbe flow (docs/formats/msprobe-compare.md): rows, pairs, cells, real data on the
-// engine's workers, checkers, and the first divergence from the engine's post-pass.
+// The msProbe flow (docs/formats/msprobe-compare.md §8): both sides read and matched, then the
+// pairs in chunks of whole entries: cells, real data on the engine's workers, checkers, to the
+// sink; the first divergence from the engine's post-pass over the real-data rows.
 #include "common/compare_msprobe/flow.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cmath>
+#include <cstdlib>
 #include <cstring>
 
-#include "common/base/unique_fd.h"
 #include "common/compare/engine.h"
-#include "common/compare_msprobe/tensor_metrics.h"
-#include "common/dtype/decode.h"
-#include "common/formats/msprobe_names.h"
-#include "common/formats/pth_reader.h"
-#include "common/io/byte_source.h"
-#include "common/io/file.h"
-#include "common/layout/logical_stream.h"
+#include "common/compare_msprobe/tensor_pair.h"
 
 namespace msit {
 namespace {
 
-struct OpenTensor {
-  UniqueFd fd;
-  RawDumpFile file;
-  TensorDesc desc;
-  std::unique_ptr<LogicalReader> reader;
-};
-
-Result<OpenTensor> open_tensor(const MsprobeSide& side, const std::string& data_name) {
-  if (!is_safe_msprobe_data_name(data_name)) {
-    return make_error(side.rank_dir + "/dump_tensor_data/" + data_name, Stage::kOpen,
-                      "data_name is not a plain file name in the tensor directory: not opened");
-  }
-  std::string path = side.rank_dir + "/dump_tensor_data/" + data_name;
-  OpenTensor t;
-  uint64_t size = 0;
-  MSIT_ASSIGN_OR_RETURN(t.fd, open_regular_nofollow(path, &size));
-  MSIT_ASSIGN_OR_RETURN(FileIdentity id, identity_of(t.fd.get(), path));
-  FileSource src(t.fd.get(), path, size);
-  MSIT_ASSIGN_OR_RETURN(t.file, read_pth_header(src, id));
-  if (t.file.tensors.size() != 1) return make_error(path, Stage::kHeader, "expected one tensor");
-  t.desc = t.file.tensors[0];
-  MSIT_ASSIGN_OR_RETURN(LayoutPlan plan, plan_layout(t.desc, path));
-  MSIT_ASSIGN_OR_RETURN(t.reader, LogicalReader::open(t.fd.get(), path, t.desc, plan));
-  return t;
-}
-
-// Decodes up to n elements of `t` into doubles.
-Result<size_t> read_doubles(OpenTensor& t, std::vector<std::byte>& raw, double* out, size_t n) {
-  size_t width = dtype_info(t.desc.dtype).bits / 8;
-  if (width == 0) return make_error(t.file.path, Stage::kPayload, "element type not readable as numbers");
-  raw.resize(n * width);
-  MSIT_ASSIGN_OR_RETURN(size_t got, t.reader->read(raw.data(), n));
-  for (size_t i = 0; i < got; ++i) out[i] = decode_element(t.desc.dtype, raw.data() + i * width);
-  return got;
-}
-
-// One real-data row: both files streamed in lockstep into msProbe's metrics.
-void evaluate_tensor_row(const MsCompareResult& r, MsRow& row, ReportRow& rep) {
-  const MsprobeItem& n = r.npu.items[row.npu];
-  const MsprobeItem& b = r.bench.items[*row.bench];
-  auto nt = open_tensor(r.npu, n.data_name);
-  auto bt = nt.ok() ? open_tensor(r.bench, b.data_name) : Result<OpenTensor>(nt.error());
-  if (!nt.ok() || !bt.ok()) {
-    row.metrics.fill(MsCell::of_text("unsupported"));
-    row.metric_message = (nt.ok() ? bt.error() : nt.error()).to_string();
-    return;
-  }
-  MsTensorMetrics m(nt->desc.original_shape, bt->desc.original_shape, nt->desc.dtype, bt->desc.dtype);
-  if (m.wants_values()) {
-    constexpr size_t kChunk = size_t{1} << 16;
-    std::vector<double> x(kChunk), y(kChunk);
-    std::vector<std::byte> rx, ry;
-    for (;;) {
-      auto a = read_doubles(*nt, rx, x.data(), kChunk);
-      auto c = a.ok() ? read_doubles(*bt, ry, y.data(), kChunk) : Result<size_t>(a.error());
-      if (!a.ok() || !c.ok()) {
-        row.metric_message = (a.ok() ? c.error() : a.error()).to_string();
-        break;
-      }
-      size_t k = std::min(*a, *c);
-      if (k == 0) break;
-      m.add(x.data(), y.data(), k);
-    }
-  }
-  row.metrics = m.finish(row.metric_message);
-  if (row.metrics[0].kind == MsCell::Kind::kNumber) rep.cosine = row.metrics[0].number;
-  // RED = ||n - b|| / ||b|| for the first-divergence rule; EucDist is ||n - b||.
-  if (row.metrics[1].kind == MsCell::Kind::kNumber) {
-    double bn = 0;
-    if (b.stats[3].kind == MsCell::Kind::kNumber) bn = b.stats[3].number;
-    if (bn > 0) rep.red = row.metrics[1].number / bn;
-  }
-}
+// Rows handed to the sink at a time (a chunk ends at an entry boundary: the checkers judge an
+// entry's rows together).
+constexpr size_t kChunkRows = 4096;
 
 TensorLabel label_of(const MsprobeItem& it) {
   TensorLabel l;
@@ -102,58 +23,165 @@ TensorLabel label_of(const MsprobeItem& it) {
   l.op_type = p.op.substr(0, p.op.find('.', p.op.find('.') + 1));
   l.role = it.state == MsState::kOutput ? TensorRole::kOutput : TensorRole::kInput;
   size_t dot = it.name.rfind('.');
-  const char* tail = it.name.c_str() + dot + 1;
-  l.index = static_cast<uint32_t>(std::strtoul(tail, nullptr, 10));
+  l.index = static_cast<uint32_t>(std::strtoul(it.name.c_str() + dot + 1, nullptr, 10));
   l.order = it.order;
   return l;
 }
 
+std::string dir_of(const std::string& json) {
+  size_t slash = json.rfind('/');
+  return slash == std::string::npos ? "." : json.substr(0, slash);
+}
+
+class PairStream {
+ public:
+  PairStream(const MsprobeSide& npu, const MsprobeSide& bench, MsMode mode, const MsCompareOptions& o, MsRowSink& sink)
+      : npu_(npu), bench_(bench), mode_(mode), o_(o), sink_(sink) {
+    tally_.mode = mode;
+    npu_dir_ = dir_of(npu.json_path) + "/dump_tensor_data";
+    bench_dir_ = dir_of(bench.json_path) + "/dump_tensor_data";
+  }
+
+  Status run(const std::vector<MsPair>& pairs) {
+    MsTable head{mode_, MsGeneration::k26, &npu_.items, &bench_.items, &chunk_, {}};
+    MSIT_TRY(sink_.begin(head));
+    for (size_t i = 0; i < pairs.size();) {
+      size_t j = std::min(pairs.size(), i + kChunkRows);
+      // Extend to the end of the entry the chunk stops in.
+      while (j < pairs.size() && npu_.items[pairs[j].npu].entry == npu_.items[pairs[j - 1].npu].entry) ++j;
+      MSIT_TRY(chunk(pairs, i, j));
+      i = j;
+    }
+    post_pass(levels_, RowGraph::kDataFlow);
+    for (const ReportRow& r : levels_) {
+      if (r.jump != ReportRow::Jump::kFirst) continue;
+      tally_.first_entry = r.my_label.op;
+      tally_.first_row = r.my_data_path;
+      break;
+    }
+    return sink_.end(tally_);
+  }
+
+  const MsRankTally& tally() const { return tally_; }
+
+ private:
+  Status chunk(const std::vector<MsPair>& pairs, size_t b, size_t e) {
+    chunk_.clear();
+    chunk_.reserve(e - b);
+    for (size_t i = b; i < e; ++i) {
+      MsRow row;
+      row.npu = pairs[i].npu;
+      row.bench = pairs[i].bench;
+      const MsprobeItem* bi = row.bench ? &bench_.items[*row.bench] : nullptr;
+      if (mode_ == MsMode::kSummary) row.summary = ms_summary_cells(npu_.items[row.npu], bi);
+      if (mode_ == MsMode::kTensor) row.metrics.fill(MsCell::of_text("unsupported"));
+      chunk_.push_back(std::move(row));
+    }
+    if (mode_ == MsMode::kTensor) evaluate();
+    ms_apply_checkers(chunk_, npu_.items, bench_.items, mode_);
+    for (const MsRow& r : chunk_) {
+      ++tally_.rows;
+      if (!r.bench) ++tally_.unmatched;
+      ++tally_.by_result[static_cast<size_t>(r.result)];
+    }
+    MsTable t{mode_, MsGeneration::k26, &npu_.items, &bench_.items, &chunk_, {}};
+    return sink_.rows(t);
+  }
+
+  bool has_files(const MsRow& r) const {
+    return r.bench && npu_.items[r.npu].data_name != "-1" && bench_.items[*r.bench].data_name != "-1";
+  }
+
+  // The chunk's real-data pairs on the engine's workers; each keeps a report row with its labels
+  // and levels for the post-pass.
+  void evaluate() {
+    std::vector<size_t> index;
+    for (size_t i = 0; i < chunk_.size(); ++i) {
+      if (has_files(chunk_[i])) index.push_back(i);
+    }
+    if (index.empty()) return;
+    const size_t base = levels_.size();
+    levels_.resize(base + index.size());
+    std::vector<PairSpec> specs(index.size());
+    std::vector<EvalItem> items;
+    for (size_t k = 0; k < index.size(); ++k) {
+      const MsRow& r = chunk_[index[k]];
+      ReportRow& rep = levels_[base + k];
+      rep.my_label = label_of(npu_.items[r.npu]);
+      rep.golden_label = label_of(bench_.items[*r.bench]);
+      rep.my_data_path = npu_.items[r.npu].name;
+      items.push_back({&specs[k], &rep, true});
+    }
+    EngineOptions eo;
+    eo.jobs = o_.jobs;
+    eo.pairs_done = o_.pairs_done;
+    eo.custom = [&](size_t k, FileCache&) {
+      MsRow& r = chunk_[index[k]];
+      ReportRow rep = levels_[base + k];
+      MsPairLevels lv =
+          ms_evaluate_tensor_pair(npu_dir_, npu_.items[r.npu], bench_dir_, bench_.items[*r.bench], r);
+      if (lv.cosine) rep.cosine = *lv.cosine;
+      if (lv.red) rep.red = *lv.red;
+      return rep;
+    };
+    FileCache cache;
+    evaluate_items(items, cache, eo);
+  }
+
+  const MsprobeSide& npu_;
+  const MsprobeSide& bench_;
+  MsMode mode_;
+  const MsCompareOptions& o_;
+  MsRowSink& sink_;
+  std::string npu_dir_, bench_dir_;
+  std::vector<MsRow> chunk_;
+  std::vector<ReportRow> levels_;
+  MsRankTally tally_;
+};
+
+// The whole table kept: ms_compare_files' sink.
+class KeepSink : public MsRowSink {
+ public:
+  explicit KeepSink(std::vector<MsRow>& rows) : rows_(rows) {}
+  Status begin(const MsTable&) override { return ok_status(); }
+  Status rows(const MsTable& t) override {
+    rows_.insert(rows_.end(), t.rows->begin(), t.rows->end());
+    return ok_status();
+  }
+  Status end(const MsRankTally&) override { return ok_status(); }
+
+ private:
+  std::vector<MsRow>& rows_;
+};
+
+Result<MsRankTally> compare_sides(const MsprobeSide& npu, const MsprobeSide& bench, const MsCompareOptions& o,
+                                  MsRowSink& sink) {
+  MsMode mode = ms_mode_of(npu, bench);
+  MsMatchOptions mo = o.match;
+  mo.cross_frame =
+      npu.header.framework == MsprobeFramework::kMindspore && bench.header.framework != MsprobeFramework::kMindspore;
+  PairStream s(npu, bench, mode, o, sink);
+  MSIT_TRY(s.run(ms_match(npu.items, bench.items, mo)));
+  return s.tally();
+}
+
 }  // namespace
+
+Result<MsRankTally> ms_compare_pair(const std::string& npu_json, const std::string& bench_json,
+                                    const MsCompareOptions& o, MsRowSink& sink) {
+  MSIT_ASSIGN_OR_RETURN(MsprobeSide npu, read_msprobe_side(npu_json));
+  MSIT_ASSIGN_OR_RETURN(MsprobeSide bench, read_msprobe_side(bench_json));
+  return compare_sides(npu, bench, o, sink);
+}
 
 Result<MsCompareResult> ms_compare_files(const std::string& npu_json, const std::string& bench_json,
                                          const MsCompareOptions& o) {
   MsCompareResult r;
   MSIT_ASSIGN_OR_RETURN(r.npu, read_msprobe_side(npu_json));
   MSIT_ASSIGN_OR_RETURN(r.bench, read_msprobe_side(bench_json));
-  r.mode = ms_mode_of(r.npu, r.bench);
-  MsMatchOptions mo = o.match;
-  mo.cross_frame = r.npu.header.framework == MsprobeFramework::kMindspore &&
-                   r.bench.header.framework != MsprobeFramework::kMindspore;
-  for (const MsPair& p : ms_match(r.npu.items, r.bench.items, mo)) {
-    MsRow row;
-    row.npu = p.npu;
-    row.bench = p.bench;
-    const MsprobeItem* b = p.bench ? &r.bench.items[*p.bench] : nullptr;
-    if (r.mode == MsMode::kSummary) row.summary = ms_summary_cells(r.npu.items[p.npu], b);
-    if (r.mode == MsMode::kTensor) row.metrics.fill(MsCell::of_text("unsupported"));
-    r.rows.push_back(std::move(row));
-  }
-  r.report.resize(r.rows.size());
-  std::vector<PairSpec> specs(r.rows.size());
-  std::vector<EvalItem> items;
-  for (size_t i = 0; i < r.rows.size(); ++i) {
-    r.report[i].my_label = label_of(r.npu.items[r.rows[i].npu]);
-    if (r.rows[i].bench) r.report[i].golden_label = label_of(r.bench.items[*r.rows[i].bench]);
-    bool files = r.mode == MsMode::kTensor && r.rows[i].bench &&
-                 r.npu.items[r.rows[i].npu].data_name != "-1" && r.bench.items[*r.rows[i].bench].data_name != "-1";
-    if (files) items.push_back({&specs[i], &r.report[i], true});
-  }
-  EngineOptions eo;
-  eo.jobs = o.jobs;
-  std::vector<size_t> index;
-  for (const auto& it : items) index.push_back(static_cast<size_t>(it.row - r.report.data()));
-  eo.custom = [&](size_t k, FileCache&) {
-    size_t i = index[k];
-    ReportRow rep = r.report[i];
-    evaluate_tensor_row(r, r.rows[i], rep);
-    return rep;
-  };
-  if (!items.empty()) {
-    FileCache cache;
-    evaluate_items(items, cache, eo);
-  }
-  ms_apply_checkers(r.rows, r.npu.items, r.bench.items, r.mode);
-  post_pass(r.report, RowGraph::kDataFlow);
+  KeepSink sink(r.rows);
+  MSIT_ASSIGN_OR_RETURN(r.tally, compare_sides(r.npu, r.bench, o, sink));
+  r.mode = r.tally.mode;
   return r;
 }
 

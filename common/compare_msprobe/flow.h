@@ -1,11 +1,16 @@
-// The msProbe flow: two dump.json files -> msProbe's table, evaluated on the one engine
-// (common/compare/engine.h) and given the first divergence by its post-pass.
+// The msProbe flow: two dump.json files -> msProbe's table, streamed to a sink in chunks of whole
+// entries, real-data pairs evaluated on the one engine (common/compare/engine.h) and the first
+// divergence from its post-pass (docs/formats/msprobe-compare.md §8).
 #pragma once
 
+#include <array>
+#include <atomic>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/base/result.h"
+#include "common/compare_msprobe/report.h"
 #include "common/compare_msprobe/side.h"
 #include "common/report/report_row.h"
 
@@ -14,17 +19,41 @@ namespace msit {
 struct MsCompareOptions {
   MsMatchOptions match;
   unsigned jobs = 2;
+  std::atomic<size_t>* pairs_done = nullptr;  // progress: real-data pairs evaluated
 };
 
+// What one rank pair gave: rows by Result, and the first divergence.
+struct MsRankTally {
+  MsMode mode = MsMode::kSummary;
+  size_t rows = 0, unmatched = 0;
+  std::array<size_t, 3> by_result{};  // pass, warning, error (26.x)
+  // The first divergence (real data): the NPU row named by the engine's post-pass, and its entry.
+  std::optional<std::string> first_row, first_entry;
+};
+
+// Where a compare's rows go: per rank pair, the head, then chunks of rows (each chunk holds whole
+// entries, in the report's order), then the tally.
+class MsRowSink {
+ public:
+  virtual ~MsRowSink() = default;
+  virtual Status begin(const MsTable& head) = 0;  // rows empty; mode, generation, both sides' items
+  virtual Status rows(const MsTable& chunk) = 0;
+  virtual Status end(const MsRankTally& tally) = 0;
+};
+
+// One pair of dump.json files. Memory: both sides' rows (MsprobeItem, msProbe matches over whole
+// files) and one chunk of report rows; real-data rows keep a label and two numbers each for the
+// post-pass.
+Result<MsRankTally> ms_compare_pair(const std::string& npu_json, const std::string& bench_json,
+                                    const MsCompareOptions& o, MsRowSink& sink);
+
+// The whole table in memory (tests, small files).
 struct MsCompareResult {
   MsMode mode = MsMode::kSummary;
   MsprobeSide npu, bench;
   std::vector<MsRow> rows;
-  // The same rows as the engine's report rows: labels (entry, API, role, index, order),
-  // cosine and RED for real data, and the post-pass's error levels and first divergence.
-  std::vector<ReportRow> report;
+  MsRankTally tally;
 };
-
 Result<MsCompareResult> ms_compare_files(const std::string& npu_json, const std::string& bench_json,
                                          const MsCompareOptions& o);
 

@@ -2,10 +2,6 @@
 // each streamed into its report file (msProbe's name and columns), then a summary per pair.
 #include "cli/compare_msprobe.h"
 
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <memory>
@@ -13,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/compare_outcome.h"
+#include "common/io/output_file.h"
 #include "common/compare_msprobe/flow.h"
 #include "common/compare_msprobe/mapping_file.h"
 #include "common/compare_msprobe/pairs.h"
@@ -20,22 +17,6 @@
 
 namespace msit::cli {
 namespace {
-
-// Creates output/subdir, component by component (existing directories are used as they are).
-Status make_dirs(const std::string& output, const std::string& subdir) {
-  std::string path = output;
-  size_t start = 0;
-  while (start < subdir.size()) {
-    size_t slash = subdir.find('/', start);
-    path += "/" + subdir.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
-    if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
-      return make_error(path, Stage::kWrite, std::string("cannot create the report directory: ") + std::strerror(errno));
-    }
-    if (slash == std::string::npos) break;
-    start = slash + 1;
-  }
-  return ok_status();
-}
 
 // One pair's report, written as its chunks arrive.
 class ReportSink : public MsRowSink {
@@ -45,8 +26,9 @@ class ReportSink : public MsRowSink {
       : r_(r), a_(a), p_(p), stack_(stack), now_(now) {}
 
   Status begin(const MsTable& head) override {
-    MSIT_TRY(make_dirs(r_.output, p_.subdir));
     std::string dir = p_.subdir.empty() ? r_.output : r_.output + "/" + p_.subdir;
+    // Missing components are created, none followed as a link (the fd itself is not needed).
+    MSIT_ASSIGN_OR_RETURN(UniqueFd dir_fd, open_output_dir(dir));
     path_ = dir + "/" + ms_report_file_name(p_.suffix, now_, a_.xlsx);
     MSIT_ASSIGN_OR_RETURN(file_, MsReportFile::create(path_, head.mode, head.generation, stack_ != nullptr, a_.xlsx));
     return ok_status();

@@ -15,7 +15,9 @@ class Parser {
  public:
   Parser(std::span<const char> text, const std::string& path) : path_(path) {
     yaml_parser_initialize(&p_);
-    yaml_parser_set_input_string(&p_, reinterpret_cast<const unsigned char*>(text.data()), text.size());
+    static const char kEmpty[1] = {};  // libyaml asserts on a null input (an empty span's data())
+    const char* bytes = text.empty() ? kEmpty : text.data();
+    yaml_parser_set_input_string(&p_, reinterpret_cast<const unsigned char*>(bytes), text.size());
   }
   ~Parser() {
     if (have_event_) yaml_event_delete(&e_);

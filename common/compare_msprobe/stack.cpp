@@ -71,6 +71,11 @@ Result<MsStackInfo> MsStackInfo::read(const std::string& path) {
   uint64_t size = 0;
   MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_regular_nofollow(path, &size));
   FileSource src(fd.get(), path, size);
+  return read(src);
+}
+
+Result<MsStackInfo> MsStackInfo::read(ByteSource& src) {
+  const std::string& path = src.path();
   JsonStream js(src);
   MsStackInfo info;
   MSIT_TRY(expect(js, JsonToken::kBeginObject, path, "an object"));

@@ -10,12 +10,14 @@
 #include <vector>
 
 #include "common/base/result.h"
+#include "common/io/byte_source.h"
 
 namespace msit {
 
 class MsStackInfo {
  public:
   static Result<MsStackInfo> read(const std::string& path);
+  static Result<MsStackInfo> read(ByteSource& src);
   // The cell of an entry's first row: Python's str() of its frame list; "N/A" when stack.json
   // has no stack for it (msProbe's other rows say N/A too).
   std::string cell(const std::string& entry) const;

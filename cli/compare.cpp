@@ -1,5 +1,6 @@
 // `msit-compact compare --my-path MY --golden-path GOLDEN`: run the library compare, write one
-// msit-compatible report per rank, print the summary, map the outcome to an exit code.
+// msit-compatible report per rank (msProbe dumps: cli/compare_msprobe.cpp), print the summary, map
+// the outcome to an exit code.
 #ifdef MSIT_MIMALLOC
 #include <mimalloc.h>
 #else
@@ -252,15 +253,16 @@ int with_store_errors(int rc) {
 CLI::App* register_compare(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<CompareArgs>();
   CLI::App* cmd =
-      app.add_subcommand("compare", "Compare two dumps (raw, summarized or mixed) into an msit-compatible report");
+      app.add_subcommand("compare", "Compare two dumps (raw, summarized or mixed) into an msit- or msProbe-compatible report");
   // msit spells these -mp/--my-path and -gp/--golden-path (rewritten before parsing:
   // cli/msit_spellings.h).
   cmd->add_option("--my-path,-m", a->my_path,
                   "My dump: the GE dump (msit_ge_dump / msprobe_ge_dump), an FX dump, an ATB/torch token dir, the "
-                  "MindIE NPU dump, or a tensor file (msit: -mp); required");
+                  "MindIE NPU dump, a tensor file, or msProbe's target dump.json / rank / step dir (msit: -mp, "
+                  "msProbe: -tp); required");
   cmd->add_option("--golden-path,-g", a->golden_path,
-                  "Golden dump: FX dump, unfused GE dump, torch/ATB token dir, CPU torch token dir, or a tensor file "
-                  "(msit: -gp); required");
+                  "Golden dump: FX dump, unfused GE dump, torch/ATB token dir, CPU torch token dir, a tensor file, or "
+                  "msProbe's golden dump (msit and msProbe: -gp); required");
   cmd->add_option("--output,-o", a->output, "Directory for the report (default: current directory)");
   auto* rank = cmd->add_option("--rank", a->rank, "Only this rank of a worldsize*_global_rank* layout");
   add_jobs(cmd, a->jobs, "Worker threads");
@@ -291,6 +293,11 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
       {ms.fuzzy, O::kFuzzyMatch}, {ms.data_mapping, O::kDataMapping}, {ms.cell_mapping, O::kCellMapping},
       {ms.layer_mapping, O::kLayerMapping}, {ms.diff_analyze, O::kDiffAnalyze}, {ms.xlsx, O::kXlsx},
   };
+  cmd->footer(
+      "msit's and msProbe's command lines run as they are:\n"
+      "  msit-compact compare -mp msit_ge_dump -gp msit_fx_dump -o out\n"
+      "  msit-compact compare -tp npu/step0 -gp bench/step0 -o out [-fm] [-dm map.yaml] [-cm [map.yaml]] [--xlsx]\n"
+      "  msit-compact compare -i compare.json -o out          (msProbe 8.x: npu_path, bench_path, stack_path)");
   cmd->callback([a, &exit_code] {
     // Checked here, not by CLI11's required(): CLI11 checks those before unknown arguments,
     // and `compare -gpX Y` style mistakes deserve the hint of the unknown-argument error.

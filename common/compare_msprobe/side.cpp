@@ -64,6 +64,9 @@ std::string json_string_body(const std::string& t) {
 
 PyValue py_value(const MsprobeScalar& s) {
   const std::string& t = s.value_text;
+  // A "str" argument is a string whatever its text ("true", "12"): the reader hands a JSON
+  // string's value unquoted (common/formats/msprobe_records.cpp).
+  if (s.type == "str") return {"<class 'str'>", MsCell::of_text(t), t};
   if (t.empty() || t == "null") return {"<class 'NoneType'>", MsCell::none(), "None"};
   if (t == "true" || t == "false") {
     std::string v = t == "true" ? "True" : "False";

@@ -3,8 +3,11 @@
 // sink; the first divergence from the engine's post-pass over the real-data rows.
 #include "common/compare_msprobe/flow.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "common/compare/engine.h"
 #include "common/compare_msprobe/tensor_pair.h"
@@ -26,6 +29,45 @@ TensorLabel label_of(const MsprobeItem& it) {
   l.index = static_cast<uint32_t>(std::strtoul(it.name.c_str() + dot + 1, nullptr, 10));
   l.order = it.order;
   return l;
+}
+
+// The element count a shape text ("[8, 16]", "[]") says; nullopt when it is no shape.
+std::optional<double> element_count(const std::string& shape) {
+  if (shape.size() < 2 || shape.front() != '[' || shape.back() != ']') return std::nullopt;
+  double n = 1;
+  const char* p = shape.c_str() + 1;
+  while (*p && *p != ']') {
+    char* end = nullptr;
+    double d = std::strtod(p, &end);
+    if (end == p) return std::nullopt;
+    n *= d;
+    p = end;
+    while (*p == ',' || *p == ' ') ++p;
+  }
+  return n;
+}
+
+// A lower bound of ||n - b|| / ||b|| from the two sides' statistics alone (docs/formats/
+// msprobe-compare.md §9): | ||n|| - ||b|| |, |max n - max b|, |min n - min b| and
+// sqrt(N) |mean n - mean b| are each at most ||n - b||.
+std::optional<double> stats_level(const MsprobeItem& n, const MsprobeItem& b) {
+  auto num = [](const MsCell& c) -> std::optional<double> {
+    if (c.kind != MsCell::Kind::kNumber || !std::isfinite(c.number)) return std::nullopt;
+    return c.number;
+  };
+  auto bn = num(b.stats[3]);
+  if (!bn || *bn <= 0) return std::nullopt;
+  double d = 0;
+  bool any = false;
+  for (size_t k : {size_t{0}, size_t{1}, size_t{3}}) {
+    auto x = num(n.stats[k]), y = num(b.stats[k]);
+    if (x && y) d = std::max(d, std::fabs(*x - *y)), any = true;
+  }
+  auto mx = num(n.stats[2]), my = num(b.stats[2]);
+  auto count = element_count(b.shape);
+  if (mx && my && count) d = std::max(d, std::fabs(*mx - *my) * std::sqrt(*count)), any = true;
+  if (!any) return std::nullopt;
+  return d / *bn;
 }
 
 std::string dir_of(const std::string& json) {
@@ -78,6 +120,7 @@ class PairStream {
       chunk_.push_back(std::move(row));
     }
     if (mode_ == MsMode::kTensor) evaluate();
+    if (mode_ == MsMode::kSummary) bound_levels();
     ms_apply_checkers(chunk_, npu_.items, bench_.items, mode_);
     for (const MsRow& r : chunk_) {
       ++tally_.rows;
@@ -86,6 +129,32 @@ class PairStream {
     }
     MsTable t{mode_, MsGeneration::k26, &npu_.items, &bench_.items, &chunk_, {}};
     return sink_.rows(t);
+  }
+
+  // A report row of the pair for the post-pass: labels, dtypes (the rule's rounding floor).
+  ReportRow level_row(const MsRow& r) const {
+    ReportRow rep;
+    const MsprobeItem& n = npu_.items[r.npu];
+    const MsprobeItem& b = bench_.items[*r.bench];
+    rep.my_label = label_of(n);
+    rep.golden_label = label_of(b);
+    rep.my_data_path = n.name;
+    rep.my_dtype.dtype = msprobe_dtype(n.dtype);
+    rep.golden_dtype.dtype = msprobe_dtype(b.dtype);
+    return rep;
+  }
+
+  // Statistics rows: the lower bound of their error level, marked as judged from statistics.
+  void bound_levels() {
+    for (const MsRow& r : chunk_) {
+      if (!r.bench) continue;
+      auto level = stats_level(npu_.items[r.npu], bench_.items[*r.bench]);
+      if (!level) continue;
+      ReportRow rep = level_row(r);
+      rep.red = *level;
+      rep.compare_mode = MetricSource::kStats;
+      levels_.push_back(std::move(rep));
+    }
   }
 
   bool has_files(const MsRow& r) const {
@@ -105,12 +174,8 @@ class PairStream {
     std::vector<PairSpec> specs(index.size());
     std::vector<EvalItem> items;
     for (size_t k = 0; k < index.size(); ++k) {
-      const MsRow& r = chunk_[index[k]];
-      ReportRow& rep = levels_[base + k];
-      rep.my_label = label_of(npu_.items[r.npu]);
-      rep.golden_label = label_of(bench_.items[*r.bench]);
-      rep.my_data_path = npu_.items[r.npu].name;
-      items.push_back({&specs[k], &rep, true});
+      levels_[base + k] = level_row(chunk_[index[k]]);
+      items.push_back({&specs[k], &levels_[base + k], true});
     }
     EngineOptions eo;
     eo.jobs = o_.jobs;

@@ -51,6 +51,17 @@ assert rows[1]["NPU_Stack_Info"] == "N/A"
 assert float(rows[0]["Cosine"]) == 1.0 and float(rows[5]["Cosine"]) < 0.99, rows[5]["Cosine"]
 PY
 done
+# What msProbe refuses: a tensor target against a statistics golden is compared on both sides'
+# dump.json statistics, and the first divergence still names Mint.mul (from the statistics' lower
+# bound of the error); without an injected error nothing is named.
+"$PY" "$TESTS/integration/compare_msprobe_gen.py" "$T/mixed" 1 2 tensor statistics
+expect_rc 1 "$T/log" "$BIN" compare -tp "$T/mixed/npu/step0" -gp "$T/mixed/bench/step0" -o "$T/o9"
+grep -q "(statistics): 12 rows" "$T/log" || { cat "$T/log"; fail "mixed mode"; }
+grep -q "^first divergence: Mint.mul.0.forward " "$T/log" || { cat "$T/log"; fail "mixed divergence"; }
+"$PY" "$TESTS/integration/compare_msprobe_gen.py" "$T/clean" 1 -1 tensor statistics
+expect_rc 0 "$T/log" "$BIN" compare -tp "$T/clean/npu/step0" -gp "$T/clean/bench/step0" -o "$T/o10"
+! grep -q "first divergence" "$T/log" || { cat "$T/log"; fail "clean run named a divergence"; }
+
 # The dump_path (step folders paired by name): reports under step0/.
 expect_rc 1 "$T/log" "$BIN" compare -tp "$T/t/npu" -gp "$T/t/bench" -o "$T/o4" -q
 [[ $(ls "$T"/o4/step0/compare_result_rank*_*.csv | wc -l) == 2 ]] || fail "dump_path reports"

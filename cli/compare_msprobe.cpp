@@ -85,7 +85,12 @@ void print_pair(const MsRankPair& p, const MsRankTally& t, const std::string& re
   std::printf("%s vs %s (%s): %zu rows, %zu pass, %zu warning, %zu error, %zu unmatched\n", p.npu_json.c_str(),
               p.bench_json.c_str(), std::string(mode_text(t.mode)).c_str(), t.rows, t.by_result[0], t.by_result[1],
               t.by_result[2], t.unmatched);
-  if (t.first_entry) std::printf("first divergence: %s (%s)\n", t.first_entry->c_str(), t.first_row->c_str());
+  for (const auto* d : {&t.forward, &t.backward}) {
+    if (!*d) continue;
+    std::printf("first divergence%s: %s (%s)\n", d == &t.backward ? " (backward)" : "", (*d)->entry.c_str(),
+                (*d)->row.c_str());
+    if (!(*d)->modules.empty()) std::printf("  in %s\n", (*d)->modules.front().c_str());
+  }
   std::printf("Saved comparing results: %s\n", report.c_str());
 }
 
@@ -175,7 +180,7 @@ int run_msprobe_compare_cli(const MsprobeRunArgs& r, const MsprobeCliArgs& a, bo
     all.rows += t->rows;
     all.pairs += t->rows - t->unmatched;
     all.fail += t->by_result[2];
-    all.jump += t->first_entry ? 1 : 0;
+    all.jump += (t->forward ? 1 : 0) + (t->backward ? 1 : 0);
   }
   return compare_exit_status(all, r.verbosity == Verbosity::kQuiet);
 }

@@ -9,7 +9,10 @@
 #include <cstring>
 #include <optional>
 
+#include <unistd.h>
+
 #include "common/compare/engine.h"
+#include "common/compare_msprobe/construct.h"
 #include "common/compare_msprobe/tensor_pair.h"
 
 namespace msit {
@@ -97,16 +100,30 @@ class PairStream {
     post_pass(levels_, RowGraph::kDataFlow);
     for (const ReportRow& r : levels_) {
       if (r.jump != ReportRow::Jump::kFirst) continue;
-      tally_.first_entry = r.my_label.op;
-      tally_.first_row = r.my_data_path;
-      break;
+      auto& slot = r.token_id == kBackwardFlow ? tally_.backward : tally_.forward;
+      if (!slot) slot = MsDivergence{r.my_label.op, r.my_data_path, {}};
     }
+    MSIT_TRY(add_modules());
     return sink_.end(tally_);
   }
 
   const MsRankTally& tally() const { return tally_; }
 
  private:
+  // The post-pass's tokens: the forward pass, and the backward pass as its own flow.
+  static constexpr int64_t kForwardFlow = 0, kBackwardFlow = 1;
+
+  // construct.json beside the target's dump.json names the modules around each divergence.
+  Status add_modules() {
+    const std::string construct = dir_of(npu_.json_path) + "/construct.json";
+    if (::access(construct.c_str(), F_OK) != 0) return ok_status();
+    for (auto* d : {&tally_.forward, &tally_.backward}) {
+      if (!*d) continue;
+      MSIT_ASSIGN_OR_RETURN((*d)->modules, ms_module_chain(construct, (*d)->entry));
+    }
+    return ok_status();
+  }
+
   Status chunk(const std::vector<MsPair>& pairs, size_t b, size_t e) {
     chunk_.clear();
     chunk_.reserve(e - b);
@@ -140,6 +157,9 @@ class PairStream {
     rep.golden_label = label_of(b);
     rep.my_data_path = n.name;
     rep.my_dtype.dtype = msprobe_dtype(n.dtype);
+    MsDirection dir = ms_entry_parts(n.entry).direction;
+    bool backward = dir == MsDirection::kBackward || dir == MsDirection::kParametersGrad;
+    rep.token_id = backward ? kBackwardFlow : kForwardFlow;
     rep.golden_dtype.dtype = msprobe_dtype(b.dtype);
     return rep;
   }

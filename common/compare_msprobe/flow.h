@@ -22,13 +22,19 @@ struct MsCompareOptions {
   std::atomic<size_t>* pairs_done = nullptr;  // progress: real-data pairs evaluated
 };
 
-// What one rank pair gave: rows by Result, and the first divergence.
+// A first divergence: the entry (API or module call) and the NPU row the engine's post-pass named.
+struct MsDivergence {
+  std::string entry, row;
+  std::vector<std::string> modules;  // construct.json's modules around the entry, innermost first
+};
+
+// What one rank pair gave: rows by Result, and the first divergence of the forward pass and of
+// the backward pass (each its own flow: backward entries and parameter gradients).
 struct MsRankTally {
   MsMode mode = MsMode::kSummary;
   size_t rows = 0, unmatched = 0;
   std::array<size_t, 3> by_result{};  // pass, warning, error (26.x)
-  // The first divergence (real data): the NPU row named by the engine's post-pass, and its entry.
-  std::optional<std::string> first_row, first_entry;
+  std::optional<MsDivergence> forward, backward;
 };
 
 // Where a compare's rows go: per rank pair, the head, then chunks of rows (each chunk holds whole

@@ -33,19 +33,26 @@ head -1 "$CSV" | grep -q "^NPU Name,Bench Name,.*,Max diff,.*,Requires_grad Cons
 expect_rc 1 "$T/log" "$BIN" compare -tp "$T/md5/npu_md5/dump.json" -gp "$T/md5/bench_md5/dump.json" -o "$T/o2" -q
 head -1 "$T"/o2/compare_result_*.csv | grep -q ",NPU MD5,BENCH MD5,Requires_grad Consistent,Result,Err_message$" || fail md5
 
-# A MindSpore tensor dump (.npy) in step folders of two ranks, the error injected at Mint.mul (index 2).
-"$PY" "$TESTS/integration/compare_msprobe_gen.py" "$T/t" 2 2
+# A MindSpore tensor dump (.npy) in step folders of two ranks, the error injected at Mint.mul
+# (index 2) forward and at Functional.gelu (index 3) backward; construct.json names their Cells.
+"$PY" "$TESTS/integration/compare_msprobe_gen.py" "$T/t" --ranks 2 --inject 2
 expect_rc 1 "$T/log" "$BIN" compare -tp "$T/t/npu/step0" -gp "$T/t/bench/step0" -o "$T/o3"
 [[ $(grep -c "^first divergence: Mint.mul.0.forward (Mint.mul.0.forward.output.0)$" "$T/log") == 2 ]] || { cat "$T/log"; fail divergence; }
+[[ $(grep -c "^  in Cell.layers.1.Block.forward.0$" "$T/log") == 2 ]] || { cat "$T/log"; fail module; }
+"$PY" "$TESTS/integration/compare_msprobe_gen.py" "$T/bw" --inject-backward 3
+expect_rc 1 "$T/log" "$BIN" compare -tp "$T/bw/npu/step0/rank0" -gp "$T/bw/bench/step0/rank0" -o "$T/o3b"
+grep -q "^first divergence (backward): Functional.gelu.0.backward " "$T/log" || { cat "$T/log"; fail backward; }
+! grep -q "^first divergence: " "$T/log" || { cat "$T/log"; fail "a forward divergence without one injected"; }
 for r in 0 1; do
   R=$(ls "$T"/o3/compare_result_rank${r}_*.csv)
   "$PY" - "$R" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-assert len(rows) == 12, len(rows)
+assert len(rows) == 24, len(rows)
 assert list(rows[0])[-3:] == ["Err_message", "NPU_Stack_Info", "Data_name"], list(rows[0])[-3:]
 errors = [r["NPU Name"] for r in rows if r["Result"] == "error"]
-assert errors == ["Mint.mul.0.forward.output.0"], errors
+# The backward pass reads Mint.mul's error through the saved activations from softmax on.
+assert errors == ["Mint.mul.0.forward.output.0", "Functional.softmax.0.backward.output.0"], errors
 assert rows[0]["NPU_Stack_Info"].startswith("['File net.py, line 10"), rows[0]["NPU_Stack_Info"]
 assert rows[1]["NPU_Stack_Info"] == "N/A"
 assert float(rows[0]["Cosine"]) == 1.0 and float(rows[5]["Cosine"]) < 0.99, rows[5]["Cosine"]
@@ -54,11 +61,11 @@ done
 # What msProbe refuses: a tensor target against a statistics golden is compared on both sides'
 # dump.json statistics, and the first divergence still names Mint.mul (from the statistics' lower
 # bound of the error); without an injected error nothing is named.
-"$PY" "$TESTS/integration/compare_msprobe_gen.py" "$T/mixed" 1 2 tensor statistics
+"$PY" "$TESTS/integration/compare_msprobe_gen.py" "$T/mixed" --inject 2 --golden-task statistics
 expect_rc 1 "$T/log" "$BIN" compare -tp "$T/mixed/npu/step0" -gp "$T/mixed/bench/step0" -o "$T/o9"
-grep -q "(statistics): 12 rows" "$T/log" || { cat "$T/log"; fail "mixed mode"; }
+grep -q "(statistics): 24 rows" "$T/log" || { cat "$T/log"; fail "mixed mode"; }
 grep -q "^first divergence: Mint.mul.0.forward " "$T/log" || { cat "$T/log"; fail "mixed divergence"; }
-"$PY" "$TESTS/integration/compare_msprobe_gen.py" "$T/clean" 1 -1 tensor statistics
+"$PY" "$TESTS/integration/compare_msprobe_gen.py" "$T/clean" --golden-task statistics
 expect_rc 0 "$T/log" "$BIN" compare -tp "$T/clean/npu/step0" -gp "$T/clean/bench/step0" -o "$T/o10"
 ! grep -q "first divergence" "$T/log" || { cat "$T/log"; fail "clean run named a divergence"; }
 

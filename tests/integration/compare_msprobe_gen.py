@@ -1,59 +1,89 @@
-# Writes an msProbe MindSpore tensor-mode dump pair (docs/formats/msprobe.md: dump.json, .npy files in
-# dump_tensor_data/) of a chain of APIs, each fed by the previous one's output, with an error injected
-# into the target's output of one API; it carries on downstream. Written from the format doc, not
-# from msit-compact's readers. A side of task "statistics" keeps only dump.json's statistics.
-# Usage: python3 compare_msprobe_gen.py OUT_DIR RANKS INJECTED_INDEX [TARGET_TASK [GOLDEN_TASK]]
-import json, os, sys
+# Writes an msProbe MindSpore dump pair (docs/formats/msprobe.md: step0/rank{R}/ with dump.json,
+# stack.json, construct.json and, for task "tensor", .npy files in dump_tensor_data/) of a chain of
+# APIs, each fed by the previous one's output, two to a Cell, then their backward entries in
+# reverse order. An error can be injected into the target's output of one forward API and into
+# one backward API; it carries on downstream. Written from the format doc, not from msit-compact's
+# readers. A side of task "statistics" keeps only dump.json's statistics.
+# Usage: python3 compare_msprobe_gen.py OUT_DIR [--ranks N] [--inject I] [--inject-backward J]
+#        [--target-task tensor|statistics] [--golden-task tensor|statistics]
+import argparse
+import json
+import os
+
 import numpy as np
 
 APIS = ["Mint.add", "Functional.linear", "Mint.mul", "Functional.gelu", "Mint.sub", "Functional.softmax"]
 
 
-def record(name, x, task):
+def record(name, x, task, tdir):
     r = {"type": "mindspore.Tensor", "dtype": "Float32", "shape": list(x.shape),
          "Max": float(x.max()), "Min": float(x.min()), "Mean": float(x.mean()),
          "Norm": float(np.linalg.norm(x.astype(np.float64)))}
     if task == "tensor":
+        np.save(os.path.join(tdir, name + ".npy"), x)
         r["data_name"] = name + ".npy"
     return r
 
 
-def side(out, rank, inject, seed, task):
+def cell(i):
+    return "Cell.layers.%d.Block.forward.0" % (i // 2)
+
+
+def side(out, rank, inject, inject_bw, task):
     rank_dir = os.path.join(out, "step0", "rank%d" % rank)
     tdir = os.path.join(rank_dir, "dump_tensor_data")
     os.makedirs(tdir if task == "tensor" else rank_dir, exist_ok=True)
-    base = np.random.default_rng(seed + rank)
-    noise = np.random.default_rng(1000 + seed + rank)  # rounding-sized, different per side
+    base = np.random.default_rng(rank)
+    noise = np.random.default_rng(1000 + rank)  # rounding-sized, different per side
     x = base.standard_normal((8, 16)).astype(np.float32)
-    data, stack = {}, {}
+    data, stack, construct, outs = {}, {}, {}, []
+
+    def perturb(y, injected):
+        y = (y * (1 + 1e-6 * noise.standard_normal(y.shape))).astype(np.float32)
+        if injected:
+            y = (y + 0.2 * noise.standard_normal(y.shape)).astype(np.float32)
+        return y
+
     for i, api in enumerate(APIS):
         entry = "%s.0.forward" % api
-        y = np.tanh(x * 1.1 + 0.1 * i).astype(np.float32)
-        y = (y * (1 + 1e-6 * noise.standard_normal(y.shape))).astype(np.float32)
-        if inject is not None and i == inject:
-            y = (y + 0.2 * noise.standard_normal(y.shape)).astype(np.float32)
-        recs = {}
-        for kind, v in (("input", x), ("output", y)):
-            name = "%s.%s.0" % (entry, kind)
-            if task == "tensor":
-                np.save(os.path.join(tdir, name + ".npy"), v)
-            recs[kind] = record(name, v, task)
-        data[entry] = {"input_args": [recs["input"]], "input_kwargs": {}, "output": [recs["output"]]}
+        y = perturb(np.tanh(x * 1.1 + 0.1 * i).astype(np.float32), i == inject)
+        data[entry] = {"input_args": [record(entry + ".input.0", x, task, tdir)], "input_kwargs": {},
+                       "output": [record(entry + ".output.0", y, task, tdir)]}
         stack[entry] = ["File net.py, line %d, in construct, \n y = %s(x)" % (10 + i, api)]
+        construct[entry] = cell(i)
+        outs.append(y)
         x = y
-    with open(os.path.join(rank_dir, "dump.json"), "w") as f:
-        json.dump({"task": task, "level": "L1", "framework": "mindspore",
-                   "dump_data_dir": tdir if task == "tensor" else None, "data": data}, f, indent=1)
-    with open(os.path.join(rank_dir, "stack.json"), "w") as f:
-        json.dump(stack, f)
+    g = base.standard_normal(x.shape).astype(np.float32)
+    for i in reversed(range(len(APIS))):
+        entry = "%s.0.backward" % APIS[i]
+        gi = perturb((g * (1 - outs[i] ** 2) * 1.1).astype(np.float32), i == inject_bw)
+        data[entry] = {"input": [record(entry + ".input.0", g, task, tdir)],
+                       "output": [record(entry + ".output.0", gi, task, tdir)]}
+        construct[entry] = cell(i).replace("forward", "backward")
+        g = gi
+    for b in range((len(APIS) + 1) // 2):
+        construct[cell(2 * b)] = "Cell.Net.forward.0"
+        construct[cell(2 * b).replace("forward", "backward")] = "Cell.Net.backward.0"
+    meta = {"task": task, "level": "mix", "framework": "mindspore",
+            "dump_data_dir": tdir if task == "tensor" else None, "data": data}
+    for name, obj in (("dump.json", meta), ("stack.json", stack), ("construct.json", construct)):
+        with open(os.path.join(rank_dir, name), "w") as f:
+            json.dump(obj, f, indent=1)
 
 
-def main(out, ranks, inject, target_task, golden_task):
-    for r in range(ranks):
-        side(os.path.join(out, "npu"), r, inject, 0, target_task)
-        side(os.path.join(out, "bench"), r, None, 0, golden_task)
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("out")
+    p.add_argument("--ranks", type=int, default=1)
+    p.add_argument("--inject", type=int, default=-1)
+    p.add_argument("--inject-backward", type=int, default=-1)
+    p.add_argument("--target-task", default="tensor")
+    p.add_argument("--golden-task", default="tensor")
+    a = p.parse_args()
+    for r in range(a.ranks):
+        side(os.path.join(a.out, "npu"), r, a.inject, a.inject_backward, a.target_task)
+        side(os.path.join(a.out, "bench"), r, -1, -1, a.golden_task)
 
 
 if __name__ == "__main__":
-    tasks = sys.argv[4:6] + ["tensor"] * (2 - len(sys.argv[4:6]))
-    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), tasks[0], tasks[1])
+    main()

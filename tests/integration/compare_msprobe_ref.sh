@@ -40,7 +40,7 @@ check() {  # check NAME TARGET GOLDEN [options]: both compares, then every repor
 
 "$PY" "$TESTS/msprobe_ref/gen_statistics.py" "$T/stat"
 "$PY" "$TESTS/msprobe_ref/gen_md5.py" "$T/md5"
-"$PY" "$TESTS/integration/compare_msprobe_gen.py" "$T/npy" 2 2
+"$PY" "$TESTS/integration/compare_msprobe_gen.py" "$T/npy" --ranks 2 --inject 2 --inject-backward 4
 check statistics "$T/stat/npu/dump.json" "$T/stat/bench/dump.json"
 check md5 "$T/md5/npu_md5/dump.json" "$T/md5/bench_md5/dump.json"
 check real_data_npy "$T/npy/npu/step0" "$T/npy/bench/step0"

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/compare_msprobe/construct.h"
 #include "common/compare_msprobe/flow.h"
 #include "common/compare_msprobe/mapping_file.h"
 #include "common/compare_msprobe/pairs.h"
@@ -159,6 +160,24 @@ TEST(MsprobeFlow, StreamsWholeEntries) {
   EXPECT_EQ(sink.chunks, std::vector<size_t>{2});
   // The output's norm is 9 times the bench's, its input equal: RelativeErr marks it an error.
   EXPECT_EQ(t->by_result[static_cast<size_t>(MsResult::kError)], 1u);
+}
+
+TEST(MsprobeConstruct, ModuleChainInnermostFirst) {
+  TempDir d;
+  write(d.path / "construct.json",
+        R"({"Torch.add.0.forward": "Module.l.0.Block.forward.0", "x": {"nested": 1},
+            "Module.l.0.Block.forward.0": "Module.Net.forward.0", "Module.Net.forward.0": null,
+            "A.loop.0.forward": "B.loop.0.forward", "B.loop.0.forward": "A.loop.0.forward"})");
+  const std::string c = (d.path / "construct.json").string();
+  auto chain = ms_module_chain(c, "Torch.add.0.forward");
+  ASSERT_TRUE(chain.ok()) << chain.error().to_string();
+  EXPECT_EQ(*chain, (std::vector<std::string>{"Module.l.0.Block.forward.0", "Module.Net.forward.0"}));
+  auto none = ms_module_chain(c, "Torch.mul.0.forward");
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  auto loop = ms_module_chain(c, "A.loop.0.forward");  // a crafted cycle ends
+  ASSERT_TRUE(loop.ok());
+  EXPECT_EQ(loop->size(), 64u);
 }
 
 }  // namespace

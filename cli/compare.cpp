@@ -47,8 +47,8 @@ struct CompareArgs {
   bool quiet = false;  // verbosity == kQuiet
   bool timings = false;
   uint32_t sketch_width = kDefaultSketchWidth;
-  std::string log_level;  // msit's -l/--log-level, mapped onto the verbosity
-  AtbCliArgs atb;         // ATB / torch-hook dumps (cli/compare_atb.cpp)
+  std::string log_level;   // msit's -l/--log-level, mapped onto the verbosity
+  AtbCliArgs atb;          // ATB / torch-hook dumps (cli/compare_atb.cpp)
   MsprobeCliArgs msprobe;  // msProbe dumps (cli/compare_msprobe.cpp)
   std::string stack_path;  // msProbe 8.x's compare.json stack_path
   const CLI::Option* cell_mapping = nullptr;
@@ -148,9 +148,8 @@ int run(const CompareArgs& a) {
   if (int rc = check_flow_options(a, flow); rc != kExitOk) return rc;
   if (flow == FlowFamily::kMsprobe) {
     unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
-    return run_msprobe_compare_cli(
-        MsprobeRunArgs{a.my_path, a.golden_path, a.output, a.stack_path, jobs, a.verbosity}, a.msprobe,
-        a.cell_mapping->count() > 0);
+    return run_msprobe_compare_cli(MsprobeRunArgs{a.my_path, a.golden_path, a.output, a.stack_path, jobs, a.verbosity},
+                                   a.msprobe, a.cell_mapping->count() > 0);
   }
   if (flow != FlowFamily::kTorchair) {
     std::optional<PhaseTimer> timer;
@@ -252,8 +251,8 @@ int with_store_errors(int rc) {
 
 CLI::App* register_compare(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<CompareArgs>();
-  CLI::App* cmd =
-      app.add_subcommand("compare", "Compare two dumps (raw, summarized or mixed) into an msit- or msProbe-compatible report");
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "Compare two dumps (raw, summarized or mixed) into an msit- or msProbe-compatible report");
   // msit spells these -mp/--my-path and -gp/--golden-path (rewritten before parsing:
   // cli/msit_spellings.h).
   cmd->add_option("--my-path,-m", a->my_path,
@@ -286,12 +285,23 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
   a->cell_mapping = ms.cell_mapping;
   using O = FlowOption;
   a->limited = {
-      {rank, O::kRank},          {sketch, O::kSketchWidth},         {html, O::kHtml},
-      {json, O::kJson},          {filters, O::kMsitFilters},        {columns, O::kMsitColumns},
-      {atb.level, O::kCmpLevel}, {atb.op_mapping, O::kOpMapping},   {atb.dir_rule, O::kDirRule},
-      {atb.stats, O::kStats},    {atb.msit_compat, O::kMsitCompat},
-      {ms.fuzzy, O::kFuzzyMatch}, {ms.data_mapping, O::kDataMapping}, {ms.cell_mapping, O::kCellMapping},
-      {ms.layer_mapping, O::kLayerMapping}, {ms.diff_analyze, O::kDiffAnalyze}, {ms.xlsx, O::kXlsx},
+      {rank, O::kRank},
+      {sketch, O::kSketchWidth},
+      {html, O::kHtml},
+      {json, O::kJson},
+      {filters, O::kMsitFilters},
+      {columns, O::kMsitColumns},
+      {atb.level, O::kCmpLevel},
+      {atb.op_mapping, O::kOpMapping},
+      {atb.dir_rule, O::kDirRule},
+      {atb.stats, O::kStats},
+      {atb.msit_compat, O::kMsitCompat},
+      {ms.fuzzy, O::kFuzzyMatch},
+      {ms.data_mapping, O::kDataMapping},
+      {ms.cell_mapping, O::kCellMapping},
+      {ms.layer_mapping, O::kLayerMapping},
+      {ms.diff_analyze, O::kDiffAnalyze},
+      {ms.xlsx, O::kXlsx},
   };
   cmd->footer(
       "msit's and msProbe's command lines run as they are:\n"

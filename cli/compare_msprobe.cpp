@@ -9,11 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/compare_outcome.h"
-#include "common/io/output_file.h"
 #include "common/compare_msprobe/flow.h"
 #include "common/compare_msprobe/mapping_file.h"
 #include "common/compare_msprobe/pairs.h"
 #include "common/compare_msprobe/stack.h"
+#include "common/io/output_file.h"
 
 namespace msit::cli {
 namespace {
@@ -62,13 +62,9 @@ class ReportSink : public MsRowSink {
 Result<MsMatchOptions> match_options(const MsprobeCliArgs& a, bool cell_mapping_given) {
   MsMatchOptions m;
   m.fuzzy = a.fuzzy;
-  if (!a.data_mapping.empty()) {
-    MSIT_ASSIGN_OR_RETURN(m.data_mapping, read_ms_mapping_file(a.data_mapping));
-  }
+  if (!a.data_mapping.empty()) { MSIT_ASSIGN_OR_RETURN(m.data_mapping, read_ms_mapping_file(a.data_mapping)); }
   m.cell_mapping_on = cell_mapping_given;
-  if (!a.cell_mapping.empty()) {
-    MSIT_ASSIGN_OR_RETURN(m.cell_mapping, read_ms_mapping_file(a.cell_mapping));
-  }
+  if (!a.cell_mapping.empty()) { MSIT_ASSIGN_OR_RETURN(m.cell_mapping, read_ms_mapping_file(a.cell_mapping)); }
   return m;
 }
 

@@ -203,8 +203,7 @@ class PairStream {
     eo.custom = [&](size_t k, FileCache&) {
       MsRow& r = chunk_[index[k]];
       ReportRow rep = levels_[base + k];
-      MsPairLevels lv =
-          ms_evaluate_tensor_pair(npu_dir_, npu_.items[r.npu], bench_dir_, bench_.items[*r.bench], r);
+      MsPairLevels lv = ms_evaluate_tensor_pair(npu_dir_, npu_.items[r.npu], bench_dir_, bench_.items[*r.bench], r);
       if (lv.cosine) rep.cosine = *lv.cosine;
       if (lv.red) rep.red = *lv.red;
       return rep;

@@ -33,8 +33,9 @@ class Parser {
     if (!yaml_parser_parse(&p_, &e_)) {
       std::string what = p_.problem ? p_.problem : "not YAML";
       return make_error(path_, Stage::kParse,
-                        "line " + std::to_string(p_.problem_mark.line + 1) + ": " + what + "; a mapping file is "
-                        "lines of 'name: name'");
+                        "line " + std::to_string(p_.problem_mark.line + 1) + ": " + what +
+                            "; a mapping file is "
+                            "lines of 'name: name'");
     }
     have_event_ = true;
     return e_.type;
@@ -44,8 +45,9 @@ class Parser {
   }
   Error bad(const std::string& what) const {
     return make_error(path_, Stage::kParse,
-                      "line " + std::to_string(e_.start_mark.line + 1) + ": " + what + "; a mapping file is lines of "
-                      "'name: name'");
+                      "line " + std::to_string(e_.start_mark.line + 1) + ": " + what +
+                          "; a mapping file is lines of "
+                          "'name: name'");
   }
 
  private:
@@ -100,8 +102,8 @@ Result<std::unordered_map<std::string, std::string>> read_ms_mapping_file(const 
   uint64_t size = 0;
   MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_regular_nofollow(path, &size));
   if (size > kMaxMappingFileBytes) {
-    return make_error(path, Stage::kOpen, "larger than " + std::to_string(kMaxMappingFileBytes >> 20) +
-                                              " MB: not a mapping file");
+    return make_error(path, Stage::kOpen,
+                      "larger than " + std::to_string(kMaxMappingFileBytes >> 20) + " MB: not a mapping file");
   }
   std::vector<char> text(size);
   MSIT_TRY(pread_exact(fd.get(), std::as_writable_bytes(std::span<char>(text)), 0, path, Stage::kRead));

@@ -46,9 +46,8 @@ bool is_json_name(std::string_view n) { return n == kMsprobeDumpJson || n == kMs
 MsprobeDirKind kind_of(const std::string& path, const Listing& l) {
   MsprobeDirKind k = msprobe_dir_kind(base_name(path), l.dirs, l.files);
   if (k != MsprobeDirKind::kNone) return k;
-  bool ranks = std::any_of(l.dirs.begin(), l.dirs.end(), [](const std::string& d) {
-    return parse_msprobe_rank_dir(d).has_value();
-  });
+  bool ranks = std::any_of(l.dirs.begin(), l.dirs.end(),
+                           [](const std::string& d) { return parse_msprobe_rank_dir(d).has_value(); });
   if (ranks) return MsprobeDirKind::kStep;
   if (has(l.files, kMsprobeDumpJson) || has(l.files, kMsprobeDebugJson)) return MsprobeDirKind::kRank;
   return MsprobeDirKind::kNone;
@@ -76,8 +75,9 @@ std::string json_of(const std::string& dir, const Listing& l) {
 MsRankPair file_pair(const std::string& npu, const std::string& bench) {
   MsRankPair p{npu, bench, "", "", ""};
   size_t slash = npu.find_last_of('/');
-  std::string stack = slash == std::string::npos ? std::string(kMsprobeStackJson) : join(npu.substr(0, slash), kMsprobeStackJson);
-  struct stat st{};
+  std::string stack =
+      slash == std::string::npos ? std::string(kMsprobeStackJson) : join(npu.substr(0, slash), kMsprobeStackJson);
+  struct stat st {};
   if (::lstat(stack.c_str(), &st) == 0 && S_ISREG(st.st_mode)) p.stack_json = stack;
   return p;
 }
@@ -100,7 +100,8 @@ Status dir_pairs(const std::string& npu, const std::string& bench, const std::st
     case MsprobeDirKind::kRank: {
       std::string nj = json_of(npu, nl), bj = json_of(bench, bl);
       if (nj.empty() || bj.empty()) {
-        return make_error(nj.empty() ? npu : bench, Stage::kOpen, "no dump.json in this rank folder: nothing to compare");
+        return make_error(nj.empty() ? npu : bench, Stage::kOpen,
+                          "no dump.json in this rank folder: nothing to compare");
       }
       MsRankPair p = file_pair(nj, bj);
       p.subdir = subdir;
@@ -110,7 +111,9 @@ Status dir_pairs(const std::string& npu, const std::string& bench, const std::st
     case MsprobeDirKind::kStep: return step_pairs(npu, bench, subdir, out, notes);
     case MsprobeDirKind::kDumpPath:
     case MsprobeDirKind::kMixSplit: {
-      if (depth > 1) return make_error(npu, Stage::kMode, "graph/pynative folders nested inside a step: not a layout msProbe writes");
+      if (depth > 1)
+        return make_error(npu, Stage::kMode,
+                          "graph/pynative folders nested inside a step: not a layout msProbe writes");
       bool mix = nk == MsprobeDirKind::kMixSplit;
       std::set<std::string> golden(bl.dirs.begin(), bl.dirs.end());
       size_t before = out.size();
@@ -169,7 +172,8 @@ Status step_pairs(const std::string& npu, const std::string& bench, const std::s
 
 Result<std::vector<MsRankPair>> ms_rank_pairs(const std::string& target, const std::string& golden,
                                               std::vector<std::string>& notes) {
-  struct stat ts{}, gs{};
+  struct stat ts {
+  }, gs{};
   if (::stat(target.c_str(), &ts) != 0) return make_error(target, Stage::kOpen, "no such file or directory");
   if (::stat(golden.c_str(), &gs) != 0) return make_error(golden, Stage::kOpen, "no such file or directory");
   std::vector<MsRankPair> out;
@@ -192,7 +196,7 @@ Result<std::vector<MsRankPair>> ms_rank_pairs(const std::string& target, const s
 }
 
 bool is_msprobe_path(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return false;
   if (S_ISREG(st.st_mode)) return is_json_name(base_name(path));
   if (!S_ISDIR(st.st_mode)) return false;

@@ -100,8 +100,8 @@ std::vector<Col> columns_of(MsMode mode, MsGeneration gen, bool stack) {
       c.insert(c.end(), {Col::kCosine, Col::kEucDist, Col::kMaxAbsErr, Col::kMaxRelErr, Col::kOneThousandth,
                          Col::kFiveThousandths});
       c.insert(c.end(), stats.begin(), stats.end());
-      c.insert(c.end(), {Col::kGradConsistent, gen == MsGeneration::k26 ? Col::kResult : Col::kAccuracy,
-                         Col::kErrMessage});
+      c.insert(c.end(),
+               {Col::kGradConsistent, gen == MsGeneration::k26 ? Col::kResult : Col::kAccuracy, Col::kErrMessage});
       if (stack) c.push_back(Col::kStack);
       c.push_back(Col::kDataName);
       return c;
@@ -250,7 +250,9 @@ namespace {
 class CsvReport : public MsReportFile {
  public:
   explicit CsvReport(OutputFile out) : out_(std::move(out)) {}
-  Status start(MsMode mode, MsGeneration generation, bool stack) { return out_.write(csv_header(mode, generation, stack)); }
+  Status start(MsMode mode, MsGeneration generation, bool stack) {
+    return out_.write(csv_header(mode, generation, stack));
+  }
   Status add(const MsTable& chunk) override {
     return csv_rows(chunk, [&](std::string_view s) { return out_.write(s); });
   }
@@ -295,7 +297,9 @@ class XlsxReport : public MsReportFile {
   }
 
  private:
-  Status fail(lxw_error e) const { return make_error(out_.path(), Stage::kWrite, std::string("xlsx: ") + lxw_strerror(e)); }
+  Status fail(lxw_error e) const {
+    return make_error(out_.path(), Stage::kWrite, std::string("xlsx: ") + lxw_strerror(e));
+  }
   Status write_row(const std::vector<std::string>& cells) {
     constexpr size_t kMaxCellChars = 32767;  // Excel's cell limit
     constexpr lxw_row_t kMaxRows = 1048576;  // Excel's sheet limit
@@ -305,7 +309,8 @@ class XlsxReport : public MsReportFile {
     }
     for (size_t c = 0; c < cells.size(); ++c) {
       std::string v = cells[c].size() > kMaxCellChars ? cells[c].substr(0, kMaxCellChars) : cells[c];
-      if (lxw_error e = worksheet_write_string(ws_, row_, static_cast<lxw_col_t>(c), v.c_str(), nullptr)) return fail(e);
+      if (lxw_error e = worksheet_write_string(ws_, row_, static_cast<lxw_col_t>(c), v.c_str(), nullptr))
+        return fail(e);
     }
     ++row_;
     return ok_status();

@@ -4,8 +4,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cmath>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -30,14 +30,10 @@ std::string shape_text(const std::vector<uint64_t>& s) {
 MsCell stat_cell(const MsprobeStat& s) {
   switch (s.kind) {
     case MsprobeStat::Kind::kAbsent:
-    case MsprobeStat::Kind::kNull:
-      return MsCell::none();
-    case MsprobeStat::Kind::kNumber:
-      return MsCell::of(s.number, s.is_integer);
-    case MsprobeStat::Kind::kBool:
-      return MsCell::of_text(s.flag ? "True" : "False");
-    case MsprobeStat::Kind::kText:
-      return MsCell::of_text(s.text);
+    case MsprobeStat::Kind::kNull: return MsCell::none();
+    case MsprobeStat::Kind::kNumber: return MsCell::of(s.number, s.is_integer);
+    case MsprobeStat::Kind::kBool: return MsCell::of_text(s.flag ? "True" : "False");
+    case MsprobeStat::Kind::kText: return MsCell::of_text(s.text);
   }
   return MsCell::none();
 }
@@ -136,29 +132,20 @@ MsprobeItem scalar_item(const MsprobeScalar& s, const std::string& name) {
 std::string_view category_word(MsprobeCategory c) {
   switch (c) {
     case MsprobeCategory::kInput:
-    case MsprobeCategory::kKwargs:
-      return "input";
-    case MsprobeCategory::kOutput:
-      return "output";
-    case MsprobeCategory::kParameters:
-      return "parameters";
-    default:
-      return "";
+    case MsprobeCategory::kKwargs: return "input";
+    case MsprobeCategory::kOutput: return "output";
+    case MsprobeCategory::kParameters: return "parameters";
+    default: return "";
   }
 }
 
 MsState state_of(MsprobeCategory c) {
   switch (c) {
-    case MsprobeCategory::kOutput:
-      return MsState::kOutput;
-    case MsprobeCategory::kParameters:
-      return MsState::kParameters;
-    case MsprobeCategory::kParameterGrad:
-      return MsState::kParametersGrad;
-    case MsprobeCategory::kDebug:
-      return MsState::kDebug;
-    default:
-      return MsState::kInput;
+    case MsprobeCategory::kOutput: return MsState::kOutput;
+    case MsprobeCategory::kParameters: return MsState::kParameters;
+    case MsprobeCategory::kParameterGrad: return MsState::kParametersGrad;
+    case MsprobeCategory::kDebug: return MsState::kDebug;
+    default: return MsState::kInput;
   }
 }
 
@@ -213,7 +200,8 @@ Result<MsprobeSide> read_msprobe_side(const std::string& dump_json_path) {
   side.rank_dir = slash == std::string::npos ? "." : dump_json_path.substr(0, slash);
   std::string name = slash == std::string::npos ? dump_json_path : dump_json_path.substr(slash + 1);
   UniqueFd dir(::open(side.rank_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!dir.valid()) return make_error(side.rank_dir, Stage::kOpen, std::string("cannot open the directory: ") + std::strerror(errno));
+  if (!dir.valid())
+    return make_error(side.rank_dir, Stage::kOpen, std::string("cannot open the directory: ") + std::strerror(errno));
   MsprobeJsonSink sink;
   sink.on_header = [&](const MsprobeHeader& h) {
     side.header = h;

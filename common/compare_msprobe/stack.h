@@ -23,7 +23,7 @@ class MsStackInfo {
   std::string cell(const std::string& entry) const;
 
  private:
-  std::vector<std::string> stacks_;                 // each distinct stack's cell text
+  std::vector<std::string> stacks_;                  // each distinct stack's cell text
   std::unordered_map<std::string, uint32_t> index_;  // entry -> stacks_
 };
 

@@ -30,8 +30,9 @@ Result<std::unordered_map<std::string, std::string>> mapping(const std::string& 
 }
 
 TEST(MsprobeMapping, NameToName) {
-  auto m = mapping("Functional.flash_attention_score.4.forward.input.0: NPU.npu_fusion_attention.4.forward.input.0\n"
-                   "'a.b': \"c d\"\n");
+  auto m = mapping(
+      "Functional.flash_attention_score.4.forward.input.0: NPU.npu_fusion_attention.4.forward.input.0\n"
+      "'a.b': \"c d\"\n");
   ASSERT_TRUE(m.ok()) << m.error().to_string();
   EXPECT_EQ(m->size(), 2u);
   EXPECT_EQ(m->at("Functional.flash_attention_score.4.forward.input.0"), "NPU.npu_fusion_attention.4.forward.input.0");
@@ -114,8 +115,8 @@ TEST(MsprobePairs, FilesRanksStepsAndDumpPaths) {
   ASSERT_FALSE(uneven.ok());
   EXPECT_NE(uneven.error().to_string().find("3 rank folders"), std::string::npos) << uneven.error().to_string();
   // A file against a directory.
-  EXPECT_FALSE(ms_rank_pairs((d.path / "npu/step3/rank0/dump.json").string(), (d.path / "bench/step3").string(), notes)
-                   .ok());
+  EXPECT_FALSE(
+      ms_rank_pairs((d.path / "npu/step3/rank0/dump.json").string(), (d.path / "bench/step3").string(), notes).ok());
   EXPECT_TRUE(is_msprobe_path((d.path / "npu").string()));
   EXPECT_FALSE(is_msprobe_path((d.path / "npu/step1/rank0/stack.json").string()));
 }
@@ -123,7 +124,8 @@ TEST(MsprobePairs, FilesRanksStepsAndDumpPaths) {
 TEST(MsprobePairs, GraphAndPynativeHalves) {
   TempDir d;
   for (const char* side : {"npu", "bench"}) {
-    for (const char* half : {"graph", "pynative"}) write(d.path / side / half / "step0" / "rank0" / "dump.json", dump("1"));
+    for (const char* half : {"graph", "pynative"})
+      write(d.path / side / half / "step0" / "rank0" / "dump.json", dump("1"));
   }
   std::vector<std::string> notes;
   auto p = ms_rank_pairs((d.path / "npu").string(), (d.path / "bench").string(), notes);

@@ -3,13 +3,13 @@
 // sink; the first divergence from the engine's post-pass over the real-data rows.
 #include "common/compare_msprobe/flow.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
-
-#include <unistd.h>
 
 #include "common/compare/engine.h"
 #include "common/compare_msprobe/construct.h"

@@ -5,7 +5,10 @@
 # one backward API; it carries on downstream. Written from the format doc, not from msit-compact's
 # readers. A side of task "statistics" keeps only dump.json's statistics.
 # Usage: python3 compare_msprobe_gen.py OUT_DIR [--ranks N] [--inject I] [--inject-backward J]
-#        [--target-task tensor|statistics] [--golden-task tensor|statistics]
+#        [--target-task tensor|statistics] [--golden-task tensor|statistics] [--apis N]
+#        [--noise REL] [--magnitude RED] [--seed S]
+# (--noise: each side's relative kernel noise; --magnitude: the injected error's RED; the
+# first-divergence grid of bench/divergence_grid_msprobe.py varies them.)
 import argparse
 import json
 import os
@@ -29,23 +32,25 @@ def cell(i):
     return "Cell.layers.%d.Block.forward.0" % (i // 2)
 
 
-def side(out, rank, inject, inject_bw, task):
+def side(out, rank, inject, inject_bw, task, a, side_seed):
     rank_dir = os.path.join(out, "step0", "rank%d" % rank)
     tdir = os.path.join(rank_dir, "dump_tensor_data")
     os.makedirs(tdir if task == "tensor" else rank_dir, exist_ok=True)
-    base = np.random.default_rng(rank)
-    noise = np.random.default_rng(1000 + rank)  # rounding-sized, different per side
+    base = np.random.default_rng([a.seed, rank])
+    noise = np.random.default_rng([a.seed, rank, side_seed])  # kernel noise, different per side
     x = base.standard_normal((8, 16)).astype(np.float32)
     data, stack, construct, outs = {}, {}, {}, []
+    names = [(APIS[i % len(APIS)], i // len(APIS)) for i in range(a.apis)]
 
     def perturb(y, injected):
-        y = (y * (1 + 1e-6 * noise.standard_normal(y.shape))).astype(np.float32)
+        y = (y * (1 + a.noise * noise.standard_normal(y.shape))).astype(np.float32)
         if injected:
-            y = (y + 0.2 * noise.standard_normal(y.shape)).astype(np.float32)
+            rms = float(np.sqrt(np.mean(y.astype(np.float64) ** 2)))
+            y = (y + a.magnitude * rms * noise.standard_normal(y.shape)).astype(np.float32)
         return y
 
-    for i, api in enumerate(APIS):
-        entry = "%s.0.forward" % api
+    for i, (api, call) in enumerate(names):
+        entry = "%s.%d.forward" % (api, call)
         y = perturb(np.tanh(x * 1.1 + 0.1 * i).astype(np.float32), i == inject)
         data[entry] = {"input_args": [record(entry + ".input.0", x, task, tdir)], "input_kwargs": {},
                        "output": [record(entry + ".output.0", y, task, tdir)]}
@@ -54,14 +59,14 @@ def side(out, rank, inject, inject_bw, task):
         outs.append(y)
         x = y
     g = base.standard_normal(x.shape).astype(np.float32)
-    for i in reversed(range(len(APIS))):
-        entry = "%s.0.backward" % APIS[i]
+    for i in reversed(range(len(names))):
+        entry = "%s.%d.backward" % names[i]
         gi = perturb((g * (1 - outs[i] ** 2) * 1.1).astype(np.float32), i == inject_bw)
         data[entry] = {"input": [record(entry + ".input.0", g, task, tdir)],
                        "output": [record(entry + ".output.0", gi, task, tdir)]}
         construct[entry] = cell(i).replace("forward", "backward")
         g = gi
-    for b in range((len(APIS) + 1) // 2):
+    for b in range((len(names) + 1) // 2):
         construct[cell(2 * b)] = "Cell.Net.forward.0"
         construct[cell(2 * b).replace("forward", "backward")] = "Cell.Net.backward.0"
     meta = {"task": task, "level": "mix", "framework": "mindspore",
@@ -79,10 +84,14 @@ def main():
     p.add_argument("--inject-backward", type=int, default=-1)
     p.add_argument("--target-task", default="tensor")
     p.add_argument("--golden-task", default="tensor")
+    p.add_argument("--apis", type=int, default=len(APIS))
+    p.add_argument("--noise", type=float, default=1e-6)
+    p.add_argument("--magnitude", type=float, default=0.3)
+    p.add_argument("--seed", type=int, default=0)
     a = p.parse_args()
     for r in range(a.ranks):
-        side(os.path.join(a.out, "npu"), r, a.inject, a.inject_backward, a.target_task)
-        side(os.path.join(a.out, "bench"), r, -1, -1, a.golden_task)
+        side(os.path.join(a.out, "npu"), r, a.inject, a.inject_backward, a.target_task, a, 1)
+        side(os.path.join(a.out, "bench"), r, -1, -1, a.golden_task, a, 2)
 
 
 if __name__ == "__main__":

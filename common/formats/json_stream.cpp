@@ -11,8 +11,7 @@ namespace msit {
 namespace {
 
 bool word_char(int c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '+' || c == '-' ||
-         c == '.';
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '+' || c == '-' || c == '.';
 }
 
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
@@ -135,7 +134,10 @@ Status JsonStream::read_escape() {
     for (int k = 0; k < 4; ++k) {
       MSIT_ASSIGN_OR_RETURN(int h, take_byte());
       if (h < 0) return truncated();
-      const int d = (h >= '0' && h <= '9') ? h - '0' : (h >= 'a' && h <= 'f') ? h - 'a' + 10 : (h >= 'A' && h <= 'F') ? h - 'A' + 10 : -1;
+      const int d = (h >= '0' && h <= '9')   ? h - '0'
+                    : (h >= 'a' && h <= 'f') ? h - 'a' + 10
+                    : (h >= 'A' && h <= 'F') ? h - 'A' + 10
+                                             : -1;
       if (d < 0) return syntax("bad \\u escape");
       v = v * 16 + static_cast<uint32_t>(d);
     }

@@ -163,8 +163,8 @@ Status read_header_value(JsonStream& js, std::string_view key, MsprobeHeader& h)
   return ok_status();
 }
 
-Status read_data(JsonStream& js, const std::string& path, const MsprobeJsonSink& sink,
-                 const MsprobeJsonLimits& limits, MsprobeJsonInfo& info) {
+Status read_data(JsonStream& js, const std::string& path, const MsprobeJsonSink& sink, const MsprobeJsonLimits& limits,
+                 MsprobeJsonInfo& info) {
   MSIT_ASSIGN_OR_RETURN(JsonToken t, js.next());
   if (t == JsonToken::kNull) return ok_status();
   if (t != JsonToken::kBeginObject) return make_error(path, Stage::kParse, "\"data\" is not a JSON object");

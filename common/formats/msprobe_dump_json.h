@@ -52,7 +52,7 @@ struct MsprobeTensor {
   std::vector<uint64_t> shape;
   std::optional<uint64_t> count;  // product of shape; nullopt when it overflows 64 bits
   MsprobeStat max, min, mean, norm;
-  std::optional<bool> requires_grad;  // PyTorch only
+  std::optional<bool> requires_grad;     // PyTorch only
   std::optional<std::string> data_name;  // a checked file name in the tensor directory
   MsprobeChecksum checksum = MsprobeChecksum::kNone;
   std::string checksum_text;
@@ -77,12 +77,12 @@ struct MsprobeLeaf {
 };
 
 struct MsprobeEntry {
-  std::string name;                       // the key in "data"
+  std::string name;                        // the key in "data"
   std::optional<MsprobeEntryName> parsed;  // nullopt for names of no known shape (still read)
-  uint64_t order = 0;                     // position in the file, from 0; repeats keep theirs
-  std::vector<MsprobeLeaf> leaves;        // in file order
-  std::optional<bool> is_recompute;       // 8.x
-  std::optional<bool> is_nan;             // nan_check task
+  uint64_t order = 0;                      // position in the file, from 0; repeats keep theirs
+  std::vector<MsprobeLeaf> leaves;         // in file order
+  std::optional<bool> is_recompute;        // 8.x
+  std::optional<bool> is_nan;              // nan_check task
 };
 
 struct MsprobeJsonLimits {

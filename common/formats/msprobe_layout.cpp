@@ -59,8 +59,8 @@ std::string join(const std::string& dir, std::string_view name) {
 MsprobeDirKind msprobe_dir_kind(std::string_view name, std::span<const std::string> dirs,
                                 std::span<const std::string> files) {
   if (is_msprobe_tensor_dir(name)) return MsprobeDirKind::kTensorDir;
-  if (is_rank(name) && (has(files, kMsprobeDumpJson) || has(files, kMsprobeDebugJson) ||
-                        any_of_names(dirs, is_msprobe_tensor_dir))) {
+  if (is_rank(name) &&
+      (has(files, kMsprobeDumpJson) || has(files, kMsprobeDebugJson) || any_of_names(dirs, is_msprobe_tensor_dir))) {
     return MsprobeDirKind::kRank;
   }
   if (is_step(name) && any_of_names(dirs, is_rank)) return MsprobeDirKind::kStep;

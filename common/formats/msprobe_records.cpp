@@ -85,7 +85,8 @@ Status decode_tensor(const Walk& w, const JsonValue& v, MsprobeTensor& t) {
   t.min = stat_of(v.find("Min"));
   t.mean = stat_of(v.find("Mean"));
   t.norm = stat_of(v.find("Norm"));
-  if (const JsonValue* rg = v.find("requires_grad"); rg && (rg->kind == JsonToken::kTrue || rg->kind == JsonToken::kFalse))
+  if (const JsonValue* rg = v.find("requires_grad");
+      rg && (rg->kind == JsonToken::kTrue || rg->kind == JsonToken::kFalse))
     t.requires_grad = rg->kind == JsonToken::kTrue;
   if (const JsonValue* dn = v.find("data_name"); dn && dn->kind != JsonToken::kNull) {
     if (dn->kind != JsonToken::kString || !is_safe_msprobe_data_name(dn->text))

@@ -72,7 +72,8 @@ DumpRootKind root_kind_of_name(std::string_view n) {
 // (docs/formats/msprobe.md §2), seen only outside every other root. aclgraph's pending
 // dump_path/dump_tensor_data/rank{R}/ (moved into the step at its end, §1.3) is no root.
 DumpScope DumpScope::msprobe_enter(std::string_view name) const {
-  if (kind_ == DumpRootKind::kMsprobeRank && is_msprobe_tensor_dir(name)) return DumpScope(DumpRootKind::kMsprobeTensors);
+  if (kind_ == DumpRootKind::kMsprobeRank && is_msprobe_tensor_dir(name))
+    return DumpScope(DumpRootKind::kMsprobeTensors);
   if (is_msprobe_kind(kind_)) return DumpScope(DumpRootKind::kMsprobeOther);
   if (in_msprobe_step_ && parse_msprobe_rank_dir(name)) return DumpScope(DumpRootKind::kMsprobeRank);
   DumpScope s;
@@ -86,7 +87,8 @@ DumpScope DumpScope::enter(std::string_view name) const {
     if (name == "torch_tensors") return DumpScope(DumpRootKind::kTorchTensors);
   }
   DumpRootKind k = root_kind_of_name(name);
-  if (k == DumpRootKind::kNone) return kind_ == DumpRootKind::kNone || is_msprobe_kind(kind_) ? msprobe_enter(name) : *this;
+  if (k == DumpRootKind::kNone)
+    return kind_ == DumpRootKind::kNone || is_msprobe_kind(kind_) ? msprobe_enter(name) : *this;
   // Inside a GE root, the time directory is part of the GE layout, not a new root.
   if (k == DumpRootKind::kGe && is_ge_time_dir(name) && kind_ != DumpRootKind::kNone) return *this;
   return DumpScope(k);

@@ -4,11 +4,11 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 
-#include <cmath>
 #include <fcntl.h>
+#include <unistd.h>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -202,7 +202,8 @@ TEST(MsprobeJson, HostileDataNamesAreRefused) {
   for (std::string name : {"../../etc/passwd", "/etc/passwd", "a/b.pt", "..", ""}) {
     Collected c;
     const std::string doc = R"({"data": {"Functional.relu.0.forward": {"output": [{"type": "torch.Tensor",
-      "dtype": "torch.float32", "shape": [1], "data_name": ")" + name + R"("}]}}})";
+      "dtype": "torch.float32", "shape": [1], "data_name": ")" +
+                            name + R"("}]}}})";
     auto r = read_text(doc, c);
     ASSERT_FALSE(r.ok()) << name;
     EXPECT_EQ(r.error().stage, Stage::kParse);
@@ -217,12 +218,13 @@ TEST(MsprobeJson, HostileShapesAndSizes) {
   EXPECT_NE(neg.error().message.find("non-negative"), std::string::npos);
   Collected big;
   auto ovf = read_text(R"({"data": {"A.b.0.forward": {"output": [{"type": "t", "dtype": "d",
-    "shape": [4294967296, 4294967296, 4294967296]}]}}})", big);
+    "shape": [4294967296, 4294967296, 4294967296]}]}}})",
+                       big);
   ASSERT_TRUE(ovf.ok());
   EXPECT_FALSE(big.entries.at(0).leaves.at(0).tensor.count.has_value());
   // A nesting bomb is an error, not a stack overflow.
   Collected deep;
-  auto d = read_text(R"({"data": {"A.b.0.forward": {"output": )" + std::string(100000, '[') , deep);
+  auto d = read_text(R"({"data": {"A.b.0.forward": {"output": )" + std::string(100000, '['), deep);
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.error().stage, Stage::kParse);
   // Text after the object, and a repeated entry (delivered twice, in order).
@@ -238,7 +240,8 @@ TEST(MsprobeJson, HostileShapesAndSizes) {
 
 // The tokenizer gives the same tokens whatever the chunk size, escapes and literals included.
 TEST(JsonStream, SameTokensAtEveryChunkSize) {
-  const std::string doc = R"( {"a\"b": [1, -0.5e-3, 1E+400, -1e-400, NaN, -Infinity, true, false, null, "\ud83d\ude00\n"], "":{}} )";
+  const std::string doc =
+      R"( {"a\"b": [1, -0.5e-3, 1E+400, -1e-400, NaN, -Infinity, true, false, null, "\ud83d\ude00\n"], "":{}} )";
   auto tokens = [&](size_t chunk) {
     MemorySource src(std::as_bytes(std::span<const char>(doc.data(), doc.size())), "t.json");
     JsonLimits l;
@@ -299,9 +302,10 @@ class SyntheticDump final : public ByteSource {
     if (e >= entries_) return "}}"[off - entries_ * kEntryBytes];
     if (e != cached_) {  // one entry's text, rendered once and read byte by byte
       char body[kEntryBytes + 1];
-      const int n = std::snprintf(body, sizeof body,
-                                  R"(%s"Torch.add.%llu.forward": {"output": [{"type": "torch.Tensor", "dtype": "torch.float16", "shape": [8], "Max": 1.5, "Min": NaN}]})",
-                                  e ? "," : "", static_cast<unsigned long long>(e));
+      const int n = std::snprintf(
+          body, sizeof body,
+          R"(%s"Torch.add.%llu.forward": {"output": [{"type": "torch.Tensor", "dtype": "torch.float16", "shape": [8], "Max": 1.5, "Min": NaN}]})",
+          e ? "," : "", static_cast<unsigned long long>(e));
       text_.assign(body, static_cast<size_t>(n));
       text_.resize(kEntryBytes, ' ');
       cached_ = e;
@@ -324,12 +328,15 @@ TEST(MsprobeJson, LargeFileInBoundedMemory) {
   SyntheticDump src(100000);  // 20 MB of text
   const long before = peak_rss_kb();
   uint64_t seen = 0;
-  MsprobeJsonSink sink{nullptr, [&](MsprobeEntry&& e) {
-                         if (e.order != seen || e.leaves.size() != 1)
-                           return Status(make_error("", Stage::kParse, "entry " + e.name + " order " + std::to_string(e.order) + " seen " + std::to_string(seen) + " leaves " + std::to_string(e.leaves.size())));
-                         ++seen;
-                         return ok_status();
-                       }};
+  MsprobeJsonSink sink{
+      nullptr, [&](MsprobeEntry&& e) {
+        if (e.order != seen || e.leaves.size() != 1)
+          return Status(make_error("", Stage::kParse,
+                                   "entry " + e.name + " order " + std::to_string(e.order) + " seen " +
+                                       std::to_string(seen) + " leaves " + std::to_string(e.leaves.size())));
+        ++seen;
+        return ok_status();
+      }};
   auto r = read_msprobe_json(src, sink);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   EXPECT_EQ(seen, 100000u);

@@ -114,7 +114,7 @@ TEST(MsprobeScope, OnlyTensorFilesOfRankFoldersAreRaw) {
     EXPECT_FALSE(is_dump_candidate_path(std::string("/d/step0/rank0/dump_tensor_data/") + kept)) << kept;
     EXPECT_FALSE(is_dump_candidate_path(std::string("/d/step0/rank0/") + kept)) << kept;
   }
-  EXPECT_FALSE(is_dump_candidate_path("/d/step0/rank0/" + kPt));                     // beside dump.json
+  EXPECT_FALSE(is_dump_candidate_path("/d/step0/rank0/" + kPt));                       // beside dump.json
   EXPECT_FALSE(is_dump_candidate_path("/d/step0/rank0/dump_tensor_data/sub/" + kPt));  // msProbe writes flat
   EXPECT_FALSE(is_dump_candidate_path("/d/rank0/dump_tensor_data/" + kPt));            // no step folder
   EXPECT_FALSE(is_dump_candidate_path("/d/step0/x/rank0/dump_tensor_data/" + kPt));

@@ -28,19 +28,19 @@ median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (
 for run in $(seq 1 "$RUNS"); do
   warm
   rm -rf "$T/ours"
-  /usr/bin/time -o "$T/time" -f "%e %M" "$BIN" compare -tp "$N/dump.json" -gp "$B/dump.json" -o "$T/ours" -j "$JOBS" \
+  /usr/bin/time -o "$T/time" -f "%e %M %U %S" "$BIN" compare -tp "$N/dump.json" -gp "$B/dump.json" -o "$T/ours" -j "$JOBS" \
     > "$T/ours.log" || [[ $? == 1 ]]
-  read -r s kb < <(tail -1 "$T/time")
+  read -r s kb us ss < <(tail -1 "$T/time")
   named=$(grep '^first divergence' "$T/ours.log" || echo "no divergence named")
-  echo "msit-compact run $run: $s s wall, $kb KB peak RSS; $named"
+  echo "msit-compact run $run: $s s wall, $(echo "$us + $ss" | bc) s CPU, $kb KB peak RSS; $named"
   echo "$s" >> "$T/ours_s"
   echo "$kb" >> "$T/ours_kb"
   warm
   rm -rf "$T/ref"
-  /usr/bin/time -o "$T/time" -f "%e %M" "$PY" "$HERE/../tests/msprobe_ref/msprobe_compare.py" \
+  /usr/bin/time -o "$T/time" -f "%e %M %U %S" "$PY" "$HERE/../tests/msprobe_ref/msprobe_compare.py" \
     -tp "$N/dump.json" -gp "$B/dump.json" -o "$T/ref" > "$T/ref.log" 2>&1 || { tail -5 "$T/ref.log"; exit 1; }
-  read -r s kb < <(tail -1 "$T/time")
-  echo "msProbe run $run: $s s wall, $kb KB peak RSS (largest process of its tree)"
+  read -r s kb us ss < <(tail -1 "$T/time")
+  echo "msProbe run $run: $s s wall, $(echo "$us + $ss" | bc) s CPU (its process tree), $kb KB peak RSS (largest process of its tree)"
   echo "$s" >> "$T/ref_s"
   echo "$kb" >> "$T/ref_kb"
 done

@@ -214,6 +214,16 @@ std::optional<MsprobeDataName> parse_msprobe_data_name(std::string_view file_nam
   return d;
 }
 
+bool msprobe_tensor_role(std::string_view file_name, Role& role, uint32_t& index) {
+  auto d = parse_msprobe_data_name(file_name);
+  if (!d) return false;
+  role = d->category == MsprobeCategory::kOutput ? Role::kOutput : Role::kInput;
+  index = 0;
+  if (!d->path.empty() && all_digits(d->path[0]) && d->path[0].size() < 10)
+    index = static_cast<uint32_t>(to_u64(d->path[0]));
+  return true;
+}
+
 bool is_safe_msprobe_data_name(std::string_view s) {
   if (s.empty() || s.size() > 255 || s == "." || s == "..") return false;
   return s.find('/') == std::string_view::npos && s.find('\0') == std::string_view::npos;

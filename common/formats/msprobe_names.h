@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/formats/tensor_desc.h"
+
 namespace msit {
 
 inline constexpr std::string_view kMsprobeDumpJson = "dump.json";
@@ -74,6 +76,11 @@ struct MsprobeDataName {
   MsprobeFileType type = MsprobeFileType::kPt;
 };
 std::optional<MsprobeDataName> parse_msprobe_data_name(std::string_view file_name);
+
+// The role and index a summary of the tensor file `file_name` records (inspect, export): output
+// for an output, input for everything else (args, kwargs, parameters, gradients, debug values);
+// the index is the first path component when it is a number. False for no msProbe data name.
+bool msprobe_tensor_role(std::string_view file_name, Role& role, uint32_t& index);
 
 // A data_name from dump.json may name a file only inside the tensor directory: one path
 // component, no "." or "..", no '/', no NUL, at most 255 bytes (§9).

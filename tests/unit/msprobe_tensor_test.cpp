@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "common/formats/dump_reader.h"
+#include "common/formats/msprobe_names.h"
 #include "common/formats/pth_reader.h"
 #include "common/safety/dump_roots.h"
 #include "common/summary/summarize.h"
@@ -60,6 +61,7 @@ TEST(MsprobeTensor, DeviceTensorPtIsReadAndSummarised) {
   EXPECT_EQ(t.stats.max, 3.0);
   EXPECT_EQ(t.stats.zero_count, 1u);
   EXPECT_EQ(s->source_kind, "pth");
+  EXPECT_EQ(t.role, "output");
 }
 
 TEST(MsprobeTensor, MindsporeBf16SavedAsFloat32) {
@@ -72,6 +74,14 @@ TEST(MsprobeTensor, MindsporeBf16SavedAsFloat32) {
   ASSERT_TRUE(s.ok()) << s.error().to_string();
   EXPECT_EQ(s->tensors.at(0).dtype, "float32");  // dump.json says BFloat16: the file is float32
   EXPECT_EQ(s->tensors.at(0).stats.max, 1.0078125);
+  EXPECT_EQ(s->tensors.at(0).role, "output");
+  Role role = Role::kOutput;
+  uint32_t index = 9;
+  ASSERT_TRUE(msprobe_tensor_role("Torch.cat.8.forward.input.2.1.pt", role, index));
+  EXPECT_EQ(role, Role::kInput);
+  EXPECT_EQ(index, 2u);
+  ASSERT_TRUE(msprobe_tensor_role("Functional.linear.0.forward.kwargs.weight.pt", role, index));
+  EXPECT_EQ(index, 0u);
 }
 
 TEST(MsprobeTensor, StorageShorterThanShapeIsRefused) {

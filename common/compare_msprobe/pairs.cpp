@@ -168,6 +168,26 @@ Status step_pairs(const std::string& npu, const std::string& bench, const std::s
   return ok_status();
 }
 
+// Whether msProbe's layout below `dir` reaches a dump.json: a rank folder holding one, a step
+// with such a rank, a dump_path with such a step, a graph/pynative split with such a dump_path.
+// Other dumps have rank-named folders too (msit_ge_dump/rank0): the json is what makes it msProbe's.
+bool holds_dump_json(const std::string& dir, int depth) {
+  auto l = list(dir);
+  if (!l.ok() || depth > 3) return false;
+  switch (kind_of(dir, *l)) {
+    case MsprobeDirKind::kRank: return !json_of(dir, *l).empty();
+    case MsprobeDirKind::kStep:
+    case MsprobeDirKind::kDumpPath:
+    case MsprobeDirKind::kMixSplit:
+      for (const std::string& d : l->dirs) {
+        bool below = parse_msprobe_rank_dir(d) || parse_msprobe_step_dir(d) || is_msprobe_mix_dir(d);
+        if (below && holds_dump_json(join(dir, d), depth + 1)) return true;
+      }
+      return false;
+    default: return false;
+  }
+}
+
 }  // namespace
 
 Result<std::vector<MsRankPair>> ms_rank_pairs(const std::string& target, const std::string& golden,
@@ -199,12 +219,7 @@ bool is_msprobe_path(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return false;
   if (S_ISREG(st.st_mode)) return is_json_name(base_name(path));
-  if (!S_ISDIR(st.st_mode)) return false;
-  auto l = list(path);
-  if (!l.ok()) return false;
-  MsprobeDirKind k = kind_of(path, *l);
-  return k == MsprobeDirKind::kRank || k == MsprobeDirKind::kStep || k == MsprobeDirKind::kDumpPath ||
-         k == MsprobeDirKind::kMixSplit;
+  return S_ISDIR(st.st_mode) && holds_dump_json(path, 0);
 }
 
 }  // namespace msit

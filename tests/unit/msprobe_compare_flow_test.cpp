@@ -118,6 +118,11 @@ TEST(MsprobePairs, FilesRanksStepsAndDumpPaths) {
   EXPECT_FALSE(
       ms_rank_pairs((d.path / "npu/step3/rank0/dump.json").string(), (d.path / "bench/step3").string(), notes).ok());
   EXPECT_TRUE(is_msprobe_path((d.path / "npu").string()));
+  EXPECT_TRUE(is_msprobe_path((d.path / "npu/step1").string()));
+  // Rank-named folders without a dump.json are another family's (msit_ge_dump/rank0).
+  fs::create_directories(d.path / "ge/msit_ge_dump/rank0/1");
+  EXPECT_FALSE(is_msprobe_path((d.path / "ge/msit_ge_dump").string()));
+  EXPECT_FALSE(is_msprobe_path((d.path / "ge").string()));
   EXPECT_FALSE(is_msprobe_path((d.path / "npu/step1/rank0/stack.json").string()));
 }
 

@@ -30,7 +30,8 @@ class ReportSink : public MsRowSink {
     // Missing components are created, none followed as a link (the fd itself is not needed).
     MSIT_ASSIGN_OR_RETURN(UniqueFd dir_fd, open_output_dir(dir));
     path_ = dir + "/" + ms_report_file_name(p_.suffix, now_, a_.xlsx);
-    MSIT_ASSIGN_OR_RETURN(file_, MsReportFile::create(path_, head.mode, head.generation, stack_ != nullptr, a_.xlsx));
+    MSIT_ASSIGN_OR_RETURN(
+        file_, MsReportFile::create(path_, head.mode, head.generation, {stack_ != nullptr, head.sources}, a_.xlsx));
     return ok_status();
   }
   Status rows(const MsTable& chunk) override {

@@ -14,6 +14,7 @@
 #include "common/compare/engine.h"
 #include "common/compare_msprobe/construct.h"
 #include "common/compare_msprobe/tensor_pair.h"
+#include "common/store/store_catalog.h"
 
 namespace msit {
 namespace {
@@ -85,10 +86,16 @@ class PairStream {
     tally_.mode = mode;
     npu_dir_ = dir_of(npu.json_path) + "/dump_tensor_data";
     bench_dir_ = dir_of(bench.json_path) + "/dump_tensor_data";
+    // A side whose tensor directory a summary store covers was compacted (some of its files
+    // may still be there): the report says where each row's cells came from.
+    auto& catalog = store::StoreCatalog::instance();
+    sources_ =
+        mode == MsMode::kTensor && (catalog.stored_in(npu_dir_, static_cast<std::string*>(nullptr)) != nullptr ||
+                                    catalog.stored_in(bench_dir_, static_cast<std::string*>(nullptr)) != nullptr);
   }
 
   Status run(const std::vector<MsPair>& pairs) {
-    MsTable head{mode_, MsGeneration::k26, &npu_.items, &bench_.items, &chunk_, {}};
+    MsTable head{mode_, MsGeneration::k26, &npu_.items, &bench_.items, &chunk_, {}, sources_};
     MSIT_TRY(sink_.begin(head));
     for (size_t i = 0; i < pairs.size();) {
       size_t j = std::min(pairs.size(), i + kChunkRows);
@@ -144,7 +151,7 @@ class PairStream {
       if (!r.bench) ++tally_.unmatched;
       ++tally_.by_result[static_cast<size_t>(r.result)];
     }
-    MsTable t{mode_, MsGeneration::k26, &npu_.items, &bench_.items, &chunk_, {}};
+    MsTable t{mode_, MsGeneration::k26, &npu_.items, &bench_.items, &chunk_, {}, sources_};
     return sink_.rows(t);
   }
 
@@ -203,9 +210,14 @@ class PairStream {
     eo.custom = [&](size_t k, FileCache&) {
       MsRow& r = chunk_[index[k]];
       ReportRow rep = levels_[base + k];
-      MsPairLevels lv = ms_evaluate_tensor_pair(npu_dir_, npu_.items[r.npu], bench_dir_, bench_.items[*r.bench], r);
+      const MsprobeItem& n = npu_.items[r.npu];
+      const MsprobeItem& b = bench_.items[*r.bench];
+      MsPairLevels lv = ms_evaluate_tensor_pair(npu_dir_, n, bench_dir_, b, r);
       if (lv.cosine) rep.cosine = *lv.cosine;
       if (lv.red) rep.red = *lv.red;
+      rep.compare_mode = lv.source;
+      // A compacted pair with statistics only: the lower bound of §9, as for a statistics pair.
+      if (lv.source == MetricSource::kStats) rep.red = stats_level(n, b);
       return rep;
     };
     FileCache cache;
@@ -218,6 +230,7 @@ class PairStream {
   const MsCompareOptions& o_;
   MsRowSink& sink_;
   std::string npu_dir_, bench_dir_;
+  bool sources_ = false;
   std::vector<MsRow> chunk_;
   std::vector<ReportRow> levels_;
   MsRankTally tally_;

@@ -54,6 +54,7 @@ enum class Col : uint8_t {
   kErrMessage,
   kStack,
   kDataName,
+  kSource,
 };
 
 struct ColDef {
@@ -77,7 +78,7 @@ constexpr ColDef kCols[] = {
   {Col::kBenchNorm, "Bench l2norm"},
   {Col::kNpuMd5, "NPU MD5"}, {Col::kBenchMd5, "BENCH MD5"}, {Col::kGradConsistent, "Requires_grad Consistent"},
   {Col::kResult, "Result"}, {Col::kAccuracy, "Accuracy Reached or Not"}, {Col::kErrMessage, "Err_message"},
-  {Col::kStack, "NPU_Stack_Info"}, {Col::kDataName, "Data_name"},
+  {Col::kStack, "NPU_Stack_Info"}, {Col::kDataName, "Data_name"}, {Col::kSource, "Compare_mode"},
 };
 // clang-format on
 
@@ -90,7 +91,7 @@ std::string_view name_of(Col c) {
 
 // The columns of each mode (msProbe's HEAD_OF_COMPARE_MODE; 8.x's real-data tail says
 // Accuracy Reached or Not where 26.x says Result).
-std::vector<Col> columns_of(MsMode mode, MsGeneration gen, bool stack) {
+std::vector<Col> columns_of(MsMode mode, MsGeneration gen, MsExtraColumns extra) {
   std::vector<Col> c = {Col::kNpuName,  Col::kBenchName,  Col::kNpuDtype, Col::kBenchDtype,
                         Col::kNpuShape, Col::kBenchShape, Col::kNpuGrad,  Col::kBenchGrad};
   const std::vector<Col> stats = {Col::kNpuMax,   Col::kNpuMin,   Col::kNpuMean,   Col::kNpuNorm,
@@ -102,8 +103,9 @@ std::vector<Col> columns_of(MsMode mode, MsGeneration gen, bool stack) {
       c.insert(c.end(), stats.begin(), stats.end());
       c.insert(c.end(),
                {Col::kGradConsistent, gen == MsGeneration::k26 ? Col::kResult : Col::kAccuracy, Col::kErrMessage});
-      if (stack) c.push_back(Col::kStack);
+      if (extra.stack) c.push_back(Col::kStack);
       c.push_back(Col::kDataName);
+      if (extra.sources) c.push_back(Col::kSource);
       return c;
     case MsMode::kSummary:
       c.insert(c.end(), {Col::kMaxDiff, Col::kMinDiff, Col::kMeanDiff, Col::kNormDiff, Col::kMaxRel, Col::kMinRel,
@@ -113,7 +115,8 @@ std::vector<Col> columns_of(MsMode mode, MsGeneration gen, bool stack) {
     case MsMode::kMd5: c.insert(c.end(), {Col::kNpuMd5, Col::kBenchMd5}); break;
   }
   c.insert(c.end(), {Col::kGradConsistent, Col::kResult, Col::kErrMessage});
-  if (stack) c.push_back(Col::kStack);
+  if (extra.stack) c.push_back(Col::kStack);
+  if (extra.sources) c.push_back(Col::kSource);
   return c;
 }
 
@@ -191,6 +194,7 @@ std::string cell(const MsTable& t, const MsRow& r, Col c) {
     case Col::kAccuracy: return r.legacy_result;
     case Col::kErrMessage: return t.generation == MsGeneration::k26 ? json_list(r.messages) : r.metric_message;
     case Col::kDataName: return py_pair(n.data_name, b ? b->data_name : "N/A");
+    case Col::kSource: return r.source == MetricSource::kNone ? "N/A" : std::string(metric_source_text(r.source));
     case Col::kStack: break;  // by row index: ms_row_cells
   }
   return "";
@@ -198,15 +202,19 @@ std::string cell(const MsTable& t, const MsRow& r, Col c) {
 
 }  // namespace
 
-std::vector<std::string_view> ms_header(MsMode mode, MsGeneration generation, bool stack) {
+namespace {
+MsExtraColumns extra_of(const MsTable& t) { return {static_cast<bool>(t.stack), t.sources}; }
+}  // namespace
+
+std::vector<std::string_view> ms_header(MsMode mode, MsGeneration generation, MsExtraColumns extra) {
   std::vector<std::string_view> h;
-  for (Col c : columns_of(mode, generation, stack)) h.push_back(name_of(c));
+  for (Col c : columns_of(mode, generation, extra)) h.push_back(name_of(c));
   return h;
 }
 
 std::vector<std::string> ms_row_cells(const MsTable& t, size_t i) {
   std::vector<std::string> out;
-  for (Col c : columns_of(t.mode, t.generation, static_cast<bool>(t.stack))) {
+  for (Col c : columns_of(t.mode, t.generation, extra_of(t))) {
     out.push_back(c == Col::kStack ? t.stack(i) : cell(t, (*t.rows)[i], c));
   }
   return out;
@@ -214,9 +222,9 @@ std::vector<std::string> ms_row_cells(const MsTable& t, size_t i) {
 
 namespace {
 
-std::string csv_header(MsMode mode, MsGeneration generation, bool stack) {
+std::string csv_header(MsMode mode, MsGeneration generation, MsExtraColumns extra) {
   std::string line;
-  auto header = ms_header(mode, generation, stack);
+  auto header = ms_header(mode, generation, extra);
   for (size_t c = 0; c < header.size(); ++c) line += (c ? "," : "") + csv_quote(header[c]);
   return line + '\n';
 }
@@ -241,7 +249,7 @@ Status csv_rows(const MsTable& t, const std::function<Status(std::string_view)>&
 }  // namespace
 
 Status write_ms_csv(const MsTable& t, const std::function<Status(std::string_view)>& sink) {
-  MSIT_TRY(sink(csv_header(t.mode, t.generation, static_cast<bool>(t.stack))));
+  MSIT_TRY(sink(csv_header(t.mode, t.generation, extra_of(t))));
   return csv_rows(t, sink);
 }
 
@@ -250,8 +258,8 @@ namespace {
 class CsvReport : public MsReportFile {
  public:
   explicit CsvReport(OutputFile out) : out_(std::move(out)) {}
-  Status start(MsMode mode, MsGeneration generation, bool stack) {
-    return out_.write(csv_header(mode, generation, stack));
+  Status start(MsMode mode, MsGeneration generation, MsExtraColumns extra) {
+    return out_.write(csv_header(mode, generation, extra));
   }
   Status add(const MsTable& chunk) override {
     return csv_rows(chunk, [&](std::string_view s) { return out_.write(s); });
@@ -273,7 +281,7 @@ class XlsxReport : public MsReportFile {
   XlsxReport(const XlsxReport&) = delete;
   XlsxReport& operator=(const XlsxReport&) = delete;
 
-  Status start(MsMode mode, MsGeneration generation, bool stack) {
+  Status start(MsMode mode, MsGeneration generation, MsExtraColumns extra) {
     lxw_workbook_options wo{};
     wo.constant_memory = LXW_TRUE;
     const std::string target = out_.fd_path();
@@ -281,7 +289,7 @@ class XlsxReport : public MsReportFile {
     if (!wb_) return make_error(out_.path(), Stage::kWrite, "cannot create the xlsx workbook");
     ws_ = workbook_add_worksheet(wb_, nullptr);
     if (!ws_) return fail(LXW_ERROR_MEMORY_MALLOC_FAILED);
-    auto header = ms_header(mode, generation, stack);
+    auto header = ms_header(mode, generation, extra);
     std::vector<std::string> cells(header.begin(), header.end());
     return write_row(cells);
   }
@@ -325,20 +333,20 @@ class XlsxReport : public MsReportFile {
 }  // namespace
 
 Result<std::unique_ptr<MsReportFile>> MsReportFile::create(const std::string& path, MsMode mode,
-                                                           MsGeneration generation, bool stack, bool xlsx) {
+                                                           MsGeneration generation, MsExtraColumns extra, bool xlsx) {
   MSIT_ASSIGN_OR_RETURN(OutputFile out, OutputFile::create(path, OnExisting::kReplaceOwnFile));
   if (xlsx) {
     auto r = std::make_unique<XlsxReport>(std::move(out));
-    MSIT_TRY(r->start(mode, generation, stack));
+    MSIT_TRY(r->start(mode, generation, extra));
     return std::unique_ptr<MsReportFile>(std::move(r));
   }
   auto r = std::make_unique<CsvReport>(std::move(out));
-  MSIT_TRY(r->start(mode, generation, stack));
+  MSIT_TRY(r->start(mode, generation, extra));
   return std::unique_ptr<MsReportFile>(std::move(r));
 }
 
 Status write_ms_xlsx(const MsTable& t, const std::string& path) {
-  MSIT_ASSIGN_OR_RETURN(auto f, MsReportFile::create(path, t.mode, t.generation, static_cast<bool>(t.stack), true));
+  MSIT_ASSIGN_OR_RETURN(auto f, MsReportFile::create(path, t.mode, t.generation, extra_of(t), true));
   MSIT_TRY(f->add(t));
   return f->commit();
 }

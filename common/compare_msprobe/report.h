@@ -23,10 +23,20 @@ struct MsTable {
   const std::vector<MsRow>* rows = nullptr;
   // NPU_Stack_Info (stack.json beside the target): the cell of row i, written when set.
   std::function<std::string(size_t i)> stack;
+  // Compare_mode, last: where each row's real-data cells came from (exact, hash, sketch, stats),
+  // written when a side's tensor files were compacted (docs/formats/msprobe-compare.md §10).
+  bool sources = false;
 };
 
-// The header, in msProbe's order (with NPU_Stack_Info when `stack`).
-std::vector<std::string_view> ms_header(MsMode mode, MsGeneration generation, bool stack = false);
+// The columns msit-compact may add to msProbe's: NPU_Stack_Info (msProbe's own, optional) and
+// Compare_mode (ours, only for compacted sides).
+struct MsExtraColumns {
+  bool stack = false;
+  bool sources = false;
+};
+
+// The header, in msProbe's order (with the extra columns asked for).
+std::vector<std::string_view> ms_header(MsMode mode, MsGeneration generation, MsExtraColumns extra = {});
 // Every cell of row i, as text, in header order.
 std::vector<std::string> ms_row_cells(const MsTable& t, size_t i);
 // Header and rows as pandas' to_csv writes them (quoted where needed), piece by piece to `sink`.
@@ -40,7 +50,7 @@ class MsReportFile {
  public:
   virtual ~MsReportFile() = default;
   static Result<std::unique_ptr<MsReportFile>> create(const std::string& path, MsMode mode, MsGeneration generation,
-                                                      bool stack, bool xlsx);
+                                                      MsExtraColumns extra, bool xlsx);
   virtual Status add(const MsTable& chunk) = 0;
   virtual Status commit() = 0;
 };

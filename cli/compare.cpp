@@ -27,6 +27,7 @@
 #include "cli/compare_report_sink.h"
 #include "common/base/stage_thread.h"
 #include "common/compare/compare.h"
+#include "common/compare/recompute.h"
 #include "common/compare/terminal_summary.h"
 #include "common/io/output_file.h"
 #include "common/report/csv.h"
@@ -48,10 +49,12 @@ struct CompareArgs {
   bool quiet = false;  // verbosity == kQuiet
   bool timings = false;
   uint32_t sketch_width = kDefaultSketchWidth;
-  std::string log_level;   // msit's -l/--log-level, mapped onto the verbosity
-  AtbCliArgs atb;          // ATB / torch-hook dumps (cli/compare_atb.cpp)
-  MsprobeCliArgs msprobe;  // msProbe dumps (cli/compare_msprobe.cpp)
-  std::string stack_path;  // msProbe 8.x's compare.json stack_path
+  bool recompute = false;       // opcheck over each first divergence (common/compare/recompute.h)
+  size_t recompute_before = 3;  // and this many ops before it
+  std::string log_level;        // msit's -l/--log-level, mapped onto the verbosity
+  AtbCliArgs atb;               // ATB / torch-hook dumps (cli/compare_atb.cpp)
+  MsprobeCliArgs msprobe;       // msProbe dumps (cli/compare_msprobe.cpp)
+  std::string stack_path;       // msProbe 8.x's compare.json stack_path
   const CLI::Option* cell_mapping = nullptr;
   // The options that only some flows take (common/compare/flow.h option table).
   struct Limited {
@@ -227,10 +230,13 @@ int run_torchair(const CompareArgs& a, const Paths& paths) {
   o.pairs_total = &total;
   o.pairs_done = &done;
   ReportSink sink(sink_options(a));
+  RecomputeOptions ro;
+  ro.ops_before = a.recompute_before;
+  RecomputeSink recompute(sink, ro);
   Result<CompareHead> res = make_error(a.my_path, Stage::kCompare, "not run");
   {
     Progress progress(!a.quiet && ::isatty(STDERR_FILENO) == 1, total, done);
-    res = stream_compare(paths.my, paths.golden, o, sink);
+    res = stream_compare(paths.my, paths.golden, o, a.recompute ? static_cast<RowSink&>(recompute) : sink);
   }
   if (!res.ok()) {
     print_error("compare", res.error().to_string());
@@ -350,6 +356,12 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
       ->excludes("--verbose")
       ->excludes("--quiet");
   cmd->add_flag("--timings", a->timings, "Print the wall time and memory of each phase to stderr");
+  auto* recompute = cmd->add_flag("--recompute", a->recompute,
+                                  "Recompute each token's first divergence and the ops before it from their own dumped "
+                                  "inputs (opcheck): does the kernel disagree with its inputs, or inherit the error?");
+  auto* before = cmd->add_option("--recompute-before", a->recompute_before,
+                                 "Ops recomputed before the first divergence (default 3)")
+                     ->check(CLI::Range(size_t{0}, size_t{64}));
   AtbOptions atb = add_atb_options(cmd, a->atb);
   MsprobeOptions ms = add_msprobe_options(cmd, a->msprobe);
   a->cell_mapping = ms.cell_mapping;
@@ -372,6 +384,8 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
       {ms.layer_mapping, O::kLayerMapping},
       {ms.diff_analyze, O::kDiffAnalyze},
       {ms.xlsx, O::kXlsx},
+      {recompute, O::kRecompute},
+      {before, O::kRecompute},
   };
   cmd->footer(
       compare_exit_statuses() +

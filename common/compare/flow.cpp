@@ -68,6 +68,8 @@ const std::vector<OptionRow>& option_table() {
       {FlowOption::kLayerMapping, {F::kMsprobe}},
       {FlowOption::kDiffAnalyze, {F::kMsprobe}},
       {FlowOption::kXlsx, {F::kMsprobe}},
+      // opcheck needs each op's own inputs: GE dump files (the torchair flows).
+      {FlowOption::kRecompute, {F::kTorchair}},
   };
   return table;
 }

@@ -76,6 +76,7 @@ enum class FlowOption : uint8_t {
   kLayerMapping,  // -lm
   kDiffAnalyze,   // -da
   kXlsx,          // --xlsx
+  kRecompute,
 };
 bool option_applies(FlowOption o, FlowFamily f);
 // An option given for a family that does not take it: the message names the family and those

@@ -187,7 +187,8 @@ const char* const kHtmlScript = R"JS(
     var fails = list.filter(function (r) { return r.verdict === 'fail'; }).length;
     var s = document.getElementById('summary');
     s.textContent = state.series + ': ' + list.length + ' rows; ' + fails + ' fail the thresholds; first divergence: ' +
-                    (f ? label(f) + (f.error_jump ? ', error ' + fmt(f.error_jump) + 'x the error before it' : '') : 'none');
+                    (f ? label(f) + (f.error_jump ? ', error ' + fmt(f.error_jump) + 'x the error before it' : '') : 'none') +
+                    (f && f.recompute ? '; recomputed: ' + f.recompute.join('; ') : '');
     var mark = document.querySelector('#red-plot .mark');
     body.setAttribute('data-series', state.series);
     body.setAttribute('data-rows', String(list.length));

@@ -51,6 +51,10 @@ struct ReportRow {
   // Not written: what the first-divergence rule measured the jump against (output rows): the
   // floor sqrt(inputs^2 + noise^2) and the noise floor learned for the op type in this token.
   OptDouble error_floor, noise_floor;
+  // Not written to CSV/JSON: opcheck's verdicts on the first divergence's op and the ops before
+  // it (compare --recompute, common/compare/recompute.h), one line per op and side; shown by the
+  // terminal summary and the HTML page.
+  std::vector<std::string> recompute;
   // Which tensor of which op each side is (common/report/tensor_label.h), from the pair builder.
   TensorLabel my_label, golden_label;
   // How much of each path cell is the file (a GE cell goes on with ",outputs,0"): set by the

@@ -200,7 +200,7 @@ int run(const CompareArgs& a) {
     return run_atb_compare_cli(
         flow,
         AtbRunArgs{paths.golden, paths.my, a.output, a.html, jobs, a.msit_filters, a.msit_columns, a.quiet, a.json,
-                   a.sketch_width, a.verbosity, timer ? &*timer : nullptr},
+                   a.sketch_width, a.verbosity, timer ? &*timer : nullptr, a.recompute, a.recompute_before},
         a.atb);
   }
   return run_torchair(a, paths);

@@ -11,6 +11,7 @@
 #include "common/compare/dump_index.h"
 #include "common/compare/engine.h"
 #include "common/compare/file_cache.h"
+#include "common/compare/recompute.h"
 #include "common/compare/terminal_summary.h"
 #include "common/compare_atb/atb_compare.h"
 #include "common/compare_atb/file_label.h"
@@ -359,6 +360,12 @@ int run_atb_compare_cli(FlowFamily flow, const AtbRunArgs& r, const AtbCliArgs& 
     return kExitBadInput;
   }
   mark_phase(r.timer, "pair and compare");
+  if (r.recompute) {  // each sheet's first divergences (docs/opcheck.md "compare --recompute")
+    RecomputeOptions ro;
+    ro.ops_before = r.recompute_before;
+    for (auto& sheet : res->sheets) recompute_rows(sheet.rows, ro);
+    mark_phase(r.timer, "recompute");
+  }
   print_warnings("compare", res->warnings, r.verbosity);
   RowTally t;
   for (const auto& sheet : res->sheets) t.add(sheet.rows);

@@ -32,6 +32,8 @@ struct AtbRunArgs {
   uint32_t sketch_width = 0;
   Verbosity verbosity = Verbosity::kNormal;
   PhaseTimer* timer = nullptr;  // --timings
+  bool recompute = false;       // --recompute (common/compare/recompute.h)
+  size_t recompute_before = 3;  // --recompute-before
 };
 
 // The ATB-family options; each returned so that compare can tell which were given.

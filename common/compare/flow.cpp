@@ -68,8 +68,9 @@ const std::vector<OptionRow>& option_table() {
       {FlowOption::kLayerMapping, {F::kMsprobe}},
       {FlowOption::kDiffAnalyze, {F::kMsprobe}},
       {FlowOption::kXlsx, {F::kMsprobe}},
-      // opcheck needs each op's own inputs: GE dump files (the torchair flows).
-      {FlowOption::kRecompute, {F::kTorchair}},
+      // opcheck needs each op's own inputs: GE dump files (the torchair flows), ATB op
+      // directories and torch API directories (the ATB/torch flow).
+      {FlowOption::kRecompute, {F::kTorchair, F::kAtbTorch}},
   };
   return table;
 }

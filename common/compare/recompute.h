@@ -25,6 +25,9 @@ struct RecomputeOptions {
 // empty when the file holds no op's inputs (an FX .npy, a summary).
 std::string recompute_path_of(const std::string& file);
 
+// The same over rows held whole (the ATB/torch flows' sheets): one rank, one batch.
+void recompute_rows(std::vector<ReportRow>& rows, const RecomputeOptions& o);
+
 // A RowSink in front of the report writers: on each first divergence (ReportRow::Jump::kFirst)
 // of the first max_tokens tokens of a rank, recomputes its op and the ops_before distinct ops of
 // its token before it, and fills the row's `recompute` lines (one per op and side). Ops before

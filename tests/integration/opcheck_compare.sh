@@ -4,7 +4,8 @@
 # kernel disagrees with its own inputs, and the ops before it (whose files carry their inputs)
 # agree or say why they were not recomputed (dumpgen's graph text has no MatMul transposes); the
 # HTML page carries the same lines. The ops after it (computed from its wrong output) agree, and
-# a noise-only run has no first divergence and no op that disagrees.
+# a noise-only run has no first divergence and no op that disagrees. The ATB/torch flow takes the
+# option too (its sheets' first divergences).
 # Usage: opcheck_compare.sh MSIT_BIN MSIT_DUMPGEN
 set -euo pipefail
 BIN=$1 GEN=$2
@@ -46,4 +47,20 @@ rc=0
 # Without --recompute nothing is recomputed.
 "$BIN" compare --my-path "$T/m/msit_ge_dump" --golden-path "$T/m/msit_fx_dump" -o "$T/out2" > "$T/log2" 2>&1 || true
 if grep -q "recomputed:" "$T/log2"; then fail "recomputed without --recompute"; fi
-echo "PASS: compare --recompute names Add_7's kernel"
+# The ATB/torch flow: each sheet's first divergence (an injected o_proj Linear) and the ops
+# before it; dumpgen's ATB dump has no op_param.json, then (once written) no weight tensor, and
+# each is said.
+"$GEN" atb --model llama --out "$T/a" --layers 12 --tokens 1 --diverge-type LinearOperation --diverge-nth 3 \
+  --diverge-local --seed 4 > /dev/null
+mine=$(ls -d "$T"/a/atb/*/tensors/*)
+"$BIN" compare -gp "$T/a/torch" -mp "$mine" -o "$T/outa" --cl api --recompute > "$T/loga" 2>&1 || true
+grep -q "recomputed: first divergence: my 5_LinearOperation (LinearOperation): not recomputed: attribute missing: .*op_param.json" \
+  "$T/loga" || { cat "$T/loga"; fail "ATB flow: the first divergence's Linear is not 'not recomputed' for op_param.json"; }
+[ "$(grep -c "recomputed: op before it: my " "$T/loga")" = 3 ] || fail "ATB flow: not 3 ops before it"
+for d in "$mine"/0/0_DecoderLayer/*_LinearOperation; do
+  echo '{"transposeA":false,"transposeB":true,"hasBias":false}' > "$d/op_param.json"
+done
+"$BIN" compare -gp "$T/a/torch" -mp "$mine" -o "$T/outb" --cl api --recompute > "$T/logb" 2>&1 || true
+grep -q "recomputed: first divergence: my 5_LinearOperation (LinearOperation): not recomputed: input missing" "$T/logb" \
+  || { cat "$T/logb"; fail "ATB flow: the Linear without its weight is not 'input missing'"; }
+echo "PASS: compare --recompute names Add_7's kernel; the ATB flow says why its Linears are not recomputed"

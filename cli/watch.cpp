@@ -252,6 +252,18 @@ void print_status_text(const std::string& file, const nlohmann::json& j, const s
               u("incomplete_given_up"));
   std::printf("  watches             %llu (unwatched dirs %llu, missing roots %llu)\n", u("watches"),
               u("unwatched_dirs"), u("missing_roots"));
+  // Stores refused for another user's side file: every raw file they would take is kept.
+  if (j.contains("refused_store_files") && j["refused_store_files"].is_array()) {
+    for (const auto& r : j["refused_store_files"]) {
+      if (!r.is_object()) continue;
+      std::printf(
+          "  STORE REFUSED       %s belongs to uid %llu, not the store's (uid %llu): raw files kept; "
+          "remove it\n",
+          printable(r.value("file", std::string())).c_str(),
+          static_cast<unsigned long long>(r.value("owner_uid", uint64_t{0})),
+          static_cast<unsigned long long>(r.value("store_owner_uid", uint64_t{0})));
+    }
+  }
   print_filesystems(j);
   print_divergences(j);
   if (j.contains("latency_ms") && j["latency_ms"].is_object()) {

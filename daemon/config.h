@@ -25,7 +25,8 @@ struct WatchSettings {
   CompactSettings compact;    // shared with `compact`; format from default_summary_format()
   uint32_t rescan_interval_s = kRescanIntervalS.def;
   uint32_t max_watches_per_root = kMaxWatchesPerRoot.def;
-  std::string json_status;  // empty: none
+  uint32_t max_watch_share = kMaxWatchShare.def;  // percent of fs.inotify.max_user_watches
+  std::string json_status;                        // empty: none
   bool verbose = false;
   MinFree min_free;            // free-space watermark of each watched filesystem (5%)
   std::string low_space_hook;  // command run (no shell) when a filesystem goes under it
@@ -39,7 +40,7 @@ struct WatchSettings {
 // member is a row's `given` in the settings table, which applies them (load_settings()).
 struct SettingOverrides {
   std::vector<std::string> dirs;
-  std::optional<uint32_t> settle_ms, jobs, rescan_interval_s;
+  std::optional<uint32_t> settle_ms, jobs, rescan_interval_s, max_watch_share;
   std::optional<SummaryFormat> format;
   std::optional<bool> keep_raw, verbose, archive;
   std::optional<int> zstd_level, zstd_workers;

@@ -65,6 +65,10 @@ std::string Counters::status_line() const {
                 static_cast<unsigned long long>(pending), static_cast<unsigned long long>(in_flight),
                 static_cast<unsigned long long>(errors));
   std::string line = buf;
+  if (!refused_store_files.empty())
+    line += "; " + std::to_string(refused_store_files.size()) +
+            " store(s) refused: " + printable(refused_store_files.front().file) + " of uid " +
+            std::to_string(refused_store_files.front().owner);
   if (live_divergence) {
     line += "; divergences " + std::to_string(divergences);
     if (const auto& d = last_divergence)
@@ -99,6 +103,10 @@ nlohmann::json Counters::to_json(int pid, const std::string& state) const {
   j["unwatched_dirs"] = unwatched_dirs;
   j["missing_roots"] = missing_roots;
   j["watch_capped_roots"] = watch_capped_roots;
+  j["watch_limit"] = watch_limit;
+  j["refused_store_files"] = nlohmann::json::array();
+  for (const RefusedStoreFile& f : refused_store_files)
+    j["refused_store_files"].push_back({{"file", f.file}, {"owner_uid", f.owner}, {"store_owner_uid", f.store_owner}});
   j["bad_files_remembered"] = bad_files_remembered;
   j["bad_files_not_remembered"] = bad_files_not_remembered;
   j["log_lines_suppressed"] = log_lines_suppressed;

@@ -10,6 +10,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "daemon/divergence_alerts.h"
+#include "daemon/refused_stores.h"
 
 namespace msit::daemon {
 
@@ -64,7 +65,10 @@ struct Counters {
   uint64_t watches = 0;
   uint64_t unwatched_dirs = 0;
   uint64_t missing_roots = 0;
-  uint64_t watch_capped_roots = 0;                      // roots at max_watches_per_root: rescanned instead
+  uint64_t watch_limit = 0;  // watches all roots may take: max_watch_share of the user's limit (0: unknown)
+  uint64_t watch_capped_roots = 0;
+  std::vector<RefusedStoreFile> refused_store_files;    // stores refused for another user's side file // roots at
+                                                        // max_watches_per_root: rescanned instead
   uint64_t bad_files_remembered = 0;                    // left alone until they change (bounded table)
   uint64_t bad_files_not_remembered = 0;                // beyond that table: retried by rescans
   uint64_t log_lines_suppressed = 0;                    // failure lines summed up per reason instead

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,5 +40,8 @@ class EventSource {
 
 // inotify with IN_NONBLOCK | IN_CLOEXEC.
 Result<std::unique_ptr<EventSource>> make_inotify_source();
+// The user's inotify watch limit in this user namespace (fs.inotify.max_user_watches);
+// nullopt when it cannot be read.
+std::optional<uint64_t> inotify_user_watch_limit();
 
 }  // namespace msit::daemon

@@ -1,4 +1,5 @@
 // The real event source: one inotify descriptor, drained without blocking.
+#include <fcntl.h>
 #include <sys/inotify.h>
 #include <unistd.h>
 
@@ -59,6 +60,16 @@ class InotifySource final : public EventSource {
 };
 
 }  // namespace
+
+std::optional<uint64_t> inotify_user_watch_limit() {
+  UniqueFd fd(::open("/proc/sys/fs/inotify/max_user_watches", O_RDONLY | O_CLOEXEC));
+  char buf[32] = {};
+  const ssize_t n = fd.valid() ? ::read(fd.get(), buf, sizeof buf - 1) : -1;
+  if (n <= 0) return std::nullopt;
+  uint64_t v = 0;
+  for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i) v = v * 10 + static_cast<uint64_t>(buf[i] - '0');
+  return v > 0 ? std::optional<uint64_t>(v) : std::nullopt;
+}
 
 Result<std::unique_ptr<EventSource>> make_inotify_source() {
   int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);

@@ -20,10 +20,11 @@ bool is_transient_error(const Error& e) {
   if (e.sys_errno != 0) return true;
   // Stages of the write/publish path fail for reasons outside the file (space, identity
   // changed by a writer, directory fsync): the raw file stays and a later attempt may pass.
-  // A summary store that is busy, full or moved aside for repair ("store") may work later.
+  // A summary store that is busy, full or moved aside for repair ("store") may work later, and
+  // so does one refused for another user's side file, once that file is removed.
   return e.stage == Stage::kWrite || e.stage == Stage::kFsync || e.stage == Stage::kRename ||
          e.stage == Stage::kFsyncDir || e.stage == Stage::kUnlink || e.stage == Stage::kOpen ||
-         e.stage == Stage::kStore;
+         e.stage == Stage::kStore || e.stage == Stage::kStoreOwner;
 }
 
 static JobResult failed(const Job& j, Error e) {

@@ -100,6 +100,7 @@ WatcherOptions watcher_options(const WatchSettings& s, unsigned jobs) {
   o.rescan_interval_ns = int64_t{s.rescan_interval_s} * 1'000'000'000;
   o.backoff_cap_ns = std::min<int64_t>(30'000'000'000, o.rescan_interval_ns);
   o.max_watches_per_root = s.max_watches_per_root;
+  o.watch_share = watch_share_of(s.max_watch_share, inotify_user_watch_limit());
   // Two batches per worker: one running, one queued, so a worker never waits for the loop.
   o.max_in_flight = size_t{jobs} * kBatchMax * 2;
   return o;

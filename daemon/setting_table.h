@@ -121,6 +121,12 @@ inline constexpr WatchSetting kWatchSettings[] = {
     {kMaxWatchesPerRoot.key, "", SettingKind::kRanged, "", kMaxWatchesPerRoot.min, kMaxWatchesPerRoot.max,
      kMaxWatchesPerRoot.def, SettingReload::kApplied, "inotify watches per watched root; beyond it, rescans", "",
      [](WatchSettings& s) -> SettingField { return &s.max_watches_per_root; }, nullptr},
+    {kMaxWatchShare.key, "--max-watch-share", SettingKind::kRanged, "PERCENT", kMaxWatchShare.min, kMaxWatchShare.max,
+     kMaxWatchShare.def, SettingReload::kRestart,
+     "Share in percent of the user's inotify watch limit (fs.inotify.max_user_watches) this watch takes, all roots "
+     "together; directories beyond it are found by the full rescans", "",
+     [](WatchSettings& s) -> SettingField { return &s.max_watch_share; },
+     [](SettingOverrides& o) -> OverrideField { return &o.max_watch_share; }},
     {"", "--config", SettingKind::kConfigFile, "", 0, 0, 0, SettingReload::kApplied,
      "Config file of `key = value` lines (command-line options win); re-read on SIGHUP", "", nullptr, nullptr},
     {"json_status", "--json-status", SettingKind::kText, "", 0, 0, 0, SettingReload::kApplied,

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "common/base/unique_fd.h"
@@ -49,19 +50,42 @@ size_t WatchTree::capped_roots() const {
 void WatchTree::forget_wd(std::unordered_map<int, std::string>::iterator w) {
   auto r = wd_root_.find(w->first);
   if (r != wd_root_.end()) {
-    if (r->second >= 0 && root_watches_[r->second] > 0) {
-      --root_watches_[r->second];
-      if (root_watches_[r->second] < max_watches_per_root_) root_capped_[r->second] = false;
-    }
+    if (r->second >= 0 && root_watches_[r->second] > 0) --root_watches_[r->second];
     wd_root_.erase(r);
   }
   wd_path_.erase(w);
+  if (wd_path_.size() < share_.max_watches) share_warned_ = false;
+  for (size_t i = 0; i < roots_.size(); ++i)
+    if (root_watches_[i] < max_watches_per_root_ && !share_warned_) root_capped_[i] = false;
+}
+
+WatchShare watch_share_of(uint32_t percent, std::optional<uint64_t> user_limit) {
+  WatchShare s;
+  s.percent = percent;
+  if (!user_limit) return s;
+  s.user_limit = *user_limit;
+  s.max_watches = static_cast<size_t>(std::max<uint64_t>(1, *user_limit * percent / 100));
+  return s;
 }
 
 // A directory without a watch yet, in a root that has all the watches it may have.
 bool WatchTree::at_cap(const std::string& dir) {
   const int r = root_of(dir);
-  if (r < 0 || root_watches_[r] < max_watches_per_root_ || path_wd_.count(dir) != 0) return false;
+  if (r < 0 || path_wd_.count(dir) != 0) return false;
+  if (root_watches_[r] < max_watches_per_root_) {
+    if (wd_path_.size() < share_.max_watches) return false;
+    root_capped_[r] = true;
+    if (!share_warned_) {
+      share_warned_ = true;
+      log_.warning(dir + ": " + std::to_string(wd_path_.size()) + " inotify watches taken, max_watch_share (" +
+                   std::to_string(share_.percent) + "% of fs.inotify.max_user_watches, " +
+                   std::to_string(share_.user_limit) +
+                   "): the rest of the limit stays for this user's other services. Directories beyond it get no "
+                   "watch and are found by the full rescan (rescan_interval_s) instead; raise "
+                   "fs.inotify.max_user_watches or max_watch_share. Said once until watches are freed.");
+    }
+    return true;
+  }
   if (!root_capped_[r]) {
     root_capped_[r] = true;
     log_.warning(roots_[r].path() + ": " + std::to_string(max_watches_per_root_) +

@@ -45,6 +45,16 @@ struct Located {
   std::string rel;
 };
 
+// How many watches all roots together may take: a share of the user's inotify watch limit, so
+// a user who makes thousands of directories cannot take the watches another service of the
+// same user (root's, in a container) needs (docs/daemon.md "Limits").
+struct WatchShare {
+  size_t max_watches = SIZE_MAX;
+  uint32_t percent = 100;
+  uint64_t user_limit = 0;  // fs.inotify.max_user_watches; 0: unknown (no share taken)
+};
+WatchShare watch_share_of(uint32_t percent, std::optional<uint64_t> user_limit);
+
 class WatchTree {
  public:
   // At most `max_watches_per_root` directory watches per root: a user creating millions of
@@ -52,6 +62,8 @@ class WatchTree {
   // root is "degraded": further directories are listed by the periodic full rescans only.
   WatchTree(EventSource& source, Logger& log, std::vector<std::string> roots, size_t max_watches_per_root,
             TreeHooks hooks);
+
+  void set_share(const WatchShare& share) { share_ = share; }
 
   // Pins every root that is not attached and is at its path now; false when a hook refused one.
   bool attach_roots();
@@ -75,7 +87,8 @@ class WatchTree {
 
   size_t watch_count() const { return wd_path_.size(); }
   size_t unwatched_count() const { return unwatched_.size(); }
-  size_t capped_roots() const;  // roots at the watch cap
+  size_t capped_roots() const;  // roots at the watch cap or beyond the share
+  bool share_reached() const { return share_warned_; }
   size_t missing_roots() const;
   uint64_t overflows() const { return overflows_; }
 
@@ -108,6 +121,8 @@ class WatchTree {
   std::vector<bool> root_capped_;    // at the cap (logged once per episode)
   std::set<std::string> unwatched_;  // bounded (kMaxUnwatchedListed); the rest wait for full rescans
   bool limit_warned_ = false;
+  WatchShare share_;
+  bool share_warned_ = false;  // at the share (logged once per episode)
   uint64_t overflows_ = 0;
 };
 

@@ -13,6 +13,7 @@
 
 #include "common/base/human_units.h"
 #include "common/base/test_hooks.h"
+#include "common/compaction/temp_content.h"
 #include "common/io/atomic_write.h"
 #include "common/safety/dump_roots.h"
 #include "common/safety/leftovers.h"
@@ -39,7 +40,9 @@ Watcher::Watcher(WatcherOptions opts, std::vector<std::string> roots, EventSourc
             TreeHooks{[this](const std::string& p, bool ev) { on_candidate(p, ev); },
                       [this](const std::string& p) { on_leftover(p); }, policy_.is_candidate, root_hooks_.attached,
                       [this](const RootHandle& r, const std::string& why) { on_root_dropped(r, why); }}),
-      source_(source), abandoned_(opts.bad_files), start_wall_ns_(wall_now_ns()) {}
+      source_(source), abandoned_(opts.bad_files), start_wall_ns_(wall_now_ns()) {
+  tree_.set_share(opts.watch_share);
+}
 
 bool Watcher::start(const ScanStopFn& stop) {
   // The service holds the tree's lock before this scan: no other live msit-compact works here.
@@ -84,6 +87,10 @@ void Watcher::on_tick() {
     next_unwatched_ns_ = now + opts_.unwatched_rescan_ns;
   }
   log_failure_summaries(false);
+  if (now >= next_refused_check_ns_) {
+    for (const auto& line : refused_stores_.tick(now)) log_.warning(line);
+    next_refused_check_ns_ = now + 1'000'000'000;
+  }
   dispatch();
 }
 
@@ -167,7 +174,7 @@ void Watcher::on_leftover(const std::string& path) {
   auto f = tree_.file_ref(path);
   if (!f.ok()) return;
   if (!initial_scan_ && is_claim_name(f->name)) return;
-  LeftoverPolicy policy;
+  LeftoverPolicy policy{.temp_content = our_temp_content};
   if (!initial_scan_) policy.temps_before_ns = start_wall_ns_ - kTempMarginNs;
   const size_t slash = path.rfind('/');
   LeftoverOutcome o = recover_leftover(*f, DumpScope::of_path(path.substr(0, slash)), policy);
@@ -384,6 +391,7 @@ void Watcher::handle_result(JobResult& r) {
       return;
     case JobStatus::kFailed:
       ++counters_.errors;
+      if (r.error.stage == Stage::kStoreOwner) refused_stores_.note(r.error.path);
       if (!p.error_logged) {
         p.error_logged = true;
         ++counters_.files_failed;
@@ -418,6 +426,8 @@ const Counters& Watcher::counters() {
   counters_.missing_roots = tree_.missing_roots();
   counters_.overflows = tree_.overflows();
   counters_.watch_capped_roots = tree_.capped_roots();
+  counters_.watch_limit = opts_.watch_share.user_limit == 0 ? 0 : opts_.watch_share.max_watches;
+  counters_.refused_store_files = refused_stores_.files();
   counters_.bad_files_remembered = abandoned_.remembered();
   counters_.bad_files_not_remembered = abandoned_.not_remembered();
   counters_.log_lines_suppressed = abandoned_.lines_suppressed();

@@ -34,6 +34,7 @@ struct WatcherOptions {
   int64_t root_poll_ns = 250'000'000;       // missing roots
   int64_t unwatched_rescan_ns = 2'000'000'000;
   size_t max_watches_per_root = 65'536;  // beyond: periodic rescans (WatchTree)
+  WatchShare watch_share;                // all roots together (WatchTree)
   BadFileLimits bad_files;
 };
 
@@ -134,7 +135,9 @@ class Watcher {
   WatchTree tree_;
   EventSource& source_;
   Map pending_;
-  BadFiles abandoned_;                        // left alone until they change: bounded memory per file
+  BadFiles abandoned_;            // left alone until they change: bounded memory per file
+  RefusedStores refused_stores_;  // stores refused for another user's side file
+  int64_t next_refused_check_ns_ = 0;
   std::set<std::string> reported_leftovers_;  // other users' temp/claim names, warned about once
   size_t in_flight_ = 0;
   bool stopping_ = false;

@@ -39,6 +39,7 @@ std::string_view stage_name(Stage s) {
     case Stage::kArchive: return "archive";
     case Stage::kRestore: return "restore";
     case Stage::kStore: return "store";
+    case Stage::kStoreOwner: return "store-owner";
     case Stage::kExport: return "export";
     case Stage::kConfig: return "config";
     case Stage::kCompare: return "compare";

@@ -20,6 +20,9 @@ enum class Stage : uint8_t {
   // Compare.
   kCompare, kIndex, kMatch, kMode, kRanks, kLoad, kConcat, kDetect, kTopology, kTokens, kMapping, kOpMapping,
   kMetadata, kWeight,
+  // Appended (no value above moves): a file beside a summary store (-wal, -shm, -journal) of
+  // another owner than the store's: the store is refused while it is there (docs/safety.md R2, R6).
+  kStoreOwner,
 };
 // clang-format on
 

@@ -15,6 +15,7 @@
 #include "common/base/run_workers.h"
 #include "common/base/test_hooks.h"
 #include "common/compaction/publish_pipeline.h"
+#include "common/compaction/temp_content.h"
 #include "common/formats/dump_name.h"
 #include "common/io/tree_walk.h"
 #include "common/safety/dump_roots.h"
@@ -172,7 +173,7 @@ void recover_leftovers(RootScan& rs, CompactReport& report) {
   for (const auto& l : rs.leftovers) {
     auto f = r.file(l.rel);
     if (!f.ok()) continue;
-    LeftoverOutcome o = recover_leftover(*f, l.scope, LeftoverPolicy{});
+    LeftoverOutcome o = recover_leftover(*f, l.scope, LeftoverPolicy{.temp_content = our_temp_content});
     switch (o.action) {
       case LeftoverAction::kRemoved: ++report.temp_removed; break;
       case LeftoverAction::kRenamedBack: {

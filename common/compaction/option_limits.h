@@ -24,6 +24,9 @@ inline constexpr IntSetting kSettleMs{"settle_ms", 0, 600'000, 200};
 inline constexpr IntSetting kRescanIntervalS{"rescan_interval_s", 1, 86'400, 30};
 // inotify watches per watched root (`watch` config): beyond it, directories are rescanned.
 inline constexpr IntSetting kMaxWatchesPerRoot{"max_watches_per_root", 1, 16'777'216, 65'536};
+// The share (percent) of the user's inotify watch limit (fs.inotify.max_user_watches) one watch
+// may take, all its roots together: the rest stays for the user's other services.
+inline constexpr IntSetting kMaxWatchShare{"max_watch_share", 1, 100, 50};
 // Count-sketch buckets: also a power of two (is_valid_sketch_width).
 inline constexpr IntSetting kSketchWidth{"sketch_width", 2, 65'536, kDefaultSketchWidth};
 

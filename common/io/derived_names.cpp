@@ -65,6 +65,18 @@ bool is_lock_temp_name(std::string_view name) {
   return name.size() > 1 && name.front() == '.' && name.find('/') == std::string_view::npos;
 }
 
+std::optional<std::string> final_name_of_temp(std::string_view name) {
+  if (!name.starts_with(kTempPrefix) || name.find('/') != std::string_view::npos) return std::nullopt;
+  name.remove_prefix(kTempPrefix.size());
+  if (name.size() < kClaimTagChars) return std::nullopt;
+  const std::string_view tag = name.substr(name.size() - kClaimTagChars);
+  for (char c : tag)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return std::nullopt;
+  if (name.size() == kClaimTagChars) return std::string();
+  if (name.size() < kClaimTagChars + 2 || name[name.size() - kClaimTagChars - 1] != '.') return std::nullopt;
+  return std::string(name.substr(0, name.size() - kClaimTagChars - 1));
+}
+
 namespace {
 
 struct ClaimParts {

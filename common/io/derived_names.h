@@ -56,6 +56,11 @@ std::string raw_name_of_claim(std::string_view claim_name);
 // The owner uid a claim name carries (nullopt: none, or not a well-formed claim name).
 std::optional<uint32_t> claim_owner_of(std::string_view claim_name);
 
+// The name a temp of ours was to take: `.msit-tmp.{final}.{tag}` -> final, `.msit-tmp.{tag}`
+// (a final name too long to carry) -> "", with {tag} exactly kClaimTagChars letters or digits, as
+// DirTemp::create() and temp_name_for() make them; nullopt for any other name (never ours).
+std::optional<std::string> final_name_of_temp(std::string_view name);
+
 // `.msit-tmp..msit-compact.lock.{tag}`: the temp TreeLock::acquire creates, locks and then
 // links to kLockName (common/safety/publish.h create_temp_at); a kill -9 in between leaves it.
 bool is_lock_temp_name(std::string_view name);

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "common/io/derived_names.h"
 #include "common/io/file.h"
@@ -26,11 +27,45 @@ LeftoverOutcome outcome(LeftoverAction a, const FileRef& f, const std::string& w
 // Anybody can create these names; only the owner's own files are acted on.
 bool single_link_regular(const struct stat& st) { return S_ISREG(st.st_mode) && st.st_nlink == 1; }
 
+// The first bytes of the file under F's name, if it is still the file ST describes.
+std::optional<std::string> head_of(const FileRef& f, const struct stat& st) {
+  UniqueFd fd(::openat(f.dir.get(), f.name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  struct stat opened {};
+  if (!fd.valid() || ::fstat(fd.get(), &opened) != 0 || opened.st_ino != st.st_ino || opened.st_dev != st.st_dev)
+    return std::nullopt;
+  std::string head(kTempHeadBytes, '\0');
+  const ssize_t n = ::pread(fd.get(), head.data(), head.size(), 0);
+  if (n < 0) return std::nullopt;
+  head.resize(static_cast<size_t>(n));
+  return head;
+}
+
+// Empty when the temp's name and content are exactly what we write there; else why not.
+std::string why_not_our_temp(const FileRef& f, const struct stat& st, const LeftoverPolicy& policy) {
+  const std::optional<std::string> final_name = final_name_of_temp(f.name);
+  if (!final_name) return "a name like our temps' that we never make";
+  // restore's temps hold the raw bytes of the archive beside them; their content is not checked.
+  struct stat archive {};
+  if (!final_name->empty() && !derived_name_of(*final_name) && *final_name != kStoreFileName)
+    return ::fstatat(f.dir.get(), archive_name_for(*final_name).c_str(), &archive, AT_SYMLINK_NOFOLLOW) == 0 &&
+                   S_ISREG(archive.st_mode)
+               ? ""
+               : "a temp name for a file we never write in this directory";
+  if (st.st_size == 0) return "";
+  const std::optional<std::string> head = head_of(f, st);
+  if (!head) return "cannot be read (changed meanwhile?)";
+  if (policy.temp_content == nullptr || !policy.temp_content(*final_name, *head))
+    return "holds something we never write under this name";
+  return "";
+}
+
 LeftoverOutcome recover_temp(const FileRef& f, const struct stat& st, const LeftoverPolicy& policy) {
   if (!single_link_regular(st) || st.st_uid != ::geteuid())
     return outcome(LeftoverAction::kNotOurs, f,
                    "a temp file name this user did not write (owner uid " + std::to_string(st.st_uid) + ", links " +
                        std::to_string(st.st_nlink) + "); left alone");
+  if (std::string why = why_not_our_temp(f, st, policy); !why.empty())
+    return outcome(LeftoverAction::kNotOurs, f, why + "; left alone");
   if (identity_from_stat(st).mtime_ns >= policy.temps_before_ns)
     return outcome(LeftoverAction::kInFlight, f, "a temp file of this run; kept");
   if (::unlinkat(f.dir.get(), f.name.c_str(), 0) != 0) {

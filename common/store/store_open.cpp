@@ -128,7 +128,7 @@ Status check_side_file(const std::string& path, const struct stat& st, uid_t own
                           "owner did not make it");
   }
   if (st.st_uid != owner) {
-    return make_error(path, Stage::kStore,
+    return make_error(path, Stage::kStoreOwner,
                       "belongs to " + uid_text(st.st_uid) + ", but the store belongs to " + uid_text(owner) +
                           ": a file another user put beside the store (it could forge its rows), so " + refused +
                           " while it is there. Find out who made it, then remove it");
@@ -205,7 +205,7 @@ Error store_open_error(sqlite3* db, const DirRef& dir, const std::string& path, 
   std::optional<VfsRefusal> refused = last_refusal();
   forget_refusal();
   if (refused) {
-    return make_error(dir.path + "/" + refused->name, Stage::kStore,
+    return make_error(dir.path + "/" + refused->name, refused->foreign_owner ? Stage::kStoreOwner : Stage::kStore,
                       refused->why + " (found when SQLite opened it): the store " + path +
                           " is not opened. Remove the file if the store's owner did not make it");
   }

@@ -146,7 +146,8 @@ int beneath_open(const char* path, int flags, int mode) {
   }
   if (!why.empty()) {
     ::close(opened);
-    refusal = VfsRefusal{n.entry, std::move(why)};
+    const bool foreign = S_ISREG(st.st_mode) && st.st_nlink == 1 && st.st_uid != n.owner;
+    refusal = VfsRefusal{n.entry, std::move(why), foreign};
     return errno = EPERM, -1;
   }
   last_open = LastOpen{n.entry, FileKey{st.st_dev, st.st_ino}};

@@ -36,6 +36,7 @@ std::string beneath_filename(int dir_fd, std::string_view name);
 struct VfsRefusal {
   std::string name;
   std::string why;
+  bool foreign_owner = false;  // a regular single-link file of another owner than the store's
 };
 void forget_refusal();
 std::optional<VfsRefusal> last_refusal();

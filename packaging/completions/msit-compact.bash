@@ -63,7 +63,7 @@ _msit_compact() {
       _filedir
       return
       ;;
-    -j | --jobs | --settle-ms | --zstd-level | --zstd-workers | --rescan-interval-s | --min-free | --rank)
+    -j | --jobs | --settle-ms | --zstd-level | --zstd-workers | --rescan-interval-s | --max-watch-share | --min-free | --rank)
       return
       ;;
     --config | --json-status | --graph | --golden-graph | --golden)
@@ -88,7 +88,7 @@ _msit_compact() {
   case "$cmd" in
     watch)
       opts+=" --settle-ms -j --jobs --summary-format --keep-raw --archive --zstd-level --zstd-workers"
-      opts+=" --sketch-width --sketch-bits --rescan-interval-s --min-free --config --json-status -v --verbose -q --quiet"
+      opts+=" --sketch-width --sketch-bits --rescan-interval-s --max-watch-share --min-free --config --json-status -v --verbose -q --quiet"
       opts+=" --golden --op-mapping-file -mf --events --on-divergence --keep-raw-near-divergence --held-raw-cap"
       ;;
     compact)

@@ -69,7 +69,7 @@ W3() {
   echo "W3: a restarted watch removes a dead predecessor's temps and gives claimed files their names back"
   mkdir -p "$WORK/w3/msit_ge_dump"
   ge "$WORK/w3/msit_ge_dump/.msit-claim.abc123-$(id -u).$(name 1)"  # ours: our uid in the name (docs/safety.md P5)
-  echo partial > "$WORK/w3/msit_ge_dump/.msit-tmp.abc123.$(name 1).summary.json"
+  printf %s "{\"created_by\":\"msit-compact 0" > "$WORK/w3/msit_ge_dump/.msit-tmp.$(name 1).summary.json.abc123"
   start_daemon "$WORK/w3" --settle-ms 50
   wait_until 30 compacted "$WORK/w3/msit_ge_dump/$(name 1)" || fail "W3: the claimed file was not compacted under its own name"
   # The raw name is gone as soon as the file is claimed; its claim name a moment later.

@@ -90,7 +90,7 @@ plant() {  # plant DIR: B's temp/claim names outside and inside the dump root of
     as_user "$UB" cp "$WORK/b-embeddings.npy" "$d/$n"
   done
   # Leftovers of our own killed run (made by root, our uid in the claim): recovered.
-  echo partial > "$d/msit_fx_dump/.msit-tmp.ours.summary.json.k1LL3d"
+  printf %s "{\"created_by\":\"msit-comp" > "$d/msit_fx_dump/.msit-tmp.ours.summary.json.k1LL3d"
   $DUMPS npy "$d/msit_fx_dump/.msit-claim.xyz789-0.sub_1-aten.sub.Tensor.OUTPUT.0.20250101000000000002.npy"
 }
 check_planted() {  # check_planted DIR OUTPUT_FILE WHAT

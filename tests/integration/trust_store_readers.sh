@@ -4,7 +4,7 @@
 # unprivileged accounts: (1) hard links to root's files planted as a store's -wal/-shm are
 # never re-owned, truncated or written by inspect/export/compare; (2) a WAL another user puts
 # beside a store in a shared (1777) dump root is refused by every reader and never checkpointed
-# by compact; (3) crafted stores (a view, a trigger, an unknown table, an index, a huge value)
+# by compact, and a running watch names it in its status file, `status` and the log; (3) crafted stores (a view, a trigger, an unknown table, an index, a huge value)
 # are refused quickly with a clear error.
 source "$(dirname "$0")/compact_lib.sh" "$@"
 source "$(dirname "$0")/users_lib.sh"
@@ -132,6 +132,34 @@ grep -qE "$pattern" "$T/compact.err" "$T/compact.out" || { cat "$T/compact.err" 
 rm -f "$store_s-wal"
 msit export "$store_s" --format csv -o "$T/2.after.csv" 2> /dev/null || fail "export after B's WAL is gone"
 cmp -s "$T/2.before.csv" "$T/2.after.csv" || fail "the store's rows changed while B's WAL was beside it"
+# ---- (2b) The same WAL under a running watch: still refused, and loud (issue 43, R6) ------
+as_user "$UB" cp "$T/b/msit-summary.db-wal" "$store_s-wal"
+before_wal=$(ident "$store_s-wal")
+before_store=$(ident "$store_s")
+left_raw="$(dirname "$raw_s")/$(basename "$new_raw")"
+[ -f "$left_raw" ] || fail "the raw file compact refused to take is gone"
+"$MSIT" watch --settle-ms 20 --json-status "$T/w.status" "$T/s/m/msit_fx_dump" > "$T/w.log" 2>&1 &
+wpid=$!
+refused() { python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['refused_store_files']))" "$T/w.status" 2>/dev/null || echo 0; }
+wait_until 60 '[ "$(refused)" -ge 1 ]' || { kill -9 $wpid; cat "$T/w.log" >&2; fail "(2b) the status file does not name the refused store"; }
+python3 - "$T/w.status" "$store_s-wal" "$UB_ID" "$UA_ID" <<'PY' || { kill -9 $wpid; fail "(2b) the status file's entry is wrong"; }
+import json, sys
+r = json.load(open(sys.argv[1]))["refused_store_files"][0]
+assert r == {"file": sys.argv[2], "owner_uid": int(sys.argv[3]), "store_owner_uid": int(sys.argv[4])}, r
+PY
+msit status --json-status "$T/w.status" > "$T/w.status.txt" 2>&1 || true
+grep -qE "STORE REFUSED +$store_s-wal belongs to uid $UB_ID" "$T/w.status.txt" \
+  || { kill -9 $wpid; cat "$T/w.status.txt" "$T/w.log" >&2; fail "(2b) status does not show the refused store"; }
+wait_until 30 "grep -qE 'msit-summary.db-wal: belongs to uid $UB_ID, not to uid $UA_ID that owns the summary store' '$T/w.log'" \
+  || { kill -9 $wpid; cat "$T/w.log" >&2; fail "(2b) no log line naming the file and its owner"; }
+[ -f "$left_raw" ] || { kill -9 $wpid; fail "(2b) the raw file was removed while its store was refused"; }
+[ "$(ident "$store_s-wal")" = "$before_wal" ] || { kill -9 $wpid; fail "(2b) watch touched B's WAL"; }
+[ "$(ident "$store_s")" = "$before_store" ] || { kill -9 $wpid; fail "(2b) watch changed the store beside B's WAL"; }
+rm -f "$store_s-wal"
+wait_until 120 '[ ! -e "$left_raw" ] && [ "$(refused)" = 0 ]' \
+  || { kill -9 $wpid; cat "$T/w.log" >&2; fail "(2b) the file was not compacted once B's WAL was gone"; }
+kill -TERM $wpid
+wait $wpid || fail "(2b) watch exited with $? after SIGTERM"
 
 # ---- (3) Crafted stores: refused before any query runs their SQL (T4, T5) ---------------
 mkdir -p "$T/c"

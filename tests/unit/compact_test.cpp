@@ -152,7 +152,7 @@ TEST_F(CompactTest, RunCompactCountsEverythingAndCleansTemps) {
   fs::create_directory(dir_ + "/msit_fx_dump");
   write("msit_fx_dump/" + fx_name_, npy_bytes({1.0f, 2.0f}));
   write("msit_fx_dump/b-aten.mul.Tensor.INPUT.0.20250101000000000000.npy", npy_bytes({3.0f}));
-  write("msit_fx_dump/.msit-tmp.stale.summary.json.abc123", "{partial");
+  write("msit_fx_dump/.msit-tmp.stale.summary.json.abc123", R"({"created_by":"msit-compact 0)");  // cut short
   write("msit_fx_dump/notes.bin.weird", "hello");
   write("embeddings.npy", npy_bytes({4.0f}));  // a user's array outside any dump root
   write("dynamo_original_graph_1_rank_0_pid_1_ts_1.txt", "op {}");

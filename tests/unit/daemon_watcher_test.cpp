@@ -85,23 +85,25 @@ TEST_F(WatcherTest, StartupScanClaimsExistingFilesAndRemovesStaleTemps) {
   write_file(root + "/Add.a.1.1.1");
   write_file(root + "/0/graph/1/Add.b.1.1.1");
   write_file(root + "/0/graph.txt");  // not a dump
+  // Temps of ours (name and content as we write them: docs/safety.md P5).
+  const std::string summary_start = R"({"created_by":"msit-compact 0)";
   std::string stale = root + "/0/.msit-tmp.Add.x.summary.json.abc123";
-  write_file(stale);
+  write_file(stale, summary_start);
   struct timeval old[2] = {{1000, 0}, {1000, 0}};
   ASSERT_EQ(::utimes(stale.c_str(), old), 0);
-  std::string fresh_temp = root + "/.msit-tmp.y";
+  std::string fresh_temp = root + "/.msit-tmp.y.summary.json.abc123";
   make();
   // Newer than the watcher, but found by the start-up scan: the service holds the tree's lock,
   // so it is a dead predecessor's (killed within the last seconds), not a live write.
-  write_file(fresh_temp);
+  write_file(fresh_temp, summary_start);
   w->start();
   ASSERT_EQ(sink.jobs.size(), 2u);
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_FALSE(fs::exists(fresh_temp));
   EXPECT_EQ(w->counters().temp_cleaned, 2u);
   // After start-up, a new temp is ours (in flight): a rescan leaves it alone.
-  std::string ours = root + "/.msit-tmp.z";
-  write_file(ours);
+  std::string ours = root + "/.msit-tmp.z.summary.json.abc123";
+  write_file(ours, summary_start);
   w->tree().scan_all();
   EXPECT_TRUE(fs::exists(ours));
   EXPECT_EQ(source.watches.size(), 4u);  // root, 0, 0/graph, 0/graph/1

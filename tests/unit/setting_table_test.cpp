@@ -116,7 +116,8 @@ TEST(SettingTable, ManPageStatesTheTablesRangesAndDefaults) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 7);  // settle, jobs, zstd level and workers, sketch width, rescan, keep near divergence
+  EXPECT_EQ(checked,
+            8);  // settle, jobs, zstd level and workers, sketch width, rescan, watch share, keep near divergence
 }
 
 TEST(SettingTable, BashCompletionListsExactlyTheTablesOptions) {
@@ -167,7 +168,7 @@ TEST(SettingTable, AReloadKeepsWhatTheTableMarksForARestart) {
   next.live.on_divergence = "true";
   next.live.held_raw_cap_bytes = 1;
   EXPECT_EQ(keep_at_reload(next, now, SettingReload::kRestart),
-            "config: changes to dir and jobs take effect after a restart");
+            "config: changes to dir, jobs and max_watch_share take effect after a restart");
   EXPECT_EQ(keep_at_reload(next, now, SettingReload::kRestartLive),
             "config: changes to golden, op_mapping_file, events, keep_raw_near_divergence and held_raw_cap take "
             "effect after a restart");

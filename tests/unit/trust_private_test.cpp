@@ -276,5 +276,44 @@ TEST(WatchCap, DirectoriesBeyondTheCapGetNoWatchAndAreStillScanned) {
   EXPECT_EQ(tree.capped_roots(), 0u);
 }
 
+// Issue 43: a user's thousands of directories take at most the share of the user's inotify
+// limit, all roots together; the rest of the limit stays for other services.
+TEST(WatchCap, AllRootsTogetherTakeAtMostTheirShareOfTheUsersLimit) {
+  daemon::testing::TempDir tmp;
+  const std::string a = tmp.path + "/a/msit_ge_dump", b = tmp.path + "/b/msit_ge_dump";
+  for (int i = 0; i < 6; ++i) fs::create_directories(a + "/d" + std::to_string(i));
+  for (int i = 0; i < 6; ++i) fs::create_directories(b + "/d" + std::to_string(i));
+  daemon::testing::write_file(b + "/d5/Add.x");
+  daemon::testing::FakeSource source;
+  daemon::Logger log(false);
+  std::vector<std::string> lines;
+  log.capture_to(&lines);
+  std::vector<std::string> found;
+  daemon::WatchTree tree(
+      source, log, {a, b}, 100,
+      daemon::TreeHooks{[&](const std::string& p, bool) { found.push_back(p); }, nullptr,
+                        [](const std::string&, std::string_view) { return true; }, nullptr, nullptr});
+  const daemon::WatchShare share = daemon::watch_share_of(50, 16);  // a limit of 16: 8 for us
+  EXPECT_EQ(share.max_watches, 8u);
+  tree.set_share(share);
+  tree.scan_all();
+  EXPECT_EQ(tree.watch_count(), 8u) << "14 directories, a share of 8";
+  EXPECT_TRUE(tree.share_reached());
+  EXPECT_EQ(found.size(), 1u) << "the file in a directory without a watch is still listed";
+  tree.scan_all();
+  const auto said = std::count_if(lines.begin(), lines.end(), [](const std::string& s) {
+    return s.find("max_watch_share (50% of fs.inotify.max_user_watches, 16)") != std::string::npos;
+  });
+  EXPECT_EQ(said, 1) << "said once";
+  const int wd = source.watches.rbegin()->first;
+  source.queued.push_back(daemon::FsEvent{wd, IN_IGNORED, ""});
+  std::vector<daemon::FsEvent> ev;
+  ASSERT_TRUE(source.read_events(ev).ok());
+  for (const auto& e : ev) tree.handle(e);
+  EXPECT_FALSE(tree.share_reached()) << "a watch freed: below the share again";
+  EXPECT_EQ(daemon::watch_share_of(50, std::nullopt).max_watches, SIZE_MAX) << "an unknown limit takes no share";
+  EXPECT_EQ(daemon::watch_share_of(1, 10).max_watches, 1u) << "never none";
+}
+
 }  // namespace
 }  // namespace msit

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "common/compaction/compact_run.h"
+#include "common/compaction/temp_content.h"
 #include "common/io/derived_names.h"
 #include "common/io/file.h"
 #include "common/io/tree_walk.h"
@@ -142,7 +143,7 @@ class LeftoverTest : public ::testing::Test {
     root = tmp.path + "/work";
     fs::create_directories(root + "/msit_fx_dump");
   }
-  LeftoverOutcome recover(const std::string& rel, LeftoverPolicy policy = {}) {
+  LeftoverOutcome recover(const std::string& rel, LeftoverPolicy policy = {.temp_content = our_temp_content}) {
     auto f = file_ref_of_path(root + "/" + rel);
     EXPECT_TRUE(f.ok());
     return recover_leftover(*f, DumpScope::of_path(fs::path(root + "/" + rel).parent_path().string()), policy);
@@ -171,9 +172,9 @@ TEST_F(LeftoverTest, TempsAndClaimsOutsideDumpRootsAreNeverTouched) {
 }
 
 TEST_F(LeftoverTest, OurTempInADumpRootIsRemovedUnlessLinkedOrInFlight) {
-  write_file(root + "/msit_fx_dump/.msit-tmp.a.summary.json.x1");
-  EXPECT_EQ(recover("msit_fx_dump/.msit-tmp.a.summary.json.x1").action, LeftoverAction::kRemoved);
-  EXPECT_FALSE(fs::exists(root + "/msit_fx_dump/.msit-tmp.a.summary.json.x1"));
+  write_file(root + "/msit_fx_dump/.msit-tmp.a.summary.json.Ab12Cd", R"({"created_by":"msit-compact 0.1)");
+  EXPECT_EQ(recover("msit_fx_dump/.msit-tmp.a.summary.json.Ab12Cd").action, LeftoverAction::kRemoved);
+  EXPECT_FALSE(fs::exists(root + "/msit_fx_dump/.msit-tmp.a.summary.json.Ab12Cd"));
 
   // A hard link to a file elsewhere: the name is somebody's way to reach that file.
   write_file(root + "/precious");
@@ -182,9 +183,10 @@ TEST_F(LeftoverTest, OurTempInADumpRootIsRemovedUnlessLinkedOrInFlight) {
   EXPECT_TRUE(fs::exists(root + "/msit_fx_dump/.msit-tmp.b.x1"));
 
   // Newer than the policy's limit: may be this process's own temp in flight.
-  write_file(root + "/msit_fx_dump/.msit-tmp.c.x1");
-  EXPECT_EQ(recover("msit_fx_dump/.msit-tmp.c.x1", LeftoverPolicy{0}).action, LeftoverAction::kInFlight);
-  EXPECT_TRUE(fs::exists(root + "/msit_fx_dump/.msit-tmp.c.x1"));
+  write_file(root + "/msit_fx_dump/.msit-tmp.c.summary.json.Ab12Cd", "");
+  EXPECT_EQ(recover("msit_fx_dump/.msit-tmp.c.summary.json.Ab12Cd", LeftoverPolicy{0, our_temp_content}).action,
+            LeftoverAction::kInFlight);
+  EXPECT_TRUE(fs::exists(root + "/msit_fx_dump/.msit-tmp.c.summary.json.Ab12Cd"));
 }
 
 TEST_F(LeftoverTest, AnotherUsersTempIsKept) {

@@ -1,5 +1,6 @@
 // `msit-compact compare --my-path MY --golden-path GOLDEN`: run the library compare, write one
-// msit-compatible report per rank, print the summary, map the outcome to an exit code.
+// msit-compatible report per rank (msProbe dumps: cli/compare_msprobe.cpp), print the summary, map
+// the outcome to an exit code.
 #ifdef MSIT_MIMALLOC
 #include <mimalloc.h>
 #else
@@ -21,6 +22,7 @@
 
 #include "cli/commands.h"
 #include "cli/compare_atb.h"
+#include "cli/compare_msprobe.h"
 #include "cli/compare_outcome.h"
 #include "cli/compare_report_sink.h"
 #include "common/base/stage_thread.h"
@@ -51,6 +53,9 @@ struct CompareArgs {
   size_t recompute_before = 3;  // and this many ops before it
   std::string log_level;        // msit's -l/--log-level, mapped onto the verbosity
   AtbCliArgs atb;               // ATB / torch-hook dumps (cli/compare_atb.cpp)
+  MsprobeCliArgs msprobe;       // msProbe dumps (cli/compare_msprobe.cpp)
+  std::string stack_path;       // msProbe 8.x's compare.json stack_path
+  const CLI::Option* cell_mapping = nullptr;
   // The options that only some flows take (common/compare/flow.h option table).
   struct Limited {
     const CLI::Option* option;
@@ -183,6 +188,11 @@ int run(const CompareArgs& a) {
   }
   const FlowFamily flow = detect_family(selectors, paths.golden, paths.my);
   if (int rc = check_flow_options(a, flow); rc != kExitOk) return rc;
+  if (flow == FlowFamily::kMsprobe) {
+    unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+    return run_msprobe_compare_cli(MsprobeRunArgs{a.my_path, a.golden_path, a.output, a.stack_path, jobs, a.verbosity},
+                                   a.msprobe, a.cell_mapping->count() > 0);
+  }
   if (flow != FlowFamily::kTorchair) {
     std::optional<PhaseTimer> timer;
     if (a.timings) timer.emplace(stderr);
@@ -317,16 +327,17 @@ std::string compare_exit_statuses() {
 
 CLI::App* register_compare(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<CompareArgs>();
-  CLI::App* cmd =
-      app.add_subcommand("compare", "Compare two dumps (raw, summarized or mixed) into an msit-compatible report");
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "Compare two dumps (raw, summarized or mixed) into an msit- or msProbe-compatible report");
   // msit spells these -mp/--my-path and -gp/--golden-path (rewritten before parsing:
   // cli/msit_spellings.h).
   cmd->add_option("--my-path,-m", a->my_path,
                   "My dump: the GE dump (msit_ge_dump / msprobe_ge_dump), an FX dump, an ATB/torch token dir, the "
-                  "MindIE NPU dump, or a tensor file (msit: -mp); required");
+                  "MindIE NPU dump, a tensor file, or msProbe's target dump.json / rank / step dir (msit: -mp, "
+                  "msProbe: -tp); required");
   cmd->add_option("--golden-path,-g", a->golden_path,
-                  "Golden dump: FX dump, unfused GE dump, torch/ATB token dir, CPU torch token dir, or a tensor file "
-                  "(msit: -gp); required");
+                  "Golden dump: FX dump, unfused GE dump, torch/ATB token dir, CPU torch token dir, a tensor file, or "
+                  "msProbe's golden dump (msit and msProbe: -gp); required");
   cmd->add_option("--output,-o", a->output, "Directory for the report (default: current directory)");
   auto* rank = cmd->add_option("--rank", a->rank, "Only this rank of a worldsize*_global_rank* layout");
   add_jobs(cmd, a->jobs, "Worker threads");
@@ -352,18 +363,48 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
                                  "Ops recomputed before the first divergence (default 3)")
                      ->check(CLI::Range(size_t{0}, size_t{64}));
   AtbOptions atb = add_atb_options(cmd, a->atb);
-  cmd->footer(compare_exit_statuses());
+  MsprobeOptions ms = add_msprobe_options(cmd, a->msprobe);
+  a->cell_mapping = ms.cell_mapping;
   using O = FlowOption;
   a->limited = {
-      {rank, O::kRank},          {sketch, O::kSketchWidth},         {html, O::kHtml},
-      {json, O::kJson},          {filters, O::kMsitFilters},        {columns, O::kMsitColumns},
-      {atb.level, O::kCmpLevel}, {atb.op_mapping, O::kOpMapping},   {atb.dir_rule, O::kDirRule},
-      {atb.stats, O::kStats},    {atb.msit_compat, O::kMsitCompat}, {recompute, O::kRecompute},
+      {rank, O::kRank},
+      {sketch, O::kSketchWidth},
+      {html, O::kHtml},
+      {json, O::kJson},
+      {filters, O::kMsitFilters},
+      {columns, O::kMsitColumns},
+      {atb.level, O::kCmpLevel},
+      {atb.op_mapping, O::kOpMapping},
+      {atb.dir_rule, O::kDirRule},
+      {atb.stats, O::kStats},
+      {atb.msit_compat, O::kMsitCompat},
+      {ms.fuzzy, O::kFuzzyMatch},
+      {ms.data_mapping, O::kDataMapping},
+      {ms.cell_mapping, O::kCellMapping},
+      {ms.layer_mapping, O::kLayerMapping},
+      {ms.diff_analyze, O::kDiffAnalyze},
+      {ms.xlsx, O::kXlsx},
+      {recompute, O::kRecompute},
       {before, O::kRecompute},
   };
+  cmd->footer(
+      compare_exit_statuses() +
+      "\nmsit's and msProbe's command lines run as they are:\n"
+      "  msit-compact compare -mp msit_ge_dump -gp msit_fx_dump -o out\n"
+      "  msit-compact compare -tp npu/step0 -gp bench/step0 -o out [-fm] [-dm map.yaml] [-cm [map.yaml]] [--xlsx]\n"
+      "  msit-compact compare -i compare.json -o out          (msProbe 8.x: npu_path, bench_path, stack_path)");
   cmd->callback([a, &exit_code] {
     // Checked here, not by CLI11's required(): CLI11 checks those before unknown arguments,
     // and `compare -gpX Y` style mistakes deserve the hint of the unknown-argument error.
+    if (!a->msprobe.input_json.empty()) {
+      if (!a->my_path.empty() || !a->golden_path.empty()) {
+        throw CLI::ValidationError("-i", "give the paths in compare.json or on the command line, not both");
+      }
+      MsprobeInput in = read_msprobe_input_json(a->msprobe.input_json);
+      a->my_path = in.npu_path;
+      a->golden_path = in.bench_path;
+      a->stack_path = in.stack_path;
+    }
     if (a->my_path.empty()) throw CLI::RequiredError("--my-path");
     if (a->golden_path.empty()) throw CLI::RequiredError("--golden-path");
     a->verbosity = verbosity_of_log_level(a->log_level, a->verbosity);

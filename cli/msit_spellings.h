@@ -12,14 +12,22 @@
 namespace msit::cli {
 
 struct MsitSpelling {
-  std::string_view msit;  // as msit's argparse spells it
+  std::string_view msit;  // as msit's (or msProbe's) argparse spells it
   std::string_view ours;  // the long option it stands for here
+  std::string_view whose = "msit's";
 };
 
 // clang-format off
-// msit's single-letter short options (-o, -l, -w) are CLI11 short options already.
-inline constexpr std::array<MsitSpelling, 4> kMsitSpellings{{
-    {"-gp", "--golden-path"},
+// msit's single-letter short options (-o, -l, -w) are CLI11 short options already; msProbe's
+// (-tp, -gp, -fm, -dm, -cm, -lm, -da) are rewritten like msit's.
+inline constexpr std::array<MsitSpelling, 10> kMsitSpellings{{
+    {"-tp", "--my-path", "msProbe's"},
+    {"-fm", "--fuzzy-match", "msProbe's"},
+    {"-dm", "--data-mapping", "msProbe's"},
+    {"-cm", "--cell-mapping", "msProbe's"},
+    {"-lm", "--layer-mapping", "msProbe's"},
+    {"-da", "--diff-analyze", "msProbe's"},
+    {"-gp", "--golden-path", "msit's and msProbe's"},
     {"-mp", "--my-path"},
     {"-cl", "--cmp-level"},
     {"-mf", "--op-mapping-file"},
@@ -107,10 +115,13 @@ inline std::string unknown_option_hint(std::string_view arg, const std::vector<s
     }
   }
   if (best.empty()) return {};
-  std::string hint = "did you mean " + best + "?";
+  std::vector<std::string> also;
   for (const auto& s : kMsitSpellings) {
-    if (msit_spellings && s.ours == best) hint += " (msit's " + std::string(s.msit) + " is accepted too)";
+    if (msit_spellings && s.ours == best) also.push_back(std::string(s.whose) + " " + std::string(s.msit));
   }
+  std::string hint = "did you mean " + best + "?";
+  if (also.size() == 1) hint += " (" + also[0] + " is accepted too)";
+  if (also.size() == 2) hint += " (" + also[0] + " and " + also[1] + " are accepted too)";
   return hint;
 }
 

@@ -62,6 +62,12 @@ const std::vector<OptionRow>& option_table() {
       {FlowOption::kDirRule, {F::kAtbTorch, F::kAtbStats}},
       {FlowOption::kStats, {F::kAtbStats}},
       {FlowOption::kMsitCompat, {F::kAtbTorch, F::kLegacyAit, F::kManualMapping, F::kWeight}},
+      {FlowOption::kFuzzyMatch, {F::kMsprobe}},
+      {FlowOption::kDataMapping, {F::kMsprobe}},
+      {FlowOption::kCellMapping, {F::kMsprobe}},
+      {FlowOption::kLayerMapping, {F::kMsprobe}},
+      {FlowOption::kDiffAnalyze, {F::kMsprobe}},
+      {FlowOption::kXlsx, {F::kMsprobe}},
       // opcheck needs each op's own inputs: GE dump files (the torchair flows), ATB op
       // directories and torch API directories (the ATB/torch flow).
       {FlowOption::kRecompute, {F::kTorchair, F::kAtbTorch}},
@@ -92,6 +98,7 @@ FlowFamily family_of(Flow f) {
     case Flow::kWeight: return FlowFamily::kWeight;
     case Flow::kMindie: return FlowFamily::kMindie;
     case Flow::kTwoFiles: return FlowFamily::kTwoFiles;
+    case Flow::kMsprobe: return FlowFamily::kMsprobe;
   }
   return FlowFamily::kTorchair;
 }
@@ -110,6 +117,7 @@ std::string_view flow_name(Flow f) {
     case Flow::kWeight: return "weights";
     case Flow::kMindie: return "MindIE Torch";
     case Flow::kTwoFiles: return "two files";
+    case Flow::kMsprobe: return "msProbe";
   }
   return "?";
 }
@@ -124,6 +132,7 @@ std::string_view family_name(FlowFamily f) {
     case FlowFamily::kWeight: return "weight compare (-w)";
     case FlowFamily::kMindie: return "MindIE Torch compare (--ops-json)";
     case FlowFamily::kTwoFiles: return "two-file compare";
+    case FlowFamily::kMsprobe: return "msProbe compare (dump.json, rank or step folders)";
   }
   return "compare";
 }
@@ -153,7 +162,11 @@ std::optional<OptionRefusal> refuse_option(FlowOption o, std::string_view spelli
               " (detected from the paths and options given); it applies to: " + takes;
   // An ATB option with paths that are not ATB/torch dumps: the paths are what is wrong (exit 3).
   r.bad_paths = f == FlowFamily::kTorchair && std::find(fs.begin(), fs.end(), FlowFamily::kTorchair) == fs.end();
-  if (r.bad_paths) {
+  if (r.bad_paths && fs == std::vector<FlowFamily>{FlowFamily::kMsprobe}) {
+    r.message +=
+        "; the paths are not msProbe dumps (two dump.json files, or two rank, step or dump_path folders of "
+        "msProbe's layout)";
+  } else if (r.bad_paths) {
     r.message +=
         "; the paths are not ATB/torch dumps (ATB: a msit_dump*/ait_dump directory among the last four path "
         "components, with a model/ topology; torch: model_tree.json in the path, its parent or grandparent)";

@@ -28,6 +28,7 @@ enum class Flow : uint8_t {
   kWeight,         // -w
   kMindie,         // --ops-json
   kTwoFiles,       // two tensor files
+  kMsprobe,        // msProbe dump.json files, rank, step or dump_path folders
 };
 
 // The flows that share a pipeline and the options they take: what detection knows before it
@@ -41,8 +42,9 @@ enum class FlowFamily : uint8_t {
   kWeight,
   kMindie,
   kTwoFiles,
+  kMsprobe,
 };
-inline constexpr size_t kFlowFamilyCount = 8;
+inline constexpr size_t kFlowFamilyCount = 9;
 
 FlowFamily family_of(Flow f);
 std::string_view flow_name(Flow f);          // "GE vs FX", "torch vs ATB", ... (the terminal's `mode:`)
@@ -68,6 +70,12 @@ enum class FlowOption : uint8_t {
   kDirRule,
   kStats,
   kMsitCompat,
+  kFuzzyMatch,    // msProbe's -fm
+  kDataMapping,   // -dm
+  kCellMapping,   // -cm
+  kLayerMapping,  // -lm
+  kDiffAnalyze,   // -da
+  kXlsx,          // --xlsx
   kRecompute,
 };
 bool option_applies(FlowOption o, FlowFamily f);

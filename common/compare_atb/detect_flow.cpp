@@ -9,6 +9,7 @@
 #include "common/compare_atb/atb_compare.h"
 #include "common/compare_atb/legacy.h"
 #include "common/compare_atb/side.h"
+#include "common/compare_msprobe/pairs.h"
 
 namespace msit {
 namespace {
@@ -31,6 +32,7 @@ FlowFamily detect_family(const FlowSelectors& s, const std::string& golden_path,
   if (atb::has_manual_mapping(golden_path)) return FlowFamily::kManualMapping;
   if (s.legacy_ait) return FlowFamily::kLegacyAit;
   if (tensor_file(golden_path) && tensor_file(my_path)) return FlowFamily::kTwoFiles;
+  if (is_msprobe_path(golden_path) && is_msprobe_path(my_path)) return FlowFamily::kMsprobe;
   if (atb::is_atb_torch_compare(golden_path, my_path)) return s.stats ? FlowFamily::kAtbStats : FlowFamily::kAtbTorch;
   return FlowFamily::kTorchair;
 }
@@ -51,6 +53,7 @@ Result<Flow> detect_flow_in(FlowFamily family, const std::string& golden_path, c
     case FlowFamily::kWeight: return Flow::kWeight;
     case FlowFamily::kMindie: return Flow::kMindie;
     case FlowFamily::kTwoFiles: return Flow::kTwoFiles;
+    case FlowFamily::kMsprobe: return Flow::kMsprobe;
   }
   return Flow::kGeFx;
 }

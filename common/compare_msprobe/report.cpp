@@ -52,7 +52,9 @@ enum class Col : uint8_t {
   kResult,
   kAccuracy,
   kErrMessage,
+  kStack,
   kDataName,
+  kSource,
 };
 
 struct ColDef {
@@ -76,7 +78,7 @@ constexpr ColDef kCols[] = {
   {Col::kBenchNorm, "Bench l2norm"},
   {Col::kNpuMd5, "NPU MD5"}, {Col::kBenchMd5, "BENCH MD5"}, {Col::kGradConsistent, "Requires_grad Consistent"},
   {Col::kResult, "Result"}, {Col::kAccuracy, "Accuracy Reached or Not"}, {Col::kErrMessage, "Err_message"},
-  {Col::kDataName, "Data_name"},
+  {Col::kStack, "NPU_Stack_Info"}, {Col::kDataName, "Data_name"}, {Col::kSource, "Compare_mode"},
 };
 // clang-format on
 
@@ -89,7 +91,7 @@ std::string_view name_of(Col c) {
 
 // The columns of each mode (msProbe's HEAD_OF_COMPARE_MODE; 8.x's real-data tail says
 // Accuracy Reached or Not where 26.x says Result).
-std::vector<Col> columns_of(MsMode mode, MsGeneration gen) {
+std::vector<Col> columns_of(MsMode mode, MsGeneration gen, MsExtraColumns extra) {
   std::vector<Col> c = {Col::kNpuName,  Col::kBenchName,  Col::kNpuDtype, Col::kBenchDtype,
                         Col::kNpuShape, Col::kBenchShape, Col::kNpuGrad,  Col::kBenchGrad};
   const std::vector<Col> stats = {Col::kNpuMax,   Col::kNpuMin,   Col::kNpuMean,   Col::kNpuNorm,
@@ -99,8 +101,11 @@ std::vector<Col> columns_of(MsMode mode, MsGeneration gen) {
       c.insert(c.end(), {Col::kCosine, Col::kEucDist, Col::kMaxAbsErr, Col::kMaxRelErr, Col::kOneThousandth,
                          Col::kFiveThousandths});
       c.insert(c.end(), stats.begin(), stats.end());
-      c.insert(c.end(), {Col::kGradConsistent, gen == MsGeneration::k26 ? Col::kResult : Col::kAccuracy,
-                         Col::kErrMessage, Col::kDataName});
+      c.insert(c.end(),
+               {Col::kGradConsistent, gen == MsGeneration::k26 ? Col::kResult : Col::kAccuracy, Col::kErrMessage});
+      if (extra.stack) c.push_back(Col::kStack);
+      c.push_back(Col::kDataName);
+      if (extra.sources) c.push_back(Col::kSource);
       return c;
     case MsMode::kSummary:
       c.insert(c.end(), {Col::kMaxDiff, Col::kMinDiff, Col::kMeanDiff, Col::kNormDiff, Col::kMaxRel, Col::kMinRel,
@@ -110,6 +115,8 @@ std::vector<Col> columns_of(MsMode mode, MsGeneration gen) {
     case MsMode::kMd5: c.insert(c.end(), {Col::kNpuMd5, Col::kBenchMd5}); break;
   }
   c.insert(c.end(), {Col::kGradConsistent, Col::kResult, Col::kErrMessage});
+  if (extra.stack) c.push_back(Col::kStack);
+  if (extra.sources) c.push_back(Col::kSource);
   return c;
 }
 
@@ -187,30 +194,42 @@ std::string cell(const MsTable& t, const MsRow& r, Col c) {
     case Col::kAccuracy: return r.legacy_result;
     case Col::kErrMessage: return t.generation == MsGeneration::k26 ? json_list(r.messages) : r.metric_message;
     case Col::kDataName: return py_pair(n.data_name, b ? b->data_name : "N/A");
+    case Col::kSource: return r.source == MetricSource::kNone ? "N/A" : std::string(metric_source_text(r.source));
+    case Col::kStack: break;  // by row index: ms_row_cells
   }
   return "";
 }
 
 }  // namespace
 
-std::vector<std::string_view> ms_header(MsMode mode, MsGeneration generation) {
+namespace {
+MsExtraColumns extra_of(const MsTable& t) { return {static_cast<bool>(t.stack), t.sources}; }
+}  // namespace
+
+std::vector<std::string_view> ms_header(MsMode mode, MsGeneration generation, MsExtraColumns extra) {
   std::vector<std::string_view> h;
-  for (Col c : columns_of(mode, generation)) h.push_back(name_of(c));
+  for (Col c : columns_of(mode, generation, extra)) h.push_back(name_of(c));
   return h;
 }
 
 std::vector<std::string> ms_row_cells(const MsTable& t, size_t i) {
   std::vector<std::string> out;
-  for (Col c : columns_of(t.mode, t.generation)) out.push_back(cell(t, (*t.rows)[i], c));
+  for (Col c : columns_of(t.mode, t.generation, extra_of(t))) {
+    out.push_back(c == Col::kStack ? t.stack(i) : cell(t, (*t.rows)[i], c));
+  }
   return out;
 }
 
-Status write_ms_csv(const MsTable& t, const std::function<Status(std::string_view)>& sink) {
+namespace {
+
+std::string csv_header(MsMode mode, MsGeneration generation, MsExtraColumns extra) {
   std::string line;
-  auto header = ms_header(t.mode, t.generation);
+  auto header = ms_header(mode, generation, extra);
   for (size_t c = 0; c < header.size(); ++c) line += (c ? "," : "") + csv_quote(header[c]);
-  line += '\n';
-  MSIT_TRY(sink(line));
+  return line + '\n';
+}
+
+Status csv_rows(const MsTable& t, const std::function<Status(std::string_view)>& sink) {
   std::string chunk;
   for (size_t i = 0; i < t.rows->size(); ++i) {
     auto cells = ms_row_cells(t, i);
@@ -227,47 +246,117 @@ Status write_ms_csv(const MsTable& t, const std::function<Status(std::string_vie
   return chunk.empty() ? ok_status() : sink(chunk);
 }
 
-Status write_ms_xlsx(const MsTable& t, const std::string& path) {
-  // As the ATB report (common/compare_atb/xlsx_report.cpp): libxlsxwriter writes to the
-  // /proc/self/fd path of our own O_EXCL temp, published without replacing anything.
-  MSIT_ASSIGN_OR_RETURN(OutputFile out, OutputFile::create(path));
-  lxw_workbook_options wo{};
-  wo.constant_memory = LXW_TRUE;
-  const std::string target = out.fd_path();
-  lxw_workbook* wb = workbook_new_opt(target.c_str(), &wo);
-  if (!wb) return make_error(path, Stage::kWrite, "cannot create the xlsx workbook");
-  lxw_worksheet* ws = workbook_add_worksheet(wb, nullptr);
-  lxw_error e = ws ? LXW_NO_ERROR : LXW_ERROR_MEMORY_MALLOC_FAILED;
-  auto header = ms_header(t.mode, t.generation);
-  for (size_t c = 0; c < header.size() && !e; ++c) {
-    std::string name(header[c]);
-    e = worksheet_write_string(ws, 0, static_cast<lxw_col_t>(c), name.c_str(), nullptr);
-  }
-  for (size_t i = 0; i < t.rows->size() && !e; ++i) {
-    auto cells = ms_row_cells(t, i);
-    for (size_t c = 0; c < cells.size() && !e; ++c) {
-      constexpr size_t kMaxCellChars = 32767;  // Excel's cell limit
-      std::string v = cells[c].size() > kMaxCellChars ? cells[c].substr(0, kMaxCellChars) : cells[c];
-      e = worksheet_write_string(ws, static_cast<lxw_row_t>(i + 1), static_cast<lxw_col_t>(c), v.c_str(), nullptr);
-    }
-  }
-  if (e) {
-    workbook_close(wb);
-    return make_error(path, Stage::kWrite, std::string("xlsx: ") + lxw_strerror(e));
-  }
-  if (lxw_error ce = workbook_close(wb))
-    return make_error(path, Stage::kWrite, std::string("xlsx: ") + lxw_strerror(ce));
-  return out.commit();
+}  // namespace
+
+Status write_ms_csv(const MsTable& t, const std::function<Status(std::string_view)>& sink) {
+  MSIT_TRY(sink(csv_header(t.mode, t.generation, extra_of(t))));
+  return csv_rows(t, sink);
 }
 
-std::string ms_report_file_name(std::optional<int64_t> rank, std::time_t when, bool xlsx) {
+namespace {
+
+class CsvReport : public MsReportFile {
+ public:
+  explicit CsvReport(OutputFile out) : out_(std::move(out)) {}
+  Status start(MsMode mode, MsGeneration generation, MsExtraColumns extra) {
+    return out_.write(csv_header(mode, generation, extra));
+  }
+  Status add(const MsTable& chunk) override {
+    return csv_rows(chunk, [&](std::string_view s) { return out_.write(s); });
+  }
+  Status commit() override { return out_.commit(); }
+
+ private:
+  OutputFile out_;
+};
+
+// As the ATB report (common/compare_atb/xlsx_report.cpp): libxlsxwriter writes to the
+// /proc/self/fd path of our own O_EXCL temp, published without replacing anything.
+class XlsxReport : public MsReportFile {
+ public:
+  explicit XlsxReport(OutputFile out) : out_(std::move(out)) {}
+  ~XlsxReport() override {
+    if (wb_) workbook_close(wb_);
+  }
+  XlsxReport(const XlsxReport&) = delete;
+  XlsxReport& operator=(const XlsxReport&) = delete;
+
+  Status start(MsMode mode, MsGeneration generation, MsExtraColumns extra) {
+    lxw_workbook_options wo{};
+    wo.constant_memory = LXW_TRUE;
+    const std::string target = out_.fd_path();
+    wb_ = workbook_new_opt(target.c_str(), &wo);
+    if (!wb_) return make_error(out_.path(), Stage::kWrite, "cannot create the xlsx workbook");
+    ws_ = workbook_add_worksheet(wb_, nullptr);
+    if (!ws_) return fail(LXW_ERROR_MEMORY_MALLOC_FAILED);
+    auto header = ms_header(mode, generation, extra);
+    std::vector<std::string> cells(header.begin(), header.end());
+    return write_row(cells);
+  }
+  Status add(const MsTable& chunk) override {
+    for (size_t i = 0; i < chunk.rows->size(); ++i) MSIT_TRY(write_row(ms_row_cells(chunk, i)));
+    return ok_status();
+  }
+  Status commit() override {
+    lxw_error e = workbook_close(wb_);
+    wb_ = nullptr;
+    if (e) return fail(e);
+    return out_.commit();
+  }
+
+ private:
+  Status fail(lxw_error e) const {
+    return make_error(out_.path(), Stage::kWrite, std::string("xlsx: ") + lxw_strerror(e));
+  }
+  Status write_row(const std::vector<std::string>& cells) {
+    constexpr size_t kMaxCellChars = 32767;  // Excel's cell limit
+    constexpr lxw_row_t kMaxRows = 1048576;  // Excel's sheet limit
+    if (row_ >= kMaxRows) {
+      return make_error(out_.path(), Stage::kWrite,
+                        "more rows than an .xlsx sheet holds (1,048,576): write the CSV (without --xlsx)");
+    }
+    for (size_t c = 0; c < cells.size(); ++c) {
+      std::string v = cells[c].size() > kMaxCellChars ? cells[c].substr(0, kMaxCellChars) : cells[c];
+      if (lxw_error e = worksheet_write_string(ws_, row_, static_cast<lxw_col_t>(c), v.c_str(), nullptr))
+        return fail(e);
+    }
+    ++row_;
+    return ok_status();
+  }
+
+  OutputFile out_;
+  lxw_workbook* wb_ = nullptr;
+  lxw_worksheet* ws_ = nullptr;
+  lxw_row_t row_ = 0;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<MsReportFile>> MsReportFile::create(const std::string& path, MsMode mode,
+                                                           MsGeneration generation, MsExtraColumns extra, bool xlsx) {
+  MSIT_ASSIGN_OR_RETURN(OutputFile out, OutputFile::create(path, OnExisting::kReplaceOwnFile));
+  if (xlsx) {
+    auto r = std::make_unique<XlsxReport>(std::move(out));
+    MSIT_TRY(r->start(mode, generation, extra));
+    return std::unique_ptr<MsReportFile>(std::move(r));
+  }
+  auto r = std::make_unique<CsvReport>(std::move(out));
+  MSIT_TRY(r->start(mode, generation, extra));
+  return std::unique_ptr<MsReportFile>(std::move(r));
+}
+
+Status write_ms_xlsx(const MsTable& t, const std::string& path) {
+  MSIT_ASSIGN_OR_RETURN(auto f, MsReportFile::create(path, t.mode, t.generation, extra_of(t), true));
+  MSIT_TRY(f->add(t));
+  return f->commit();
+}
+
+std::string ms_report_file_name(const std::string& suffix, std::time_t when, bool xlsx) {
   std::tm tm{};
   localtime_r(&when, &tm);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d%H%M%S", &tm);
-  std::string name = "compare_result";
-  if (rank) name += "_rank" + std::to_string(*rank);
-  return name + "_" + stamp + (xlsx ? ".xlsx" : ".csv");
+  return "compare_result" + suffix + "_" + stamp + (xlsx ? ".xlsx" : ".csv");
 }
 
 }  // namespace msit

@@ -11,6 +11,7 @@
 
 #include "common/compare_msprobe/item.h"
 #include "common/compare_msprobe/match.h"
+#include "common/report/row_cells.h"
 
 namespace msit {
 
@@ -29,6 +30,9 @@ struct MsRow {
   std::array<std::string, 8> summary;  // statistics mode: Max diff .. L2norm diff, MaxRelativeErr .. NormRelativeErr
   std::array<MsCell, 6> metrics;       // real-data mode: Cosine, EucDist, MaxAbsErr, MaxRelativeErr, 1/1000, 5/1000
   std::string metric_message;          // what the real-data compare said (8.x keeps it; 26.x's checkers replace it)
+  // Where the real-data cells came from: kExact (both files, or summaries keeping every value),
+  // kHash, kSketch (estimates) or kStats (none) when a side was compacted; kNone without files.
+  MetricSource source = MetricSource::kNone;
   MsResult result = MsResult::kPass;
   std::vector<std::string> messages;  // 26.x: the checkers' messages
   std::string legacy_result;          // 8.x: Accuracy Reached or Not / Result

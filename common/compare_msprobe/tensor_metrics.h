@@ -27,6 +27,9 @@ class MsTensorMetrics {
   // Whether values are needed at all (false: empty or shapes differ; finish() says why).
   bool wants_values() const { return wants_; }
   void add(const double* npu, const double* bench, size_t n);
+  // Both sides hold the same `count` values, whose sum of squares is `sum_squares` (their
+  // summaries' hashes agree; the values themselves are gone): the sums such a pair gives.
+  void add_identical(uint64_t count, double sum_squares);
   // The six cells and msProbe's message for the pair.
   std::array<MsCell, 6> finish(std::string& message) const;
 

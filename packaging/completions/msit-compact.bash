@@ -102,6 +102,8 @@ _msit_compact() {
       opts+=" -cl --cmp-level --cl --compare-level -mf --op-mapping-file --atb-dir-rule --stats --ops-json"
       opts+=" --msit-compat"
       opts+=" -w --weight --legacy-ait"
+      opts+=" -tp -fm --fuzzy-match --fuzzy_match -dm --data-mapping --data_mapping -cm --cell-mapping --cell_mapping"
+      opts+=" -lm --layer-mapping --layer_mapping -da --diff-analyze --diff_analyze --xlsx -i --input"
       ;;
     inspect) opts+=" --json -v --verbose -q --quiet" ;;
     status) opts+=" --json-status --json -v --verbose -q --quiet" ;;

@@ -15,6 +15,25 @@ TEST(MsitSpellings, RewritesTwoLetterShortOptionsOfCompare) {
   EXPECT_EQ(rewrite_msit_args(in), want);
 }
 
+TEST(MsitSpellings, RewritesMsprobesOptions) {
+  Args in{"x", "compare", "-tp", "T", "-gp", "G", "-fm", "-dm", "d.yaml", "-cm", "-lm", "l.yaml", "-da", "--xlsx"};
+  Args want{"x",
+            "compare",
+            "--my-path",
+            "T",
+            "--golden-path",
+            "G",
+            "--fuzzy-match",
+            "--data-mapping",
+            "d.yaml",
+            "--cell-mapping",
+            "--layer-mapping",
+            "l.yaml",
+            "--diff-analyze",
+            "--xlsx"};
+  EXPECT_EQ(rewrite_msit_args(in), want);
+}
+
 TEST(MsitSpellings, RewritesTheEqualsForm) {
   EXPECT_EQ(rewrite_msit_args({"x", "compare", "-gp=a/b", "-mp=c"}),
             (Args{"x", "compare", "--golden-path=a/b", "--my-path=c"}));
@@ -33,10 +52,14 @@ TEST(MsitSpellings, LeavesOtherWordsAlone) {
 
 TEST(MsitSpellings, HintsTheClosestOption) {
   const std::vector<std::string> known{"--golden-path", "--my-path", "--output", "--cmp-level", "--html", "--help"};
-  EXPECT_EQ(unknown_option_hint("--golden_path", known), "did you mean --golden-path? (msit's -gp is accepted too)");
-  EXPECT_EQ(unknown_option_hint("--Golden-Path=x", known), "did you mean --golden-path? (msit's -gp is accepted too)");
-  EXPECT_EQ(unknown_option_hint("--gp", known), "did you mean --golden-path? (msit's -gp is accepted too)");
-  EXPECT_EQ(unknown_option_hint("--my_pth", known), "did you mean --my-path? (msit's -mp is accepted too)");
+  EXPECT_EQ(unknown_option_hint("--golden_path", known),
+            "did you mean --golden-path? (msit's and msProbe's -gp is accepted too)");
+  EXPECT_EQ(unknown_option_hint("--Golden-Path=x", known),
+            "did you mean --golden-path? (msit's and msProbe's -gp is accepted too)");
+  EXPECT_EQ(unknown_option_hint("--gp", known),
+            "did you mean --golden-path? (msit's and msProbe's -gp is accepted too)");
+  EXPECT_EQ(unknown_option_hint("--my_pth", known),
+            "did you mean --my-path? (msProbe's -tp and msit's -mp are accepted too)");
   EXPECT_EQ(unknown_option_hint("--outptu", known), "did you mean --output?");
   EXPECT_EQ(unknown_option_hint("--completely-different", known), "");
   EXPECT_EQ(unknown_option_hint("--", known), "");

@@ -55,7 +55,7 @@ std::vector<MsRow> table(const std::vector<MsprobeItem>& npu, const std::vector<
 std::string csv_of(const std::vector<MsprobeItem>& npu, const std::vector<MsprobeItem>& bench,
                    const std::vector<MsRow>& rows, MsMode mode) {
   std::string out;
-  MsTable t{mode, MsGeneration::k26, &npu, &bench, &rows};
+  MsTable t{mode, MsGeneration::k26, &npu, &bench, &rows, {}};
   EXPECT_TRUE(write_ms_csv(t, [&](std::string_view s) {
                 out += s;
                 return ok_status();

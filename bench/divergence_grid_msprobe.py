@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""First-divergence grid on msProbe dumps (docs/formats/msprobe-compare.md §8, §9), compared as
+real data (both sides tensor dumps), mixed (statistics golden, tensor target: msProbe refuses
+it) and statistics (both statistics dumps); prints precision and recall of the named forward
+first divergence per cell. The rule is main's (common/compare/divergence.h), not tuned here:
+every grid is held out. Two generators, independent of each other and of our readers:
+
+* --gen DUMPGEN (msit-dumpgen msprobe, docs/dumpgen.md): llama decoder blocks as msProbe PyTorch
+  API calls, a bf16 target with kernel noise against an exact float32 golden, one op's output
+  perturbed by RED (scenario.json names it) or none; the mixed golden is the tensor golden's
+  dump.json as a statistics dump (task statistics, no data_name: the statistics msProbe wrote).
+* without --gen, tests/integration/compare_msprobe_gen.py: a chain of MindSpore APIs, kernel
+  noise on both sides (grids toy*).
+
+  bench/divergence_grid_msprobe.py --bin build/cli/msit-compact [--gen build/tests/tools/msit-dumpgen]
+      [--grid heldout] [--jobs 2]
+
+One unit of the counts is one run. Named API == injected API is a true positive; a name on a
+noise-only run is a false positive; a wrong name is a false positive and a false negative.
+"""
+import argparse
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GEN = os.path.join(HERE, "..", "tests", "integration", "compare_msprobe_gen.py")
+APIS = ["Mint.add", "Functional.linear", "Mint.mul", "Functional.gelu", "Mint.sub", "Functional.softmax"]
+MODES = {"real data": ("tensor", "tensor"), "mixed": ("tensor", "statistics"), "statistics": ("statistics", "statistics")}
+GRIDS = {
+    "toy": dict(seeds=range(10, 20), noise=[1e-4, 1e-3, 3e-3], red=[0.02, 0.05, 0.2], apis=24),
+    # msit-dumpgen msprobe --chain llama: ops = 1 + 15 x blocks; noise is model's kernel noise level.
+    "heldout": dict(seeds=range(100, 110), noise=[1e-3, 3e-3], red=[0.02, 0.05, 0.2], apis=31),
+    "heldout2": dict(seeds=range(200, 210), noise=[2e-3], red=[0.03, 0.1, 0.5], apis=46),
+}
+
+
+def api_name(i):
+    return "%s.%d.forward" % (APIS[i % len(APIS)], i // len(APIS))
+
+
+def as_statistics(rank_dir):
+    """A tensor dump's rank folder as the statistics dump of the same run."""
+    path = os.path.join(rank_dir, "dump.json")
+    with open(path) as f:
+        d = json.load(f)
+    d["task"] = "statistics"
+
+    def strip(v):
+        if isinstance(v, dict):
+            v.pop("data_name", None)
+            for x in v.values():
+                strip(x)
+        elif isinstance(v, list):
+            for x in v:
+                strip(x)
+    strip(d["data"])
+    with open(path, "w") as f:
+        json.dump(d, f)
+    shutil.rmtree(os.path.join(rank_dir, "dump_tensor_data"), ignore_errors=True)
+
+
+def generate(a, tmp, mode, noise, red, seed, inject, apis):
+    """Writes the pair; returns the entry the generator injected into (None: a clean run)."""
+    tt, gt = MODES[mode]
+    if not a.gen:
+        subprocess.run([a.python, GEN, tmp, "--apis", str(apis), "--noise", str(noise), "--magnitude", str(red),
+                        "--seed", str(seed), "--inject", str(inject), "--target-task", tt, "--golden-task", gt],
+                       check=True)
+        return api_name(inject) if inject >= 0 else None
+    subprocess.run([a.gen, "msprobe", "--out", tmp, "--task", "statistics" if tt == gt == "statistics" else "tensor",
+                    "--chain", "llama", "--ops", str(apis), "--seed", str(seed), "--noise", str(noise),
+                    "--diverge-at", str(inject), "--diverge-scale", str(red)], check=True, capture_output=True)
+    if tt != gt:
+        as_statistics(os.path.join(tmp, "bench/step0/rank0"))
+    with open(os.path.join(tmp, "scenario.json")) as f:
+        return json.load(f)["first_divergence"]
+
+
+def run(a, mode, noise, red, seed, inject, apis):
+    tmp = tempfile.mkdtemp(prefix="msgrid-")
+    try:
+        want = generate(a, tmp, mode, noise, red, seed, inject, apis)
+        out = subprocess.run([a.bin, "compare", "-tp", os.path.join(tmp, "npu/step0/rank0"),
+                              "-gp", os.path.join(tmp, "bench/step0/rank0"), "-o", os.path.join(tmp, "o")],
+                             capture_output=True, text=True)
+        if out.returncode not in (0, 1):
+            sys.exit("compare failed: " + out.stderr)
+        m = re.search(r"^first divergence: (\S+) ", out.stdout, re.M)
+        return want, m.group(1) if m else None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--bin", required=True)
+    p.add_argument("--gen", help="msit-dumpgen (its msprobe command); default: compare_msprobe_gen.py")
+    p.add_argument("--grid", default="heldout", choices=sorted(GRIDS))
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--python", default=sys.executable)
+    a = p.parse_args()
+    g = GRIDS[a.grid]
+    jobs = []
+    for mode in MODES:
+        for noise in g["noise"]:
+            for seed in g["seeds"]:
+                inject = 1 + (seed * 7) % (g["apis"] - 2)  # an API with inputs and an API after it
+                jobs.append((mode, noise, None, seed, -1))
+                for red in g["red"]:
+                    jobs.append((mode, noise, red, seed, inject))
+    with ThreadPoolExecutor(a.jobs) as ex:
+        named = list(ex.map(lambda j: run(a, j[0], j[1], j[2] or 0.0, j[3], j[4], g["apis"]), jobs))
+    cells = collections.defaultdict(lambda: collections.Counter())
+    for (mode, noise, red, seed, inject), (want, name) in zip(jobs, named):
+        c = cells[(mode, noise, red)]
+        c["runs"] += 1
+        if want is None:
+            c["fp"] += name is not None
+        elif name == want:
+            c["tp"] += 1
+        else:
+            c["fn"] += 1
+            c["fp"] += name is not None
+    print("| mode | kernel noise | injected RED | runs | TP | FP | FN | precision | recall |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    totals = collections.defaultdict(collections.Counter)
+    for (mode, noise, red), c in sorted(cells.items(), key=lambda kv: (list(MODES).index(kv[0][0]), kv[0][1],
+                                                                       kv[0][2] or 0)):
+        prec = c["tp"] / (c["tp"] + c["fp"]) if c["tp"] + c["fp"] else float("nan")
+        rec = c["tp"] / (c["tp"] + c["fn"]) if c["tp"] + c["fn"] else float("nan")
+        print("| %s | %g | %s | %d | %d | %d | %d | %s | %s |" % (
+            mode, noise, "none" if red is None else "%g" % red, c["runs"], c["tp"], c["fp"], c["fn"],
+            "-" if prec != prec else "%.2f" % prec, "-" if rec != rec else "%.2f" % rec))
+        totals[mode].update(c)
+    for mode, c in totals.items():
+        print("%s: precision %.3f, recall %.3f over %d runs" % (
+            mode, c["tp"] / max(1, c["tp"] + c["fp"]), c["tp"] / max(1, c["tp"] + c["fn"]), c["runs"]))
+
+
+if __name__ == "__main__":
+    main()

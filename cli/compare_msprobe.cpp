@@ -1,0 +1,185 @@
+// `compare` on msProbe dumps (docs/formats/msprobe-compare.md): the pairs msProbe would compare,
+// each streamed into its report file (msProbe's name and columns), then a summary per pair.
+#include "cli/compare_msprobe.h"
+
+#include <ctime>
+#include <fstream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/compare_outcome.h"
+#include "common/compare_msprobe/flow.h"
+#include "common/compare_msprobe/mapping_file.h"
+#include "common/compare_msprobe/pairs.h"
+#include "common/compare_msprobe/stack.h"
+#include "common/io/output_file.h"
+
+namespace msit::cli {
+namespace {
+
+// One pair's report, written as its chunks arrive.
+class ReportSink : public MsRowSink {
+ public:
+  ReportSink(const MsprobeRunArgs& r, const MsprobeCliArgs& a, const MsRankPair& p, const MsStackInfo* stack,
+             std::time_t now)
+      : r_(r), a_(a), p_(p), stack_(stack), now_(now) {}
+
+  Status begin(const MsTable& head) override {
+    std::string dir = p_.subdir.empty() ? r_.output : r_.output + "/" + p_.subdir;
+    // Missing components are created, none followed as a link (the fd itself is not needed).
+    MSIT_ASSIGN_OR_RETURN(UniqueFd dir_fd, open_output_dir(dir));
+    path_ = dir + "/" + ms_report_file_name(p_.suffix, now_, a_.xlsx);
+    MSIT_ASSIGN_OR_RETURN(
+        file_, MsReportFile::create(path_, head.mode, head.generation, {stack_ != nullptr, head.sources}, a_.xlsx));
+    return ok_status();
+  }
+  Status rows(const MsTable& chunk) override {
+    MsTable t = chunk;
+    if (stack_) {
+      // msProbe puts an entry's stack on its first row only.
+      t.stack = [&](size_t i) {
+        const std::string& entry = (*chunk.npu)[(*chunk.rows)[i].npu].entry;
+        if (entry == last_entry_) return std::string("N/A");
+        last_entry_ = entry;
+        return stack_->cell(entry);
+      };
+    }
+    return file_->add(t);
+  }
+  Status end(const MsRankTally&) override { return file_->commit(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  const MsprobeRunArgs& r_;
+  const MsprobeCliArgs& a_;
+  const MsRankPair& p_;
+  const MsStackInfo* stack_;
+  std::time_t now_;
+  std::string path_, last_entry_;
+  std::unique_ptr<MsReportFile> file_;
+};
+
+Result<MsMatchOptions> match_options(const MsprobeCliArgs& a, bool cell_mapping_given) {
+  MsMatchOptions m;
+  m.fuzzy = a.fuzzy;
+  if (!a.data_mapping.empty()) { MSIT_ASSIGN_OR_RETURN(m.data_mapping, read_ms_mapping_file(a.data_mapping)); }
+  m.cell_mapping_on = cell_mapping_given;
+  if (!a.cell_mapping.empty()) { MSIT_ASSIGN_OR_RETURN(m.cell_mapping, read_ms_mapping_file(a.cell_mapping)); }
+  return m;
+}
+
+std::string_view mode_text(MsMode m) {
+  switch (m) {
+    case MsMode::kTensor: return "real data";
+    case MsMode::kSummary: return "statistics";
+    case MsMode::kMd5: return "md5";
+  }
+  return "";
+}
+
+void print_pair(const MsRankPair& p, const MsRankTally& t, const std::string& report) {
+  std::printf("%s vs %s (%s): %zu rows, %zu pass, %zu warning, %zu error, %zu unmatched\n", p.npu_json.c_str(),
+              p.bench_json.c_str(), std::string(mode_text(t.mode)).c_str(), t.rows, t.by_result[0], t.by_result[1],
+              t.by_result[2], t.unmatched);
+  for (const auto* d : {&t.forward, &t.backward}) {
+    if (!*d) continue;
+    std::printf("first divergence%s: %s (%s)\n", d == &t.backward ? " (backward)" : "", (*d)->entry.c_str(),
+                (*d)->row.c_str());
+    if (!(*d)->modules.empty()) std::printf("  in %s\n", (*d)->modules.front().c_str());
+  }
+  std::printf("Saved comparing results: %s\n", report.c_str());
+}
+
+}  // namespace
+
+MsprobeOptions add_msprobe_options(CLI::App* cmd, MsprobeCliArgs& a) {
+  MsprobeOptions o{};
+  // msProbe spells them -fm, -dm, -cm, -lm, -da (rewritten before parsing: cli/msit_spellings.h).
+  o.fuzzy = cmd->add_flag("--fuzzy-match,--fuzzy_match", a.fuzzy,
+                          "msProbe dumps: match rows ignoring call counters (msProbe: -fm)");
+  o.data_mapping = cmd->add_option("--data-mapping,--data_mapping", a.data_mapping,
+                                   "msProbe dumps: YAML of target row name: golden row name (msProbe: -dm)");
+  o.cell_mapping = cmd->add_option("--cell-mapping,--cell_mapping", a.cell_mapping,
+                                   "msProbe dumps, MindSpore vs PyTorch: Cell names as Module names, mapped by this "
+                                   "YAML when given (msProbe: -cm [FILE])")
+                       ->expected(0, 1);
+  o.layer_mapping = cmd->add_option("--layer-mapping,--layer_mapping", a.layer_mapping,
+                                    "msProbe dumps: msProbe's layer mapping (-lm); not supported: refused");
+  o.diff_analyze = cmd->add_flag("--diff-analyze,--diff_analyze", a.diff_analyze,
+                                 "msProbe dumps: accepted (msProbe: -da); the first divergence is always reported");
+  o.xlsx = cmd->add_flag("--xlsx", a.xlsx, "msProbe dumps: write the report as .xlsx instead of CSV");
+  o.input = cmd->add_option("--input,-i", a.input_json,
+                            "msProbe 8.x's compare.json (npu_path, bench_path, stack_path) instead of the paths");
+  return o;
+}
+
+MsprobeInput read_msprobe_input_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open the compare.json");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(path + ": not JSON (" + e.what() + "); expected {\"npu_path\": ..., \"bench_path\": ...}");
+  }
+  auto field = [&](const char* key, bool required) -> std::string {
+    if (!j.is_object() || !j.contains(key) || j[key].is_null()) {
+      if (required) throw InputError(path + ": no \"" + key + "\"; expected {\"npu_path\": ..., \"bench_path\": ...}");
+      return "";
+    }
+    if (!j[key].is_string()) throw InputError(path + ": \"" + key + "\" is not a path");
+    return j[key].get<std::string>();
+  };
+  return {field("npu_path", true), field("bench_path", true), field("stack_path", false)};
+}
+
+int run_msprobe_compare_cli(const MsprobeRunArgs& r, const MsprobeCliArgs& a, bool cell_mapping_given) {
+  if (!a.layer_mapping.empty()) {
+    print_error("compare", "-lm (msProbe's layer mapping) is not supported; map the rows with -dm FILE instead");
+    return kExitUsage;
+  }
+  auto mo = match_options(a, cell_mapping_given);
+  if (!mo.ok()) {
+    print_error("compare", mo.error().to_string());
+    return kExitBadInput;
+  }
+  std::vector<std::string> notes;
+  auto pairs = ms_rank_pairs(r.my_path, r.golden_path, notes);
+  if (!pairs.ok()) {
+    print_error("compare", pairs.error().to_string());
+    return kExitBadInput;
+  }
+  print_warnings("compare", notes, r.verbosity);
+  MsCompareOptions o;
+  o.match = *mo;
+  o.jobs = r.jobs;
+  const std::time_t now = std::time(nullptr);
+  RowTally all;
+  for (const MsRankPair& p : *pairs) {
+    std::optional<MsStackInfo> stack;
+    const std::string& stack_path = r.stack_path.empty() ? p.stack_json : r.stack_path;
+    if (!stack_path.empty()) {
+      auto s = MsStackInfo::read(stack_path);
+      if (!s.ok()) {
+        print_error("compare", s.error().to_string());
+        return kExitBadInput;
+      }
+      stack = std::move(*s);
+    }
+    ReportSink sink(r, a, p, stack ? &*stack : nullptr, now);
+    auto t = ms_compare_pair(p.npu_json, p.bench_json, o, sink);
+    if (!t.ok()) {
+      print_error("compare", t.error().to_string());
+      return kExitBadInput;
+    }
+    if (r.verbosity != Verbosity::kQuiet) print_pair(p, *t, sink.path());
+    all.rows += t->rows;
+    all.pairs += t->rows - t->unmatched;
+    all.fail += t->by_result[2];
+    all.jump += (t->forward ? 1 : 0) + (t->backward ? 1 : 0);
+  }
+  return compare_exit_status(all, r.verbosity == Verbosity::kQuiet);
+}
+
+}  // namespace msit::cli

@@ -1,0 +1,45 @@
+// The msProbe side of `msit-compact compare` (docs/formats/msprobe-compare.md): msProbe's options
+// as its users type them (26.x -tp/-gp/-fm/-dm/-cm/--xlsx, 8.x -i compare.json) and its run.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/options.h"
+
+namespace msit::cli {
+
+struct MsprobeCliArgs {
+  bool fuzzy = false;         // -fm
+  std::string data_mapping;   // -dm FILE
+  std::string cell_mapping;   // -cm [FILE]
+  std::string layer_mapping;  // -lm FILE (refused: not implemented)
+  bool diff_analyze = false;  // -da
+  bool xlsx = false;          // --xlsx
+  std::string input_json;     // 8.x: -i compare.json
+};
+
+struct MsprobeOptions {
+  CLI::Option *fuzzy, *data_mapping, *cell_mapping, *layer_mapping, *diff_analyze, *xlsx, *input;
+};
+MsprobeOptions add_msprobe_options(CLI::App* cmd, MsprobeCliArgs& a);
+
+// 8.x's compare.json (-i): fills the two paths (and the stack file) from it. Throws InputError
+// with the file and what is wrong.
+struct MsprobeInput {
+  std::string npu_path, bench_path, stack_path;
+};
+MsprobeInput read_msprobe_input_json(const std::string& path);
+
+struct MsprobeRunArgs {
+  std::string my_path, golden_path, output;
+  std::string stack_path;  // 8.x's stack_path, else stack.json beside the target's dump.json
+  unsigned jobs = 1;
+  Verbosity verbosity = Verbosity::kNormal;
+};
+// Runs the msProbe flow; the exit status of compare_exit_status().
+int run_msprobe_compare_cli(const MsprobeRunArgs& r, const MsprobeCliArgs& a, bool cell_mapping_given);
+
+}  // namespace msit::cli

@@ -1,0 +1,285 @@
+// The msProbe flow (docs/formats/msprobe-compare.md §8): both sides read and matched, then the
+// pairs in chunks of whole entries: cells, real data on the engine's workers, checkers, to the
+// sink; the first divergence from the engine's post-pass over the real-data rows.
+#include "common/compare_msprobe/flow.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+
+#include "common/compare/engine.h"
+#include "common/compare_msprobe/construct.h"
+#include "common/compare_msprobe/tensor_pair.h"
+#include "common/store/store_catalog.h"
+
+namespace msit {
+namespace {
+
+// Rows handed to the sink at a time (a chunk ends at an entry boundary: the checkers judge an
+// entry's rows together).
+constexpr size_t kChunkRows = 4096;
+
+TensorLabel label_of(const MsprobeItem& it) {
+  TensorLabel l;
+  l.op = it.entry;
+  MsEntryParts p = ms_entry_parts(it.entry);
+  l.op_type = p.op.substr(0, p.op.find('.', p.op.find('.') + 1));
+  l.role = it.state == MsState::kOutput ? TensorRole::kOutput : TensorRole::kInput;
+  size_t dot = it.name.rfind('.');
+  l.index = static_cast<uint32_t>(std::strtoul(it.name.c_str() + dot + 1, nullptr, 10));
+  l.order = it.order;
+  return l;
+}
+
+// The element count a shape text ("[8, 16]", "[]") says; nullopt when it is no shape.
+std::optional<double> element_count(const std::string& shape) {
+  if (shape.size() < 2 || shape.front() != '[' || shape.back() != ']') return std::nullopt;
+  double n = 1;
+  const char* p = shape.c_str() + 1;
+  while (*p && *p != ']') {
+    char* end = nullptr;
+    double d = std::strtod(p, &end);
+    if (end == p) return std::nullopt;
+    n *= d;
+    p = end;
+    while (*p == ',' || *p == ' ') ++p;
+  }
+  return n;
+}
+
+// A lower bound of ||n - b|| / ||b|| from the two sides' statistics alone (docs/formats/
+// msprobe-compare.md §9): | ||n|| - ||b|| |, |max n - max b|, |min n - min b| and
+// sqrt(N) |mean n - mean b| are each at most ||n - b||.
+std::optional<double> stats_level(const MsprobeItem& n, const MsprobeItem& b) {
+  auto num = [](const MsCell& c) -> std::optional<double> {
+    if (c.kind != MsCell::Kind::kNumber || !std::isfinite(c.number)) return std::nullopt;
+    return c.number;
+  };
+  auto bn = num(b.stats[3]);
+  if (!bn || *bn <= 0) return std::nullopt;
+  double d = 0;
+  bool any = false;
+  for (size_t k : {size_t{0}, size_t{1}, size_t{3}}) {
+    auto x = num(n.stats[k]), y = num(b.stats[k]);
+    if (x && y) d = std::max(d, std::fabs(*x - *y)), any = true;
+  }
+  auto mx = num(n.stats[2]), my = num(b.stats[2]);
+  auto count = element_count(b.shape);
+  if (mx && my && count) d = std::max(d, std::fabs(*mx - *my) * std::sqrt(*count)), any = true;
+  if (!any) return std::nullopt;
+  return d / *bn;
+}
+
+std::string dir_of(const std::string& json) {
+  size_t slash = json.rfind('/');
+  return slash == std::string::npos ? "." : json.substr(0, slash);
+}
+
+class PairStream {
+ public:
+  PairStream(const MsprobeSide& npu, const MsprobeSide& bench, MsMode mode, const MsCompareOptions& o, MsRowSink& sink)
+      : npu_(npu), bench_(bench), mode_(mode), o_(o), sink_(sink) {
+    tally_.mode = mode;
+    npu_dir_ = dir_of(npu.json_path) + "/dump_tensor_data";
+    bench_dir_ = dir_of(bench.json_path) + "/dump_tensor_data";
+    // A side whose tensor directory a summary store covers was compacted (some of its files
+    // may still be there): the report says where each row's cells came from.
+    auto& catalog = store::StoreCatalog::instance();
+    sources_ =
+        mode == MsMode::kTensor && (catalog.stored_in(npu_dir_, static_cast<std::string*>(nullptr)) != nullptr ||
+                                    catalog.stored_in(bench_dir_, static_cast<std::string*>(nullptr)) != nullptr);
+  }
+
+  Status run(const std::vector<MsPair>& pairs) {
+    MsTable head{mode_, MsGeneration::k26, &npu_.items, &bench_.items, &chunk_, {}, sources_};
+    MSIT_TRY(sink_.begin(head));
+    for (size_t i = 0; i < pairs.size();) {
+      size_t j = std::min(pairs.size(), i + kChunkRows);
+      // Extend to the end of the entry the chunk stops in.
+      while (j < pairs.size() && npu_.items[pairs[j].npu].entry == npu_.items[pairs[j - 1].npu].entry) ++j;
+      MSIT_TRY(chunk(pairs, i, j));
+      i = j;
+    }
+    post_pass(levels_, RowGraph::kDataFlow);
+    for (const ReportRow& r : levels_) {
+      if (r.jump != ReportRow::Jump::kFirst) continue;
+      auto& slot = r.token_id == kBackwardFlow ? tally_.backward : tally_.forward;
+      if (!slot) slot = MsDivergence{r.my_label.op, r.my_data_path, {}};
+    }
+    MSIT_TRY(add_modules());
+    return sink_.end(tally_);
+  }
+
+  const MsRankTally& tally() const { return tally_; }
+
+ private:
+  // The post-pass's tokens: the forward pass, and the backward pass as its own flow.
+  static constexpr int64_t kForwardFlow = 0, kBackwardFlow = 1;
+
+  // construct.json beside the target's dump.json names the modules around each divergence.
+  Status add_modules() {
+    const std::string construct = dir_of(npu_.json_path) + "/construct.json";
+    if (::access(construct.c_str(), F_OK) != 0) return ok_status();
+    for (auto* d : {&tally_.forward, &tally_.backward}) {
+      if (!*d) continue;
+      MSIT_ASSIGN_OR_RETURN((*d)->modules, ms_module_chain(construct, (*d)->entry));
+    }
+    return ok_status();
+  }
+
+  Status chunk(const std::vector<MsPair>& pairs, size_t b, size_t e) {
+    chunk_.clear();
+    chunk_.reserve(e - b);
+    for (size_t i = b; i < e; ++i) {
+      MsRow row;
+      row.npu = pairs[i].npu;
+      row.bench = pairs[i].bench;
+      const MsprobeItem* bi = row.bench ? &bench_.items[*row.bench] : nullptr;
+      if (mode_ == MsMode::kSummary) row.summary = ms_summary_cells(npu_.items[row.npu], bi);
+      if (mode_ == MsMode::kTensor) row.metrics.fill(MsCell::of_text("unsupported"));
+      chunk_.push_back(std::move(row));
+    }
+    if (mode_ == MsMode::kTensor) evaluate();
+    if (mode_ == MsMode::kSummary) bound_levels();
+    ms_apply_checkers(chunk_, npu_.items, bench_.items, mode_);
+    for (const MsRow& r : chunk_) {
+      ++tally_.rows;
+      if (!r.bench) ++tally_.unmatched;
+      ++tally_.by_result[static_cast<size_t>(r.result)];
+    }
+    MsTable t{mode_, MsGeneration::k26, &npu_.items, &bench_.items, &chunk_, {}, sources_};
+    return sink_.rows(t);
+  }
+
+  // A report row of the pair for the post-pass: labels, dtypes (the rule's rounding floor).
+  ReportRow level_row(const MsRow& r) const {
+    ReportRow rep;
+    const MsprobeItem& n = npu_.items[r.npu];
+    const MsprobeItem& b = bench_.items[*r.bench];
+    rep.my_label = label_of(n);
+    rep.golden_label = label_of(b);
+    rep.my_data_path = n.name;
+    rep.my_dtype.dtype = msprobe_dtype(n.dtype);
+    MsDirection dir = ms_entry_parts(n.entry).direction;
+    bool backward = dir == MsDirection::kBackward || dir == MsDirection::kParametersGrad;
+    rep.token_id = backward ? kBackwardFlow : kForwardFlow;
+    rep.golden_dtype.dtype = msprobe_dtype(b.dtype);
+    return rep;
+  }
+
+  // Statistics rows: the lower bound of their error level, marked as judged from statistics.
+  void bound_levels() {
+    for (const MsRow& r : chunk_) {
+      if (!r.bench) continue;
+      auto level = stats_level(npu_.items[r.npu], bench_.items[*r.bench]);
+      if (!level) continue;
+      ReportRow rep = level_row(r);
+      rep.red = *level;
+      rep.compare_mode = MetricSource::kStats;
+      levels_.push_back(std::move(rep));
+    }
+  }
+
+  bool has_files(const MsRow& r) const {
+    return r.bench && npu_.items[r.npu].data_name != "-1" && bench_.items[*r.bench].data_name != "-1";
+  }
+
+  // The chunk's real-data pairs on the engine's workers; each keeps a report row with its labels
+  // and levels for the post-pass.
+  void evaluate() {
+    std::vector<size_t> index;
+    for (size_t i = 0; i < chunk_.size(); ++i) {
+      if (has_files(chunk_[i])) index.push_back(i);
+    }
+    if (index.empty()) return;
+    const size_t base = levels_.size();
+    levels_.resize(base + index.size());
+    std::vector<PairSpec> specs(index.size());
+    std::vector<EvalItem> items;
+    for (size_t k = 0; k < index.size(); ++k) {
+      levels_[base + k] = level_row(chunk_[index[k]]);
+      items.push_back({&specs[k], &levels_[base + k], true});
+    }
+    EngineOptions eo;
+    eo.jobs = o_.jobs;
+    eo.pairs_done = o_.pairs_done;
+    eo.custom = [&](size_t k, FileCache&) {
+      MsRow& r = chunk_[index[k]];
+      ReportRow rep = levels_[base + k];
+      const MsprobeItem& n = npu_.items[r.npu];
+      const MsprobeItem& b = bench_.items[*r.bench];
+      MsPairLevels lv = ms_evaluate_tensor_pair(npu_dir_, n, bench_dir_, b, r);
+      if (lv.cosine) rep.cosine = *lv.cosine;
+      if (lv.red) rep.red = *lv.red;
+      rep.compare_mode = lv.source;
+      // A compacted pair with statistics only: the lower bound of §9, as for a statistics pair.
+      if (lv.source == MetricSource::kStats) rep.red = stats_level(n, b);
+      return rep;
+    };
+    FileCache cache;
+    evaluate_items(items, cache, eo);
+  }
+
+  const MsprobeSide& npu_;
+  const MsprobeSide& bench_;
+  MsMode mode_;
+  const MsCompareOptions& o_;
+  MsRowSink& sink_;
+  std::string npu_dir_, bench_dir_;
+  bool sources_ = false;
+  std::vector<MsRow> chunk_;
+  std::vector<ReportRow> levels_;
+  MsRankTally tally_;
+};
+
+// The whole table kept: ms_compare_files' sink.
+class KeepSink : public MsRowSink {
+ public:
+  explicit KeepSink(std::vector<MsRow>& rows) : rows_(rows) {}
+  Status begin(const MsTable&) override { return ok_status(); }
+  Status rows(const MsTable& t) override {
+    rows_.insert(rows_.end(), t.rows->begin(), t.rows->end());
+    return ok_status();
+  }
+  Status end(const MsRankTally&) override { return ok_status(); }
+
+ private:
+  std::vector<MsRow>& rows_;
+};
+
+Result<MsRankTally> compare_sides(const MsprobeSide& npu, const MsprobeSide& bench, const MsCompareOptions& o,
+                                  MsRowSink& sink) {
+  MsMode mode = ms_mode_of(npu, bench);
+  MsMatchOptions mo = o.match;
+  mo.cross_frame =
+      npu.header.framework == MsprobeFramework::kMindspore && bench.header.framework != MsprobeFramework::kMindspore;
+  PairStream s(npu, bench, mode, o, sink);
+  MSIT_TRY(s.run(ms_match(npu.items, bench.items, mo)));
+  return s.tally();
+}
+
+}  // namespace
+
+Result<MsRankTally> ms_compare_pair(const std::string& npu_json, const std::string& bench_json,
+                                    const MsCompareOptions& o, MsRowSink& sink) {
+  MSIT_ASSIGN_OR_RETURN(MsprobeSide npu, read_msprobe_side(npu_json));
+  MSIT_ASSIGN_OR_RETURN(MsprobeSide bench, read_msprobe_side(bench_json));
+  return compare_sides(npu, bench, o, sink);
+}
+
+Result<MsCompareResult> ms_compare_files(const std::string& npu_json, const std::string& bench_json,
+                                         const MsCompareOptions& o) {
+  MsCompareResult r;
+  MSIT_ASSIGN_OR_RETURN(r.npu, read_msprobe_side(npu_json));
+  MSIT_ASSIGN_OR_RETURN(r.bench, read_msprobe_side(bench_json));
+  KeepSink sink(r.rows);
+  MSIT_ASSIGN_OR_RETURN(r.tally, compare_sides(r.npu, r.bench, o, sink));
+  r.mode = r.tally.mode;
+  return r;
+}
+
+}  // namespace msit

@@ -1,0 +1,66 @@
+// The msProbe flow: two dump.json files -> msProbe's table, streamed to a sink in chunks of whole
+// entries, real-data pairs evaluated on the one engine (common/compare/engine.h) and the first
+// divergence from its post-pass (docs/formats/msprobe-compare.md §8).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/base/result.h"
+#include "common/compare_msprobe/report.h"
+#include "common/compare_msprobe/side.h"
+#include "common/report/report_row.h"
+
+namespace msit {
+
+struct MsCompareOptions {
+  MsMatchOptions match;
+  unsigned jobs = 2;
+  std::atomic<size_t>* pairs_done = nullptr;  // progress: real-data pairs evaluated
+};
+
+// A first divergence: the entry (API or module call) and the NPU row the engine's post-pass named.
+struct MsDivergence {
+  std::string entry, row;
+  std::vector<std::string> modules;  // construct.json's modules around the entry, innermost first
+};
+
+// What one rank pair gave: rows by Result, and the first divergence of the forward pass and of
+// the backward pass (each its own flow: backward entries and parameter gradients).
+struct MsRankTally {
+  MsMode mode = MsMode::kSummary;
+  size_t rows = 0, unmatched = 0;
+  std::array<size_t, 3> by_result{};  // pass, warning, error (26.x)
+  std::optional<MsDivergence> forward, backward;
+};
+
+// Where a compare's rows go: per rank pair, the head, then chunks of rows (each chunk holds whole
+// entries, in the report's order), then the tally.
+class MsRowSink {
+ public:
+  virtual ~MsRowSink() = default;
+  virtual Status begin(const MsTable& head) = 0;  // rows empty; mode, generation, both sides' items
+  virtual Status rows(const MsTable& chunk) = 0;
+  virtual Status end(const MsRankTally& tally) = 0;
+};
+
+// One pair of dump.json files. Memory: both sides' rows (MsprobeItem, msProbe matches over whole
+// files) and one chunk of report rows; real-data rows keep a label and two numbers each for the
+// post-pass.
+Result<MsRankTally> ms_compare_pair(const std::string& npu_json, const std::string& bench_json,
+                                    const MsCompareOptions& o, MsRowSink& sink);
+
+// The whole table in memory (tests, small files).
+struct MsCompareResult {
+  MsMode mode = MsMode::kSummary;
+  MsprobeSide npu, bench;
+  std::vector<MsRow> rows;
+  MsRankTally tally;
+};
+Result<MsCompareResult> ms_compare_files(const std::string& npu_json, const std::string& bench_json,
+                                         const MsCompareOptions& o);
+
+}  // namespace msit

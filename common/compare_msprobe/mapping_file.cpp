@@ -1,0 +1,113 @@
+// A YAML name-to-name mapping through libyaml's event parser (docs/formats/msprobe-compare.md §3).
+#include "common/compare_msprobe/mapping_file.h"
+
+#include <yaml.h>
+
+#include <vector>
+
+#include "common/base/unique_fd.h"
+#include "common/io/file.h"
+
+namespace msit {
+namespace {
+
+class Parser {
+ public:
+  Parser(std::span<const char> text, const std::string& path) : path_(path) {
+    yaml_parser_initialize(&p_);
+    static const char kEmpty[1] = {};  // libyaml asserts on a null input (an empty span's data())
+    const char* bytes = text.empty() ? kEmpty : text.data();
+    yaml_parser_set_input_string(&p_, reinterpret_cast<const unsigned char*>(bytes), text.size());
+  }
+  ~Parser() {
+    if (have_event_) yaml_event_delete(&e_);
+    yaml_parser_delete(&p_);
+  }
+  Parser(const Parser&) = delete;
+  Parser& operator=(const Parser&) = delete;
+
+  // The next event's type; its scalar text in scalar().
+  Result<yaml_event_type_t> next() {
+    if (have_event_) yaml_event_delete(&e_);
+    have_event_ = false;
+    if (!yaml_parser_parse(&p_, &e_)) {
+      std::string what = p_.problem ? p_.problem : "not YAML";
+      return make_error(path_, Stage::kParse,
+                        "line " + std::to_string(p_.problem_mark.line + 1) + ": " + what +
+                            "; a mapping file is "
+                            "lines of 'name: name'");
+    }
+    have_event_ = true;
+    return e_.type;
+  }
+  std::string scalar() const {
+    return std::string(reinterpret_cast<const char*>(e_.data.scalar.value), e_.data.scalar.length);
+  }
+  Error bad(const std::string& what) const {
+    return make_error(path_, Stage::kParse,
+                      "line " + std::to_string(e_.start_mark.line + 1) + ": " + what +
+                          "; a mapping file is lines of "
+                          "'name: name'");
+  }
+
+ private:
+  const std::string& path_;
+  yaml_parser_t p_{};
+  yaml_event_t e_{};
+  bool have_event_ = false;
+};
+
+}  // namespace
+
+Result<std::unordered_map<std::string, std::string>> parse_ms_mapping(std::span<const char> text,
+                                                                      const std::string& path) {
+  std::unordered_map<std::string, std::string> out;
+  Parser p(text, path);
+  bool in_map = false, done = false;
+  for (;;) {
+    MSIT_ASSIGN_OR_RETURN(yaml_event_type_t t, p.next());
+    switch (t) {
+      case YAML_STREAM_START_EVENT:
+      case YAML_DOCUMENT_START_EVENT:
+      case YAML_DOCUMENT_END_EVENT: continue;
+      case YAML_STREAM_END_EVENT: return out;
+      case YAML_MAPPING_START_EVENT:
+        if (in_map || done) return p.bad("a nested mapping");
+        in_map = true;
+        continue;
+      case YAML_MAPPING_END_EVENT:
+        in_map = false;
+        done = true;  // a second document is not read
+        continue;
+      case YAML_SCALAR_EVENT: {
+        if (!in_map) {
+          if (!done && p.scalar().empty()) continue;  // an empty document: "~" or ""
+          return p.bad("a value outside a mapping");
+        }
+        std::string key = p.scalar();
+        MSIT_ASSIGN_OR_RETURN(yaml_event_type_t v, p.next());
+        if (v != YAML_SCALAR_EVENT) return p.bad("the value of '" + key + "' is not a name");
+        if (!out.emplace(key, p.scalar()).second) return p.bad("'" + key + "' is mapped twice");
+        continue;
+      }
+      case YAML_ALIAS_EVENT: return p.bad("an alias");
+      case YAML_SEQUENCE_START_EVENT:
+      case YAML_SEQUENCE_END_EVENT: return p.bad("a list");
+      case YAML_NO_EVENT: return p.bad("unexpected end");
+    }
+  }
+}
+
+Result<std::unordered_map<std::string, std::string>> read_ms_mapping_file(const std::string& path) {
+  uint64_t size = 0;
+  MSIT_ASSIGN_OR_RETURN(UniqueFd fd, open_regular_nofollow(path, &size));
+  if (size > kMaxMappingFileBytes) {
+    return make_error(path, Stage::kOpen,
+                      "larger than " + std::to_string(kMaxMappingFileBytes >> 20) + " MB: not a mapping file");
+  }
+  std::vector<char> text(size);
+  MSIT_TRY(pread_exact(fd.get(), std::as_writable_bytes(std::span<char>(text)), 0, path, Stage::kRead));
+  return parse_ms_mapping(text, path);
+}
+
+}  // namespace msit

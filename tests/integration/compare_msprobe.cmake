@@ -1,0 +1,10 @@
+# compare on msProbe dumps through the CLI (docs/formats/msprobe-compare.md): msProbe's command lines,
+# its pairing of step and rank folders, report names and columns, and the first divergence.
+add_test(NAME compare_msprobe COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/compare_msprobe.sh ${MSIT_BIN}
+                                      ${PROJECT_SOURCE_DIR}/tests)
+set_tests_properties(compare_msprobe PROPERTIES TIMEOUT 120 LABELS integration SKIP_RETURN_CODE 77)
+
+# compacted msProbe pairs (§10): the stores' summaries against raw cells, on a msit-dumpgen pair.
+add_test(NAME compare_msprobe_summarised
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/compare_msprobe_summarised.sh ${MSIT_BIN} ${MSIT_DUMPGEN})
+set_tests_properties(compare_msprobe_summarised PROPERTIES TIMEOUT 120 LABELS integration SKIP_RETURN_CODE 77)

@@ -1,0 +1,31 @@
+# Runs msProbe's own `compare` (26.x auto mode) from a checkout of its sources, beside ours: nothing of
+# it is copied here. MSIT_MSPROBE_REF is the checkout's python/ directory (holding msprobe/).
+# Usage: MSIT_MSPROBE_REF=DIR python3 msprobe_compare.py -tp T -gp G -o OUT [msProbe's options]
+import argparse
+import os
+import sys
+import types
+
+ref = os.environ.get("MSIT_MSPROBE_REF", "")
+if not os.path.isdir(os.path.join(ref, "msprobe")):
+    sys.exit("MSIT_MSPROBE_REF=%r: not msProbe's python/ directory (no msprobe/ in it)" % ref)
+sys.path.insert(0, ref)
+# einops is imported by msProbe's dump-side helpers only, never by compare; Debian has none.
+if "einops" not in sys.modules:
+    stub = types.ModuleType("einops")
+    stub.rearrange = stub.repeat = None
+    sys.modules["einops"] = stub
+import msprobe  # noqa: E402
+
+# msprobe.mindspore's __init__ imports MindSpore (for dumping); its compare modules need numpy only:
+# the package is registered without running that __init__.
+if "msprobe.mindspore" not in sys.modules:
+    pkg = types.ModuleType("msprobe.mindspore")
+    pkg.__path__ = [os.path.join(os.path.dirname(msprobe.__file__), "mindspore")]
+    sys.modules["msprobe.mindspore"] = pkg
+from msprobe.core.compare.auto_compare import compare_auto_mode  # noqa: E402
+from msprobe.core.compare.utils import _compare_parser  # noqa: E402
+
+parser = argparse.ArgumentParser()
+_compare_parser(parser)
+compare_auto_mode(parser.parse_args(sys.argv[1:]))

@@ -108,9 +108,9 @@ Result<PairSide> open_side(const std::string& dir, const std::string& data_name)
   }
   if (t.error().sys_errno != ENOENT) return t.error();
   auto& catalog = store::StoreCatalog::instance();
-  std::string db;
-  const store::StoredName* stored = catalog.find(s.path, &db);
-  if (stored == nullptr) return t.error();
+  const std::optional<store::StoredFile> stored = catalog.find(s.path);
+  if (!stored) return t.error();
+  const std::string& db = *stored->db;
   MSIT_ASSIGN_OR_RETURN(FileSummary fs, catalog.load(db, stored->id));
   if (fs.tensors.size() != 1) {
     return make_error(s.path, Stage::kSummary,

@@ -13,6 +13,7 @@ namespace msit {
 // Rows counted by verdict, over every sheet / rank of one compare.
 struct RowTally {
   size_t rows = 0, pairs = 0, fail = 0, jump = 0, error = 0, inconclusive = 0;
+  size_t suspect = 0;  // outputs named with a thin margin (divergence cell "suspect")
   // pairs: rows that compare two tensors (diagnostic rows, which have no data_id in the
   // torchair flow, are rows but not pairs).
   void add(const std::vector<ReportRow>& rs, bool diagnostic_rows_possible = false);
@@ -27,7 +28,8 @@ struct CompareOutcome {
 };
 
 // First that applies: a fail or an error jump (1); rows whose files could not be read (3);
-// inconclusive rows, judged from statistics only (4); else 0.
+// inconclusive rows, judged from statistics only, or a suspect, a name with a thin margin (4);
+// else 0.
 CompareOutcome compare_outcome(const RowTally& t);
 
 }  // namespace msit

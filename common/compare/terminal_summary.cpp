@@ -8,8 +8,10 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "common/base/printable.h"
+#include "common/compare/discrete.h"
 #include "common/compare/divergence.h"
 #include "common/io/derived_names.h"
 #include "common/report/csv.h"
@@ -46,6 +48,7 @@ std::string metrics_line(const ReportRow& r) {
   if (!r.cosine) s += metric("max_stat_abs_err", r.stat_abs[0]) + metric("min_stat_abs_err", r.stat_abs[1]);
   s += " verdict " + verdict_text(r.verdict);
   if (r.error_jump && r.jump != ReportRow::Jump::kNone) s += ", error jump " + num(*r.error_jump) + "x";
+  if (r.margin && r.jump != ReportRow::Jump::kNone) s += ", margin " + num(*r.margin);
   if (std::string why = fail_reason_cell(r); !why.empty()) s += "; reason: " + why;
   return s;
 }
@@ -76,13 +79,23 @@ bool same_data(const ReportRow& a, const ReportRow& b) {
   return equal && any;  // rows without any number are never folded
 }
 
+// "margin 2.1 (detection floor 0.019)": how far over its threshold the name is, and the
+// smallest error the rule could have named at that output.
+std::string margin_text(const ReportRow& f) {
+  std::string s;
+  if (f.margin) s += ", margin " + num(*f.margin);
+  if (f.margin && f.jump == ReportRow::Jump::kSuspect) s += " (a divergence needs " + num(kConfirmMargin) + ")";
+  if (f.detection_floor) s += ", detection floor " + num(*f.detection_floor);
+  return s;
+}
+
 std::string jump_block(const std::vector<const ReportRow*>& firsts, size_t listed) {
   std::string s = "first divergence (output error above what its inputs and its op type's noise explain):\n";
   for (size_t i = 0; i < firsts.size() && i < listed; ++i) {
     const ReportRow& f = *firsts[i];
     s += "  token " + token_of(f) + ": " + op_text(f);
     if (f.error_jump) s += ", error " + num(*f.error_jump) + "x its floor";
-    s += "\n";
+    s += margin_text(f) + "\n";
     if (i > 0 && row_label(f).op == row_label(*firsts[0]).op) continue;  // details once per op
     s += "    " + metrics_line(f) + "\n";
     double floor = f.error_floor.value_or(0.0), noise = f.noise_floor.value_or(0.0);
@@ -92,6 +105,60 @@ std::string jump_block(const std::vector<const ReportRow*>& firsts, size_t liste
          " (learned from the token's " + row_label(f).op_type + " outputs and its spread)\n";
   }
   if (firsts.size() > listed) s += "  ... and " + std::to_string(firsts.size() - listed) + " more tokens\n";
+  return s;
+}
+
+// Suspects: the first thin-margin name of each token that has no divergence before it.
+std::string suspect_block(const std::vector<const ReportRow*>& suspects, size_t listed) {
+  if (suspects.empty()) return "";
+  std::string s = "suspects (over their threshold by less than a divergence needs: not named as a divergence):\n";
+  for (size_t i = 0; i < suspects.size() && i < listed; ++i) {
+    const ReportRow& f = *suspects[i];
+    s += "  token " + token_of(f) + ": " + op_text(f) + margin_text(f) + "\n";
+    s += "    " + metrics_line(f) + "\n";
+  }
+  if (suspects.size() > listed) s += "  ... and " + std::to_string(suspects.size() - listed) + " more tokens\n";
+  return s;
+}
+
+// "none above X" for the tokens without a divergence: X, the token's detection floor, is the
+// error level above which any output the rule judged would have been named.
+std::string none_block(const std::map<std::string, double>& floors, const std::set<std::string>& named,
+                       bool any_named) {
+  double lo = 0, hi = 0;
+  size_t n = 0;
+  for (const auto& [token, floor] : floors) {
+    if (named.count(token)) continue;
+    lo = n ? std::min(lo, floor) : floor;
+    hi = n ? std::max(hi, floor) : floor;
+    ++n;
+  }
+  if (n == 0) {
+    if (any_named) return "";
+    return "first divergence: not judged (no output has an error level to weigh against its inputs: statistics "
+           "only, discrete values, or tensors that do not feed each other)\n";
+  }
+  std::string s = any_named ? "  other tokens (" + std::to_string(n) + "): none above " + num(hi)
+                            : "first divergence: none above " + num(hi);
+  if (!any_named) s += n == 1 ? " (token " + floors.begin()->first + ")" : " (" + std::to_string(n) + " tokens)";
+  s += ": an error of that level at any judged output would have been named";
+  if (n > 1 && lo < hi) s += " (per token " + num(lo) + "-" + num(hi) + ")";
+  return s + "\n";
+}
+
+// Discrete outputs whose values differ (judged by equality, docs/compare.md "Discrete outputs").
+std::string discrete_block(const std::vector<ReportRow>& rows, size_t listed) {
+  std::vector<const ReportRow*> v;
+  for (const auto& r : rows)
+    if (row_tensor(r).output && discrete_differs(r)) v.push_back(&r);
+  if (v.empty()) return "";
+  std::string s = "discrete outputs that differ (flips, judged by equality; a near tie in an input flips an argmax):\n";
+  for (size_t i = 0; i < v.size() && i < listed; ++i) {
+    s += "  token " + token_of(*v[i]) + ": " + op_text(*v[i]);
+    if (v[i]->differing) s += ": " + std::to_string(*v[i]->differing) + (*v[i]->differing == 1 ? " element differs" : " elements differ");
+    s += "\n";
+  }
+  if (v.size() > listed) s += "  ... and " + std::to_string(v.size() - listed) + " more\n";
   return s;
 }
 
@@ -181,13 +248,20 @@ std::vector<const ReportRow*> worst_rows(const std::vector<ReportRow>& rows, siz
 std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<int64_t> rank, const SummaryOptions& o) {
   std::map<std::string, size_t> modes, verdicts;  // by name: the summary lists them in name order
   size_t inconclusive = 0;
-  std::vector<const ReportRow*> firsts;
+  std::vector<const ReportRow*> firsts, suspects;
+  std::map<std::string, double> floors;  // token -> its detection floor
+  std::set<std::string> named, suspected;
   for (const auto& r : rows) {
     std::string_view mode = metric_source_text(r.compare_mode);
     ++modes[mode.empty() ? "none" : std::string(mode)];
     ++verdicts[verdict_text(r.verdict)];
     inconclusive += r.verdict == Verdict::kInconclusive;
-    if (r.jump == ReportRow::Jump::kFirst) firsts.push_back(&r);
+    if (r.jump == ReportRow::Jump::kFirst) firsts.push_back(&r), named.insert(token_of(r));
+    if (r.jump == ReportRow::Jump::kSuspect && suspected.insert(token_of(r)).second) suspects.push_back(&r);
+    if (r.detection_floor) {
+      auto [it, fresh] = floors.try_emplace(token_of(r), *r.detection_floor);
+      if (!fresh) it->second = std::max(it->second, *r.detection_floor);
+    }
   }
   std::string s = rank ? "rank " + std::to_string(*rank) + ": " : "";
   s += std::to_string(rows.size()) + " rows;";
@@ -196,7 +270,9 @@ std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<i
   for (const auto& [v, c] : verdicts) s += " " + v + " " + std::to_string(c);
   s += "\n";
   if (!firsts.empty()) s += jump_block(firsts, o.tokens_listed);
-  else s += "first divergence: none (no output error jumps above the error before it)\n";
+  s += none_block(floors, named, !firsts.empty());
+  s += suspect_block(suspects, o.tokens_listed);
+  s += discrete_block(rows, o.tokens_listed);
   const ReportRow* fail = first_divergence(rows);
   if (fail) {
     s += "threshold (msprobe): first fail in token " + token_of(*fail) + ": " + op_text(*fail) + "\n";
@@ -215,7 +291,7 @@ std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<i
     s += "inconclusive: " + std::to_string(inconclusive) +
          " rows judged from statistics only (min/max, or no sketch): they are not shown to pass\n";
   }
-  s += next_block(!firsts.empty() ? firsts.front() : fail, o);
+  s += next_block(!firsts.empty() ? firsts.front() : fail ? fail : suspects.empty() ? nullptr : suspects.front(), o);
   return printable_lines(s);  // op and file names come from the dump: no escape sequence reaches the terminal
 }
 

@@ -22,6 +22,7 @@
 #include "cli/commands.h"
 #include "cli/compare_atb.h"
 #include "cli/compare_outcome.h"
+#include "cli/compare_report_sink.h"
 #include "common/base/stage_thread.h"
 #include "common/compare/compare.h"
 #include "common/compare/terminal_summary.h"
@@ -67,40 +68,24 @@ int check_flow_options(const CompareArgs& a, FlowFamily family) {
   return kExitOk;
 }
 
-// The CSV streamed into an output file (common/io/output_file.h) as its chunks are formatted.
-Status write_csv_file(const std::string& path, const std::vector<ReportRow>& rows, const CsvOptions& co) {
-  MSIT_ASSIGN_OR_RETURN(OutputFile out, OutputFile::create(path));
-  MSIT_TRY(write_report_csv(rows, co, [&](std::string_view part) { return out.write(part); }));
-  return out.commit();
+// The options of the reports and the terminal summary.
+ReportSinkOptions sink_options(const CompareArgs& a) {
+  ReportSinkOptions so;
+  so.output = a.output;
+  so.json = a.json;
+  so.msit_filters = a.msit_filters;
+  so.keep_rows = !a.html.empty();
+  so.csv.extra_columns = !a.msit_columns;
+  so.csv.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  if (a.html.empty()) {
+    so.summary.html_command =
+        "msit-compact compare -m " + a.my_path + " -g " + a.golden_path + " -q --html compare.html";
+  }
+  so.now = std::time(nullptr);
+  return so;
 }
 
-int write_reports(const CompareArgs& a, const CompareResult& res, PhaseTimer* timer) {
-  if (auto dir = open_output_dir(a.output); !dir.ok()) {
-    print_error("compare", dir.error().to_string());
-    return kExitBadInput;
-  }
-  std::time_t now = std::time(nullptr);
-  CsvOptions co;
-  co.extra_columns = !a.msit_columns;
-  co.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
-  for (const auto& rr : res.ranks) {
-    std::vector<ReportRow> filtered;  // copied only when filtering: 100,000s of rows otherwise
-    if (a.msit_filters) filtered = apply_msit_filters(rr.rows);
-    const std::vector<ReportRow>& rows = a.msit_filters ? filtered : rr.rows;
-    std::string name = report_file_name(res.report_prefix, rr.rank, now, a.json ? "json" : "csv");
-    std::string path = (std::filesystem::path(a.output) / name).string();
-    Status st = a.json ? write_output_file(path, report_json(rows, co)) : write_csv_file(path, rows, co);
-    if (!st.ok()) {
-      print_error("compare", st.error().to_string());
-      return kExitBadInput;
-    }
-    mark_phase(timer, a.json ? "write JSON report" : "format and write CSV report");
-    if (!a.quiet) std::printf("Saved comparing results: %s\n", path.c_str());
-  }
-  return kExitOk;
-}
-
-int summarize(const CompareArgs& a, const CompareResult& res, const RowTally& tally);
+int summarize(const CompareArgs& a, const CompareHead& head, const ReportSink& sink);
 
 // "compared N/M pairs" on stderr while a compare runs longer than a second, on a terminal only;
 // the line is cleared when done.
@@ -146,10 +131,10 @@ class Progress {
   bool stop_ = false, shown_ = false;
 };
 
-int write_html(const CompareArgs& a, const CompareResult& res) {
+int write_html(const CompareArgs& a, const CompareHead& head, const ReportSink& sink) {
   std::vector<HtmlRank> ranks;
-  for (const auto& rr : res.ranks) ranks.push_back(HtmlRank{rr.rank, &rr.rows});
-  std::string title = std::string(flow_name(res.flow)) + ": " + a.my_path + " vs " + a.golden_path;
+  for (const auto& rr : sink.ranks()) ranks.push_back(HtmlRank{rr.info.rank, &rr.rows});
+  std::string title = std::string(flow_name(head.flow)) + ": " + a.my_path + " vs " + a.golden_path;
   return write_html_file(a.html, ranks, title, a.quiet);
 }
 
@@ -186,49 +171,51 @@ int run(const CompareArgs& a) {
   std::atomic<size_t> total{0}, done{0};
   o.pairs_total = &total;
   o.pairs_done = &done;
-  Result<CompareResult> res = make_error(a.my_path, Stage::kCompare, "not run");
+  ReportSink sink(sink_options(a));
+  Result<CompareHead> res = make_error(a.my_path, Stage::kCompare, "not run");
   {
     Progress progress(!a.quiet && ::isatty(STDERR_FILENO) == 1, total, done);
-    res = run_compare(a.my_path, a.golden_path, o);
+    res = stream_compare(a.my_path, a.golden_path, o, sink);
   }
   if (!res.ok()) {
     print_error("compare", res.error().to_string());
-    print_dir_hints(FlowFamily::kTorchair, a.golden_path, a.my_path);
+    if (!sink.failed()) print_dir_hints(FlowFamily::kTorchair, a.golden_path, a.my_path);
     return kExitBadInput;
   }
   print_warnings("compare", res->warnings, a.verbosity);
-  RowTally tally;
-  for (const auto& rr : res->ranks) tally.add(rr.rows, true);
-  if (tally.pairs == 0) {
+  if (sink.tally().pairs == 0) {
     return no_pairs_error(FlowFamily::kTorchair, a.golden_path, a.my_path,
                           std::string(flow_name(res->flow)) +
                               " pairs: GE ops of --my-path matched by graph text or name with the tensors of "
                               "--golden-path, token by token");
   }
-  if (int rc = write_reports(a, *res, o.timer); rc != kExitOk) return rc;
-  if (!a.html.empty()) {
-    if (int rc = write_html(a, *res); rc != kExitOk) return rc;
+  auto paths = sink.publish(o.timer);
+  if (!paths.ok()) {
+    print_error("compare", paths.error().to_string());
+    return kExitBadInput;
   }
-  return summarize(a, *res, tally);
+  if (!a.quiet) {
+    for (const auto& p : *paths) std::printf("Saved comparing results: %s\n", p.c_str());
+  }
+  if (!a.html.empty()) {
+    if (int rc = write_html(a, *res, sink); rc != kExitOk) return rc;
+  }
+  return summarize(a, *res, sink);
 }
 
 // The terminal summary per rank, then the exit status of every flow (compare_exit_status).
-int summarize(const CompareArgs& a, const CompareResult& res, const RowTally& tally) {
-  SummaryOptions so;
-  if (a.html.empty()) {
-    so.html_command = "msit-compact compare -m " + a.my_path + " -g " + a.golden_path + " -q --html compare.html";
-  }
-  if (!a.quiet) std::printf("mode: %s\n", std::string(flow_name(res.flow)).c_str());
-  for (const auto& rr : res.ranks) {
+int summarize(const CompareArgs& a, const CompareHead& head, const ReportSink& sink) {
+  if (!a.quiet) std::printf("mode: %s\n", std::string(flow_name(head.flow)).c_str());
+  for (const auto& rr : sink.ranks()) {
     if (!a.quiet) {
-      std::printf("%s", terminal_summary(rr.rows, rr.rank, so).c_str());
-      if (rr.ops_without_rows) {
+      std::printf("%s", rr.summary.text(rr.info.rank).c_str());
+      if (rr.info.ops_without_rows) {
         std::printf("(%llu GE ops have no FX counterpart: intermediate ops of a converted FX node)\n",
-                    static_cast<unsigned long long>(rr.ops_without_rows));
+                    static_cast<unsigned long long>(rr.info.ops_without_rows));
       }
     }
   }
-  return compare_exit_status(tally, a.quiet);
+  return compare_exit_status(sink.tally(), a.quiet);
 }
 
 // msit's -l/--log-level: debug shows every detail (-v), warning and above only warnings and

@@ -25,6 +25,7 @@ LAYERS = [
     "common/report",       # report rows, CSV, HTML
     "common/store",        # the SQLite summary store
     "common/compare",      # compare engine, torchair flows, terminal summary
+    "common/compare_msprobe",  # msProbe's compare: matching, cells, verdicts, its table
     "common/compare_atb",  # ATB/torch flows; which flow two paths select
     "common/compaction",   # compact_file, publish, formats by name, compact runs, settings
     "daemon",              # watch

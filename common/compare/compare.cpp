@@ -7,19 +7,15 @@
 #include <optional>
 
 #include "common/base/run_workers.h"
+#include "common/compare/compare_stream.h"
 #include "common/compare/dump_index.h"
 #include "common/compare/engine.h"
 #include "common/compare/file_cache.h"
 #include "common/compare/matching.h"
 #include "common/formats/graph_text.h"
-#include "common/io/batch_read.h"
-#include "common/summary/summary.h"
 
 namespace msit {
 namespace {
-
-// A width-128 summary is ~3 KB; larger ones are read one by one.
-constexpr size_t kSummarySlotBytes = 64 << 10;
 
 std::string list_ids(const std::vector<int64_t>& ids) {
   std::string s = "[";
@@ -72,48 +68,23 @@ void preload(const DumpTree& t, FileCache& cache, unsigned jobs) {
       for (const auto& [op, f] : tf.ge_ops) files.push_back(&f);
     }
   }
-  // In batches of 64 files per worker: GE summaries read together (SmallFileBatch).
-  constexpr size_t kBatch = 64;
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    SmallFileBatch reader(kBatch, kSummarySlotBytes, kSummaryParsePadding);
-    std::vector<const SourceFile*> batch;
-    for (size_t b = next.fetch_add(kBatch); b < files.size(); b = next.fetch_add(kBatch)) {
-      batch.assign(files.begin() + static_cast<std::ptrdiff_t>(b),
-                   files.begin() + static_cast<std::ptrdiff_t>(std::min(files.size(), b + kBatch)));
-      cache.preload(batch, reader);
-    }
-  };
-  run_workers(jobs, (files.size() + kBatch - 1) / kBatch, worker);
+  preload_files(files, cache, jobs);
 }
 
-std::vector<int64_t> token_ids(const DumpTree& t) {
-  std::vector<int64_t> v;
-  for (const auto& g : t.groups) {
-    for (const auto& [tok, _] : g.tokens) v.push_back(tok);
-  }
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  return v;
-}
-
-// A rank's matched pairs and, once evaluated, its report.
-struct RankWork {
-  RankReport report;
-  std::vector<PairSpec> pairs;
-  DumpTree my, golden;  // pairs point into these
-};
-
-Status match_rank(Flow flow, const std::string& top_my, const RankJob& job, const CompareOptions& o, FileCache& cache,
-                  RankWork& w, std::vector<std::string>& warnings) {
+// A rank's graphs and both trees, indexed; the groups to pair (and a warning when the graph
+// files and the dump groups do not pair up).
+Result<IndexedRank> index_rank(Flow flow, const std::string& top_my, const RankJob& job, const CompareOptions& o,
+                               std::vector<std::string>& warnings) {
+  IndexedRank r;
+  r.info.rank = job.rank;
+  r.my_root = job.my_root;
   bool fx_mine = flow == Flow::kFxFx;
   bool fx_golden = flow != Flow::kGeGe;
-  std::vector<GraphDef> graphs;
   if (flow != Flow::kFxFx) {
     auto files = find_graph_files(top_my, job.rank);
     if (files.empty() && job.rank) files = find_graph_files(top_my, std::nullopt);  // old names carry no rank
-    w.report.graph_files = files;
-    MSIT_ASSIGN_OR_RETURN(graphs, load_graphs(files));
+    r.info.graph_files = files;
+    MSIT_ASSIGN_OR_RETURN(r.graphs, load_graphs(files));
   }
   // The two trees are indexed at the same time: listing 100,000s of names is most of the
   // serial part of a summary compare.
@@ -128,136 +99,138 @@ Status match_rank(Flow flow, const std::string& top_my, const RankJob& job, cons
     }
   });
   mark_phase(o.timer, "index both trees");
-  MSIT_ASSIGN_OR_RETURN(w.my, std::move(*mine));
-  MSIT_ASSIGN_OR_RETURN(w.golden, std::move(*golden));
-  warnings.insert(warnings.end(), w.my.warnings.begin(), w.my.warnings.end());
-  warnings.insert(warnings.end(), w.golden.warnings.begin(), w.golden.warnings.end());
-  bool pruned = o.prune && o.prune(job.rank, w.my, w.golden);
-  preload(w.my, cache, o.jobs);
-  preload(w.golden, cache, o.jobs);
+  MSIT_ASSIGN_OR_RETURN(r.my, std::move(*mine));
+  MSIT_ASSIGN_OR_RETURN(r.golden, std::move(*golden));
+  warnings.insert(warnings.end(), r.my.warnings.begin(), r.my.warnings.end());
+  warnings.insert(warnings.end(), r.golden.warnings.begin(), r.golden.warnings.end());
+  r.pruned = o.prune && o.prune(job.rank, r.my, r.golden);
+  size_t n = std::min(r.my.groups.size(), r.golden.groups.size());
+  if (!r.graphs.empty()) {
+    if (r.graphs.size() != r.my.groups.size() || r.graphs.size() != r.golden.groups.size()) {
+      warnings.push_back(job.my_root + ": " + std::to_string(r.graphs.size()) + " graph files, " +
+                         std::to_string(r.my.groups.size()) + " my dump groups, " +
+                         std::to_string(r.golden.groups.size()) + " golden dump groups; pairing the first " +
+                         std::to_string(std::min(n, r.graphs.size())) + " by index");
+    }
+    n = std::min(n, r.graphs.size());
+  }
+  r.groups = n;
+  return r;
+}
+
+// A rank's matched pairs (the live comparer evaluates them itself).
+Status match_rank(Flow flow, const std::string& top_my, const RankJob& job, const CompareOptions& o, FileCache& cache,
+                  MatchedRank& m, std::vector<std::string>& warnings) {
+  MSIT_ASSIGN_OR_RETURN(IndexedRank r, index_rank(flow, top_my, job, o, warnings));
+  preload(r.my, cache, o.jobs);
+  preload(r.golden, cache, o.jobs);
   mark_phase(o.timer, "load GE headers");
   GraphDef empty;
-  size_t n = std::min(w.my.groups.size(), w.golden.groups.size());
-  if (!graphs.empty()) {
-    if (graphs.size() != w.my.groups.size() || graphs.size() != w.golden.groups.size()) {
-      warnings.push_back(job.my_root + ": " + std::to_string(graphs.size()) + " graph files, " +
-                         std::to_string(w.my.groups.size()) + " my dump groups, " +
-                         std::to_string(w.golden.groups.size()) + " golden dump groups; pairing the first " +
-                         std::to_string(std::min(n, graphs.size())) + " by index");
-    }
-    n = std::min(n, graphs.size());
-  }
   MatchResult mr;
   MatchContext ctx;
   ctx.counts = [&](const SourceFile& f) { return cache.counts(f); };
-  for (size_t i = 0; i < n; ++i) {
-    ctx.graph = graphs.empty() ? &empty : &graphs[i];
-    ctx.graph_path = graphs.empty() ? "" : w.report.graph_files[i];
+  for (size_t i = 0; i < r.groups; ++i) {
+    ctx.graph = r.graphs.empty() ? &empty : &r.graphs[i];
+    ctx.graph_path = r.graphs.empty() ? "" : r.info.graph_files[i];
     ctx.group = i;
     size_t begin = mr.pairs.size();
-    if (flow == Flow::kGeFx) match_ge_fx(ctx, w.my.groups[i], w.golden.groups[i], mr);
-    else if (flow == Flow::kGeGe) match_ge_ge(ctx, w.my.groups[i], w.golden.groups[i], mr);
-    else match_fx_fx(ctx, w.my.groups[i], w.golden.groups[i], mr);
+    if (flow == Flow::kGeFx) match_ge_fx(ctx, r.my.groups[i], r.golden.groups[i], mr);
+    else if (flow == Flow::kGeGe) match_ge_ge(ctx, r.my.groups[i], r.golden.groups[i], mr);
+    else match_fx_fx(ctx, r.my.groups[i], r.golden.groups[i], mr);
     if (flow != Flow::kFxFx) sort_rows_msit(mr.pairs, begin, mr.pairs.size());
     number_rows(mr.pairs, begin, mr.pairs.size());
   }
   warnings.insert(warnings.end(), mr.warnings.begin(), mr.warnings.end());
-  w.report.ops_without_rows = mr.ops_without_rows;
-  w.pairs = std::move(mr.pairs);
   mark_phase(o.timer, "match");
-  if (w.pairs.empty() && !pruned) {
-    auto mine = token_ids(w.my), gold = token_ids(w.golden);
-    std::string where = job.rank ? " (rank " + std::to_string(*job.rank) + ")" : "";
-    return make_error(job.my_root, Stage::kMatch,
-                      "nothing to compare" + where + ": my token ids " + list_ids(mine) + ", golden token ids " +
-                          list_ids(gold) + (n == 0 ? ", and no dump group could be paired" : ""));
-  }
+  if (mr.pairs.empty() && !r.pruned) return nothing_to_compare(r);
+  m.rank = job.rank;
+  m.graph_files = std::move(r.info.graph_files);
+  m.ops_without_rows = mr.ops_without_rows;
+  m.pairs = std::move(mr.pairs);
+  m.my = std::move(r.my);  // moves keep the addresses the pairs point to (node and buffer moves)
+  m.golden = std::move(r.golden);
   return ok_status();
 }
+
+// The compare's head: mode, report prefix, ranks to compare.
+Result<std::vector<RankJob>> plan_compare(const std::string& my, const std::string& golden, const CompareOptions& o,
+                                          Flow& flow, std::string& prefix, std::vector<std::string>& warnings) {
+  std::error_code ec;
+  for (const auto* p : {&my, &golden}) {
+    if (!std::filesystem::is_directory(*p, ec)) return make_error(*p, Stage::kOpen, "not a directory");
+  }
+  std::string base = std::filesystem::path(my).filename().string();
+  if (base.rfind("msprobe", 0) == 0) prefix = "msprobe_cmp_report";
+  if (o.flow) {
+    if (family_of(*o.flow) != FlowFamily::kTorchair) {
+      return make_error(my, Stage::kMode, "not a torchair flow: " + std::string(flow_name(*o.flow)));
+    }
+    flow = *o.flow;
+  } else {
+    MSIT_ASSIGN_OR_RETURN(flow, detect_torchair_flow(golden, my, o.jobs, warnings));
+  }
+  MSIT_ASSIGN_OR_RETURN(auto jobs, plan_ranks(my, golden, o, warnings));
+  mark_phase(o.timer, "detect mode and ranks");
+  return jobs;
+}
+
+// run_compare's sink: every rank's rows kept.
+class CollectSink : public RowSink {
+ public:
+  explicit CollectSink(std::vector<RankReport>& ranks) : ranks_(ranks) {}
+  Status begin_rank(const RankInfo& r) override {
+    ranks_.emplace_back().rank = r.rank;
+    return ok_status();
+  }
+  Status rows(std::vector<ReportRow>& rows) override {
+    auto& all = ranks_.back().rows;
+    all.insert(all.end(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
+    return ok_status();
+  }
+  Status end_rank(const RankInfo& r) override {
+    ranks_.back().graph_files = r.graph_files;
+    ranks_.back().ops_without_rows = r.ops_without_rows;
+    return ok_status();
+  }
+
+ private:
+  std::vector<RankReport>& ranks_;
+};
 
 }  // namespace
 
 Result<MatchedCompare> match_compare(const std::string& my_in, const std::string& golden_in, const CompareOptions& o,
                                      FileCache& cache) {
   std::string my = absolute_path(my_in), golden = absolute_path(golden_in);
-  std::error_code ec;
-  for (const auto* p : {&my, &golden}) {
-    if (!std::filesystem::is_directory(*p, ec)) return make_error(*p, Stage::kOpen, "not a directory");
-  }
   MatchedCompare res;
-  std::string base = std::filesystem::path(my).filename().string();
-  if (base.rfind("msprobe", 0) == 0) res.report_prefix = "msprobe_cmp_report";
-  if (o.flow) {
-    if (family_of(*o.flow) != FlowFamily::kTorchair) {
-      return make_error(my, Stage::kMode, "not a torchair flow: " + std::string(flow_name(*o.flow)));
-    }
-    res.flow = *o.flow;
-  } else {
-    MSIT_ASSIGN_OR_RETURN(res.flow, detect_torchair_flow(golden, my, o.jobs, res.warnings));
-  }
-  MSIT_ASSIGN_OR_RETURN(auto jobs, plan_ranks(my, golden, o, res.warnings));
-  mark_phase(o.timer, "detect mode and ranks");
+  MSIT_ASSIGN_OR_RETURN(auto jobs, plan_compare(my, golden, o, res.flow, res.report_prefix, res.warnings));
   res.ranks.resize(jobs.size());
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    RankWork w;
-    w.report.rank = jobs[i].rank;
-    MSIT_TRY(match_rank(res.flow, my, jobs[i], o, cache, w, res.warnings));
-    MatchedRank& m = res.ranks[i];
-    m.rank = jobs[i].rank;
-    m.graph_files = std::move(w.report.graph_files);
-    m.ops_without_rows = w.report.ops_without_rows;
-    m.pairs = std::move(w.pairs);
-    m.my = std::move(w.my);  // moves keep the addresses the pairs point to (node and buffer moves)
-    m.golden = std::move(w.golden);
-  }
+  for (size_t i = 0; i < jobs.size(); ++i)
+    MSIT_TRY(match_rank(res.flow, my, jobs[i], o, cache, res.ranks[i], res.warnings));
   return res;
 }
 
-Result<CompareResult> run_compare(const std::string& my_in, const std::string& golden_in, const CompareOptions& o) {
+Result<CompareHead> stream_compare(const std::string& my_in, const std::string& golden_in, const CompareOptions& o,
+                                   RowSink& sink) {
+  std::string my = absolute_path(my_in), golden = absolute_path(golden_in);
+  CompareHead head;
+  MSIT_ASSIGN_OR_RETURN(auto jobs, plan_compare(my, golden, o, head.flow, head.report_prefix, head.warnings));
+  MSIT_TRY(sink.begin_compare(head.report_prefix));
   FileCache cache;
-  MSIT_ASSIGN_OR_RETURN(MatchedCompare matched, match_compare(my_in, golden_in, o, cache));
+  for (const RankJob& job : jobs) {
+    MSIT_ASSIGN_OR_RETURN(IndexedRank r, index_rank(head.flow, my, job, o, head.warnings));
+    MSIT_TRY(stream_rank(head.flow, r, o, cache, sink, head.warnings));
+  }
+  return head;
+}
+
+Result<CompareResult> run_compare(const std::string& my_in, const std::string& golden_in, const CompareOptions& o) {
   CompareResult res;
-  res.flow = matched.flow;
-  res.report_prefix = std::move(matched.report_prefix);
-  res.warnings = std::move(matched.warnings);
-  std::vector<RankWork> work(matched.ranks.size());
-  for (size_t i = 0; i < work.size(); ++i) {
-    MatchedRank& m = matched.ranks[i];
-    work[i].report.rank = m.rank;
-    work[i].report.graph_files = std::move(m.graph_files);
-    work[i].report.ops_without_rows = m.ops_without_rows;
-    work[i].pairs = std::move(m.pairs);
-    work[i].my = std::move(m.my);
-    work[i].golden = std::move(m.golden);
-  }
-  // Every pair of every rank through the one evaluator: ranks run in parallel with each other.
-  std::vector<EvalItem> items;
-  std::vector<uint32_t> item_rank;  // item -> index into work
-  for (size_t i = 0; i < work.size(); ++i) {
-    work[i].report.rows.resize(work[i].pairs.size());
-    for (size_t k = 0; k < work[i].pairs.size(); ++k) {
-      items.push_back(EvalItem{&work[i].pairs[k], &work[i].report.rows[k], false});
-      item_rank.push_back(static_cast<uint32_t>(i));
-    }
-  }
-  mark_phase(o.timer, "allocate rows");
-  if (o.pairs_total) o.pairs_total->store(items.size());
-  EngineOptions eo;
-  eo.jobs = o.jobs;
-  eo.eval = o.eval;
-  eo.pairs_done = o.pairs_done;
-  eo.finish = [&](size_t i, ReportRow& r) {
-    r.rank = work[item_rank[i]].report.rank.value_or(-1);
-    std::string drop = msit_drop_reason(r);
-    if (!drop.empty()) r.note = r.note.empty() ? drop : r.note + "; " + drop;
-  };
-  evaluate_items(items, cache, eo);
-  mark_phase(o.timer, "evaluate pairs");
-  for (auto& w : work) {
-    post_pass(w.report.rows);
-    res.ranks.push_back(std::move(w.report));
-  }
-  mark_phase(o.timer, "error jumps");
+  CollectSink sink(res.ranks);
+  MSIT_ASSIGN_OR_RETURN(CompareHead head, stream_compare(my_in, golden_in, o, sink));
+  res.flow = head.flow;
+  res.report_prefix = std::move(head.report_prefix);
+  res.warnings = std::move(head.warnings);
   return res;
 }
 

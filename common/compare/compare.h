@@ -16,6 +16,7 @@
 #include "common/compare/file_cache.h"
 #include "common/compare/flow.h"
 #include "common/compare/matching.h"
+#include "common/compare/row_sink.h"
 #include "common/report/report_row.h"
 
 namespace msit {
@@ -74,6 +75,18 @@ struct MatchedCompare {
 Result<MatchedCompare> match_compare(const std::string& my_path, const std::string& golden_path,
                                      const CompareOptions& opts, FileCache& cache);
 
+// What a streamed compare returns; its rows went to the sink.
+struct CompareHead {
+  Flow flow = Flow::kGeFx;
+  std::string report_prefix = "msit_cmp_report";
+  std::vector<std::string> warnings;
+};
+// The compare, rank by rank, its rows handed to `sink` in report order as they are ready
+// (docs/compare.md "Streaming"): memory bounded by the tokens in flight, not the run.
+Result<CompareHead> stream_compare(const std::string& my_path, const std::string& golden_path,
+                                   const CompareOptions& opts, RowSink& sink);
+
+// stream_compare into memory: every rank's rows (tests and small runs).
 Result<CompareResult> run_compare(const std::string& my_path, const std::string& golden_path,
                                   const CompareOptions& opts);
 

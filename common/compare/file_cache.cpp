@@ -215,6 +215,14 @@ std::shared_ptr<LoadedFile> FileCache::get(const SourceFile& f, bool keep) {
   return lf;
 }
 
+void FileCache::forget(const std::vector<const SourceFile*>& files) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const SourceFile* f : files) {
+    files_.erase(f->path());
+    once_.erase(f->path());
+  }
+}
+
 Result<TensorCounts> FileCache::counts(const SourceFile& f) {
   auto lf = get(f);
   if (lf->error) return *lf->error;

@@ -45,6 +45,9 @@ class FileCache {
   // get(f) for many files ahead of use (GE files, shared by the rows of their tensors):
   // summaries read in one batch (at most reader's max_files), other kinds one by one.
   void preload(const std::vector<const SourceFile*>& files, SmallFileBatch& reader);
+  // Drops what get()/preload() keep of these files: the streamed compare's GE files once their
+  // token is evaluated (a LoadedFile still in use lives on in its shared_ptr).
+  void forget(const std::vector<const SourceFile*>& files);
   Result<TensorCounts> counts(const SourceFile& f);
   // The summary of a raw file, computed once per (width, seed).
   std::shared_ptr<Result<FileSummary>> summarize(LoadedFile& lf, const StatsOptions& opts);

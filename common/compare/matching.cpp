@@ -296,8 +296,7 @@ void for_common_tokens(const DumpGroup& my, const DumpGroup& golden, MatchResult
   for (const auto& [token, files] : my.tokens) {
     auto it = golden.tokens.find(token);
     if (it == golden.tokens.end()) {
-      out.warnings.push_back("my token_id " + std::to_string(token) + " not found in golden dump data (group " +
-                             my.key + ")");
+      out.warnings.push_back(token_missing_warning(token, my));
       continue;
     }
     fn(token, files, it->second);
@@ -330,33 +329,57 @@ std::vector<std::string> split_fused_name(std::string name, const GraphDef& grap
   return ops;
 }
 
+std::string token_missing_warning(int64_t token, const DumpGroup& my) {
+  return "my token_id " + std::to_string(token) + " not found in golden dump data (group " + my.key + ")";
+}
+
+std::string_view msit_sort_key(std::string_view my_cell) {
+  size_t dot = my_cell.rfind('.');
+  return dot == std::string_view::npos ? my_cell : my_cell.substr(dot + 1);
+}
+
+std::string_view least_sort_key(const SourceFile& my_file) {
+  return msit_sort_key(my_file.kind == SourceKind::kMinMax ? my_file.path() : my_file.raw_path);
+}
+
 void sort_rows_msit(std::vector<PairSpec>& rows, size_t begin, size_t end) {
-  auto key = [](const PairSpec& p) {
-    size_t dot = p.my_cell.rfind('.');
-    return dot == std::string::npos ? std::string_view(p.my_cell) : std::string_view(p.my_cell).substr(dot + 1);
-  };
-  std::stable_sort(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end),
-                   [&](const PairSpec& a, const PairSpec& b) { return key(a) < key(b); });
+  std::stable_sort(
+      rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end),
+      [&](const PairSpec& a, const PairSpec& b) { return msit_sort_key(a.my_cell) < msit_sort_key(b.my_cell); });
 }
 
 void number_rows(std::vector<PairSpec>& rows, size_t begin, size_t end) {
   for (size_t i = begin; i < end; ++i) { rows[i].my_label.order = rows[i].golden_label.order = i - begin; }
 }
 
+void match_ge_fx_token(MatchContext& ctx, int64_t token, const TokenFiles& m, const TokenFiles& g, MatchResult& out) {
+  for (const auto* op : graph_order(m, *ctx.graph)) ge_fx_op(ctx, token, op->first, op->second, m, g, out);
+}
+
+void match_ge_ge_token(MatchContext& ctx, int64_t token, const TokenFiles& m, const TokenFiles& g, MatchResult& out) {
+  for (const auto* op : graph_order(m, *ctx.graph)) ge_ge_op(ctx, token, op->first, op->second, m, g, out);
+}
+
 void match_ge_fx(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden, MatchResult& out) {
   for_common_tokens(my, golden, out, [&](int64_t token, const TokenFiles& m, const TokenFiles& g) {
-    for (const auto* op : graph_order(m, *ctx.graph)) ge_fx_op(ctx, token, op->first, op->second, m, g, out);
+    match_ge_fx_token(ctx, token, m, g, out);
   });
 }
 
 void match_ge_ge(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden, MatchResult& out) {
   for_common_tokens(my, golden, out, [&](int64_t token, const TokenFiles& m, const TokenFiles& g) {
-    for (const auto* op : graph_order(m, *ctx.graph)) ge_ge_op(ctx, token, op->first, op->second, m, g, out);
+    match_ge_ge_token(ctx, token, m, g, out);
   });
 }
 
 void match_fx_fx(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden, MatchResult& out) {
   for_common_tokens(my, golden, out, [&](int64_t token, const TokenFiles& m, const TokenFiles& g) {
+    match_fx_fx_token(ctx, token, m, g, out);
+  });
+}
+
+void match_fx_fx_token(MatchContext& ctx, int64_t token, const TokenFiles& m, const TokenFiles& g, MatchResult& out) {
+  {
     // Execution order: by the timestamp in the first file name of each node, then by key.
     struct Node {
       std::string_view ts;  // into the file's raw_path, which the index keeps
@@ -403,7 +426,7 @@ void match_fx_fx(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden
                                      fx_label(*key, Role::kOutput, kk), fx_label(*key, Role::kOutput, kk)));
       }
     }
-  });
+  }
 }
 
 }  // namespace msit

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/base/result.h"
@@ -67,6 +68,16 @@ struct MatchContext {
 void match_ge_fx(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden, MatchResult& out);
 void match_ge_ge(MatchContext& ctx, const DumpGroup& my_fused, const DumpGroup& golden, MatchResult& out);
 void match_fx_fx(MatchContext& ctx, const DumpGroup& my, const DumpGroup& golden, MatchResult& out);
+// One token of each (both trees have it): the streamed compare (compare_stream.cpp) matches a
+// rank token by token, in the order the whole-group functions above take them.
+void match_ge_fx_token(MatchContext& ctx, int64_t token, const TokenFiles& my, const TokenFiles& golden,
+                       MatchResult& out);
+void match_ge_ge_token(MatchContext& ctx, int64_t token, const TokenFiles& my_fused, const TokenFiles& golden,
+                       MatchResult& out);
+void match_fx_fx_token(MatchContext& ctx, int64_t token, const TokenFiles& my, const TokenFiles& golden,
+                       MatchResult& out);
+// The warning for a token of mine that the golden group lacks (its rows are not made).
+std::string token_missing_warning(int64_t token, const DumpGroup& my);
 
 // msit's find_longest_name / get_all_ops_from_fusion_op: split a fused op name into graph ops.
 // `is_dump_op` says whether a name is a dump-file op name (msit aborts on such a prefix).
@@ -75,6 +86,11 @@ std::vector<std::string> split_fused_name(std::string name, const GraphDef& grap
 
 // 3.6: stable sort of one graph's rows by the text after the last '.' of my_data_path.
 void sort_rows_msit(std::vector<PairSpec>& rows, size_t begin, size_t end);
+// That sort's key of a my_data_path cell.
+std::string_view msit_sort_key(std::string_view my_cell);
+// The least key a row of this file of mine can have: every my cell of a GE flow is the file's
+// cell, or it followed by ",inputs,k" / ",outputs,k", whose keys are not less.
+std::string_view least_sort_key(const SourceFile& my_file);
 
 // Execution order of rows [begin, end) of one graph: their position (msit sorts GE rows by the
 // dump timestamp, FX nodes are matched in timestamp order), on both labels.

@@ -79,8 +79,8 @@ bool same_data(const ReportRow& a, const ReportRow& b) {
   return equal && any;  // rows without any number are never folded
 }
 
-// "margin 2.1 (detection floor 0.019)": how far over its threshold the name is, and the
-// smallest error the rule could have named at that output.
+// "margin 2.1, detection floor 0.019": how far over its threshold the name is, and the smallest
+// error the rule could have named at that output.
 std::string margin_text(const ReportRow& f) {
   std::string s;
   if (f.margin) s += ", margin " + num(*f.margin);
@@ -89,7 +89,7 @@ std::string margin_text(const ReportRow& f) {
   return s;
 }
 
-std::string jump_block(const std::vector<const ReportRow*>& firsts, size_t listed) {
+std::string jump_block(const std::vector<const ReportRow*>& firsts, size_t count, size_t listed) {
   std::string s = "first divergence (output error above what its inputs and its op type's noise explain):\n";
   for (size_t i = 0; i < firsts.size() && i < listed; ++i) {
     const ReportRow& f = *firsts[i];
@@ -104,33 +104,33 @@ std::string jump_block(const std::vector<const ReportRow*>& firsts, size_t liste
          ": inputs' error x its type's gain " + num(inputs) + ", noise floor " + num(noise) +
          " (learned from the token's " + row_label(f).op_type + " outputs and its spread)\n";
   }
-  if (firsts.size() > listed) s += "  ... and " + std::to_string(firsts.size() - listed) + " more tokens\n";
+  if (count > listed) s += "  ... and " + std::to_string(count - listed) + " more tokens\n";
   return s;
 }
 
 // Suspects: the first thin-margin name of each token that has no divergence before it.
-std::string suspect_block(const std::vector<const ReportRow*>& suspects, size_t listed) {
-  if (suspects.empty()) return "";
+std::string suspect_block(const std::vector<ReportRow>& suspects, size_t count, size_t listed) {
+  if (count == 0) return "";
   std::string s = "suspects (over their threshold by less than a divergence needs: not named as a divergence):\n";
-  for (size_t i = 0; i < suspects.size() && i < listed; ++i) {
-    const ReportRow& f = *suspects[i];
+  for (const ReportRow& f : suspects) {
     s += "  token " + token_of(f) + ": " + op_text(f) + margin_text(f) + "\n";
     s += "    " + metrics_line(f) + "\n";
   }
-  if (suspects.size() > listed) s += "  ... and " + std::to_string(suspects.size() - listed) + " more tokens\n";
+  if (count > listed) s += "  ... and " + std::to_string(count - listed) + " more tokens\n";
   return s;
 }
 
 // "none above X" for the tokens without a divergence: X, the token's detection floor, is the
 // error level above which any output the rule judged would have been named.
-std::string none_block(const std::map<std::string, double>& floors, const std::set<std::string>& named,
-                       bool any_named) {
+std::string none_block(const std::map<std::string, SummaryBuilder::TokenFloor>& floors, bool any_named) {
   double lo = 0, hi = 0;
   size_t n = 0;
-  for (const auto& [token, floor] : floors) {
-    if (named.count(token)) continue;
-    lo = n ? std::min(lo, floor) : floor;
-    hi = n ? std::max(hi, floor) : floor;
+  std::string only;
+  for (const auto& [token, t] : floors) {
+    if (t.named || !t.floor) continue;
+    lo = n ? std::min(lo, *t.floor) : *t.floor;
+    hi = n ? std::max(hi, *t.floor) : *t.floor;
+    only = token;
     ++n;
   }
   if (n == 0) {
@@ -140,25 +140,22 @@ std::string none_block(const std::map<std::string, double>& floors, const std::s
   }
   std::string s = any_named ? "  other tokens (" + std::to_string(n) + "): none above " + num(hi)
                             : "first divergence: none above " + num(hi);
-  if (!any_named) s += n == 1 ? " (token " + floors.begin()->first + ")" : " (" + std::to_string(n) + " tokens)";
+  if (!any_named) s += n == 1 ? " (token " + only + ")" : " (" + std::to_string(n) + " tokens)";
   s += ": an error of that level at any judged output would have been named";
   if (n > 1 && lo < hi) s += " (per token " + num(lo) + "-" + num(hi) + ")";
   return s + "\n";
 }
 
 // Discrete outputs whose values differ (judged by equality, docs/compare.md "Discrete outputs").
-std::string discrete_block(const std::vector<ReportRow>& rows, size_t listed) {
-  std::vector<const ReportRow*> v;
-  for (const auto& r : rows)
-    if (row_tensor(r).output && discrete_differs(r)) v.push_back(&r);
-  if (v.empty()) return "";
+std::string discrete_block(const std::vector<ReportRow>& listed_rows, size_t count, size_t listed) {
+  if (count == 0) return "";
   std::string s = "discrete outputs that differ (flips, judged by equality; a near tie in an input flips an argmax):\n";
-  for (size_t i = 0; i < v.size() && i < listed; ++i) {
-    s += "  token " + token_of(*v[i]) + ": " + op_text(*v[i]);
-    if (v[i]->differing) s += ": " + std::to_string(*v[i]->differing) + (*v[i]->differing == 1 ? " element differs" : " elements differ");
+  for (const ReportRow& r : listed_rows) {
+    s += "  token " + token_of(r) + ": " + op_text(r);
+    if (r.differing) s += ": " + std::to_string(*r.differing) + (*r.differing == 1 ? " element differs" : " elements differ");
     s += "\n";
   }
-  if (v.size() > listed) s += "  ... and " + std::to_string(v.size() - listed) + " more\n";
+  if (count > listed) s += "  ... and " + std::to_string(count - listed) + " more\n";
   return s;
 }
 
@@ -175,23 +172,16 @@ std::string reason_key(const ReportRow& r) {
   return r.caveat.empty() ? msit : msit + " " + r.caveat;
 }
 
-std::string error_block(const std::vector<ReportRow>& rows, size_t listed) {
-  std::map<std::string, std::vector<const ReportRow*>> groups;
-  size_t n = 0;
-  for (const auto& r : rows) {
-    if (r.verdict != Verdict::kError) continue;
-    groups[reason_key(r)].push_back(&r);
-    ++n;
-  }
+std::string error_block(const std::map<std::string, SummaryBuilder::ErrorGroup>& groups, size_t n, size_t listed) {
   if (n == 0) return "";
   std::string s = "errors: " + std::to_string(n) + " rows could not be compared\n";
-  for (const auto& [why, list] : groups) {
-    s += "  " + std::to_string(list.size()) + " x " + why + "\n";
-    for (size_t i = 0; i < list.size() && i < listed; ++i) {
-      s += "    token " + token_of(*list[i]) + " " + op_text(*list[i]) + ": " + fail_reason_cell(*list[i]) + "\n";
+  for (const auto& [why, g] : groups) {
+    s += "  " + std::to_string(g.count) + " x " + why + "\n";
+    for (const ReportRow& r : g.first) {
+      s += "    token " + token_of(r) + " " + op_text(r) + ": " + fail_reason_cell(r) + "\n";
     }
-    if (list.size() > listed)
-      s += "    ... and " + std::to_string(list.size() - listed) + " more (verdict error in the report)\n";
+    if (g.count > listed)
+      s += "    ... and " + std::to_string(g.count - listed) + " more (verdict error in the report)\n";
   }
   return s;
 }
@@ -219,6 +209,44 @@ std::string next_block(const ReportRow* focus, const SummaryOptions& o) {
 
 }  // namespace
 
+void WorstRows::add(const ReportRow& r) {
+  if (!flagged(r)) return;
+  const uint64_t seq = seq_++;
+  const double b = badness(r), red = r.red.value_or(0.0);
+  // Report order breaks ties (the stable sort of worst_rows): a later row goes after equal keys.
+  auto before = [&](const Kept& k) {
+    double kb = badness(k.row);
+    if (kb != b) return kb > b;
+    double kr = k.row.red.value_or(0.0);
+    if (kr != red) return kr > red;
+    return k.seq < seq;
+  };
+  auto at = std::find_if_not(kept_.begin(), kept_.end(), before);
+  if (static_cast<size_t>(at - kept_.begin()) >= kSpare * n_) return;
+  if (std::any_of(kept_.begin(), at, [&](const Kept& k) { return same_data(k.row, r); })) return;
+  kept_.insert(at, Kept{r, seq, &r});
+  // A row the new one stands for (same data, lower in the order) goes. Same data has the same key
+  // unless a row without a cosine differs in verdict: the spare rows cover the places such a
+  // removal frees.
+  for (auto it = kept_.begin(); it != kept_.end(); ++it) {
+    auto dup = std::find_if(it + 1, kept_.end(), [&](const Kept& k) { return same_data(it->row, k.row); });
+    if (dup != kept_.end()) kept_.erase(dup);
+  }
+  if (kept_.size() > kSpare * n_) kept_.resize(kSpare * n_);
+}
+
+std::vector<const ReportRow*> WorstRows::rows() const {
+  std::vector<const ReportRow*> v;
+  for (size_t i = 0; i < kept_.size() && i < n_; ++i) v.push_back(&kept_[i].row);
+  return v;
+}
+
+std::vector<const ReportRow*> WorstRows::origins() const {
+  std::vector<const ReportRow*> v;
+  for (size_t i = 0; i < kept_.size() && i < n_; ++i) v.push_back(kept_[i].origin);
+  return v;
+}
+
 const ReportRow* first_divergence(const std::vector<ReportRow>& rows) {
   for (const auto& r : rows) {
     if (r.verdict == Verdict::kFail) return &r;
@@ -227,72 +255,98 @@ const ReportRow* first_divergence(const std::vector<ReportRow>& rows) {
 }
 
 std::vector<const ReportRow*> worst_rows(const std::vector<ReportRow>& rows, size_t n) {
-  std::vector<const ReportRow*> v;
-  for (const auto& r : rows) {
-    if (flagged(r)) v.push_back(&r);
-  }
-  std::stable_sort(v.begin(), v.end(), [](const ReportRow* a, const ReportRow* b) {
-    double ba = badness(*a), bb = badness(*b);
-    if (ba != bb) return ba > bb;
-    return a->red.value_or(0.0) > b->red.value_or(0.0);
-  });
-  // Equal keys keep report order (stable sort): the row kept is the first in execution order.
-  std::vector<const ReportRow*> out;
-  for (size_t i = 0; i < v.size() && out.size() < n; ++i) {
-    bool seen = std::any_of(out.begin(), out.end(), [&](const ReportRow* o) { return same_data(*o, *v[i]); });
-    if (!seen) out.push_back(v[i]);
-  }
-  return out;
+  WorstRows w(n);
+  for (const auto& r : rows) w.add(r);
+  return w.origins();
 }
 
-std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<int64_t> rank, const SummaryOptions& o) {
-  std::map<std::string, size_t> modes, verdicts;  // by name: the summary lists them in name order
-  size_t inconclusive = 0;
-  std::vector<const ReportRow*> firsts, suspects;
-  std::map<std::string, double> floors;  // token -> its detection floor
-  std::set<std::string> named, suspected;
+SummaryBuilder::SummaryBuilder(const SummaryOptions& o) : o_(o), worst_(o.worst) {}
+
+void SummaryBuilder::add(const std::vector<ReportRow>& rows) {
   for (const auto& r : rows) {
     std::string_view mode = metric_source_text(r.compare_mode);
-    ++modes[mode.empty() ? "none" : std::string(mode)];
-    ++verdicts[verdict_text(r.verdict)];
-    inconclusive += r.verdict == Verdict::kInconclusive;
-    if (r.jump == ReportRow::Jump::kFirst) firsts.push_back(&r), named.insert(token_of(r));
-    if (r.jump == ReportRow::Jump::kSuspect && suspected.insert(token_of(r)).second) suspects.push_back(&r);
-    if (r.detection_floor) {
-      auto [it, fresh] = floors.try_emplace(token_of(r), *r.detection_floor);
-      if (!fresh) it->second = std::max(it->second, *r.detection_floor);
+    ++modes_[mode.empty() ? "none" : std::string(mode)];
+    ++verdicts_[verdict_text(r.verdict)];
+    inconclusive_ += r.verdict == Verdict::kInconclusive;
+    if (r.jump == ReportRow::Jump::kFirst) {
+      if (firsts_.size() < std::max<size_t>(o_.tokens_listed, 1)) firsts_.push_back(r);
+      if (firsts_count_++ == 0) first_jump_seq_ = rows_;
     }
+    add_rule_marks(r);
+    if (!fail_ && r.verdict == Verdict::kFail) {
+      fail_ = r;
+      fail_seq_ = rows_;
+    }
+    worst_.add(r);
+    if (r.verdict == Verdict::kError) {
+      ErrorGroup& g = errors_[reason_key(r)];
+      if (g.first.size() < o_.errors_listed) g.first.push_back(r);
+      ++g.count;
+      ++error_rows_;
+    }
+    ++rows_;
   }
+}
+
+void SummaryBuilder::add_rule_marks(const ReportRow& r) {
+  // Per token: its detection floor and whether it has a first divergence (a token's count of
+  // entries, not its rows, is what this keeps); the first suspect of a token, the discrete
+  // outputs that differ (the first tokens_listed of each kept).
+  const std::string token = token_of(r);
+  if (r.jump == ReportRow::Jump::kFirst || r.detection_floor) {
+    TokenFloor& t = floors_[token];
+    t.named = t.named || r.jump == ReportRow::Jump::kFirst;
+    if (r.detection_floor) t.floor = std::max(t.floor.value_or(0.0), *r.detection_floor);
+  }
+  if (r.jump == ReportRow::Jump::kSuspect && suspect_tokens_.insert(token).second) {
+    if (suspects_.size() < o_.tokens_listed) suspects_.push_back(r);
+    ++suspects_count_;
+  }
+  if (row_tensor(r).output && discrete_differs(r)) {
+    if (discrete_.size() < o_.tokens_listed) discrete_.push_back(r);
+    ++discrete_count_;
+  }
+}
+
+std::string SummaryBuilder::text(std::optional<int64_t> rank) const {
   std::string s = rank ? "rank " + std::to_string(*rank) + ": " : "";
-  s += std::to_string(rows.size()) + " rows;";
-  for (const auto& [m, c] : modes) s += " " + m + " " + std::to_string(c);
+  s += std::to_string(rows_) + " rows;";
+  for (const auto& [m, c] : modes_) s += " " + m + " " + std::to_string(c);
   s += " |";
-  for (const auto& [v, c] : verdicts) s += " " + v + " " + std::to_string(c);
+  for (const auto& [v, c] : verdicts_) s += " " + v + " " + std::to_string(c);
   s += "\n";
-  if (!firsts.empty()) s += jump_block(firsts, o.tokens_listed);
-  s += none_block(floors, named, !firsts.empty());
-  s += suspect_block(suspects, o.tokens_listed);
-  s += discrete_block(rows, o.tokens_listed);
-  const ReportRow* fail = first_divergence(rows);
-  if (fail) {
-    s += "threshold (msprobe): first fail in token " + token_of(*fail) + ": " + op_text(*fail) + "\n";
-    if (firsts.empty() || fail != firsts.front()) s += "    " + metrics_line(*fail) + "\n";
+  std::vector<const ReportRow*> firsts;
+  for (const auto& f : firsts_) firsts.push_back(&f);
+  if (firsts_count_ > 0) s += jump_block(firsts, firsts_count_, o_.tokens_listed);
+  s += none_block(floors_, firsts_count_ > 0);
+  s += suspect_block(suspects_, suspects_count_, o_.tokens_listed);
+  s += discrete_block(discrete_, discrete_count_, o_.tokens_listed);
+  if (fail_) {
+    s += "threshold (msprobe): first fail in token " + token_of(*fail_) + ": " + op_text(*fail_) + "\n";
+    if (firsts_count_ == 0 || fail_seq_ != first_jump_seq_) s += "    " + metrics_line(*fail_) + "\n";
   } else {
     s += "threshold (msprobe): no row fails\n";
   }
-  auto worst = worst_rows(rows, o.worst);
+  auto worst = worst_.rows();
   if (!worst.empty()) {
     s += "worst " + std::to_string(worst.size()) + ":\n";
     for (const ReportRow* r : worst)
       s += "  token " + token_of(*r) + " " + op_text(*r) + "  " + metrics_line(*r) + "\n";
   }
-  s += error_block(rows, o.errors_listed);
-  if (inconclusive > 0) {
-    s += "inconclusive: " + std::to_string(inconclusive) +
+  s += error_block(errors_, error_rows_, o_.errors_listed);
+  if (inconclusive_ > 0) {
+    s += "inconclusive: " + std::to_string(inconclusive_) +
          " rows judged from statistics only (min/max, or no sketch): they are not shown to pass\n";
   }
-  s += next_block(!firsts.empty() ? firsts.front() : fail ? fail : suspects.empty() ? nullptr : suspects.front(), o);
+  const ReportRow* focus = firsts_count_ > 0 ? firsts.front() : fail_ ? &*fail_ : nullptr;
+  s += next_block(focus ? focus : suspects_.empty() ? nullptr : &suspects_.front(), o_);
   return printable_lines(s);  // op and file names come from the dump: no escape sequence reaches the terminal
+}
+
+std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<int64_t> rank, const SummaryOptions& o) {
+  SummaryBuilder b(o);
+  b.add(rows);
+  return b.text(rank);
 }
 
 }  // namespace msit

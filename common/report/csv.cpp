@@ -202,9 +202,7 @@ std::string float_cell(const std::optional<double>& v) {
   return python_float_repr(*v);
 }
 
-namespace {
-
-std::string csv_header(const CsvOptions& opts) {
+std::string report_csv_header(const CsvOptions& opts) {
   std::string head;
   for (size_t i = 0; i < report_column_count(opts.extra_columns); ++i) {
     if (i > 0) head.push_back(',');
@@ -214,11 +212,14 @@ std::string csv_header(const CsvOptions& opts) {
   return head;
 }
 
-}  // namespace
-
 Status write_report_csv(const std::vector<ReportRow>& rows, const CsvOptions& opts,
                         const std::function<Status(std::string_view)>& sink) {
-  MSIT_TRY(sink(csv_header(opts)));
+  MSIT_TRY(sink(report_csv_header(opts)));
+  return write_report_csv_rows(rows, opts, sink);
+}
+
+Status write_report_csv_rows(const std::vector<ReportRow>& rows, const CsvOptions& opts,
+                             const std::function<Status(std::string_view)>& sink) {
   constexpr size_t kChunkRows = 1024;
   const size_t chunks = (rows.size() + kChunkRows - 1) / kChunkRows;
   auto format = [&](size_t c, std::string& out) {

@@ -39,6 +39,11 @@ std::string report_csv(const std::vector<ReportRow>& rows, const CsvOptions& opt
 // never whole in memory. Stops at, and returns, the first error of `sink`.
 Status write_report_csv(const std::vector<ReportRow>& rows, const CsvOptions& opts,
                         const std::function<Status(std::string_view)>& sink);
+// write_report_csv in pieces, for rows that come a batch at a time (a streamed compare): the
+// header once, then each batch's rows; the bytes are write_report_csv's.
+std::string report_csv_header(const CsvOptions& opts);
+Status write_report_csv_rows(const std::vector<ReportRow>& rows, const CsvOptions& opts,
+                             const std::function<Status(std::string_view)>& sink);
 // Every cell of a row as the CSV writes it (text formula-guarded), msit's columns then ours
 // with `extra`; for writers of other containers (the ATB compare's xlsx).
 std::vector<std::string> row_cells(const ReportRow& r, bool extra);

@@ -1,0 +1,303 @@
+#!/usr/bin/env python3
+"""Writes summarised dump trees of N tensor pairs for compare's scale bench (bench/scale_compare.sh)
+straight from the documented formats: summary stores (docs/store.md, version 2) or JSON summaries
+(docs/formats/summary.md), graph texts (docs/formats/graph-text.md), names and directories as
+docs/formats/ge-dump.md and fx-npy.md describe them. Shares no code with msit-compact.
+
+  scale_gen.py --flow gefx|fxfx --pairs N --out DIR [--format store|json] [--ops 2400] [--ranks 1]
+
+gefx: DIR/msit_ge_dump (my, GE ops of 2 inputs and 1 output, 3 pairs per op) and DIR/msit_fx_dump
+(golden, the FX nodes the graph text names); fxfx: DIR/my/msit_fx_dump and DIR/golden/msit_fx_dump.
+A token holds --ops ops (80 layers x 30 ops by default); tokens follow each other in time.
+One op in every 16 tokens carries an injected error (RED ~0.05), the rest only noise (~1e-3).
+"""
+import argparse
+import json
+import math
+import os
+import random
+import sqlite3
+import struct
+import sys
+import zlib
+
+SKETCH_W = 128
+SKETCH_SEED = 0x6D7369742D636D70  # docs/formats/summary.md §4, the default seed
+COUNT = 4096                      # elements per tensor (> the sketch width: a sketch, not values)
+SHAPE = "[1,4096]"
+CREATED_BY = "scale_gen 1"
+OP_TYPES = [("Add", "aten.add.Tensor"), ("Mul", "aten.mul.Tensor"), ("Sub", "aten.sub.Tensor"),
+            ("Div", "aten.div.Tensor")]
+
+# docs/store.md "Tables" (version 2): the schema must be exactly the store's, or readers refuse it.
+TENSOR_COLS = [
+    ("role", "TEXT NOT NULL"), ("idx", "INTEGER NOT NULL"), ("sub_index", "INTEGER"), ("dtype", "TEXT NOT NULL"),
+    ("shape", "TEXT NOT NULL"), ("format", "TEXT NOT NULL"), ("original_shape", "TEXT NOT NULL"),
+    ("count", "INTEGER NOT NULL"), ("padding_included", "INTEGER NOT NULL"), ("stats_available", "INTEGER NOT NULL"),
+    ("l2norm_available", "INTEGER NOT NULL"), ("note", "TEXT"), ("min", "REAL"), ("max", "REAL"),
+    ("min_int", "INTEGER"), ("max_int", "INTEGER"), ("min_uint", "TEXT"), ("max_uint", "TEXT"), ("mean", "REAL"),
+    ("std", "REAL"), ("abs_max", "REAL"), ("l2norm", "REAL NOT NULL"), ("sum", "REAL NOT NULL"),
+    ("finite_count", "INTEGER NOT NULL"), ("nan_count", "INTEGER NOT NULL"), ("posinf_count", "INTEGER NOT NULL"),
+    ("neginf_count", "INTEGER NOT NULL"), ("zero_count", "INTEGER NOT NULL"), ("elements", "BLOB"),
+    ("sketch_width", "INTEGER"), ("sketch_seed", "INTEGER"), ("sketch", "BLOB"), ("xxh3_64", "TEXT NOT NULL")]
+FILE_COLS = [
+    ("kind", "TEXT NOT NULL"), ("size_bytes", "INTEGER NOT NULL"), ("mtime_ns", "INTEGER NOT NULL"),
+    ("dev", "INTEGER NOT NULL"), ("ino", "INTEGER NOT NULL"), ("op_type", "TEXT"), ("op_name", "TEXT"),
+    ("task_id", "TEXT"), ("stream_id", "TEXT"), ("op_timestamp", "TEXT"), ("dump_op_name", "TEXT"),
+    ("created_by", "TEXT NOT NULL"), ("stored_at_ns", "INTEGER NOT NULL"), ("extra_block_count", "INTEGER NOT NULL")]
+BLOCK_COLS = [("role", "TEXT NOT NULL"), ("idx", "INTEGER NOT NULL"), ("size_bytes", "INTEGER NOT NULL"),
+              ("xxh3_64", "TEXT NOT NULL")]
+
+
+def cols(c):
+    return ",".join(f"\n  {n} {t}" for n, t in c)
+
+
+SCHEMA = f"""
+CREATE TABLE meta(
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE dirs(
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE
+);
+CREATE TABLE files(
+  id INTEGER PRIMARY KEY,
+  dir_id INTEGER NOT NULL REFERENCES dirs(id),
+  name TEXT NOT NULL,{cols(FILE_COLS)},
+  UNIQUE(dir_id, name)
+);
+CREATE TABLE tensors(
+  key INTEGER PRIMARY KEY,{cols(TENSOR_COLS)}
+);
+CREATE TABLE extra_blocks(
+  file_id INTEGER NOT NULL REFERENCES files(id),
+  ord INTEGER NOT NULL,{cols(BLOCK_COLS)},
+  PRIMARY KEY(file_id, ord)
+) WITHOUT ROWID;
+CREATE VIEW tensor_stats AS
+  SELECT iif(d.path = '', f.name, d.path || '/' || f.name) AS path, f.op_type, f.op_name, t.role, t.idx,
+         t.sub_index, t.dtype, t.shape, t.count, coalesce(t.min_int, t.min) AS min,
+         coalesce(t.max_int, t.max) AS max, t.mean, t.std, t.abs_max, t.l2norm, t.nan_count, t.posinf_count,
+         t.neginf_count, t.zero_count, t.xxh3_64
+  FROM tensors t JOIN files f ON f.id = t.key >> 20 JOIN dirs d ON d.id = f.dir_id;
+"""
+APP_ID = 0x6D736974
+
+
+class Tensors:
+    """A pool of golden sketches and noisy copies of them: a tensor's summary is drawn from it."""
+
+    def __init__(self, rng, pool=257):
+        self.pool = []
+        for _ in range(pool):
+            g = [rng.gauss(0.0, 1.0) for _ in range(SKETCH_W)]
+            noise = [v + rng.gauss(0.0, 1e-3) for v in g]
+            bad = [v + rng.gauss(0.0, 0.05) for v in g]
+            self.pool.append(tuple(self.pack(x) for x in (g, noise, bad)))
+
+    @staticmethod
+    def pack(v):
+        norm = math.sqrt(sum(x * x for x in v))
+        mean = sum(v) / len(v) / 8.0
+        std = math.sqrt(max(0.0, norm * norm / COUNT - mean * mean))
+        lo, hi = min(v) * 3.0, max(v) * 3.0
+        return dict(sketch=struct.pack(f"<{SKETCH_W}f", *v), l2norm=norm, mean=mean, std=std, min=lo, max=hi,
+                    abs_max=max(-lo, hi), sum=mean * COUNT, values=v)
+
+    def get(self, i, variant):
+        return self.pool[i % len(self.pool)][variant]
+
+
+def tensor_row(key, role, idx, s, seq, salt):
+    return (key, role, idx, None, "float16", SHAPE, "ND", SHAPE, COUNT, 0, 1, 1, None, s["min"], s["max"], None, None,
+            None, None, s["mean"], s["std"], s["abs_max"], s["l2norm"], s["sum"], COUNT, 0, 0, 0, 0, None, SKETCH_W,
+            SKETCH_SEED, s["sketch"], f"{(seq * 0x9E3779B97F4A7C15 + salt) & 0xFFFFFFFFFFFFFFFF:016x}")
+
+
+class StoreWriter:
+    def __init__(self, root):
+        os.makedirs(root, exist_ok=True)
+        self.root = root
+        self.salt = zlib.crc32(os.path.relpath(root, os.path.dirname(os.path.dirname(root))).encode())  # the two sides' payload hashes differ
+        path = os.path.join(root, "msit-summary.db")
+        if os.path.exists(path):
+            os.remove(path)
+        self.db = sqlite3.connect(path, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=OFF")
+        self.db.execute("PRAGMA synchronous=OFF")
+        self.db.executescript(SCHEMA)
+        self.db.execute(f"PRAGMA application_id = {APP_ID}")
+        self.db.execute("PRAGMA user_version = 2")
+        self.db.execute("INSERT INTO meta VALUES ('created_by', ?)", (CREATED_BY,))
+        self.db.execute("BEGIN")
+        self.dirs = {}
+        self.next_file = 1
+        self.files, self.tensors = [], []
+
+    def dir_id(self, rel):
+        if rel not in self.dirs:
+            os.makedirs(os.path.join(self.root, rel), exist_ok=True)  # readers list it (raw files gone)
+            self.dirs[rel] = len(self.dirs) + 1
+            self.db.execute("INSERT INTO dirs VALUES (?, ?)", (self.dirs[rel], rel))
+        return self.dirs[rel]
+
+    def add(self, rel_dir, name, kind, op, tensors, seq):
+        fid = self.next_file
+        self.next_file += 1
+        op = op or (None, None, None, None, None)
+        self.files.append((fid, self.dir_id(rel_dir), name, kind, 8192 * len(tensors), 1748764800000000000 + seq, 1,
+                           fid, *op, None, CREATED_BY, 1748764800000000000, 0))
+        for o, (role, idx, s) in enumerate(tensors):
+            self.tensors.append(tensor_row(fid * 1048576 + o, role, idx, s, seq * 4 + o, self.salt))
+        if len(self.tensors) >= 50000:
+            self.flush()
+
+    def flush(self):
+        self.db.executemany(f"INSERT INTO files VALUES ({','.join('?' * (3 + len(FILE_COLS)))})", self.files)
+        self.db.executemany(f"INSERT INTO tensors VALUES ({','.join('?' * (1 + len(TENSOR_COLS)))})", self.tensors)
+        self.files, self.tensors = [], []
+
+    def close(self):
+        self.flush()
+        self.db.execute("COMMIT")
+        self.db.close()
+
+
+class JsonWriter:
+    """One NAME.summary.json per raw file (docs/formats/summary.md)."""
+
+    def __init__(self, root):
+        self.root = root
+        self.salt = zlib.crc32(os.path.relpath(root, os.path.dirname(os.path.dirname(root))).encode())
+
+    def add(self, rel_dir, name, kind, op, tensors, seq):
+        d = os.path.join(self.root, rel_dir)
+        os.makedirs(d, exist_ok=True)
+        doc = {"schema": "msit-compact/summary", "version": 1,
+               "source": {"name": name, "kind": kind, "size_bytes": 8192 * len(tensors),
+                          "mtime_ns": 1748764800000000000 + seq}}
+        if op:
+            doc["op"] = dict(zip(("type", "name", "task_id", "stream_id", "timestamp"), op))
+        doc["tensors"] = [{
+            "role": role, "index": idx, "dtype": "float16", "shape": [1, COUNT], "format": "ND",
+            "original_shape": [1, COUNT], "count": COUNT, "padding_included": False, "min": s["min"], "max": s["max"],
+            "mean": s["mean"], "l2norm": s["l2norm"], "std": s["std"], "abs_max": s["abs_max"], "nan_count": 0,
+            "posinf_count": 0, "neginf_count": 0, "zero_count": 0,
+            "xxh3_64": f"{((seq * 4 + o) * 0x9E3779B97F4A7C15 + self.salt) & 0xFFFFFFFFFFFFFFFF:016x}",
+            "sketch": {"kind": "countsketch-rot-v1", "width": SKETCH_W, "seed": f"{SKETCH_SEED:016x}",
+                       "values": s["values"]}} for o, (role, idx, s) in enumerate(tensors)]
+        doc["created_by"] = CREATED_BY
+        with open(os.path.join(d, name + ".summary.json"), "w") as f:
+            json.dump(doc, f)
+
+    def close(self):
+        pass
+
+
+def graph_text(ops):
+    """docs/formats/graph-text.md §2: one op block per GE op, its output tagged with the FX node."""
+    out = []
+    for k in range(ops):
+        ge_type, target = OP_TYPES[k % len(OP_TYPES)]
+        out.append(f'op {{\n  name: "{ge_type}_{k}"\n  type: "{ge_type}"\n  input: "x:0"\n  input: "y:0"\n'
+                   f'  output_desc {{\n    name: "y"\n    dtype: DT_FLOAT16\n    layout: "ND"\n    attr {{\n'
+                   f'      key: "_fx_tensor_name"\n      value {{\n'
+                   f'        s: "{ge_type.lower()}_{k}-{target}.OUTPUT.0"\n      }}\n    }}\n  }}\n}}\n')
+    return "".join(out)
+
+
+def variant(token, k, ops, side_is_golden, output):
+    """Golden is the clean tensor; mine carries noise, and in every 16th token an error injected
+    into the output of op ops/2 (carried on by every op after it)."""
+    if side_is_golden:
+        return 0
+    k0 = ops // 2
+    return 2 if token % 16 == 5 and (k > k0 or (k == k0 and output)) else 1
+
+
+def make(kind, root):
+    return StoreWriter(root) if kind == "store" else JsonWriter(root)
+
+
+def gen_gefx(a, pool):
+    ge_root, fx_root = os.path.join(a.out, "msit_ge_dump"), os.path.join(a.out, "msit_fx_dump")
+    ge, fx = make(a.format, ge_root), make(a.format, fx_root)
+    for r in range(a.ranks):
+        with open(os.path.join(ge_root, f"dynamo_original_graph_1_rank_{r}_pid_1_ts_20250601080000000000.txt"),
+                  "w") as f:
+            f.write(graph_text(a.ops))
+        rank = f"worldsize{a.ranks}_global_rank{r}"
+        seq = 0
+        for t in range(a.tokens):
+            ge_dir = f"{rank}/20250601080000/{r}/graph_1_0/1/{t}"
+            fx_dir = f"{rank}/gm_20250601080000000000_dump/{t}"
+            for k in range(a.ops):
+                ge_type, target = OP_TYPES[k % len(OP_TYPES)]
+                ts16 = 1748764800000000 + seq * 10
+                tensors = {}
+                for side in (0, 1):
+                    vi, vo = (variant(t, k, a.ops, side == 1, o) for o in (False, True))
+                    tensors[side] = [("input", 0, pool.get(3 * k, vi)), ("input", 1, pool.get(3 * k + 1, vi)),
+                                     ("output", 0, pool.get(3 * k + 2, vo))]
+                ge.add(ge_dir, f"{ge_type}.{ge_type}_{k}.{k}.1.{ts16}", "ge_bin",
+                       (ge_type, f"{ge_type}_{k}", str(k), "1", str(ts16)), tensors[0], seq)
+                node = f"{ge_type.lower()}_{k}-{target}"
+                ts20 = f"{20250601080000000000 + seq * 10}"
+                for o, (role, idx, s) in enumerate(tensors[1]):
+                    fx.add(fx_dir, f"{node}.{role.upper()}.{idx}.{ts20}.npy", "npy", None, [(role, idx, s)], seq * 4 + o)
+                seq += 1
+    ge.close()
+    fx.close()
+    return f"-m {ge_root} -g {fx_root}"
+
+
+def gen_fxfx(a, pool):
+    roots = {s: os.path.join(a.out, s, "msit_fx_dump") for s in ("my", "golden")}
+    w = {s: make(a.format, roots[s]) for s in roots}
+    for r in range(a.ranks):
+        rank = f"worldsize{a.ranks}_global_rank{r}"
+        seq = 0
+        for t in range(a.tokens):
+            fx_dir = f"{rank}/gm_20250601080000000000_dump/{t}"
+            for k in range(a.ops):
+                ge_type, target = OP_TYPES[k % len(OP_TYPES)]
+                node = f"{ge_type.lower()}_{k}-{target}"
+                ts20 = f"{20250601080000000000 + seq * 10}"
+                for side in roots:
+                    for o, (role, idx) in enumerate((("input", 0), ("input", 1), ("output", 0))):
+                        s = pool.get(3 * k + o, variant(t, k, a.ops, side == "golden", role == "output"))
+                        w[side].add(fx_dir, f"{node}.{role.upper()}.{idx}.{ts20}.npy", "npy", None, [(role, idx, s)],
+                                    seq * 4 + o)
+                seq += 1
+    for x in w.values():
+        x.close()
+    return f"-m {roots['my']} -g {roots['golden']}"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--flow", choices=["gefx", "fxfx"], required=True)
+    p.add_argument("--pairs", type=int, required=True, help="tensor pairs per rank (rounded up to whole ops)")
+    p.add_argument("--out", required=True)
+    p.add_argument("--format", choices=["store", "json"], default="store")
+    p.add_argument("--ops", type=int, default=2400, help="ops per token (3 tensor pairs each)")
+    p.add_argument("--ranks", type=int, default=1)
+    p.add_argument("--seed", type=int, default=1)
+    a = p.parse_args()
+    ops_total = (a.pairs + 2) // 3
+    a.ops = min(a.ops, ops_total)
+    a.tokens = (ops_total + a.ops - 1) // a.ops
+    if os.path.exists(a.out) and os.listdir(a.out):
+        sys.exit(f"{a.out}: exists and is not empty; remove it first")
+    pool = Tensors(random.Random(a.seed))
+    args = (gen_gefx if a.flow == "gefx" else gen_fxfx)(a, pool)
+    with open(os.path.join(a.out, "compare.args"), "w") as f:
+        f.write(args + "\n")
+    print(f"{a.out}: {a.flow}, {a.ranks} rank(s) x {a.tokens} tokens x {a.ops} ops = "
+          f"{a.ranks * a.tokens * a.ops * 3} pairs; compare {args}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+// The torchair compare's reports written as its rows arrive (docs/compare.md "Streaming"): the
+// CSV of each rank streamed into its output file, the terminal summary and the tally built on the
+// way; JSON, --msit-filters and --html keep a rank's rows until its end.
+#pragma once
+
+#include <ctime>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/base/phase_timer.h"
+#include "common/compare/compare.h"
+#include "common/compare/outcome.h"
+#include "common/compare/row_sink.h"
+#include "common/compare/terminal_summary.h"
+#include "common/io/output_file.h"
+#include "common/report/csv.h"
+
+namespace msit::cli {
+
+struct ReportSinkOptions {
+  std::string output = ".";  // report directory
+  bool json = false;
+  bool msit_filters = false;
+  bool keep_rows = false;  // the caller needs every row at the end (--html)
+  CsvOptions csv;
+  SummaryOptions summary;
+  std::time_t now = 0;  // the report names' time
+};
+
+class ReportSink : public RowSink {
+ public:
+  explicit ReportSink(ReportSinkOptions o) : o_(std::move(o)) {}
+
+  Status begin_compare(const std::string& report_prefix) override;
+  Status begin_rank(const RankInfo& rank) override;
+  Status rows(std::vector<ReportRow>& rows) override;
+  Status end_rank(const RankInfo& rank) override;
+
+  // After the compare: every report written and published, in rank order (nothing is published
+  // before the whole compare succeeded). Returns the paths.
+  Result<std::vector<std::string>> publish(PhaseTimer* timer);
+
+  // The error of the sink itself (an output file), which the compare then returned.
+  const std::optional<Error>& failed() const { return failed_; }
+  const RowTally& tally() const { return tally_; }
+  struct Rank {
+    RankInfo info;
+    SummaryBuilder summary;
+    std::vector<ReportRow> rows;       // kept rows (not streamed)
+    std::optional<OutputFile> stream;  // the streamed CSV, published by publish()
+    std::string path;
+  };
+  const std::vector<Rank>& ranks() const { return ranks_; }
+
+ private:
+  bool streamed() const { return !o_.json && !o_.msit_filters && !o_.keep_rows; }
+  Status fail(Status st);
+
+  ReportSinkOptions o_;
+  std::string prefix_;
+  std::vector<Rank> ranks_;
+  RowTally tally_;
+  std::optional<Error> failed_;
+};
+
+}  // namespace msit::cli

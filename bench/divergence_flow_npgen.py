@@ -4,6 +4,7 @@ and from msit-dumpgen (docs/divergence-grids.md "Clean runs").
 """
 import json
 import os
+import random
 import shutil
 
 import divergence_flows as F
@@ -28,14 +29,18 @@ def injected_scenarios(grid, ctx):
     for si, seed in enumerate(g["seeds"]):
         golden = g["golden"][si % len(g["golden"])]
         acc = g.get("acc_odd_seeds") if si % 2 else None
-        for dtype in g["dtypes"]:
+        for di, dtype in enumerate(g["dtypes"]):
             ops = [o for o in op_list(ctx, dtype, g["model"]) if o["type"] not in DISCRETE_TYPES]
-            types = g.get("types") or sorted({o["type"] for o in ops})
-            for noise in g["noise"]:
+            all_types = g.get("types") or sorted({o["type"] for o in ops})
+            for ni, noise in enumerate(g["noise"]):
                 base = dict(gen="npgen", seed=seed, dtype=dtype, noise=noise, golden=golden, acc=acc, type=None,
                             op=None, red=0.0, local=False)
                 out.append(base)
                 for ri, red in enumerate(g["red"]):
+                    types = all_types
+                    if g.get("types_per_run"):  # a sample of the types, fixed by the grid's coordinates
+                        pick = random.Random("%d/%d/%d/%d" % (seed, di, ni, ri))
+                        types = sorted(pick.sample(all_types, min(g["types_per_run"], len(all_types))))
                     for ti, t in enumerate(types):
                         inst = [o["name"] for o in ops if o["type"] == t]
                         op = inst[(seed + ri) % len(inst)]
@@ -119,4 +124,5 @@ def run(ctx, sc, idx):
 
 
 GRIDS = dict(NPGEN_GRIDS, **CLEAN_GRIDS)
-FLOW = F.Flow(GRIDS, scenarios, run, "npgen (tests/tools/npgen) injected and clean grids; clean grids add msit-dumpgen")
+F.FLOWS["npgen"] = F.Flow(GRIDS, scenarios, run,
+                          "npgen (tests/tools/npgen) injected and clean grids; clean grids add msit-dumpgen")

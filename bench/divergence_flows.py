@@ -212,6 +212,4 @@ FLOWS = {
     "ge": Flow(GE_GRIDS, ge_scenarios, ge_run, "msit-dumpgen model --chain llama, GE vs FX"),
     "atb": Flow(ATB_GRIDS, atb_scenarios, atb_run, "msit-dumpgen atb --model llama, ATB vs torch (--cl api)"),
 }
-import divergence_flow_npgen  # noqa: E402  (the npgen flow: injected grids and the clean-run grids)
-
-FLOWS["npgen"] = divergence_flow_npgen.FLOW
+import divergence_flow_npgen  # noqa: E402,F401  (registers the npgen flow: injected and clean-run grids)

@@ -216,7 +216,8 @@ void LiveRootCompare::answer_final_tokens(const std::vector<ReportRow>& rows, in
     std::string why = std::string("final: watched side done by ") + final_rule_name(mine_rule) + ", golden by " +
                       final_rule_name(golden_rule);
     if (f == firsts.end()) {  // final and clean so far; judged again if it changes
-      if (clean_noted_.insert(tag).second) notes.push_back(which + " judged clean (" + clean_text(rows, tok) + "); " + why);
+      if (clean_noted_.insert(tag).second)
+        notes.push_back(which + " judged clean (" + clean_text(rows, tok) + "); " + why);
       continue;
     }
     notes.push_back(which + " " + why);

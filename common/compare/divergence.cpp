@@ -158,7 +158,8 @@ std::vector<Out> outputs_of_token(std::vector<ReportRow>& rows, const std::vecto
     }
     double f = rounding_floor(r);
     bool blocked = it != ins.by_op.end() && it->second.discrete_differs;
-    outs.push_back({i, level, std::max(f, own), std::max(f, upstream), f, has_inputs && level == widest, blocked});
+    outs.push_back(
+        {i, level, std::max(f, own), std::max(f, upstream), f, has_inputs && level == widest, blocked, r.elements});
     if (level > 0) made[signature(r)] = own;
     prev = level;
     so_far = std::max(so_far, level);

@@ -41,6 +41,12 @@ inline constexpr double kCoarsestComputeRoundoff = 0x1p-8;
 // divergence; a name under it is a suspect: printed, and the compare is inconclusive (exit 4),
 // not failed (docs/compare.md "Margin, suspects and the detection floor").
 inline constexpr double kConfirmMargin = 1.2;
+// A tensor of n elements has an error level that is itself an estimate: for independent element
+// errors its relative standard deviation is 1/sqrt(2n) (a chi distribution), 25% for the 8 means
+// of a reduction over rows, under 1% from 10,000 elements. The level an output is named at is
+// raised by that much (one standard deviation), so that a reduction's small output is not named
+// for its sampling noise (clean runs of npgen: means of a residual stream at margins up to 1.17).
+inline constexpr double kSampleDeviations = 1.0;
 
 // max(RED, sqrt(2 (1 - cosine))): the relative Euclidean distance, or the distance a cosine
 // implies for tensors of equal norm; nullopt when the row has neither (statistics only).

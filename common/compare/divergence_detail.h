@@ -21,6 +21,7 @@ struct Out {
   double floor;  // the rounding floor of the row's dtypes
   bool copy;     // output error bit-identical to its input's: a copy (reshape, view)
   bool blocked;  // a discrete input of its op differs: not judged
+  uint64_t elements;  // the pair's element count (0: not known)
   double excess() const { return level * level - own * own; }
 };
 

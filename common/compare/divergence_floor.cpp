@@ -128,6 +128,12 @@ Floors floors_of(const Out& o, std::string_view type, TokenStats& s, NetNoise& n
   return {gain_sq, std::max({0.0, type_noise, token_spread})};
 }
 
+// 1 + kSampleDeviations / sqrt(2n): how much the level of a tensor of n elements may be over
+// its expectation by sampling alone (1 when n is not known).
+double sampling_allowance(uint64_t n) {
+  return n == 0 ? 1.0 : 1.0 + kSampleDeviations / std::sqrt(2.0 * static_cast<double>(n));
+}
+
 const char* const kBlockedNote =
     "first divergence: not judged, a discrete input of this op differs (its output follows the flips)";
 
@@ -151,7 +157,8 @@ void judge_token(std::vector<ReportRow>& rows, const std::vector<Out>& outs) {
     double k = r.compare_mode == MetricSource::kSketch ? kJumpFactorSketch : kJumpFactor;
     // Named above the larger of the jump threshold and the dtype's rounding floor.
     double named_at =
-        std::max(std::sqrt(k * k * f.gain_sq * o.reached * o.reached + kNoiseFactor * kNoiseFactor * f.noise_sq),
+        std::max(std::sqrt(k * k * f.gain_sq * o.reached * o.reached + kNoiseFactor * kNoiseFactor * f.noise_sq) *
+                     sampling_allowance(o.elements),
                  kDtypeFactor * o.floor);
     double margin = o.level / named_at;
     r.margin = margin;

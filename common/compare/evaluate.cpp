@@ -338,6 +338,7 @@ void eval_exact(const Side& g, const Side& m, ReportRow& r, const EvalOptions& o
   MetricValues v = acc.exact().finish();
   put_metrics(r, v);
   r.verdict = v.cosine && v.max_abs ? verdict_exact(*v.cosine, *v.max_abs) : Verdict::kSkip;
+  r.elements = acc.exact().count();
   judge_discrete(r, acc.differing(), acc.exact().count());
 }
 
@@ -369,6 +370,7 @@ void eval_summaries_inner(const TensorSummary& g, const TensorSummary& m, Report
     r.compare_mode = same_bytes ? MetricSource::kHash : MetricSource::kStats;
     return;
   }
+  r.elements = g.count;
   if (same_bytes) {
     r.compare_mode = MetricSource::kHash;
     put_metrics(r, MetricValues{1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0});

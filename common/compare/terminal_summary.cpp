@@ -152,7 +152,8 @@ std::string discrete_block(const std::vector<ReportRow>& listed_rows, size_t cou
   std::string s = "discrete outputs that differ (flips, judged by equality; a near tie in an input flips an argmax):\n";
   for (const ReportRow& r : listed_rows) {
     s += "  token " + token_of(r) + ": " + op_text(r);
-    if (r.differing) s += ": " + std::to_string(*r.differing) + (*r.differing == 1 ? " element differs" : " elements differ");
+    if (r.differing)
+      s += ": " + std::to_string(*r.differing) + (*r.differing == 1 ? " element differs" : " elements differ");
     s += "\n";
   }
   if (count > listed) s += "  ... and " + std::to_string(count - listed) + " more\n";

@@ -59,6 +59,9 @@ struct ReportRow {
   // Not written: of a discrete pair (both dtypes bool or integer), how many elements differ;
   // nullopt when not counted (compared from sketches) or not discrete.
   std::optional<uint64_t> differing;
+  // Not written: how many elements the pair's metrics are over (0: not known); the error level
+  // of a tensor of few elements is a noisy estimate (common/compare/divergence.h).
+  uint64_t elements = 0;
   // Which tensor of which op each side is (common/report/tensor_label.h), from the pair builder.
   TensorLabel my_label, golden_label;
   // How much of each path cell is the file (a GE cell goes on with ",outputs,0"): set by the

@@ -42,8 +42,7 @@ ReportRow row(const std::string& op, const std::string& type, bool output, doubl
 
 // The input row of `op` that reads the tensor `producer` wrote: the same pair of data, so the
 // same metrics.
-ReportRow input_from(const ReportRow& producer, const std::string& op, const std::string& type, uint32_t order,
-                     int k) {
+ReportRow input_from(const ReportRow& producer, const std::string& op, const std::string& type, uint32_t order, int k) {
   ReportRow r = producer;
   r.my_label = {op, type, msit::TensorRole::kInput, static_cast<uint32_t>(k), order};
   r.my_data_path = "/d/ge/" + type + "." + op + ".in";

@@ -15,5 +15,6 @@ CLI::App* register_status(CLI::App& app, int& exit_code);
 CLI::App* register_compare(CLI::App& app, int& exit_code);
 CLI::App* register_restore(CLI::App& app, int& exit_code);
 CLI::App* register_export(CLI::App& app, int& exit_code);
+CLI::App* register_opcheck(CLI::App& app, int& exit_code);
 
 }  // namespace msit::cli

@@ -125,6 +125,7 @@ int main(int argc, char** argv) {
   msit::cli::register_compare(app, exit_code);
   msit::cli::register_restore(app, exit_code);
   msit::cli::register_export(app, exit_code);
+  msit::cli::register_opcheck(app, exit_code);
   register_help(app, exit_code);
   std::string word;
   if (unknown_command(app, argc, argv, word))

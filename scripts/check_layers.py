@@ -24,6 +24,7 @@ LAYERS = [
     "common/summary",      # the summary model, its JSON, its readers, summarize a raw file
     "common/report",       # report rows, CSV, HTML
     "common/store",        # the SQLite summary store
+    "common/opcheck",      # recompute a dumped op from its own inputs (float64, BLAS)
     "common/compare",      # compare engine, torchair flows, terminal summary
     "common/compare_msprobe",  # msProbe's compare: matching, cells, verdicts, its table
     "common/compare_atb",  # ATB/torch flows; which flow two paths select

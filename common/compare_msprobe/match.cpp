@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <array>
-#include <regex>
 #include <string_view>
 
 namespace msit {
@@ -74,10 +73,21 @@ std::vector<std::string> renumbered_keys(const std::vector<MsprobeItem>& rows) {
   return keys;
 }
 
+// The first ".{word}." of `words` in `s`, or npos. (Plain searches: GCC 12's <regex> trips
+// -Werror=maybe-uninitialized in the sanitizer build.)
+size_t first_dotted(const std::string& s, std::initializer_list<std::string_view> words) {
+  size_t best = std::string::npos;
+  for (std::string_view w : words) {
+    const std::string needle = "." + std::string(w) + ".";
+    best = std::min(best, s.find(needle));
+  }
+  return best;
+}
+
 bool is_grad_or_directed(const std::string& name) {
-  static const std::regex kDirected(R"(\.(forward|backward)\.)");
   auto parts = split_dots(name);
-  return std::find(parts.begin(), parts.end(), "parameters_grad") != parts.end() || std::regex_search(name, kDirected);
+  return std::find(parts.begin(), parts.end(), "parameters_grad") != parts.end() ||
+         first_dotted(name, {"forward", "backward"}) != std::string::npos;
 }
 
 // -cm: a Cell row's key is its Module spelling, with the cell path mapped.
@@ -86,11 +96,10 @@ std::string cell_mapped_key(const std::string& name, const MsMatchOptions& o) {
   std::string key = name;
   if (size_t at = key.find("Cell"); at != std::string::npos) key.replace(at, 4, "Module");
   if (o.cell_mapping.empty()) return key;
-  static const std::regex kSplit(R"(\.(?:forward|backward|parameters_grad)\.)");
   size_t first_dot = key.find('.');
   std::string after = first_dot == std::string::npos ? key : key.substr(first_dot + 1);
-  std::smatch m;
-  std::string cell = std::regex_search(after, m, kSplit) ? after.substr(0, m.position(0)) : after;
+  const size_t split = first_dotted(after, {"forward", "backward", "parameters_grad"});
+  std::string cell = split != std::string::npos ? after.substr(0, split) : after;
   std::string mapped = cell;
   if (auto it = o.cell_mapping.find(cell); it != o.cell_mapping.end()) {
     mapped = it->second;

@@ -1,8 +1,11 @@
 // GE graph text parser: protobuf text-format tokenizer + a generic field tree, from which the
-// op names, types, inputs and `_fx_tensor_name` tags are taken (docs/formats/graph-text.md §2-§3).
+// op names, types, inputs, attributes and `_fx_tensor_name` tags are taken (docs/formats/graph-text.md §2-§3).
 #include "common/formats/graph_text.h"
 
 #include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <memory>
 
 #include "common/io/file.h"
@@ -207,13 +210,88 @@ const TextNode* child(const TextNode& n, std::string_view name) {
   return nullptr;
 }
 
+// Numbers of the text format: decimal, hex, octal; floats also as `inf`, `nan`, `1e-06f`.
+std::optional<int64_t> int_of(const std::string& t) {
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(t.c_str(), &end, 0);
+  if (t.empty() || errno != 0 || end != t.c_str() + t.size()) return std::nullopt;
+  return static_cast<int64_t>(v);
+}
+
+std::optional<double> float_of(std::string t) {
+  if (!t.empty() && (t.back() == 'f' || t.back() == 'F') && t.find_first_of("nN") == std::string::npos) t.pop_back();
+  std::string lower;
+  for (char c : t) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  if (lower == "inf" || lower == "infinity" || lower == "+inf") return HUGE_VAL;
+  if (lower == "-inf" || lower == "-infinity") return -HUGE_VAL;
+  if (lower == "nan" || lower == "-nan") return std::nan("");
+  char* end = nullptr;
+  double v = std::strtod(t.c_str(), &end);
+  if (t.empty() || end != t.c_str() + t.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<bool> bool_of(const std::string& t) {
+  if (t == "true" || t == "True" || t == "t" || t == "1") return true;
+  if (t == "false" || t == "False" || t == "f" || t == "0") return false;
+  return std::nullopt;
+}
+
+// The value of one `list { ... }`: its first element kind decides (val_type is a hint only).
+void list_value(const TextNode& list, GraphAttr& a) {
+  a.kind = AttrKind::kIntList;  // an empty list reads as an empty int list
+  for (const auto& e : list.children) {
+    if (e.is_message) continue;
+    if (e.name == "i") {
+      if (auto v = int_of(e.scalar)) a.ints.push_back(*v);
+    } else if (e.name == "f") {
+      a.kind = AttrKind::kFloatList;
+      if (auto v = float_of(e.scalar)) a.floats.push_back(*v);
+    } else if (e.name == "b") {
+      a.kind = AttrKind::kBoolList;
+      if (auto v = bool_of(e.scalar)) a.ints.push_back(*v ? 1 : 0);
+    }
+  }
+}
+
+// `attr { key: "k" value { b: true } }`: a value whose text does not parse stays kNone, so a
+// reader asking for it reports the attribute as missing rather than taking a default.
+std::optional<GraphAttr> attr_from_node(const TextNode& a) {
+  const TextNode* key = child(a, "key");
+  const TextNode* value = child(a, "value");
+  if (!key || key->is_message || !value || !value->is_message) return std::nullopt;
+  GraphAttr out;
+  out.key = key->scalar;
+  for (const auto& v : value->children) {
+    if (v.is_message) {
+      if (v.name == "list") list_value(v, out);
+      continue;
+    }
+    if (v.name == "i") {
+      if (auto x = int_of(v.scalar)) out.kind = AttrKind::kInt, out.i = *x;
+    } else if (v.name == "f") {
+      if (auto x = float_of(v.scalar)) out.kind = AttrKind::kFloat, out.f = *x;
+    } else if (v.name == "b") {
+      if (auto x = bool_of(v.scalar)) out.kind = AttrKind::kBool, out.b = *x;
+    } else if (v.name == "s") {
+      out.kind = AttrKind::kString, out.s = v.scalar;
+    } else if (v.name == "dt") {
+      out.kind = AttrKind::kDtype, out.s = v.scalar;
+    }
+  }
+  return out;
+}
+
 GraphOp op_from_node(const TextNode& n) {
   GraphOp op;
   for (const auto& f : n.children) {
     if (f.name == "name" && !f.is_message) op.name = f.scalar;
     else if (f.name == "type" && !f.is_message) op.type = f.scalar;
     else if (f.name == "input" && !f.is_message) op.inputs.push_back(f.scalar);
-    else if (f.name == "output_desc" && f.is_message) {
+    else if (f.name == "attr" && f.is_message) {
+      if (auto a = attr_from_node(f)) op.attrs.push_back(std::move(*a));
+    } else if (f.name == "output_desc" && f.is_message) {
       GraphOutputDesc desc;
       for (const auto& a : f.children) {
         if (a.name != "attr" || !a.is_message) continue;
@@ -230,6 +308,13 @@ GraphOp op_from_node(const TextNode& n) {
 }
 
 }  // namespace
+
+const GraphAttr* GraphOp::attr(std::string_view key) const {
+  for (const auto& a : attrs) {
+    if (a.key == key) return &a;
+  }
+  return nullptr;
+}
 
 const GraphOp* GraphDef::find(std::string_view op_name) const {
   auto it = index_of.find(std::string(op_name));

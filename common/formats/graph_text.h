@@ -18,11 +18,29 @@ struct GraphOutputDesc {
   std::vector<std::string> fx_tensor_names;
 };
 
+// One op attribute (`attr { key: ... value { ... } }`, AttrDef in docs/formats/graph-text.md §2):
+// the oneof member the text names; list values keep their element kind.
+enum class AttrKind : uint8_t { kNone, kInt, kFloat, kBool, kString, kDtype, kIntList, kFloatList, kBoolList };
+
+struct GraphAttr {
+  std::string key;
+  AttrKind kind = AttrKind::kNone;
+  int64_t i = 0;
+  double f = 0;
+  bool b = false;
+  std::string s;               // string value, or the dtype's name (`dt: DT_FLOAT`)
+  std::vector<int64_t> ints;   // list { i: ... } (bools as 0/1 in kBoolList)
+  std::vector<double> floats;  // list { f: ... }
+};
+
 struct GraphOp {
   std::string name;
   std::string type;
   std::vector<std::string> inputs;  // "{srcOp}:{idx}" as written (control edges too)
   std::vector<GraphOutputDesc> output_descs;
+  std::vector<GraphAttr> attrs;  // the op's own attr map, in file order
+
+  const GraphAttr* attr(std::string_view key) const;
 };
 
 struct GraphDef {

@@ -4,6 +4,7 @@
 
 #include "common/formats/dump_name.h"
 #include "common/formats/dump_reader.h"
+#include "common/formats/msprobe_names.h"
 #include "common/formats/npy_internal.h"
 
 namespace msit::npy_internal {
@@ -74,10 +75,13 @@ Result<RawDumpFile> parse_npy_prefix(std::span<const std::byte> prefix, uint64_t
   MSIT_ASSIGN_OR_RETURN(NpyHeader h, parse_npy_header(prefix, path));
   MSIT_ASSIGN_OR_RETURN(NpyDType d, dtype_from_descr(h.descr, path));
   TensorDesc t;
-  if (auto fx = parse_fx_dump_name(path.substr(path.find_last_of('/') + 1))) {
+  const std::string base = path.substr(path.find_last_of('/') + 1);
+  if (auto fx = parse_fx_dump_name(base)) {
     t.role = fx->role;
     t.index = fx->index;
     t.sub_index = fx->sub_index;
+  } else {
+    msprobe_tensor_role(base, t.role, t.index);  // docs/formats/msprobe.md §7
   }
   t.dtype = d.dtype;
   t.shape = h.shape;

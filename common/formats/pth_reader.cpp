@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/formats/atb_names.h"
+#include "common/formats/msprobe_names.h"
 #include "common/formats/npz_internal.h"
 #include "common/formats/pth_pickle.h"
 #include "common/io/derived_names.h"
@@ -33,6 +34,8 @@ void name_tensor(const std::string& path, TensorDesc& t) {
     t.role = n->role;
     if (!n->indices.empty()) t.index = n->indices[0];
     if (n->indices.size() > 1) t.sub_index = n->indices[1];
+  } else {
+    msprobe_tensor_role(base, t.role, t.index);  // docs/formats/msprobe.md §7
   }
 }
 

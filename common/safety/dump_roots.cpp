@@ -7,6 +7,7 @@
 
 #include "common/formats/atb_names.h"
 #include "common/formats/dump_name.h"
+#include "common/formats/msprobe_names.h"
 
 namespace msit {
 namespace {
@@ -51,6 +52,10 @@ bool is_torch_process_dir(std::string_view n) {
   return false;
 }
 
+bool is_msprobe_kind(DumpRootKind k) {
+  return k == DumpRootKind::kMsprobeRank || k == DumpRootKind::kMsprobeTensors || k == DumpRootKind::kMsprobeOther;
+}
+
 }  // namespace
 
 DumpRootKind root_kind_of_name(std::string_view n) {
@@ -63,13 +68,27 @@ DumpRootKind root_kind_of_name(std::string_view n) {
   return DumpRootKind::kNone;
 }
 
+// msProbe's roots have no name of their own: step{N} then rank{R} / proc{PID} / pid{PID}
+// (docs/formats/msprobe.md §2), seen only outside every other root. aclgraph's pending
+// dump_path/dump_tensor_data/rank{R}/ (moved into the step at its end, §1.3) is no root.
+DumpScope DumpScope::msprobe_enter(std::string_view name) const {
+  if (kind_ == DumpRootKind::kMsprobeRank && is_msprobe_tensor_dir(name))
+    return DumpScope(DumpRootKind::kMsprobeTensors);
+  if (is_msprobe_kind(kind_)) return DumpScope(DumpRootKind::kMsprobeOther);
+  if (in_msprobe_step_ && parse_msprobe_rank_dir(name)) return DumpScope(DumpRootKind::kMsprobeRank);
+  DumpScope s;
+  s.in_msprobe_step_ = parse_msprobe_step_dir(name).has_value();
+  return s;
+}
+
 DumpScope DumpScope::enter(std::string_view name) const {
   if (kind_ == DumpRootKind::kAtbRoot) {
     if (name == "tensors") return DumpScope(DumpRootKind::kAtbTensors);
     if (name == "torch_tensors") return DumpScope(DumpRootKind::kTorchTensors);
   }
   DumpRootKind k = root_kind_of_name(name);
-  if (k == DumpRootKind::kNone) return *this;
+  if (k == DumpRootKind::kNone)
+    return kind_ == DumpRootKind::kNone || is_msprobe_kind(kind_) ? msprobe_enter(name) : *this;
   // Inside a GE root, the time directory is part of the GE layout, not a new root.
   if (k == DumpRootKind::kGe && is_ge_time_dir(name) && kind_ != DumpRootKind::kNone) return *this;
   return DumpScope(k);
@@ -100,6 +119,10 @@ bool DumpScope::is_candidate(std::string_view file_name) const {
     case DumpRootKind::kAtbTensors: return k == NameKind::kUnknown && parse_atb_tensor_name(file_name).has_value();
     // input_{i}[_{j}].pth, output[_{i}].pth; model_tree.json and statistics.csv are kept.
     case DumpRootKind::kTorchTensors: return k == NameKind::kUnknown && parse_torch_tensor_name(file_name).has_value();
+    // {entry}.{category}[.{path}].pt|.npy; dump.json, stack.json, construct.json, mapping.csv and
+    // anything else are kept as they are (docs/formats/msprobe.md §2).
+    case DumpRootKind::kMsprobeTensors:
+      return (k == NameKind::kUnknown || k == NameKind::kOtherNpy) && parse_msprobe_data_name(file_name).has_value();
     default: return false;
   }
 }

@@ -17,6 +17,11 @@ enum class DumpRootKind : uint8_t {
   kAtbRoot,       // msit_dump[_ts] / ait_dump[_ts]: only its tensors/ and torch_tensors/ hold dumps
   kAtbTensors,    // msit_dump*/tensors/...
   kTorchTensors,  // msit_dump*/torch_tensors/..., or a torch hook process directory {PID}_{device}
+  // msProbe (docs/formats/msprobe.md §2): .../step{N}/rank{R}|proc{PID}|pid{PID}/ is the dump root
+  // (its store's home); only its dump_tensor_data/ or tensor_data/ holds raw files.
+  kMsprobeRank,
+  kMsprobeTensors,
+  kMsprobeOther,  // any other directory inside an msProbe rank folder: nothing to compact
 };
 
 // The dump scope of a directory, computed from its path components top-down: the innermost
@@ -30,13 +35,19 @@ class DumpScope {
   DumpScope enter(std::string_view name) const;
 
   DumpRootKind kind() const { return kind_; }
-  bool in_dump() const { return kind_ != DumpRootKind::kNone && kind_ != DumpRootKind::kAtbRoot; }
+  bool in_dump() const {
+    return kind_ != DumpRootKind::kNone && kind_ != DumpRootKind::kAtbRoot && kind_ != DumpRootKind::kMsprobeRank &&
+           kind_ != DumpRootKind::kMsprobeOther;
+  }
   // A raw tensor file of this scope's dump kind: a candidate for compaction.
   bool is_candidate(std::string_view file_name) const;
 
  private:
   explicit DumpScope(DumpRootKind k) : kind_(k) {}
+  DumpScope msprobe_enter(std::string_view name) const;
   DumpRootKind kind_ = DumpRootKind::kNone;
+  // Outside every root, in an msProbe step{N} folder: a rank folder entered next is a root.
+  bool in_msprobe_step_ = false;
 };
 
 // The kind a directory name starts by itself (kNone when it is no root name).

@@ -6,11 +6,11 @@ _msit_compact() {
   local cur prev words cword
   _init_completion || return
 
-  local commands="watch compact compare inspect status restore export help"
+  local commands="watch compact compare inspect status restore export opcheck help"
   local cmd="" i
   for ((i = 1; i < cword; i++)); do
     case "${words[i]}" in
-      watch | compact | compare | inspect | status | restore | export | help)
+      watch | compact | compare | inspect | status | restore | export | opcheck | help)
         cmd="${words[i]}"
         break
         ;;
@@ -66,7 +66,7 @@ _msit_compact() {
     -j | --jobs | --settle-ms | --zstd-level | --zstd-workers | --rescan-interval-s | --min-free | --rank)
       return
       ;;
-    --config | --json-status)
+    --config | --json-status | --graph | --golden-graph | --golden)
       _filedir
       return
       ;;
@@ -106,6 +106,7 @@ _msit_compact() {
     status) opts+=" --json-status --json -v --verbose -q --quiet" ;;
     restore) opts+=" --keep-archive --json --force -v --verbose -q --quiet" ;;
     export) opts+=" -o --output --format -v --verbose -q --quiet" ;;
+    opcheck) opts+=" --op --graph --golden --golden-graph --memory-mb --json -q --quiet" ;;
     help) opts="-h --help" ;;
   esac
 
@@ -116,7 +117,7 @@ _msit_compact() {
   case "$cmd" in
     help) COMPREPLY=($(compgen -W "$commands" -- "$cur")) ;;
     watch | compact) _filedir -d ;;
-    inspect | restore | export) _filedir ;;
+    inspect | restore | export | opcheck) _filedir ;;
   esac
 }
 complete -F _msit_compact msit-compact

@@ -86,7 +86,7 @@ inline std::string graph_text(const std::vector<GraphOpSpec>& ops) {
     dumpgen::GraphTensorDesc y;
     y.dtype = "DT_FLOAT";
     if (!op.fx_tag.empty()) y.fx_tensor_name = op.fx_tag;
-    g.push_back({op.name, op.type, op.inputs, {}, {y}});
+    g.push_back({op.name, op.type, op.inputs, {}, {y}, {}});
   }
   return dumpgen::graph_text("graph_1", g);
 }

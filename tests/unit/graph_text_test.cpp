@@ -2,6 +2,8 @@
 // gets wrong (braces inside strings, escapes, top-level attr blocks).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "common/formats/graph_text.h"
 
 TEST(GraphText, ParsesOpsInputsAndFxTags) {
@@ -78,4 +80,51 @@ TEST(GraphText, FxKeyAndFileOrder) {
   EXPECT_EQ(msit::graph_file_sort_key("dynamo_original_graph_12_rank_0_pid_5_ts_2025.txt"), 12u);
   EXPECT_TRUE(msit::is_original_graph_file_name("dynamo_original_graph_1_2025.txt"));
   EXPECT_FALSE(msit::is_original_graph_file_name("dynamo_optimized_graph_1_2025.txt"));
+}
+
+// Op attributes as torchair prints them (docs/formats/graph-text.md §2, AttrDef): the values
+// opcheck takes its semantics from; a value that does not parse is kNone (missing), never 0.
+TEST(GraphText, ParsesOpAttributes) {
+  const char* text = R"(op {
+  name: "mm"
+  type: "BatchMatMulV2"
+  input: "a:0"
+  attr {
+    key: "adj_x1"
+    value {
+      b: true
+    }
+  }
+  attr { key: "axes" value { list { i: -1 i: 2 val_type: VT_LIST_INT } } }
+  attr { key: "dst_type" value { i: 27 } }
+  attr { key: "epsilon" value { f: 1e-06 } }
+  attr { key: "dtype" value { dt: DT_FLOAT16 } }
+  attr { key: "empty" value { list { } } }
+  attr { key: "fl" value { list { f: 0.5 f: inf } } }
+  attr { key: "name" value { s: "x" } }
+  attr { key: "bad" value { i: zz } }
+  output_desc { attr { key: "_fx_tensor_name" value { s: "mm-aten.mm.OUTPUT.0" } } }
+}
+)";
+  auto g = msit::parse_graph_text(text, "g.txt");
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  const msit::GraphOp& op = g->ops.at(0);
+  ASSERT_EQ(op.attrs.size(), 9u);
+  ASSERT_NE(op.attr("adj_x1"), nullptr);
+  EXPECT_EQ(op.attr("adj_x1")->kind, msit::AttrKind::kBool);
+  EXPECT_TRUE(op.attr("adj_x1")->b);
+  EXPECT_EQ(op.attr("axes")->kind, msit::AttrKind::kIntList);
+  EXPECT_EQ(op.attr("axes")->ints, (std::vector<int64_t>{-1, 2}));
+  EXPECT_EQ(op.attr("dst_type")->i, 27);
+  EXPECT_EQ(op.attr("epsilon")->kind, msit::AttrKind::kFloat);
+  EXPECT_DOUBLE_EQ(op.attr("epsilon")->f, 1e-06);
+  EXPECT_EQ(op.attr("dtype")->kind, msit::AttrKind::kDtype);
+  EXPECT_EQ(op.attr("dtype")->s, "DT_FLOAT16");
+  EXPECT_TRUE(op.attr("empty")->ints.empty());
+  EXPECT_EQ(op.attr("fl")->kind, msit::AttrKind::kFloatList);
+  EXPECT_TRUE(std::isinf(op.attr("fl")->floats.at(1)));
+  EXPECT_EQ(op.attr("name")->s, "x");
+  EXPECT_EQ(op.attr("bad")->kind, msit::AttrKind::kNone);
+  EXPECT_EQ(op.attr("transpose_x1"), nullptr);
+  EXPECT_EQ(op.output_descs.at(0).fx_tensor_names.size(), 1u);  // desc attrs stay the desc's
 }

@@ -176,17 +176,17 @@ void run_token(Ctx& c, int rank, int token, const std::string& gm) {
 void write_graphs(const Ctx& c) {
   const ModelOptions& o = c.o;
   std::vector<GraphOp> g;
-  GraphOp data{"arg0_1", "Data", {}, {}, {}};
+  GraphOp data{"arg0_1", "Data", {}, {}, {}, {}};
   data.output_desc.push_back({"y", "DT_FLOAT16", {o.rows, o.hidden}, "ND", std::nullopt});
   g.push_back(data);
   std::string prev = "arg0_1";
   for (size_t i = 0; i < c.ops.size(); ++i) {
     const ModelOp& op = c.ops[i];
     if (!op.in_graph) continue;  // GE inserts TransData after the original graph is dumped
-    GraphOp n{op.ge_name, op.ge_type, {prev + ":0"}, {}, {}};
+    GraphOp n{op.ge_name, op.ge_type, {prev + ":0"}, {}, {}, {}};
     if (!c.params[i].v.empty()) {
       std::string pname = "arg" + std::to_string(i + 1) + "_1";
-      GraphOp p{pname, "Data", {}, {}, {}};
+      GraphOp p{pname, "Data", {}, {}, {}, {}};
       p.output_desc.push_back(
           {"y", "DT_FLOAT16", {c.params[i].shape.begin(), c.params[i].shape.end()}, "ND", std::nullopt});
       g.push_back(p);

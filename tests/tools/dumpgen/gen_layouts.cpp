@@ -16,9 +16,9 @@ const std::vector<std::string>& layout_names() {
 namespace {
 
 std::string small_graph(const std::string& name) {
-  GraphOp data{"arg0_1", "Data", {}, {}, {}};
+  GraphOp data{"arg0_1", "Data", {}, {}, {}, {}};
   data.output_desc.push_back({"y", "DT_FLOAT16", {4, 64}, "ND", std::nullopt});
-  GraphOp add{"Add_1", "Add", {"arg0_1:0", "arg0_1:0"}, {}, {}};
+  GraphOp add{"Add_1", "Add", {"arg0_1:0", "arg0_1:0"}, {}, {}, {}};
   add.output_desc.push_back({"y", "DT_FLOAT16", {4, 64}, "ND", "add-aten.add.Tensor.OUTPUT.0"});
   return graph_text(name, {data, add});
 }

@@ -1,6 +1,7 @@
 // Writes a GraphDef in protobuf text format the way Python's str(message) prints it.
 #include "tests/tools/dumpgen/graph_text.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace dumpgen {
@@ -48,6 +49,10 @@ std::string graph_text(const std::string& graph_name, const std::vector<GraphOp>
     o += "  name: " + pbtxt_quote(op.name) + "\n";
     o += "  type: " + pbtxt_quote(op.type) + "\n";
     for (const auto& in : op.inputs) o += "  input: " + pbtxt_quote(in) + "\n";
+    auto attrs = op.attrs;
+    std::sort(attrs.begin(), attrs.end());
+    for (const auto& [key, body] : attrs)
+      o += "  attr {\n    key: " + pbtxt_quote(key) + "\n    value {\n      " + body + "\n    }\n  }\n";
     for (const auto& d : op.input_desc) desc_text(o, "input_desc", d);
     for (const auto& d : op.output_desc) desc_text(o, "output_desc", d);
     o += "}\n";

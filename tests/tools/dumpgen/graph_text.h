@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dumpgen {
@@ -20,6 +21,9 @@ struct GraphOp {
   std::string name, type;
   std::vector<std::string> inputs;  // "{srcOp}:{outIdx}"
   std::vector<GraphTensorDesc> input_desc, output_desc;
+  // The op's attr map: key -> the AttrDef body lines, e.g. {"transpose_x1", "b: false"} or
+  // {"axes", "list {\n i: -1\n}"}; written sorted by key, as Python's str() does.
+  std::vector<std::pair<std::string, std::string>> attrs;
 };
 
 std::string graph_text(const std::string& graph_name, const std::vector<GraphOp>& ops);

@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "tests/tools/dumpgen/commands.h"
+#include "tests/tools/dumpgen/gen_msprobe.h"
 
 using namespace dumpgen;
 
@@ -104,6 +105,43 @@ void add_atb(CLI::App& app, AtbOptions& o) {
               "llama: also dump the NPU side as torch hooks (torch_npu/), with its noise and injection");
 }
 
+void add_msprobe(CLI::App& app, MsprobeGenOptions& o) {
+  auto* c =
+      app.add_subcommand("msprobe", "paired msProbe dumps (npu/, bench/) of a toy model, for compact and compare");
+  c->add_option("--out", o.out, "output directory (npu/, bench/, scenario.json, manifest.json)")->required();
+  c->add_option("--framework", o.framework, "target side: pytorch (.pt) | mindspore (.npy)")
+      ->check(CLI::IsMember({"pytorch", "mindspore"}));
+  c->add_option("--golden-framework", o.golden_framework, "golden side (default: the target's)")
+      ->check(CLI::IsMember({"pytorch", "mindspore"}));
+  c->add_option("--task", o.task, "tensor | statistics")->check(CLI::IsMember({"tensor", "statistics"}));
+  c->add_option("--summary-mode", o.summary_mode, "statistics | md5 (CRC-32 per tensor)")
+      ->check(CLI::IsMember({"statistics", "md5"}));
+  c->add_option("--generation", o.generation, "dump.json of msProbe 26 (framework key) or 8 (none, is_recompute)")
+      ->check(CLI::IsMember({26, 8}));
+  c->add_option("--level", o.level, "L1 | mix (modules around each block, construct.json)")
+      ->check(CLI::IsMember({"L1", "mix"}));
+  c->add_option("--steps", o.steps, "steps (step{N} folders)");
+  c->add_option("--ranks", o.ranks, "ranks (rank{R} folders)");
+  c->add_flag("--proc", o.proc_dirs, "proc{PID} folders instead of rank{R} (one rank)");
+  c->add_flag("--ms-split", o.ms_split, "the tree under pynative/ (MindSpore PYNATIVE_GRAPH)");
+  c->add_flag("--backward", o.backward, "backward entries (and parameters_grad at level mix)");
+  c->add_option("--ops", o.ops, "ops in the chain");
+  c->add_option("--chain", o.chain, "toy | llama (as the model command)")->check(CLI::IsMember({"toy", "llama"}));
+  c->add_option("--hidden", o.hidden, "hidden size");
+  c->add_option("--rows", o.rows, "rows (batch x sequence)");
+  c->add_option("--seed", o.seed, "random seed");
+  c->add_option("--dtype", o.dtype, "target dtype (golden: float32)")
+      ->check(CLI::IsMember({"float16", "bfloat16", "float32"}));
+  c->add_option("--noise", o.noise, "relative kernel noise on every computing op's target output (e.g. 1e-3)");
+  c->add_option("--reduced", o.reduced, "TYPE=bfloat16|float16,...: op types computing in lower precision");
+  c->add_option("--diverge-at", o.diverge_at, "op index with an injected error (-1: none)");
+  c->add_option("--diverge-type", o.diverge_type, "inject into the --diverge-nth op of this op type");
+  c->add_option("--diverge-nth", o.diverge_nth, "which op of --diverge-type (0 = first)");
+  c->add_option("--diverge-scale", o.diverge_scale, "relative size of the injected error (its RED)");
+  c->add_flag("--diverge-local", o.diverge_local, "do not propagate the injected error to later ops");
+  c->add_option("--nan-at", o.nan_at, "op whose target output gets a NaN and a +Inf (-1: none)");
+}
+
 void add_bigfile(CLI::App& app, BigFileOptions& o) {
   auto* c = app.add_subcommand("bigfile", "one large 1-D tensor file (pth | atb_bin | npy), streamed");
   c->add_option("--out", o.out, "output file")->required();
@@ -124,6 +162,7 @@ int main(int argc, char** argv) {
   ModelOptions model;
   AtbOptions atb;
   BigFileOptions big;
+  MsprobeGenOptions msprobe;
   std::string testdata = MSIT_DUMPGEN_TESTDATA;
   add_tree(app, tree);
   add_verify(app, verify);
@@ -131,6 +170,7 @@ int main(int argc, char** argv) {
   add_model(app, model);
   add_atb(app, atb);
   add_bigfile(app, big);
+  add_msprobe(app, msprobe);
   auto* self = app.add_subcommand("selfcheck", "check the generator's own encoders");
   self->add_option("--testdata", testdata, "directory holding sketch_vectors.json");
   CLI11_PARSE(app, argc, argv);
@@ -141,6 +181,11 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("model")) return run_model(model);
     if (app.got_subcommand("atb")) return atb.model == "llama" ? run_atb_llama(atb) : run_atb(atb);
     if (app.got_subcommand("bigfile")) return run_bigfile(big);
+    if (app.got_subcommand("msprobe")) {
+      const uint64_t n = write_msprobe_dump(msprobe);
+      std::printf("msprobe: %llu tensor files under %s\n", static_cast<unsigned long long>(n), msprobe.out.c_str());
+      return 0;
+    }
     return run_selfcheck(testdata);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "msit-dumpgen: %s\n", e.what());

@@ -1,0 +1,171 @@
+// `msit-compact opcheck FILE... | DIR --op NAME`: recompute a dumped op on the CPU from its own
+// dumped inputs and say whether its kernel agrees with them, on both sides when a golden is given.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "common/formats/dump_name.h"
+#include "common/formats/graph_text.h"
+#include "common/io/derived_names.h"
+#include "common/io/tree_walk.h"
+#include "common/opcheck/opcheck.h"
+#include "common/opcheck/opcheck_report.h"
+
+namespace msit::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using opcheck::OpCheckResult;
+using opcheck::OpVerdict;
+
+struct OpcheckArgs {
+  std::vector<std::string> paths;
+  std::string op, graph, golden, golden_graph;
+  bool json = false, quiet = false;
+  uint64_t memory_mb = 512;
+};
+
+// Levels above a dump file searched for graph text (msit_ge_dump/{time}/{dev}/{model}/{id}/{step}/).
+constexpr int kGraphSearchLevels = 8;
+
+std::optional<std::string> op_name_of(const std::string& path) {
+  auto n = parse_ge_dump_name(without_archive_suffix(fs::path(path).filename().string()));
+  if (!n) return std::nullopt;
+  return n->op_name;
+}
+
+// The dump file of op `name` below dir: exactly one, or an InputError naming what was found.
+std::string find_op_file(const std::string& dir, const std::string& name) {
+  std::vector<std::string> hits;
+  std::vector<Error> errors;
+  walk_tree(
+      dir,
+      [&](const WalkEntry& e) {
+        if (e.type != EntryType::kFile) return;
+        auto n = parse_ge_dump_name(without_archive_suffix(e.name));
+        if (n && n->op_name == name && classify_name(without_archive_suffix(e.name)).kind == NameKind::kGeDump)
+          hits.push_back(e.path);
+      },
+      errors);
+  if (hits.empty()) throw InputError(dir + ": no GE dump file of op '" + name + "' below it");
+  if (hits.size() > 1) {
+    throw InputError(dir + ": " + std::to_string(hits.size()) + " dump files of op '" + name + "' (e.g. " + hits[0] +
+                     " and " + hits[1] + "); give the token directory or the file");
+  }
+  return hits[0];
+}
+
+// The graph text naming `op`: --graph, else the first dynamo_original_graph_*.txt (in graph id
+// order) in a directory above the dump file that has an op of that name.
+std::optional<GraphDef> graph_for(const std::string& given, const std::string& file, const std::string& op) {
+  if (!given.empty()) {
+    auto g = read_graph_text_file(given);
+    if (!g.ok()) throw InputError(g.error().to_string());
+    return std::move(*g);
+  }
+  fs::path dir = fs::path(file).parent_path();
+  for (int level = 0; level < kGraphSearchLevels && !dir.empty(); ++level, dir = dir.parent_path()) {
+    std::vector<std::pair<uint64_t, std::string>> names;
+    (void)list_dir_path(dir.string(), [&](std::string_view n, EntryType t) {
+      if (t == EntryType::kFile && is_original_graph_file_name(n))
+        names.emplace_back(graph_file_sort_key(n).value_or(0), std::string(n));
+    });
+    std::sort(names.begin(), names.end());
+    for (const auto& [key, n] : names) {
+      auto g = read_graph_text_file((dir / n).string());
+      if (g.ok() && g->find(op)) return std::move(*g);
+    }
+    if (dir == dir.parent_path()) break;
+  }
+  return std::nullopt;
+}
+
+OpCheckResult check_side(const std::string& file, const std::string& graph_path, const OpcheckArgs& a) {
+  const auto op = op_name_of(file);
+  std::optional<GraphDef> g = op ? graph_for(graph_path, file, *op) : std::nullopt;
+  opcheck::OpcheckOptions opts;
+  opts.memory_bytes = a.memory_mb << 20;
+  return opcheck::check_ge_file(file, g ? &*g : nullptr, opts);
+}
+
+void print_side(const char* side, const OpCheckResult& r) {
+  std::printf("%s: %s\n", side, opcheck::verdict_line(r).c_str());
+  if (!r.path.empty()) std::printf("  file %s\n", r.path.c_str());
+  for (const auto& l : opcheck::output_lines(r)) std::printf("  %s\n", l.c_str());
+}
+
+int exit_status(const std::vector<OpCheckResult>& rs) {
+  bool any_skip = false;
+  for (const auto& r : rs) {
+    if (r.verdict == OpVerdict::kDisagrees) return kExitFailures;
+    if (r.verdict == OpVerdict::kNotRecomputed) any_skip = true;
+  }
+  return any_skip ? kExitInconclusive : kExitOk;
+}
+
+// One path: the op's file (or the op --op names below a directory), and the golden's when given.
+std::vector<OpCheckResult> check_path(const std::string& path, const OpcheckArgs& a) {
+  require_exists(path, "dump file or directory");
+  std::string file = path;
+  if (fs::is_directory(path)) {
+    if (a.op.empty()) throw InputError(path + ": a directory needs --op NAME (the op to recompute)");
+    file = find_op_file(path, a.op);
+  }
+  std::vector<OpCheckResult> sides{check_side(file, a.graph, a)};
+  if (!a.golden.empty()) {
+    require_exists(a.golden, "golden dump file or directory");
+    std::string gfile = a.golden;
+    if (fs::is_directory(a.golden)) gfile = find_op_file(a.golden, a.op.empty() ? op_name_of(file).value_or("") : a.op);
+    sides.push_back(check_side(gfile, a.golden_graph.empty() ? a.graph : a.golden_graph, a));
+  }
+  return sides;
+}
+
+int run(const OpcheckArgs& a) {
+  if (!a.golden.empty() && a.paths.size() != 1) throw InputError("--golden takes one dump file or directory to check");
+  std::vector<OpCheckResult> all;
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& path : a.paths) {
+    const auto sides = check_path(path, a);
+    all.insert(all.end(), sides.begin(), sides.end());
+    if (a.json) {
+      nlohmann::json j;
+      j["my"] = opcheck::result_json(sides[0]);
+      if (sides.size() > 1) j["golden"] = opcheck::result_json(sides[1]);
+      results.push_back(std::move(j));
+    } else if (!a.quiet) {
+      print_side("my", sides[0]);
+      if (sides.size() > 1) print_side("golden", sides[1]);
+    }
+  }
+  if (a.json) std::printf("%s\n", nlohmann::json{{"results", results}}.dump(2).c_str());
+  return exit_status(all);
+}
+
+}  // namespace
+
+CLI::App* register_opcheck(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<OpcheckArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "opcheck", "Recompute a dumped op on the CPU from its own dumped inputs: does its kernel agree with them?");
+  cmd->add_option("paths", args->paths, "GE dump files, or a directory with --op")->required();
+  cmd->add_option("--op", args->op, "The op name to find below a directory (the dump file name's OpName)");
+  cmd->add_option("--graph", args->graph,
+                  "The graph text (dynamo_original_graph_*.txt) with the op's attributes (default: searched in the "
+                  "directories above the dump file)");
+  cmd->add_option("--golden", args->golden,
+                  "The golden side's dump file or directory: recompute the same op there too");
+  cmd->add_option("--golden-graph", args->golden_graph, "The golden side's graph text (default: --graph, or searched)");
+  cmd->add_option("--memory-mb", args->memory_mb, "Working memory an op may hold, MiB (default 512)")
+      ->check(CLI::Range(uint64_t{16}, uint64_t{1} << 20));
+  cmd->add_flag("--json", args->json, "Print the results as JSON");
+  cmd->add_flag("-q,--quiet", args->quiet, "Print nothing; the exit status gives the verdict");
+  cmd->callback([args, &exit_code] { exit_code = run(*args); });
+  return cmd;
+}
+
+}  // namespace msit::cli

@@ -18,9 +18,9 @@ struct Out {
   // input taken at the larger of its level and what reached the op that made it, is what this
   // output is judged against (an error diluted one op earlier is still there).
   double own, reached;
-  double floor;  // the rounding floor of the row's dtypes
-  bool copy;     // output error bit-identical to its input's: a copy (reshape, view)
-  bool blocked;  // a discrete input of its op differs: not judged
+  double floor;       // the rounding floor of the row's dtypes
+  bool copy;          // output error bit-identical to its input's: a copy (reshape, view)
+  bool blocked;       // a discrete input of its op differs: not judged
   uint64_t elements;  // the pair's element count (0: not known)
   double excess() const { return level * level - own * own; }
 };

@@ -84,9 +84,10 @@ case $CASE in
     check old-rule-trigger Mul_92 1 || fail "the tree no longer shows the Mul case"
     expect_clean
     ;;
-  argmax128)  # 128 tokens, fp16, noise 1e-3 (the LM head alone): argmax and top-k indices flip at near
-    # ties; the rule before issue 40 named ArgMaxV2 or TopKV2 in 28 of the 128 tokens
-    gen --dtype float16 --noise 1e-3 --seed 5201 --tokens 128 --layers 0 --hidden 32 --heads 2 --rows 8 --vocab 256
+  argmax)  # 32 tokens, fp16, noise 1e-3 (the LM head alone): argmax and top-k indices flip at near
+    # ties (6 tokens here); the rule before issue 40 named ArgMaxV2 or TopKV2 in 28 of 128 such
+    # tokens. 32, not 128: npgen takes ~4 s per 32 tokens (docs/divergence-grids.md has the 128)
+    gen --dtype float16 --noise 1e-3 --seed 5201 --tokens 32 --layers 0 --hidden 32 --heads 2 --rows 8 --vocab 256
     compare
     check discrete-flips 3 || fail "fewer flipped discrete outputs than the case needs: $(cat "$T/out.txt")"
     expect_clean

@@ -29,6 +29,7 @@
 #include "common/io/output_file.h"
 #include "common/report/csv.h"
 #include "common/report/html_report.h"
+#include "common/resolve/resolve.h"
 #include "common/store/store_catalog.h"
 
 namespace msit::cli {
@@ -86,6 +87,8 @@ ReportSinkOptions sink_options(const CompareArgs& a) {
 }
 
 int summarize(const CompareArgs& a, const CompareHead& head, const ReportSink& sink);
+struct Paths;
+int run_torchair(const CompareArgs& a, const Paths& paths);
 
 // "compared N/M pairs" on stderr while a compare runs longer than a second, on a terminal only;
 // the line is cleared when done.
@@ -138,8 +141,44 @@ int write_html(const CompareArgs& a, const CompareHead& head, const ReportSink& 
   return write_html_file(a.html, ranks, title, a.quiet);
 }
 
+// The command line that compares `my` with `golden` (already shell-quoted) with the options
+// given that concern the paths: what the resolver's errors tell the user to type.
+std::string compare_command(const CompareArgs& a, const std::string& my, const std::string& golden) {
+  std::string out = "msit-compact compare -m " + my + " -g " + golden;
+  if (a.rank) out += " --rank " + std::to_string(*a.rank);
+  if (a.output != ".") out += " -o " + resolve::shell_quote(a.output);
+  if (!a.html.empty()) out += " --html " + resolve::shell_quote(a.html);
+  return out;
+}
+
+// The paths as the flow reads them: the resolver's (common/resolve/resolve.h) for the flows that
+// read dump trees, as given for those that read what the user named (models, mapping files).
+struct Paths {
+  std::string my, golden;
+  std::optional<int64_t> rank, token;
+  std::string paired;  // the resolver's line, for the reports' note
+};
+
 int run(const CompareArgs& a) {
-  const FlowFamily flow = detect_family(flow_selectors(a.atb), a.golden_path, a.my_path);
+  resolve::PairOptions po;
+  po.rank = a.rank;
+  po.command = [&a](const std::string& m, const std::string& g) { return compare_command(a, m, g); };
+  Result<resolve::ResolvedPair> pair = resolve::resolve_pair(a.my_path, a.golden_path, po);
+  if (!pair.ok()) {
+    print_error("compare", pair.error().to_string());
+    return kExitBadInput;
+  }
+  const FlowSelectors selectors = flow_selectors(a.atb);
+  Paths paths{a.my_path, a.golden_path, a.rank, std::nullopt, {}};
+  const FlowFamily family = detect_family(selectors, pair->golden.path, pair->my.path);
+  if (family == FlowFamily::kTorchair || family == FlowFamily::kAtbTorch || family == FlowFamily::kAtbStats) {
+    // A path the resolver kept is passed on as typed: the flows' messages name it so.
+    auto as_read = [](const resolve::ResolvedSide& s) { return s.path == absolute_path(s.given) ? s.given : s.path; };
+    paths = Paths{as_read(pair->my), as_read(pair->golden), pair->rank, pair->token, pair->line()};
+    if (!a.quiet) std::printf("%s\n", pair->line().c_str());
+    print_warnings("compare", pair->notes, a.verbosity);
+  }
+  const FlowFamily flow = detect_family(selectors, paths.golden, paths.my);
   if (int rc = check_flow_options(a, flow); rc != kExitOk) return rc;
   if (flow != FlowFamily::kTorchair) {
     std::optional<PhaseTimer> timer;
@@ -147,10 +186,14 @@ int run(const CompareArgs& a) {
     unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
     return run_atb_compare_cli(
         flow,
-        AtbRunArgs{a.golden_path, a.my_path, a.output, a.html, jobs, a.msit_filters, a.msit_columns, a.quiet, a.json,
+        AtbRunArgs{paths.golden, paths.my, a.output, a.html, jobs, a.msit_filters, a.msit_columns, a.quiet, a.json,
                    a.sketch_width, a.verbosity, timer ? &*timer : nullptr},
         a.atb);
   }
+  return run_torchair(a, paths);
+}
+
+int run_torchair(const CompareArgs& a, const Paths& paths) {
   // A summary compare allocates ~1 KB per tensor pair in small pieces: 300+ MB for 100,000
   // pairs. Where a first touch of a page is expensive (a trapped fault in a VM: ~10 us),
   // faulting that in 4 KB pages took a third of the run; with transparent huge pages for the
@@ -165,7 +208,9 @@ int run(const CompareArgs& a) {
   if (a.timings) timer.emplace(stderr);
   CompareOptions o;
   o.timer = timer ? &*timer : nullptr;
-  o.rank = a.rank;
+  o.rank = paths.rank;
+  o.token = paths.token;
+  o.report_note = paths.paired;
   o.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   o.eval.stats.sketch_width = a.sketch_width;
   std::atomic<size_t> total{0}, done{0};
@@ -175,27 +220,28 @@ int run(const CompareArgs& a) {
   Result<CompareHead> res = make_error(a.my_path, Stage::kCompare, "not run");
   {
     Progress progress(!a.quiet && ::isatty(STDERR_FILENO) == 1, total, done);
-    res = stream_compare(a.my_path, a.golden_path, o, sink);
+    res = stream_compare(paths.my, paths.golden, o, sink);
   }
   if (!res.ok()) {
     print_error("compare", res.error().to_string());
-    if (!sink.failed()) print_dir_hints(FlowFamily::kTorchair, a.golden_path, a.my_path);
+    if (!sink.failed()) print_dir_hints(FlowFamily::kTorchair, paths.golden, paths.my);
     return kExitBadInput;
   }
   print_warnings("compare", res->warnings, a.verbosity);
+  for (const std::string& gap : res->coverage.lines()) print_warning("compare", gap);
   if (sink.tally().pairs == 0) {
-    return no_pairs_error(FlowFamily::kTorchair, a.golden_path, a.my_path,
+    return no_pairs_error(FlowFamily::kTorchair, paths.golden, paths.my,
                           std::string(flow_name(res->flow)) +
                               " pairs: GE ops of --my-path matched by graph text or name with the tensors of "
                               "--golden-path, token by token");
   }
-  auto paths = sink.publish(o.timer);
-  if (!paths.ok()) {
-    print_error("compare", paths.error().to_string());
+  auto published = sink.publish(o.timer);
+  if (!published.ok()) {
+    print_error("compare", published.error().to_string());
     return kExitBadInput;
   }
   if (!a.quiet) {
-    for (const auto& p : *paths) std::printf("Saved comparing results: %s\n", p.c_str());
+    for (const auto& p : *published) std::printf("Saved comparing results: %s\n", p.c_str());
   }
   if (!a.html.empty()) {
     if (int rc = write_html(a, *res, sink); rc != kExitOk) return rc;
@@ -215,7 +261,7 @@ int summarize(const CompareArgs& a, const CompareHead& head, const ReportSink& s
       }
     }
   }
-  return compare_exit_status(sink.tally(), a.quiet);
+  return compare_exit_status(sink.tally(), a.quiet, &head.coverage);
 }
 
 // msit's -l/--log-level: debug shows every detail (-v), warning and above only warnings and
@@ -238,6 +284,30 @@ int with_store_errors(int rc) {
   if (errors.empty() || (rc != kExitOk && rc != kExitInconclusive)) return rc;
   return kExitBadInput;
 }
+
+namespace {
+// compare's lines of the exit-status table (cli/options.h, docs/compare.md "Exit status").
+std::string compare_exit_statuses() {
+  return "Exit status (the first that applies):\n"
+         "  " +
+         std::to_string(kExitBadInput) +
+         "  a path is missing or unusable, the same dump on both sides, trees that are not two runs of one model\n"
+         "  " +
+         std::to_string(kExitFailures) +
+         "  a divergence: a row fails msprobe's thresholds, or an op's error jumps\n"
+         "  " +
+         std::to_string(kExitBadInput) +
+         "  unreadable rows, or nothing paired\n"
+         "  " +
+         std::to_string(kExitInconclusive) +
+         "  inconclusive: rows judged from statistics only, or part of my dump not compared\n"
+         "  " +
+         std::to_string(kExitOk) +
+         "  every row passed\n"
+         "  " +
+         std::to_string(kExitUsage) + "  bad command line, or an option the detected flow does not take\n";
+}
+}  // namespace
 
 CLI::App* register_compare(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<CompareArgs>();
@@ -270,6 +340,7 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
       ->excludes("--quiet");
   cmd->add_flag("--timings", a->timings, "Print the wall time and memory of each phase to stderr");
   AtbOptions atb = add_atb_options(cmd, a->atb);
+  cmd->footer(compare_exit_statuses());
   using O = FlowOption;
   a->limited = {
       {rank, O::kRank},          {sketch, O::kSketchWidth},         {html, O::kHtml},

@@ -93,9 +93,11 @@ static_assert(static_cast<int>(CompareStatus::kDivergence) == kExitFailures);
 static_assert(static_cast<int>(CompareStatus::kUnreadable) == kExitBadInput);
 static_assert(static_cast<int>(CompareStatus::kInconclusive) == kExitInconclusive);
 
-int compare_exit_status(const RowTally& t, bool quiet) {
-  CompareOutcome o = compare_outcome(t);
-  if (!quiet && !o.line.empty()) std::printf("%s\n", o.line.c_str());
+int compare_exit_status(const RowTally& t, bool quiet, const Coverage* coverage) {
+  CompareOutcome o = compare_outcome(t, coverage);
+  // Refused trees are an error: said also with -q (on stderr, as every error).
+  if (o.status == CompareStatus::kUnreadable && coverage && coverage->unlike()) print_error("compare", o.line);
+  else if (!quiet && !o.line.empty()) std::printf("%s\n", o.line.c_str());
   return static_cast<int>(o.status);
 }
 

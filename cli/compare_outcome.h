@@ -16,7 +16,7 @@
 namespace msit::cli {
 
 // The exit status of common/compare/outcome.h's table; prints its `result:` line unless quiet.
-int compare_exit_status(const RowTally& t, bool quiet);
+int compare_exit_status(const RowTally& t, bool quiet, const Coverage* coverage = nullptr);
 
 // A compare that paired nothing (exit 3): prints what `looked_for` under which paths, what the
 // two paths hold instead, and the directory the user probably meant.

@@ -17,9 +17,11 @@
 #include "common/compaction/compact.h"
 #include "common/formats/dump_name.h"
 #include "common/formats/dump_reader.h"
+#include "common/formats/graph_text.h"
 #include "common/formats/min_max.h"
 #include "common/io/atomic_write.h"
 #include "common/layout/logical_stream.h"
+#include "common/resolve/resolve.h"
 #include "common/store/store_catalog.h"
 #include "common/store/store_overview.h"
 #include "common/summary/tensor_fields.h"
@@ -262,16 +264,53 @@ bool is_gone(const std::string& path) {
   return ::lstat(path.c_str(), &st) != 0 && errno == ENOENT;
 }
 
+// A graph text is no dump: what it is, and how many ops compare can pair with it.
+int inspect_graph_text(const InspectArgs& a) {
+  auto g = read_graph_text_file(a.file);
+  if (!g.ok()) throw std::runtime_error(g.error().to_string());
+  say("%s: GE graph text (torchair's graph dump; compare pairs the GE dump's ops by it, docs/formats/graph-text.md): "
+      "%zu ops\n",
+      a.file.c_str(), g->ops.size());
+  return kExitOk;
+}
+
+// A directory: what the resolver (common/resolve/resolve.h) takes it for, and what to inspect in it.
+int inspect_dir(const InspectArgs& a) {
+  auto s = resolve::resolve_side(a.file, resolve::Side::kMy);
+  if (!s.ok()) throw InputError(s.error().to_string());
+  std::string what;
+  switch (s->kind) {
+    case resolve::GivenKind::kDumpPath:
+      what = "a dump_path; its " + std::string(resolve::role_text(*s->role)) + " is " + s->path;
+      break;
+    case resolve::GivenKind::kRankDir: what = "rank " + std::to_string(*s->rank) + " of the dump " + s->path; break;
+    case resolve::GivenKind::kTokenDir: what = "token " + std::to_string(*s->token) + " of the dump " + s->path; break;
+    case resolve::GivenKind::kInsideRoot: what = "a directory inside the dump " + s->path; break;
+    case resolve::GivenKind::kUnknown: what = "a directory holding no dump msit-compact recognises"; break;
+    default:
+      what = std::string("a ") + (s->role ? std::string(resolve::role_text(*s->role)) : "dump") + " directory";
+      break;
+  }
+  say("%s: %s\n", a.file.c_str(), what.c_str());
+  say("  inspect shows files: a dump file, a summary, or %s\n", (s->path + "/" + std::string(kStoreFileName)).c_str());
+  return s->kind == resolve::GivenKind::kUnknown ? kExitBadInput : kExitOk;
+}
+
 int run(const InspectArgs& a) {
   const std::string name = base_name(a.file);
   NameKind kind = classify_name(name).kind;
+  struct stat st {};
+  if (::stat(a.file.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return inspect_dir(a);
+  if (kind == NameKind::kGraphText && is_original_graph_file_name(name) && !is_gone(a.file))
+    return inspect_graph_text(a);
   if (kind == NameKind::kStore) {
     if (name == kStoreFileName) return inspect_store(a);
     throw std::runtime_error(a.file + ": is part of a summary store; inspect its " + std::string(kStoreFileName));
   }
   if (is_gone(a.file)) {
     if (inspect_stored(a)) return kExitOk;
-    throw InputError(a.file + ": open: no such file, and no summary store covering its directory records it");
+    throw InputError(a.file +
+                     ": open: no such file or directory, and no summary store covering its directory records it");
   }
   if (kind == NameKind::kSummary) {
     auto s = read_summary_file(a.file);

@@ -33,7 +33,9 @@ std::string extras_hint(const CLI::App* cmd, const std::string& args) {
   for (size_t b = 0; b < args.size();) {
     size_t e = std::min(args.find(' ', b), args.size());
     if (args[b] == '-') {
-      std::string hint = msit::cli::unknown_option_hint(args.substr(b, e - b), long_options(*cmd));
+      // msit's spellings are compare's (and watch's -mf): no other command suggests them.
+      const bool msit = cmd->get_name() == "compare" || cmd->get_name() == "watch";
+      std::string hint = msit::cli::unknown_option_hint(args.substr(b, e - b), long_options(*cmd), msit);
       if (!hint.empty()) return hint;
     }
     b = e + 1;

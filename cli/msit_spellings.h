@@ -79,24 +79,37 @@ inline std::string option_stem(std::string_view opt) {
 }
 
 // "did you mean --golden-path? (msit's -gp is accepted too)" for an unknown option close to a known
-// long option (`known`: "--golden-path", ...) or to one of msit's spellings; empty when none is.
-inline std::string unknown_option_hint(std::string_view arg, const std::vector<std::string>& known) {
+// long option of the same command (`known`: "--golden-path", ...), or, where msit's spellings
+// apply (`msit_spellings`: compare), to one of them; empty when none is. Close: a known option
+// the typed name begins (at least 3 letters: `--arch` is --archive), else at most 1 edit for a
+// name of up to 5 letters and 2 for a longer one (a 1-letter name matches nothing: `-n` is no
+// --golden-path).
+inline std::string unknown_option_hint(std::string_view arg, const std::vector<std::string>& known,
+                                       bool msit_spellings = true) {
   const std::string stem = option_stem(arg);
   if (stem.empty()) return {};
   std::string best;
-  size_t best_d = 3;  // at most two edits away
+  size_t best_d = std::min<size_t>(3, 1 + stem.size() / 3);  // distances below this count
   auto consider = [&](std::string_view candidate_stem, std::string_view long_opt) {
     size_t d = edit_distance(stem, candidate_stem);
     if (d < best_d) best_d = d, best = std::string(long_opt);
   };
-  for (const auto& s : kMsitSpellings) consider(option_stem(s.msit), s.ours);
+  if (msit_spellings)
+    for (const auto& s : kMsitSpellings) consider(option_stem(s.msit), s.ours);
   for (const auto& k : known) {
     if (k.size() > 2 && k[0] == '-' && k[1] == '-') consider(option_stem(k), k);
+  }
+  if (best.empty() && stem.size() >= 3) {  // a prefix of exactly one option
+    for (const auto& k : known) {
+      if (k.size() <= 2 || k[0] != '-' || k[1] != '-' || option_stem(k).rfind(stem, 0) != 0) continue;
+      if (!best.empty()) return {};
+      best = k;
+    }
   }
   if (best.empty()) return {};
   std::string hint = "did you mean " + best + "?";
   for (const auto& s : kMsitSpellings) {
-    if (s.ours == best) hint += " (msit's " + std::string(s.msit) + " is accepted too)";
+    if (msit_spellings && s.ours == best) hint += " (msit's " + std::string(s.msit) + " is accepted too)";
   }
   return hint;
 }

@@ -353,7 +353,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
   o.skip_token = [&listing](const std::string& key, const std::string& golden_dir, const std::string& my_dir) {
     return listing.skip_token(key, golden_dir, my_dir);
   };
-  Result<atb::AtbCompareResult> res = atb::run_atb_compare(golden_, root_, o);
+  Result<atb::AtbCompareResult> res = atb::run_atb_compare(golden_dir_, my_dir_, o);
   if (!res.ok() || res->sheets.empty()) {
     no_pass(res.ok() ? make_error(root_, Stage::kMatch, "no rows yet") : res.error(), now_ns, notes);
     return events;

@@ -10,6 +10,7 @@
 #include "common/compare/divergence.h"
 #include "common/compare_atb/atb_compare.h"
 #include "common/report/op_label.h"
+#include "common/resolve/resolve.h"
 #include "common/stats/tensor_stats.h"
 #include "common/store/store_catalog.h"
 #include "daemon/divergence_event.h"
@@ -41,7 +42,38 @@ std::string token_tag(int64_t rank, int64_t token) { return std::to_string(rank)
 }  // namespace
 
 LiveRootCompare::LiveRootCompare(std::string root, std::string golden, Finality f, std::string op_mapping_file)
-    : root_(std::move(root)), golden_(std::move(golden)), op_mapping_file_(std::move(op_mapping_file)), finality_(f) {}
+    : root_(std::move(root)), golden_(std::move(golden)), op_mapping_file_(std::move(op_mapping_file)), my_dir_(root_),
+      golden_dir_(golden_), finality_(f) {}
+
+bool LiveRootCompare::resolve_sides(int64_t now_ns, std::vector<std::string>& notes) {
+  if (flow_ || atb_) return true;  // a pass paired: the sides stay what they were then
+  resolve::PairOptions po;
+  po.missing_ok = true;  // a golden being dumped, a dump_path still empty
+  po.command = [](const std::string& m, const std::string& g) { return "msit-compact watch " + m + " --golden " + g; };
+  Result<resolve::ResolvedPair> p = resolve::resolve_pair(root_, golden_, po);
+  std::optional<Error> waiting;
+  if (!p.ok()) waiting = p.error();
+  else if (p->my.kind == resolve::GivenKind::kUnknown)
+    waiting = make_error(root_, Stage::kMatch, "no dump in " + root_ + " yet");
+  else if (p->golden.kind == resolve::GivenKind::kUnknown)
+    waiting = make_error(golden_, Stage::kMatch, "no dump in the golden " + golden_ + " yet");
+  if (waiting) {  // said once while it lasts (note_waiting), and no token is pending
+    no_pass(*waiting, now_ns, notes);
+    return false;
+  }
+  my_dir_ = p->my.path;
+  golden_dir_ = p->golden.path;
+  rank_ = p->rank;
+  token_ = p->token;
+  // Said when the resolver read something else than the paths given (a dump_path, a folder).
+  const bool as_given = my_dir_ == absolute_path(root_) && golden_dir_ == absolute_path(golden_) && !rank_ && !token_;
+  if (std::string line = p->line(); line != paired_line_ && !as_given) {
+    notes.push_back(root_ + ": live compare " + line);
+    for (const std::string& n : p->notes) notes.push_back(root_ + ": live compare: " + n);
+    paired_line_ = std::move(line);
+  }
+  return true;
+}
 
 std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<std::string>& notes,
                                                    std::vector<TokenVerdict>* verdicts,
@@ -50,9 +82,12 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
   // golden's, usually written once, is listed once). The previous pass's trees (which point
   // into the catalog) are gone by now; the row cache holds only copies.
   store::StoreCatalog::instance().forget_changed();
-  if (atb::is_atb_torch_compare(golden_, root_)) return pass_atb(now_ns, notes, verdicts, indexed);
   std::vector<DivergenceEvent> events;
+  if (!resolve_sides(now_ns, notes)) return events;
+  if (atb::is_atb_torch_compare(golden_dir_, my_dir_)) return pass_atb(now_ns, notes, verdicts, indexed);
   CompareOptions o;
+  o.rank = rank_;
+  o.token = token_;
   o.jobs = 1;  // the comparer's own thread; the workers compact (and skip_dir below is not thread-safe)
   o.eval.stats.sketch_width = kDefaultSketchWidth;
   o.flow = flow_;
@@ -70,7 +105,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
     return prune_rank(rank.value_or(-1), my, gold, now_ns, mine, golden, indexed);
   };
   FileCache cache;
-  Result<MatchedCompare> m = match_compare(root_, golden_, o, cache);
+  Result<MatchedCompare> m = match_compare(my_dir_, golden_dir_, o, cache);
   if (!m.ok()) {
     no_pass(m.error(), now_ns, notes);
     return events;

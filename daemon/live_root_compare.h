@@ -152,7 +152,16 @@ class LiveRootCompare {
   // change of the same clock tick).
   void note_skippable(const TokenFinality::Key& k, const DumpTree& my, const DumpTree& gold, int64_t wall_ns);
 
+  // What the root and the golden given hold (common/resolve/resolve.h): asked again before each
+  // pass until a pass pairs, so that a dump_path whose msit_ge_dump appears later, or a golden's
+  // dump_path holding msit_fx_dump, are compared as their roots (docs/live-divergence.md
+  // "What the root and the golden may be"). False: nothing to compare yet (noted once).
+  bool resolve_sides(int64_t now_ns, std::vector<std::string>& notes);
+
   std::string root_, golden_, op_mapping_file_;
+  std::string my_dir_, golden_dir_;      // the resolved roots each pass reads (root_, golden_ at first)
+  std::optional<int64_t> rank_, token_;  // a rank or token folder given
+  std::string paired_line_;              // the resolver's line last logged
   TokenFinality finality_;
   // Rows already evaluated, by pair (both path cells and what stands for each side): a pair is
   // evaluated again only when a side changes kind (raw -> summary) or when its row was an error.

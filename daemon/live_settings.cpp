@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/resolve/resolve.h"
+
 namespace msit::daemon {
 namespace {
 
@@ -94,6 +96,19 @@ Status check_mapping_dir(const std::string& path) {
   return ok_status();
 }
 
+// What the root and the golden hold (common/resolve/resolve.h) must not be refused: a dump_path
+// with two GE dumps, a torch root with several processes. Either may still be empty (being dumped).
+Status check_resolvable(const LiveGolden& g, const std::string& source) {
+  resolve::PairOptions po;
+  po.missing_ok = true;
+  po.command = [](const std::string& m, const std::string& golden) {
+    return "msit-compact watch " + m + " --golden " + golden;
+  };
+  Result<resolve::ResolvedPair> p = resolve::resolve_pair(g.root, g.golden, po);
+  if (!p.ok()) return make_error(source, Stage::kConfig, p.error().to_string());
+  return ok_status();
+}
+
 }  // namespace
 
 LiveGolden parse_golden_spec(std::string_view text) {
@@ -134,6 +149,7 @@ Status check_live_settings(LiveSettings& live, const std::vector<std::string>& r
     g.golden = absolute(g.golden);
     MSIT_TRY(check_golden_dir(g.golden, source));
     MSIT_TRY(check_apart(g.golden, roots, source));
+    MSIT_TRY(check_resolvable(g, source));
     out.push_back(std::move(g));
   }
   live.goldens = std::move(out);

@@ -28,6 +28,7 @@ LAYERS = [
     "common/compare",      # compare engine, torchair flows, terminal summary
     "common/compare_msprobe",  # msProbe's compare: matching, cells, verdicts, its table
     "common/compare_atb",  # ATB/torch flows; which flow two paths select
+    "common/resolve",      # what a path the user gave is: dump roots, ranks, tokens
     "common/compaction",   # compact_file, publish, formats by name, compact runs, settings
     "daemon",              # watch
     "cli",                 # one file per subcommand

@@ -30,7 +30,7 @@ struct RankJob {
 };
 
 Result<std::vector<RankJob>> plan_ranks(const std::string& my, const std::string& golden, const CompareOptions& o,
-                                        std::vector<std::string>& warnings) {
+                                        std::vector<std::string>& warnings, Coverage& coverage) {
   auto my_ranks = find_rank_dirs(my);
   if (my_ranks.empty()) {
     if (o.rank) warnings.push_back(my + ": no worldsize*_global_rank* directories; --rank ignored");
@@ -46,6 +46,10 @@ Result<std::vector<RankJob>> plan_ranks(const std::string& my, const std::string
   if (common.empty()) {
     std::string what = o.rank ? "rank " + std::to_string(*o.rank) + " is not in both trees" : "no common rank";
     return make_error(my, Stage::kRanks, what + ": my ranks " + list_ids(mine) + ", golden ranks " + list_ids(gold));
+  }
+  if (!o.rank) {  // a rank asked for is all that is meant to be compared
+    coverage.my_only_ranks = only_in(mine, gold);
+    coverage.golden_only_ranks = only_in(gold, mine);
   }
   std::vector<RankJob> jobs;
   for (int64_t r : common) jobs.push_back(RankJob{r, my_ranks[r], golden_ranks[r], true});
@@ -103,6 +107,13 @@ Result<IndexedRank> index_rank(Flow flow, const std::string& top_my, const RankJ
   MSIT_ASSIGN_OR_RETURN(r.golden, std::move(*golden));
   warnings.insert(warnings.end(), r.my.warnings.begin(), r.my.warnings.end());
   warnings.insert(warnings.end(), r.golden.warnings.begin(), r.golden.warnings.end());
+  if (o.token) {
+    for (DumpTree* t : {&r.my, &r.golden})
+      for (DumpGroup& g : t->groups) std::erase_if(g.tokens, [&](const auto& kv) { return kv.first != *o.token; });
+  }
+  r.coverage.rank = job.rank;
+  r.coverage.my_only_tokens = only_in(token_ids(r.my), token_ids(r.golden));
+  r.coverage.golden_only_tokens = only_in(token_ids(r.golden), token_ids(r.my));
   r.pruned = o.prune && o.prune(job.rank, r.my, r.golden);
   size_t n = std::min(r.my.groups.size(), r.golden.groups.size());
   if (!r.graphs.empty()) {
@@ -120,8 +131,9 @@ Result<IndexedRank> index_rank(Flow flow, const std::string& top_my, const RankJ
 
 // A rank's matched pairs (the live comparer evaluates them itself).
 Status match_rank(Flow flow, const std::string& top_my, const RankJob& job, const CompareOptions& o, FileCache& cache,
-                  MatchedRank& m, std::vector<std::string>& warnings) {
+                  MatchedRank& m, std::vector<std::string>& warnings, RankCoverage& coverage) {
   MSIT_ASSIGN_OR_RETURN(IndexedRank r, index_rank(flow, top_my, job, o, warnings));
+  coverage = r.coverage;
   preload(r.my, cache, o.jobs);
   preload(r.golden, cache, o.jobs);
   mark_phase(o.timer, "load GE headers");
@@ -154,7 +166,8 @@ Status match_rank(Flow flow, const std::string& top_my, const RankJob& job, cons
 
 // The compare's head: mode, report prefix, ranks to compare.
 Result<std::vector<RankJob>> plan_compare(const std::string& my, const std::string& golden, const CompareOptions& o,
-                                          Flow& flow, std::string& prefix, std::vector<std::string>& warnings) {
+                                          Flow& flow, std::string& prefix, std::vector<std::string>& warnings,
+                                          Coverage& coverage) {
   std::error_code ec;
   for (const auto* p : {&my, &golden}) {
     if (!std::filesystem::is_directory(*p, ec)) return make_error(*p, Stage::kOpen, "not a directory");
@@ -169,10 +182,44 @@ Result<std::vector<RankJob>> plan_compare(const std::string& my, const std::stri
   } else {
     MSIT_ASSIGN_OR_RETURN(flow, detect_torchair_flow(golden, my, o.jobs, warnings));
   }
-  MSIT_ASSIGN_OR_RETURN(auto jobs, plan_ranks(my, golden, o, warnings));
+  MSIT_ASSIGN_OR_RETURN(auto jobs, plan_ranks(my, golden, o, warnings, coverage));
   mark_phase(o.timer, "detect mode and ranks");
   return jobs;
 }
+
+// Between a rank's rows and the sink: counts them for the coverage (the rank's entry, the last),
+// and gives the rank's first row the compare's note (what was paired, the ranks and tokens not
+// compared), so that the CSV and JSON say it too (docs/compare.md "Coverage").
+class CoverageSink : public RowSink {
+ public:
+  CoverageSink(RowSink& inner, Coverage& coverage, const std::string& note)
+      : inner_(inner), coverage_(coverage), note_(note) {}
+  Status begin_compare(const std::string& report_prefix) override { return inner_.begin_compare(report_prefix); }
+  Status begin_rank(const RankInfo& r) override { return inner_.begin_rank(r); }
+  Status rows(std::vector<ReportRow>& rows) override {
+    if (first_ && !rows.empty()) {
+      first_ = false;
+      // What is known before the rows: the ranks of either side alone and this rank's tokens.
+      Coverage known;
+      known.my_only_ranks = coverage_.my_only_ranks;
+      known.golden_only_ranks = coverage_.golden_only_ranks;
+      known.ranks.push_back(coverage_.ranks.back());
+      std::string text = note_.empty() ? std::string() : "compare: " + note_;
+      for (const std::string& gap : known.lines()) text += (text.empty() ? "" : "; ") + gap;
+      std::string& note = rows.front().note;
+      if (!text.empty()) note = note.empty() ? text : text + "; " + note;
+    }
+    coverage_.ranks.back().count(rows);
+    return inner_.rows(rows);
+  }
+  Status end_rank(const RankInfo& r) override { return inner_.end_rank(r); }
+
+ private:
+  RowSink& inner_;
+  Coverage& coverage_;
+  const std::string& note_;
+  bool first_ = true;
+};
 
 // run_compare's sink: every rank's rows kept.
 class CollectSink : public RowSink {
@@ -203,10 +250,12 @@ Result<MatchedCompare> match_compare(const std::string& my_in, const std::string
                                      FileCache& cache) {
   std::string my = absolute_path(my_in), golden = absolute_path(golden_in);
   MatchedCompare res;
-  MSIT_ASSIGN_OR_RETURN(auto jobs, plan_compare(my, golden, o, res.flow, res.report_prefix, res.warnings));
+  MSIT_ASSIGN_OR_RETURN(auto jobs,
+                        plan_compare(my, golden, o, res.flow, res.report_prefix, res.warnings, res.coverage));
   res.ranks.resize(jobs.size());
+  res.coverage.ranks.resize(jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i)
-    MSIT_TRY(match_rank(res.flow, my, jobs[i], o, cache, res.ranks[i], res.warnings));
+    MSIT_TRY(match_rank(res.flow, my, jobs[i], o, cache, res.ranks[i], res.warnings, res.coverage.ranks[i]));
   return res;
 }
 
@@ -214,12 +263,15 @@ Result<CompareHead> stream_compare(const std::string& my_in, const std::string& 
                                    RowSink& sink) {
   std::string my = absolute_path(my_in), golden = absolute_path(golden_in);
   CompareHead head;
-  MSIT_ASSIGN_OR_RETURN(auto jobs, plan_compare(my, golden, o, head.flow, head.report_prefix, head.warnings));
+  MSIT_ASSIGN_OR_RETURN(auto jobs,
+                        plan_compare(my, golden, o, head.flow, head.report_prefix, head.warnings, head.coverage));
   MSIT_TRY(sink.begin_compare(head.report_prefix));
   FileCache cache;
   for (const RankJob& job : jobs) {
     MSIT_ASSIGN_OR_RETURN(IndexedRank r, index_rank(head.flow, my, job, o, head.warnings));
-    MSIT_TRY(stream_rank(head.flow, r, o, cache, sink, head.warnings));
+    head.coverage.ranks.push_back(r.coverage);
+    CoverageSink counted(sink, head.coverage, o.report_note);
+    MSIT_TRY(stream_rank(head.flow, r, o, cache, counted, head.warnings));
   }
   return head;
 }
@@ -231,6 +283,7 @@ Result<CompareResult> run_compare(const std::string& my_in, const std::string& g
   res.flow = head.flow;
   res.report_prefix = std::move(head.report_prefix);
   res.warnings = std::move(head.warnings);
+  res.coverage = std::move(head.coverage);
   return res;
 }
 

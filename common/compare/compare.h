@@ -11,6 +11,7 @@
 
 #include "common/base/phase_timer.h"
 #include "common/base/result.h"
+#include "common/compare/coverage.h"
 #include "common/compare/dump_index.h"
 #include "common/compare/evaluate.h"
 #include "common/compare/file_cache.h"
@@ -24,8 +25,12 @@ namespace msit {
 struct CompareOptions {
   // The torchair flow when the caller detected it (detect_torchair_flow); else run_compare detects it.
   std::optional<Flow> flow;
-  std::optional<int64_t> rank;  // only this rank (rank layouts)
-  unsigned jobs = 2;            // worker threads evaluating pairs (all ranks share them)
+  std::optional<int64_t> rank;   // only this rank (rank layouts)
+  std::optional<int64_t> token;  // only this token (a token folder was given: common/resolve/resolve.h)
+  // Said in the note of each rank's first row, before the coverage gaps: what was paired (the
+  // resolver's line, common/resolve/resolve.h). Empty: only the gaps.
+  std::string report_note;
+  unsigned jobs = 2;  // worker threads evaluating pairs (all ranks share them)
   EvalOptions eval;
   PhaseTimer* timer = nullptr;  // phase timings, when asked for (--timings)
   // Progress for a caller's display: pairs to evaluate (set once matched) and evaluated so far.
@@ -53,6 +58,7 @@ struct CompareResult {
   std::string report_prefix = "msit_cmp_report";  // msprobe_cmp_report for msprobe_* trees
   std::vector<RankReport> ranks;
   std::vector<std::string> warnings;
+  Coverage coverage;  // what was not paired; coverage.ranks[i] is ranks[i]'s
 };
 
 // The pairs of one rank, matched and not evaluated: what the live comparer (daemon/live_compare.h)
@@ -69,6 +75,7 @@ struct MatchedCompare {
   std::string report_prefix = "msit_cmp_report";
   std::vector<MatchedRank> ranks;
   std::vector<std::string> warnings;
+  Coverage coverage;  // ranks and tokens without counterpart; coverage.ranks[i] is ranks[i]'s
 };
 // run_compare up to the evaluation: mode, ranks, index, graphs, match. `cache` holds the GE
 // files read for matching; evaluate the pairs with the same cache.
@@ -80,6 +87,7 @@ struct CompareHead {
   Flow flow = Flow::kGeFx;
   std::string report_prefix = "msit_cmp_report";
   std::vector<std::string> warnings;
+  Coverage coverage;  // what was not paired; coverage.ranks[i] is the i-th rank streamed
 };
 // The compare, rank by rank, its rows handed to `sink` in report order as they are ready
 // (docs/compare.md "Streaming"): memory bounded by the tokens in flight, not the run.

@@ -206,6 +206,8 @@ std::string list_ids(const std::vector<int64_t>& ids) {
   return s + "]";
 }
 
+}  // namespace
+
 std::vector<int64_t> token_ids(const DumpTree& t) {
   std::vector<int64_t> v;
   for (const auto& g : t.groups) {
@@ -215,8 +217,6 @@ std::vector<int64_t> token_ids(const DumpTree& t) {
   v.erase(std::unique(v.begin(), v.end()), v.end());
   return v;
 }
-
-}  // namespace
 
 Status nothing_to_compare(const IndexedRank& r) {
   auto mine = token_ids(r.my), gold = token_ids(r.golden);

@@ -22,9 +22,13 @@ struct IndexedRank {
   std::string my_root;
   std::vector<GraphDef> graphs;
   DumpTree my, golden;
-  bool pruned = false;  // CompareOptions::prune dropped tokens (a rank left without pairs is fine)
-  size_t groups = 0;    // dump groups paired (with the graphs, when there are graph files)
+  bool pruned = false;    // CompareOptions::prune dropped tokens (a rank left without pairs is fine)
+  RankCoverage coverage;  // the tokens of one side without the other's (rows are counted as they go)
+  size_t groups = 0;      // dump groups paired (with the graphs, when there are graph files)
 };
+
+// The sorted token ids of a tree.
+std::vector<int64_t> token_ids(const DumpTree& t);
 
 // The error of a rank that paired nothing (and was not pruned): both sides' token ids.
 Status nothing_to_compare(const IndexedRank& r);

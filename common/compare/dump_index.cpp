@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -56,6 +57,25 @@ void add_stored_entries(const std::string& dir, const FileFilter& keep_file, std
   }
 }
 
+// The sub-directories the stores covering `dir` record files below and that are not on disk
+// (anymore), merged into the sorted listing `out` as directories.
+void add_stored_dirs(const std::string& dir, std::vector<DirEntry>& out) {
+  const std::vector<std::string> stored = store::StoreCatalog::instance().stored_subdirs(dir);
+  if (stored.empty()) return;
+  const auto on_disk = static_cast<std::ptrdiff_t>(out.size());
+  for (const std::string& name : stored) {
+    auto at = std::lower_bound(out.begin(), out.begin() + on_disk, name,
+                               [](const DirEntry& e, const std::string& n) { return e.name() < n; });
+    if (at != out.begin() + on_disk && at->name() == name) continue;  // on disk (a dir, or a file: kept as it is)
+    DirEntry e;
+    e.disk_name = name;
+    e.is_dir = true;
+    out.push_back(std::move(e));
+  }
+  std::inplace_merge(out.begin(), out.begin() + on_disk, out.end(),
+                     [](const DirEntry& a, const DirEntry& b) { return a.name() < b.name(); });
+}
+
 // Sorted listing; symlinks are neither dirs nor files here, so they are never followed.
 std::vector<DirEntry> list_dir(const std::string& dir, const FileFilter& keep_file = {}) {
   std::vector<DirEntry> out;
@@ -67,9 +87,12 @@ std::vector<DirEntry> list_dir(const std::string& dir, const FileFilter& keep_fi
     e.is_file = type == EntryType::kFile;
     out.push_back(std::move(e));
   });
-  if (!listed.ok()) return out;
+  // A directory that is gone (a store copied without its dump's directories, or emptied and
+  // removed after compaction) still holds what its store records there: listed on.
+  if (!listed.ok() && listed.error().sys_errno != ENOENT) return out;
   auto by_name = [](const DirEntry& a, const DirEntry& b) { return a.name() < b.name(); };
   std::sort(out.begin(), out.end(), by_name);
+  add_stored_dirs(dir, out);
   // The store's names come sorted (and a stored directory holds 100,000s of them): merged, not
   // sorted again. On a tie the file on disk comes first.
   const auto on_disk = static_cast<std::ptrdiff_t>(out.size());
@@ -238,6 +261,17 @@ bool is_multi_device(const std::string& root) {
   return false;
 }
 
+// A directory on disk, or one that is gone but that a store covering it records files below.
+bool dir_or_stored(const std::string& root) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(root, ec);
+  if (fs::is_directory(st)) return true;
+  if (fs::exists(st)) return false;
+  std::string db;
+  return !store::StoreCatalog::instance().stored_subdirs(root).empty() ||
+         store::StoreCatalog::instance().stored_in(root, &db) != nullptr;
+}
+
 }  // namespace
 
 std::string_view SourceFile::raw_name() const {
@@ -390,7 +424,7 @@ std::map<int64_t, std::string> find_rank_dirs(const std::string& root) {
 Result<DumpTree> index_ge_tree(const std::string& root_in, bool rank_layout, const SkipDir& skip) {
   std::string root = absolute_path(root_in);
   std::error_code ec;
-  if (!fs::is_directory(fs::symlink_status(root, ec))) return make_error(root, Stage::kIndex, "not a directory");
+  if (!dir_or_stored(root)) return make_error(root, Stage::kIndex, "not a directory");
   DumpTree tree;
   tree.kind = TreeKind::kGe;
   tree.root = root;
@@ -480,7 +514,7 @@ void fill_fx_token(DumpGroup& g, int64_t token, const std::string& dir, const Sk
 Result<DumpTree> index_fx_tree(const std::string& root_in, bool rank_layout, const SkipDir& skip) {
   std::string root = absolute_path(root_in);
   std::error_code ec;
-  if (!fs::is_directory(fs::symlink_status(root, ec))) return make_error(root, Stage::kIndex, "not a directory");
+  if (!dir_or_stored(root)) return make_error(root, Stage::kIndex, "not a directory");
   DumpTree tree;
   tree.kind = TreeKind::kFx;
   tree.root = root;

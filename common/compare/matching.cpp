@@ -166,7 +166,7 @@ void ge_fx_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
   if (rows.empty() && !missing.empty()) {
     out.pairs.push_back(on_op(
         problem_row(ctx, token, "", plain(ge),
-                    RowProblem::not_paired("FX data missing: GE op " + op_name + ", FX tensor name " + missing + ".")),
+                    RowProblem::no_golden("FX data missing: GE op " + op_name + ", FX tensor name " + missing + ".")),
         op_name, ge));
   }
   for (auto& r : rows) out.pairs.push_back(std::move(r));
@@ -264,7 +264,7 @@ void ge_ge_op(MatchContext& ctx, int64_t token, const std::string& op_name, cons
     }
   } else {
     out.pairs.push_back(on_op(
-        problem_row(ctx, token, "", plain(mine), RowProblem::not_paired("golden data missing for op " + op_name + ".")),
+        problem_row(ctx, token, "", plain(mine), RowProblem::no_golden("golden data missing for op " + op_name + ".")),
         op_name, mine));
     return;
   }
@@ -406,7 +406,7 @@ void match_fx_fx_token(MatchContext& ctx, int64_t token, const TokenFiles& m, co
       if (it == g.fx_nodes.end()) {
         const auto& f = mn.outputs.empty() ? mn.inputs.front() : mn.outputs.front();
         PairSpec p = problem_row(ctx, token, "", plain(f),
-                                 RowProblem::not_paired("golden data missing for FX node " + *key + "."));
+                                 RowProblem::no_golden("golden data missing for FX node " + *key + "."));
         p.my_label = fx_label(*key, Role::kOutput, 0);
         p.my_label.role = TensorRole::kUnknown;
         out.pairs.push_back(std::move(p));

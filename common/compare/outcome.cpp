@@ -15,7 +15,13 @@ void RowTally::add(const std::vector<ReportRow>& rs, bool diagnostic_rows_possib
   }
 }
 
-CompareOutcome compare_outcome(const RowTally& t) {
+CompareOutcome compare_outcome(const RowTally& t, const Coverage* coverage) {
+  if (coverage && coverage->unlike()) {
+    return {CompareStatus::kUnreadable,
+            "these do not look like two runs of one model: most of my tensors have no golden counterpart "
+            "of the same shape (exit status " +
+                std::to_string(static_cast<int>(CompareStatus::kUnreadable)) + "); check --golden-path"};
+  }
   if (t.fail || t.jump) return {CompareStatus::kDivergence, {}};
   if (t.error) return {CompareStatus::kUnreadable, {}};
   const std::string status = " (exit status " + std::to_string(static_cast<int>(CompareStatus::kInconclusive)) + ")";
@@ -27,6 +33,12 @@ CompareOutcome compare_outcome(const RowTally& t) {
     return {CompareStatus::kInconclusive,
             "result: inconclusive: no row fails, but " + std::to_string(t.suspect) +
                 " outputs are suspects, over their thresholds by less than a divergence needs" + status};
+  }
+  if (coverage && coverage->gaps_in_mine()) {
+    return {CompareStatus::kInconclusive,
+            "result: inconclusive: no row fails, but part of my dump was not compared (above) and could hold the "
+            "divergence" +
+                status};
   }
   return {CompareStatus::kOk, {}};
 }

@@ -67,7 +67,8 @@ std::string_view row_problem_kind_name(RowProblem::Kind k) {
     case RowProblem::Kind::kGoldenUnreadable: return "golden_data_path";
     case RowProblem::Kind::kMyUnreadable: return "my_data_path";
     case RowProblem::Kind::kReadFailed: return "read failed";
-    case RowProblem::Kind::kNotPaired: return "";
+    case RowProblem::Kind::kNotPaired:
+    case RowProblem::Kind::kNoGolden: return "";
   }
   return "";
 }

@@ -37,7 +37,10 @@ std::optional<FailReason> fail_reason_from_text(std::string_view text, SideNames
 // so that the terminal groups one cause on many files without taking paths out of a string.
 class RowProblem {
  public:
-  enum class Kind : uint8_t { kNone, kGoldenUnreadable, kMyUnreadable, kReadFailed, kNotPaired };
+  // kNotPaired: the pair builder expects no partner (a GE op absent from the graph text);
+  // kNoGolden: my tensor's partner should be in the golden dump and is not (a coverage gap:
+  // common/compare/coverage.h).
+  enum class Kind : uint8_t { kNone, kGoldenUnreadable, kMyUnreadable, kReadFailed, kNotPaired, kNoGolden };
   RowProblem() = default;
   // path: the file it is about (empty: none); text: what follows it (": STAGE: MESSAGE",
   // " is not a file.", a sentence).
@@ -51,6 +54,7 @@ class RowProblem {
   // A side's Error: its path apart, the rest as to_string() writes it.
   static RowProblem from_error(Kind kind, const Error& e);
   static RowProblem not_paired(std::string_view text) { return RowProblem(Kind::kNotPaired, {}, text); }
+  static RowProblem no_golden(std::string_view text) { return RowProblem(Kind::kNoGolden, {}, text); }
 
  private:
   // One string, the path's length recorded: a pair and a row each hold one (100,000s of them).

@@ -40,7 +40,9 @@ void StoreCatalog::Store::add(int64_t id, std::string_view rel) {
   // summarised): its list is looked up once per run, not once per row.
   if (last_list_ == nullptr || sub != last_sub_) {
     last_sub_ = sub;
-    last_list_ = &by_dir[last_sub_];
+    auto [it, fresh] = by_dir.try_emplace(last_sub_);
+    last_list_ = &it->second;
+    if (fresh) add_subdirs(last_sub_);
   }
   const std::string_view name = slash == std::string_view::npos ? rel : rel.substr(slash + 1);
   if (!last_list_->empty() && name < last_list_->back().name && (unsorted_.empty() || unsorted_.back() != last_list_))
@@ -49,6 +51,17 @@ void StoreCatalog::Store::add(int64_t id, std::string_view rel) {
   max_id = rows == 0 ? id : std::max(max_id, id);
   ++rows;
   digest += row_hash(id, rel);
+}
+
+void StoreCatalog::Store::add_subdirs(std::string_view rel) {
+  // "a/b/c": c in a/b, b in a, a in "" (stop at the first already known: its ancestors are too).
+  while (!rel.empty()) {
+    const size_t slash = rel.rfind('/');
+    const std::string parent(slash == std::string_view::npos ? std::string_view() : rel.substr(0, slash));
+    const std::string_view name = slash == std::string_view::npos ? rel : rel.substr(slash + 1);
+    if (!subdirs[parent].emplace(name).second) return;
+    rel = rel.substr(0, slash == std::string_view::npos ? 0 : slash);
+  }
 }
 
 std::string_view StoreCatalog::NameArena::keep(std::string_view s) {
@@ -237,6 +250,21 @@ const std::vector<StoredName>* StoreCatalog::stored_in(const std::string& given,
   if (db_path != nullptr) *db_path = &lists.front().first->db_path;
   if (lists.size() == 1) return lists.front().second;
   return merged(dir, lists);
+}
+
+std::vector<std::string> StoreCatalog::stored_subdirs(const std::string& given) {
+  std::error_code ec;
+  std::string dir = std::filesystem::absolute(given, ec).lexically_normal().string();
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (ec || dir.empty()) return {};
+  std::set<std::string> names;
+  for (Store* s : covering(dir)) {
+    std::string sub;
+    if (dir.size() > s->dir.size()) sub = dir.substr(s->dir == "/" ? 1 : s->dir.size() + 1);
+    auto it = s->subdirs.find(sub);
+    if (it != s->subdirs.end()) names.insert(it->second.begin(), it->second.end());
+  }
+  return {names.begin(), names.end()};
 }
 
 // The names of several stores for one directory, the nearest store's entry for a name that

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -48,6 +49,10 @@ class StoreCatalog {
   // As above, with the store's path as a pointer valid as long as the catalog (the process):
   // indexes of 100,000s of stored files keep one pointer each instead of a copy of the path.
   const std::vector<StoredName>* stored_in(const std::string& dir, const std::string** db_path);
+  // The names of the sub-directories of `dir` that the stores covering it record files below,
+  // sorted: a store copied without its dump's directories, or a compacted tree whose emptied
+  // directories were removed, still shows its tree to a walk (docs/store.md "A store alone").
+  std::vector<std::string> stored_subdirs(const std::string& dir);
   // The stored entry of raw file `raw_path`, if a store covering its directory has one.
   const StoredName* find(const std::string& raw_path, std::string* db_path);
   const StoredName* find(const std::string& raw_path, const std::string** db_path);  // see stored_in
@@ -78,6 +83,8 @@ class StoreCatalog {
     std::string dir;  // the store's directory
     NameArena names;
     std::unordered_map<std::string, std::vector<StoredName>> by_dir;  // relative dir -> names
+    // relative dir -> the names of its sub-directories on the way to a by_dir entry
+    std::unordered_map<std::string, std::set<std::string>> subdirs;
     std::mutex mu;
     std::vector<std::unique_ptr<SummaryStore>> idle;  // read connections, one per concurrent loader
     std::string stamp;  // the database's and its WAL's size and mtime before it was listed
@@ -86,6 +93,7 @@ class StoreCatalog {
     int64_t rows = 0, max_id = 0;
     uint64_t digest = 0;
     void add(int64_t id, std::string_view rel);  // one listed row: names, by_dir and the above
+    void add_subdirs(std::string_view rel);      // a new by_dir entry: its ancestors in subdirs
     void sort_names();                           // the directories add() left out of name order
     std::string last_sub_;                       // add(): the directory of the row before
     std::vector<StoredName>* last_list_ = nullptr;

@@ -42,6 +42,18 @@ TEST(MsitSpellings, HintsTheClosestOption) {
   EXPECT_EQ(unknown_option_hint("--", known), "");
 }
 
+// Other commands' hints name their own options only (issue 40 case 9: `compact -n` hinted
+// --golden-path, `--keep` --help, `--arch` nothing).
+TEST(MsitSpellings, HintsOnlyOptionsOfTheSameCommand) {
+  const std::vector<std::string> compact{"--keep-raw", "--archive", "--dry-run", "--help", "--jobs"};
+  EXPECT_EQ(unknown_option_hint("-n", compact, false), "");
+  EXPECT_EQ(unknown_option_hint("--gp", compact, false), "");
+  EXPECT_EQ(unknown_option_hint("--keep", compact, false), "did you mean --keep-raw?");
+  EXPECT_EQ(unknown_option_hint("--arch", compact, false), "did you mean --archive?");
+  EXPECT_EQ(unknown_option_hint("--dry_run", compact, false), "did you mean --dry-run?");
+  EXPECT_EQ(unknown_option_hint("--job", compact, false), "did you mean --jobs?");
+}
+
 TEST(MsitSpellings, EditDistance) {
   EXPECT_EQ(edit_distance("", ""), 0u);
   EXPECT_EQ(edit_distance("abc", ""), 3u);

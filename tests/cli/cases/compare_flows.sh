@@ -8,8 +8,8 @@ run compare -m m/msit_ge_dump -g m/msit_fx_dump --cl layer
 run compare -m m/msit_ge_dump -g m/msit_fx_dump --stats
 run compare -m $A/0 -g $G/0 --rank 0
 run compare -m $A/0 -g $G/0 --stats --msit-columns
-run compare -m $A/0/0_BlockLayer/after/outtensor0.bin -g $A/0/0_BlockLayer/after/outtensor0.bin --json
-run compare -m $A/0/0_BlockLayer/after/outtensor0.bin -g $A/0/0_BlockLayer/after/outtensor0.bin --msit-columns
+run compare -m $A/0/0_BlockLayer/after/outtensor0.bin -g $A/0/0_BlockLayer/before/intensor0.bin --json
+run compare -m $A/0/0_BlockLayer/after/outtensor0.bin -g $A/0/0_BlockLayer/before/intensor0.bin --msit-columns
 run compare -m $A/0 -g $G/0 --ops-json . --msit-columns
 # ATB flows: --html and --timings work
 run compare -m $A/0 -g $G/0 --cl api -q --html atb.html --timings

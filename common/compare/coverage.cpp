@@ -1,0 +1,102 @@
+// Coverage of a compare: what was not paired, and whether the two trees look like two runs of
+// one model (docs/compare.md "Coverage").
+#include "common/compare/coverage.h"
+
+#include <algorithm>
+
+#include "common/report/op_label.h"
+
+namespace msit {
+namespace {
+
+constexpr size_t kOpsNamed = 5;
+
+std::string ids(const std::vector<int64_t>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size() && i < 16; ++i) out += (i ? ", " : "") + std::to_string(v[i]);
+  if (v.size() > 16) out += ", ... (" + std::to_string(v.size()) + " in all)";
+  return out;
+}
+
+std::string plural(size_t n, const char* one) { return std::string(one) + (n == 1 ? " " : "s "); }
+
+std::string rank_prefix(const RankCoverage& r) {
+  return r.rank ? "rank " + std::to_string(*r.rank) + ": " : std::string();
+}
+
+}  // namespace
+
+std::vector<int64_t> only_in(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  std::vector<int64_t> sa = a, sb = b, out;
+  std::sort(sa.begin(), sa.end());
+  std::sort(sb.begin(), sb.end());
+  std::set_difference(sa.begin(), sa.end(), sb.begin(), sb.end(), std::back_inserter(out));
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+void RankCoverage::count(const std::vector<ReportRow>& rows) {
+  for (const ReportRow& r : rows) {
+    ++my_tensors;
+    if (r.problem.kind == RowProblem::Kind::kNoGolden) {
+      ++no_golden;
+      const std::string op = r.my_label.known() ? r.my_label.op : std::string(row_file(r, false));
+      if (no_golden_ops.size() < kOpsNamed &&
+          std::find(no_golden_ops.begin(), no_golden_ops.end(), op) == no_golden_ops.end())
+        no_golden_ops.push_back(op);
+    }
+    if (has(r.fail_reason, FailReason::kShapeMismatch)) ++shape_mismatch;
+  }
+}
+
+bool Coverage::gaps_in_mine() const {
+  if (!my_only_ranks.empty()) return true;
+  return std::any_of(ranks.begin(), ranks.end(),
+                     [](const RankCoverage& r) { return !r.my_only_tokens.empty() || r.no_golden > 0; });
+}
+
+bool Coverage::unlike() const {
+  size_t mine = 0, odd = 0;
+  for (const RankCoverage& r : ranks) {
+    mine += r.my_tensors;
+    odd += r.no_golden + r.shape_mismatch;
+  }
+  return mine > 0 && odd * 2 > mine;
+}
+
+std::vector<std::string> Coverage::lines() const {
+  std::vector<std::string> out;
+  if (!my_only_ranks.empty())
+    out.push_back(plural(my_only_ranks.size(), "rank") + ids(my_only_ranks) +
+                  " of --my-path not in --golden-path: not compared");
+  if (!golden_only_ranks.empty())
+    out.push_back(plural(golden_only_ranks.size(), "rank") + ids(golden_only_ranks) +
+                  " of --golden-path not in --my-path: not compared");
+  for (const RankCoverage& r : ranks) {
+    if (!r.my_only_tokens.empty())
+      out.push_back(rank_prefix(r) + plural(r.my_only_tokens.size(), "token") + ids(r.my_only_tokens) +
+                    " of --my-path not in --golden-path: not compared");
+    if (!r.golden_only_tokens.empty())
+      out.push_back(rank_prefix(r) + plural(r.golden_only_tokens.size(), "token") + ids(r.golden_only_tokens) +
+                    " of --golden-path not in --my-path: not compared");
+    if (r.no_golden > 0) {
+      std::string ops;
+      for (const auto& op : r.no_golden_ops) ops += (ops.empty() ? "" : ", ") + op;
+      out.push_back(rank_prefix(r) + std::to_string(r.no_golden) + " of my " + std::to_string(r.my_tensors) +
+                    " tensors have no golden counterpart (" + ops +
+                    (r.no_golden_ops.size() >= kOpsNamed ? ", ..." : "") + "): not compared");
+    }
+    if (r.shape_mismatch > 0 && unlike())
+      out.push_back(rank_prefix(r) + std::to_string(r.shape_mismatch) + " of my " + std::to_string(r.my_tensors) +
+                    " tensors have a golden counterpart of another shape");
+  }
+  return out;
+}
+
+std::string Coverage::note() const {
+  std::string out;
+  for (const std::string& l : lines()) out += (out.empty() ? "" : "; ") + l;
+  return out;
+}
+
+}  // namespace msit

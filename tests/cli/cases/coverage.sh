@@ -1,0 +1,20 @@
+# Coverage is part of the verdict (docs/compare.md "Coverage", issue 40 cases 2 and 6): a rank
+# or token of mine without golden, tensors of mine without their golden partner, and a golden
+# of another model.
+# Case 2: ranks 0 and 1, the golden only rank 0, rank 1 the diverging one.
+"$DUMPGEN" model --out two --ops 6 --tokens 2 --ranks 2 --seed 3 > /dev/null
+rm -r two/msit_fx_dump/worldsize2_global_rank1
+run compare -m two/msit_ge_dump -g two/msit_fx_dump -o out --msit-columns
+run compare -q -m two/msit_ge_dump -g two/msit_fx_dump -o json --json
+# The JSON (and CSV) say it too: the note of the rank's first row.
+python3 -c 'import glob, json, sys; print(json.load(open(glob.glob("json/*.json")[0]))[0]["note"])' | sed "s#$PWD#\$T#g" >> "$W/.transcript"
+# A token of mine without golden.
+"$DUMPGEN" model --out tok --ops 6 --tokens 3 --seed 3 > /dev/null
+rm -r tok/msit_fx_dump/worldsize1_global_rank0/gm_*/2
+run compare -q -m tok/msit_ge_dump -g tok/msit_fx_dump -o out
+# Case 6: a golden of another model (18 ops against 12), then one whose tensors mostly do not pair.
+"$DUMPGEN" model --out big --ops 18 --tokens 1 --seed 3 > /dev/null
+"$DUMPGEN" model --out small --ops 12 --tokens 1 --seed 3 > /dev/null
+"$DUMPGEN" model --out tiny --ops 2 --tokens 1 --seed 3 > /dev/null
+run compare -q -m big/msit_ge_dump -g small/msit_fx_dump -o out
+run compare -q -m big/msit_ge_dump -g tiny/msit_fx_dump -o out

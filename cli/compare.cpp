@@ -25,6 +25,7 @@
 #include "cli/compare_report_sink.h"
 #include "common/base/stage_thread.h"
 #include "common/compare/compare.h"
+#include "common/compare/recompute.h"
 #include "common/compare/terminal_summary.h"
 #include "common/io/output_file.h"
 #include "common/report/csv.h"
@@ -46,8 +47,10 @@ struct CompareArgs {
   bool quiet = false;  // verbosity == kQuiet
   bool timings = false;
   uint32_t sketch_width = kDefaultSketchWidth;
-  std::string log_level;  // msit's -l/--log-level, mapped onto the verbosity
-  AtbCliArgs atb;         // ATB / torch-hook dumps (cli/compare_atb.cpp)
+  bool recompute = false;       // opcheck over each first divergence (common/compare/recompute.h)
+  size_t recompute_before = 3;  // and this many ops before it
+  std::string log_level;        // msit's -l/--log-level, mapped onto the verbosity
+  AtbCliArgs atb;               // ATB / torch-hook dumps (cli/compare_atb.cpp)
   // The options that only some flows take (common/compare/flow.h option table).
   struct Limited {
     const CLI::Option* option;
@@ -217,10 +220,13 @@ int run_torchair(const CompareArgs& a, const Paths& paths) {
   o.pairs_total = &total;
   o.pairs_done = &done;
   ReportSink sink(sink_options(a));
+  RecomputeOptions ro;
+  ro.ops_before = a.recompute_before;
+  RecomputeSink recompute(sink, ro);
   Result<CompareHead> res = make_error(a.my_path, Stage::kCompare, "not run");
   {
     Progress progress(!a.quiet && ::isatty(STDERR_FILENO) == 1, total, done);
-    res = stream_compare(paths.my, paths.golden, o, sink);
+    res = stream_compare(paths.my, paths.golden, o, a.recompute ? static_cast<RowSink&>(recompute) : sink);
   }
   if (!res.ok()) {
     print_error("compare", res.error().to_string());
@@ -339,6 +345,12 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
       ->excludes("--verbose")
       ->excludes("--quiet");
   cmd->add_flag("--timings", a->timings, "Print the wall time and memory of each phase to stderr");
+  auto* recompute = cmd->add_flag("--recompute", a->recompute,
+                                  "Recompute each token's first divergence and the ops before it from their own dumped "
+                                  "inputs (opcheck): does the kernel disagree with its inputs, or inherit the error?");
+  auto* before = cmd->add_option("--recompute-before", a->recompute_before,
+                                 "Ops recomputed before the first divergence (default 3)")
+                     ->check(CLI::Range(size_t{0}, size_t{64}));
   AtbOptions atb = add_atb_options(cmd, a->atb);
   cmd->footer(compare_exit_statuses());
   using O = FlowOption;
@@ -346,7 +358,8 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
       {rank, O::kRank},          {sketch, O::kSketchWidth},         {html, O::kHtml},
       {json, O::kJson},          {filters, O::kMsitFilters},        {columns, O::kMsitColumns},
       {atb.level, O::kCmpLevel}, {atb.op_mapping, O::kOpMapping},   {atb.dir_rule, O::kDirRule},
-      {atb.stats, O::kStats},    {atb.msit_compat, O::kMsitCompat},
+      {atb.stats, O::kStats},    {atb.msit_compat, O::kMsitCompat}, {recompute, O::kRecompute},
+      {before, O::kRecompute},
   };
   cmd->callback([a, &exit_code] {
     // Checked here, not by CLI11's required(): CLI11 checks those before unknown arguments,

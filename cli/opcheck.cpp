@@ -29,9 +29,6 @@ struct OpcheckArgs {
   uint64_t memory_mb = 512;
 };
 
-// Levels above a dump file searched for graph text (msit_ge_dump/{time}/{dev}/{model}/{id}/{step}/).
-constexpr int kGraphSearchLevels = 8;
-
 std::optional<std::string> op_name_of(const std::string& path) {
   auto n = parse_ge_dump_name(without_archive_suffix(fs::path(path).filename().string()));
   if (!n) return std::nullopt;
@@ -59,37 +56,20 @@ std::string find_op_file(const std::string& dir, const std::string& name) {
   return hits[0];
 }
 
-// The graph text naming `op`: --graph, else the first dynamo_original_graph_*.txt (in graph id
-// order) in a directory above the dump file that has an op of that name.
+// The graph text naming `op`: --graph, else the one opcheck finds above the dump file.
 std::optional<GraphDef> graph_for(const std::string& given, const std::string& file, const std::string& op) {
-  if (!given.empty()) {
-    auto g = read_graph_text_file(given);
-    if (!g.ok()) throw InputError(g.error().to_string());
-    return std::move(*g);
-  }
-  fs::path dir = fs::path(file).parent_path();
-  for (int level = 0; level < kGraphSearchLevels && !dir.empty(); ++level, dir = dir.parent_path()) {
-    std::vector<std::pair<uint64_t, std::string>> names;
-    (void)list_dir_path(dir.string(), [&](std::string_view n, EntryType t) {
-      if (t == EntryType::kFile && is_original_graph_file_name(n))
-        names.emplace_back(graph_file_sort_key(n).value_or(0), std::string(n));
-    });
-    std::sort(names.begin(), names.end());
-    for (const auto& [key, n] : names) {
-      auto g = read_graph_text_file((dir / n).string());
-      if (g.ok() && g->find(op)) return std::move(*g);
-    }
-    if (dir == dir.parent_path()) break;
-  }
-  return std::nullopt;
+  if (given.empty()) return opcheck::find_graph_text(file, op);
+  auto g = read_graph_text_file(given);
+  if (!g.ok()) throw InputError(g.error().to_string());
+  return std::move(*g);
 }
 
 OpCheckResult check_side(const std::string& file, const std::string& graph_path, const OpcheckArgs& a) {
-  const auto op = op_name_of(file);
+  opcheck::OpcheckOptions o;
+  o.memory_bytes = a.memory_mb << 20;
+  const auto op = opcheck::dump_kind_of(file) == opcheck::DumpKind::kGeFile ? op_name_of(file) : std::nullopt;
   std::optional<GraphDef> g = op ? graph_for(graph_path, file, *op) : std::nullopt;
-  opcheck::OpcheckOptions opts;
-  opts.memory_bytes = a.memory_mb << 20;
-  return opcheck::check_ge_file(file, g ? &*g : nullptr, opts);
+  return opcheck::check_dump_path(file, g ? &*g : nullptr, o);
 }
 
 void print_side(const char* side, const OpCheckResult& r) {
@@ -111,15 +91,19 @@ int exit_status(const std::vector<OpCheckResult>& rs) {
 std::vector<OpCheckResult> check_path(const std::string& path, const OpcheckArgs& a) {
   require_exists(path, "dump file or directory");
   std::string file = path;
-  if (fs::is_directory(path)) {
-    if (a.op.empty()) throw InputError(path + ": a directory needs --op NAME (the op to recompute)");
+  if (fs::is_directory(path) && opcheck::dump_kind_of(path) == opcheck::DumpKind::kNone) {
+    if (a.op.empty())
+      throw InputError(path +
+                       ": a directory needs --op NAME (the op to recompute), unless it is an ATB op directory or a "
+                       "torch API directory");
     file = find_op_file(path, a.op);
   }
   std::vector<OpCheckResult> sides{check_side(file, a.graph, a)};
   if (!a.golden.empty()) {
     require_exists(a.golden, "golden dump file or directory");
     std::string gfile = a.golden;
-    if (fs::is_directory(a.golden)) gfile = find_op_file(a.golden, a.op.empty() ? op_name_of(file).value_or("") : a.op);
+    if (fs::is_directory(a.golden) && opcheck::dump_kind_of(a.golden) == opcheck::DumpKind::kNone)
+      gfile = find_op_file(a.golden, a.op.empty() ? op_name_of(file).value_or("") : a.op);
     sides.push_back(check_side(gfile, a.golden_graph.empty() ? a.graph : a.golden_graph, a));
   }
   return sides;
@@ -152,7 +136,10 @@ CLI::App* register_opcheck(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<OpcheckArgs>();
   CLI::App* cmd = app.add_subcommand(
       "opcheck", "Recompute a dumped op on the CPU from its own dumped inputs: does its kernel agree with them?");
-  cmd->add_option("paths", args->paths, "GE dump files, or a directory with --op")->required();
+  cmd->add_option("paths", args->paths,
+                  "GE dump files, ATB op directories ({id}_{OpType}/), torch API directories ({module}.{func}/), or a "
+                  "GE dump directory with --op")
+      ->required();
   cmd->add_option("--op", args->op, "The op name to find below a directory (the dump file name's OpName)");
   cmd->add_option("--graph", args->graph,
                   "The graph text (dynamo_original_graph_*.txt) with the op's attributes (default: searched in the "

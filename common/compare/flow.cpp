@@ -62,6 +62,8 @@ const std::vector<OptionRow>& option_table() {
       {FlowOption::kDirRule, {F::kAtbTorch, F::kAtbStats}},
       {FlowOption::kStats, {F::kAtbStats}},
       {FlowOption::kMsitCompat, {F::kAtbTorch, F::kLegacyAit, F::kManualMapping, F::kWeight}},
+      // opcheck needs each op's own inputs: GE dump files (the torchair flows).
+      {FlowOption::kRecompute, {F::kTorchair}},
   };
   return table;
 }

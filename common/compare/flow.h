@@ -68,6 +68,7 @@ enum class FlowOption : uint8_t {
   kDirRule,
   kStats,
   kMsitCompat,
+  kRecompute,
 };
 bool option_applies(FlowOption o, FlowFamily f);
 // An option given for a family that does not take it: the message names the family and those

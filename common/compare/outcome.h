@@ -31,8 +31,8 @@ struct CompareOutcome {
 // First that applies: two trees that are not two runs of one model (coverage.unlike(): 3); a
 // fail or an error jump (1); rows whose files could not be read (3); inconclusive rows, judged
 // from statistics only, or a suspect, a name with a thin margin (4); something of my run not
-// compared (coverage.gaps_in_mine(): 4, it could hold the divergence); else 0. `coverage` null: the flow does not
-// measure it.
+// compared (coverage.gaps_in_mine(): 4, it could hold the divergence); else 0. `coverage`
+// null: the flow does not measure it.
 CompareOutcome compare_outcome(const RowTally& t, const Coverage* coverage = nullptr);
 
 }  // namespace msit

@@ -103,6 +103,7 @@ std::string jump_block(const std::vector<const ReportRow*>& firsts, size_t count
     s += "    error level " + num(f.error_level.value_or(0.0)) + " vs floor " + num(floor) +
          ": inputs' error x its type's gain " + num(inputs) + ", noise floor " + num(noise) +
          " (learned from the token's " + row_label(f).op_type + " outputs and its spread)\n";
+    for (const auto& line : f.recompute) s += "    recomputed: " + line + "\n";
   }
   if (count > listed) s += "  ... and " + std::to_string(count - listed) + " more tokens\n";
   return s;

@@ -280,7 +280,10 @@ FrontEnd ge_front_end(const std::string& path, const GraphDef* graph) {
 }
 
 OpCheckResult check_ge_file(const std::string& path, const GraphDef* graph, const OpcheckOptions& opts) {
-  FrontEnd fe = ge_front_end(path, graph);
+  return check_front_end(ge_front_end(path, graph), path, opts);
+}
+
+OpCheckResult check_front_end(FrontEnd fe, const std::string& path, const OpcheckOptions& opts) {
   if (auto* r = std::get_if<OpCheckResult>(&fe)) {
     if (r->path.empty()) r->path = path;
     return *r;

@@ -81,4 +81,36 @@ std::optional<OpKind> op_kind_of_ge_type(std::string_view ge_type) {
   return std::nullopt;
 }
 
+namespace {
+
+// clang-format off
+constexpr std::array<std::pair<std::string_view, TorchApi>, 20> kTorchApis = {{
+  {"linear", {kLinear, 2, {}}}, {"matmul", {kBatchMatMul, 2, {}}},
+  {"add", {kAdd, 2, {}}}, {"sub", {kSub, 2, {}}}, {"mul", {kMul, 2, {}}}, {"div", {kDiv, 2, {}}},
+  {"silu", {kSilu, 1, {}}}, {"relu", {kRelu, 1, {}}}, {"sigmoid", {kSigmoid, 1, {}}}, {"tanh", {kTanh, 1, {}}},
+  {"exp", {kExp, 1, {}}}, {"log", {kLog, 1, {}}}, {"sqrt", {kSqrt, 1, {}}}, {"rsqrt", {kRsqrt, 1, {}}},
+  {"embedding", {kGather, 2, {}}}, {"cat", {kConcat, 1, {}}},
+  {"softmax", {std::nullopt, 1, "softmax's dim is an int argument, which a torch hook dump does not hold"}},
+  {"gelu", {std::nullopt, 1, "gelu's approximate ('none' or 'tanh') is a keyword argument, which a torch hook dump does not hold"}},
+  {"layer_norm", {std::nullopt, 1, "layer_norm's normalized_shape and eps are not tensors, which a torch hook dump does not hold"}},
+  {"rms_norm", {std::nullopt, 1, "rms_norm's eps is not a tensor, which a torch hook dump does not hold"}},
+}};
+// clang-format on
+
+}  // namespace
+
+TorchApi torch_api(std::string_view name) {
+  for (const auto& [n, api] : kTorchApis) {
+    if (n == name) return api;
+  }
+  return {std::nullopt, 0, "this torch API is not in the recomputed set"};
+}
+
+bool torch_api_known(std::string_view name) {
+  for (const auto& [n, api] : kTorchApis) {
+    if (n == name) return true;
+  }
+  return false;
+}
+
 }  // namespace msit::opcheck

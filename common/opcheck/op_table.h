@@ -2,6 +2,7 @@
 // end (GE op type, ATB op, torch API), so a new dump family is one more column (docs/opcheck.md).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -40,5 +41,15 @@ std::string_view op_class_name(OpClass c);
 // Front end names. GE op types with their variants (MatMulV2, BatchMatMulV2, ReduceSumD, ...);
 // the GE front end (ge_front.h) reads their attributes and constant inputs.
 std::optional<OpKind> op_kind_of_ge_type(std::string_view ge_type);
+
+// torch API names (a torch hook dump's `{module}.{func}` directories; msProbe's API names):
+// the kind, how many tensor inputs it needs, or why it is not recomputed from tensors alone.
+struct TorchApi {
+  std::optional<OpKind> kind;  // nullopt: known, but its values need a non-tensor argument
+  size_t min_inputs = 1;
+  std::string_view why;  // when kind is nullopt
+};
+TorchApi torch_api(std::string_view name);
+bool torch_api_known(std::string_view name);
 
 }  // namespace msit::opcheck

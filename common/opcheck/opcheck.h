@@ -2,6 +2,7 @@
 // agrees with them (docs/opcheck.md). Front ends build the OpCall; check_op() is the one engine.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -24,7 +25,30 @@ OpCheckResult check_op(const OpCall& call, const OpcheckOptions& opts);
 // from `graph` (the graph text op of the same name; nullptr when there is none), constant
 // inputs (axes, perm, concat_dim, size_splits) from the dump itself.
 FrontEnd ge_front_end(const std::string& path, const GraphDef* graph);
+// The ATB front end (docs/opcheck.md "ATB dumps"): an op directory `{opId}_{OpType}/` with
+// before/intensor{k}.bin, after/outtensor{k}.bin and op_param.json (the op's parameters).
+bool is_atb_op_dir(const std::string& dir);
+FrontEnd atb_front_end(const std::string& dir);
+
+// The torch front end (docs/opcheck.md "torch dumps"): a hook dump's API directory
+// `{module}.{func}/` with input_{i}.pth (input_0_{j}.pth for a list) and output.pth.
+std::optional<std::string> torch_api_of_dir(const std::string& dir);  // func when dir is one
+FrontEnd torch_front_end(const std::string& dir);
+
 // ge_front_end + check_op.
 OpCheckResult check_ge_file(const std::string& path, const GraphDef* graph, const OpcheckOptions& opts);
+// A front end's outcome checked: check_op on an OpCall, the result as it is otherwise.
+OpCheckResult check_front_end(FrontEnd fe, const std::string& path, const OpcheckOptions& opts);
+
+// Which front end reads a path: an ATB op directory, a torch API directory, a GE dump file
+// (by its name), or none (kNone: a directory or file that holds no op's inputs).
+enum class DumpKind : uint8_t { kNone, kGeFile, kAtbOpDir, kTorchApiDir };
+DumpKind dump_kind_of(const std::string& path);
+// The graph text that names GE op `op`: the first dynamo_original_graph_*.txt (in graph id
+// order) that has it, in the dump file's directory or up to 8 directories above it.
+std::optional<GraphDef> find_graph_text(const std::string& dump_file, const std::string& op);
+// The one dispatch of every caller (opcheck, compare --recompute): the path's front end, then
+// check_op. `graph`: a GE op's attributes (nullptr: none; unused for ATB and torch).
+OpCheckResult check_dump_path(const std::string& path, const GraphDef* graph, const OpcheckOptions& opts);
 
 }  // namespace msit::opcheck

@@ -195,6 +195,7 @@ const char* const kHtmlScript = R"JS(
                     (f ? label(f) + (f.error_jump ? ', error ' + fmt(f.error_jump) + 'x the error before it' : '') +
                              (f.margin ? ', margin ' + fmt(f.margin) : '')
                        : floor > 0 ? 'none above ' + fmt(floor) : 'not judged') +
+                    (f && f.recompute ? '; recomputed: ' + f.recompute.join('; ') : '') +
                     (sus ? '; suspect (thin margin): ' + label(sus) + ', margin ' + fmt(sus.margin) : '');
     var mark = document.querySelector('#red-plot .mark');
     body.setAttribute('data-series', state.series);

@@ -34,6 +34,7 @@ nlohmann::json row_json(const ReportRow& r, std::optional<int64_t> rank, size_t 
                       {"vs", both ? label_text(r.golden_label) : std::string()},
                       {"my", base_name(r.my_data_path)},
                       {"golden", base_name(r.golden_data_path)}};
+  if (!r.recompute.empty()) j["recompute"] = r.recompute;  // compare --recompute: opcheck's verdicts
   // The report columns the page shows (kReportColumns' html keys): text as is (the page
   // escapes it), numbers that are not finite as null.
   for_each_report_column(r, [&](auto col, const auto& v) {

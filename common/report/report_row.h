@@ -62,6 +62,10 @@ struct ReportRow {
   // Not written: how many elements the pair's metrics are over (0: not known); the error level
   // of a tensor of few elements is a noisy estimate (common/compare/divergence.h).
   uint64_t elements = 0;
+  // Not written to CSV/JSON: opcheck's verdicts on the first divergence's op and the ops before
+  // it (compare --recompute, common/compare/recompute.h), one line per op and side; shown by the
+  // terminal summary and the HTML page.
+  std::vector<std::string> recompute;
   // Which tensor of which op each side is (common/report/tensor_label.h), from the pair builder.
   TensorLabel my_label, golden_label;
   // How much of each path cell is the file (a GE cell goes on with ",outputs,0"): set by the

@@ -98,6 +98,7 @@ _msit_compact() {
     compare)
       opts+=" -m -mp --my-path -g -gp --golden-path -o --output --rank -j --jobs --sketch-width"
       opts+=" --json --msit-filters --msit-columns --timings --html -v --verbose -q --quiet -l --log-level"
+      opts+=" --recompute --recompute-before"
       opts+=" -cl --cmp-level --cl --compare-level -mf --op-mapping-file --atb-dir-rule --stats --ops-json"
       opts+=" --msit-compat"
       opts+=" -w --weight --legacy-ait"

@@ -7,3 +7,8 @@ foreach(mode crosscheck grid_small)
                    ${PROJECT_SOURCE_DIR})
   set_tests_properties(opcheck_${mode} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS integration)
 endforeach()
+
+# compare --recompute on a dumpgen model scenario with an injected kernel error (Add_7).
+add_test(NAME opcheck_compare_recompute
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/opcheck_compare.sh ${MSIT_BIN} ${MSIT_DUMPGEN})
+set_tests_properties(opcheck_compare_recompute PROPERTIES TIMEOUT 300 LABELS integration)

@@ -10,11 +10,18 @@ docs/formats/graph-text.md §2, and every value comes from numpy, never from the
   opgen.py grid --out DIR --grid GRID.json [--variant small|full]
       for each op x dtype x shape x seed of the grid: a noise-only case (outputs of a correct
       float32 kernel rounded to the dtype), an injected case (that output made wrong), and a
-      propagated case (an upstream Mul made wrong, the op computed correctly from it).
-Each case is DIR/NNNNN/{graph text, 0/dump files}; DIR/cases.json lists every file with the
-verdict opcheck must give. opgrid_check.py runs opcheck over them."""
-import argparse, json, math, os, struct, sys
+      propagated case (an upstream Mul made wrong, the op computed correctly from it); variants
+      with "bound_factors": a noise-only case and one element moved to f x its bound per factor
+      (opgen_nearbound.py).
+  --family atb|torch (both modes): the same ops written as ATB op directories ({id}_{Type}/
+      before/intensor{k}.bin, after/outtensor{k}.bin, op_param.json; docs/formats/atb-torch.md
+      §2.2, §2.6) or torch hook API directories ({module}.{func}/input_{i}.pth, output.pth, §1).
+Each case is DIR/NNNNN/{graph text, 0/dump files} (GE) or DIR/NNNNN/{op dirs}; DIR/cases.json
+lists every file or op directory with the verdict opcheck must give. opgrid_check.py runs
+opcheck over them."""
+import argparse, json, math, os, struct, sys, zipfile
 import numpy as np
+import opgen_nearbound as near
 
 # ---- GE dump encoding (docs/formats/ge-dump.md §2-§5) ----
 PROTO_DT = {"float32": 1, "float16": 2, "int32": 7, "int64": 8, "float64": 12, "bfloat16": 27}
@@ -88,6 +95,47 @@ def ge_dump(op_name, inputs, outputs):
         hdr += ld(4, tensor_msg(d, list(np.shape(a)), len(b), False))
     hdr += ld(6, op_name.encode())
     return struct.pack("<Q", len(hdr)) + hdr + b"".join(blobs)
+
+
+# ---- ATB .bin (docs/formats/atb-torch.md §2.6) and torch .pth (§1.3) ----
+ACL_DT = {"float32": 0, "float16": 1, "int32": 3, "int64": 9, "float64": 11, "bfloat16": 27}
+STORAGE = {"float32": "FloatStorage", "float16": "HalfStorage", "int32": "IntStorage", "int64": "LongStorage",
+           "float64": "DoubleStorage", "bfloat16": "BFloat16Storage"}
+
+
+def atb_bin(x, dtype):
+    raw = payload(x, dtype)
+    dims = ",".join(str(d) for d in np.shape(x))
+    head = ("$Version=1.0\n$Object.Count=1\n$Object.Length=%d\nformat=2\ndtype=%d\ndims=%s\n"
+            "$Object.data=0,%d\n$End=1\n" % (len(raw), ACL_DT[dtype], dims, len(raw)))
+    return head.encode() + raw
+
+
+def pth_bytes(x, dtype, stem):
+    """torch.save(tensor) as torch 1.13 writes it: a stored ZIP with data.pkl (protocol 2)."""
+    shape = list(np.shape(x))
+    strides = [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
+    numel = int(np.prod(shape)) if shape else 1
+
+    def binint(v):
+        return b"K" + bytes([v]) if v < 256 else b"M" + struct.pack("<H", v) if v < 65536 else b"J" + struct.pack("<i", v)
+
+    def uni(t):
+        return b"X" + struct.pack("<I", len(t)) + t.encode()
+
+    def tup(vals):
+        body = b"".join(binint(v) for v in vals)
+        return {0: b")", 1: body + b"\x85", 2: body + b"\x86", 3: body + b"\x87"}.get(len(vals), b"(" + body + b"t")
+    pkl = (b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\nq\x00((" + uni("storage") + b"ctorch\n" + STORAGE[dtype].encode() +
+           b"\n" + uni("0") + uni("cpu") + binint(numel) + b"tQ" + binint(0) + tup(shape) + tup(strides) +
+           b"\x89ccollections\nOrderedDict\n)RtR.")
+    import io
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        z.writestr(stem + "/data.pkl", pkl)
+        z.writestr(stem + "/data/0", payload(x, dtype))
+        z.writestr(stem + "/version", b"3\n")
+    return buf.getvalue()
 
 
 def attr_text(v):
@@ -169,6 +217,13 @@ def make_op(name, rng, dt, size):
         sw = lambda i, t: np.swapaxes(i, -1, -2) if t else i  # noqa: E731
         fn = lambda ins, p: [np.matmul(np.asarray(sw(ins[0], ta), p), np.asarray(sw(ins[1], tb), p))]  # noqa: E731
         return Op(name, {"adj_x1": ta, "adj_x2": tb}, [(a, dt), (b, dt)], [], fn)
+    if name == "Linear":  # ATB Linear / torch linear: x [r, c], weight [n, c], bias [n]
+        fn = lambda ins, p: [np.asarray(ins[0], p) @ np.asarray(ins[1], p).T + np.asarray(ins[2], p)]  # noqa: E731
+        return Op(name, {}, [(x(r, c), dt), (x(size + 1, c), dt), (x(size + 1), dt)], [], fn)
+    if name == "GeluErf":  # ATB gelu with geluMode 1 (torch's exact form)
+        erf = np.vectorize(math.erf, otypes=[np.float64])
+        fn = lambda ins, p: [np.asarray(0.5 * ins[0] * (1 + erf(ins[0] / math.sqrt(2))), p)]  # noqa: E731
+        return Op(name, {}, [(x(r, c) * 2, dt)], [], fn)
     if name in ("Add", "Sub", "Mul", "RealDiv"):
         fns = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "RealDiv": np.divide}
         b = x(1, c) if rng.integers(2) else x(r, c)
@@ -231,6 +286,101 @@ OPS = ["MatMul", "MatMulV2", "BatchMatMul", "BatchMatMulV2", "Add", "Sub", "Mul"
        "Cast", "SoftmaxV2", "RmsNorm", "LayerNorm", "Gelu", "Swish", "Relu", "Sigmoid", "Tanh", "Exp", "Log",
        "Sqrt", "Rsqrt", "Transpose", "Reshape", "ConcatV2", "SplitV", "GatherV2", "ReduceSum", "ReduceMean"]
 MOVES = {"Transpose", "Reshape", "ConcatV2", "SplitV", "GatherV2"}
+ATB_OPS = ["Linear", "Add", "Sub", "Mul", "RealDiv", "Muls", "Cast", "RmsNorm", "LayerNorm", "Relu", "Gelu", "GeluErf",
+           "Swish", "Log", "SoftmaxV2", "Transpose", "ConcatV2", "SplitV", "GatherV2"]
+TORCH_OPS = ["Linear", "BatchMatMul", "Add", "Sub", "Mul", "RealDiv", "Swish", "Relu", "Sigmoid", "Tanh", "Exp", "Log",
+             "Sqrt", "Rsqrt", "GatherV2", "ConcatV2"]
+ELEWISE = {"Cast": 1, "Muls": 2, "Add": 8, "Mul": 9, "RealDiv": 10, "Sub": 15}
+TORCH_FUNC = {"Linear": "linear", "BatchMatMul": "matmul", "Add": "add", "Sub": "sub", "Mul": "mul", "RealDiv": "div",
+              "Swish": "silu", "GatherV2": "embedding", "ConcatV2": "cat"}
+
+
+def atb_op(op):
+    """(ATB op type, op_param.json) of a generated op (docs/opcheck.md "ATB dumps")."""
+    t, a = op.typ, op.attrs
+    if t in ELEWISE:
+        prm = {"elewiseType": ELEWISE[t], "mulsParam": {"varAttr": a.get("value", 0.0)}, "quantParam": {},
+               "outTensorType": ACL_DT.get(op.out_dtype or "", 0)}
+        return "ElewiseOperation", prm
+    if t == "Linear":
+        return "LinearOperation", {"transposeA": False, "transposeB": True, "hasBias": True, "enAccum": False,
+                                   "matmulType": 0, "quantMode": 0, "outDataType": -1}
+    if t in ("RmsNorm", "LayerNorm"):
+        norm = {"quantType": 0, "epsilon": float(a["epsilon"]), "beginNormAxis": -1, "beginParamsAxis": -1, "modelType": 0}
+        return t + "Operation", {"layerType": 1, "normParam": norm, "preNormParam": {}, "postNormParam": {}}
+    acts = {"Relu": {"activationType": 1}, "Gelu": {"activationType": 2, "geluMode": 0},
+            "GeluErf": {"activationType": 2, "geluMode": 1}, "Swish": {"activationType": 4, "scale": 1.0},
+            "Log": {"activationType": 5}}
+    if t in acts:
+        return "ActivationOperation", dict(acts[t], dim=-1)
+    if t == "SoftmaxV2":
+        return "SoftmaxOperation", {"axes": a["axes"]}
+    if t == "Transpose":
+        return "TransposeOperation", {"perm": [int(i) for i in op.consts[0][0]]}
+    if t == "ConcatV2":
+        return "ConcatOperation", {"concatDim": int(op.consts[0][0][0])}
+    if t == "SplitV":
+        sizes = [int(i) for i in op.consts[0][0]]
+        return "SplitOperation", {"splitDim": 1, "splitNum": len(sizes), "splitSizes": sizes}
+    if t == "GatherV2":
+        return "GatherOperation", {"axis": 0, "batchDims": 0}
+    raise KeyError(t)
+
+
+def torch_op(op, ins):
+    """(func, dumped input values with their dtypes) of a generated op for a torch hook dump."""
+    t = op.typ
+    dts = [d for _, d in op.ins]
+    if t == "GatherV2":  # embedding(input, weight), indices as int64
+        return "embedding", [(ins[1], "int64"), (ins[0], dts[0])]
+    return TORCH_FUNC.get(t, t.lower()), list(zip(ins, dts))
+
+
+def write_family_case(root, idx, ops, family):
+    """ATB op directories or torch API directories of one case; the cases.json rows."""
+    d = os.path.join(root, "%05d" % idx)
+    rows = []
+    for k, (name, op, ins, outs, expect, info) in enumerate(ops):
+        out_dt = op.out_dtype or op.ins[0][1]
+        files = {}
+        if family == "atb":
+            typ, prm = atb_op(op)
+            rel = "%d_%s" % (k, typ)
+            for i, (v, (_, dt)) in enumerate(zip(ins, op.ins)):
+                files["before/intensor%d.bin" % i] = atb_bin(v, dt)
+            for j, o in enumerate(outs):
+                files["after/outtensor%d.bin" % j] = atb_bin(o, out_dt)
+            files["op_param.json"] = json.dumps(prm).encode()
+        else:
+            func, tins = torch_op(op, ins)
+            rel = "root.block%d.%s" % (k, func)
+            for i, (v, dt) in enumerate(tins):
+                stem = ("input_0_%d" if func == "cat" else "input_%d") % i
+                files[stem + ".pth"] = pth_bytes(v, dt, stem)
+            files["output.pth"] = pth_bytes(outs[0], out_dt, "output")
+        for f, data in files.items():
+            path = os.path.join(d, rel, f)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as fh:
+                fh.write(data)
+        rows.append(dict(info, file=os.path.join("%05d" % idx, rel), op=op.typ, expect=expect))
+    return rows
+
+
+def write_any(root, idx, ops, family):
+    return write_case(root, idx, ops) if family == "ge" else write_family_case(root, idx, ops, family)
+
+
+def family_op(name, rng, dt, size, family):
+    """make_op, adjusted where a family's op differs: torch's matmul has no transposes."""
+    op = make_op(name, rng, dt, size)
+    if family == "torch" and name == "BatchMatMul":
+        sw = lambda a, t: np.swapaxes(a, -1, -2) if t else a  # noqa: E731
+        ta, tb = op.attrs["adj_x1"], op.attrs["adj_x2"]
+        op.ins = [(sw(op.ins[0][0], ta), dt), (sw(op.ins[1][0], tb), dt)]
+        op.fn = lambda ins, p: [np.matmul(np.asarray(ins[0], p), np.asarray(ins[1], p))]
+        op.attrs = {}
+    return op
 
 
 # ---- writing cases ----
@@ -264,14 +414,18 @@ def salt(rng, v, dt):
     return v
 
 
+def family_ops(family):
+    return {"ge": OPS, "atb": ATB_OPS, "torch": TORCH_OPS}[family]
+
+
 def crosscheck(args):
     rows = []
     fdts = ["float16", "bfloat16", "float32", "float64"]
-    for i, name in enumerate(OPS):
+    for i, name in enumerate(family_ops(args.family)):
         for rep in range(2):
             rng = np.random.default_rng(args.seed * 7919 + i * 31 + rep)
             dt = fdts[int(rng.integers(len(fdts)))]
-            op = make_op(name, rng, dt, 4 + int(rng.integers(6)))
+            op = family_op(name, rng, dt, 4 + int(rng.integers(6)), args.family)
             ins = []
             for k, (v, t) in enumerate(op.ins):
                 is_float = t in fdts
@@ -288,7 +442,7 @@ def crosscheck(args):
             elif name not in MOVES:
                 op.out_dtype = "float64"
             info = {"case": "crosscheck", "dtype": dt, "salted": rep == 1}
-            rows += write_case(args.out, len(rows), [("op_%d" % i, op, ins, outs, "agrees", info)])
+            rows += write_any(args.out, len(rows), [("op_%d" % i, op, ins, outs, "agrees", info)], args.family)
     return rows
 
 
@@ -326,28 +480,32 @@ def inject(rng, y, dt, g):
 def grid_cases(args):
     with open(args.grid) as fh:
         g = json.load(fh)[args.variant]
-    ops = OPS if g["ops"] == "all" else g["ops"]
+    ops = family_ops(args.family) if g["ops"] == "all" else g["ops"]
     rows = []
     for seed in g["seeds"]:
         for name in ops:
             for dt in g["dtypes"]:
                 for size in g["sizes"]:
-                    rng = np.random.default_rng([seed, OPS.index(name), g["dtypes"].index(dt), size])
-                    rows += grid_one(args.out, len(rows), rng, name, dt, size, g, seed)
+                    rng = np.random.default_rng([seed, family_ops(args.family).index(name), g["dtypes"].index(dt), size])
+                    if "bound_factors" in g:  # near the bounds (opgen_nearbound.py)
+                        rows += near.grid_near(sys.modules[__name__], args.out, len(rows), rng, name, dt, size, g, seed,
+                                               args.family)
+                    else:
+                        rows += grid_one(args.out, len(rows), rng, name, dt, size, g, seed, args.family)
     return rows
 
 
-def grid_one(root, idx, rng, name, dt, size, g, seed):
-    info = {"dtype": dt, "size": size, "seed": seed}
-    op = make_op(name, rng, dt, size)
+def grid_one(root, idx, rng, name, dt, size, g, seed, family="ge"):
+    info = {"dtype": dt, "size": size, "seed": seed, "family": family}
+    op = family_op(name, rng, dt, size, family)
     ins = [to_dtype(v, t) if t in PROTO_DT and t.startswith(("float", "bf")) else np.asarray(v) for v, t in op.ins]
     out_dt = op.out_dtype or op.ins[0][1]
     good = kernel(op, ins)
-    rows = write_case(root, idx, [("op_noise", op, ins, good, "agrees", dict(info, case="noise"))])
+    rows = write_any(root, idx, [("op_noise", op, ins, good, "agrees", dict(info, case="noise"))], family)
     k = len(good) // 2  # SplitV: the middle output
     bad = list(good)
     bad[k], how = inject(rng, good[k], out_dt, g)
-    rows += write_case(root, idx + 1, [("op_injected", op, ins, bad, "disagrees", dict(info, case="injected", how=how))])
+    rows += write_any(root, idx + 1, [("op_injected", op, ins, bad, "disagrees", dict(info, case="injected", how=how))], family)
     # Propagated: an upstream Mul's kernel is wrong; this op computes correctly from its output.
     in0_dt = op.ins[0][1]
     a, b = rng.standard_normal(np.shape(ins[0])), rng.standard_normal(np.shape(ins[0]))
@@ -355,13 +513,11 @@ def grid_one(root, idx, rng, name, dt, size, g, seed):
     up = Op("Mul", {}, [(a, in0_dt), (b, in0_dt)], [], lambda i, p: [np.asarray(i[0], p) * np.asarray(i[1], p)])
     up_bad, how = inject(rng, kernel(up, [a, b])[0], in0_dt, dict(g, shuffle_moves=False))
     ins2 = [up_bad] + ins[1:]
-    if name == "RealDiv" or name in ("Log", "Sqrt", "Rsqrt"):
-        pass  # NaN where the wrong input went negative: the op still agrees (NaN for NaN)
     down = kernel(op, ins2)
-    rows += write_case(root, idx + 2, [
+    rows += write_any(root, idx + 2, [
         ("mul_upstream", up, [a, b], [up_bad], "disagrees", dict(info, case="upstream", how=how)),
         ("op_downstream", op, ins2, down, "agrees", dict(info, case="downstream")),
-    ])
+    ], family)
     return rows
 
 
@@ -372,6 +528,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--grid")
     ap.add_argument("--variant", default="small")
+    ap.add_argument("--family", choices=["ge", "atb", "torch"], default="ge")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rows = crosscheck(args) if args.mode == "crosscheck" else grid_cases(args)

@@ -3,6 +3,8 @@
 #include "daemon/live_root_compare.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <string>
 #include <utility>
 
 #include "common/compare/divergence.h"
@@ -207,6 +209,31 @@ std::vector<ReportRow> LiveRootCompare::rank_rows(MatchedRank& mr, FileCache& ca
   return rows;
 }
 
+namespace {
+
+// What a clean token's note says: no divergence above its detection floor, and a suspect (a
+// thin-margin name, docs/compare.md "Margin, suspects and the detection floor") when it has one.
+std::string clean_text(const std::vector<ReportRow>& rows, int64_t tok) {
+  std::vector<const ReportRow*> own;
+  const ReportRow* suspect = nullptr;
+  for (const auto& r : rows) {
+    if (r.token_id != tok) continue;
+    own.push_back(&r);
+    if (!suspect && r.jump == ReportRow::Jump::kSuspect) suspect = &r;
+  }
+  auto floor = token_detection_floor(own);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", floor.value_or(0.0));
+  std::string s = floor ? std::string("no divergence above ") + buf : "no output judged";
+  if (suspect) {
+    std::snprintf(buf, sizeof buf, "%.4g", suspect->margin.value_or(0.0));
+    s += "; suspect " + std::string(row_label(*suspect).op) + ", margin " + buf;
+  }
+  return s;
+}
+
+}  // namespace
+
 void LiveRootCompare::answer_final_tokens(const std::vector<ReportRow>& rows, int64_t rank, int64_t now_ns,
                                           std::vector<DivergenceEvent>& events, std::vector<std::string>& notes) {
   auto firsts = first_divergences(rows);
@@ -224,7 +251,8 @@ void LiveRootCompare::answer_final_tokens(const std::vector<ReportRow>& rows, in
     std::string why = std::string("final: watched side done by ") + final_rule_name(mine_rule) + ", golden by " +
                       final_rule_name(golden_rule);
     if (f == firsts.end()) {  // final and clean so far; judged again if it changes
-      if (clean_noted_.insert(tag).second) notes.push_back(which + " judged clean (no divergence); " + why);
+      if (clean_noted_.insert(tag).second)
+        notes.push_back(which + " judged clean (" + clean_text(rows, tok) + "); " + why);
       continue;
     }
     notes.push_back(which + " " + why);

@@ -1,18 +1,23 @@
-// The first-divergence rule over one rank report (docs/compare.md "First divergence"): per
-// token, each output's input error and excess, the noise floor of its op type, the jumps.
+// The first-divergence rule over one rank report (docs/compare.md "First divergence"), pass 1:
+// per token, each output's input error (its op's continuous inputs combined, at least what
+// reached them one op earlier), discrete rows set apart; pass 2 is divergence_floor.cpp.
 #include "common/compare/divergence.h"
 
-#include "common/report/op_label.h"
-
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <map>
-#include <set>
 #include <string>
 #include <utility>
-#include <vector>
+
+#include "common/compare/discrete.h"
+#include "common/compare/divergence_detail.h"
+#include "common/report/op_label.h"
 
 namespace msit {
+
+using divergence_detail::Out;
 
 std::optional<double> error_level(const ReportRow& r) {
   std::optional<double> level;
@@ -26,9 +31,9 @@ std::optional<double> error_level(const ReportRow& r) {
 
 namespace {
 
-// Of the dtype the report cell names (a bf16 GE tensor read as float32 has float32's).
-double unit_roundoff(const CellDType& cell) {
-  switch (named_dtype(cell)) {
+// Of the tensor's own dtype: a bf16 GE tensor rounds at 2^-8 although msit names it float32.
+double unit_roundoff(DType t) {
+  switch (t) {
     case DType::kFloat16: return 0x1p-11;
     case DType::kBFloat16: return 0x1p-8;
     case DType::kFloat8E4M3FN: return 0x1p-4;
@@ -40,7 +45,7 @@ double unit_roundoff(const CellDType& cell) {
 }  // namespace
 
 double rounding_floor(const ReportRow& r) {
-  return std::max({kMinErrorFloor, unit_roundoff(r.golden_dtype), unit_roundoff(r.my_dtype)});
+  return std::max({kMinErrorFloor, unit_roundoff(r.golden_dtype.dtype), unit_roundoff(r.my_dtype.dtype)});
 }
 
 RowTensor row_tensor(const ReportRow& r) {
@@ -71,182 +76,129 @@ std::optional<double> median_without(const std::vector<double>& v, size_t skip) 
 
 namespace {
 
-// One output row as the rule sees it.
-struct Out {
-  size_t row;
-  double level, inputs;  // inputs: max(rounding floor, the op's input rows or earlier rows)
-  double floor;          // the rounding floor of the row's dtypes
-  bool copy;             // output error bit-identical to its input's: a copy (reshape, view)
-  double excess() const { return level * level - inputs * inputs; }
-};
-
-// What the outputs of one op type in a token say, sorted for leave-one-out medians: their
-// gains (output^2 / input^2, of those with input error above the rounding floor) and the
-// noise they add (output^2 - input^2). `outs` keeps them for the noise net of a gain.
-struct TypeStats {
-  std::vector<double> gains, noises;
-  std::vector<const Out*> outs;
-};
-constexpr double kMaxGainSq = 4.0;
-
-double gain_sq_of(const Out& o) { return o.level * o.level / (o.inputs * o.inputs); }
-bool has_gain(const Out& o) { return o.inputs > o.floor; }
-
-// The median of `sorted` without one occurrence of `own` (nullopt when nothing is left).
-std::optional<double> median_of_others(const std::vector<double>& sorted, double own) {
-  auto pos = static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), own) - sorted.begin());
-  return median_without(sorted, pos);
+// The metrics of a row, bit for bit: an op's input row and the output row of the op that made
+// that tensor compare the same data, so they carry the same numbers (how the producer of an
+// input is found without a graph; only rows with an error, where a collision is unlikely).
+using Signature = std::array<uint64_t, 5>;
+Signature signature(const ReportRow& r) {
+  auto bits = [](const OptDouble& v) { return v ? std::bit_cast<uint64_t>(*v) : ~uint64_t{0}; };
+  return {bits(r.cosine), bits(r.red), bits(r.max_abs), bits(r.mean_abs), static_cast<uint64_t>(r.compare_mode)};
 }
 
-// The square of the most noise a learned floor may keep for output `o`: what a healthy
-// kernel adds to it (kMaxKernelNoiseUnits unit roundoffs of bf16, or of the row's dtype when
-// coarser), or the error its own inputs carry when that is larger. Above the kernel bound the
-// floor is error carried in from upstream; an output whose inputs carry an error of that size
-// itself may vary by as much again (ops pass a large error on with a gain that varies, and
-// pairs of unrelated tensors reach levels ~1), so for it the floor is kept up to its inputs'.
-double max_noise_sq(const Out& o) {
-  double n = std::max(kMaxKernelNoiseUnits * std::max(kCoarsestComputeRoundoff, o.floor), o.inputs);
-  return n * n;
+// The continuous inputs of one op: each input row's level and what reached it one op earlier.
+struct OpInputs {
+  std::vector<size_t> rows;
+  bool discrete_differs = false;  // a discrete input (indices, a mask) with flips
+};
+
+// Errors of several inputs add: a product passes on the relative errors of both factors, and a
+// sum at most the larger of its terms'. The root of the sum of squares is the product's error
+// for independent errors and bounds the sum's; it is what an op with one input passes on.
+double combine(const std::vector<double>& levels) {
+  double s = 0;
+  for (double l : levels) s += l * l;
+  return std::sqrt(s);
 }
 
-// What the type's other outputs add beyond the gain `gain_sq` explains: median of
-// output^2 - G input^2, the judged output left out. Not above the type's noise (G >= 1); it
-// exceeds max_noise_sq() only when their gain is larger than kMaxGainSq or varies
-// between them, and the cap never lowers a floor under it. Sorted once per type and gain (a
-// type's leave-one-out gain medians take a few values), so the pass stays O(n log n).
-class NetNoise {
- public:
-  double of_others(std::string_view type, const TypeStats& t, const Out& own, double gain_sq) {
-    std::vector<double>& v = sorted_[{type, gain_sq}];
-    if (v.empty()) {
-      for (const Out* q : t.outs) v.push_back(net(*q, gain_sq));
-      std::sort(v.begin(), v.end());
+struct TokenInputs {
+  std::map<std::string_view, OpInputs> by_op;
+  bool any = false;  // a token without input rows: a chain of outputs (ATB/torch sheets)
+};
+
+TokenInputs collect_inputs(const std::vector<ReportRow>& rows, const std::vector<size_t>& order) {
+  TokenInputs t;
+  for (size_t i : order) {
+    const ReportRow& r = rows[i];
+    RowTensor tensor = row_tensor(r);
+    if (tensor.output) continue;
+    OpInputs& in = t.by_op[tensor.op];
+    if (discrete_row(r)) {
+      in.discrete_differs = in.discrete_differs || discrete_differs(r);
+    } else if (r.error_level) {
+      in.rows.push_back(i);
+      t.any = true;
     }
-    return median_of_others(v, net(own, gain_sq)).value_or(0.0);
   }
+  return t;
+}
 
- private:
-  static double net(const Out& o, double gain_sq) { return o.level * o.level - gain_sq * o.inputs * o.inputs; }
-  std::map<std::pair<std::string_view, double>, std::vector<double>> sorted_;
-};
+// Pass 1 over one token in execution order: each output's input error. P of an op with input
+// rows combines its continuous inputs, each taken at the larger of its own level and the input
+// error of the op that made it (found by signature): an op that dilutes an error (adds a large
+// mask, or averages) lowers the level of its output without lowering what the next op can
+// amplify again (a softmax after the mask). Without input rows: the token's earlier rows.
+std::vector<Out> outputs_of_token(std::vector<ReportRow>& rows, const std::vector<size_t>& order) {
+  TokenInputs ins = collect_inputs(rows, order);
+  std::map<Signature, double> made;  // an output's signature -> its op's input error
+  std::vector<Out> outs;
+  double so_far = 0, prev = 0;
+  for (size_t i : order) {
+    ReportRow& r = rows[i];
+    if (!r.error_level) continue;
+    double level = *r.error_level;
+    RowTensor tensor = row_tensor(r);
+    if (!tensor.output) {
+      so_far = std::max(so_far, level);
+      continue;
+    }
+    auto it = ins.by_op.find(tensor.op);
+    bool has_inputs = it != ins.by_op.end() && !it->second.rows.empty();
+    double in = ins.any ? so_far : prev, own = in, upstream = in, widest = 0;
+    if (has_inputs) {
+      std::vector<double> levels, reached;
+      for (size_t k : it->second.rows) {
+        double l = *rows[k].error_level;
+        levels.push_back(l);
+        auto m = l > 0 ? made.find(signature(rows[k])) : made.end();
+        reached.push_back(std::max(l, m != made.end() ? m->second : 0.0));
+        widest = std::max(widest, l);
+      }
+      own = combine(levels);
+      upstream = combine(reached);
+    }
+    double f = rounding_floor(r);
+    bool blocked = it != ins.by_op.end() && it->second.discrete_differs;
+    outs.push_back(
+        {i, level, std::max(f, own), std::max(f, upstream), f, has_inputs && level == widest, blocked, r.elements});
+    if (level > 0) made[signature(r)] = own;
+    prev = level;
+    so_far = std::max(so_far, level);
+  }
+  return outs;
+}
 
-// The op types of a token that compute: at least one of their outputs is not a copy of its
-// inputs' error. An output of such a type with error exactly 0 on exact inputs reproduced its
-// op bit for bit: a noise sample of 0 for the token's spread, not a copy to leave out
-// (docs/compare.md "Exactly reproduced runs"; without it, a GE vs GE pair whose only error is
-// the injected op learned its floor from the outputs downstream of the injection alone).
-std::set<std::string_view> computing_types(const std::vector<ReportRow>& rows, const std::vector<Out>& outs) {
-  std::set<std::string_view> types;
-  for (const Out& o : outs)
-    if (!o.copy) types.insert(op_type_of(rows[o.row]));
-  return types;
+void reset(ReportRow& r) {
+  r.error_level = discrete_row(r) ? std::nullopt : error_level(r);  // a flip count is not an error level
+  r.error_jump.reset();
+  r.error_floor.reset();
+  r.noise_floor.reset();
+  r.margin.reset();
+  r.detection_floor.reset();
+  r.jump = ReportRow::Jump::kNone;
 }
 
 }  // namespace
 
+void mark_token_jumps(std::vector<ReportRow>& rows, std::vector<size_t> token_rows) {
+  for (size_t i : token_rows) reset(rows[i]);
+  std::stable_sort(token_rows.begin(), token_rows.end(), [&](size_t a, size_t b) {
+    const auto &la = row_label(rows[a]).order, &lb = row_label(rows[b]).order;
+    return la != lb ? la < lb : a < b;
+  });
+  divergence_detail::judge_token(rows, outputs_of_token(rows, token_rows));
+}
+
 void mark_error_jumps(std::vector<ReportRow>& rows) {
-  // The op's inputs, wherever they sit in the report (msit order puts them first, but the
-  // rule should not depend on it).
-  std::map<std::pair<int64_t, std::string_view>, double> input_level;
-  std::map<int64_t, bool> token_has_inputs;  // a token with no input row at all: a chain of outputs
-  std::vector<RowTensor> tensors;
-  tensors.reserve(rows.size());
-  for (auto& r : rows) {
-    r.error_level = error_level(r);
-    r.error_jump.reset();
-    r.error_floor.reset();
-    r.noise_floor.reset();
-    r.jump = ReportRow::Jump::kNone;
-    const RowTensor& t = tensors.emplace_back(row_tensor(r));
-    if (!t.output && r.error_level) {
-      double& v = input_level[{r.token_id, t.op}];
-      v = std::max(v, *r.error_level);
-      token_has_inputs[r.token_id] = true;
-    }
-  }
-  // Pass 1: per token, each output's level and input error, in execution order.
-  std::map<int64_t, std::vector<Out>> tokens;
-  std::map<int64_t, double> earlier;   // per token: largest error level so far
-  std::map<int64_t, double> last_out;  // per token: the level of the output before
-  for (size_t i : walk_order(rows)) {
-    const ReportRow& r = rows[i];
-    if (!r.error_level) continue;
-    double level = *r.error_level;
-    double& so_far = earlier[r.token_id];
-    if (tensors[i].output) {
-      // Without input rows of its own (TransData self rows, fused ops, FX nodes without inputs):
-      // every earlier row of the token is the input. In a token without any input rows (ATB/torch
-      // sheets pair outputs; the labels' tree order is execution order): the output before it,
-      // which an error left out of later ops (a local one) then cannot hide behind.
-      auto it = input_level.find({r.token_id, tensors[i].op});
-      double& prev = last_out[r.token_id];
-      double in = it != input_level.end() ? it->second : token_has_inputs[r.token_id] ? so_far : prev;
-      double f = rounding_floor(r);
-      tokens[r.token_id].push_back({i, level, std::max(f, in), f, it != input_level.end() && level == it->second});
-      prev = level;
-    }
-    so_far = std::max(so_far, level);
-  }
-  // Pass 2: per token, the learned floors, the jump of each output, the first jump. Medians,
-  // leaving the judged output out: an injected error is one sample, and outputs downstream of
-  // it carry it on their inputs as well.
-  for (auto& [token, outs] : tokens) {
-    std::map<std::string_view, TypeStats> by_type;
-    std::vector<double> spread;  // |output^2 - input^2| of the non-copy outputs
-    std::set<std::string_view> computing = computing_types(rows, outs);
-    for (const Out& o : outs) {
-      TypeStats& t = by_type[op_type_of(rows[o.row])];
-      if (has_gain(o)) t.gains.push_back(gain_sq_of(o));
-      t.noises.push_back(o.excess());
-      t.outs.push_back(&o);
-      if (!o.copy) spread.push_back(std::abs(o.excess()));
-      else if (o.level == 0 && computing.count(op_type_of(rows[o.row]))) spread.push_back(0.0);
-    }
-    for (auto& [type, t] : by_type) {
-      std::sort(t.gains.begin(), t.gains.end());
-      std::sort(t.noises.begin(), t.noises.end());
-    }
-    std::sort(spread.begin(), spread.end());
-    bool named = false;
-    NetNoise net_noise;
-    for (const Out& o : outs) {
-      ReportRow& r = rows[o.row];
-      std::string_view type = op_type_of(rows[o.row]);
-      const TypeStats& t = by_type[type];
-      // The type's gain (within [1, kMaxGainSq]) and own noise, from its other outputs; the
-      // noise not net of the gain: when the type's outputs all carry similar input error, the
-      // median ratio absorbs their own noise too, and a bf16 kernel's first call (near-exact
-      // inputs) would stand out against a floor that lost it.
-      std::optional<double> g =
-          has_gain(o) ? median_of_others(t.gains, gain_sq_of(o)) : median_without(t.gains, t.gains.size());
-      double gain_sq = g ? std::clamp(*g, 1.0, kMaxGainSq) : 1.0;
-      double type_noise = median_of_others(t.noises, o.excess()).value_or(0.0);
-      // The token's spread, the judged output left out: the floor of types with one output
-      // and of outputs whose inputs are exact.
-      double token_spread =
-          (o.copy ? median_without(spread, spread.size()) : median_of_others(spread, std::abs(o.excess())))
-              .value_or(0.0);
-      // A prior: no healthy kernel adds more than kMaxKernelNoiseUnits roundoffs. Above that
-      // (and above this output's inputs' error), the type's noise and the token's spread are
-      // an error carried in (an injection upstream that the type's later outputs amplify),
-      // which would hide the op where it entered. The noise the type adds beyond its gain
-      // stays (a gain above kMaxGainSq or varying between calls).
-      double cap = max_noise_sq(o);
-      if (type_noise > cap) type_noise = std::max(net_noise.of_others(type, t, o, gain_sq), cap);
-      token_spread = std::min(token_spread, cap);
-      double noise_sq = std::max({0.0, type_noise, token_spread});
-      double floor = std::sqrt(gain_sq * o.inputs * o.inputs + noise_sq);
-      r.noise_floor = std::sqrt(noise_sq);
-      r.error_floor = floor;
-      r.error_jump = floor > 0 ? o.level / floor : 0.0;
-      double k = r.compare_mode == MetricSource::kSketch ? kJumpFactorSketch : kJumpFactor;
-      double threshold = std::sqrt(k * k * gain_sq * o.inputs * o.inputs + kNoiseFactor * kNoiseFactor * noise_sq);
-      if (o.level > threshold && o.level > kDtypeFactor * o.floor) {
-        r.jump = named ? ReportRow::Jump::kJump : ReportRow::Jump::kFirst;
-        named = true;
-      }
-    }
-  }
+  std::map<int64_t, std::vector<size_t>> tokens;
+  for (size_t i = 0; i < rows.size(); ++i) tokens[rows[i].token_id].push_back(i);
+  for (auto& [token, idx] : tokens) mark_token_jumps(rows, std::move(idx));
+}
+
+std::optional<double> token_detection_floor(const std::vector<const ReportRow*>& token_rows) {
+  std::optional<double> floor;
+  for (const ReportRow* r : token_rows)
+    if (r->detection_floor) floor = std::max(floor.value_or(0.0), *r->detection_floor);
+  return floor;
 }
 
 }  // namespace msit

@@ -1,7 +1,7 @@
 // First divergence (docs/compare.md "First divergence"): each output row's error is set against
 // what its inputs and its op type's noise explain; the first op whose error exceeds that by the
 // factors below is the first divergence of its token. Gain and noise floor are learned from the
-// report itself, per token and op type.
+// report itself, per token and op type; each judged output gets its margin and detection floor.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +20,7 @@ namespace msit {
 // of what the type's other outputs add and the token's median spread. k = kJumpFactor, or
 // kJumpFactorSketch for sketch-estimated rows, whose levels carry a ~6% estimation error each
 // (1/sqrt(2 x 128) for width-128 sketches) that the output and its input make independently.
-// Chosen on bench/divergence_grid.py's tuning grid (docs/divergence-grids.md): the largest ratio of an
-// uninjected output's level to this threshold was 0.87.
+// Chosen on bench/divergence_grid.py's tuning grid (docs/divergence-grids.md).
 inline constexpr double kJumpFactor = 1.3;
 inline constexpr double kJumpFactorSketch = 1.5;
 inline constexpr double kNoiseFactor = 2.5;
@@ -38,12 +37,23 @@ inline constexpr double kMinErrorFloor = 1e-4;
 // (docs/compare.md "First divergence", step 4).
 inline constexpr double kMaxKernelNoiseUnits = 4.0;
 inline constexpr double kCoarsestComputeRoundoff = 0x1p-8;
+// The margin (level over the level at which an output is named) a name needs to be a
+// divergence; a name under it is a suspect: printed, and the compare is inconclusive (exit 4),
+// not failed (docs/compare.md "Margin, suspects and the detection floor").
+inline constexpr double kConfirmMargin = 1.2;
+// A tensor of n elements has an error level that is itself an estimate: for independent element
+// errors its relative standard deviation is 1/sqrt(2n) (a chi distribution), 25% for the 8 means
+// of a reduction over rows, under 1% from 10,000 elements. The level an output is named at is
+// raised by that much (one standard deviation), so that a reduction's small output is not named
+// for its sampling noise (clean runs of npgen: means of a residual stream at margins up to 1.17).
+inline constexpr double kSampleDeviations = 1.0;
 
 // max(RED, sqrt(2 (1 - cosine))): the relative Euclidean distance, or the distance a cosine
 // implies for tensors of equal norm; nullopt when the row has neither (statistics only).
 std::optional<double> error_level(const ReportRow& r);
-// Rounding level of the coarser dtype of the row's two sides (unit roundoff), at least
-// kMinErrorFloor: fp16 2^-11, bf16 2^-8, fp8 2^-4 / 2^-3.
+// Rounding level of the coarser dtype of the row's two sides (unit roundoff of the tensors' own
+// dtypes: a bf16 GE tensor the report names float32 is bf16 here), at least kMinErrorFloor:
+// fp16 2^-11, bf16 2^-8, fp8 2^-4 / 2^-3.
 double rounding_floor(const ReportRow& r);
 
 // Which tensor of an op a row is, from the row's typed label (common/report/op_label.h
@@ -65,7 +75,15 @@ std::vector<size_t> walk_order(const std::vector<ReportRow>& rows);
 std::optional<double> median_without(const std::vector<double>& sorted, size_t skip);
 
 // Fills error_level, error_jump (L / sqrt(G P^2 + N^2)), error_floor (that floor), noise_floor
-// (N) and jump on the rows of one rank report (report order = execution order).
+// (N), margin, detection_floor and jump on the rows of one rank report, token by token.
 void mark_error_jumps(std::vector<ReportRow>& rows);
+// The same for the rows of one token (indices into rows, any order): the rule needs nothing
+// beyond them, so a compare that streams tokens calls this per token.
+void mark_token_jumps(std::vector<ReportRow>& rows, std::vector<size_t> token_rows);
+
+// The token's detection floor: the largest detection_floor of the rows given (one token's),
+// the error level above which any output the rule judged would have been named; nullopt when
+// it judged none.
+std::optional<double> token_detection_floor(const std::vector<const ReportRow*>& token_rows);
 
 }  // namespace msit

@@ -11,6 +11,7 @@
 
 #include "common/archive/archive_source.h"
 #include "common/base/run_workers.h"
+#include "common/compare/discrete.h"
 #include "common/compare/metrics.h"
 #include "common/dtype/decode.h"
 #include "common/io/file.h"
@@ -337,6 +338,8 @@ void eval_exact(const Side& g, const Side& m, ReportRow& r, const EvalOptions& o
   MetricValues v = acc.exact().finish();
   put_metrics(r, v);
   r.verdict = v.cosine && v.max_abs ? verdict_exact(*v.cosine, *v.max_abs) : Verdict::kSkip;
+  r.elements = acc.exact().count();
+  judge_discrete(r, acc.differing(), acc.exact().count());
 }
 
 // A summary names its dtype (docs/summary-format.md); a name this build does not know is an empty cell.
@@ -367,10 +370,12 @@ void eval_summaries_inner(const TensorSummary& g, const TensorSummary& m, Report
     r.compare_mode = same_bytes ? MetricSource::kHash : MetricSource::kStats;
     return;
   }
+  r.elements = g.count;
   if (same_bytes) {
     r.compare_mode = MetricSource::kHash;
     put_metrics(r, MetricValues{1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0});
     r.verdict = Verdict::kPass;
+    judge_discrete(r, 0, g.count);
     return;
   }
   const auto& gv = g.stats.values;
@@ -383,6 +388,9 @@ void eval_summaries_inner(const TensorSummary& g, const TensorSummary& m, Report
     MetricValues v = acc.finish();
     put_metrics(r, v);
     r.verdict = v.cosine && v.max_abs ? verdict_exact(*v.cosine, *v.max_abs) : Verdict::kSkip;
+    uint64_t differing = 0;
+    for (size_t i = 0; i < gv->size(); ++i) differing += (*gv)[i] != (*mv)[i];
+    judge_discrete(r, differing, gv->size());
     return;
   }
   // Sketches: a side with exact values gets the other side's sketch computed from them.
@@ -412,6 +420,7 @@ void eval_summaries_inner(const TensorSummary& g, const TensorSummary& m, Report
   r.cosine = e.cosine;
   r.red = e.red;
   r.verdict = verdict_estimated(e.cosine, std::max(lb, e.rms_error.value_or(0.0)));
+  judge_discrete(r, std::nullopt, g.count);
 }
 
 uint64_t numel(const std::vector<uint64_t>& dims) {

@@ -109,6 +109,7 @@ bool PairAccumulator::add(DType gt, const std::byte* g, DType mt, const std::byt
     return true;
   }
   const size_t ge = dtype_info(gt).bits / 8, me = dtype_info(mt).bits / 8;
+  const bool count_differing = discrete_dtype(gt) && discrete_dtype(mt);
   std::vector<float> gbuf(g_direct ? 0 : std::min(n, kDecodeChunk)), mbuf(m_direct ? 0 : std::min(n, kDecodeChunk));
   for (size_t off = 0; off < n; off += kDecodeChunk) {
     const size_t len = std::min(kDecodeChunk, n - off);
@@ -117,6 +118,10 @@ bool PairAccumulator::add(DType gt, const std::byte* g, DType mt, const std::byt
     if (!g_direct) elements_to_float(gt, g + off * ge, len, gbuf.data()), gf = gbuf.data();
     if (!m_direct) elements_to_float(mt, m + off * me, len, mbuf.data()), mf = mbuf.data();
     add(gf, mf, len);
+    // As float32, like the metrics: integers beyond 2^24 that differ by less than their
+    // rounding are not counted (indices, masks and counts are far below that).
+    if (count_differing)
+      for (size_t i = 0; i < len; ++i) differing_ += gf[i] != mf[i];
   }
   return true;
 }
@@ -125,6 +130,7 @@ void PairAccumulator::merge(const PairAccumulator& o) {
   exact_.merge(o.exact_);
   golden_.merge(o.golden_);
   mine_.merge(o.mine_);
+  differing_ += o.differing_;
 }
 
 SideStats SideAccumulator::finish() const {

@@ -83,10 +83,14 @@ class PairAccumulator {
   const ExactAccumulator& exact() const { return exact_; }
   const SideAccumulator& golden() const { return golden_; }
   const SideAccumulator& mine() const { return mine_; }
+  // Elements whose values differ, counted when both dtypes are bool or integer (the flips of a
+  // discrete output, docs/compare.md "Discrete outputs"); 0 otherwise.
+  uint64_t differing() const { return differing_; }
 
  private:
   ExactAccumulator exact_;
   SideAccumulator golden_, mine_;
+  uint64_t differing_ = 0;
 };
 
 // Converts n host-endian elements of dtype t to float32 as torch's .float() would.

@@ -8,8 +8,10 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "common/base/printable.h"
+#include "common/compare/discrete.h"
 #include "common/compare/divergence.h"
 #include "common/io/derived_names.h"
 #include "common/report/csv.h"
@@ -46,6 +48,7 @@ std::string metrics_line(const ReportRow& r) {
   if (!r.cosine) s += metric("max_stat_abs_err", r.stat_abs[0]) + metric("min_stat_abs_err", r.stat_abs[1]);
   s += " verdict " + verdict_text(r.verdict);
   if (r.error_jump && r.jump != ReportRow::Jump::kNone) s += ", error jump " + num(*r.error_jump) + "x";
+  if (r.margin && r.jump != ReportRow::Jump::kNone) s += ", margin " + num(*r.margin);
   if (std::string why = fail_reason_cell(r); !why.empty()) s += "; reason: " + why;
   return s;
 }
@@ -76,13 +79,23 @@ bool same_data(const ReportRow& a, const ReportRow& b) {
   return equal && any;  // rows without any number are never folded
 }
 
+// "margin 2.1, detection floor 0.019": how far over its threshold the name is, and the smallest
+// error the rule could have named at that output.
+std::string margin_text(const ReportRow& f) {
+  std::string s;
+  if (f.margin) s += ", margin " + num(*f.margin);
+  if (f.margin && f.jump == ReportRow::Jump::kSuspect) s += " (a divergence needs " + num(kConfirmMargin) + ")";
+  if (f.detection_floor) s += ", detection floor " + num(*f.detection_floor);
+  return s;
+}
+
 std::string jump_block(const std::vector<const ReportRow*>& firsts, size_t count, size_t listed) {
   std::string s = "first divergence (output error above what its inputs and its op type's noise explain):\n";
   for (size_t i = 0; i < firsts.size() && i < listed; ++i) {
     const ReportRow& f = *firsts[i];
     s += "  token " + token_of(f) + ": " + op_text(f);
     if (f.error_jump) s += ", error " + num(*f.error_jump) + "x its floor";
-    s += "\n";
+    s += margin_text(f) + "\n";
     if (i > 0 && row_label(f).op == row_label(*firsts[0]).op) continue;  // details once per op
     s += "    " + metrics_line(f) + "\n";
     double floor = f.error_floor.value_or(0.0), noise = f.noise_floor.value_or(0.0);
@@ -93,6 +106,58 @@ std::string jump_block(const std::vector<const ReportRow*>& firsts, size_t count
     for (const auto& line : f.recompute) s += "    recomputed: " + line + "\n";
   }
   if (count > listed) s += "  ... and " + std::to_string(count - listed) + " more tokens\n";
+  return s;
+}
+
+// Suspects: the first thin-margin name of each token that has no divergence before it.
+std::string suspect_block(const std::vector<ReportRow>& suspects, size_t count, size_t listed) {
+  if (count == 0) return "";
+  std::string s = "suspects (over their threshold by less than a divergence needs: not named as a divergence):\n";
+  for (const ReportRow& f : suspects) {
+    s += "  token " + token_of(f) + ": " + op_text(f) + margin_text(f) + "\n";
+    s += "    " + metrics_line(f) + "\n";
+  }
+  if (count > listed) s += "  ... and " + std::to_string(count - listed) + " more tokens\n";
+  return s;
+}
+
+// "none above X" for the tokens without a divergence: X, the token's detection floor, is the
+// error level above which any output the rule judged would have been named.
+std::string none_block(const std::map<std::string, SummaryBuilder::TokenFloor>& floors, bool any_named) {
+  double lo = 0, hi = 0;
+  size_t n = 0;
+  std::string only;
+  for (const auto& [token, t] : floors) {
+    if (t.named || !t.floor) continue;
+    lo = n ? std::min(lo, *t.floor) : *t.floor;
+    hi = n ? std::max(hi, *t.floor) : *t.floor;
+    only = token;
+    ++n;
+  }
+  if (n == 0) {
+    if (any_named) return "";
+    return "first divergence: not judged (no output has an error level to weigh against its inputs: statistics "
+           "only, discrete values, or tensors that do not feed each other)\n";
+  }
+  std::string s = any_named ? "  other tokens (" + std::to_string(n) + "): none above " + num(hi)
+                            : "first divergence: none above " + num(hi);
+  if (!any_named) s += n == 1 ? " (token " + only + ")" : " (" + std::to_string(n) + " tokens)";
+  s += ": an error of that level at any judged output would have been named";
+  if (n > 1 && lo < hi) s += " (per token " + num(lo) + "-" + num(hi) + ")";
+  return s + "\n";
+}
+
+// Discrete outputs whose values differ (judged by equality, docs/compare.md "Discrete outputs").
+std::string discrete_block(const std::vector<ReportRow>& listed_rows, size_t count, size_t listed) {
+  if (count == 0) return "";
+  std::string s = "discrete outputs that differ (flips, judged by equality; a near tie in an input flips an argmax):\n";
+  for (const ReportRow& r : listed_rows) {
+    s += "  token " + token_of(r) + ": " + op_text(r);
+    if (r.differing)
+      s += ": " + std::to_string(*r.differing) + (*r.differing == 1 ? " element differs" : " elements differ");
+    s += "\n";
+  }
+  if (count > listed) s += "  ... and " + std::to_string(count - listed) + " more\n";
   return s;
 }
 
@@ -222,6 +287,7 @@ void SummaryBuilder::add(const std::vector<ReportRow>& rows) {
       if (firsts_.size() < std::max<size_t>(o_.tokens_listed, 1)) firsts_.push_back(r);
       if (firsts_count_++ == 0) first_jump_seq_ = rows_;
     }
+    add_rule_marks(r);
     if (!fail_ && r.verdict == Verdict::kFail) {
       fail_ = r;
       fail_seq_ = rows_;
@@ -237,6 +303,26 @@ void SummaryBuilder::add(const std::vector<ReportRow>& rows) {
   }
 }
 
+void SummaryBuilder::add_rule_marks(const ReportRow& r) {
+  // Per token: its detection floor and whether it has a first divergence (a token's count of
+  // entries, not its rows, is what this keeps); the first suspect of a token, the discrete
+  // outputs that differ (the first tokens_listed of each kept).
+  const std::string token = token_of(r);
+  if (r.jump == ReportRow::Jump::kFirst || r.detection_floor) {
+    TokenFloor& t = floors_[token];
+    t.named = t.named || r.jump == ReportRow::Jump::kFirst;
+    if (r.detection_floor) t.floor = std::max(t.floor.value_or(0.0), *r.detection_floor);
+  }
+  if (r.jump == ReportRow::Jump::kSuspect && suspect_tokens_.insert(token).second) {
+    if (suspects_.size() < o_.tokens_listed) suspects_.push_back(r);
+    ++suspects_count_;
+  }
+  if (row_tensor(r).output && discrete_differs(r)) {
+    if (discrete_.size() < o_.tokens_listed) discrete_.push_back(r);
+    ++discrete_count_;
+  }
+}
+
 std::string SummaryBuilder::text(std::optional<int64_t> rank) const {
   std::string s = rank ? "rank " + std::to_string(*rank) + ": " : "";
   s += std::to_string(rows_) + " rows;";
@@ -247,7 +333,9 @@ std::string SummaryBuilder::text(std::optional<int64_t> rank) const {
   std::vector<const ReportRow*> firsts;
   for (const auto& f : firsts_) firsts.push_back(&f);
   if (firsts_count_ > 0) s += jump_block(firsts, firsts_count_, o_.tokens_listed);
-  else s += "first divergence: none (no output error jumps above the error before it)\n";
+  s += none_block(floors_, firsts_count_ > 0);
+  s += suspect_block(suspects_, suspects_count_, o_.tokens_listed);
+  s += discrete_block(discrete_, discrete_count_, o_.tokens_listed);
   s += unjudged_line();
   if (fail_) {
     s += "threshold (msprobe): first fail in token " + token_of(*fail_) + ": " + op_text(*fail_) + "\n";
@@ -268,7 +356,8 @@ std::string SummaryBuilder::text(std::optional<int64_t> rank) const {
     for (const auto& [why, n] : inconclusive_why_) s += "  " + std::to_string(n) + " rows: " + why + "\n";
     if (inconclusive_other_ > 0) s += "  " + std::to_string(inconclusive_other_) + " rows for other reasons\n";
   }
-  s += next_block(firsts_count_ > 0 ? firsts.front() : fail_ ? &*fail_ : nullptr, o_);
+  const ReportRow* focus = firsts_count_ > 0 ? firsts.front() : fail_ ? &*fail_ : nullptr;
+  s += next_block(focus ? focus : suspects_.empty() ? nullptr : &suspects_.front(), o_);
   return printable_lines(s);  // op and file names come from the dump: no escape sequence reaches the terminal
 }
 
@@ -281,9 +370,7 @@ std::string SummaryBuilder::unjudged_line() const {
       tokens += (tokens.empty() ? "" : ", ") + (key.second.empty() ? std::to_string(key.first) : key.second);
   }
   if (n == 0) return {};
-  if (n == token_rows_.size())  // "none" above judged nothing
-    return "  not judged: no row has a cosine or RED (unreadable, or statistics only), so no first divergence can "
-           "be named\n";
+  if (n == token_rows_.size()) return {};  // the first-divergence line already says "not judged"
   if (n > o_.tokens_listed) tokens += " and " + std::to_string(n - o_.tokens_listed) + " more";
   return "  not judged: token" + std::string(n == 1 ? " " : "s ") + tokens +
          ": none of its rows has a cosine or RED (unreadable, or statistics only), so no first divergence can be "

@@ -1,11 +1,13 @@
 // The text printed after a compare, for a person: per token the first divergence (error jump)
-// with its metrics and its inputs' error, the threshold verdicts, the worst failing or jumping
+// with its metrics, margin and inputs' error (else "none above X"), the suspects, the discrete
+// outputs that differ, the threshold verdicts, the worst failing or jumping
 // pairs, every error row (grouped), inconclusive rows, and the next command to run.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,6 +65,12 @@ class SummaryBuilder {
     size_t count = 0;
     std::vector<ReportRow> first;  // up to errors_listed
   };
+  // A token's largest detection floor (docs/compare.md "Margin, suspects and the detection
+  // floor") and whether it has a first divergence: "none above X" for the others.
+  struct TokenFloor {
+    std::optional<double> floor;
+    bool named = false;
+  };
 
  private:
   // "  not judged: tokens 3, 4: ..." for the tokens none of whose rows has an error level.
@@ -81,6 +89,13 @@ class SummaryBuilder {
   // Why rows were inconclusive (their note, e.g. sketches of different widths): the first few.
   std::map<std::string, size_t> inconclusive_why_;
   size_t inconclusive_other_ = 0;
+  // The first-divergence rule's marks: per token (a few bytes each), the suspects and the
+  // discrete outputs that differ (counted; the first tokens_listed kept).
+  void add_rule_marks(const ReportRow& r);
+  std::map<std::string, TokenFloor> floors_;
+  std::set<std::string> suspect_tokens_;
+  std::vector<ReportRow> suspects_, discrete_;
+  size_t suspects_count_ = 0, discrete_count_ = 0;
 };
 
 std::string terminal_summary(const std::vector<ReportRow>& rows, std::optional<int64_t> rank,

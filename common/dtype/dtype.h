@@ -34,6 +34,15 @@ struct DTypeInfo {
 };
 
 const DTypeInfo& dtype_info(DType t);
+// Bool and integer types from 16 bits up: their values are discrete (indices, masks, counts), so
+// two tensors differ by flips, not by a continuous error (docs/compare.md "Discrete outputs").
+// int8/uint8 are left out: they hold quantized activations and weights, a continuous quantity
+// rounded to a scale, whose differences are errors like any other.
+inline bool discrete_dtype(DType t) {
+  DTypeKind k = dtype_info(t).kind;
+  if (k == DTypeKind::kBool) return true;
+  return (k == DTypeKind::kSigned || k == DTypeKind::kUnsigned) && dtype_info(t).bits >= 16;
+}
 inline std::string_view dtype_name(DType t) { return dtype_info(t).name; }
 std::optional<DType> dtype_from_name(std::string_view name);
 

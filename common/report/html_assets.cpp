@@ -73,7 +73,7 @@ const char* const kHtmlScript = R"JS(
   }
   function details(r) {
     var keys = ['name', 'type', 'tensor', 'rank', 'token', 'i', 'mode', 'verdict', 'divergence', 'error_jump',
-                'error_level', 'cosine', 'red', 'max_abs', 'max_rel', 'mean_abs', 'mean_rel', 'kl', 'max_stat_abs',
+                'margin', 'detection_floor', 'error_level', 'cosine', 'red', 'max_abs', 'max_rel', 'mean_abs', 'mean_rel', 'kl', 'max_stat_abs',
                 'min_stat_abs', 'my_dtype', 'golden_dtype', 'my_shape', 'golden_shape', 'my', 'golden', 'reason', 'note'];
     return keys.filter(function (k) { return r[k] !== null && r[k] !== ''; })
                .map(function (k) { return k + ': ' + (k === 'cosine' ? String(r[k]) : fmt(r[k])); }).join('\n');
@@ -144,7 +144,8 @@ const char* const kHtmlScript = R"JS(
     var box = document.getElementById('table');
     box.textContent = '';
     var cols = [['i', '#'], ['name', 'op'], ['type', 'type'], ['tensor', 'tensor'], ['mode', 'mode'],
-                ['verdict', 'verdict'], ['divergence', 'divergence'], ['error_jump', 'jump'], ['cosine', 'cosine'],
+                ['verdict', 'verdict'], ['divergence', 'divergence'], ['error_jump', 'jump'], ['margin', 'margin'],
+                ['cosine', 'cosine'],
                 ['red', 'RED'], ['max_abs', 'max abs err'], ['max_rel', 'max rel err'], ['kl', 'KL'],
                 ['max_stat_abs', 'max stat abs err']];
     var shown = list.filter(function (r) { return !state.type || r.type === state.type; });
@@ -186,17 +187,26 @@ const char* const kHtmlScript = R"JS(
          list, 'cos-plot');
     table(list);
     var f = list.filter(function (r) { return r.divergence === 'first'; })[0];
+    var sus = list.filter(function (r) { return r.divergence === 'suspect'; })[0];
     var fails = list.filter(function (r) { return r.verdict === 'fail'; }).length;
+    // The detection floor of the shown rows: the largest error level an output could have had
+    // unnamed ("none above X", docs/compare.md "Margin, suspects and the detection floor").
+    var floor = list.reduce(function (m, r) { return r.detection_floor > m ? r.detection_floor : m; }, 0);
     var s = document.getElementById('summary');
     s.textContent = state.series + ': ' + list.length + ' rows; ' + fails + ' fail the thresholds; first divergence: ' +
-                    (f ? label(f) + (f.error_jump ? ', error ' + fmt(f.error_jump) + 'x the error before it' : '') : 'none') +
-                    (f && f.recompute ? '; recomputed: ' + f.recompute.join('; ') : '');
+                    (f ? label(f) + (f.error_jump ? ', error ' + fmt(f.error_jump) + 'x the error before it' : '') +
+                             (f.margin ? ', margin ' + fmt(f.margin) : '')
+                       : floor > 0 ? 'none above ' + fmt(floor) : 'not judged') +
+                    (f && f.recompute ? '; recomputed: ' + f.recompute.join('; ') : '') +
+                    (sus ? '; suspect (thin margin): ' + label(sus) + ', margin ' + fmt(sus.margin) : '');
     var mark = document.querySelector('#red-plot .mark');
     body.setAttribute('data-series', state.series);
     body.setAttribute('data-rows', String(list.length));
     body.setAttribute('data-points', String(document.querySelectorAll('#red-plot circle.pt').length));
     body.setAttribute('data-cos-points', String(document.querySelectorAll('#cos-plot circle.pt').length));
     body.setAttribute('data-first', f ? label(f) : '');
+    body.setAttribute('data-suspect', sus ? label(sus) : '');
+    body.setAttribute('data-floor', floor > 0 ? String(floor) : '');
     body.setAttribute('data-marked', mark ? mark.getAttribute('data-label') : '');
     body.setAttribute('data-fail-points', String(document.querySelectorAll('#red-plot circle.pt.fail').length));
   }

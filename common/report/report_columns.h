@@ -78,7 +78,9 @@ struct ReportColumn {
   X(note,                        note_cell(r),                  kText,  kOurs, "note")                      \
   X(error_level,                 r.error_level,                 kReal,  kOurs, "error_level")               \
   X(error_jump,                  r.error_jump,                  kReal,  kOurs, "error_jump")                \
-  X(divergence,                  jump_cell(r.jump),             kWord,  kOurs, "divergence")
+  X(divergence,                  jump_cell(r.jump),             kWord,  kOurs, "divergence")                \
+  X(margin,                      r.margin,                      kReal,  kOurs, "margin")                    \
+  X(detection_floor,             r.detection_floor,             kReal,  kOurs, "detection_floor")
 // clang-format on
 
 #define MSIT_REPORT_COLUMN_ROW(name, access, kind, part, html) \

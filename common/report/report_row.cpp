@@ -29,6 +29,7 @@ std::string_view jump_cell(ReportRow::Jump j) {
     case ReportRow::Jump::kNone: return "";
     case ReportRow::Jump::kJump: return "jump";
     case ReportRow::Jump::kFirst: return "first";
+    case ReportRow::Jump::kSuspect: return "suspect";
   }
   return "";
 }

@@ -49,12 +49,23 @@ struct ReportRow {
   // reads it as this row's own note (the terminal's inconclusive reasons).
   std::string compare_note;
   // Ours, last: the error-jump rule (common/compare/divergence.h), filled after evaluation.
-  OptDouble error_level;  // max(RED, sqrt(2 (1 - cosine)))
+  OptDouble error_level;  // max(RED, sqrt(2 (1 - cosine))); none for discrete rows
   OptDouble error_jump;   // output rows: error_level / the floor before it
-  enum class Jump : uint8_t { kNone, kJump, kFirst } jump = Jump::kNone;
+  // The divergence cell: kFirst, the token's first divergence (margin at least kConfirmMargin);
+  // kJump, a later one; kSuspect, a thin margin (over 1, under kConfirmMargin) before the first.
+  enum class Jump : uint8_t { kNone, kJump, kFirst, kSuspect } jump = Jump::kNone;
+  // Output rows the rule judged: error_level over the level it is named at (margin 1), and the
+  // level at which this output would be a divergence (its detection floor).
+  OptDouble margin, detection_floor;
   // Not written: what the first-divergence rule measured the jump against (output rows): the
   // floor sqrt(inputs^2 + noise^2) and the noise floor learned for the op type in this token.
   OptDouble error_floor, noise_floor;
+  // Not written: of a discrete pair (both dtypes bool or integer), how many elements differ;
+  // nullopt when not counted (compared from sketches) or not discrete.
+  std::optional<uint64_t> differing;
+  // Not written: how many elements the pair's metrics are over (0: not known); the error level
+  // of a tensor of few elements is a noisy estimate (common/compare/divergence.h).
+  uint64_t elements = 0;
   // Not written to CSV/JSON: opcheck's verdicts on the first divergence's op and the ops before
   // it (compare --recompute, common/compare/recompute.h), one line per op and side; shown by the
   // terminal summary and the HTML page.
@@ -71,8 +82,8 @@ struct ReportRow {
   int64_t rank = -1;
 };
 
-// The divergence cell: empty, "jump" (the error jumped above its floor) or "first" (the first
-// jump of its token: the op named as the first divergence).
+// The divergence cell: empty, "jump" (the error jumped above its floor), "first" (the first
+// jump of its token: the op named as the first divergence) or "suspect" (a thin margin).
 std::string_view jump_cell(ReportRow::Jump j);
 
 // msit's part of the cmp_fail_reason cell: its reasons, or why the row was not evaluated.

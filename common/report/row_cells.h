@@ -86,6 +86,8 @@ std::string_view dtype_cell_text(const CellDType& d);  // "torch.float16", or em
 // The dtype the cell names (a widened bf16 names float32): the precision the report's values have.
 DType named_dtype(const CellDType& d);
 inline bool is_int8(const CellDType& d) { return named_dtype(d) == DType::kInt8; }
+// The side's own dtype is bool or integer (common/dtype/dtype.h discrete_dtype()).
+inline bool is_discrete(const CellDType& d) { return discrete_dtype(d.dtype); }
 // The cell whose text is `text` (unit tests' round trip); nullopt when no dtype prints so.
 std::optional<CellDType> cell_dtype_from_text(std::string_view text, CellDType::Naming naming);
 

@@ -72,7 +72,7 @@ for f in sorted(glob.glob(sys.argv[1] + "/*.csv")):
 print(rows, fails)
 PY
 )
-first=$(sed -n 's/^  token [^:]*: \(.*\), error .*x its floor$/\1/p' "$T/stdout" | head -1)
+first=$(sed -n 's/^  token [^:]*: \(.*\), error [^ ]*x its floor.*$/\1/p' "$T/stdout" | head -1)
 [[ -n $first ]] || first=none
 got="rows=$rows fails=$fails first=$first exit=$rc"
 want="rows=$want_rows fails=$want_fails first=$want_first exit=$want_exit"

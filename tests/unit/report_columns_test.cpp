@@ -32,9 +32,9 @@ msit::ReportRow distinct_row() {
   r.my_dtype = {msit::DType::kFloat32, {}};
   r.my_shape = "[8]";
   double x = 1.0;
-  for (msit::OptDouble* d :
-       {&r.golden_max, &r.golden_min, &r.golden_mean, &r.my_max, &r.my_min, &r.my_mean, &r.cosine, &r.max_rel,
-        &r.mean_rel, &r.max_abs, &r.mean_abs, &r.kl, &r.red, &r.error_level, &r.error_jump})
+  for (msit::OptDouble* d : {&r.golden_max, &r.golden_min, &r.golden_mean, &r.my_max, &r.my_min, &r.my_mean, &r.cosine,
+                             &r.max_rel, &r.mean_rel, &r.max_abs, &r.mean_abs, &r.kl, &r.red, &r.error_level,
+                             &r.error_jump, &r.margin, &r.detection_floor})
     *d = x++;
   for (size_t i = 0; i < 4; ++i) {
     r.stat_abs[i] = x++;

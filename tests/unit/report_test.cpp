@@ -173,8 +173,9 @@ TEST(Report, ExtraColumnsFollowMsitColumns) {
       header.ends_with("relative_euclidean_distance,cmp_fail_reason,compare_mode,max_stat_absolute_error,"
                        "max_stat_relative_error,min_stat_absolute_error,min_stat_relative_error,"
                        "mean_stat_absolute_error,mean_stat_relative_error,l2norm_stat_absolute_error,"
-                       "l2norm_stat_relative_error,nan_inf,verdict,note,error_level,error_jump,divergence"));
-  EXPECT_TRUE(csv.ends_with(",exact,,,,,,,,,,fail,'-note,,,\n")) << csv;
+                       "l2norm_stat_relative_error,nan_inf,verdict,note,error_level,error_jump,divergence,margin,"
+                       "detection_floor"));
+  EXPECT_TRUE(csv.ends_with(",exact,,,,,,,,,,fail,'-note,,,,,\n")) << csv;
   std::string json = msit::report_json({r}, msit::CsvOptions{});
   EXPECT_NE(json.find("\"cosine_similarity\": 0.9999999999"), std::string::npos) << json;
   EXPECT_NE(json.find("\"my_max_value\": \"inf\""), std::string::npos);

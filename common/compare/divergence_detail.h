@@ -1,0 +1,32 @@
+// Between the two passes of the first-divergence rule over one token (divergence.cpp finds
+// each output's inputs' error, divergence_floor.cpp learns the floors and marks the jumps).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "common/report/report_row.h"
+
+namespace msit::divergence_detail {
+
+// One output row as the rule sees it.
+struct Out {
+  size_t row;
+  double level;
+  // The error its op's inputs carry (at least the rounding floor): `own`, their levels combined,
+  // is what the learned statistics compare outputs with (gain, noise, spread); `reached`, each
+  // input taken at the larger of its level and what reached the op that made it, is what this
+  // output is judged against (an error diluted one op earlier is still there).
+  double own, reached;
+  double floor;       // the rounding floor of the row's dtypes
+  bool copy;          // output error bit-identical to its input's: a copy (reshape, view)
+  bool blocked;       // a discrete input of its op differs: not judged
+  uint64_t elements;  // the pair's element count (0: not known)
+  double excess() const { return level * level - own * own; }
+};
+
+// Pass 2 over the outputs of one token, in execution order: the type gains, noise floors,
+// margins and detection floors, and the marks (first, jump, suspect).
+void judge_token(std::vector<ReportRow>& rows, const std::vector<Out>& outs);
+
+}  // namespace msit::divergence_detail

@@ -106,7 +106,8 @@ grep -q "bad.yaml.*line 2" "$T/log" || { cat "$T/log"; fail "bad yaml"; }
 expect_rc 2 "$T/log" "$BIN" compare -tp "$T/dm/n/dump.json" -gp "$T/dm/b/dump.json" -o "$T/o8" -lm "$T/dm.yaml"
 grep -q "layer mapping" "$T/log" || fail "-lm"
 # msProbe's options on paths that are no msProbe dumps: refused naming the family.
-mkdir -p "$T/x/a" "$T/x/b"
+mkdir -p "$T/x/a" "$T/x/b"  # not empty (an empty side is refused as empty first)
+echo notes > "$T/x/a/notes.txt"; echo notes > "$T/x/b/notes.txt"
 expect_rc 3 "$T/log" "$BIN" compare -tp "$T/x/a" -gp "$T/x/b" -fm
 grep -q "not msProbe dumps" "$T/log" || { cat "$T/log"; fail "-fm elsewhere"; }
 echo "compare_msprobe: ok"

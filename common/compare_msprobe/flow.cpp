@@ -90,8 +90,7 @@ class PairStream {
     // may still be there): the report says where each row's cells came from.
     auto& catalog = store::StoreCatalog::instance();
     sources_ =
-        mode == MsMode::kTensor && (catalog.stored_in(npu_dir_) != nullptr ||
-                                    catalog.stored_in(bench_dir_) != nullptr);
+        mode == MsMode::kTensor && (catalog.stored_in(npu_dir_) != nullptr || catalog.stored_in(bench_dir_) != nullptr);
   }
 
   Status run(const std::vector<MsPair>& pairs) {

@@ -58,6 +58,7 @@ DirView view_dir(const std::string& path) {
     if (n.empty() || n.front() == '.') return;
     if (t == EntryType::kDirectory) v.dirs.emplace_back(n);
     else if (t == EntryType::kFile) v.files.emplace_back(n);
+    else ++v.others;
   });
   std::sort(v.dirs.begin(), v.dirs.end());
   std::sort(v.files.begin(), v.files.end());

@@ -31,6 +31,7 @@ struct DirView {
   std::string path;                      // absolute
   std::string name;                      // its base name
   std::vector<std::string> dirs, files;  // sorted
+  size_t others = 0;                     // entries of other types (FIFOs, sockets, devices)
   bool has_dir(std::string_view n) const;
   bool has_file(std::string_view n) const;
 };

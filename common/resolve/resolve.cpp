@@ -309,7 +309,9 @@ Result<ResolvedSide> resolve_side(const std::string& given, Side side, const Com
     return s;
   }
   const DirView v = view_dir(s.path);
-  if (!missing_ok && v.dirs.empty() && v.files.empty())
+  // Not empty if it holds anything: a FIFO or device where a tensor should be is refused by name
+  // later ("not a regular file"), which says more than "empty".
+  if (!missing_ok && v.dirs.empty() && v.files.empty() && v.others == 0)
     return make_error(
         s.path, Stage::kOpen,
         std::string("the ") + (side == Side::kMy ? "my" : "golden") + " directory is empty: nothing to compare");

@@ -330,7 +330,8 @@ TEST(Report, TerminalSummaryGroupsErrorRows) {
 // (what was paired, coverage gaps) is not a reason of that row, but the note cell still says both.
 // A token none of whose rows has an error level is named as not judged.
 TEST(Report, InconclusiveReasonsLeaveTheComparesNoteOut) {
-  const std::string why = "sketches differ (golden width 64, my width 128, or different seeds): only statistics compared";
+  const std::string why =
+      "sketches differ (golden width 64, my width 128, or different seeds): only statistics compared";
   std::vector<msit::ReportRow> rows;
   for (int k = 0; k < 5; ++k) {
     msit::ReportRow r = known_row();
@@ -390,6 +391,5 @@ TEST(Report, HtmlReportListsCoverageGaps) {
   EXPECT_LT(at, page.find("<div id=\"plots\">"));
   EXPECT_NE(page.find("<li>rank 1 of --my-path has no golden counterpart: not compared</li>", at), std::string::npos);
   EXPECT_NE(page.find("<li>token 3 of &lt;mine&gt; &amp; more</li>", at), std::string::npos);
-  EXPECT_EQ(msit::html_report({msit::HtmlRank{0, &rows}}, "GE vs FX").find("<div id=\"coverage\">"),
-            std::string::npos);
+  EXPECT_EQ(msit::html_report({msit::HtmlRank{0, &rows}}, "GE vs FX").find("<div id=\"coverage\">"), std::string::npos);
 }

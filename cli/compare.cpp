@@ -211,9 +211,13 @@ int run_torchair(const CompareArgs& a, const Paths& paths) {
   // pairs. Where a first touch of a page is expensive (a trapped fault in a VM: ~10 us),
   // faulting that in 4 KB pages took a third of the run; with transparent huge pages for the
   // heap, 100,000 pairs went from 2.5 to 2.0 s (docs/benchmarks.md). Only compare asks for
-  // them: the daemon and compact stay at a few MB.
+  // them: the daemon and compact stay at a few MB. The streamed compare frees its rows every
+  // few thousand files and its worker threads end after each chunk: memory handed back to the
+  // kernel was faulted (and zeroed, 2 MB at a time) again at once, 109,000 faults and ~15% of
+  // the CPU time on 100,800 pairs; kept instead, 25,000-33,000 faults (docs/benchmarks.md).
 #ifdef MSIT_MIMALLOC
   mi_option_enable(mi_option_large_os_pages);
+  mi_option_disable(mi_option_allow_decommit);
 #elif defined(__GLIBC__)
   ::mallopt(M_TOP_PAD, 64 << 20);  // sanitizer builds: at least grow the heap in large steps
 #endif

@@ -100,16 +100,23 @@ void fill_summary(LoadedFile& lf, const Result<std::string_view>& text) {
   else lf.error = s.error();
 }
 
-// The stored summaries among files (out[i] still empty), one batched read per store.
-void load_stored(const std::vector<const SourceFile*>& files, std::vector<std::shared_ptr<LoadedFile>>& out) {
-  std::vector<size_t> todo, rest, which;
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (!out[i] && files[i]->kind == SourceKind::kStored) todo.push_back(i);
-  }
+// Fills lf from a stored summary read by a batch.
+void fill_stored(LoadedFile& lf, Result<FileSummary>& got) {
+  lf.fx = single_tensor_name(lf.source->raw_name());
+  if (got.ok()) lf.summary = std::move(got).value();
+  else lf.error = got.error();
+}
+
+// The stored summaries of `files` (all kStored), one batched read per store (a batch names a
+// store or two); done(i, got) takes files[i]'s.
+template <typename Done>
+void load_stored(const std::vector<const SourceFile*>& files, Done&& done) {
+  std::vector<size_t> todo(files.size()), rest, which;
+  for (size_t i = 0; i < files.size(); ++i) todo[i] = i;
   std::vector<int64_t> ids;
   std::vector<std::optional<Result<FileSummary>>> got;
   while (!todo.empty()) {
-    const std::string* db = files[todo.front()]->store_db;  // a batch names a store or two
+    const std::string* db = files[todo.front()]->store_db;
     ids.clear();
     which.clear();
     rest.clear();
@@ -122,14 +129,7 @@ void load_stored(const std::vector<const SourceFile*>& files, std::vector<std::s
       }
     }
     store::StoreCatalog::instance().load_many(*db, ids, got);
-    for (size_t k = 0; k < which.size(); ++k) {
-      auto lf = std::make_shared<LoadedFile>();
-      lf->source = files[which[k]];
-      lf->fx = single_tensor_name(lf->source->raw_name());
-      if (got[k]->ok()) lf->summary = std::move(*got[k]).value();
-      else lf->error = got[k]->error();
-      out[which[k]] = std::move(lf);
-    }
+    for (size_t k = 0; k < which.size(); ++k) done(which[k], *got[k]);
     todo.swap(rest);
   }
 }
@@ -160,17 +160,33 @@ void FileCache::load_uncached(const std::vector<const SourceFile*>& files, Small
     fill_summary(*lf, reader.contents(k));
     out[which[k]] = std::move(lf);
   }
-  load_stored(files, out);
+  std::vector<const SourceFile*> stored;
+  which.clear();
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (files[i]->kind == SourceKind::kStored) {
+      stored.push_back(files[i]);
+      which.push_back(i);
+    }
+  }
+  load_stored(stored, [&](size_t k, Result<FileSummary>& got) {
+    auto lf = std::make_shared<LoadedFile>();
+    lf->source = stored[k];
+    fill_stored(*lf, got);
+    out[which[k]] = std::move(lf);
+  });
   for (size_t i = 0; i < files.size(); ++i) {
     if (!out[i]) out[i] = get(*files[i], false);
   }
 }
 
 void FileCache::preload(const std::vector<const SourceFile*>& files, SmallFileBatch& reader) {
+  using Slot = std::pair<std::shared_ptr<LoadedFile>, std::shared_ptr<std::once_flag>>;
   std::vector<const std::string*> paths;
-  std::vector<std::pair<std::shared_ptr<LoadedFile>, std::shared_ptr<std::once_flag>>> slots;
+  std::vector<Slot> slots, stored_slots;
+  std::vector<const SourceFile*> stored;
   for (const SourceFile* f : files) {
-    if (f->kind != SourceKind::kSummary) {
+    const bool batched = f->kind == SourceKind::kSummary || f->kind == SourceKind::kStored;
+    if (!batched) {
       (void)get(*f);
       continue;
     }
@@ -181,14 +197,25 @@ void FileCache::preload(const std::vector<const SourceFile*>& files, SmallFileBa
     slot->source = f;
     auto& once = once_[f->path()];
     once = std::make_shared<std::once_flag>();
-    slots.emplace_back(slot, once);
-    paths.push_back(&f->path());
+    if (f->kind == SourceKind::kSummary) {
+      slots.emplace_back(slot, once);
+      paths.push_back(&f->path());
+    } else {
+      stored_slots.emplace_back(slot, once);
+      stored.push_back(f);
+    }
   }
   reader.read(paths, kSummaryMaxBytes);
   for (size_t k = 0; k < slots.size(); ++k) {
     auto& slot = slots[k];  // not a structured binding: clang before 16 cannot capture one
     std::call_once(*slot.second, [&] { fill_summary(*slot.first, reader.contents(k)); });
   }
+  // Stored GE summaries by batch, not one query each: on the 100,800-pair store the per-file
+  // reads were 30% of compare's CPU time (docs/benchmarks.md "Where the time goes").
+  load_stored(stored, [&](size_t k, Result<FileSummary>& got) {
+    auto& slot = stored_slots[k];
+    std::call_once(*slot.second, [&] { fill_stored(*slot.first, got); });
+  });
 }
 
 std::shared_ptr<LoadedFile> FileCache::get(const SourceFile& f, bool keep) {

@@ -43,7 +43,8 @@ class FileCache {
   void load_uncached(const std::vector<const SourceFile*>& files, SmallFileBatch& reader,
                      std::vector<std::shared_ptr<LoadedFile>>& out);
   // get(f) for many files ahead of use (GE files, shared by the rows of their tensors):
-  // summaries read in one batch (at most reader's max_files), other kinds one by one.
+  // summaries read in one batch (at most reader's max_files), stored ones one batch per store,
+  // other kinds one by one.
   void preload(const std::vector<const SourceFile*>& files, SmallFileBatch& reader);
   // Drops what get()/preload() keep of these files: the streamed compare's GE files once their
   // token is evaluated (a LoadedFile still in use lives on in its shared_ptr).

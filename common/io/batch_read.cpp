@@ -44,9 +44,7 @@ struct SmallFileBatch::Ring {
 
 SmallFileBatch::SmallFileBatch(size_t max_files, size_t slot_bytes, size_t padding, bool use_ring)
     : max_files_(max_files), slot_bytes_(slot_bytes), padding_(padding), fallback_(max_files),
-      ring_(std::make_unique<Ring>(static_cast<unsigned>(max_files), use_ring)) {
-  if (ring_->ready) slots_.resize(max_files * slot_bytes);
-}
+      ring_(std::make_unique<Ring>(static_cast<unsigned>(max_files), use_ring)) {}
 
 SmallFileBatch::~SmallFileBatch() = default;
 
@@ -84,6 +82,9 @@ void SmallFileBatch::read(const std::vector<const std::string*>& paths, size_t m
   std::vector<ssize_t> got(all, -1);
   const size_t room = slot_bytes_ > padding_ ? slot_bytes_ - padding_ : 0;
   if (n > 0 && uses_ring() && room > 0) {
+    // Sized at the first batch that reads: a compare's workers make one reader per chunk, and
+    // most of them read no file (stored summaries); 4 MB zeroed for nothing was 3% of its time.
+    if (slots_.empty()) slots_.resize(max_files_ * slot_bytes_);
     io_uring* r = &ring_->ring;
     bool prepared = true;
     for (size_t i = 0; i < n && prepared; ++i) {

@@ -41,7 +41,7 @@ class SmallFileBatch {
   struct Ring;
   int dir_fd(std::string_view dir);  // -1: open the file by its full path
   size_t max_files_, slot_bytes_, padding_;
-  std::vector<char> slots_;            // max_files_ * slot_bytes_, reused
+  std::vector<char> slots_;            // max_files_ * slot_bytes_ from the first ring read on, reused
   std::vector<std::string> fallback_;  // per file read one by one
   std::vector<Result<std::string_view>> results_;
   std::vector<std::pair<std::string, UniqueFd>> dirs_;  // O_PATH fds of recent directories

@@ -108,6 +108,11 @@ class LiveRootCompare {
   // Defined in daemon/live_compare_atb.cpp.
   std::vector<DivergenceEvent> pass_atb(int64_t now_ns, std::vector<std::string>& notes,
                                         std::vector<TokenVerdict>* verdicts, std::set<std::string>* indexed);
+  // msProbe dumps (common/compare_msprobe): a token is a step, a rank its rank folder; a step is
+  // compared once final on both sides (its dump.json unchanged while a later step exists, or the
+  // tree quiet), through the stores where the watcher compacted it.
+  // Defined in daemon/live_compare_msprobe.cpp.
+  std::vector<DivergenceEvent> pass_msprobe(int64_t now_ns, std::vector<std::string>& notes);
   // Whether a file an ATB/torch pass lists is whole: a summary or stored file; on the watched
   // side, a raw file listed with its file on disk or one the watcher holds; on the golden's, by
   // golden_file_whole (by its write time only).

@@ -173,12 +173,9 @@ void export_csv(const ExportArgs& a, const std::vector<Source>& stores, Outcome&
 }
 
 // What the resolver takes ROOT for, in a few words ("rank 1 of the dump D"), or "" when ROOT is
-// a dump root or a store itself (nothing to say).
+// a dump root, a dump_path (every dump below it is exported) or a store (nothing to say).
 std::string resolved_text(const resolve::ResolvedSide& s) {
   switch (s.kind) {
-    case resolve::GivenKind::kDumpPath:
-      return "a dump_path; its " + std::string(resolve::role_text(*s.role)) + " is " + s.path +
-             " (every dump below it is exported)";
     case resolve::GivenKind::kRankDir: return "rank " + std::to_string(*s.rank) + " of the dump " + s.path;
     case resolve::GivenKind::kTokenDir: return "token " + std::to_string(*s.token) + " of the dump " + s.path;
     case resolve::GivenKind::kInsideRoot: return "a directory inside the dump " + s.path;

@@ -29,6 +29,7 @@ SCENARIOS = {
     "watch-store": (["watch", "-j", "2", "--settle-ms", "20"], "ge,fx,atb"),
     "watch-json": (["watch", "-j", "2", "--settle-ms", "20", "--summary-format", "json"], "ge,fx,atb"),
     "watch-msprobe": (["watch", "-j", "2", "--settle-ms", "20"], "msprobe"),
+    "watch-archive": (["watch", "-j", "2", "--settle-ms", "20", "--archive"], "ge,fx,atb"),
 }
 
 

@@ -13,6 +13,7 @@
 
 #include "common/compare/engine.h"
 #include "common/compare_msprobe/construct.h"
+#include "common/compare_msprobe/layer_mapping.h"
 #include "common/compare_msprobe/tensor_pair.h"
 #include "common/store/store_catalog.h"
 
@@ -256,6 +257,9 @@ Result<MsRankTally> compare_sides(const MsprobeSide& npu, const MsprobeSide& ben
   MsMatchOptions mo = o.match;
   mo.cross_frame =
       npu.header.framework == MsprobeFramework::kMindspore && bench.header.framework != MsprobeFramework::kMindspore;
+  if (o.layer_mapping && ms_layer_mapping_applies(npu)) {
+    MSIT_ASSIGN_OR_RETURN(mo.data_mapping, ms_layer_data_mapping(npu, bench, *o.layer_mapping));
+  }
   PairStream s(npu, bench, mode, o, sink);
   MSIT_TRY(s.run(ms_match(npu.items, bench.items, mo)));
   return s.tally();

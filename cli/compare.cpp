@@ -389,13 +389,12 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
       {recompute, O::kRecompute},
       {before, O::kRecompute},
   };
-  cmd->footer(
-      compare_exit_statuses() +
-      "\nmsit's and msProbe's command lines run as they are:\n"
-      "  msit-compact compare -mp msit_ge_dump -gp msit_fx_dump -o out\n"
-      "  msit-compact compare -tp npu/step0 -gp bench/step0 -o out [-fm] [-dm map.yaml] [-cm [map.yaml]]\n"
-      "                       [-lm [layer_mapping.yaml]] [-da] [--xlsx]\n"
-      "  msit-compact compare -i compare.json -o out          (msProbe 8.x: npu_path, bench_path, stack_path)");
+  cmd->footer(compare_exit_statuses() +
+              "\nmsit's and msProbe's command lines run as they are:\n"
+              "  msit-compact compare -mp msit_ge_dump -gp msit_fx_dump -o out\n"
+              "  msit-compact compare -tp npu/step0 -gp bench/step0 -o out [-fm] [-dm map.yaml] [-cm [map.yaml]]\n"
+              "                       [-lm [layer_mapping.yaml]] [-da] [--xlsx]\n"
+              "  msit-compact compare -i compare.json -o out          (msProbe 8.x: npu_path, bench_path, stack_path)");
   cmd->callback([a, &exit_code] {
     // Checked here, not by CLI11's required(): CLI11 checks those before unknown arguments,
     // and `compare -gpX Y` style mistakes deserve the hint of the unknown-argument error.

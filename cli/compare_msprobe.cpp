@@ -112,8 +112,9 @@ MsprobeOptions add_msprobe_options(CLI::App* cmd, MsprobeCliArgs& a) {
   o.diff_analyze = cmd->add_flag("--diff-analyze,--diff_analyze", a.diff_analyze,
                                  "msProbe dumps: accepted (msProbe: -da); the first divergence is always reported");
   o.xlsx = cmd->add_flag("--xlsx", a.xlsx, "msProbe dumps: write the report as .xlsx instead of CSV");
-  o.input = cmd->add_option("--input,-i", a.input_json,
-                            "msProbe 8.x's compare.json (npu_path, bench_path, stack_path) instead of the paths");
+  o.input = cmd->add_option(
+      "--input,-i", a.input_json,
+      "msProbe 8.x's compare.json (npu_path, bench_path, stack_path) instead of the paths; 8.x's verdict columns");
   return o;
 }
 
@@ -162,6 +163,8 @@ int run_msprobe_compare_cli(const MsprobeRunArgs& r, const MsprobeCliArgs& a, Ms
   print_warnings("compare", notes, r.verbosity);
   o.match = *mo;
   o.jobs = r.jobs;
+  // 8.x users (-i compare.json) get 8.x's report: Accuracy Reached or Not, its Warning, its md5 table.
+  o.generation = a.input_json.empty() ? MsGeneration::k26 : MsGeneration::k8;
   const std::time_t now = std::time(nullptr);
   RowTally all;
   for (const MsRankPair& p : *pairs) {

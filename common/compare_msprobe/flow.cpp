@@ -95,7 +95,7 @@ class PairStream {
   }
 
   Status run(const std::vector<MsPair>& pairs) {
-    MsTable head{mode_, MsGeneration::k26, &npu_.items, &bench_.items, &chunk_, {}, sources_};
+    MsTable head{mode_, o_.generation, &npu_.items, &bench_.items, &chunk_, {}, sources_};
     MSIT_TRY(sink_.begin(head));
     for (size_t i = 0; i < pairs.size();) {
       size_t j = std::min(pairs.size(), i + kChunkRows);
@@ -145,13 +145,17 @@ class PairStream {
     }
     if (mode_ == MsMode::kTensor) evaluate();
     if (mode_ == MsMode::kSummary) bound_levels();
-    ms_apply_checkers(chunk_, npu_.items, bench_.items, mode_);
+    if (o_.generation == MsGeneration::k26) {
+      ms_apply_checkers(chunk_, npu_.items, bench_.items, mode_);
+    } else {
+      ms_apply_legacy_verdict(chunk_, npu_.items, bench_.items, mode_);
+    }
     for (const MsRow& r : chunk_) {
       ++tally_.rows;
       if (!r.bench) ++tally_.unmatched;
       ++tally_.by_result[static_cast<size_t>(r.result)];
     }
-    MsTable t{mode_, MsGeneration::k26, &npu_.items, &bench_.items, &chunk_, {}, sources_};
+    MsTable t{mode_, o_.generation, &npu_.items, &bench_.items, &chunk_, {}, sources_};
     return sink_.rows(t);
   }
 

@@ -21,6 +21,7 @@ struct MsCompareOptions {
   MsMatchOptions match;
   // -lm: the layer mapping (empty for -lm without a file); on a MindSpore target it replaces -dm.
   std::optional<MsLayerMapping> layer_mapping;
+  MsGeneration generation = MsGeneration::k26;  // whose report: 26.x's Result, or 8.x's (-i compare.json)
   unsigned jobs = 2;
   std::atomic<size_t>* pairs_done = nullptr;  // progress: real-data pairs evaluated
 };

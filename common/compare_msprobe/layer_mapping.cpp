@@ -149,8 +149,8 @@ Result<SideScopes> side_scopes(const MsprobeSide& side) {
     parents[key] = std::move(parent);
     return ok_status();
   }));
-  const bool mindspore = side.header.framework == MsprobeFramework::kMindspore ||
-                         side.header.framework == MsprobeFramework::kMindtorch;
+  const bool mindspore =
+      side.header.framework == MsprobeFramework::kMindspore || side.header.framework == MsprobeFramework::kMindtorch;
   std::unordered_map<std::string, std::string> frame_of;  // entry -> its framework function
   MSIT_TRY(each_member(stack_json, [&](const std::string& key, JsonStream& js) -> Status {
     MSIT_ASSIGN_OR_RETURN(auto frames, frames_value(js));
@@ -209,7 +209,8 @@ std::optional<NextField> next_field(std::string_view scope, std::string_view pre
   }
   std::string_view rest = scope.substr(prefix.size() + 1);
   std::string_view field = rest.substr(0, rest.find('.'));
-  if (field.empty() || std::any_of(field.begin(), field.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); })) {
+  if (field.empty() ||
+      std::any_of(field.begin(), field.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); })) {
     return std::nullopt;
   }
   NextField out{field.size(), std::nullopt};
@@ -321,7 +322,8 @@ std::optional<std::pair<std::string, size_t>> convert(const Node& root, const Si
       if (auto p = t->second.find(child); p != t->second.end()) {
         for (const Rule& r : p->second) {
           std::string joined;
-          for (size_t j = k + 1; j < parts.size() && j < k + 1 + r.level; ++j) joined += (j > k + 1 ? "." : "") + parts[j];
+          for (size_t j = k + 1; j < parts.size() && j < k + 1 + r.level; ++j)
+            joined += (j > k + 1 ? "." : "") + parts[j];
           if (joined == r.origin) {
             target = r.target;
             step = r.level;
@@ -374,7 +376,8 @@ void map_rows(const MsprobeSide& npu, std::pair<size_t, size_t> n, const std::st
   auto suffix = [](const std::string& name, size_t skip) { return name.substr(std::min(skip, name.size())); };
   std::unordered_map<std::string, std::string_view> by_suffix;
   if (b) {
-    for (size_t i = b->first; i < b->second; ++i) by_suffix[suffix(bench.items[i].name, bench_entry.size())] = bench.items[i].name;
+    for (size_t i = b->first; i < b->second; ++i)
+      by_suffix[suffix(bench.items[i].name, bench_entry.size())] = bench.items[i].name;
   }
   for (size_t i = n.first; i < n.second; ++i) {
     auto m = by_suffix.find(suffix(npu.items[i].name, npu_entry.size()));

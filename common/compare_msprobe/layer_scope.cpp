@@ -91,8 +91,9 @@ Result<std::string> ms_frame_scope(const std::vector<std::string>& frames, bool 
   }
   if (contains(fields[0], "msprobe") || contains(fields[0], "MindSpeed")) return std::string();
   auto bad = [&] {
-    return make_error("stack.json", Stage::kParse,
-                      "the frame '" + *frame + "' has no 'in FUNCTION' field (expected 'File F, line N, in FUNCTION, CODE')");
+    return make_error(
+        "stack.json", Stage::kParse,
+        "the frame '" + *frame + "' has no 'in FUNCTION' field (expected 'File F, line N, in FUNCTION, CODE')");
   };
   if (fields.size() < 3) return bad();
   if (contains(fields[2], "construct") || contains(fields[2], "__call__")) return std::string();

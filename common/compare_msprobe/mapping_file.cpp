@@ -1,4 +1,5 @@
-// YAML name-to-name mappings (-dm, -cm) and layer mappings (-lm) through libyaml's event parser (docs/formats/msprobe-compare.md §3).
+// YAML name-to-name mappings (-dm, -cm) and layer mappings (-lm) through libyaml's event parser
+// (docs/formats/msprobe-compare.md §3).
 #include "common/compare_msprobe/mapping_file.h"
 
 #include <yaml.h>
@@ -14,8 +15,7 @@ namespace {
 
 class Parser {
  public:
-  Parser(std::span<const char> text, const std::string& path, std::string_view shape)
-      : path_(path), shape_(shape) {
+  Parser(std::span<const char> text, const std::string& path, std::string_view shape) : path_(path), shape_(shape) {
     yaml_parser_initialize(&p_);
     static const char kEmpty[1] = {};  // libyaml asserts on a null input (an empty span's data())
     const char* bytes = text.empty() ? kEmpty : text.data();
@@ -43,9 +43,10 @@ class Parser {
   std::string scalar() const {
     return std::string(reinterpret_cast<const char*>(e_.data.scalar.value), e_.data.scalar.length);
   }
-  Error bad(const std::string& what) const {
-    return make_error(path_, Stage::kParse,
-                      "line " + std::to_string(e_.start_mark.line + 1) + ": " + what + "; " + std::string(shape_));
+  size_t line() const { return e_.start_mark.line + 1; }  // of the current event
+  Error bad(const std::string& what) const { return bad_at(line(), what); }
+  Error bad_at(size_t line, const std::string& what) const {
+    return make_error(path_, Stage::kParse, "line " + std::to_string(line) + ": " + what + "; " + std::string(shape_));
   }
 
  private:
@@ -99,8 +100,9 @@ Result<std::unordered_map<std::string, std::string>> parse_ms_mapping(std::span<
 
 namespace {
 
-constexpr std::string_view kLayerShape = "a layer mapping file is 'LayerClass:' lines, each followed by indented "
-                                         "'child.path: golden_child' lines";
+constexpr std::string_view kLayerShape =
+    "a layer mapping file is 'LayerClass:' lines, each followed by indented "
+    "'child.path: golden_child' lines";
 
 // One layer class's block: `child: golden` pairs up to the end of its mapping, in file order.
 Result<std::vector<std::pair<std::string, std::string>>> layer_block(Parser& p, const std::string& type) {
@@ -148,10 +150,11 @@ Result<MsLayerMapping> parse_ms_layer_mapping(std::span<const char> text, const 
           return p.bad("a value outside a mapping");
         }
         std::string type = p.scalar();
+        const size_t type_line = p.line();
         MSIT_ASSIGN_OR_RETURN(yaml_event_type_t v, p.next());
         if (v != YAML_MAPPING_START_EVENT) return p.bad("the value of '" + type + "' is not a mapping of names");
         MSIT_ASSIGN_OR_RETURN(auto rules, layer_block(p, type));
-        if (!out.emplace(type, std::move(rules)).second) return p.bad("'" + type + "' is listed twice");
+        if (!out.emplace(type, std::move(rules)).second) return p.bad_at(type_line, "'" + type + "' is listed twice");
         continue;
       }
       case YAML_ALIAS_EVENT: return p.bad("an alias");

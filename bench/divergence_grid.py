@@ -134,17 +134,29 @@ def clean_runs(res):
     runs = collections.OrderedDict()
     for x in res:
         if x["want"] is None and x["type"] is None:
-            key = json.dumps({k: x[k] for k in x if k not in ("mode", "rank", "token", "named", "margin", "suspect",
-                                                               "floor", "levels", "want")}, sort_keys=True)
-            r = runs.setdefault(key, dict(fa=set(), sus=set()))
+            key = json.dumps({k: x[k] for k in x if k not in UNIT_FIELDS}, sort_keys=True)
+            r = runs.setdefault(key, dict(fa=set(), sus=set(), worst=(0.0, None)))
             if x["named"]:
                 r["fa"].add(x["mode"])
             if x["suspect"]:
                 r["sus"].add(x["mode"])
+            if x.get("worst_margin", 0.0) > r["worst"][0]:
+                r["worst"] = (x["worst_margin"], "%s %s token %s rank %s" % (x["worst"], x["mode"], x["token"],
+                                                                             x["rank"]))
     if runs:
         fa = sum(bool(r["fa"]) for r in runs.values())
         sus = sum(bool(r["sus"]) and not r["fa"] for r in runs.values())
         print("noise-only runs: %d; a divergence named in %d (any mode), a suspect only in %d" % (len(runs), fa, sus))
+        worst = sorted(((r["worst"], k) for k, r in runs.items()), reverse=True)
+        margins = sorted(w[0][0] for w in worst)
+        if margins:
+            print("noise-only runs' largest margin: median %.3f, 90th percentile %.3f, max %.3f" % (
+                margins[len(margins) // 2], margins[int(0.9 * (len(margins) - 1))], margins[-1]))
+        for (m, where), k in worst[:8]:
+            print("  margin %.3f at %s: %s" % (m, where, k))
+
+
+UNIT_FIELDS = ("mode", "rank", "token", "named", "margin", "suspect", "floor", "levels", "want", "worst", "worst_margin")
 
 
 def misses(res):

@@ -99,6 +99,10 @@ class LiveRootCompare {
   // A pass that could not match: "match: nothing to compare yet" once while nothing pairs,
   // any other reason once per distinct text.
   void note_waiting(const Error& e, std::vector<std::string>& notes);
+  // Coverage (docs/live-divergence.md "Coverage"): a rank of the watched dump without golden
+  // counterpart once a token of a paired rank is answered, a token of mine without golden once
+  // a later token of its rank is answered; one kNotCompared event each.
+  void note_coverage(const Coverage& c, std::vector<DivergenceEvent>& events);
   void note_verdicts(const std::vector<ReportRow>& rows, const DumpTree& my, int64_t rank, int64_t now_ns,
                      std::vector<TokenVerdict>& out) const;
 
@@ -166,9 +170,11 @@ class LiveRootCompare {
   // Rows already evaluated, by pair (both path cells and what stands for each side): a pair is
   // evaluated again only when a side changes kind (raw -> summary) or when its row was an error.
   std::map<std::string, ReportRow> rows_;
-  atb::AtbRowCache atb_rows_;          // the same, for ATB/torch passes (kept by the ATB library)
-  std::set<std::string> done_tokens_;  // rank/token answered (reported or found clean) while final
-  std::set<std::string> clean_noted_;  // rank/token noted as judged clean (once per process)
+  atb::AtbRowCache atb_rows_;                  // the same, for ATB/torch passes (kept by the ATB library)
+  std::set<std::string> done_tokens_;          // rank/token answered (reported or found clean) while final
+  std::set<std::string> clean_noted_;          // rank/token noted as judged clean (once per process)
+  std::map<int64_t, int64_t> answered_until_;  // per rank, the last token found final and answered
+  std::set<std::string> gaps_reported_;        // ids of the kNotCompared events made (once per process)
   // Cost (docs/live-divergence.md "Cost"): a token answered while final is retired with the
   // signatures its files had then (mine, golden); later passes drop it from both trees before
   // reading or matching anything (CompareOptions::prune), and its rows leave the cache. A

@@ -9,6 +9,7 @@
 
 #include "common/compare/divergence.h"
 #include "common/compare_atb/atb_compare.h"
+#include "common/compare_msprobe/pairs.h"
 #include "common/report/op_label.h"
 #include "common/resolve/resolve.h"
 #include "common/stats/tensor_stats.h"
@@ -82,6 +83,10 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
   // golden's, usually written once, is listed once). The previous pass's trees (which point
   // into the catalog) are gone by now; the row cache holds only copies.
   store::StoreCatalog::instance().forget_changed();
+  // msProbe trees are paired by msProbe's own rules (steps, ranks), not the resolver's. An msProbe
+  // golden pairs with nothing else: a watched dump_path with no dump.json yet (msProbe writes it
+  // at a step's end) is an msProbe dump still on its first step.
+  if (is_msprobe_path(golden_)) return pass_msprobe(now_ns, notes, verdicts, indexed);
   std::vector<DivergenceEvent> events;
   if (!resolve_sides(now_ns, notes)) return events;
   if (atb::is_atb_torch_compare(golden_dir_, my_dir_)) return pass_atb(now_ns, notes, verdicts, indexed);

@@ -31,7 +31,7 @@ class HtmlPages {
   static std::string tokens_dir_of(const std::string& page);
 
   HtmlPages(HtmlPages&&) noexcept = default;
-  HtmlPages& operator=(HtmlPages&&) noexcept = default;
+  HtmlPages& operator=(HtmlPages&&) = delete;  // as OutputFile
   ~HtmlPages() = default;
 
   void begin_rank(std::optional<int64_t> rank);

@@ -9,8 +9,19 @@
 namespace msit::opcheck::detail {
 namespace {
 
-enum class Rule : uint8_t { kLinear, kMatmul, kBinary, kUnary, kGelu, kSoftmax, kLayerNorm, kRmsNorm, kNpuRmsNorm,
-                            kEmbedding, kCat };
+enum class Rule : uint8_t {
+  kLinear,
+  kMatmul,
+  kBinary,
+  kUnary,
+  kGelu,
+  kSoftmax,
+  kLayerNorm,
+  kRmsNorm,
+  kNpuRmsNorm,
+  kEmbedding,
+  kCat
+};
 
 struct ApiRow {
   std::string_view name;  // the entry name's op: Functional.linear.0.forward -> linear
@@ -48,7 +59,6 @@ const ApiRow* api_row(std::string_view name) {
     if (r.name == name) return &r;
   return nullptr;
 }
-
 
 // Builds one call: tensors opened in order, parameters set, or the reason it cannot be.
 struct Builder {
@@ -92,7 +102,8 @@ struct Builder {
   bool none_or_absent(size_t i, std::string_view name) {
     const MsprobeLeaf* l = a.arg(i, name);
     if (!a.passed(i, name) || (l && l->kind == MsprobeLeafKind::kNull)) return true;
-    if (l && l->kind == MsprobeLeafKind::kScalar && (l->scalar.value_text == "false" || l->scalar.value_text == "False"))
+    if (l && l->kind == MsprobeLeafKind::kScalar &&
+        (l->scalar.value_text == "false" || l->scalar.value_text == "False"))
       return true;
     fail(SkipReason::kMissingAttribute, c.op_type + " with " + std::string(name) + " set is not recomputed");
     return false;
@@ -102,8 +113,9 @@ struct Builder {
     const MsprobeLeaf* l = a.arg(i, name);
     if (auto v = leaf_number(l)) return v;
     if ((!a.passed(i, name) || (l && l->kind == MsprobeLeafKind::kNull)) && def) return def;
-    fail(SkipReason::kMissingAttribute, c.op_type + ": its " + std::string(name) +
-                                            (a.passed(i, name) ? " is not a number in dump.json" : " is not in dump.json"));
+    fail(SkipReason::kMissingAttribute,
+         c.op_type + ": its " + std::string(name) +
+             (a.passed(i, name) ? " is not a number in dump.json" : " is not in dump.json"));
     return std::nullopt;
   }
 };
@@ -234,7 +246,8 @@ void build(Builder& b, const ApiRow& row) {
 
 FrontEnd msprobe_api_call(std::string_view api, const MsprobeArgs& args, OpCall c) {
   const ApiRow* row = api_row(api);
-  if (!row) return not_recomputed(c, SkipReason::kUnknownOp, "the API '" + std::string(api) + "' is not in the recomputed set");
+  if (!row)
+    return not_recomputed(c, SkipReason::kUnknownOp, "the API '" + std::string(api) + "' is not in the recomputed set");
   Builder b{args, std::move(c), std::nullopt};
   const MsprobeLeaf* out = args.at(MsprobeCategory::kOutput, {"0"});  // npu_rms_norm: y, not rstd
   if (!out || out->kind != MsprobeLeafKind::kTensor)

@@ -31,8 +31,7 @@ std::string tensor(const fs::path& rank, const std::string& name, const std::vec
          (with_data_name ? R"(,"data_name":")" + name + "\"" : std::string()) + "}";
 }
 
-std::string entry(const std::string& name, const std::string& args, const std::string& kwargs,
-                  const std::string& out) {
+std::string entry(const std::string& name, const std::string& args, const std::string& kwargs, const std::string& out) {
   return "\"" + name + R"(":{"input_args":[)" + args + R"(],"input_kwargs":{)" + kwargs + R"(},"output":[)" + out +
          "]}";
 }
@@ -65,10 +64,9 @@ void add_linear(Rank& r, const std::string& name, int corrupt) {
     }
   }
   if (corrupt >= 0) y[static_cast<size_t>(corrupt)] *= 1.02f;
-  r.entries.push_back(entry(name, tensor(r.dir, name + ".input.0.pt", {4, 6}, x) + "," +
-                                      tensor(r.dir, name + ".input.1.pt", {5, 6}, w),
-                            R"("bias":)" + tensor(r.dir, name + ".kwargs.bias.pt", {5}, b),
-                            tensor(r.dir, name + ".output.0.pt", {4, 5}, y)));
+  r.entries.push_back(entry(
+      name, tensor(r.dir, name + ".input.0.pt", {4, 6}, x) + "," + tensor(r.dir, name + ".input.1.pt", {5, 6}, w),
+      R"("bias":)" + tensor(r.dir, name + ".kwargs.bias.pt", {5}, b), tensor(r.dir, name + ".output.0.pt", {4, 5}, y)));
 }
 
 TEST(OpcheckMsprobe, LinearWithKeywordBiasAgreesAndOneWrongElementDisagrees) {
@@ -101,10 +99,10 @@ TEST(OpcheckMsprobe, KeywordArgumentsAndTorchDefaultsAreRead) {
     for (size_t k = 0; k < 6; ++k) ln[row * 6 + k] = (x[row * 6 + k] - m) / std::sqrt(v + 1e-5f);
   }
   const std::string mul = "Tensor.mul.0.forward", norm = "Functional.layer_norm.0.forward";
-  r.entries.push_back(entry(mul, tensor(r.dir, mul + ".input.0.pt", {2, 6}, x) + R"(,{"type":"float","value":0.5})",
-                            "", tensor(r.dir, mul + ".output.0.pt", {2, 6}, half)));
-  r.entries.push_back(entry(norm, tensor(r.dir, norm + ".input.0.pt", {2, 6}, x) + R"(,[{"type":"int","value":6}])",
-                            "", tensor(r.dir, norm + ".output.0.pt", {2, 6}, ln)));
+  r.entries.push_back(entry(mul, tensor(r.dir, mul + ".input.0.pt", {2, 6}, x) + R"(,{"type":"float","value":0.5})", "",
+                            tensor(r.dir, mul + ".output.0.pt", {2, 6}, half)));
+  r.entries.push_back(entry(norm, tensor(r.dir, norm + ".input.0.pt", {2, 6}, x) + R"(,[{"type":"int","value":6}])", "",
+                            tensor(r.dir, norm + ".output.0.pt", {2, 6}, ln)));
   r.write();
   const OpCheckResult m = r.check(mul);
   EXPECT_EQ(m.verdict, OpVerdict::kAgrees) << m.detail;

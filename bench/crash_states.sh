@@ -12,7 +12,7 @@ msit=$1 dumpgen=$2
 work=${3:-$(mktemp -d /tmp/msit-crash-bench.XXXXXX)}
 here="$(cd "$(dirname "$0")" && pwd)"
 rc=0
-for sc in ${SCENARIOS:-compact-store compact-json compact-msit compact-archive compact-msprobe watch-store watch-json}; do
+for sc in ${SCENARIOS:-compact-store compact-json compact-msit compact-archive compact-msprobe watch-store watch-json watch-msprobe watch-archive}; do
   rm -rf "${work:?}/$sc"
   python3 "$here/../tests/integration/crash_explore.py" "$msit" "$dumpgen" --scenario "$sc" \
     --files "${FILES:-8}" ${MAX_STATES:+--max-states "$MAX_STATES"} --work "$work/$sc" --json "$work/$sc.json" || rc=1

@@ -12,8 +12,15 @@ every grid is held out. Two generators, independent of each other and of our rea
 * without --gen, tests/integration/compare_msprobe_gen.py: a chain of MindSpore APIs, kernel
   noise on both sides (grids toy*).
 
+--flow backward grades the backward flow's first divergence (compare's "first divergence
+(backward)" line) instead: the error injected into one API's backward output gradient
+(msit-dumpgen --backward --diverge-backward K: its gradients are independent draws per entry, so
+the injection stays local; compare_msprobe_gen.py --inject-backward propagates it, but its
+float32 gradients through 1 - tanh^2 amplify the kernel noise of both sides far above float32's
+rounding), a clean forward pass.
+
   bench/divergence_grid_msprobe.py --bin build/cli/msit-compact [--gen build/tests/tools/msit-dumpgen]
-      [--grid heldout] [--jobs 2]
+      [--grid heldout] [--flow forward|backward] [--jobs 2]
 
 One unit of the counts is one run. Named API == injected API is a true positive; a name on a
 noise-only run is a false positive; a wrong name is a false positive and a false negative.
@@ -38,11 +45,13 @@ GRIDS = {
     # msit-dumpgen msprobe --chain llama: ops = 1 + 15 x blocks; noise is model's kernel noise level.
     "heldout": dict(seeds=range(100, 110), noise=[1e-3, 3e-3], red=[0.02, 0.05, 0.2], apis=31),
     "heldout2": dict(seeds=range(200, 210), noise=[2e-3], red=[0.03, 0.1, 0.5], apis=46),
+    # --flow backward: seeds no other grid uses.
+    "heldout-bw": dict(seeds=range(300, 310), noise=[1e-3, 3e-3], red=[0.02, 0.05, 0.2], apis=31),
 }
 
 
-def api_name(i):
-    return "%s.%d.forward" % (APIS[i % len(APIS)], i // len(APIS))
+def api_name(i, flow="forward"):
+    return "%s.%d.%s" % (APIS[i % len(APIS)], i // len(APIS), flow)
 
 
 def as_statistics(rank_dir):
@@ -70,17 +79,19 @@ def generate(a, tmp, mode, noise, red, seed, inject, apis):
     """Writes the pair; returns the entry the generator injected into (None: a clean run)."""
     tt, gt = MODES[mode]
     if not a.gen:
+        which = "--inject" if a.flow == "forward" else "--inject-backward"
         subprocess.run([a.python, GEN, tmp, "--apis", str(apis), "--noise", str(noise), "--magnitude", str(red),
-                        "--seed", str(seed), "--inject", str(inject), "--target-task", tt, "--golden-task", gt],
+                        "--seed", str(seed), which, str(inject), "--target-task", tt, "--golden-task", gt],
                        check=True)
-        return api_name(inject) if inject >= 0 else None
+        return api_name(inject, a.flow) if inject >= 0 else None
+    which = ["--diverge-at", str(inject)] if a.flow == "forward" else ["--backward", "--diverge-backward", str(inject)]
     subprocess.run([a.gen, "msprobe", "--out", tmp, "--task", "statistics" if tt == gt == "statistics" else "tensor",
                     "--chain", "llama", "--ops", str(apis), "--seed", str(seed), "--noise", str(noise),
-                    "--diverge-at", str(inject), "--diverge-scale", str(red)], check=True, capture_output=True)
+                    "--diverge-scale", str(red)] + which, check=True, capture_output=True)
     if tt != gt:
         as_statistics(os.path.join(tmp, "bench/step0/rank0"))
     with open(os.path.join(tmp, "scenario.json")) as f:
-        return json.load(f)["first_divergence"]
+        return json.load(f).get("first_divergence" if a.flow == "forward" else "first_divergence_backward")
 
 
 def run(a, mode, noise, red, seed, inject, apis):
@@ -92,7 +103,8 @@ def run(a, mode, noise, red, seed, inject, apis):
                              capture_output=True, text=True)
         if out.returncode not in (0, 1):
             sys.exit("compare failed: " + out.stderr)
-        m = re.search(r"^first divergence: (\S+) ", out.stdout, re.M)
+        head = "first divergence: " if a.flow == "forward" else r"first divergence \(backward\): "
+        m = re.search("^" + head + r"(\S+) ", out.stdout, re.M)
         return want, m.group(1) if m else None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -103,6 +115,7 @@ def main():
     p.add_argument("--bin", required=True)
     p.add_argument("--gen", help="msit-dumpgen (its msprobe command); default: compare_msprobe_gen.py")
     p.add_argument("--grid", default="heldout", choices=sorted(GRIDS))
+    p.add_argument("--flow", default="forward", choices=["forward", "backward"])
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--python", default=sys.executable)
     a = p.parse_args()
@@ -142,6 +155,11 @@ def main():
     for mode, c in totals.items():
         print("%s: precision %.3f, recall %.3f over %d runs" % (
             mode, c["tp"] / max(1, c["tp"] + c["fp"]), c["tp"] / max(1, c["tp"] + c["fn"]), c["runs"]))
+    # The false names: which API was named where another (or none) was injected.
+    for (mode, noise, red, seed, inject), (want, name) in zip(jobs, named):
+        if name is not None and name != want:
+            print("false name: %s, noise %g, RED %s, seed %d: named %s, injected %s" % (
+                mode, noise, "none" if red is None else "%g" % red, seed, name, want))
 
 
 if __name__ == "__main__":

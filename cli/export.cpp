@@ -1,6 +1,6 @@
 // `msit-compact export ROOT`: the entries of every summary store at or below ROOT, and those
 // below ROOT of the stores above it, as NAME.summary.json files (never replacing one) or as
-// one CSV of all tensors' statistics.
+// one CSV of all tensors' statistics. What ROOT is comes from the resolver (docs/resolve.md).
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -13,6 +13,7 @@
 #include "common/io/file.h"
 #include "common/io/output_file.h"
 #include "common/io/tree_walk.h"
+#include "common/resolve/resolve.h"
 #include "common/safety/publish.h"
 #include "common/store/store_export.h"
 
@@ -100,7 +101,10 @@ void export_json(const ExportArgs& a, const std::vector<Source>& stores, Outcome
   }
   for (const auto& [db, under] : stores) {
     DirRef base = out;
-    std::string sub = under.empty() ? store_sub(a.root, db) : std::string();
+    // A folder inside a dump (a rank or token folder, docs/resolve.md) keeps its place in the
+    // dump under OUT, beside the dump's graph texts: OUT is then that dump, restricted to it,
+    // and compares as one.
+    std::string sub = under.empty() ? store_sub(a.root, db) : under;
     if (a.out.empty()) {
       // Next to the store, or for a store above ROOT, in ROOT: where the raw files were.
       const std::string at = under.empty() ? dir_of(db) : a.root;
@@ -114,7 +118,7 @@ void export_json(const ExportArgs& a, const std::vector<Source>& stores, Outcome
     }
     store::JsonExportResult r;
     Status st = store::export_store_json(db, base, sub, r, under);
-    if (st.ok() && !a.out.empty() && under.empty()) carry_graph_texts(dir_of(db), a.out, sub, o);
+    if (st.ok() && !a.out.empty()) carry_graph_texts(dir_of(db), a.out, under.empty() ? sub : std::string(), o);
     o.entries += r.written;
     o.conflicts.insert(o.conflicts.end(), r.conflicts.begin(), r.conflicts.end());
     o.failures.insert(o.failures.end(), r.errors.begin(), r.errors.end());
@@ -168,6 +172,35 @@ void export_csv(const ExportArgs& a, const std::vector<Source>& stores, Outcome&
   if (!done.ok()) o.failures.push_back(done.error());
 }
 
+// What the resolver takes ROOT for, in a few words ("rank 1 of the dump D"), or "" when ROOT is
+// a dump root, a dump_path (every dump below it is exported) or a store (nothing to say).
+std::string resolved_text(const resolve::ResolvedSide& s) {
+  switch (s.kind) {
+    case resolve::GivenKind::kRankDir: return "rank " + std::to_string(*s.rank) + " of the dump " + s.path;
+    case resolve::GivenKind::kTokenDir: return "token " + std::to_string(*s.token) + " of the dump " + s.path;
+    case resolve::GivenKind::kInsideRoot: return "a directory inside the dump " + s.path;
+    default: return "";
+  }
+}
+
+// Nothing to export: what ROOT holds instead, and what to type.
+Error nothing_to_export(const std::string& root, const Result<resolve::ResolvedSide>& s) {
+  std::string msg = "no msit-summary.db at or below it";
+  // What the resolver found when it could not tell (two dumps of a kind); an empty directory
+  // says nothing more than the message.
+  if (!s.ok() && s.error().stage == Stage::kDetect)
+    return make_error(root, Stage::kExport, msg + "; " + s.error().message);
+  if (!s.ok()) return make_error(root, Stage::kExport, msg);
+  if (s->kind == resolve::GivenKind::kUnknown) return make_error(root, Stage::kExport, msg);
+  // A dump_path's dumps are all exported, a folder inside a dump is exported from its dump's store.
+  const bool dump_path = s->kind == resolve::GivenKind::kDumpPath;
+  const std::string what = dump_path ? "a dump_path" : resolved_text(*s);
+  msg += "; it is " + (what.empty() ? "a dump" : what) + " without summaries yet: summarise " +
+         (dump_path ? "its dumps" : "it") + " with msit-compact compact " +
+         resolve::shell_quote(dump_path ? s->given : s->path) + " --keep-raw, or compare the raw dump as it is";
+  return make_error(root, Stage::kExport, msg);
+}
+
 int run(const ExportArgs& a) {
   Outcome o;
   if (struct stat st{}; ::stat(a.root.c_str(), &st) != 0) {
@@ -175,9 +208,12 @@ int run(const ExportArgs& a) {
                                   : make_sys_error(a.root, Stage::kOpen, "cannot look at it", errno));
     return kExitBadInput;
   }
+  const Result<resolve::ResolvedSide> resolved = resolve::resolve_side(a.root, resolve::Side::kMy);
   const std::vector<Source> stores = sources_of(a.root, o.bad_input);
-  if (stores.empty() && o.bad_input.empty())
-    o.bad_input.push_back(make_error(a.root, Stage::kExport, "no msit-summary.db at or below it"));
+  if (stores.empty() && o.bad_input.empty()) o.bad_input.push_back(nothing_to_export(a.root, resolved));
+  if (const std::string what = resolved.ok() ? resolved_text(*resolved) : "";
+      !stores.empty() && !what.empty() && a.verbosity != Verbosity::kQuiet)
+    std::fprintf(stderr, "export: %s is %s\n", printable(a.root).c_str(), printable(what).c_str());
   if (!stores.empty()) {
     if (a.format == "csv") export_csv(a, stores, o);
     else export_json(a, stores, o);

@@ -206,10 +206,14 @@ void print_filesystems(const nlohmann::json& j) {
   }
 }
 
-// With --golden: how many first divergences, and the last one (docs/live-divergence.md).
+// With --golden: how many first divergences, and the last one, and the coverage gaps
+// (docs/live-divergence.md).
 void print_divergences(const nlohmann::json& j) {
   if (!j.value("live_divergence", false)) return;
   const uint64_t n = j.value("divergences", uint64_t{0});
+  // Coverage gaps (docs/live-divergence.md "Coverage"): parts of the dump that were not compared.
+  if (const uint64_t gaps = j.value("not_compared", uint64_t{0}); gaps != 0)
+    std::printf("  not compared        %llu (see the log or the events file)\n", static_cast<unsigned long long>(gaps));
   if (n == 0) {
     std::printf("  divergences         none so far\n");
     return;

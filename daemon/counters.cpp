@@ -74,6 +74,7 @@ std::string Counters::status_line() const {
     if (const auto& d = last_divergence)
       line += ", last: rank " + (d->rank < 0 ? std::string("-") : std::to_string(d->rank)) + " token " +
               printable(d->token) + " " + printable(d->op) + " (" + printable(d->op_type) + ")";
+    if (not_compared != 0) line += "; not compared " + std::to_string(not_compared);
   }
   return line;
 }
@@ -114,6 +115,7 @@ nlohmann::json Counters::to_json(int pid, const std::string& state) const {
   for (const auto& [reason, n] : failures_by_reason) j["failures_by_reason"][reason] = n;
   j["live_divergence"] = live_divergence;
   j["divergences"] = divergences;
+  j["not_compared"] = not_compared;
   // Without the file paths: the status file is world-readable, like STATUS= (docs/safety.md D2).
   j["last_divergence"] = nullptr;
   if (last_divergence) {

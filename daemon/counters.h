@@ -78,6 +78,7 @@ struct Counters {
   // Live divergence (docs/live-divergence.md): set by the service from its alert sink.
   bool live_divergence = false;  // watch --golden
   uint64_t divergences = 0;      // reported, also by earlier runs (read back from the events file)
+  uint64_t not_compared = 0;     // coverage gaps reported (kNotCompared events), likewise
   std::optional<DivergenceEvent> last_divergence;
 
   // Adds one deleted file to the total and its stages.

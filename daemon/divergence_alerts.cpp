@@ -52,11 +52,12 @@ class AlertSink final : public DivergenceAlerts {
     set_command(s.on_divergence, s.on_divergence_interval_s);
   }
 
-  void restore(std::optional<EventsFile> file, std::set<std::string> ids, uint64_t count,
+  void restore(std::optional<EventsFile> file, std::set<std::string> ids, uint64_t count, uint64_t gaps,
                std::optional<DivergenceEvent> last) {
     file_ = std::move(file);
     ids_ = std::move(ids);
     count_ = count;
+    gaps_ = gaps;
     last_ = std::move(last);
   }
 
@@ -66,7 +67,8 @@ class AlertSink final : public DivergenceAlerts {
     DivergenceEvent ev = e;
     if (ev.time == 0) ev.time = static_cast<int64_t>(std::time(nullptr));
     ids_.insert(ev.id);
-    ++count_;
+    const bool gap = ev.kind == EventKind::kNotCompared;
+    ++(gap ? gaps_ : count_);
     log_.warning(divergence_log_line(ev));
     if (file_) {
       Status st = file_->append(divergence_json(ev));
@@ -75,6 +77,7 @@ class AlertSink final : public DivergenceAlerts {
                    "; this divergence is in the log only and may be reported again after a "
                    "restart");
     }
+    if (gap) return true;
     maybe_run(ev);
     last_ = std::move(ev);
     return true;
@@ -87,6 +90,10 @@ class AlertSink final : public DivergenceAlerts {
   uint64_t count() const override {
     std::lock_guard<std::mutex> lock(mu_);
     return count_;
+  }
+  uint64_t not_compared() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return gaps_;
   }
   std::optional<DivergenceEvent> last() const override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -124,7 +131,7 @@ class AlertSink final : public DivergenceAlerts {
   mutable std::mutex mu_;
   std::optional<EventsFile> file_;
   std::set<std::string> ids_;
-  uint64_t count_ = 0;
+  uint64_t count_ = 0, gaps_ = 0;
   std::optional<DivergenceEvent> last_;
   std::vector<std::string> argv_;
   int64_t interval_ns_ = 0;
@@ -140,6 +147,13 @@ nlohmann::json divergence_json(const DivergenceEvent& e) {
   j["time"] = e.time;
   j["rank"] = e.rank < 0 ? nlohmann::json(nullptr) : nlohmann::json(e.rank);
   j["token"] = e.token;
+  if (e.kind == EventKind::kNotCompared) {  // a coverage gap: no op, no metrics
+    j["kind"] = "not_compared";
+    j["not_compared"] = e.not_compared;
+    j["root"] = e.root;
+    j["golden_root"] = e.golden_root;
+    return j;
+  }
   j["op"] = e.op;
   j["op_type"] = e.op_type;
   for (const auto& m : kMetrics)
@@ -157,6 +171,8 @@ std::optional<DivergenceEvent> divergence_from_json(const nlohmann::json& j) {
   if (!j.is_object() || !j.contains("id") || !j["id"].is_string()) return std::nullopt;
   DivergenceEvent e;
   e.id = str(j, "id");
+  if (str(j, "kind") == "not_compared") e.kind = EventKind::kNotCompared;
+  e.not_compared = str(j, "not_compared");
   e.time = j.contains("time") && j["time"].is_number_integer() ? j["time"].get<int64_t>() : 0;
   e.rank = j.contains("rank") && j["rank"].is_number_integer() ? j["rank"].get<int64_t>() : -1;
   e.token = str(j, "token");
@@ -174,6 +190,8 @@ std::optional<DivergenceEvent> divergence_from_json(const nlohmann::json& j) {
 }
 
 std::string divergence_log_line(const DivergenceEvent& e) {
+  if (e.kind == EventKind::kNotCompared)
+    return "coverage: " + printable(e.not_compared) + " [id " + printable(e.id) + "]";
   std::string metrics;
   for (const auto& m : kMetrics)
     if (const auto& v = e.*m.field) metrics += std::string(m.key) + " " + number(*v) + ", ";
@@ -208,7 +226,7 @@ Result<std::unique_ptr<DivergenceAlerts>> open_divergence_alerts(const LiveSetti
   std::optional<EventsFile> file;
   std::set<std::string> ids;
   std::optional<DivergenceEvent> last;
-  uint64_t ours = 0;
+  uint64_t ours = 0, gaps = 0;
   if (!s.events_file.empty()) {
     std::set<std::string> roots;
     for (const auto& g : s.goldens) roots.insert(g.root);
@@ -219,6 +237,10 @@ Result<std::unique_ptr<DivergenceAlerts>> open_divergence_alerts(const LiveSetti
       if (!e) return;
       ids.insert(e->id);
       if (roots.count(e->root) == 0) return;
+      if (e->kind == EventKind::kNotCompared) {
+        ++gaps;
+        return;
+      }
       ++ours;
       last = std::move(e);
     };
@@ -228,7 +250,7 @@ Result<std::unique_ptr<DivergenceAlerts>> open_divergence_alerts(const LiveSetti
     if (ours != 0) log.info(s.events_file + ": " + std::to_string(ours) + " divergence(s) reported by earlier runs");
     file = std::move(f);
   }
-  sink->restore(std::move(file), std::move(ids), ours, std::move(last));
+  sink->restore(std::move(file), std::move(ids), ours, gaps, std::move(last));
   return std::unique_ptr<DivergenceAlerts>(std::move(sink));
 }
 

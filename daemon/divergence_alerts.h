@@ -22,7 +22,13 @@ namespace msit::daemon {
 class Logger;
 class Clock;
 
+// What an event says: a first divergence, or part of the watched dump that has no golden
+// counterpart and is not compared (docs/live-divergence.md "Coverage": it could hold the
+// divergence, as compare's coverage gaps make a compare inconclusive).
+enum class EventKind : uint8_t { kDivergence, kNotCompared };
+
 struct DivergenceEvent {
+  EventKind kind = EventKind::kDivergence;
   // Stable over restarts: derived from (watched root, rank, token, op) by the live comparer.
   std::string id;
   int64_t time = 0;   // Unix seconds, set by report() when 0
@@ -34,16 +40,20 @@ struct DivergenceEvent {
   double error_level = 0, error_jump = 0;
   std::string my_path, golden_path;  // the diverging output's files on both sides
   std::string root, golden_root;     // the watched root and its golden
+  std::string not_compared;          // kNotCompared: what was not compared, and why
 };
 
 class DivergenceAlerts {
  public:
   virtual ~DivergenceAlerts() = default;
-  // Logs, appends to the events file, runs on_divergence (rate-limited) and updates the status.
+  // Logs, appends to the events file, runs on_divergence (rate-limited; not for a kNotCompared
+  // event: a missing golden rank is no reason to stop the run) and updates the status.
   // Returns false (and does nothing) when an event with this id was already reported.
   virtual bool report(const DivergenceEvent& e) = 0;
   virtual bool already_reported(const std::string& id) const = 0;
-  virtual uint64_t count() const = 0;                       // events reported since start or found at start
+  virtual uint64_t count() const = 0;  // divergences reported since start or found at start
+  // Not-compared events (coverage gaps) reported since start or found at start.
+  virtual uint64_t not_compared() const { return 0; }
   virtual std::optional<DivergenceEvent> last() const = 0;  // for STATUS= and the status file
   // SIGHUP: the on_divergence command and its interval (the rest is read at start).
   virtual void set_command(const std::string& on_divergence, uint32_t interval_s) {

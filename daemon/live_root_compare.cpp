@@ -9,6 +9,7 @@
 
 #include "common/compare/divergence.h"
 #include "common/compare_atb/atb_compare.h"
+#include "common/compare_msprobe/pairs.h"
 #include "common/report/op_label.h"
 #include "common/resolve/resolve.h"
 #include "common/stats/tensor_stats.h"
@@ -82,6 +83,10 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
   // golden's, usually written once, is listed once). The previous pass's trees (which point
   // into the catalog) are gone by now; the row cache holds only copies.
   store::StoreCatalog::instance().forget_changed();
+  // msProbe trees are paired by msProbe's own rules (steps, ranks), not the resolver's. An msProbe
+  // golden pairs with nothing else: a watched dump_path with no dump.json yet (msProbe writes it
+  // at a step's end) is an msProbe dump still on its first step.
+  if (is_msprobe_path(golden_)) return pass_msprobe(now_ns, notes, verdicts, indexed);
   std::vector<DivergenceEvent> events;
   if (!resolve_sides(now_ns, notes)) return events;
   if (atb::is_atb_torch_compare(golden_dir_, my_dir_)) return pass_atb(now_ns, notes, verdicts, indexed);
@@ -132,6 +137,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
     }
   }
   rows_ = std::move(kept);  // rows of pairs no longer matched are dropped
+  note_coverage(m->coverage, events);
   return events;
 }
 
@@ -241,7 +247,9 @@ void LiveRootCompare::answer_final_tokens(const std::vector<ReportRow>& rows, in
   for (const auto& r : rows) tokens.insert(r.token_id);
   for (int64_t tok : tokens) {
     std::string tag = token_tag(rank, tok);
-    if (done_tokens_.count(tag) || !finality_.is_final({rank, tok}, now_ns)) continue;
+    if (!finality_.is_final({rank, tok}, now_ns)) continue;
+    if (auto [at, fresh] = answered_until_.emplace(rank, tok); !fresh) at->second = std::max(at->second, tok);
+    if (done_tokens_.count(tag)) continue;
     auto f = firsts.find(tok);
     std::string which = root_ + ": live compare: rank " + (rank < 0 ? std::string("-") : std::to_string(rank)) +
                         ", token " + std::to_string(tok);
@@ -258,6 +266,39 @@ void LiveRootCompare::answer_final_tokens(const std::vector<ReportRow>& rows, in
     notes.push_back(which + " " + why);
     events.push_back(divergence_event(rows[f->second], root_, golden_));
     done_tokens_.insert(tag);  // a token has one first divergence: answered once per process
+  }
+}
+
+void LiveRootCompare::note_coverage(const Coverage& c, std::vector<DivergenceEvent>& events) {
+  // A golden dumped at the same time may be late with a rank or a token: a gap is said only once
+  // the golden has shown it went past it (a token of another rank answered; a later token of
+  // the same rank answered).
+  auto gap = [&](int64_t rank, std::optional<int64_t> token, std::string what) {
+    DivergenceEvent e;
+    e.kind = EventKind::kNotCompared;
+    e.id = divergence_id(root_, rank, token.value_or(-1), "\x1fnot compared");
+    if (!gaps_reported_.insert(e.id).second) return;
+    e.rank = rank;
+    e.token = token ? std::to_string(*token) : std::string();
+    e.not_compared = std::move(what) + ": not compared; it could hold the divergence";
+    e.root = root_;
+    e.golden_root = golden_;
+    events.push_back(std::move(e));
+  };
+  if (answered_until_.empty()) return;
+  for (int64_t r : c.my_only_ranks)
+    gap(r, std::nullopt,
+        "rank " + std::to_string(r) + " of " + my_dir_ + " has no counterpart in the golden " + golden_dir_);
+  for (const RankCoverage& rc : c.ranks) {
+    const int64_t rank = rc.rank.value_or(-1);
+    auto until = answered_until_.find(rank);
+    if (until == answered_until_.end()) continue;
+    for (int64_t t : rc.my_only_tokens) {
+      if (t >= until->second) continue;
+      gap(rank, t,
+          "token " + std::to_string(t) + (rank < 0 ? std::string() : " of rank " + std::to_string(rank)) + " of " +
+              my_dir_ + " has no counterpart in the golden " + golden_dir_);
+    }
   }
 }
 

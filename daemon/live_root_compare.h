@@ -22,6 +22,10 @@
 #include "daemon/token_finality.h"
 #include "daemon/token_verdict.h"
 
+namespace msit {
+struct MsRankPair;  // common/compare_msprobe/pairs.h
+}  // namespace msit
+
 namespace msit::daemon {
 
 struct AtbLiveState;  // daemon/live_compare_atb.h
@@ -99,6 +103,10 @@ class LiveRootCompare {
   // A pass that could not match: "match: nothing to compare yet" once while nothing pairs,
   // any other reason once per distinct text.
   void note_waiting(const Error& e, std::vector<std::string>& notes);
+  // Coverage (docs/live-divergence.md "Coverage"): a rank of the watched dump without golden
+  // counterpart once a token of a paired rank is answered, a token of mine without golden once
+  // a later token of its rank is answered; one kNotCompared event each.
+  void note_coverage(const Coverage& c, std::vector<DivergenceEvent>& events);
   void note_verdicts(const std::vector<ReportRow>& rows, const DumpTree& my, int64_t rank, int64_t now_ns,
                      std::vector<TokenVerdict>& out) const;
 
@@ -108,6 +116,21 @@ class LiveRootCompare {
   // Defined in daemon/live_compare_atb.cpp.
   std::vector<DivergenceEvent> pass_atb(int64_t now_ns, std::vector<std::string>& notes,
                                         std::vector<TokenVerdict>* verdicts, std::set<std::string>* indexed);
+  // msProbe dumps (common/compare_msprobe): a token is a step, a rank its rank folder; a step is
+  // compared once final on both sides (its dump.json unchanged while a later step exists, or the
+  // tree quiet), through the stores where the watcher compacted it.
+  // Defined in daemon/live_compare_msprobe.cpp, as the two below.
+  std::vector<DivergenceEvent> pass_msprobe(int64_t now_ns, std::vector<std::string>& notes,
+                                            std::vector<TokenVerdict>* verdicts, std::set<std::string>* indexed);
+  // What each side shows of its steps (every rank folder, with its dump.json or without it yet),
+  // and into `indexed` (may be null) the watched side's tensor folders.
+  void msprobe_sides(const std::vector<MsRankPair>& pairs, Sides& mine, Sides& golden,
+                     std::set<std::string>* indexed) const;
+  // Compares a final step of a rank and answers it: its event if it diverges, its verdict for
+  // `verdicts` (may be null); nothing yet while its dump.json or tensor files do not read.
+  std::optional<DivergenceEvent> answer_step(const TokenFinality::Key& k, const MsRankPair& p, const std::string& tag,
+                                             int64_t now_ns, std::vector<std::string>& notes,
+                                             std::vector<TokenVerdict>* verdicts);
   // Whether a file an ATB/torch pass lists is whole: a summary or stored file; on the watched
   // side, a raw file listed with its file on disk or one the watcher holds; on the golden's, by
   // golden_file_whole (by its write time only).
@@ -166,9 +189,14 @@ class LiveRootCompare {
   // Rows already evaluated, by pair (both path cells and what stands for each side): a pair is
   // evaluated again only when a side changes kind (raw -> summary) or when its row was an error.
   std::map<std::string, ReportRow> rows_;
-  atb::AtbRowCache atb_rows_;          // the same, for ATB/torch passes (kept by the ATB library)
-  std::set<std::string> done_tokens_;  // rank/token answered (reported or found clean) while final
-  std::set<std::string> clean_noted_;  // rank/token noted as judged clean (once per process)
+  atb::AtbRowCache atb_rows_;                  // the same, for ATB/torch passes (kept by the ATB library)
+  std::set<std::string> done_tokens_;          // rank/token answered (reported or found clean) while final
+  std::set<std::string> clean_noted_;          // rank/token noted as judged clean (once per process)
+  std::map<int64_t, int64_t> answered_until_;  // per rank, the last token found final and answered
+  std::set<std::string> gaps_reported_;        // ids of the kNotCompared events made (once per process)
+  // msProbe: rank/step -> when its compare first found a tensor pair unreadable (answered anyway
+  // after a grace period, daemon/live_compare_msprobe.cpp).
+  std::map<std::string, int64_t> unreadable_since_;
   // Cost (docs/live-divergence.md "Cost"): a token answered while final is retired with the
   // signatures its files had then (mine, golden); later passes drop it from both trees before
   // reading or matching anything (CompareOptions::prune), and its rows leave the cache. A

@@ -216,7 +216,7 @@ void Service::arm_due() {
 
 void Service::publish_status(const char* state) {
   for (const auto& w : compactor_.take_warnings()) log_.warning(w);
-  if (alerts_) watcher_->set_divergences(alerts_->count(), alerts_->last());
+  if (alerts_) watcher_->set_divergences(alerts_->count(), alerts_->last(), alerts_->not_compared());
   const Counters& c = watcher_->counters();
   std::string line = c.status_line() + watermarks_.status_suffix();
   sd_notifyf(0, "STATUS=%s", line.c_str());

@@ -79,9 +79,10 @@ class Watcher {
   // Counters with the gauges (pending, watches, ...) refreshed.
   const Counters& counters();
   // The live divergence part of the counters, kept by the service's alert sink.
-  void set_divergences(uint64_t n, std::optional<DivergenceEvent> last) {
+  void set_divergences(uint64_t n, std::optional<DivergenceEvent> last, uint64_t not_compared = 0) {
     counters_.live_divergence = true;
     counters_.divergences = n;
+    counters_.not_compared = not_compared;
     counters_.last_divergence = std::move(last);
   }
   WatchTree& tree() { return tree_; }

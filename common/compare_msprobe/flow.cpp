@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -107,7 +108,7 @@ class PairStream {
     for (const ReportRow& r : levels_) {
       if (r.jump != ReportRow::Jump::kFirst) continue;
       auto& slot = r.token_id == kBackwardFlow ? tally_.backward : tally_.forward;
-      if (!slot) slot = MsDivergence{r.my_label.op, r.my_data_path, {}};
+      if (!slot) slot = MsDivergence{r.my_label.op, r.my_data_path, {}, r};
     }
     MSIT_TRY(add_modules());
     return sink_.end(tally_);
@@ -215,12 +216,14 @@ class PairStream {
       if (lv.cosine) rep.cosine = *lv.cosine;
       if (lv.red) rep.red = *lv.red;
       rep.compare_mode = lv.source;
+      if (lv.unreadable) unreadable_.fetch_add(1, std::memory_order_relaxed);
       // A compacted pair with statistics only: the lower bound of §9, as for a statistics pair.
       if (lv.source == MetricSource::kStats) rep.red = stats_level(n, b);
       return rep;
     };
     FileCache cache;
     evaluate_items(items, cache, eo);
+    tally_.unreadable += unreadable_.exchange(0);
   }
 
   const MsprobeSide& npu_;
@@ -230,6 +233,7 @@ class PairStream {
   MsRowSink& sink_;
   std::string npu_dir_, bench_dir_;
   bool sources_ = false;
+  std::atomic<size_t> unreadable_{0};  // this chunk's unreadable pairs (counted on the workers)
   std::vector<MsRow> chunk_;
   std::vector<ReportRow> levels_;
   MsRankTally tally_;

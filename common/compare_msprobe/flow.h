@@ -26,6 +26,7 @@ struct MsCompareOptions {
 struct MsDivergence {
   std::string entry, row;
   std::vector<std::string> modules;  // construct.json's modules around the entry, innermost first
+  ReportRow level;                   // the post-pass's row: cosine, red, error level and jump
 };
 
 // What one rank pair gave: rows by Result, and the first divergence of the forward pass and of
@@ -33,6 +34,9 @@ struct MsDivergence {
 struct MsRankTally {
   MsMode mode = MsMode::kSummary;
   size_t rows = 0, unmatched = 0;
+  // Real-data pairs whose file could not be read (gone without a stored summary: a file being
+  // compacted while the pass listed the stores; corrupt): the live comparer asks again.
+  size_t unreadable = 0;
   std::array<size_t, 3> by_result{};  // pass, warning, error (26.x)
   std::optional<MsDivergence> forward, backward;
 };

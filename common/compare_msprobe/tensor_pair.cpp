@@ -219,6 +219,7 @@ MsPairLevels ms_evaluate_tensor_pair(const std::string& npu_dir, const MsprobeIt
   if (!ns.ok() || !bs.ok() || !summarised.ok()) {
     row.metrics.fill(MsCell::of_text("unsupported"));
     row.metric_message = (!ns.ok() ? ns.error() : !bs.ok() ? bs.error() : summarised.error()).to_string();
+    out.unreadable = true;
     return out;
   }
   out = ns->summary ? evaluate_summaries(*ns->summary, *bs->summary, row) : evaluate_raw(*ns->raw, *bs->raw, row);

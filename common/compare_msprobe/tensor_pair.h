@@ -16,6 +16,7 @@ namespace msit {
 struct MsPairLevels {
   std::optional<double> cosine, red;
   MetricSource source = MetricSource::kExact;
+  bool unreadable = false;  // a side could not be read: every metric "unsupported"
 };
 
 // Fills row.metrics, row.metric_message and row.source from the files `npu.data_name` in npu_dir

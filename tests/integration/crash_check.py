@@ -98,7 +98,8 @@ def restored_all(msit, root):
     zs = [rel for rel in after if rel.endswith(".zst") and not os.path.basename(rel).startswith(".")]
     if not zs:
         return {}
-    with tempfile.TemporaryDirectory() as tmp:
+    # Beside ROOT (in memory when the states are): restore's fsyncs then cost nothing.
+    with tempfile.TemporaryDirectory(dir=os.path.dirname(os.path.abspath(root))) as tmp:
         for rel in zs:
             os.makedirs(os.path.dirname(os.path.join(tmp, rel)), exist_ok=True)
             with open(after[rel], "rb") as src, open(os.path.join(tmp, rel), "wb") as dst:

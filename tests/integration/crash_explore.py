@@ -28,6 +28,8 @@ SCENARIOS = {
     "compact-msprobe": (["compact", "-j", "2"], "msprobe"),
     "watch-store": (["watch", "-j", "2", "--settle-ms", "20"], "ge,fx,atb"),
     "watch-json": (["watch", "-j", "2", "--settle-ms", "20", "--summary-format", "json"], "ge,fx,atb"),
+    "watch-msprobe": (["watch", "-j", "2", "--settle-ms", "20"], "msprobe"),
+    "watch-archive": (["watch", "-j", "2", "--settle-ms", "20", "--archive"], "ge,fx,atb"),
 }
 
 
@@ -47,8 +49,9 @@ def build_tree(dumpgen, dest, families, files):
                         "--rows", "2"], check=True, capture_output=True)
         shutil.copytree(tmp + "/atb/atb", dest + "/atb", dirs_exist_ok=True)
     if "msprobe" in families:  # an msProbe PyTorch tensor dump: dump.json + dump_tensor_data/*.pt
+        # 6 ops a rank (26 tensor files in all); fewer for a reduced run's smaller tree (--files 3)
         subprocess.run([dumpgen, "msprobe", "--out", tmp + "/msprobe", "--framework", "pytorch", "--task", "tensor",
-                        "--steps", "1", "--ranks", "2", "--ops", "6", "--hidden", "16", "--rows", "4"],
+                        "--steps", "1", "--ranks", "2", "--ops", str(min(6, files)), "--hidden", "16", "--rows", "4"],
                        check=True, capture_output=True)
         shutil.copytree(tmp + "/msprobe/npu", dest + "/msprobe", dirs_exist_ok=True)
     shutil.rmtree(tmp)

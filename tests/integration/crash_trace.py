@@ -16,6 +16,7 @@ STRACE_ARGS = ["-f", "-qq", "-y", "-xx", "-s", "16777216", "-e", "trace=" + TRAC
 LINE = re.compile(r"^(\d+)\s+(.*)$")
 CALL = re.compile(r"^([a-z0-9_]+)\((.*)$")
 HEX = re.compile(r"\\x([0-9a-f]{2})")
+SPECIAL = re.compile(r'[",<>()\[\]{}]')  # what split_args() and split_call() act on
 
 
 @dataclass
@@ -52,18 +53,24 @@ def num(ret):
 
 
 def unhex(s):
+    parts = s.split("\\x")
+    if not parts[0] and all(len(x) == 2 for x in parts[1:]):  # -xx: every byte escaped (fast path)
+        try:
+            return bytes.fromhex("".join(parts[1:]))
+        except ValueError:
+            pass
     return HEX.sub(lambda m: chr(int(m.group(1), 16)), s).encode("latin-1")
 
 
 def split_args(s):
-    """Top-level comma split of an argument list (strings are all \\x-escaped by -xx)."""
-    out, depth, cur, quote, angle = [], 0, [], False, 0
-    for ch in s:
+    """Top-level comma split of an argument list (strings are all \\x-escaped by -xx). Only the
+    characters that change the state are visited (a buffer of megabytes is one skip)."""
+    out, depth, start, quote, angle = [], 0, 0, False, 0
+    for m in SPECIAL.finditer(s):
+        ch = m.group()
         if quote:
-            cur.append(ch)
             quote = ch != '"'
-            continue
-        if ch == '"':
+        elif ch == '"':
             quote = True
         elif ch == "<" and not angle:
             angle = 1
@@ -74,12 +81,10 @@ def split_args(s):
         elif not angle and ch in ")]}":
             depth -= 1
         elif ch == "," and depth == 0 and not angle:
-            out.append("".join(cur).strip())
-            cur = []
-            continue
-        cur.append(ch)
-    if cur:
-        out.append("".join(cur).strip())
+            out.append(s[start:m.start()].strip())
+            start = m.end()
+    if start < len(s):
+        out.append(s[start:].strip())
     return out
 
 
@@ -107,7 +112,8 @@ def split_call(rest):
     if not m:
         return None
     body, depth, quote = m.group(2), 1, False
-    for i, ch in enumerate(body):
+    for c in SPECIAL.finditer(body):
+        ch, i = c.group(), c.start()
         if quote:
             quote = ch != '"'
         elif ch == '"':

@@ -348,3 +348,49 @@ TEST(DivergenceAlerts, StatusLineAndJsonShowTheCountAndTheLastOne) {
 
 }  // namespace
 }  // namespace msit::daemon
+
+namespace msit::daemon {
+namespace {
+
+// A coverage gap (docs/live-divergence.md "Coverage"): its own kind in the events file, its own
+// count (not a divergence: no command run, not the last divergence), read back at restart.
+TEST(DivergenceAlerts, ANotComparedEventIsCountedApartAndRunsNoCommand) {
+  TempDir t;
+  const std::string path = t.path + "/events.jsonl";
+  LiveSettings live = with_events(path);
+  live.on_divergence = "/usr/local/bin/stop-run";
+  DivergenceEvent gap;
+  gap.kind = EventKind::kNotCompared;
+  gap.id = "gap-r1";
+  gap.rank = 1;
+  gap.not_compared = "rank 1 of /data/d/msit_ge_dump has no counterpart in the golden /data/g: not compared";
+  gap.root = "/data/d";
+  gap.golden_root = "/data/g";
+  {
+    Sink s(live);
+    ASSERT_TRUE(s.alerts->report(gap));
+    EXPECT_FALSE(s.alerts->report(gap));
+    EXPECT_EQ(s.alerts->count(), 0u);
+    EXPECT_EQ(s.alerts->not_compared(), 1u);
+    EXPECT_FALSE(s.alerts->last());
+    EXPECT_TRUE(s.runs.empty());
+    EXPECT_EQ(s.lines_with("coverage: rank 1 of /data/d/msit_ge_dump has no counterpart"), 1u);
+  }
+  auto lines = lines_of(path);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["kind"], "not_compared");
+  EXPECT_EQ(lines[0]["rank"], 1);
+  EXPECT_FALSE(lines[0].contains("op"));
+  Sink again(live);
+  EXPECT_TRUE(again.alerts->already_reported("gap-r1"));
+  EXPECT_EQ(again.alerts->not_compared(), 1u);
+  EXPECT_EQ(again.alerts->count(), 0u);
+  Counters c;
+  c.live_divergence = true;
+  c.not_compared = 1;
+  EXPECT_NE(c.status_line().find("; divergences 0; not compared 1"), std::string::npos) << c.status_line();
+  EXPECT_EQ(c.to_json(1, "running")["not_compared"], 1);
+}
+
+}  // namespace
+}  // namespace msit::daemon

@@ -76,13 +76,17 @@ Json forward_body(MsprobeRankWriter& w, const ModelOp& op, const std::array<Mat,
 // the target's rounded to its dtype with kernel noise.
 void write_backward(const Run& r, MsprobeRankWriter& w, bool target, const std::string& dtype, uint64_t seed,
                     const std::vector<std::string>& entries, const std::vector<Mat>& acts) {
-  Rng grng(seed), nrng(seed ^ 0x9e3779b97f4a7c15ull);
-  auto grad = [&](const std::vector<uint64_t>& shape, size_t n, const std::string& stem) {
-    std::vector<double> g(n);
-    for (double& x : g) x = grng.normal() * 0.01;
-    if (target) add_relative_noise(g, r.o.noise, nrng);
-    round_dtype(g, target ? dtype : "float32");
-    return w.record(g, shape, target ? dtype : "float32", stem, false);
+  Rng grng(seed), nrng(seed ^ 0x9e3779b97f4a7c15ull), irng(seed + 13);
+  auto grad = [&](const std::vector<uint64_t>& shape, size_t n, const std::string& stem, bool inject = false) {
+    Mat g{shape, std::vector<double>(n)};
+    for (double& x : g.v) x = grng.normal() * 0.01;
+    if (target) add_relative_noise(g.v, r.o.noise, nrng);
+    round_dtype(g.v, target ? dtype : "float32");
+    if (inject) {
+      inject_error(g, r.o.diverge_scale, irng);
+      round_dtype(g.v, dtype);
+    }
+    return w.record(g.v, shape, target ? dtype : "float32", stem, false);
   };
   for (size_t k = r.ops.size(); k-- > 0;) {
     const std::string name = entries[k].substr(0, entries[k].size() - 7) + "backward";  // "forward" -> "backward"
@@ -91,7 +95,7 @@ void write_backward(const Run& r, MsprobeRankWriter& w, bool target, const std::
     Json body = Json::object();
     body.set("input", Json::array().add(grad(out.shape, out.v.size(), name + ".input.0")));
     Json outs = Json::array();
-    outs.add(grad(in.shape, in.v.size(), name + ".output.0"));
+    outs.add(grad(in.shape, in.v.size(), name + ".output.0", target && static_cast<int>(k) == r.o.diverge_backward));
     if (!r.params[k].v.empty()) outs.add(Json::null());  // the parameter's gradient goes to parameters_grad
     body.set("output", std::move(outs));
     w.add_entry(name, std::move(body), "");
@@ -215,6 +219,9 @@ uint64_t write_msprobe_dump(const MsprobeGenOptions& o) {
   r.kn.reduced = parse_reduced(o.reduced);
   r.kn.out_dtype = "float32";
   r.inject = injection_index(o, r.ops);
+  if (o.diverge_backward >= static_cast<int>(r.ops.size()) || (o.diverge_backward >= 0 && !o.backward))
+    throw std::runtime_error("msprobe: --diverge-backward needs --backward and an op index below " +
+                             std::to_string(r.ops.size()));
   Rng prng(o.seed);
   for (const ModelOp& op : r.ops) r.params.push_back(param_for(op, o.rows, o.hidden, prng));
   r.manifest["files"] = nlohmann::json::array();
@@ -249,6 +256,10 @@ uint64_t write_msprobe_dump(const MsprobeGenOptions& o) {
                           {"bench_root", "bench"},
                           {"first_divergence", r.inject >= 0 ? ops[static_cast<size_t>(r.inject)]["entry"] : nullptr},
                           {"ops", ops}};
+  if (o.diverge_backward >= 0) {  // "X.n.forward" -> "X.n.backward"
+    const std::string fw = ops[static_cast<size_t>(o.diverge_backward)]["entry"].get<std::string>();
+    scenario["first_divergence_backward"] = fw.substr(0, fw.size() - 7) + "backward";
+  }
   write_file(o.out + "/scenario.json", scenario.dump(1) + "\n");
   write_file(o.out + "/manifest.json", r.manifest.dump(1) + "\n");
   return r.manifest["files"].size();

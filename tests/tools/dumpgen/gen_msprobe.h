@@ -38,6 +38,8 @@ struct MsprobeGenOptions {
   double diverge_scale = 0.5;  // the injected error's RED
   bool diverge_local = false;  // later ops read the uninjected output
   int nan_at = -1;             // op whose target output gets a NaN and a +Inf (-1: none)
+  int diverge_backward = -1;   // op whose backward entry's target output gradient gets an error of RED diverge_scale
+                               // (-1: none; local: the generator's gradients are independent draws per entry)
 };
 
 // Writes OUT/npu/... (target), OUT/bench/... (golden), OUT/scenario.json and OUT/manifest.json.

@@ -140,6 +140,8 @@ void add_msprobe(CLI::App& app, MsprobeGenOptions& o) {
   c->add_option("--diverge-scale", o.diverge_scale, "relative size of the injected error (its RED)");
   c->add_flag("--diverge-local", o.diverge_local, "do not propagate the injected error to later ops");
   c->add_option("--nan-at", o.nan_at, "op whose target output gets a NaN and a +Inf (-1: none)");
+  c->add_option("--diverge-backward", o.diverge_backward,
+                "with --backward: op whose backward output gradient gets an error of RED --diverge-scale (-1: none)");
 }
 
 void add_bigfile(CLI::App& app, BigFileOptions& o) {

@@ -41,9 +41,12 @@ def units_of(rows, op_of, sc, mode, want, keep_levels):
     """One unit per (rank, token): the op named first (a divergence) and the first suspect."""
     units = {}
     for r in rows:
-        u = units.setdefault((r["rank"], r["token_id"]), dict(named=None, margin=None, suspect=None, floor=0.0))
+        u = units.setdefault((r["rank"], r["token_id"]), dict(named=None, margin=None, suspect=None, floor=0.0,
+                                                              worst=None, worst_margin=0.0))
         if r.get("detection_floor"):
             u["floor"] = max(u["floor"], float(r["detection_floor"]))
+        if r.get("margin") and float(r["margin"]) > u["worst_margin"]:  # the output nearest its threshold
+            u["worst"], u["worst_margin"] = op_of(r), float(r["margin"])
         if r["divergence"] == "first" and u["named"] is None:
             u["named"], u["margin"] = op_of(r), r.get("margin")
         elif r["divergence"] == "suspect" and u["suspect"] is None:

@@ -6,7 +6,10 @@ the suspects (names with a thin margin), and for clean grids the false alarms pe
 benchmark, not a test. Flows and grids: bench/divergence_flows.py, bench/divergence_grid_defs.py.
 
   bench/divergence_grid.py --gen build/tests/tools/msit-dumpgen --bin build/cli/msit-compact \\
-      --grid tuning [--jobs 2] [--levels FILE.jsonl] [--modes raw,mixed,summarised]
+      --grid tuning [--jobs 2] [--levels FILE.jsonl] [--modes raw,mixed,summarised] [--results RUNS.jsonl]
+
+--results FILE appends one JSON line per scenario as it finishes (and a progress line on stderr);
+rerun with the same FILE to resume a stopped grid, or to print the report of a finished one.
 
 The flow follows from the grid: msit-dumpgen llama chains GE vs FX (tuning, heldout, heldout3-6),
 msit-dumpgen ATB vs torch with `--cl api --op-mapping-file` (atb-*), npgen, the second generator
@@ -25,7 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import divergence_flows as F  # noqa: E402
@@ -131,17 +134,29 @@ def clean_runs(res):
     runs = collections.OrderedDict()
     for x in res:
         if x["want"] is None and x["type"] is None:
-            key = json.dumps({k: x[k] for k in x if k not in ("mode", "rank", "token", "named", "margin", "suspect",
-                                                               "floor", "levels", "want")}, sort_keys=True)
-            r = runs.setdefault(key, dict(fa=set(), sus=set()))
+            key = json.dumps({k: x[k] for k in x if k not in UNIT_FIELDS}, sort_keys=True)
+            r = runs.setdefault(key, dict(fa=set(), sus=set(), worst=(0.0, None)))
             if x["named"]:
                 r["fa"].add(x["mode"])
             if x["suspect"]:
                 r["sus"].add(x["mode"])
+            if x.get("worst_margin", 0.0) > r["worst"][0]:
+                r["worst"] = (x["worst_margin"], "%s %s token %s rank %s" % (x["worst"], x["mode"], x["token"],
+                                                                             x["rank"]))
     if runs:
         fa = sum(bool(r["fa"]) for r in runs.values())
         sus = sum(bool(r["sus"]) and not r["fa"] for r in runs.values())
         print("noise-only runs: %d; a divergence named in %d (any mode), a suspect only in %d" % (len(runs), fa, sus))
+        worst = sorted(((r["worst"], k) for k, r in runs.items()), reverse=True)
+        margins = sorted(w[0][0] for w in worst)
+        if margins:
+            print("noise-only runs' largest margin: median %.3f, 90th percentile %.3f, max %.3f" % (
+                margins[len(margins) // 2], margins[int(0.9 * (len(margins) - 1))], margins[-1]))
+        for (m, where), k in worst[:8]:
+            print("  margin %.3f at %s: %s" % (m, where, k))
+
+
+UNIT_FIELDS = ("mode", "rank", "token", "named", "margin", "suspect", "floor", "levels", "want", "worst", "worst_margin")
 
 
 def misses(res):
@@ -161,6 +176,48 @@ def misses(res):
         print("... and %d more misses" % (len(bad) - 40))
 
 
+def run_key(grid, sc):
+    return json.dumps(dict(sc, grid=grid), sort_keys=True)
+
+
+def load_results(path, grid):
+    """--results FILE: the scenarios of this grid already run (one JSON line each), by key."""
+    done = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                try:
+                    r = json.loads(line)
+                except ValueError:  # a line cut off by a stopped run: that scenario runs again
+                    continue
+                if r.get("grid") == grid:
+                    done[run_key(grid, r["scenario"])] = r["units"]
+    return done
+
+
+def run_all(ctx, flow, args, todo, done):
+    """Runs the scenarios `jobs` at a time; each one's units are appended to --results (flushed)
+    as soon as it finishes, with one progress line on stderr, so a stopped grid resumes."""
+    out = open(args.results, "a") if args.results else None
+    try:
+        with ThreadPoolExecutor(args.jobs) as ex:
+            futs = {ex.submit(flow.run, ctx, sc, i): sc for i, sc in todo}
+            for n, f in enumerate(as_completed(futs), 1):
+                sc, units = futs[f], f.result()
+                done[run_key(args.grid, sc)] = units
+                if out:
+                    out.write(json.dumps(dict(grid=args.grid, scenario=sc, units=units)) + "\n")
+                    out.flush()
+                named = sorted({"%s:%s" % (u["mode"], u["named"]) for u in units if u["named"]})
+                susp = sorted({"%s:%s" % (u["mode"], u["suspect"]) for u in units if u["suspect"] and not u["named"]})
+                print("[%d/%d] %s named %s suspect %s" % (n, len(todo), json.dumps(sc, sort_keys=True),
+                                                         ",".join(named) or "-", ",".join(susp) or "-"),
+                      file=sys.stderr, flush=True)
+    finally:
+        if out:
+            out.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gen", required=True, help="msit-dumpgen")
@@ -170,6 +227,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--modes", default=",".join(F.MODES))
     ap.add_argument("--levels", help="write every unit with its rows' levels and margins here, JSON lines")
+    ap.add_argument("--results", help="append each scenario's units here as it finishes (JSON lines); "
+                    "scenarios of the grid already in the file are not run again (resume)")
     ap.add_argument("--only", help="run only the scenarios whose fields match: KEY=VALUE,...")
     args = ap.parse_args()
     flow = flow_of(args.grid)
@@ -178,12 +237,15 @@ def main():
     tmp = tempfile.mkdtemp(prefix="divgrid-")
     ctx = Ctx(args, args.grid, tmp)
     scs = [sc for sc in F.FLOWS[flow].scenarios(args.grid, ctx) if selected(sc, args.only)]
+    done = load_results(args.results, args.grid) if args.results else {}
+    todo = [(i, sc) for i, sc in enumerate(scs) if run_key(args.grid, sc) not in done]
+    print("grid %s: %d scenarios, %d already in %s, %d to run" % (args.grid, len(scs), len(scs) - len(todo),
+                                                                 args.results, len(todo)), file=sys.stderr)
     try:
-        with ThreadPoolExecutor(args.jobs) as ex:
-            futs = [ex.submit(F.FLOWS[flow].run, ctx, sc, i) for i, sc in enumerate(scs)]
-            res = [x for f in futs for x in f.result()]
+        run_all(ctx, F.FLOWS[flow], args, todo, done)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    res = [x for sc in scs for x in done.get(run_key(args.grid, sc), [])]
     if args.levels:
         with open(args.levels, "w") as f:
             for x in res:

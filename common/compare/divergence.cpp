@@ -100,6 +100,21 @@ double combine(const std::vector<double>& levels) {
   return std::sqrt(s);
 }
 
+// The input error a reduction's output may show without an error of its own, as a level of that
+// output (docs/compare.md "First divergence", step 2, "Reductions"). An output with fewer elements
+// than its one continuous input (a mean, max or min over an axis, a gather of rows, a slice) is
+// within the range of its inputs' errors element by element: |sum w_i d_i| <= max |d_i| when the
+// weights sum to at most 1, so its absolute error is at most its input's, whatever their
+// correlation. Relative to a small output (the mean of a row centred near 0) that absolute error
+// is a large relative one: the level of the output times mean|input error| / mean|output error|.
+// A sum scales output and error alike, which this underestimates: the learned gain stays for it.
+// 0 when not a reduction or the rows carry no mean absolute error (sketched rows).
+double reduction_input_error(const ReportRow& in, const ReportRow& out, double out_level) {
+  if (out.elements == 0 || in.elements <= out.elements) return 0.0;
+  if (!in.mean_abs || !out.mean_abs || !(*out.mean_abs > 0) || !std::isfinite(*in.mean_abs)) return 0.0;
+  return out_level * *in.mean_abs / *out.mean_abs;
+}
+
 struct TokenInputs {
   std::map<std::string_view, OpInputs> by_op;
   bool any = false;  // a token without input rows: a chain of outputs (ATB/torch sheets)
@@ -155,6 +170,11 @@ std::vector<Out> outputs_of_token(std::vector<ReportRow>& rows, const std::vecto
       }
       own = combine(levels);
       upstream = combine(reached);
+      if (it->second.rows.size() == 1) {
+        double averaged = reduction_input_error(rows[it->second.rows[0]], r, level);
+        own = std::max(own, averaged);
+        upstream = std::max(upstream, averaged);
+      }
     }
     double f = rounding_floor(r);
     bool blocked = it != ins.by_op.end() && it->second.discrete_differs;

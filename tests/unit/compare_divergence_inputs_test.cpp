@@ -1,8 +1,9 @@
 // What the first-divergence rule models of an op's inputs and outputs (docs/compare.md "First
 // divergence", issue 40): the errors of several inputs add, an error diluted by one op (a mask
 // added) is seen again through that op's own inputs, a bf16 tensor rounds at 2^-8 whatever msit
-// names it, discrete rows are not judged and block the ops that consume their flips, a name with
-// a thin margin is a suspect, and every judged output carries its margin and detection floor.
+// names it, a reduction's output is judged by its inputs' absolute error, discrete rows are not
+// judged and block the ops that consume their flips, a name with a thin margin is a suspect, and
+// every judged output carries its margin and detection floor.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -111,6 +112,53 @@ TEST(DivergenceInputs, AnErrorDilutedByAMaskIsSeenThroughItsProducer) {
   msit::mark_error_jumps(rows);
   ASSERT_NE(named(rows), nullptr);
   EXPECT_EQ(msit::row_label(*named(rows)).op, "SoftmaxV2_22");
+}
+
+// The mean over a row of x (a LayerNorm's first ReduceMeanD): 512 input elements, 8 outputs.
+// Levels and mean absolute errors from an npgen clean run (fp16, noise 1e-4, seed 5002).
+std::vector<ReportRow> layer_norm_mean(double out_level, double out_mean_abs) {
+  auto rows = chain(6);
+  for (int i = 0; i < 2; ++i) {  // the token's other ReduceMeanD: a mean of squares, no cancellation
+    std::string op = "ReduceMeanD_" + std::to_string(70 + i);
+    uint32_t at = 60 + 2 * static_cast<uint32_t>(i);
+    ReportRow in = row(op, "ReduceMeanD", false, 1.0e-3, at);
+    ReportRow out = row(op, "ReduceMeanD", true, 2.1e-4, at + 1);
+    in.elements = 512;
+    out.elements = 8;
+    in.mean_abs = 1.6e-3;
+    out.mean_abs = 3.0e-4;
+    rows.push_back(in);
+    rows.push_back(out);
+  }
+  ReportRow in = row("ReduceMeanD_79", "ReduceMeanD", false, 9.3e-4, 80);
+  ReportRow out = row("ReduceMeanD_79", "ReduceMeanD", true, out_level, 81);
+  in.elements = 512;
+  out.elements = 8;
+  in.mean_abs = 7.6e-4;
+  out.mean_abs = out_mean_abs;
+  rows.push_back(in);
+  rows.push_back(out);
+  return rows;
+}
+
+TEST(DivergenceInputs, AReductionsOutputIsJudgedByItsInputsAbsoluteError) {
+  // The mean of a row centred near 0 has 3.4x its input's relative error (0.0032 vs 0.00093)
+  // from cancellation alone: its absolute error (1.4e-4) is a fifth of its input's (7.6e-4),
+  // as an average of the input's errors is. Named (margin 1.25) before reductions were modelled.
+  auto rows = layer_norm_mean(3.2e-3, 1.4e-4);
+  msit::mark_error_jumps(rows);
+  EXPECT_EQ(named(rows), nullptr) << msit::op_text(*named(rows));
+  EXPECT_EQ(named(rows, ReportRow::Jump::kSuspect), nullptr);
+  // The same levels from sketched rows (no mean absolute error): judged as before, named.
+  for (auto& r : rows) r.mean_abs.reset();
+  msit::mark_error_jumps(rows);
+  ASSERT_NE(named(rows), nullptr);
+  EXPECT_EQ(msit::row_label(*named(rows)).op, "ReduceMeanD_79");
+  // An error of the mean's own: its absolute error now exceeds what averaging its input allows.
+  rows = layer_norm_mean(0.3, 4.4e-3);
+  msit::mark_error_jumps(rows);
+  ASSERT_NE(named(rows), nullptr);
+  EXPECT_EQ(msit::row_label(*named(rows)).op, "ReduceMeanD_79");
 }
 
 TEST(DivergenceInputs, Bf16TensorsRoundAtTheirOwnDtype) {

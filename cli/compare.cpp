@@ -56,6 +56,7 @@ struct CompareArgs {
   MsprobeCliArgs msprobe;       // msProbe dumps (cli/compare_msprobe.cpp)
   std::string stack_path;       // msProbe 8.x's compare.json stack_path
   const CLI::Option* cell_mapping = nullptr;
+  const CLI::Option* layer_mapping = nullptr;
   // The options that only some flows take (common/compare/flow.h option table).
   struct Limited {
     const CLI::Option* option;
@@ -191,7 +192,7 @@ int run(const CompareArgs& a) {
   if (flow == FlowFamily::kMsprobe) {
     unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
     return run_msprobe_compare_cli(MsprobeRunArgs{a.my_path, a.golden_path, a.output, a.stack_path, jobs, a.verbosity},
-                                   a.msprobe, a.cell_mapping->count() > 0);
+                                   a.msprobe, {a.cell_mapping->count() > 0, a.layer_mapping->count() > 0});
   }
   if (flow != FlowFamily::kTorchair) {
     std::optional<PhaseTimer> timer;
@@ -365,6 +366,7 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
   AtbOptions atb = add_atb_options(cmd, a->atb);
   MsprobeOptions ms = add_msprobe_options(cmd, a->msprobe);
   a->cell_mapping = ms.cell_mapping;
+  a->layer_mapping = ms.layer_mapping;
   using O = FlowOption;
   a->limited = {
       {rank, O::kRank},
@@ -387,12 +389,12 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
       {recompute, O::kRecompute},
       {before, O::kRecompute},
   };
-  cmd->footer(
-      compare_exit_statuses() +
-      "\nmsit's and msProbe's command lines run as they are:\n"
-      "  msit-compact compare -mp msit_ge_dump -gp msit_fx_dump -o out\n"
-      "  msit-compact compare -tp npu/step0 -gp bench/step0 -o out [-fm] [-dm map.yaml] [-cm [map.yaml]] [--xlsx]\n"
-      "  msit-compact compare -i compare.json -o out          (msProbe 8.x: npu_path, bench_path, stack_path)");
+  cmd->footer(compare_exit_statuses() +
+              "\nmsit's and msProbe's command lines run as they are:\n"
+              "  msit-compact compare -mp msit_ge_dump -gp msit_fx_dump -o out\n"
+              "  msit-compact compare -tp npu/step0 -gp bench/step0 -o out [-fm] [-dm map.yaml] [-cm [map.yaml]]\n"
+              "                       [-lm [layer_mapping.yaml]] [-da] [--xlsx]\n"
+              "  msit-compact compare -i compare.json -o out          (msProbe 8.x: npu_path, bench_path, stack_path)");
   cmd->callback([a, &exit_code] {
     // Checked here, not by CLI11's required(): CLI11 checks those before unknown arguments,
     // and `compare -gpX Y` style mistakes deserve the hint of the unknown-argument error.

@@ -105,12 +105,16 @@ MsprobeOptions add_msprobe_options(CLI::App* cmd, MsprobeCliArgs& a) {
                                    "YAML when given (msProbe: -cm [FILE])")
                        ->expected(0, 1);
   o.layer_mapping = cmd->add_option("--layer-mapping,--layer_mapping", a.layer_mapping,
-                                    "msProbe dumps: msProbe's layer mapping (-lm); not supported: refused");
+                                    "msProbe dumps, MindSpore target: pair APIs by their place in the layers "
+                                    "(construct.json, stack.json), layer names mapped per class by this YAML when "
+                                    "given (msProbe: -lm [FILE])")
+                        ->expected(0, 1);
   o.diff_analyze = cmd->add_flag("--diff-analyze,--diff_analyze", a.diff_analyze,
                                  "msProbe dumps: accepted (msProbe: -da); the first divergence is always reported");
   o.xlsx = cmd->add_flag("--xlsx", a.xlsx, "msProbe dumps: write the report as .xlsx instead of CSV");
-  o.input = cmd->add_option("--input,-i", a.input_json,
-                            "msProbe 8.x's compare.json (npu_path, bench_path, stack_path) instead of the paths");
+  o.input = cmd->add_option(
+      "--input,-i", a.input_json,
+      "msProbe 8.x's compare.json (npu_path, bench_path, stack_path) instead of the paths; 8.x's verdict columns");
   return o;
 }
 
@@ -134,15 +138,21 @@ MsprobeInput read_msprobe_input_json(const std::string& path) {
   return {field("npu_path", true), field("bench_path", true), field("stack_path", false)};
 }
 
-int run_msprobe_compare_cli(const MsprobeRunArgs& r, const MsprobeCliArgs& a, bool cell_mapping_given) {
-  if (!a.layer_mapping.empty()) {
-    print_error("compare", "-lm (msProbe's layer mapping) is not supported; map the rows with -dm FILE instead");
-    return kExitUsage;
-  }
-  auto mo = match_options(a, cell_mapping_given);
+int run_msprobe_compare_cli(const MsprobeRunArgs& r, const MsprobeCliArgs& a, MsprobeGiven given) {
+  auto mo = match_options(a, given.cell_mapping);
   if (!mo.ok()) {
     print_error("compare", mo.error().to_string());
     return kExitBadInput;
+  }
+  MsCompareOptions o;
+  if (given.layer_mapping) {
+    auto lm = a.layer_mapping.empty() ? Result<MsLayerMapping>(MsLayerMapping{})
+                                      : read_ms_layer_mapping_file(a.layer_mapping);
+    if (!lm.ok()) {
+      print_error("compare", lm.error().to_string());
+      return kExitBadInput;
+    }
+    o.layer_mapping = std::move(*lm);
   }
   std::vector<std::string> notes;
   auto pairs = ms_rank_pairs(r.my_path, r.golden_path, notes);
@@ -151,9 +161,10 @@ int run_msprobe_compare_cli(const MsprobeRunArgs& r, const MsprobeCliArgs& a, bo
     return kExitBadInput;
   }
   print_warnings("compare", notes, r.verbosity);
-  MsCompareOptions o;
   o.match = *mo;
   o.jobs = r.jobs;
+  // 8.x users (-i compare.json) get 8.x's report: Accuracy Reached or Not, its Warning, its md5 table.
+  o.generation = a.input_json.empty() ? MsGeneration::k26 : MsGeneration::k8;
   const std::time_t now = std::time(nullptr);
   RowTally all;
   for (const MsRankPair& p : *pairs) {

@@ -1,5 +1,5 @@
 // The msProbe side of `msit-compact compare` (docs/formats/msprobe-compare.md): msProbe's options
-// as its users type them (26.x -tp/-gp/-fm/-dm/-cm/--xlsx, 8.x -i compare.json) and its run.
+// as its users type them (26.x -tp/-gp/-fm/-dm/-cm/-lm/--xlsx, 8.x -i compare.json) and its run.
 #pragma once
 
 #include <optional>
@@ -15,7 +15,7 @@ struct MsprobeCliArgs {
   bool fuzzy = false;         // -fm
   std::string data_mapping;   // -dm FILE
   std::string cell_mapping;   // -cm [FILE]
-  std::string layer_mapping;  // -lm FILE (refused: not implemented)
+  std::string layer_mapping;  // -lm [FILE]
   bool diff_analyze = false;  // -da
   bool xlsx = false;          // --xlsx
   std::string input_json;     // 8.x: -i compare.json
@@ -40,6 +40,10 @@ struct MsprobeRunArgs {
   Verbosity verbosity = Verbosity::kNormal;
 };
 // Runs the msProbe flow; the exit status of compare_exit_status().
-int run_msprobe_compare_cli(const MsprobeRunArgs& r, const MsprobeCliArgs& a, bool cell_mapping_given);
+// Which of the options that take an optional file were given (with or without one).
+struct MsprobeGiven {
+  bool cell_mapping = false, layer_mapping = false;
+};
+int run_msprobe_compare_cli(const MsprobeRunArgs& r, const MsprobeCliArgs& a, MsprobeGiven given);
 
 }  // namespace msit::cli

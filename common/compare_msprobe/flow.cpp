@@ -14,6 +14,7 @@
 
 #include "common/compare/engine.h"
 #include "common/compare_msprobe/construct.h"
+#include "common/compare_msprobe/layer_mapping.h"
 #include "common/compare_msprobe/tensor_pair.h"
 #include "common/store/store_catalog.h"
 
@@ -95,7 +96,7 @@ class PairStream {
   }
 
   Status run(const std::vector<MsPair>& pairs) {
-    MsTable head{mode_, MsGeneration::k26, &npu_.items, &bench_.items, &chunk_, {}, sources_};
+    MsTable head{mode_, o_.generation, &npu_.items, &bench_.items, &chunk_, {}, sources_};
     MSIT_TRY(sink_.begin(head));
     for (size_t i = 0; i < pairs.size();) {
       size_t j = std::min(pairs.size(), i + kChunkRows);
@@ -145,13 +146,17 @@ class PairStream {
     }
     if (mode_ == MsMode::kTensor) evaluate();
     if (mode_ == MsMode::kSummary) bound_levels();
-    ms_apply_checkers(chunk_, npu_.items, bench_.items, mode_);
+    if (o_.generation == MsGeneration::k26) {
+      ms_apply_checkers(chunk_, npu_.items, bench_.items, mode_);
+    } else {
+      ms_apply_legacy_verdict(chunk_, npu_.items, bench_.items, mode_);
+    }
     for (const MsRow& r : chunk_) {
       ++tally_.rows;
       if (!r.bench) ++tally_.unmatched;
       ++tally_.by_result[static_cast<size_t>(r.result)];
     }
-    MsTable t{mode_, MsGeneration::k26, &npu_.items, &bench_.items, &chunk_, {}, sources_};
+    MsTable t{mode_, o_.generation, &npu_.items, &bench_.items, &chunk_, {}, sources_};
     return sink_.rows(t);
   }
 
@@ -260,6 +265,9 @@ Result<MsRankTally> compare_sides(const MsprobeSide& npu, const MsprobeSide& ben
   MsMatchOptions mo = o.match;
   mo.cross_frame =
       npu.header.framework == MsprobeFramework::kMindspore && bench.header.framework != MsprobeFramework::kMindspore;
+  if (o.layer_mapping && ms_layer_mapping_applies(npu)) {
+    MSIT_ASSIGN_OR_RETURN(mo.data_mapping, ms_layer_data_mapping(npu, bench, *o.layer_mapping));
+  }
   PairStream s(npu, bench, mode, o, sink);
   MSIT_TRY(s.run(ms_match(npu.items, bench.items, mo)));
   return s.tally();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/base/result.h"
+#include "common/compare_msprobe/mapping_file.h"
 #include "common/compare_msprobe/report.h"
 #include "common/compare_msprobe/side.h"
 #include "common/report/report_row.h"
@@ -18,6 +19,9 @@ namespace msit {
 
 struct MsCompareOptions {
   MsMatchOptions match;
+  // -lm: the layer mapping (empty for -lm without a file); on a MindSpore target it replaces -dm.
+  std::optional<MsLayerMapping> layer_mapping;
+  MsGeneration generation = MsGeneration::k26;  // whose report: 26.x's Result, or 8.x's (-i compare.json)
   unsigned jobs = 2;
   std::atomic<size_t>* pairs_done = nullptr;  // progress: real-data pairs evaluated
 };

@@ -1,11 +1,13 @@
-// msProbe's -dm / -cm mapping files (docs/formats/msprobe-compare.md §3): a YAML mapping of names
-// to names, read with libyaml (events only: no tags, anchors or types are resolved).
+// msProbe's -dm / -cm / -lm mapping files (docs/formats/msprobe-compare.md §3, §3.1): YAML
+// mappings of names, read with libyaml (events only: no tags, anchors or types are resolved).
 #pragma once
 
 #include <cstddef>
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "common/base/result.h"
 
@@ -21,5 +23,14 @@ Result<std::unordered_map<std::string, std::string>> parse_ms_mapping(std::span<
                                                                       const std::string& path);
 // The same for a file (opened without following a link).
 Result<std::unordered_map<std::string, std::string>> read_ms_mapping_file(const std::string& path);
+
+// -lm: layer class -> its rules (child path -> golden child), each class's rules in file order.
+using MsLayerMapping = std::unordered_map<std::string, std::vector<std::pair<std::string, std::string>>>;
+
+// A layer mapping: a top-level mapping of class names to mappings of names. An empty document is
+// an empty mapping; deeper nesting, lists, aliases, empty names or a repeated key are an error
+// naming the line.
+Result<MsLayerMapping> parse_ms_layer_mapping(std::span<const char> text, const std::string& path);
+Result<MsLayerMapping> read_ms_layer_mapping_file(const std::string& path);
 
 }  // namespace msit

@@ -13,20 +13,6 @@
 namespace msit {
 namespace {
 
-struct Listing {
-  std::vector<std::string> dirs, files;
-};
-
-Result<Listing> list(const std::string& path) {
-  Listing l;
-  MSIT_TRY(list_dir_path(path, [&](std::string_view name, EntryType t) {
-    if (t == EntryType::kDirectory) l.dirs.emplace_back(name);
-    if (t == EntryType::kFile) l.files.emplace_back(name);
-  }));
-  std::sort(l.dirs.begin(), l.dirs.end());
-  return l;
-}
-
 std::string join(const std::string& dir, std::string_view name) {
   return dir.empty() || dir.back() == '/' ? dir + std::string(name) : dir + "/" + std::string(name);
 }
@@ -43,7 +29,7 @@ bool is_json_name(std::string_view n) { return n == kMsprobeDumpJson || n == kMs
 
 // The kind msProbe's layout names; a directory holding rank folders counts as a step whatever
 // its name (msProbe takes any directory for -tp/-gp and looks for rank folders in it).
-MsprobeDirKind kind_of(const std::string& path, const Listing& l) {
+MsprobeDirKind kind_of(const std::string& path, const DirNames& l) {
   MsprobeDirKind k = msprobe_dir_kind(base_name(path), l.dirs, l.files);
   if (k != MsprobeDirKind::kNone) return k;
   bool ranks = std::any_of(l.dirs.begin(), l.dirs.end(),
@@ -66,7 +52,7 @@ std::string_view kind_text(MsprobeDirKind k) {
 }
 
 // The json a rank folder is compared by: dump.json, else debug.json (level debug).
-std::string json_of(const std::string& dir, const Listing& l) {
+std::string json_of(const std::string& dir, const DirNames& l) {
   if (has(l.files, kMsprobeDumpJson)) return join(dir, kMsprobeDumpJson);
   if (has(l.files, kMsprobeDebugJson)) return join(dir, kMsprobeDebugJson);
   return "";
@@ -87,8 +73,8 @@ Status step_pairs(const std::string& npu, const std::string& bench, const std::s
 
 Status dir_pairs(const std::string& npu, const std::string& bench, const std::string& subdir, int depth,
                  std::vector<MsRankPair>& out, std::vector<std::string>& notes) {
-  MSIT_ASSIGN_OR_RETURN(Listing nl, list(npu));
-  MSIT_ASSIGN_OR_RETURN(Listing bl, list(bench));
+  MSIT_ASSIGN_OR_RETURN(DirNames nl, list_sorted(npu));
+  MSIT_ASSIGN_OR_RETURN(DirNames bl, list_sorted(bench));
   MsprobeDirKind nk = kind_of(npu, nl), bk = kind_of(bench, bl);
   if (nk != bk || nk == MsprobeDirKind::kNone || nk == MsprobeDirKind::kTensorDir) {
     return make_error(npu, Stage::kMode,
@@ -151,8 +137,8 @@ Status step_pairs(const std::string& npu, const std::string& bench, const std::s
   if (nr.empty()) return make_error(npu, Stage::kRanks, "no rank or proc folders to compare");
   for (size_t i = 0; i < nr.size(); ++i) {
     std::string nd = join(npu, nr[i].name), bd = join(bench, br[i].name);
-    MSIT_ASSIGN_OR_RETURN(Listing nl, list(nd));
-    MSIT_ASSIGN_OR_RETURN(Listing bl, list(bd));
+    MSIT_ASSIGN_OR_RETURN(DirNames nl, list_sorted(nd));
+    MSIT_ASSIGN_OR_RETURN(DirNames bl, list_sorted(bd));
     std::string nj = json_of(nd, nl), bj = json_of(bd, bl);
     if (nj.empty() || bj.empty()) {
       notes.push_back(nd + " / " + bd + ": no dump.json on " + (nj.empty() ? "the target" : "the golden") +
@@ -172,7 +158,7 @@ Status step_pairs(const std::string& npu, const std::string& bench, const std::s
 // with such a rank, a dump_path with such a step, a graph/pynative split with such a dump_path.
 // Other dumps have rank-named folders too (msit_ge_dump/rank0): the json is what makes it msProbe's.
 bool holds_dump_json(const std::string& dir, int depth) {
-  auto l = list(dir);
+  auto l = list_sorted(dir);
   if (!l.ok() || depth > 3) return false;
   switch (kind_of(dir, *l)) {
     case MsprobeDirKind::kRank: return !json_of(dir, *l).empty();

@@ -112,7 +112,12 @@ std::vector<Col> columns_of(MsMode mode, MsGeneration gen, MsExtraColumns extra)
                          Col::kMeanRel, Col::kNormRel});
       c.insert(c.end(), stats.begin(), stats.end());
       break;
-    case MsMode::kMd5: c.insert(c.end(), {Col::kNpuMd5, Col::kBenchMd5}); break;
+    case MsMode::kMd5:
+      c.insert(c.end(), {Col::kNpuMd5, Col::kBenchMd5, Col::kGradConsistent, Col::kResult});
+      if (gen == MsGeneration::k26) c.push_back(Col::kErrMessage);  // 8.x's md5 table ends at Result
+      if (extra.stack) c.push_back(Col::kStack);
+      if (extra.sources) c.push_back(Col::kSource);
+      return c;
   }
   c.insert(c.end(), {Col::kGradConsistent, Col::kResult, Col::kErrMessage});
   if (extra.stack) c.push_back(Col::kStack);

@@ -50,6 +50,14 @@ std::array<std::string, 8> ms_summary_cells(const MsprobeItem& npu, const Msprob
 void ms_apply_checkers(std::vector<MsRow>& rows, const std::vector<MsprobeItem>& npu,
                        const std::vector<MsprobeItem>& bench, MsMode mode);
 
+// 8.x: each row's verdict as msProbe 8.x wrote it (legacy_result: Accuracy Reached or Not for real
+// data, Warning or "" for statistics, pass / Different for md5; metric_message its Err_message),
+// and `result` the level it stands for (No, Unmatched, Different: error; Warning: warning).
+void ms_apply_legacy_verdict(std::vector<MsRow>& rows, const std::vector<MsprobeItem>& npu,
+                             const std::vector<MsprobeItem>& bench, MsMode mode);
+// 8.x's Accuracy Reached or Not of one real-data row from its Cosine and MaxAbsErr cells.
+std::string ms_accuracy_reached(const MsCell& cosine, const MsCell& max_abs);
+
 // Python's float() of msProbe's percent texts ("12.5%" -> 0.125), 0 when it is no number.
 double ms_percent_value(std::string_view text);
 

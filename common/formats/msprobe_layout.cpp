@@ -20,20 +20,7 @@ bool any_of_names(std::span<const std::string> names, bool (*pred)(std::string_v
 bool is_step(std::string_view n) { return parse_msprobe_step_dir(n).has_value(); }
 bool is_rank(std::string_view n) { return parse_msprobe_rank_dir(n).has_value(); }
 
-struct Listing {
-  std::vector<std::string> dirs, files;
-};
-
-Result<Listing> list(const std::string& path) {
-  Listing l;
-  MSIT_TRY(list_dir_path(path, [&](std::string_view name, EntryType t) {
-    if (t == EntryType::kDirectory) l.dirs.emplace_back(name);
-    if (t == EntryType::kFile) l.files.emplace_back(name);
-  }));
-  return l;
-}
-
-MsprobeRankDir rank_dir_of(std::string_view name, const Listing& l) {
+MsprobeRankDir rank_dir_of(std::string_view name, const DirNames& l) {
   MsprobeRankDir r;
   r.name = std::string(name);
   r.rank = parse_msprobe_rank_dir(name).value_or(MsprobeRankName{});
@@ -70,7 +57,7 @@ MsprobeDirKind msprobe_dir_kind(std::string_view name, std::span<const std::stri
 }
 
 Result<std::vector<MsprobeStepDir>> list_msprobe_steps(const std::string& dump_path) {
-  MSIT_ASSIGN_OR_RETURN(Listing l, list(dump_path));
+  MSIT_ASSIGN_OR_RETURN(DirNames l, list_sorted(dump_path));
   std::vector<MsprobeStepDir> out;
   for (const std::string& d : l.dirs) {
     if (auto n = parse_msprobe_step_dir(d)) out.push_back({d, *n});
@@ -80,7 +67,7 @@ Result<std::vector<MsprobeStepDir>> list_msprobe_steps(const std::string& dump_p
 }
 
 Result<std::vector<MsprobeRankDir>> list_msprobe_ranks(const std::string& step_dir) {
-  MSIT_ASSIGN_OR_RETURN(Listing l, list(step_dir));
+  MSIT_ASSIGN_OR_RETURN(DirNames l, list_sorted(step_dir));
   std::vector<MsprobeRankDir> ranks, procs;
   for (const std::string& d : l.dirs) {
     auto n = parse_msprobe_rank_dir(d);
@@ -94,7 +81,7 @@ Result<std::vector<MsprobeRankDir>> list_msprobe_ranks(const std::string& step_d
 }
 
 Result<MsprobeRankDir> describe_msprobe_rank_dir(const std::string& rank_dir) {
-  MSIT_ASSIGN_OR_RETURN(Listing l, list(rank_dir));
+  MSIT_ASSIGN_OR_RETURN(DirNames l, list_sorted(rank_dir));
   std::string_view name = rank_dir;
   while (name.size() > 1 && name.back() == '/') name.remove_suffix(1);
   if (const size_t slash = name.find_last_of('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);

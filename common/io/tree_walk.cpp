@@ -112,6 +112,32 @@ Status list_dir_path(const std::string& path, const DirEntryFn& fn) {
   return list_dir_fd(fd.get(), path, fn);
 }
 
+bool DirNames::has_dir(std::string_view n) const { return std::binary_search(dirs.begin(), dirs.end(), n); }
+bool DirNames::has_file(std::string_view n) const { return std::binary_search(files.begin(), files.end(), n); }
+
+Result<DirNames> list_sorted_fd(int dir_fd, const std::string& shown_path, const ListOptions& o) {
+  DirNames l;
+  size_t seen = 0;
+  MSIT_TRY(list_dir_fd(dir_fd, shown_path, [&](std::string_view name, EntryType t) {
+    if (++seen > o.max_entries || (!o.hidden && !name.empty() && name.front() == '.')) return;
+    if (t == EntryType::kDirectory) l.dirs.emplace_back(name);
+    else if (t == EntryType::kFile) l.files.emplace_back(name);
+    else ++l.others;
+  }));
+  if (seen > o.max_entries)
+    return make_error(shown_path, Stage::kList,
+                      "more than " + std::to_string(o.max_entries) + " entries: not listed (too many to hold)");
+  std::sort(l.dirs.begin(), l.dirs.end());
+  std::sort(l.files.begin(), l.files.end());
+  return l;
+}
+
+Result<DirNames> list_sorted(const std::string& path, const ListOptions& o) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) return make_sys_error(path, Stage::kList, "cannot list the directory", errno);
+  return list_sorted_fd(fd.get(), path, o);
+}
+
 void walk_tree(const std::string& root, const std::function<void(const WalkEntry&)>& visit,
                std::vector<Error>& errors) {
   std::string r = root;

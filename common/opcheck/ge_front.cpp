@@ -84,6 +84,31 @@ std::optional<int64_t> const_scalar(GeOp& op, size_t i, std::string_view what, O
   return (*v)[0];
 }
 
+// A parameter GE's *D op types carry as an attribute and the others as a constant input (perm,
+// axes; axis, concat_dim): read from where this op has it into `out`; false (res filled) when
+// it cannot.
+bool attr_or_input(GeOp& op, bool as_attr, std::string_view name, size_t input, std::vector<int64_t>& out,
+                   OpCheckResult& res) {
+  if (as_attr) {
+    const GraphAttr* a = need_attr(op, name, AttrKind::kIntList, res);
+    if (a) out = a->ints;
+    return a != nullptr;
+  }
+  auto v = const_input(op, input, name, res);
+  if (v) out = std::move(*v);
+  return v.has_value();
+}
+bool attr_or_input(GeOp& op, bool as_attr, std::string_view name, size_t input, int64_t& out, OpCheckResult& res) {
+  if (as_attr) {
+    const GraphAttr* a = need_attr(op, name, AttrKind::kInt, res);
+    if (a) out = a->i;
+    return a != nullptr;
+  }
+  auto v = const_scalar(op, input, name, res);
+  if (v) out = *v;
+  return v.has_value();
+}
+
 bool matmul_params(GeOp& op, OpCheckResult& res) {
   const bool bmm = op.call.kind == OpKind::kBatchMatMul;
   const GraphAttr* a = need_attr(op, bmm ? "adj_x1" : "transpose_x1", AttrKind::kBool, res);
@@ -151,28 +176,15 @@ bool norm_params(GeOp& op, OpCheckResult& res) {
 
 bool transpose_params(GeOp& op, OpCheckResult& res) {
   take_data(op, 1);
-  if (op.call.op_type == "TransposeD") {
-    const GraphAttr* a = need_attr(op, "perm", AttrKind::kIntList, res);
-    if (a) op.call.params.perm = a->ints;
-    return a != nullptr;
-  }
-  auto perm = const_input(op, 1, "perm", res);
-  if (perm) op.call.params.perm = *perm;
-  return perm.has_value();
+  return attr_or_input(op, op.call.op_type == "TransposeD", "perm", 1, op.call.params.perm, res);
 }
 
 bool concat_params(GeOp& op, OpCheckResult& res) {
-  if (op.call.op_type == "ConcatV2D") {
-    const GraphAttr* a = need_attr(op, "concat_dim", AttrKind::kInt, res);
-    if (a) op.call.params.axis = a->i;
-    take_data(op, op.inputs.size());
-    return a != nullptr;
-  }
-  if (op.inputs.size() < 2) return fail(op, res, SkipReason::kMissingInput, "ConcatV2 needs its inputs and concat_dim");
-  auto dim = const_scalar(op, op.inputs.size() - 1, "concat_dim", res);
-  if (dim) op.call.params.axis = *dim;
-  take_data(op, op.inputs.size() - 1);
-  return dim.has_value();
+  const bool as_attr = op.call.op_type == "ConcatV2D";  // else concat_dim is the last input
+  if (!as_attr && op.inputs.size() < 2)
+    return fail(op, res, SkipReason::kMissingInput, "ConcatV2 needs its inputs and concat_dim");
+  take_data(op, as_attr ? op.inputs.size() : op.inputs.size() - 1);
+  return attr_or_input(op, as_attr, "concat_dim", op.inputs.size() - 1, op.call.params.axis, res);
 }
 
 bool split_params(GeOp& op, OpCheckResult& res) {
@@ -198,27 +210,14 @@ bool gather_params(GeOp& op, OpCheckResult& res) {
   if (bd && bd->kind == AttrKind::kInt && bd->i != 0)
     return fail(op, res, SkipReason::kUnknownOp, "GatherV2 with batch_dims != 0 is not in the recomputed set");
   take_data(op, 2);
-  if (op.call.op_type == "GatherV2D") {
-    const GraphAttr* a = need_attr(op, "axis", AttrKind::kInt, res);
-    if (a) op.call.params.axis = a->i;
-    return a != nullptr;
-  }
-  auto ax = const_scalar(op, 2, "axis", res);
-  if (ax) op.call.params.axis = *ax;
-  return ax.has_value();
+  return attr_or_input(op, op.call.op_type == "GatherV2D", "axis", 2, op.call.params.axis, res);
 }
 
 // keep_dims changes the output's shape, not its values in logical order: not needed.
 bool reduce_params(GeOp& op, OpCheckResult& res) {
   take_data(op, 1);
-  if (op.call.op_type == "ReduceSumD" || op.call.op_type == "ReduceMeanD") {
-    const GraphAttr* a = need_attr(op, "axes", AttrKind::kIntList, res);
-    if (a) op.call.params.axes = a->ints;
-    return a != nullptr;
-  }
-  auto axes = const_input(op, 1, "axes", res);
-  if (axes) op.call.params.axes = *axes;
-  return axes.has_value();
+  const bool as_attr = op.call.op_type == "ReduceSumD" || op.call.op_type == "ReduceMeanD";
+  return attr_or_input(op, as_attr, "axes", 1, op.call.params.axes, res);
 }
 
 bool ge_params(GeOp& op, OpCheckResult& res) {

@@ -46,22 +46,14 @@ constexpr std::array kLayouts{
 
 }  // namespace
 
-bool DirView::has_dir(std::string_view n) const { return std::binary_search(dirs.begin(), dirs.end(), n); }
-bool DirView::has_file(std::string_view n) const { return std::binary_search(files.begin(), files.end(), n); }
-
 DirView view_dir(const std::string& path) {
   DirView v;
+  ListOptions o;
+  o.hidden = false;
+  if (auto l = list_sorted(path, o); l.ok()) static_cast<DirNames&>(v) = std::move(l).value();
   v.path = path;
   const size_t slash = path.find_last_of('/');
   v.name = slash == std::string::npos ? path : path.substr(slash + 1);
-  (void)list_dir_path(path, [&](std::string_view n, EntryType t) {
-    if (n.empty() || n.front() == '.') return;
-    if (t == EntryType::kDirectory) v.dirs.emplace_back(n);
-    else if (t == EntryType::kFile) v.files.emplace_back(n);
-    else ++v.others;
-  });
-  std::sort(v.dirs.begin(), v.dirs.end());
-  std::sort(v.files.begin(), v.files.end());
   return v;
 }
 

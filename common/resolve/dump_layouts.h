@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/io/tree_walk.h"
+
 namespace msit::resolve {
 
 // Which compare pipeline a dump belongs to.
@@ -27,13 +29,9 @@ enum class SideRole : uint8_t {
 
 // A directory's name and its entries (one listing, no link followed; hidden names left out),
 // what the entries' predicates look at.
-struct DirView {
-  std::string path;                      // absolute
-  std::string name;                      // its base name
-  std::vector<std::string> dirs, files;  // sorted
-  size_t others = 0;                     // entries of other types (FIFOs, sockets, devices)
-  bool has_dir(std::string_view n) const;
-  bool has_file(std::string_view n) const;
+struct DirView : DirNames {
+  std::string path;  // absolute
+  std::string name;  // its base name
 };
 // Lists `path` (empty entries when it cannot be listed). Summary stores are not opened: a watch
 // resolves its paths before its writers open their stores (a read connection opened first in

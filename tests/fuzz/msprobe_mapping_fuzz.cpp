@@ -1,5 +1,5 @@
-// Fuzzes the msProbe compare's side files (docs/formats/msprobe-compare.md §3, §4): the -dm / -cm
-// YAML mapping reader and stack.json's reader, on the same bytes.
+// Fuzzes the msProbe compare's side files (docs/formats/msprobe-compare.md §3, §3.1, §4): the
+// -dm / -cm YAML mapping reader, the -lm layer mapping reader, and stack.json's reader, on the same bytes.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -13,6 +13,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto m = parse_ms_mapping(text, "map.yaml"); m.ok()) {
     for (const auto& [k, v] : *m) {
       if (k.size() > size || v.size() > size) __builtin_trap();  // nothing is made up
+    }
+  }
+  if (auto lm = parse_ms_layer_mapping(text, "layer_mapping.yaml"); lm.ok()) {
+    for (const auto& [type, rules] : *lm) {
+      if (type.size() > size || rules.size() > size) __builtin_trap();
+      for (const auto& [k, v] : rules) {
+        if (k.empty() || v.empty() || k.size() > size || v.size() > size) __builtin_trap();  // names, never made up
+      }
     }
   }
   MemorySource src(std::as_bytes(std::span<const uint8_t>(data, size)), "stack.json");

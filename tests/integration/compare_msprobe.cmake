@@ -8,3 +8,8 @@ set_tests_properties(compare_msprobe PROPERTIES TIMEOUT 120 LABELS integration S
 add_test(NAME compare_msprobe_summarised
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/compare_msprobe_summarised.sh ${MSIT_BIN} ${MSIT_DUMPGEN})
 set_tests_properties(compare_msprobe_summarised PROPERTIES TIMEOUT 120 LABELS integration SKIP_RETURN_CODE 77)
+
+# -lm, msProbe's layer mapping (§3.1): a generated MindSpore/PyTorch pair with different layer names.
+add_test(NAME compare_msprobe_lm COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/compare_msprobe_lm.sh ${MSIT_BIN}
+                                         ${PROJECT_SOURCE_DIR}/tests)
+set_tests_properties(compare_msprobe_lm PROPERTIES TIMEOUT 60 LABELS integration)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # compare on msProbe dumps (docs/formats/msprobe-compare.md) through the CLI as msProbe users type it:
 # -tp/-gp on dump.json files and on step folders (a report per rank, msProbe's names), the stack
-# column, -i compare.json, --xlsx, -dm, -lm refused, and the injected API named as first divergence.
+# column, -i compare.json (8.x's report), --xlsx, -dm, a bad -lm file, and the injected API named as
+# first divergence.
 # Usage: compare_msprobe.sh MSIT_BIN TESTS_DIR
 set -euo pipefail
 BIN=$1
@@ -85,6 +86,30 @@ expect_rc 1 "$T/log" "$BIN" compare -i "$T/compare.json" -o "$T/o6" --xlsx
 X=$(ls "$T"/o6/compare_result_*.xlsx)
 [[ $(head -c 2 "$X") == PK ]] || fail "not an xlsx: $X"
 expect_rc 2 "$T/log" "$BIN" compare -i "$T/compare.json" -tp "$T/t/npu" -o "$T/o6"
+# 8.x's report: Accuracy Reached or Not (Yes where Cosine and MaxAbsErr pass, No on the injected
+# API's output) and the metric notes as Err_message.
+expect_rc 1 "$T/log" "$BIN" compare -i "$T/compare.json" -o "$T/o6c"
+"$PY" - "$T"/o6c/compare_result_*.csv <<'PY' || fail "8.x report"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+head = rows[0]
+assert head[-4:] == ["Requires_grad Consistent", "Accuracy Reached or Not", "Err_message", "Data_name"] or \
+    head[-5:-1] == ["Requires_grad Consistent", "Accuracy Reached or Not", "Err_message", "NPU_Stack_Info"], head
+assert "Result" not in head, head
+col = {h: i for i, h in enumerate(head)}
+seen = {}
+for r in rows[1:]:
+    cos, mae, acc = r[col["Cosine"]], r[col["MaxAbsErr"]], r[col["Accuracy Reached or Not"]]
+    try:
+        c, m = float(cos), float(mae)
+        want = "No" if (c < 0.99 and m > 0.001) or c < 0.9 or m > 1 else "Yes"
+    except ValueError:
+        want = {"shape unmatched": "Unmatched", "N/A": "No"}.get(cos, "None")
+    assert acc == want, (r[0], cos, mae, acc, want)
+    seen[acc] = seen.get(acc, 0) + 1
+assert seen.get("Yes") and seen.get("No"), seen
+print("8.x report:", seen)
+PY
 
 # -dm: a renamed golden row is matched through the mapping; a broken mapping file names itself.
 mkdir -p "$T/dm/n" "$T/dm/b"
@@ -103,8 +128,9 @@ grep -q "^Functional.linear.0.forward.input.0,Functional.linear.9.forward.input.
 printf 'a:\n  - b\n' > "$T/bad.yaml"
 expect_rc 3 "$T/log" "$BIN" compare -tp "$T/dm/n/dump.json" -gp "$T/dm/b/dump.json" -o "$T/o8" -dm "$T/bad.yaml"
 grep -q "bad.yaml.*line 2" "$T/log" || { cat "$T/log"; fail "bad yaml"; }
-expect_rc 2 "$T/log" "$BIN" compare -tp "$T/dm/n/dump.json" -gp "$T/dm/b/dump.json" -o "$T/o8" -lm "$T/dm.yaml"
-grep -q "layer mapping" "$T/log" || fail "-lm"
+# A -dm file given to -lm: not a layer mapping (classes of mappings), said with its line.
+expect_rc 3 "$T/log" "$BIN" compare -tp "$T/dm/n/dump.json" -gp "$T/dm/b/dump.json" -o "$T/o8" -lm "$T/dm.yaml"
+grep -q "dm.yaml: parse: line 1: the value of .* is not a mapping of names" "$T/log" || { cat "$T/log"; fail "-lm"; }
 # msProbe's options on paths that are no msProbe dumps: refused naming the family.
 mkdir -p "$T/x/a" "$T/x/b"  # not empty (an empty side is refused as empty first)
 echo notes > "$T/x/a/notes.txt"; echo notes > "$T/x/b/notes.txt"

@@ -2,8 +2,9 @@
 # The rows of our msProbe compare against msProbe 26.x's own compare on the same pairs, cell by cell
 # (tests/msprobe_ref/rows_equal.py: numbers within 1e-6): statistics, md5, real data (.npy; .pt too
 # where torch is at hand) and msProbe's own Megatron fixture, PyTorch vs PyTorch and MindSpore vs
-# PyTorch. Needs MSIT_MSPROBE_REF (msProbe's python/ directory) and a python3 with pandas, openpyxl,
-# tqdm, psutil (Debian's python3-* packages); exits 77 (skipped) without them.
+# PyTorch (also with -lm, msProbe's layer mapping, and on a generated -lm pair). Needs
+# MSIT_MSPROBE_REF (msProbe's python/ directory) and a python3 with pandas, openpyxl, tqdm, psutil
+# (Debian's python3-* packages); exits 77 (skipped) without them.
 # Usage: compare_msprobe_ref.sh MSIT_BIN TESTS_DIR
 set -euo pipefail
 BIN=$1
@@ -50,7 +51,12 @@ if "$PY" -c 'import torch' > /dev/null 2>&1; then
 fi
 F=$MSIT_MSPROBE_REF/../test/msprobe_test/mindspore_ut/compare/dump_file
 if [ -d "$F" ]; then
-  check megatron_pt "$F/pytorch_data/dump.json" "$F/pytorch_data/dump.json"
+  cp -r "$F/pytorch_data" "$T/pytorch_copy"  # compare refuses a file against itself
+  check megatron_pt "$F/pytorch_data/dump.json" "$T/pytorch_copy/dump.json"
   check megatron_ms_pt "$F/mindspore_data/dump.json" "$F/pytorch_data/dump.json"
+  check megatron_ms_pt_lm "$F/mindspore_data/dump.json" "$F/pytorch_data/dump.json" -lm "$F/layer_mapping.yaml"
+  check megatron_ms_pt_lm_nofile "$F/mindspore_data/dump.json" "$F/pytorch_data/dump.json" -lm
 fi
+"$PY" "$TESTS/integration/compare_msprobe_lm_gen.py" "$T/lm"
+check layer_mapping "$T/lm/ms/dump.json" "$T/lm/pt/dump.json" -lm "$T/lm/layer_mapping.yaml"
 echo "compare_msprobe_ref: $n report files equal to msProbe's"

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/io/tree_walk.h"
 #include "compare_fixtures.h"
 
 namespace msit::resolve {
@@ -145,3 +146,40 @@ TEST(Resolve, ShellQuote) {
 
 }  // namespace
 }  // namespace msit::resolve
+
+namespace msit {
+namespace {
+
+// The one sorted listing (common/io/tree_walk.h) the resolver and msProbe's layout and pairing
+// share: sorted by kind, links never taken for what they name, hidden names left out on ask,
+// and a directory over the bound refused rather than held.
+TEST(DirNames, SortedByKindLinksAreOthersHiddenOnAskAndBounded) {
+  namespace fs = std::filesystem;
+  compare_test::TempDir t;
+  const fs::path d = fs::path(t.path) / "d";
+  for (const char* f : {"b.json", "a.json", ".hidden"}) {
+    fs::create_directories(d);
+    std::ofstream(d / f) << "x";
+  }
+  fs::create_directories(d / "step1");
+  fs::create_directories(d / "step0");
+  fs::create_directory_symlink(d / "step0", d / "step9");
+  auto all = list_sorted(d.string());
+  ASSERT_TRUE(all.ok()) << all.error().to_string();
+  EXPECT_EQ(all->dirs, (std::vector<std::string>{"step0", "step1"}));
+  EXPECT_EQ(all->files, (std::vector<std::string>{".hidden", "a.json", "b.json"}));
+  EXPECT_EQ(all->others, 1u);  // the link to step0
+  EXPECT_TRUE(all->has_file("a.json"));
+  EXPECT_FALSE(all->has_dir("step9"));
+  ListOptions o;
+  o.hidden = false;
+  EXPECT_EQ(list_sorted(d.string(), o)->files, (std::vector<std::string>{"a.json", "b.json"}));
+  o.max_entries = 5;
+  auto over = list_sorted(d.string(), o);
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(over.error().message.find("more than 5 entries"), std::string::npos) << over.error().to_string();
+  EXPECT_FALSE(list_sorted((d / "nowhere").string()).ok());
+}
+
+}  // namespace
+}  // namespace msit

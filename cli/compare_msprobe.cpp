@@ -3,12 +3,14 @@
 #include "cli/compare_msprobe.h"
 
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/compare_outcome.h"
+#include "common/compare/recompute.h"
 #include "common/compare_msprobe/flow.h"
 #include "common/compare_msprobe/mapping_file.h"
 #include "common/compare_msprobe/pairs.h"
@@ -78,7 +80,9 @@ std::string_view mode_text(MsMode m) {
   return "";
 }
 
-void print_pair(const MsRankPair& p, const MsRankTally& t, const std::string& report) {
+std::string dir_of(const std::string& file) { return std::filesystem::path(file).parent_path().string(); }
+
+void print_pair(const MsRankPair& p, const MsRankTally& t, const std::string& report, const MsprobeRunArgs& r) {
   std::printf("%s vs %s (%s): %zu rows, %zu pass, %zu warning, %zu error, %zu unmatched\n", p.npu_json.c_str(),
               p.bench_json.c_str(), std::string(mode_text(t.mode)).c_str(), t.rows, t.by_result[0], t.by_result[1],
               t.by_result[2], t.unmatched);
@@ -87,6 +91,12 @@ void print_pair(const MsRankPair& p, const MsRankTally& t, const std::string& re
     std::printf("first divergence%s: %s (%s)\n", d == &t.backward ? " (backward)" : "", (*d)->entry.c_str(),
                 (*d)->row.c_str());
     if (!(*d)->modules.empty()) std::printf("  in %s\n", (*d)->modules.front().c_str());
+    if (r.recompute && d == &t.forward) {  // backward entries compute gradients: not recomputed
+      RecomputeOptions ro;
+      ro.ops_before = r.recompute_before;
+      for (const auto& line : recompute_msprobe(dir_of(p.npu_json), dir_of(p.bench_json), (*d)->entry, ro))
+        std::printf("  recomputed: %s\n", line.c_str());
+    }
   }
   std::printf("Saved comparing results: %s\n", report.c_str());
 }
@@ -184,7 +194,7 @@ int run_msprobe_compare_cli(const MsprobeRunArgs& r, const MsprobeCliArgs& a, Ms
       print_error("compare", t.error().to_string());
       return kExitBadInput;
     }
-    if (r.verbosity != Verbosity::kQuiet) print_pair(p, *t, sink.path());
+    if (r.verbosity != Verbosity::kQuiet) print_pair(p, *t, sink.path(), r);
     all.rows += t->rows;
     all.pairs += t->rows - t->unmatched;
     all.fail += t->by_result[2];

@@ -2,6 +2,7 @@
 // dumped inputs and say whether its kernel agrees with them, on both sides when a golden is given.
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -64,9 +65,10 @@ std::optional<GraphDef> graph_for(const std::string& given, const std::string& f
   return std::move(*g);
 }
 
+opcheck::OpcheckOptions options_of(const OpcheckArgs& a);
+
 OpCheckResult check_side(const std::string& file, const std::string& graph_path, const OpcheckArgs& a) {
-  opcheck::OpcheckOptions o;
-  o.memory_bytes = a.memory_mb << 20;
+  const opcheck::OpcheckOptions o = options_of(a);
   const auto op = opcheck::dump_kind_of(file) == opcheck::DumpKind::kGeFile ? op_name_of(file) : std::nullopt;
   std::optional<GraphDef> g = op ? graph_for(graph_path, file, *op) : std::nullopt;
   return opcheck::check_dump_path(file, g ? &*g : nullptr, o);
@@ -87,20 +89,61 @@ int exit_status(const std::vector<OpCheckResult>& rs) {
   return any_skip ? kExitInconclusive : kExitOk;
 }
 
+opcheck::OpcheckOptions options_of(const OpcheckArgs& a) {
+  opcheck::OpcheckOptions o;
+  o.memory_bytes = a.memory_mb << 20;
+  return o;
+}
+
+// An msProbe API entry of a rank folder, shown as dump.json#entry.
+OpCheckResult check_msprobe(const std::string& rank_dir, const std::string& entry, const OpcheckArgs& a) {
+  return opcheck::check_front_end(opcheck::msprobe_front_end({rank_dir, entry}), rank_dir + "/dump.json#" + entry,
+                                  options_of(a));
+}
+
+// Every forward API entry of an msProbe rank folder whose API is in the recomputed set (with
+// --golden: the same entry there), handed to `each` as it is checked.
+void check_msprobe_rank(const std::string& dir, const OpcheckArgs& a,
+                        const std::function<void(std::vector<OpCheckResult>&&)>& each) {
+  Status st = opcheck::for_each_msprobe_entry(dir, [&](MsprobeEntry&& e) {
+    if (!e.parsed || e.parsed->kind != MsprobeEntryKind::kApi || e.parsed->direction != MsprobeDirection::kForward ||
+        !opcheck::msprobe_api_known(e.parsed->op))
+      return true;
+    std::vector<OpCheckResult> sides{opcheck::check_front_end(opcheck::msprobe_entry_front_end(e, dir),
+                                                              dir + "/dump.json#" + e.name, options_of(a))};
+    if (!a.golden.empty()) sides.push_back(check_msprobe(a.golden, e.name, a));
+    each(std::move(sides));
+    return true;
+  });
+  if (!st.ok()) throw InputError(st.error().to_string());
+}
+
 // One path: the op's file (or the op --op names below a directory), and the golden's when given.
 std::vector<OpCheckResult> check_path(const std::string& path, const OpcheckArgs& a) {
   require_exists(path, "dump file or directory");
+  if (fs::is_directory(path) && opcheck::is_msprobe_rank_dir(path)) {  // with --op (run() takes the rest)
+    std::vector<OpCheckResult> sides{check_msprobe(path, a.op, a)};
+    if (!a.golden.empty()) {
+      require_exists(a.golden, "golden dump file or directory");
+      sides.push_back(check_msprobe(a.golden, a.op, a));
+    }
+    return sides;
+  }
   std::string file = path;
   if (fs::is_directory(path) && opcheck::dump_kind_of(path) == opcheck::DumpKind::kNone) {
     if (a.op.empty())
       throw InputError(path +
-                       ": a directory needs --op NAME (the op to recompute), unless it is an ATB op directory or a "
-                       "torch API directory");
+                       ": a directory needs --op NAME (the op to recompute), unless it is an ATB op directory, a "
+                       "torch API directory or an msProbe rank folder (dump.json)");
     file = find_op_file(path, a.op);
   }
   std::vector<OpCheckResult> sides{check_side(file, a.graph, a)};
   if (!a.golden.empty()) {
     require_exists(a.golden, "golden dump file or directory");
+    if (auto ref = opcheck::msprobe_op_of_tensor_file(file); ref && opcheck::is_msprobe_rank_dir(a.golden)) {
+      sides.push_back(check_msprobe(a.golden, ref->entry, a));
+      return sides;
+    }
     std::string gfile = a.golden;
     if (fs::is_directory(a.golden) && opcheck::dump_kind_of(a.golden) == opcheck::DumpKind::kNone)
       gfile = find_op_file(a.golden, a.op.empty() ? op_name_of(file).value_or("") : a.op);
@@ -109,13 +152,18 @@ std::vector<OpCheckResult> check_path(const std::string& path, const OpcheckArgs
   return sides;
 }
 
+// What the exit status needs of a result: its verdict (a whole rank's ops are not all kept).
+OpCheckResult verdict_only(OpCheckResult&& r) {
+  OpCheckResult v;
+  v.verdict = r.verdict;
+  return v;
+}
+
 int run(const OpcheckArgs& a) {
   if (!a.golden.empty() && a.paths.size() != 1) throw InputError("--golden takes one dump file or directory to check");
   std::vector<OpCheckResult> all;
   nlohmann::json results = nlohmann::json::array();
-  for (const auto& path : a.paths) {
-    const auto sides = check_path(path, a);
-    all.insert(all.end(), sides.begin(), sides.end());
+  auto show = [&](std::vector<OpCheckResult>&& sides) {
     if (a.json) {
       nlohmann::json j;
       j["my"] = opcheck::result_json(sides[0]);
@@ -125,6 +173,14 @@ int run(const OpcheckArgs& a) {
       print_side("my", sides[0]);
       if (sides.size() > 1) print_side("golden", sides[1]);
     }
+    for (auto& s : sides) all.push_back(verdict_only(std::move(s)));
+  };
+  for (const auto& path : a.paths) {
+    if (a.op.empty() && fs::is_directory(path) && opcheck::is_msprobe_rank_dir(path)) {
+      check_msprobe_rank(path, a, show);
+      continue;
+    }
+    show(check_path(path, a));
   }
   if (a.json) std::printf("%s\n", nlohmann::json{{"results", results}}.dump(2).c_str());
   return exit_status(all);
@@ -137,10 +193,13 @@ CLI::App* register_opcheck(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "opcheck", "Recompute a dumped op on the CPU from its own dumped inputs: does its kernel agree with them?");
   cmd->add_option("paths", args->paths,
-                  "GE dump files, ATB op directories ({id}_{OpType}/), torch API directories ({module}.{func}/), or a "
-                  "GE dump directory with --op")
+                  "GE dump files, ATB op directories ({id}_{OpType}/), torch API directories ({module}.{func}/), "
+                  "msProbe tensor files or rank folders (dump.json: every API, or --op ENTRY), or a GE dump directory "
+                  "with --op")
       ->required();
-  cmd->add_option("--op", args->op, "The op name to find below a directory (the dump file name's OpName)");
+  cmd->add_option("--op", args->op,
+                  "The op name to find below a directory (the dump file name's OpName; an msProbe rank folder: the "
+                  "dump.json entry, e.g. Functional.linear.0.forward)");
   cmd->add_option("--graph", args->graph,
                   "The graph text (dynamo_original_graph_*.txt) with the op's attributes (default: searched in the "
                   "directories above the dump file)");

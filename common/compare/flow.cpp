@@ -69,8 +69,8 @@ const std::vector<OptionRow>& option_table() {
       {FlowOption::kDiffAnalyze, {F::kMsprobe}},
       {FlowOption::kXlsx, {F::kMsprobe}},
       // opcheck needs each op's own inputs: GE dump files (the torchair flows), ATB op
-      // directories and torch API directories (the ATB/torch flow).
-      {FlowOption::kRecompute, {F::kTorchair, F::kAtbTorch}},
+      // directories and torch API directories (the ATB/torch flow), msProbe tensor files.
+      {FlowOption::kRecompute, {F::kTorchair, F::kAtbTorch, F::kMsprobe}},
   };
   return table;
 }

@@ -38,6 +38,47 @@ std::string recompute_path_of(const std::string& file) {
   return {};
 }
 
+std::string recompute_line(const char* side, const opcheck::OpCheckResult& r) {
+  std::string s = std::string(side) + " " + opcheck::verdict_line(r);
+  for (const auto& out : r.outputs) {
+    s += "; output " + std::to_string(out.index) + ": " + std::to_string(out.beyond_bound) + " of " +
+         std::to_string(out.count) + " beyond the bound";
+  }
+  return s;
+}
+
+std::vector<std::string> recompute_msprobe(const std::string& npu_rank_dir, const std::string& bench_rank_dir,
+                                           const std::string& entry, const RecomputeOptions& o) {
+  // The forward API entries of the recomputed set before `entry`, in execution (file) order.
+  std::deque<std::string> before;
+  bool found = false;
+  Status st = opcheck::for_each_msprobe_entry(npu_rank_dir, [&](MsprobeEntry&& e) {
+    if (e.name == entry) {
+      found = true;
+      return false;
+    }
+    if (e.parsed && e.parsed->kind == MsprobeEntryKind::kApi && e.parsed->direction == MsprobeDirection::kForward &&
+        opcheck::msprobe_api_known(e.parsed->op)) {
+      before.push_back(e.name);
+      if (before.size() > o.ops_before) before.pop_front();
+    }
+    return true;
+  });
+  if (!st.ok() || !found) before.clear();  // the entry's own check says why
+  std::vector<std::string> lines;
+  auto side = [&](const char* which, const char* name, const std::string& dir, const std::string& e) {
+    auto r = opcheck::check_front_end(opcheck::msprobe_front_end({dir, e}), dir + "/dump.json#" + e, o.opcheck);
+    lines.push_back(which + recompute_line(name, r));
+  };
+  for (size_t k = 0; k <= before.size(); ++k) {
+    const std::string& e = k == 0 ? entry : before[before.size() - k];
+    const char* which = k == 0 ? "first divergence: " : "op before it: ";
+    side(which, "my", npu_rank_dir, e);
+    if (!bench_rank_dir.empty()) side(which, "golden", bench_rank_dir, e);
+  }
+  return lines;
+}
+
 // "my MatMul_3 (MatMulV2): the kernel disagrees ...; output 0: 412 of 8192 beyond the bound".
 std::string RecomputeSink::side_line(const char* side, const std::string& path) {
   const GraphDef* graph = nullptr;
@@ -54,13 +95,7 @@ std::string RecomputeSink::side_line(const char* side, const std::string& path) 
       if (found) graph = &*found;
     }
   }
-  const opcheck::OpCheckResult r = opcheck::check_dump_path(path, graph, o_.opcheck);
-  std::string s = std::string(side) + " " + opcheck::verdict_line(r);
-  for (const auto& out : r.outputs) {
-    s += "; output " + std::to_string(out.index) + ": " + std::to_string(out.beyond_bound) + " of " +
-         std::to_string(out.count) + " beyond the bound";
-  }
-  return s;
+  return recompute_line(side, opcheck::check_dump_path(path, graph, o_.opcheck));
 }
 
 // The first divergence (batch[at]), then up to ops_before distinct earlier ops of its token, from

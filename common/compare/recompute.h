@@ -25,6 +25,16 @@ struct RecomputeOptions {
 // empty when the file holds no op's inputs (an FX .npy, a summary).
 std::string recompute_path_of(const std::string& file);
 
+// One side's verdict as the reports print it: "my MatMul_3 (MatMulV2): the kernel disagrees with
+// its own inputs; output 0: 412 of 8192 beyond the bound".
+std::string recompute_line(const char* side, const opcheck::OpCheckResult& r);
+
+// msProbe pairs (the msProbe flow's first divergence: a dump.json entry): the entry and the
+// ops_before forward API entries of the recomputed set before it in the target's dump.json, on
+// the target's rank folder and on the golden's (same entry names), one line per op and side.
+std::vector<std::string> recompute_msprobe(const std::string& npu_rank_dir, const std::string& bench_rank_dir,
+                                           const std::string& entry, const RecomputeOptions& o);
+
 // The same over rows held whole (the ATB/torch flows' sheets): one rank, one batch.
 void recompute_rows(std::vector<ReportRow>& rows, const RecomputeOptions& o);
 

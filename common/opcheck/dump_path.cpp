@@ -1,5 +1,6 @@
-// Which opcheck front end reads a dump path (GE file, ATB op directory, torch API directory), the
-// graph text a GE file's attributes come from, and the one dispatch every caller goes through.
+// Which opcheck front end reads a dump path (GE file, ATB op directory, torch API directory, msProbe
+// tensor file), the graph text a GE file's attributes come from, and the one dispatch every caller
+// goes through.
 #include <algorithm>
 #include <filesystem>
 
@@ -24,6 +25,7 @@ DumpKind dump_kind_of(const std::string& path) {
     if (is_atb_op_dir(path)) return DumpKind::kAtbOpDir;
     return torch_api_of_dir(path) ? DumpKind::kTorchApiDir : DumpKind::kNone;
   }
+  if (msprobe_op_of_tensor_file(path)) return DumpKind::kMsprobeTensor;
   const std::string base = fs::path(path).filename().string();
   const std::string_view name = without_archive_suffix(base);
   return parse_ge_dump_name(name) && classify_name(name).kind == NameKind::kGeDump ? DumpKind::kGeFile
@@ -53,6 +55,10 @@ OpCheckResult check_dump_path(const std::string& path, const GraphDef* graph, co
     case DumpKind::kAtbOpDir: return check_front_end(atb_front_end(path), path, opts);
     case DumpKind::kTorchApiDir: return check_front_end(torch_front_end(path), path, opts);
     case DumpKind::kGeFile: return check_ge_file(path, graph, opts);
+    case DumpKind::kMsprobeTensor: {
+      const MsprobeOpRef ref = *msprobe_op_of_tensor_file(path);
+      return check_front_end(msprobe_front_end(ref), ref.rank_dir + "/dump.json#" + ref.entry, opts);
+    }
     case DumpKind::kNone: break;
   }
   std::error_code ec;

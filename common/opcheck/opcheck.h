@@ -2,11 +2,13 @@
 // agrees with them (docs/opcheck.md). Front ends build the OpCall; check_op() is the one engine.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
 
 #include "common/formats/graph_text.h"
+#include "common/formats/msprobe_dump_json.h"
 #include "common/opcheck/op_call.h"
 
 namespace msit::opcheck {
@@ -35,14 +37,31 @@ FrontEnd atb_front_end(const std::string& dir);
 std::optional<std::string> torch_api_of_dir(const std::string& dir);  // func when dir is one
 FrontEnd torch_front_end(const std::string& dir);
 
+// The msProbe front end (docs/opcheck.md "msProbe dumps"): a forward API entry of a rank
+// folder's dump.json, its tensors from dump_tensor_data/ by their data_name, its keyword
+// arguments from the entry. A tensor file of the entry names it too.
+struct MsprobeOpRef {
+  std::string rank_dir;  // the folder holding dump.json
+  std::string entry;     // Functional.linear.0.forward
+};
+bool is_msprobe_rank_dir(const std::string& dir);  // holds a dump.json
+std::optional<MsprobeOpRef> msprobe_op_of_tensor_file(const std::string& path);
+FrontEnd msprobe_front_end(const MsprobeOpRef& ref);
+FrontEnd msprobe_entry_front_end(const MsprobeEntry& e, const std::string& rank_dir);  // an entry in hand
+// Whether an msProbe entry's API (the entry name's op: "linear") is in the recomputed set.
+bool msprobe_api_known(std::string_view api);
+// Every entry of rank_dir/dump.json in file order, read as a stream, until fn returns false.
+Status for_each_msprobe_entry(const std::string& rank_dir, const std::function<bool(MsprobeEntry&&)>& fn);
+
 // ge_front_end + check_op.
 OpCheckResult check_ge_file(const std::string& path, const GraphDef* graph, const OpcheckOptions& opts);
 // A front end's outcome checked: check_op on an OpCall, the result as it is otherwise.
 OpCheckResult check_front_end(FrontEnd fe, const std::string& path, const OpcheckOptions& opts);
 
 // Which front end reads a path: an ATB op directory, a torch API directory, a GE dump file
-// (by its name), or none (kNone: a directory or file that holds no op's inputs).
-enum class DumpKind : uint8_t { kNone, kGeFile, kAtbOpDir, kTorchApiDir };
+// (by its name), a tensor file of an msProbe API entry (by its data name in a tensor
+// directory), or none (kNone: a directory or file that holds no op's inputs).
+enum class DumpKind : uint8_t { kNone, kGeFile, kAtbOpDir, kTorchApiDir, kMsprobeTensor };
 DumpKind dump_kind_of(const std::string& path);
 // The graph text that names GE op `op`: the first dynamo_original_graph_*.txt (in graph id
 // order) that has it, in the dump file's directory or up to 8 directories above it.

@@ -12,3 +12,8 @@ endforeach()
 add_test(NAME opcheck_compare_recompute
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/opcheck_compare.sh ${MSIT_BIN} ${MSIT_DUMPGEN})
 set_tests_properties(opcheck_compare_recompute PROPERTIES TIMEOUT 300 LABELS integration)
+
+# msProbe dump pairs: compare --recompute and opcheck over a rank folder (numpy writes the dumps).
+add_test(NAME opcheck_msprobe
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/opcheck_msprobe.sh ${MSIT_BIN} ${PROJECT_SOURCE_DIR})
+set_tests_properties(opcheck_msprobe PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS integration)

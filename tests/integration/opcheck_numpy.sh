@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # opcheck against files numpy wrote (tests/tools/opgen.py), scored by tests/tools/opgrid_check.py.
-#   crosscheck: every op of each family (GE, ATB, torch), inputs salted with NaN/Inf/0/extremes;
+#   crosscheck: every op of each family (GE, ATB, torch, msProbe), inputs salted with NaN/Inf/0/extremes;
 #               all must agree with numpy's float64 result.
 #   grid_small: the 'small' variant of bench/opcheck_grid.json for each family; every verdict as
 #               expected (injected and upstream errors disagree, noise-only and downstream agree);
@@ -17,13 +17,13 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 case "$mode" in
   crosscheck)
-    for run in ge:1 ge:2 atb:1 torch:1; do
+    for run in ge:1 ge:2 atb:1 torch:1 msprobe:1; do
       fam=${run%:*} seed=${run#*:}
       "$PY" "$SRC/tests/tools/opgen.py" crosscheck --family "$fam" --out "$WORK/$fam$seed" --seed "$seed"
       "$PY" "$SRC/tests/tools/opgrid_check.py" "$BIN" "$WORK/$fam$seed" | tail -2
     done ;;
   grid_small)
-    for fam in ge atb torch; do
+    for fam in ge atb torch msprobe; do
       "$PY" "$SRC/tests/tools/opgen.py" grid --family "$fam" --grid "$SRC/bench/opcheck_grid.json" --variant small \
         --out "$WORK/$fam"
       "$PY" "$SRC/tests/tools/opgrid_check.py" "$BIN" "$WORK/$fam" | tail -3

@@ -13,15 +13,18 @@ docs/formats/graph-text.md §2, and every value comes from numpy, never from the
       propagated case (an upstream Mul made wrong, the op computed correctly from it); variants
       with "bound_factors": a noise-only case and one element moved to f x its bound per factor
       (opgen_nearbound.py).
-  --family atb|torch (both modes): the same ops written as ATB op directories ({id}_{Type}/
-      before/intensor{k}.bin, after/outtensor{k}.bin, op_param.json; docs/formats/atb-torch.md
-      §2.2, §2.6) or torch hook API directories ({module}.{func}/input_{i}.pth, output.pth, §1).
+  --family atb|torch|msprobe (both modes): the same ops written as ATB op directories
+      ({id}_{Type}/ before/intensor{k}.bin, after/outtensor{k}.bin, op_param.json;
+      docs/formats/atb-torch.md §2.2, §2.6), torch hook API directories ({module}.{func}/
+      input_{i}.pth, output.pth, §1) or msProbe rank folders (opgen_msprobe.py: dump.json with
+      the API's kwargs, dump_tensor_data/*.pt; the case's file is its output tensor file).
 Each case is DIR/NNNNN/{graph text, 0/dump files} (GE) or DIR/NNNNN/{op dirs}; DIR/cases.json
 lists every file or op directory with the verdict opcheck must give. opgrid_check.py runs
 opcheck over them."""
 import argparse, json, math, os, struct, sys, zipfile
 import numpy as np
 import opgen_nearbound as near
+import opgen_msprobe
 
 # ---- GE dump encoding (docs/formats/ge-dump.md §2-§5) ----
 PROTO_DT = {"float32": 1, "float16": 2, "int32": 7, "int64": 8, "float64": 12, "bfloat16": 27}
@@ -368,13 +371,15 @@ def write_family_case(root, idx, ops, family):
 
 
 def write_any(root, idx, ops, family):
+    if family == "msprobe":
+        return opgen_msprobe.write_case(sys.modules[__name__], root, idx, ops)
     return write_case(root, idx, ops) if family == "ge" else write_family_case(root, idx, ops, family)
 
 
 def family_op(name, rng, dt, size, family):
     """make_op, adjusted where a family's op differs: torch's matmul has no transposes."""
     op = make_op(name, rng, dt, size)
-    if family == "torch" and name == "BatchMatMul":
+    if family in ("torch", "msprobe") and name == "BatchMatMul":
         sw = lambda a, t: np.swapaxes(a, -1, -2) if t else a  # noqa: E731
         ta, tb = op.attrs["adj_x1"], op.attrs["adj_x2"]
         op.ins = [(sw(op.ins[0][0], ta), dt), (sw(op.ins[1][0], tb), dt)]
@@ -415,7 +420,7 @@ def salt(rng, v, dt):
 
 
 def family_ops(family):
-    return {"ge": OPS, "atb": ATB_OPS, "torch": TORCH_OPS}[family]
+    return {"ge": OPS, "atb": ATB_OPS, "torch": TORCH_OPS, "msprobe": opgen_msprobe.OPS}[family]
 
 
 def crosscheck(args):
@@ -528,7 +533,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--grid")
     ap.add_argument("--variant", default="small")
-    ap.add_argument("--family", choices=["ge", "atb", "torch"], default="ge")
+    ap.add_argument("--family", choices=["ge", "atb", "torch", "msprobe"], default="ge")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rows = crosscheck(args) if args.mode == "crosscheck" else grid_cases(args)

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Compare at decode scale (docs/benchmarks.md "Compare at scale"): time, CPU and peak RSS of
 # `compare` on summarised trees of N tensor pairs written by bench/scale_gen.py, the slope of RSS
-# and time per pair against the smallest N, and (HTML=1) the same with --html plus the page's load
-# time in headless Chromium. Trees are generated once under DATA (reused by later runs).
+# and time per pair against the smallest N, and (HTML=1) the same with --html plus the load time of
+# the overview, of the first divergence's token page and of an empty page in headless Chromium. Trees are generated once under DATA (reused by later runs).
 # Usage: scale_compare.sh MSIT_BIN [DATA=/work/scale-data] [FLOW=gefx] [N...=100000 500000 2000000 5000000]
 # Env: JOBS (default 2), HTML=1, MAX_RSS_GB (default 12: an N whose last run needed more is skipped
 # on a shared machine; the run is cut by ulimit -v at twice that), EXTRA="compare options".
@@ -21,7 +21,8 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$DATA"
 
-chromium_load() {  # seconds until headless Chromium has loaded the page and run its scripts
+chromium_load() {  # "WALL/READY": seconds until headless Chromium dumped the page after its scripts
+  # ran (its own start included), and the page's data-ready-ms (navigation to the end of its script)
   local c
   c=$(command -v chromium || true)
   [ -n "$c" ] || { echo "n/a"; return; }
@@ -31,7 +32,8 @@ chromium_load() {  # seconds until headless Chromium has loaded the page and run
     --disable-background-networking --disable-component-update --disable-sync \
     --user-data-dir="$T/profile.$RANDOM" --dump-dom "file://$1" >"$T/dom.html" 2>/dev/null || { echo "timeout"; return; }
   e=$(date +%s.%N)
-  if grep -q 'data-ready="1"' "$T/dom.html"; then echo "$e - $s" | bc; else echo "not-ready"; fi
+  grep -q 'data-ready="1"' "$T/dom.html" || { echo "not-ready"; return; }
+  printf "%.2fs/%sms" "$(echo "$e - $s" | bc)" "$(grep -o 'data-ready-ms="[0-9]*"' "$T/dom.html" | grep -o '[0-9]*')"
 }
 
 printf "%-6s %9s %8s %8s %9s %10s %12s %12s %s\n" flow pairs wall_s cpu_s rss_MB pairs/s "KB/pair(d)" "us/pair(d)" extra
@@ -45,7 +47,7 @@ for n in "${NS[@]}"; do
   # shellcheck disable=SC2046
   set -- $(cat "$d/compare.args")
   out="$T/out"
-  rm -rf "$out" "$T/report.html"
+  rm -rf "$out" "$T/report.html" "$T/report.tokens"
   html_args=()
   [ "$HTML" = 1 ] && html_args=(--html "$T/report.html")
   # shellcheck disable=SC2086
@@ -57,7 +59,12 @@ for n in "${NS[@]}"; do
   [ "$rows" -gt 1 ] || { echo "$FLOW $n: no report ($(tail -3 "$T/err"))"; continue; }
   extra="rows=$((rows - 1))"
   if [ "$HTML" = 1 ]; then
-    extra="$extra html=$(du -m "$T/report.html" | cut -f1)MB load_s=$(chromium_load "$T/report.html")"
+    # The overview, then the page of the run's first divergence (a token of 7,200 rows).
+    ov=$(chromium_load "$T/report.html")
+    tok=$(grep -o 'data-first-href="[^"]*"' "$T/dom.html" | cut -d'"' -f2)
+    extra="$extra html=$(du -k "$T/report.html" | cut -f1)KB+$(du -m "$T/report.tokens" | cut -f1)MB pages=$(find "$T/report.tokens" -name '*.html' | wc -l) load_overview=$ov"
+    [ -n "$tok" ] && extra="$extra load_token=$(chromium_load "$T/$tok")"
+    extra="$extra load_empty=$(echo '<html><body data-ready="1"></body></html>' >"$T/empty.html"; chromium_load "$T/empty.html")"
   fi
   pps=$(echo "$n / $wall" | bc)
   if [ -z "$base_n" ]; then

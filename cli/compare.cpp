@@ -22,6 +22,7 @@
 
 #include "cli/commands.h"
 #include "cli/compare_atb.h"
+#include "cli/compare_html_sink.h"
 #include "cli/compare_msprobe.h"
 #include "cli/compare_outcome.h"
 #include "cli/compare_report_sink.h"
@@ -31,7 +32,7 @@
 #include "common/compare/terminal_summary.h"
 #include "common/io/output_file.h"
 #include "common/report/csv.h"
-#include "common/report/html_report.h"
+#include "common/report/html_pages.h"
 #include "common/resolve/resolve.h"
 #include "common/store/store_catalog.h"
 
@@ -84,7 +85,6 @@ ReportSinkOptions sink_options(const CompareArgs& a) {
   so.output = a.output;
   so.json = a.json;
   so.msit_filters = a.msit_filters;
-  so.keep_rows = !a.html.empty();
   so.csv.extra_columns = !a.msit_columns;
   so.csv.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   if (a.html.empty()) {
@@ -143,11 +143,15 @@ class Progress {
   bool stop_ = false, shown_ = false;
 };
 
-int write_html(const CompareArgs& a, const CompareHead& head, const ReportSink& sink) {
-  std::vector<HtmlRank> ranks;
-  for (const auto& rr : sink.ranks()) ranks.push_back(HtmlRank{rr.info.rank, &rr.rows});
+// The overview page, published after the token pages (written during the compare).
+int write_html(const CompareArgs& a, const CompareHead& head, HtmlPages& pages) {
   std::string title = std::string(flow_name(head.flow)) + ": " + a.my_path + " vs " + a.golden_path;
-  return write_html_file(a.html, ranks, title, a.quiet, head.coverage.lines());
+  if (Status st = pages.finish(title, head.coverage.lines()); !st.ok()) {
+    print_error("compare", st.error().to_string());
+    return kExitBadInput;
+  }
+  if (!a.quiet) std::printf("HTML report: %s (one page per token in %s)\n", a.html.c_str(), pages.tokens_dir().c_str());
+  return kExitOk;
 }
 
 // The command line that compares `my` with `golden` (already shell-quoted) with the options
@@ -232,17 +236,28 @@ int run_torchair(const CompareArgs& a, const Paths& paths) {
   o.pairs_total = &total;
   o.pairs_done = &done;
   ReportSink sink(sink_options(a));
+  std::optional<HtmlPages> pages;  // --html: its token pages are written as the rows come
+  std::optional<HtmlTeeSink> tee;
+  if (!a.html.empty()) {
+    Result<HtmlPages> p = HtmlPages::create(a.html);
+    if (!p.ok()) {
+      print_error("compare", p.error().to_string());
+      return kExitBadInput;
+    }
+    tee.emplace(pages.emplace(std::move(*p)), sink);
+  }
+  RowSink& reports = tee ? static_cast<RowSink&>(*tee) : sink;
   RecomputeOptions ro;
   ro.ops_before = a.recompute_before;
-  RecomputeSink recompute(sink, ro);
+  RecomputeSink recompute(reports, ro);
   Result<CompareHead> res = make_error(a.my_path, Stage::kCompare, "not run");
   {
     Progress progress(!a.quiet && ::isatty(STDERR_FILENO) == 1, total, done);
-    res = stream_compare(paths.my, paths.golden, o, a.recompute ? static_cast<RowSink&>(recompute) : sink);
+    res = stream_compare(paths.my, paths.golden, o, a.recompute ? static_cast<RowSink&>(recompute) : reports);
   }
   if (!res.ok()) {
     print_error("compare", res.error().to_string());
-    if (!sink.failed()) print_dir_hints(FlowFamily::kTorchair, paths.golden, paths.my);
+    if (!sink.failed() && !(tee && tee->failed())) print_dir_hints(FlowFamily::kTorchair, paths.golden, paths.my);
     return kExitBadInput;
   }
   print_warnings("compare", res->warnings, a.verbosity);
@@ -261,8 +276,9 @@ int run_torchair(const CompareArgs& a, const Paths& paths) {
   if (!a.quiet) {
     for (const auto& p : *published) std::printf("Saved comparing results: %s\n", p.c_str());
   }
-  if (!a.html.empty()) {
-    if (int rc = write_html(a, *res, sink); rc != kExitOk) return rc;
+  if (pages) {
+    if (int rc = write_html(a, *res, *pages); rc != kExitOk) return rc;
+    mark_phase(o.timer, "write HTML overview");
   }
   return summarize(a, *res, sink);
 }
@@ -344,8 +360,9 @@ CLI::App* register_compare(CLI::App& app, int& exit_code) {
   auto* rank = cmd->add_option("--rank", a->rank, "Only this rank of a worldsize*_global_rank* layout");
   add_jobs(cmd, a->jobs, "Worker threads");
   auto* sketch = add_sketch_width(cmd, a->sketch_width, "Sketch buckets for raw files summarised on the fly");
-  auto* html =
-      cmd->add_option("--html", a->html, "Also write a self-contained HTML report (plots, table) to this file");
+  auto* html = cmd->add_option("--html", a->html,
+                               "Also write a self-contained HTML report (plots, tables) to this file; GE/FX dumps: an "
+                               "overview, a page per token in FILE.tokens beside it");
   auto* json = cmd->add_flag("--json", a->json, "Write the rows as JSON instead of CSV");
   auto* filters = cmd->add_flag("--msit-filters", a->msit_filters,
                                 "Drop the rows msit drops (shape-only mismatches, int8 rows, "

@@ -1,6 +1,7 @@
 // The torchair compare's reports written as its rows arrive (docs/compare.md "Streaming"): the
 // CSV of each rank streamed into its output file, the terminal summary and the tally built on the
-// way; JSON, --msit-filters and --html keep a rank's rows until its end.
+// way; JSON and --msit-filters keep a rank's rows until its end (--html streams its own pages:
+// cli/compare_html_sink.h).
 #pragma once
 
 #include <ctime>
@@ -22,7 +23,6 @@ struct ReportSinkOptions {
   std::string output = ".";  // report directory
   bool json = false;
   bool msit_filters = false;
-  bool keep_rows = false;  // the caller needs every row at the end (--html)
   CsvOptions csv;
   SummaryOptions summary;
   std::time_t now = 0;  // the report names' time
@@ -54,7 +54,7 @@ class ReportSink : public RowSink {
   const std::vector<Rank>& ranks() const { return ranks_; }
 
  private:
-  bool streamed() const { return !o_.json && !o_.msit_filters && !o_.keep_rows; }
+  bool streamed() const { return !o_.json && !o_.msit_filters; }
   Status fail(Status st);
 
   ReportSinkOptions o_;

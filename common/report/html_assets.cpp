@@ -6,6 +6,7 @@ namespace msit {
 const char* const kHtmlStyle = R"CSS(
 body{font:13px/1.4 system-ui,sans-serif;margin:16px;color:#222}
 h1{font-size:16px;margin:0 0 8px}
+h2{font-size:14px;margin:14px 0 4px}
 #controls select{margin-right:12px}
 #summary{margin:8px 0}
 #coverage{margin:8px 0;padding:4px 8px;border-left:3px solid #f39c12;background:#fff8e6}
@@ -86,21 +87,27 @@ const char* const kHtmlScript = R"JS(
     return c;
   }
   var tip = document.getElementById('tip'), detail = document.getElementById('detail');
-  function hook(node, r) {
+  // One set of listeners per plot or table (not per point: a token has thousands of rows):
+  // the element under the pointer names its row by data-i.
+  function hook(node, list) {
+    function row(ev) { var i = ev.target.getAttribute ? ev.target.getAttribute('data-i') : null; return i === null ? null : list[+i]; }
     node.addEventListener('mousemove', function (ev) {
+      var r = row(ev);
+      if (!r) { tip.style.display = 'none'; return; }
       tip.textContent = details(r);
       tip.style.display = 'block';
       tip.style.left = (ev.clientX + 12) + 'px';
       tip.style.top = Math.max(0, ev.clientY - 40) + 'px';
     });
     node.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
-    node.addEventListener('click', function () { state.pinned = r; detail.textContent = details(r); });
+    node.addEventListener('click', function (ev) { var r = row(ev); if (r) { state.pinned = r; detail.textContent = details(r); } });
   }
   // One log-scale plot of value(r) over the rows of a series: one point per row; rows without
   // the value sit on the bottom edge as hollow points.
   function plot(parent, title, value, list, id) {
     var W = 1100, H = 210, L = 56, R = 12, T = 18, B = 26;
     var svg = el('svg', { width: W, height: H, 'class': 'plot', id: id }, parent);
+    hook(svg, list);
     el('text', { x: L, y: 12, 'class': 'title' }, svg, title);
     var lo = Infinity, hi = -Infinity;
     list.forEach(function (r) {
@@ -128,12 +135,10 @@ const char* const kHtmlScript = R"JS(
     list.forEach(function (r, i) { var v = value(r); if (v !== null && isFinite(v)) pts.push(x(i) + ',' + y(v)); });
     el('polyline', { points: pts.join(' '), 'class': 'trend' }, svg);
     list.forEach(function (r, i) {
-      var c = el('circle', { cx: x(i), cy: y(value(r)), r: r.divergence || r.verdict === 'fail' ? 4 : 2.6,
-                             'class': cls(r), 'data-i': i }, svg);
-      hook(c, r);
+      el('circle', { cx: x(i), cy: y(value(r)), r: r.divergence || r.verdict === 'fail' ? 4 : 2.6,
+                     'class': cls(r), 'data-i': i }, svg);
       if (r.divergence === 'first') {
-        var m = el('circle', { cx: x(i), cy: y(value(r)), r: 9, 'class': 'mark', 'data-label': label(r) }, svg);
-        hook(m, r);
+        el('circle', { cx: x(i), cy: y(value(r)), r: 9, 'class': 'mark', 'data-label': label(r), 'data-i': i }, svg);
         el('text', { x: Math.min(x(i) + 10, W - 260), y: Math.max(y(value(r)) - 8, 28), 'class': 'marklabel' }, svg,
            'first divergence: ' + label(r) + (r.error_jump ? ' (' + fmt(r.error_jump) + 'x)' : ''));
       }
@@ -166,15 +171,17 @@ const char* const kHtmlScript = R"JS(
         table(list);
       });
     });
-    var tb = h('tbody', undefined, t), limit = 5000;
-    shown.slice(0, limit).forEach(function (r) {
+    var tb = h('tbody', undefined, t), limit = 1000;
+    hook(tb, shown);
+    shown.slice(0, limit).forEach(function (r, k) {
       var tr = h('tr', undefined, tb);
+      tr.setAttribute('data-i', k);
       tr.className = r.divergence === 'first' ? 'first' : r.verdict === 'fail' ? 'fail' : r.divergence ? 'jump' : '';
       cols.forEach(function (c) {
         var v = r[c[0]], td = h('td', c[0] === 'cosine' && v !== null ? String(v) : fmt(v), tr);
+        td.setAttribute('data-i', k);
         if (typeof v !== 'number') td.className = 't';
       });
-      tr.addEventListener('click', function () { detail.textContent = details(r); });
     });
     if (shown.length > limit) h('p', (shown.length - limit) + ' more rows: sort to bring them up, or see the CSV', box);
   }
@@ -228,6 +235,8 @@ const char* const kHtmlScript = R"JS(
   Object.keys(types).sort().forEach(function (t) { h('option', t + ' (' + types[t] + ')', tsel).value = t; });
   tsel.addEventListener('change', function () { state.type = tsel.value; draw(); });
   draw();
+  // Milliseconds from the start of navigation to here: the page's load time without the browser's start.
+  body.setAttribute('data-ready-ms', String(Math.round(performance.now())));
   body.setAttribute('data-ready', '1');
 })();
 )JS";

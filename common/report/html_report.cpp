@@ -1,14 +1,15 @@
-// The HTML report: the rows as one JSON array in the page, drawn by the inline script.
+// The single-page HTML report (every row as one JSON array in the page, drawn by the inline
+// script) and the page parts the per-token pages share with it (html_parts.h).
 #include "common/report/html_report.h"
 
 #include <cmath>
 
-#include <nlohmann/json.hpp>
-
+#include "common/report/html_parts.h"
 #include "common/report/op_label.h"
 #include "common/report/report_columns.h"
 
 namespace msit {
+namespace html {
 namespace {
 
 nlohmann::json number(const std::optional<double>& v) {
@@ -20,6 +21,8 @@ std::string base_name(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
+
+}  // namespace
 
 nlohmann::json row_json(const ReportRow& r, std::optional<int64_t> rank, size_t index) {
   const TensorLabel& l = row_label(r);
@@ -49,8 +52,8 @@ nlohmann::json row_json(const ReportRow& r, std::optional<int64_t> rank, size_t 
   return j;
 }
 
-// JSON inside <script>: "</" would end the element and "<!--" would open a comment.
-std::string script_safe(std::string s) {
+std::string script_safe(const nlohmann::json& j) {
+  const std::string s = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
@@ -60,7 +63,7 @@ std::string script_safe(std::string s) {
   return out;
 }
 
-std::string html_escape(const std::string& s) {
+std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
@@ -74,35 +77,50 @@ std::string html_escape(const std::string& s) {
   return out;
 }
 
-}  // namespace
+std::string page_head(const std::string& title, const char* style, const std::string& above) {
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>msit-compact compare: " +
+         escape(title) + "</title>\n<style>" + style + "</style></head>\n<body>\n" + above + "<h1>" + escape(title) +
+         "</h1>\n";
+}
+
+// The page shows what was compared; what was not (a rank or token without counterpart) is part
+// of the verdict and is said before it (issue 40 case 2).
+std::string coverage_div(const std::vector<std::string>& gaps) {
+  if (gaps.empty()) return {};
+  std::string out = "<div id=\"coverage\"><b>Not compared</b> (what is missing from one side):<ul>";
+  for (const std::string& g : gaps) out += "<li>" + escape(g) + "</li>";
+  return out + "</ul></div>\n";
+}
+
+std::string rows_page_body_open() {
+  return "<div id=\"controls\"></div><div id=\"summary\"></div><div id=\"plots\"></div>"
+         "<div id=\"detail\">Hover or click a point for its details.</div><div id=\"tip\"></div>"
+         "<div id=\"table\"></div>\n"
+         "<script>window.onerror=function(m){document.body.setAttribute('data-js-error',String(m));};</script>\n"
+         "<script id=\"data\" type=\"application/json\">";
+}
+
+std::string overview_body_open() {
+  return "<div id=\"summary\"></div><div id=\"first\"></div><div id=\"tokens\"></div><div id=\"types\"></div>"
+         "<div id=\"worst\"></div>\n"
+         "<script>window.onerror=function(m){document.body.setAttribute('data-js-error',String(m));};</script>\n";
+}
+
+std::string rows_page_close() {
+  return std::string("</script>\n<script>") + kHtmlScript + "</script>\n</body></html>\n";
+}
+
+}  // namespace html
 
 std::string html_report(const std::vector<HtmlRank>& ranks, const std::string& title,
                         const std::vector<std::string>& gaps) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& hr : ranks) {
     if (!hr.rows) continue;
-    for (size_t i = 0; i < hr.rows->size(); ++i) rows.push_back(row_json((*hr.rows)[i], hr.rank, i));
+    for (size_t i = 0; i < hr.rows->size(); ++i) rows.push_back(html::row_json((*hr.rows)[i], hr.rank, i));
   }
-  std::string page =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>msit-compact compare: " +
-      html_escape(title) + "</title>\n<style>" + kHtmlStyle + "</style></head>\n<body>\n<h1>" + html_escape(title) +
-      "</h1>\n";
-  // The page shows what was compared; what was not (a rank or token without counterpart) is
-  // part of the verdict and is said before it (issue 40 case 2).
-  if (!gaps.empty()) {
-    page += "<div id=\"coverage\"><b>Not compared</b> (what is missing from one side):<ul>";
-    for (const std::string& g : gaps) page += "<li>" + html_escape(g) + "</li>";
-    page += "</ul></div>\n";
-  }
-  page +=
-      "<div id=\"controls\"></div><div id=\"summary\"></div><div id=\"plots\"></div>"
-      "<div id=\"detail\">Hover or click a point for its details.</div><div id=\"tip\"></div>"
-      "<div id=\"table\"></div>\n";
-  page += "<script>window.onerror=function(m){document.body.setAttribute('data-js-error',String(m));};</script>\n";
-  page += "<script id=\"data\" type=\"application/json\">" +
-          script_safe(rows.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + "</script>\n<script>" +
-          kHtmlScript + "</script>\n</body></html>\n";
-  return page;
+  return html::page_head(title, kHtmlStyle) + html::coverage_div(gaps) + html::rows_page_body_open() +
+         html::script_safe(rows) + html::rows_page_close();
 }
 
 }  // namespace msit

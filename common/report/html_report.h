@@ -1,6 +1,7 @@
-// `compare --html FILE`: one self-contained page (inline CSS/JS, no network) with cosine and
-// RED along execution order per rank/token, the first divergence and failures marked, details
-// on hover/click, an op-type filter and a sortable table.
+// One self-contained HTML page (inline CSS/JS, no network) with cosine and RED along execution
+// order per rank/token, the first divergence and failures marked, details on hover/click, an
+// op-type filter and a sortable table: the ATB/torch flows' --html, and each token's page of the
+// streamed report (html_pages.h).
 #pragma once
 
 #include <cstdint>
@@ -25,5 +26,7 @@ std::string html_report(const std::vector<HtmlRank>& ranks, const std::string& t
 // The page's script and style (html_assets.cpp), kept apart from the data code.
 extern const char* const kHtmlStyle;
 extern const char* const kHtmlScript;
+// The overview page's script (html_overview_assets.cpp, html_pages.h).
+extern const char* const kHtmlOverviewScript;
 
 }  // namespace msit

@@ -16,123 +16,12 @@
 #include "common/store/store_codec.h"
 #include "common/store/store_open.h"
 #include "common/store/store_schema.h"
+#include "common/store/store_sql.h"
 #include "common/store/store_vfs.h"
 
 namespace msit::store {
 namespace {
 
-// The statements of each store version. Column order of the file and tensor reads:
-// store_codec.h (file_column_list(), kFilePathColumn; tensor columns found by name). Bind order
-// of the inserts: store_codec.h (version 2 binds the file's name where version 1 binds its path,
-// its directory as ?kFileDirParam, and makes the tensor's key of ?1 and ?2). The file columns
-// are those of the version's rows of kFileFields (common/summary/file_fields.h), the tensor
-// columns those of its rows of kTensorFields (common/summary/tensor_fields.h).
-struct StoreSql {
-  std::string insert_file, insert_tensor, find_file, select_file, select_tensors_range, select_tensors_in, list,
-      list_dir;
-};
-
-// "?,?,...": one parameter per files column of `version` (kFileFields, common/summary/file_fields.h)
-// and `extra` more (the path, or the name and the directory).
-std::string file_params(int version, int extra) {
-  int n = extra;
-  for (const FileField& f : kFileFields) n += has_column(f) && f.since_store_version <= version ? 1 : 0;
-  std::string out;
-  for (int i = 0; i < n; ++i) out += i ? ",?" : "?";
-  return out;
-}
-// Version 2: a file's tensors are the keys [id * 2^20, id * 2^20 + 2^20) (store_version.h).
-#define MSIT_STORE_KEY_SCALE "1048576"
-#define MSIT_STORE_TENSORS_OF(id)                                                                                 \
-  "t.key BETWEEN " id " * " MSIT_STORE_KEY_SCALE " AND " id " * " MSIT_STORE_KEY_SCALE " + " MSIT_STORE_KEY_SCALE \
-  " -"                                                                                                            \
-  " 1"
-#define MSIT_STORE_PATH_V2 "iif(d.path = '', f.name, d.path || '/' || f.name) AS path"
-static_assert(int64_t{1} << 20 == kTensorKeyScale, "MSIT_STORE_KEY_SCALE is kTensorKeyScale");
-
-// ?1 .. ?kInListIds: load_many binds a group's ids, repeating the last one in the spare slots.
-constexpr int kInListIds = 32;
-std::string in_list() {
-  std::string ids;
-  for (int p = 1; p <= kInListIds; ++p) ids += (p > 1 ? ",?" : "?") + std::to_string(p);
-  return ids;
-}
-
-// Compare's batched reads: the tensors alone (one walk along the tensors table's primary key
-// instead of a lookup into it per file row: on 100,000 stored pairs compare's evaluate phase
-// went from 0.53-0.56 s to 0.38-0.41 s), and only the columns compare reads. Stepping a column
-// costs ~4 ms per 100,000 rows: these 28 of 33 read 100,000 rows in ~130 ms instead of ~195.
-// A file without tensors, or an id not in the store, has no rows here: load_locked() says which.
-StoreSql make_sql_v1() {
-  const std::string cols = tensor_column_list("", 1), all = tensor_column_list("t.", 1),
-                    compare = tensor_column_list("t.", 1, true);
-  return {
-      "INSERT INTO files(path, " + file_column_list("", 1) + ") VALUES (" + file_params(1, 1) + ")",
-      "INSERT INTO tensors(file_id, ord, " + cols + ") VALUES (?1,?2," + tensor_param_list(1) + ")",
-      "SELECT id, size_bytes, mtime_ns, dev, ino FROM files WHERE path = ?1",
-      // One statement per file: its row and its tensors (LEFT JOIN: a file without tensors
-      // still gives its row).
-      "SELECT " + file_column_list("f.", 1, true) + ", f.path, " + all +
-          " FROM files f LEFT JOIN tensors t ON t.file_id = f.id WHERE f.id = ? ORDER BY t.ord",
-      "SELECT t.file_id, " + compare + " FROM tensors t WHERE t.file_id BETWEEN ?1 AND ?2 ORDER BY t.file_id, t.ord",
-      "SELECT t.file_id, " + compare + " FROM tensors t WHERE t.file_id IN (" + in_list() +
-          ") ORDER BY t.file_id, t.ord",
-      // Id and path only: the path index holds both, so the scan reads that index alone, already
-      // in path order (100,000 files: 12 ms, against 17 ms for a scan of the table and a sort).
-      "SELECT id, '', path FROM files ORDER BY path",
-      // One directory: the paths in [dir/, dir0) from the path index (deeper ones skipped by the
-      // caller); the store's own directory reads them all (no directory table in version 1).
-      "SELECT id, path FROM files WHERE path >= ?1 AND path < ?2 ORDER BY path",
-  };
-}
-
-StoreSql make_sql_v2() {
-  const std::string cols = tensor_column_list("", 2), all = tensor_column_list("t.", 2),
-                    compare = tensor_column_list("t.", 2, true);
-  return {
-      "INSERT INTO files(name, " + file_column_list("", 2) + ", dir_id) VALUES (" + file_params(2, 2) + ")",
-      "INSERT INTO tensors(key, " + cols + ") VALUES (?1 * " MSIT_STORE_KEY_SCALE " + ?2," + tensor_param_list(2) + ")",
-      "SELECT f.id, f.size_bytes, f.mtime_ns, f.dev, f.ino FROM dirs d JOIN files f ON f.dir_id = d.id AND f.name = "
-      "?2 WHERE d.path = ?1",
-      "SELECT " + file_column_list("f.", 2, true) + ", " MSIT_STORE_PATH_V2 ", " + all +
-          " FROM files f JOIN dirs d ON d.id = f.dir_id LEFT JOIN tensors t ON " MSIT_STORE_TENSORS_OF(
-              "f.id") " WHERE f.id = ?1 ORDER BY t.key",
-      "SELECT t.key >> 20 AS file_id, " + compare +
-          " FROM tensors t WHERE t.key BETWEEN ?1 * " MSIT_STORE_KEY_SCALE " AND ?2 * " MSIT_STORE_KEY_SCALE
-          " + " MSIT_STORE_KEY_SCALE " - 1 ORDER BY t.key",
-      // Each id is a seek in files, then a walk of its tensors' keys: in key order, no sort.
-      "SELECT t.key >> 20 AS file_id, " + compare +
-          " FROM files f JOIN tensors t ON " MSIT_STORE_TENSORS_OF("f.id") " WHERE f.id IN (" + in_list() +
-          ") ORDER BY f.id, t.key",
-      // By directory, then name: the directories' path index, and per directory the (dir_id, name)
-      // index, both covering: no table row is read and nothing is sorted.
-      "SELECT f.id, d.path, f.name FROM dirs d JOIN files f ON f.dir_id = d.id ORDER BY d.path, f.name",
-      // One directory: a seek in the directories' path index, then its run of the (dir_id, name)
-      // index (covering, in name order).
-      "SELECT f.id, f.name FROM dirs d JOIN files f ON f.dir_id = d.id WHERE d.path = ?1 ORDER BY f.name",
-  };
-}
-
-const StoreSql& sql_of(int version) {
-  static const StoreSql v1 = make_sql_v1(), v2 = make_sql_v2();
-  return version == 1 ? v1 : v2;
-}
-#undef MSIT_STORE_KEY_SCALE
-#undef MSIT_STORE_TENSORS_OF
-#undef MSIT_STORE_PATH_V2
-// The extra_blocks statements, both versions (kBlockFields, common/summary/block_fields.h).
-const std::string& insert_block_sql() {
-  static const std::string sql = [] {
-    std::string params = "?1,?2";
-    for (size_t i = 0; i < kBlockFieldCount; ++i) params += ",?" + std::to_string(block_param(i));
-    return "INSERT INTO extra_blocks(file_id, ord, " + block_column_list() + ") VALUES (" + params + ")";
-  }();
-  return sql;
-}
-const std::string& select_blocks_sql() {
-  static const std::string sql = "SELECT " + block_column_list() + " FROM extra_blocks WHERE file_id = ? ORDER BY ord";
-  return sql;
-}
 constexpr const char* kInsertDir = "INSERT INTO dirs(path) VALUES (?1) ON CONFLICT(path) DO NOTHING";
 constexpr const char* kFindDir = "SELECT id FROM dirs WHERE path = ?1";
 
@@ -154,11 +43,6 @@ std::pair<std::string_view, std::string_view> split_rel(std::string_view rel) {
   const size_t slash = rel.rfind('/');
   if (slash == std::string_view::npos) return {std::string_view(), rel};
   return {rel.substr(0, slash), rel.substr(slash + 1)};
-}
-
-// Text, never NULL: an empty view's data() may be a null pointer, which SQLite binds as NULL.
-void bind_view(sqlite3_stmt* s, int col, std::string_view v) {
-  sqlite3_bind_text(s, col, v.empty() ? "" : v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
 }
 
 }  // namespace
@@ -559,104 +443,6 @@ void SummaryStore::load_many(const std::vector<int64_t>& ids, std::vector<std::o
   }
 }
 
-Status SummaryStore::list(const std::function<void(int64_t, std::string_view)>& visit) {
-  std::lock_guard lock(mu_);
-  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, sql_of(version_).list.c_str()));
-  return list_rows(s.get(), visit);
-}
-
-Status SummaryStore::list_dir(std::string_view dir, const std::function<void(int64_t, std::string_view)>& visit) {
-  std::lock_guard lock(mu_);
-  sqlite3_stmt* s = list_dir_.get();
-  sqlite3_reset(s);
-  std::string prefix;  // version 1: the paths' part before the name
-  if (version_ >= 2) {
-    bind_view(s, 1, dir);
-  } else {
-    if (!dir.empty()) prefix.assign(dir).append("/");
-    bind_view(s, 1, prefix);
-    // Above every path of the directory: "dir0" ('0' follows '/'), or for the store's own
-    // directory a blob, which SQLite orders after all text.
-    if (dir.empty()) sqlite3_bind_zeroblob(s, 2, 0);
-    else bind_view(s, 2, std::string(dir) + '0');
-  }
-  int rc;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s, 1));
-    std::string_view name(p != nullptr ? p : "", static_cast<size_t>(sqlite3_column_bytes(s, 1)));
-    if (version_ < 2) {
-      if (!name.starts_with(prefix)) continue;
-      name.remove_prefix(prefix.size());
-      if (name.find('/') != std::string_view::npos) continue;  // below a sub-directory
-    }
-    visit(sqlite3_column_int64(s, 0), name);
-  }
-  sqlite3_reset(s);
-  if (rc != SQLITE_DONE) return sqlite_error(db_.get(), path_, Stage::kStore, "cannot list the files");
-  return ok_status();
-}
-
-Status SummaryStore::list_subdirs(std::string_view dir, const std::function<void(std::string_view name)>& visit) {
-  std::lock_guard lock(mu_);
-  // The paths below `dir`, in [dir/, dir0) (everything for the store's own directory, ""): in a
-  // version 2 store the directories' path index (a row per directory holding files, so a few per
-  // token), in a version 1 store the files' path index (every file below: O(files)).
-  const char* sql = version_ >= 2 ? "SELECT path FROM dirs WHERE path >= ?1 AND path < ?2 ORDER BY path"
-                                  : "SELECT path FROM files WHERE path >= ?1 AND path < ?2 ORDER BY path";
-  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, sql));
-  const std::string prefix = dir.empty() ? std::string() : std::string(dir) + '/';
-  bind_view(s.get(), 1, prefix);
-  if (dir.empty()) sqlite3_bind_zeroblob(s.get(), 2, 0);  // a blob orders after all text
-  else bind_view(s.get(), 2, std::string(dir) + '0');     // '0' follows '/'
-  std::string last;
-  int rc;
-  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 0));
-    std::string_view rest(p != nullptr ? p : "", static_cast<size_t>(sqlite3_column_bytes(s.get(), 0)));
-    if (!rest.starts_with(prefix)) continue;
-    rest.remove_prefix(prefix.size());
-    const size_t slash = rest.find('/');
-    // Version 2: a path is a directory (the child itself, or below it); version 1: a file, whose
-    // directory is a child only when it lies below one.
-    if (rest.empty() || (version_ < 2 && slash == std::string_view::npos)) continue;
-    const std::string_view child = rest.substr(0, slash);
-    if (child == last) continue;
-    last.assign(child);
-    visit(child);
-  }
-  if (rc != SQLITE_DONE) return sqlite_error(db_.get(), path_, Stage::kStore, "cannot list the directories");
-  return ok_status();
-}
-
-Result<std::optional<int64_t>> SummaryStore::find_id(std::string_view rel) {
-  std::lock_guard lock(mu_);
-  MSIT_ASSIGN_OR_RETURN(auto row, find_locked(rel));
-  if (!row) return std::optional<int64_t>();
-  return std::optional<int64_t>(row->id);
-}
-
-Status SummaryStore::list_rows(sqlite3_stmt* stmt, const std::function<void(int64_t, std::string_view)>& visit) {
-  auto text = [&](int col) {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt, col));
-    return std::string_view(p != nullptr ? p : "", static_cast<size_t>(sqlite3_column_bytes(stmt, col)));
-  };
-  std::string rel;
-  int rc;
-  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-    const std::string_view dir = text(1);
-    if (dir.empty()) {
-      visit(sqlite3_column_int64(stmt, 0), text(2));
-      continue;
-    }
-    rel.assign(dir);
-    rel += '/';
-    rel += text(2);
-    visit(sqlite3_column_int64(stmt, 0), rel);
-  }
-  if (rc != SQLITE_DONE) return sqlite_error(db_.get(), path_, Stage::kStore, "cannot list the files");
-  return ok_status();
-}
-
 Result<uint64_t> SummaryStore::raw_size(int64_t file_id) {
   std::lock_guard lock(mu_);
   MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, "SELECT size_bytes FROM files WHERE id = ?1"));
@@ -665,32 +451,6 @@ Result<uint64_t> SummaryStore::raw_size(int64_t file_id) {
     return sqlite_error(db_.get(), path_, Stage::kStore, "no file row " + std::to_string(file_id));
   }
   return static_cast<uint64_t>(sqlite3_column_int64(s.get(), 0));
-}
-
-Status SummaryStore::for_each(const std::function<Status(std::string_view, const FileSummary&)>& visit,
-                              std::string_view under) {
-  std::vector<std::pair<int64_t, std::string>> files;
-  MSIT_TRY(list([&](int64_t id, std::string_view rel) {
-    if (under.empty() || (rel.size() > under.size() && rel.starts_with(under) && rel[under.size()] == '/'))
-      files.emplace_back(id, std::string(rel));
-  }));
-  for (const auto& [id, rel] : files) {
-    Result<FileSummary> f = [&] {
-      std::lock_guard lock(mu_);
-      return load_locked(id, rel);
-    }();
-    if (!f.ok()) return f.take_error();
-    MSIT_TRY(visit(rel, *f));
-  }
-  return ok_status();
-}
-
-Result<size_t> SummaryStore::file_count() {
-  std::lock_guard lock(mu_);
-  MSIT_ASSIGN_OR_RETURN(Stmt s, prepare(db_.get(), path_, "SELECT count(*) FROM files"));
-  if (sqlite3_step(s.get()) != SQLITE_ROW)
-    return sqlite_error(db_.get(), path_, Stage::kStore, "cannot count the files");
-  return static_cast<size_t>(sqlite3_column_int64(s.get(), 0));
 }
 
 }  // namespace msit::store

@@ -99,10 +99,12 @@ class SummaryStore {
   // which says which.
   void load_many(const std::vector<int64_t>& ids, std::vector<std::optional<Result<FileSummary>>>& out);
   // Every entry in path order with its summary (export); with `under` (a relative directory),
-  // only the entries below it.
+  // only the entries below it. Holds kForEachWindow names at a time, never the store's: the
+  // listing's statement (and its read snapshot) stays open from one window to the next.
   Status for_each(const std::function<Status(std::string_view rel, const FileSummary&)>& visit,
                   std::string_view under = {});
   Result<size_t> file_count();
+  static constexpr size_t kForEachWindow = 4096;
 
  private:
   SummaryStore() = default;
@@ -118,8 +120,10 @@ class SummaryStore {
   // Version 2: the id of directory `dir` in `dirs`, inserted when new (in the open transaction).
   Result<int64_t> dir_id_locked(std::string_view dir);
   Result<FileSummary> load_locked(int64_t file_id, std::string_view rel);
-  // Steps a listing statement (id, directory, name), mu_ held.
-  Status list_rows(sqlite3_stmt* stmt, const std::function<void(int64_t id, std::string_view rel)>& visit);
+  // Steps a listing statement (id, directory, name) for at most max_rows rows, mu_ held; true
+  // when it stopped there (rows may remain), false at the end.
+  Result<bool> list_rows(sqlite3_stmt* stmt, const std::function<void(int64_t id, std::string_view rel)>& visit,
+                         size_t max_rows = SIZE_MAX);
   Result<FileSummary> read_group(sqlite3_stmt* f, int& rc, int64_t file_id, std::string_view rel_hint);
   Result<FileSummary> read_tensors_of(sqlite3_stmt* f, int& rc, int64_t file_id);
   struct FileRow {

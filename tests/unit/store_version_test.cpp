@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -261,5 +262,43 @@ TEST_F(StoreVersionTest, SchemaMustBeExactlyThatOfTheStampedVersion) {
   EXPECT_NE(r2.error().to_string().find("has an index \"by_name\""), std::string::npos) << r2.error().to_string();
 }
 
+}  // namespace
+}  // namespace msit::store
+
+// export's walk steps the listing a window at a time (SummaryStore::kForEachWindow): across the
+// windows every entry comes once, in the listing's order, `under` filtering as in one window.
+namespace msit::store {
+namespace {
+TEST_F(StoreVersionTest, ForEachCrossesListingWindowsInOrder) {
+  const size_t n = SummaryStore::kForEachWindow * 2 + 3;
+  FileSummary s = small_summary(1);
+  std::vector<std::string> rels;
+  for (size_t i = 0; i < n; ++i) rels.push_back((i % 2 ? "b/" : "a/") + std::to_string(100000 + i) + ".npy");
+  {
+    auto w = SummaryStore::open_for_write(dir_ref());
+    ASSERT_TRUE(w.ok()) << w.error().to_string();
+    std::vector<StoreEntry> batch;
+    for (const std::string& rel : rels) batch.push_back(StoreEntry{rel, FileIdentity{}, &s});
+    ASSERT_TRUE((*w)->put(batch).ok());
+  }
+  auto r = SummaryStore::open_read_only(db());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  std::vector<std::string> listed, walked, under_b;
+  ASSERT_TRUE((*r)->list([&](int64_t, std::string_view rel) { listed.emplace_back(rel); }).ok());
+  ASSERT_EQ(listed.size(), n);
+  auto walk = [&](std::vector<std::string>& out, std::string_view under) {
+    return (*r)->for_each(
+        [&](std::string_view rel, const FileSummary&) -> Status {
+          out.emplace_back(rel);
+          return ok_status();
+        },
+        under);
+  };
+  ASSERT_TRUE(walk(walked, {}).ok());
+  EXPECT_EQ(walked, listed);
+  ASSERT_TRUE(walk(under_b, "b").ok());
+  EXPECT_EQ(under_b.size(), n / 2);
+  EXPECT_TRUE(std::is_sorted(under_b.begin(), under_b.end()));
+}
 }  // namespace
 }  // namespace msit::store

@@ -158,7 +158,7 @@ std::vector<Out> outputs_of_token(std::vector<ReportRow>& rows, const std::vecto
     }
     auto it = ins.by_op.find(tensor.op);
     bool has_inputs = it != ins.by_op.end() && !it->second.rows.empty();
-    double in = ins.any ? so_far : prev, own = in, upstream = in, widest = 0;
+    double in = ins.any ? so_far : prev, own = in, upstream = in, widest = 0, passed_on = in;
     if (has_inputs) {
       std::vector<double> levels, reached;
       for (size_t k : it->second.rows) {
@@ -170,6 +170,7 @@ std::vector<Out> outputs_of_token(std::vector<ReportRow>& rows, const std::vecto
       }
       own = combine(levels);
       upstream = combine(reached);
+      passed_on = own;
       if (it->second.rows.size() == 1) {
         double averaged = reduction_input_error(rows[it->second.rows[0]], r, level);
         own = std::max(own, averaged);
@@ -180,7 +181,10 @@ std::vector<Out> outputs_of_token(std::vector<ReportRow>& rows, const std::vecto
     bool blocked = it != ins.by_op.end() && it->second.discrete_differs;
     outs.push_back(
         {i, level, std::max(f, own), std::max(f, upstream), f, has_inputs && level == widest, blocked, r.elements});
-    if (level > 0) made[signature(r)] = own;
+    // What reached this op, for the ops that read its output: a reduction's averaged input error is
+    // an absolute error, small again next to a consumer's larger values (x - mean(x)), so they get
+    // its inputs' levels combined, not that.
+    if (level > 0) made[signature(r)] = passed_on;
     prev = level;
     so_far = std::max(so_far, level);
   }

@@ -161,6 +161,25 @@ TEST(DivergenceInputs, AReductionsOutputIsJudgedByItsInputsAbsoluteError) {
   EXPECT_EQ(msit::row_label(*named(rows)).op, "ReduceMeanD_79");
 }
 
+TEST(DivergenceInputs, AReductionsConsumerGetsItsLevelsNotItsAveragedError) {
+  // x - mean(x): the mean's absolute error is small next to x's values, so the Sub after it is
+  // judged against the levels of its inputs (0.00093 and 0.0032), and an error of its own of
+  // RED 0.02 is named; against the mean's averaged input error (0.017) it was not.
+  auto rows = layer_norm_mean(3.2e-3, 1.4e-4);
+  ReportRow x = rows[rows.size() - 2];
+  x.my_label = {"Sub_80", "Sub", msit::TensorRole::kInput, 0, 82};
+  x.my_data_path = "/d/ge/Sub.Sub_80.in0";
+  rows.push_back(x);
+  rows.push_back(input_from(rows[rows.size() - 2], "Sub_80", "Sub", 83, 1));
+  ReportRow sub = row("Sub_80", "Sub", true, 0.02, 84);
+  sub.elements = 512;
+  sub.mean_abs = 1.6e-2;
+  rows.push_back(sub);
+  msit::mark_error_jumps(rows);
+  ASSERT_NE(named(rows), nullptr);
+  EXPECT_EQ(msit::row_label(*named(rows)).op, "Sub_80");
+}
+
 TEST(DivergenceInputs, Bf16TensorsRoundAtTheirOwnDtype) {
   // msit names a bf16 GE tensor float32; its rounding is still 2^-8, and an output at 4 unit
   // roundoffs of bf16 is within its rounding floor (kDtypeFactor = 5).

@@ -51,6 +51,7 @@ struct SettingOverrides {
   std::vector<std::string> goldens;  // "G" or "ROOT=G"
   std::optional<std::string> op_mapping_file, events_file, on_divergence;
   std::optional<uint32_t> keep_raw_near_divergence;
+  std::optional<bool> recompute;
   std::optional<std::string> held_raw_cap;  // checked by load_settings()
 };
 

@@ -139,6 +139,13 @@ class AlertSink final : public DivergenceAlerts {
   bool said_no_runner_ = false;
 };
 
+// "; recomputed: first divergence: my Add_7 (Add): the kernel disagrees ...; ..." (watch --recompute).
+std::string recomputed_text(const DivergenceEvent& e) {
+  std::string s;
+  for (const auto& l : e.recompute) s += "; recomputed: " + printable(l);
+  return s;
+}
+
 }  // namespace
 
 nlohmann::json divergence_json(const DivergenceEvent& e) {
@@ -164,6 +171,7 @@ nlohmann::json divergence_json(const DivergenceEvent& e) {
   j["golden_path"] = e.golden_path;
   j["root"] = e.root;
   j["golden_root"] = e.golden_root;
+  if (!e.recompute.empty()) j["recompute"] = e.recompute;
   return j;
 }
 
@@ -186,6 +194,10 @@ std::optional<DivergenceEvent> divergence_from_json(const nlohmann::json& j) {
   e.golden_path = str(j, "golden_path");
   e.root = str(j, "root");
   e.golden_root = str(j, "golden_root");
+  if (j.contains("recompute") && j["recompute"].is_array()) {
+    for (const auto& l : j["recompute"])
+      if (l.is_string()) e.recompute.push_back(l.get<std::string>());
+  }
   return e;
 }
 
@@ -198,7 +210,8 @@ std::string divergence_log_line(const DivergenceEvent& e) {
   return "divergence: rank " + (e.rank < 0 ? std::string("-") : std::to_string(e.rank)) + ", token " +
          printable(e.token) + ": first diverging op " + printable(e.op) + " (" + printable(e.op_type) +
          "): " + metrics + "error level " + number(e.error_level) + ", error jump " + number(e.error_jump) + "; mine " +
-         printable(e.my_path) + "; golden " + printable(e.golden_path) + " [id " + printable(e.id) + "]";
+         printable(e.my_path) + "; golden " + printable(e.golden_path) + " [id " + printable(e.id) + "]" +
+         recomputed_text(e);
 }
 
 std::vector<std::string> divergence_environment(const DivergenceEvent& e) {

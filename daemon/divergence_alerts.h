@@ -41,6 +41,9 @@ struct DivergenceEvent {
   std::string my_path, golden_path;  // the diverging output's files on both sides
   std::string root, golden_root;     // the watched root and its golden
   std::string not_compared;          // kNotCompared: what was not compared, and why
+  // watch --recompute: opcheck's verdict on the op and the ops before it, one line per op and
+  // side (common/compare/recompute.h); empty when not asked for. Not part of the id.
+  std::vector<std::string> recompute;
 };
 
 class DivergenceAlerts {

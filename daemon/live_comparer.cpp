@@ -52,6 +52,10 @@ bool is_under(const std::string& path, const std::string& root) {
 // compaction workers go first; the comparer only delays alerts. Relative to the daemon's own
 // nice value (a watch started at nice -10 keeps the same ratio). Best effort: this thread
 // only (Linux applies PRIO_PROCESS with a thread id to that thread).
+// watch --recompute: ops recomputed before the first divergence at most (each reads its tensors
+// whole, on the comparer's thread).
+constexpr size_t kRecomputeBeforeMax = 16;
+
 void lower_priority() {
   const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
   errno = 0;
@@ -66,6 +70,11 @@ LiveComparer::LiveComparer(const LiveSettings& s, DivergenceAlerts& alerts, Logg
   for (const auto& g : s.goldens)
     roots_.push_back(
         std::make_unique<LiveRootCompare>(absolute_path(g.root), absolute_path(g.golden), f, s.op_mapping_file));
+  if (s.recompute) {  // the op and the ops before it whose raw files are kept (at most 16)
+    RecomputeOptions ro;
+    ro.ops_before = std::min<size_t>(s.keep_raw_near_divergence, kRecomputeBeforeMax);
+    for (auto& r : roots_) r->set_recompute(ro);
+  }
   dirty_.assign(roots_.size(), 1);
   last_summary_.assign(roots_.size(), 0);
   // Held and kept raw files are complete (the watcher settled them before holding them).

@@ -265,6 +265,7 @@ void LiveRootCompare::answer_final_tokens(const std::vector<ReportRow>& rows, in
     }
     notes.push_back(which + " " + why);
     events.push_back(divergence_event(rows[f->second], root_, golden_));
+    if (recompute_) events.back().recompute = recompute_first_divergence(rows, f->second, *recompute_);
     done_tokens_.insert(tag);  // a token has one first divergence: answered once per process
   }
 }

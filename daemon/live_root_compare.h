@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "common/compare/compare.h"
+#include "common/compare/recompute.h"
 #include "common/compare_atb/atb_compare.h"
 #include "common/io/file.h"
 #include "common/report/report_row.h"
@@ -61,6 +62,9 @@ class LiveRootCompare {
   // Which raw files of the watched side the watcher holds complete (held back or kept raw): they
   // count as whole for finality. Called during a pass, from the comparer's thread.
   void set_held_check(std::function<bool(const std::string&)> held) { held_ = std::move(held); }
+  // watch --recompute: each event's op and the ops before it recomputed (opcheck) from their raw
+  // files, which the watcher holds until the token's verdict; nullopt: not asked for.
+  void set_recompute(std::optional<RecomputeOptions> o) { recompute_ = std::move(o); }
   const std::string& root() const { return root_; }
   const std::string& golden() const { return golden_; }
   size_t cached_rows() const { return rows_.size() + atb_rows_.rows.size(); }
@@ -182,6 +186,7 @@ class LiveRootCompare {
   bool resolve_sides(int64_t now_ns, std::vector<std::string>& notes);
 
   std::string root_, golden_, op_mapping_file_;
+  std::optional<RecomputeOptions> recompute_;
   std::string my_dir_, golden_dir_;      // the resolved roots each pass reads (root_, golden_ at first)
   std::optional<int64_t> rank_, token_;  // a rank or token folder given
   std::string paired_line_;              // the resolver's line last logged

@@ -30,6 +30,7 @@ struct LiveSettings {
   std::string on_divergence;               // --on-divergence CMD / on_divergence: argv (no shell); empty: none
   uint32_t on_divergence_interval_s = 60;  // at most one run per interval; later ones logged as skipped
   uint32_t keep_raw_near_divergence = 0;   // --keep-raw-near-divergence N; 0: keep nothing extra
+  bool recompute = false;                  // --recompute: opcheck's verdicts in each divergence event
   // Raw bytes held back (not yet deleted) while their op's verdict is unknown; beyond it the oldest
   // held files are compacted as usual and one line is logged (--held-raw-cap / held_raw_cap).
   uint64_t held_raw_cap_bytes = uint64_t{4} << 30;

@@ -282,8 +282,10 @@ bool Service::start_hook(const std::vector<std::string>& argv) {
 bool Service::open_alerts() {
   const LiveSettings& live = settings_.live;
   if (!live.enabled()) {
-    if (!live.events_file.empty() || !live.on_divergence.empty() || live.keep_raw_near_divergence != 0)
-      log_.info("no golden for the watched roots: events, on_divergence and keep_raw_near_divergence are unused");
+    if (!live.events_file.empty() || !live.on_divergence.empty() || live.keep_raw_near_divergence != 0 ||
+        live.recompute)
+      log_.info(
+          "no golden for the watched roots: events, on_divergence, keep_raw_near_divergence and recompute are unused");
     return true;
   }
   for (const auto& g : live.goldens) {

@@ -175,6 +175,11 @@ inline constexpr WatchSetting kWatchSettings[] = {
      "With --golden: keep the raw files of the diverging op and of the N ops before it", "(default 0: none)",
      [](WatchSettings& s) -> SettingField { return &s.live.keep_raw_near_divergence; },
      [](SettingOverrides& o) -> OverrideField { return &o.keep_raw_near_divergence; }},
+    {"recompute", "--recompute", SettingKind::kBool, "", 0, 0, 0, SettingReload::kRestartLive,
+     "With --golden: recompute each first divergence's op and the ops before it whose raw files are kept "
+     "(opcheck) and put the verdicts in the event", "",
+     [](WatchSettings& s) -> SettingField { return &s.live.recompute; },
+     [](SettingOverrides& o) -> OverrideField { return &o.recompute; }},
     {"held_raw_cap", "--held-raw-cap", SettingKind::kSize, "SIZE", 0, 0, 0, SettingReload::kRestartLive,
      "Most raw bytes held back while their op's verdict is unknown (K/M/G/T; default 4G); beyond it the oldest "
      "are compacted as usual", "",

@@ -155,6 +155,26 @@ Status RecomputeSink::rows(std::vector<ReportRow>& rows) {
   return next_.rows(rows);
 }
 
+std::vector<std::string> recompute_first_divergence(const std::vector<ReportRow>& rows, size_t first,
+                                                    const RecomputeOptions& o) {
+  // The token's rows up to the first divergence, paths only: the one first row of the copy.
+  std::vector<ReportRow> token;
+  for (size_t i = 0; i <= first && i < rows.size(); ++i) {
+    const ReportRow& r = rows[i];
+    if (r.token_id != rows[first].token_id || r.token_text != rows[first].token_text) continue;
+    ReportRow c;
+    c.token_id = r.token_id;
+    c.token_text = r.token_text;
+    c.my_data_path = file_of(r.my_data_path, r.my_file_len);
+    c.golden_data_path = file_of(r.golden_data_path, r.golden_file_len);
+    c.jump = i == first ? ReportRow::Jump::kFirst : ReportRow::Jump::kNone;
+    token.push_back(std::move(c));
+  }
+  if (token.empty()) return {};
+  recompute_rows(token, o);
+  return std::move(token.back().recompute);
+}
+
 void recompute_rows(std::vector<ReportRow>& rows, const RecomputeOptions& o) {
   struct Drop : RowSink {  // the rows stay where they are; nothing is passed on
     Status begin_rank(const RankInfo&) override { return ok_status(); }

@@ -35,6 +35,12 @@ std::string recompute_line(const char* side, const opcheck::OpCheckResult& r);
 std::vector<std::string> recompute_msprobe(const std::string& npu_rank_dir, const std::string& bench_rank_dir,
                                            const std::string& entry, const RecomputeOptions& o);
 
+// One first divergence, rows[first] (marked kFirst), of rows held whole in report order: the
+// lines recompute_rows() would give it (its op and the ops_before distinct ops of its token
+// before it). `watch --golden --recompute` puts them in the divergence event.
+std::vector<std::string> recompute_first_divergence(const std::vector<ReportRow>& rows, size_t first,
+                                                    const RecomputeOptions& o);
+
 // The same over rows held whole (the ATB/torch flows' sheets): one rank, one batch.
 void recompute_rows(std::vector<ReportRow>& rows, const RecomputeOptions& o);
 

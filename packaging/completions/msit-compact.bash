@@ -89,7 +89,7 @@ _msit_compact() {
     watch)
       opts+=" --settle-ms -j --jobs --summary-format --keep-raw --archive --zstd-level --zstd-workers"
       opts+=" --sketch-width --sketch-bits --rescan-interval-s --max-watch-share --min-free --config --json-status -v --verbose -q --quiet"
-      opts+=" --golden --op-mapping-file -mf --events --on-divergence --keep-raw-near-divergence --held-raw-cap"
+      opts+=" --golden --op-mapping-file -mf --events --on-divergence --keep-raw-near-divergence --recompute --held-raw-cap"
       ;;
     compact)
       opts+=" -j --jobs --summary-format --keep-raw --archive --zstd-level --zstd-workers"

@@ -170,8 +170,8 @@ TEST(SettingTable, AReloadKeepsWhatTheTableMarksForARestart) {
   EXPECT_EQ(keep_at_reload(next, now, SettingReload::kRestart),
             "config: changes to dir, jobs and max_watch_share take effect after a restart");
   EXPECT_EQ(keep_at_reload(next, now, SettingReload::kRestartLive),
-            "config: changes to golden, op_mapping_file, events, keep_raw_near_divergence and held_raw_cap take "
-            "effect after a restart");
+            "config: changes to golden, op_mapping_file, events, keep_raw_near_divergence, recompute and held_raw_cap "
+            "take effect after a restart");
   EXPECT_EQ(next.dirs, now.dirs);
   EXPECT_EQ(next.live.held_raw_cap_bytes, now.live.held_raw_cap_bytes);
   EXPECT_EQ(next.settle_ms, now.settle_ms + 1);  // applied at once

@@ -66,7 +66,7 @@ grep -q "divergences         1; last: rank 0, token 0, Add_3 (Add)" <<<"$out" ||
 # Reload: a start-only key changed is said, and the run goes on.
 printf 'golden = %s=%s\nevents = %s\n' "$WORK/a" "$WORK/golden" "$WORK/other.jsonl" >"$WORK/shared.conf"
 kill -HUP "$DAEMON_PID"
-wait_until 10 'grep -q "changes to golden, op_mapping_file, events, keep_raw_near_divergence and held_raw_cap take effect after a restart" "$WORK/daemon.log"' \
+wait_until 10 'grep -q "changes to golden, op_mapping_file, events, keep_raw_near_divergence, recompute and held_raw_cap take effect after a restart" "$WORK/daemon.log"' \
   || fail "no restart notice after the reload"
 stop_daemon
 [ ! -e "$WORK/other.jsonl" ] || fail "the reload opened a new events file"

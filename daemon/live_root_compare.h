@@ -64,7 +64,7 @@ class LiveRootCompare {
   void set_held_check(std::function<bool(const std::string&)> held) { held_ = std::move(held); }
   // watch --recompute: each event's op and the ops before it recomputed (opcheck) from their raw
   // files, which the watcher holds until the token's verdict; nullopt: not asked for.
-  void set_recompute(std::optional<RecomputeOptions> o) { recompute_ = std::move(o); }
+  void set_recompute(std::optional<RecomputeOptions> o) { recompute_ = o; }
   const std::string& root() const { return root_; }
   const std::string& golden() const { return golden_; }
   size_t cached_rows() const { return rows_.size() + atb_rows_.rows.size(); }

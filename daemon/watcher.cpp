@@ -22,6 +22,9 @@ namespace msit::daemon {
 
 constexpr int64_t kTempMarginNs = 2'000'000'000;
 constexpr int64_t kMinRetryNs = 10'000'000;  // even with --settle-ms 0, retries are not a busy loop
+// After a full rescan the loop rests at least this many times as long as the walk took
+// (docs/benchmarks.md, "Soak with faults": why).
+constexpr int64_t kRescanRestFactor = 2;
 
 // Other users' temp and claim names warned about by name; more are possible in a hostile tree.
 constexpr size_t kMaxReportedLeftovers = 4096;
@@ -76,7 +79,13 @@ void Watcher::on_tick() {
   if (now >= next_rescan_ns_) {
     tree_.scan_all();
     ++counters_.rescans;
-    next_rescan_ns_ = now + opts_.rescan_interval_ns;
+    // The walk runs on the loop, and its cost grows with the tree (directories stay when their
+    // files are compacted): once it took as long as the interval, walks ran back to back and the
+    // workers got one in-flight window per walk. Resting twice the walk's time keeps the walks to
+    // a third of the loop, however large the tree.
+    const int64_t end = clock_.now_ns();
+    next_rescan_ns_ = std::max(now + opts_.rescan_interval_ns, end + kRescanRestFactor * (end - now));
+    now = end;
   }
   if (now >= next_root_poll_ns_) {
     tree_.poll_roots();

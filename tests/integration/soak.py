@@ -11,6 +11,8 @@ least one live divergence reported. The latency of files written after the fault
 the run only with --enforce-latency (a bench on a machine whose cores it has).
 Usage: soak.py MSIT DUMPGEN [--seconds 180] [--work DIR] [--json OUT] [--latency-target-s 15]
        [--enforce-latency] [--rate 1.0] [--fs-mib 256]
+       [--max-watches-per-root N] [--prefill-steps N]
+       [--rescan-interval-s 5]
 Exit 0 when every check held, 1 otherwise, 77 when no tmpfs can be mounted (not root)."""
 import argparse
 import hashlib
@@ -41,6 +43,14 @@ def main():
                    help="fail when a file of the judged window misses the latency target (else it is reported)")
     p.add_argument("--fs-mib", type=int, default=256, help="size of the tmpfs holding the watched roots")
     p.add_argument("--rate", type=float, default=1.0, help="scales every rank's write rate")
+    p.add_argument("--max-watches-per-root", type=int, default=0,
+                   help="the daemon's max_watches_per_root (0: its default); a low cap reaches in minutes the "
+                        "degraded state (directories found by rescans only) an hour's run reaches at ~65,000 directories")
+    p.add_argument("--rescan-interval-s", type=int, default=5,
+                   help="the daemon's rescan_interval_s (a full walk of the tree every that many seconds)")
+    p.add_argument("--prefill-steps", type=int, default=0,
+                   help="empty ATB steps (6 directories each) made in the watched root before the daemon starts: the "
+                        "directory count an hour's run reaches (~65,000 at --rate 0.5 after 33 min), from the start")
     a = p.parse_args()
     work = a.work or tempfile.mkdtemp(prefix="msit-soak-")
     os.makedirs(work, exist_ok=True)

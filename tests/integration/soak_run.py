@@ -52,6 +52,9 @@ class Soak:
     # --- setup ---------------------------------------------------------------------------
     def setup(self):
         os.makedirs(os.path.join(self.root, "msit_ge_dump/flood"))
+        for i in range(self.a.prefill_steps):  # an ATB step's shape, at a rank no writer uses
+            for leaf in ("0_BlockLayer/0_LayerNormOperation/before", "0_BlockLayer/1_LinearOperation/after"):
+                os.makedirs(os.path.join(self.root, "msit_dump_20260101_000000/tensors/7_200/%d" % i, leaf))
         os.makedirs(self.live)
         self.tmpl, gen = templates(self.a.dumpgen, self.work)
         self.keep = copy_nondump(gen, self.root)
@@ -78,7 +81,9 @@ class Soak:
 
     def write_conf(self, settle_ms):
         with open(self.conf, "w") as f:
-            f.write("settle_ms = %d\nrescan_interval_s = 5\n" % settle_ms)
+            f.write("settle_ms = %d\nrescan_interval_s = %d\n" % (settle_ms, self.a.rescan_interval_s))
+            if self.a.max_watches_per_root:
+                f.write("max_watches_per_root = %d\n" % self.a.max_watches_per_root)
 
     @staticmethod
     def digest_dir(d):

@@ -80,6 +80,40 @@ class WatcherTest : public ::testing::Test {
   std::map<std::string, int> compacted;
 };
 
+// A full rescan walks the whole tree on the loop; a walk as long as the interval must not run
+// back to back with the next one (the workers are fed between walks): the loop rests twice the
+// walk's time after it, and keeps the plain interval after a quick walk.
+TEST_F(WatcherTest, RescanRestsTwiceAsLongAsItsWalkTook) {
+  opts.rescan_interval_ns = 5'000'000'000;
+  write_file(root + "/graph.txt");  // looked at once per walk: the walk's cost, on the fake clock
+  bool slow = false;
+  w = std::make_unique<Watcher>(opts, std::vector<std::string>{root}, source, clock, probe, sink, log,
+                                CandidatePolicy{[&](const std::string&, std::string_view n) {
+                                                  if (slow) clock.advance_ms(3000);
+                                                  return is_dump_name(n);
+                                                },
+                                                nullptr});
+  ASSERT_TRUE(w->start());
+  const uint64_t at_start = w->counters().rescans;
+  slow = true;
+  clock.advance_ms(5000);
+  w->on_tick();  // t=5 s: a walk of 3 s, ending at t=8 s
+  EXPECT_EQ(w->counters().rescans, at_start + 1);
+  slow = false;
+  clock.advance_ms(5000);
+  w->on_tick();  // t=13 s: past start + interval (10 s), but not 6 s after the walk ended
+  EXPECT_EQ(w->counters().rescans, at_start + 1);
+  clock.advance_ms(1000);
+  w->on_tick();  // t=14 s: rested twice the walk's time; this walk is instant
+  EXPECT_EQ(w->counters().rescans, at_start + 2);
+  clock.advance_ms(4999);
+  w->on_tick();  // the plain interval again
+  EXPECT_EQ(w->counters().rescans, at_start + 2);
+  clock.advance_ms(1);
+  w->on_tick();
+  EXPECT_EQ(w->counters().rescans, at_start + 3);
+}
+
 TEST_F(WatcherTest, StartupScanClaimsExistingFilesAndRemovesStaleTemps) {
   fs::create_directories(root + "/0/graph/1");
   write_file(root + "/Add.a.1.1.1");

@@ -196,7 +196,7 @@ int run(const CompareArgs& a) {
   if (flow == FlowFamily::kMsprobe) {
     unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
     return run_msprobe_compare_cli(MsprobeRunArgs{a.my_path, a.golden_path, a.output, a.stack_path, jobs, a.verbosity,
-                                                  a.recompute, a.recompute_before},
+                                                  a.recompute, a.recompute_before, po.command},
                                    a.msprobe, {a.cell_mapping->count() > 0, a.layer_mapping->count() > 0});
   }
   if (flow != FlowFamily::kTorchair) {

@@ -34,7 +34,7 @@ Status write_csv(const std::string& path, const std::vector<ReportRow>& rows, co
 
 // The end of every flow here: the HTML report when asked for, then the one exit-status table.
 int finish(const AtbRunArgs& r, FlowFamily flow, const std::vector<const std::vector<ReportRow>*>& html_rows,
-           const RowTally& t) {
+           const RowTally& t, const Coverage* coverage = nullptr) {
   if (!r.html.empty()) {
     std::vector<HtmlRank> ranks;
     for (const auto* rows : html_rows) ranks.push_back(HtmlRank{std::nullopt, rows});
@@ -42,7 +42,7 @@ int finish(const AtbRunArgs& r, FlowFamily flow, const std::vector<const std::ve
     if (int rc = write_html_file(r.html, ranks, title, r.quiet); rc != kExitOk) return rc;
     mark_phase(r.timer, "write HTML report");
   }
-  return compare_exit_status(t, r.quiet);
+  return compare_exit_status(t, r.quiet, coverage);
 }
 
 // MindIE Torch (docs/formats/atb-torch.md §4): {out}/comparison_results.csv.
@@ -409,7 +409,8 @@ int run_atb_compare_cli(FlowFamily flow, const AtbRunArgs& r, const AtbCliArgs& 
   for (const auto& sheet : res->sheets) {
     if (!r.quiet) std::printf("[%s] %s", sheet.name.c_str(), terminal_summary(sheet.rows, std::nullopt).c_str());
   }
-  return finish(r, FlowFamily::kAtbTorch, {html_rows(*res, kept, o.level.has_value())}, t);
+  for (const std::string& gap : res->coverage.lines()) print_warning("compare", gap);
+  return finish(r, FlowFamily::kAtbTorch, {html_rows(*res, kept, o.level.has_value())}, t, &res->coverage);
 }
 
 }  // namespace msit::cli

@@ -16,6 +16,7 @@
 #include "common/compare_msprobe/pairs.h"
 #include "common/compare_msprobe/stack.h"
 #include "common/io/output_file.h"
+#include "common/resolve/msprobe_pairs.h"
 
 namespace msit::cli {
 namespace {
@@ -164,13 +165,17 @@ int run_msprobe_compare_cli(const MsprobeRunArgs& r, const MsprobeCliArgs& a, Ms
     }
     o.layer_mapping = std::move(*lm);
   }
-  std::vector<std::string> notes;
-  auto pairs = ms_rank_pairs(r.my_path, r.golden_path, notes);
-  if (!pairs.ok()) {
-    print_error("compare", pairs.error().to_string());
+  // The resolver's pairing (docs/resolve.md "msProbe trees"): said in one line; what one side
+  // lacks is part of the verdict.
+  auto plan = resolve::plan_msprobe_pair(r.my_path, r.golden_path, r.command);
+  if (!plan.ok()) {
+    print_error("compare", plan.error().to_string());
     return kExitBadInput;
   }
-  print_warnings("compare", notes, r.verbosity);
+  if (r.verbosity != Verbosity::kQuiet) std::printf("%s\n", plan->line.c_str());
+  print_warnings("compare", plan->notes, r.verbosity);
+  for (const std::string& gap : plan->coverage.lines()) print_warning("compare", gap);
+  const std::vector<MsRankPair>* pairs = &plan->pairs;
   o.match = *mo;
   o.jobs = r.jobs;
   // 8.x users (-i compare.json) get 8.x's report: Accuracy Reached or Not, its Warning, its md5 table.
@@ -200,7 +205,7 @@ int run_msprobe_compare_cli(const MsprobeRunArgs& r, const MsprobeCliArgs& a, Ms
     all.fail += t->by_result[2];
     all.jump += (t->forward ? 1 : 0) + (t->backward ? 1 : 0);
   }
-  return compare_exit_status(all, r.verbosity == Verbosity::kQuiet);
+  return compare_exit_status(all, r.verbosity == Verbosity::kQuiet, &plan->coverage);
 }
 
 }  // namespace msit::cli

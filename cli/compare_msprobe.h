@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/options.h"
+#include "common/resolve/resolve.h"
 
 namespace msit::cli {
 
@@ -38,8 +39,9 @@ struct MsprobeRunArgs {
   std::string stack_path;  // 8.x's stack_path, else stack.json beside the target's dump.json
   unsigned jobs = 1;
   Verbosity verbosity = Verbosity::kNormal;
-  bool recompute = false;       // --recompute: opcheck over the forward first divergence's entry
-  size_t recompute_before = 3;  // and this many API entries before it
+  bool recompute = false;        // --recompute: opcheck over the forward first divergence's entry
+  size_t recompute_before = 3;   // and this many API entries before it
+  resolve::CommandLine command;  // the command line the resolver's errors suggest
 };
 // Runs the msProbe flow; the exit status of compare_exit_status().
 // Which of the options that take an optional file were given (with or without one).

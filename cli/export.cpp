@@ -10,9 +10,11 @@
 #include "cli/commands.h"
 #include "common/base/printable.h"
 #include "common/formats/graph_text.h"
+#include "common/formats/msprobe_names.h"
 #include "common/io/file.h"
 #include "common/io/output_file.h"
 #include "common/io/tree_walk.h"
+#include "common/resolve/msprobe_pairs.h"
 #include "common/resolve/resolve.h"
 #include "common/safety/publish.h"
 #include "common/store/store_export.h"
@@ -28,7 +30,7 @@ struct ExportArgs {
 };
 
 struct Outcome {
-  size_t stores = 0, entries = 0, rows = 0, graph_texts = 0;
+  size_t stores = 0, entries = 0, rows = 0, graph_texts = 0, msprobe_jsons = 0;
   std::vector<Error> bad_input;  // stores or directories that could not be read
   std::vector<Error> failures;   // files that could not be written
   std::vector<std::string> conflicts;
@@ -68,14 +70,20 @@ std::vector<Source> sources_of(const std::string& root, std::vector<Error>& bad_
   return out;
 }
 
-// The GE graph texts beside a store (torchair writes them at the top of msit_ge_dump/, where its
-// store is) go with its summaries: a compare of the exported tree pairs GE ops by them (issue 40
-// case 9). Never replacing a file; at most kGraphTextBytes each.
+bool is_msprobe_json(std::string_view n) {
+  return n == kMsprobeDumpJson || n == kMsprobeStackJson || n == kMsprobeConstructJson || n == kMsprobeDebugJson;
+}
+
+// The files beside a store that a compare reads besides the tensors go with its summaries: the GE
+// graph texts (torchair writes them at the top of msit_ge_dump/, where its store is; compare
+// pairs GE ops by them, issue 40 case 9) and an msProbe rank folder's dump.json, stack.json and
+// construct.json (compare pairs the tensors by dump.json). Never replacing a file; at most
+// kGraphTextBytes each.
 void carry_graph_texts(const std::string& store_dir, const std::string& out, const std::string& sub, Outcome& o) {
   constexpr size_t kGraphTextBytes = size_t{1} << 30;
   std::vector<std::string> names;
   Status listed = list_dir_path(store_dir, [&](std::string_view n, EntryType t) {
-    if (t == EntryType::kFile && is_original_graph_file_name(n)) names.emplace_back(n);
+    if (t == EntryType::kFile && (is_original_graph_file_name(n) || is_msprobe_json(n))) names.emplace_back(n);
   });
   if (!listed.ok()) return o.bad_input.push_back(listed.error());
   for (const std::string& n : names) {
@@ -86,7 +94,7 @@ void carry_graph_texts(const std::string& store_dir, const std::string& out, con
     }
     const std::string to = out + "/" + (sub.empty() ? n : sub + "/" + n);
     Status st = write_output_file(to, *text, OnExisting::kKeep);
-    if (st.ok()) ++o.graph_texts;
+    if (st.ok()) ++(is_msprobe_json(n) ? o.msprobe_jsons : o.graph_texts);
     else if (st.error().stage == Stage::kConflict) o.conflicts.push_back(to);
     else o.failures.push_back(st.error());
   }
@@ -175,6 +183,9 @@ void export_csv(const ExportArgs& a, const std::vector<Source>& stores, Outcome&
 // What the resolver takes ROOT for, in a few words ("rank 1 of the dump D"), or "" when ROOT is
 // a dump root, a dump_path (every dump below it is exported) or a store (nothing to say).
 std::string resolved_text(const resolve::ResolvedSide& s) {
+  if (const resolve::MsGiven ms = resolve::ms_given(s.given);
+      ms.level == resolve::MsLevel::kStep || ms.level == resolve::MsLevel::kRank)
+    return resolve::ms_given_text(ms);
   switch (s.kind) {
     case resolve::GivenKind::kRankDir: return "rank " + std::to_string(*s.rank) + " of the dump " + s.path;
     case resolve::GivenKind::kTokenDir: return "token " + std::to_string(*s.token) + " of the dump " + s.path;
@@ -191,6 +202,12 @@ Error nothing_to_export(const std::string& root, const Result<resolve::ResolvedS
   if (!s.ok() && s.error().stage == Stage::kDetect)
     return make_error(root, Stage::kExport, msg + "; " + s.error().message);
   if (!s.ok()) return make_error(root, Stage::kExport, msg);
+  if (const resolve::MsGiven ms = resolve::ms_given(root); ms.level != resolve::MsLevel::kNone) {
+    return make_error(root, Stage::kExport,
+                      msg + "; it is " + resolve::ms_given_text(ms) +
+                          ", without summaries yet: summarise it with msit-compact compact " +
+                          resolve::shell_quote(root) + " --keep-raw, or compare the raw dump as it is");
+  }
   if (s->kind == resolve::GivenKind::kUnknown) return make_error(root, Stage::kExport, msg);
   // A dump_path's dumps are all exported, a folder inside a dump is exported from its dump's store.
   const bool dump_path = s->kind == resolve::GivenKind::kDumpPath;
@@ -230,9 +247,10 @@ int run(const ExportArgs& a) {
     std::fprintf(stderr, "exported %zu rows (%zu entries) of %zu of %zu stores as CSV%s%s\n", o.rows, o.entries,
                  o.stores, stores.size(), a.out.empty() ? "" : " to ", a.out.c_str());
   } else if (counts) {
-    std::fprintf(stderr,
-                 "exported %zu entries of %zu of %zu stores as JSON summaries, %zu graph texts, %zu conflicts\n",
-                 o.entries, o.stores, stores.size(), o.graph_texts, o.conflicts.size());
+    std::fprintf(
+        stderr, "exported %zu entries of %zu of %zu stores as JSON summaries, %zu graph texts, %s%zu conflicts\n",
+        o.entries, o.stores, stores.size(), o.graph_texts,
+        o.msprobe_jsons ? (std::to_string(o.msprobe_jsons) + " msProbe json files, ").c_str() : "", o.conflicts.size());
   }
   if (!o.bad_input.empty()) return kExitBadInput;
   return o.failures.empty() && o.conflicts.empty() ? kExitOk : kExitFailures;

@@ -15,12 +15,14 @@
 #include "cli/human.h"
 #include "common/archive/archive_source.h"
 #include "common/compaction/compact.h"
+#include "common/compare_msprobe/pairs.h"
 #include "common/formats/dump_name.h"
 #include "common/formats/dump_reader.h"
 #include "common/formats/graph_text.h"
 #include "common/formats/min_max.h"
 #include "common/io/atomic_write.h"
 #include "common/layout/logical_stream.h"
+#include "common/resolve/msprobe_pairs.h"
 #include "common/resolve/resolve.h"
 #include "common/store/store_catalog.h"
 #include "common/store/store_overview.h"
@@ -276,6 +278,17 @@ int inspect_graph_text(const InspectArgs& a) {
 
 // A directory: what the resolver (common/resolve/resolve.h) takes it for, and what to inspect in it.
 int inspect_dir(const InspectArgs& a) {
+  // An msProbe tree (docs/resolve.md "msProbe trees"): its level and what it holds. A folder named
+  // rank{R} is msProbe's when a dump.json is at or below it (torchair has rank folders too).
+  const resolve::MsGiven ms = resolve::ms_given(a.file);
+  if (ms.level == resolve::MsLevel::kDumpPath || (ms.level == resolve::MsLevel::kStep && ms.step) ||
+      (ms.level != resolve::MsLevel::kNone && is_msprobe_path(a.file))) {
+    say("%s: %s\n", a.file.c_str(), resolve::ms_given_text(ms).c_str());
+    say("  compare pairs it with the golden's dump_path, step or rank folder (msit-compact compare -tp %s -gp "
+        "GOLDEN); inspect shows files: a tensor file, or a rank folder's %s\n",
+        resolve::shell_quote(a.file).c_str(), std::string(kStoreFileName).c_str());
+    return kExitOk;
+  }
   auto s = resolve::resolve_side(a.file, resolve::Side::kMy);
   if (!s.ok()) throw InputError(s.error().to_string());
   std::string what;

@@ -375,6 +375,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_atb(int64_t now_ns, std::vect
     for (auto& v : atb_token_verdicts(root_, rows, final, indexed)) verdicts->push_back(std::move(v));
   }
   listing.retire_final(rows, final);
+  note_coverage(res->coverage, events);  // tokens of mine without golden, once a later one is answered
   return events;
 }
 

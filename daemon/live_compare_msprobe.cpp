@@ -12,6 +12,7 @@
 #include "common/compare_msprobe/pairs.h"
 #include "common/formats/msprobe_names.h"
 #include "common/io/tree_walk.h"
+#include "common/resolve/msprobe_pairs.h"
 #include "daemon/divergence_event.h"
 #include "daemon/live_root_compare.h"
 
@@ -153,26 +154,53 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_msprobe(int64_t now_ns, std::
                                                            std::vector<TokenVerdict>* verdicts,
                                                            std::set<std::string>* indexed) {
   std::vector<DivergenceEvent> events;
-  std::vector<std::string> pair_notes;  // steps only one side has yet: the normal state of a live dump
-  auto pairs = ms_rank_pairs(root_, golden_, pair_notes);
-  if (!pairs.ok()) {
+  // The resolver's pairing (docs/resolve.md "msProbe trees"): a golden given as its dump_path or
+  // a step folder. Its notes (rank folders without their dump.json yet) are the normal state of
+  // a live dump and are not logged.
+  auto plan = resolve::plan_msprobe_pair(root_, golden_, [](const std::string& m, const std::string& g) {
+    return "msit-compact watch " + m + " --golden " + g;
+  });
+  if (!plan.ok()) {
     Sides mine, golden;
     msprobe_sides({}, mine, golden, indexed);  // a first step without its dump.json yet
-    no_pass(pairs.error(), now_ns, notes);
+    no_pass(plan.error(), now_ns, notes);
     return events;
   }
   last_error_.clear();
+  if (plan->line != paired_line_) {
+    notes.push_back(root_ + ": live compare " + plan->line);
+    paired_line_ = plan->line;
+  }
+  const std::vector<MsRankPair>& pairs = plan->pairs;
   Sides mine, golden;
-  msprobe_sides(*pairs, mine, golden, indexed);
+  msprobe_sides(pairs, mine, golden, indexed);
   observe_finality(mine, golden, false, now_ns);
-  for (const MsRankPair& p : *pairs) {
+  for (const MsRankPair& p : pairs) {
     auto k = step_key(parent_of(p.npu_json));
     if (!k) continue;
     const std::string tag = std::to_string(k->rank) + "/" + std::to_string(k->token);
     if (done_tokens_.count(tag) || !finality_.is_final(*k, now_ns)) continue;
     if (auto e = answer_step(*k, p, tag, now_ns, notes, verdicts)) events.push_back(std::move(*e));
   }
+  note_msprobe_coverage(plan->coverage, events);
   return events;
+}
+
+void LiveRootCompare::note_msprobe_coverage(const Coverage& c, std::vector<DivergenceEvent>& events) {
+  // As note_coverage: a rank of mine without golden once a step of another rank is answered; a
+  // step of mine without golden (every rank of it) once a later step of a rank is answered.
+  Coverage per_rank;
+  per_rank.token_word = "step";
+  per_rank.my_only_ranks = c.my_only_ranks;
+  for (const RankCoverage& rc : c.ranks) {
+    for (const auto& [rank, until] : answered_until_) {
+      RankCoverage r;
+      r.rank = rank;
+      r.my_only_tokens = rc.my_only_tokens;
+      per_rank.ranks.push_back(std::move(r));
+    }
+  }
+  note_coverage(per_rank, events);
 }
 
 std::optional<DivergenceEvent> LiveRootCompare::answer_step(const TokenFinality::Key& k, const MsRankPair& p,
@@ -205,6 +233,7 @@ std::optional<DivergenceEvent> LiveRootCompare::answer_step(const TokenFinality:
   }
   unreadable_since_.erase(tag);
   done_tokens_.insert(tag);
+  if (auto [at, fresh] = answered_until_.emplace(k.rank, k.token); !fresh) at->second = std::max(at->second, k.token);
   if (verdicts) verdicts->push_back(sink.verdict(t->forward));
   auto [mine_rule, golden_rule] = finality_.rules(k, now_ns);
   const std::string why = std::string("final: watched side done by ") + final_rule_name(mine_rule) + ", golden by " +

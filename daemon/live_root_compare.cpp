@@ -297,8 +297,8 @@ void LiveRootCompare::note_coverage(const Coverage& c, std::vector<DivergenceEve
     for (int64_t t : rc.my_only_tokens) {
       if (t >= until->second) continue;
       gap(rank, t,
-          "token " + std::to_string(t) + (rank < 0 ? std::string() : " of rank " + std::to_string(rank)) + " of " +
-              my_dir_ + " has no counterpart in the golden " + golden_dir_);
+          c.token_word + " " + std::to_string(t) + (rank < 0 ? std::string() : " of rank " + std::to_string(rank)) +
+              " of " + my_dir_ + " has no counterpart in the golden " + golden_dir_);
     }
   }
 }

@@ -111,6 +111,9 @@ class LiveRootCompare {
   // counterpart once a token of a paired rank is answered, a token of mine without golden once
   // a later token of its rank is answered; one kNotCompared event each.
   void note_coverage(const Coverage& c, std::vector<DivergenceEvent>& events);
+  // The same for msProbe (daemon/live_compare_msprobe.cpp): the plan's steps of mine without
+  // golden, asked of each rank answered.
+  void note_msprobe_coverage(const Coverage& c, std::vector<DivergenceEvent>& events);
   void note_verdicts(const std::vector<ReportRow>& rows, const DumpTree& my, int64_t rank, int64_t now_ns,
                      std::vector<TokenVerdict>& out) const;
 

@@ -74,11 +74,11 @@ std::vector<std::string> Coverage::lines() const {
                   " of --golden-path not in --my-path: not compared");
   for (const RankCoverage& r : ranks) {
     if (!r.my_only_tokens.empty())
-      out.push_back(rank_prefix(r) + plural(r.my_only_tokens.size(), "token") + ids(r.my_only_tokens) +
+      out.push_back(rank_prefix(r) + plural(r.my_only_tokens.size(), token_word.c_str()) + ids(r.my_only_tokens) +
                     " of --my-path not in --golden-path: not compared");
     if (!r.golden_only_tokens.empty())
-      out.push_back(rank_prefix(r) + plural(r.golden_only_tokens.size(), "token") + ids(r.golden_only_tokens) +
-                    " of --golden-path not in --my-path: not compared");
+      out.push_back(rank_prefix(r) + plural(r.golden_only_tokens.size(), token_word.c_str()) +
+                    ids(r.golden_only_tokens) + " of --golden-path not in --my-path: not compared");
     if (r.no_golden > 0) {
       std::string ops;
       for (const auto& op : r.no_golden_ops) ops += (ops.empty() ? "" : ", ") + op;

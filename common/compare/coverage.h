@@ -28,6 +28,8 @@ struct RankCoverage {
 struct Coverage {
   std::vector<int64_t> my_only_ranks, golden_only_ranks;
   std::vector<RankCoverage> ranks;
+  // What a token is called in the lines: msProbe's are steps.
+  std::string token_word = "token";
 
   // Something of my run was not compared: a rank or token of mine without golden, or tensors
   // of mine without their golden partner. It could hold the divergence.

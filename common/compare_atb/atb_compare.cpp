@@ -60,6 +60,23 @@ std::vector<std::pair<const TokenDir*, const TokenDir*>> token_pairs(const DumpS
   return out;
 }
 
+// The numbered tokens each side has and the other lacks.
+Coverage token_coverage(const DumpSide& g, const DumpSide& m) {
+  auto numbers = [](const DumpSide& s) {
+    std::vector<int64_t> out;
+    for (const auto& t : s.tokens)
+      if (is_digits(t.key)) out.push_back(std::stoll(t.key));
+    return out;
+  };
+  const std::vector<int64_t> mine = numbers(m), gold = numbers(g);
+  Coverage c;
+  RankCoverage rc;
+  rc.my_only_tokens = only_in(mine, gold);
+  rc.golden_only_tokens = only_in(gold, mine);
+  if (!rc.my_only_tokens.empty() || !rc.golden_only_tokens.empty()) c.ranks.push_back(std::move(rc));
+  return c;
+}
+
 // Only dumps laid out by msit's tools have ranks as siblings; elsewhere a sibling is another dump.
 std::vector<std::string> rank_siblings(const DumpSide& s) {
   std::string parent = std::filesystem::path(s.process_dir).parent_path().filename().string();
@@ -442,6 +459,7 @@ Result<AtbCompareResult> run_atb_compare(const std::string& golden_path, const s
   warn_no_layers(g, golden_path, res.warnings);
   warn_no_layers(m, my_path, res.warnings);
   auto tokens = token_pairs(g, m);
+  if (!g.given_token && !m.given_token) res.coverage = token_coverage(g, m);
   if (tokens.empty()) {
     return make_error(my_path, Stage::kTokens,
                       "no token directory in common with " + golden_path +

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/base/result.h"
+#include "common/compare/coverage.h"
 #include "common/compare/evaluate.h"
 #include "common/compare_atb/match.h"
 #include "common/report/report_row.h"
@@ -47,6 +48,9 @@ struct AtbSheet {
 struct AtbCompareResult {
   std::vector<AtbSheet> sheets;
   std::vector<std::string> warnings;
+  // Tokens of one side that the other lacks (docs/compare.md "Coverage"), when neither path names
+  // a token directory: not compared.
+  Coverage coverage;
   std::string description;  // "torch vs ATB", for the terminal
 };
 

@@ -35,6 +35,7 @@ normalize() {  # temp paths, version, log and report-name time stamps that diffe
   sed -e "s#$real#\$T#g" -e "s#$W#\$T#g" -e "s#msit-compact $VERSION#msit-compact VERSION#g" \
       -e 's#^[0-9]\{4\}-[0-9][0-9]-[0-9][0-9] [0-9:]\{8\} msit-compact watch:#TIME msit-compact watch:#' \
       -e 's#_\(cmp_report\(_rank[0-9]*\)\{0,1\}\)_[0-9]\{14\}\.#_\1_TIMESTAMP.#g' \
+      -e 's#compare_result\(_rank[0-9]*\|_proc[0-9]*\)\{0,1\}_[0-9]\{14\}\.#compare_result\1_TIMESTAMP.#g' \
       -e 's#^timing: \(.\{28\}\) .*#timing: \1 TIME#' |
     # CLI11 lists an option's exclusions in the order of the options' addresses: sorted here.
     perl -pe 's/(Excludes:)((?: --[\w-]+)+)/$1 . join("", sort split(m{(?= --)}, $2))/ge'

@@ -22,3 +22,8 @@ run compare -q -m tok/msit_ge_dump -g tok/msit_fx_dump -o out
 "$DUMPGEN" model --out tiny --ops 2 --tokens 1 --seed 3 > /dev/null
 run compare -q -m big/msit_ge_dump -g small/msit_fx_dump -o out
 run compare -q -m big/msit_ge_dump -g tiny/msit_fx_dump -o out
+# ATB/torch: a token of mine without golden (when neither path names a token directory).
+"$DUMPGEN" atb --out atb --layers 2 --tokens 2 --seed 2 > /dev/null
+rm -r atb/torch/msit_dump_20260101_000000/torch_tensors/cpu_100/1
+run compare -q -gp atb/torch/msit_dump_20260101_000000/torch_tensors/cpu_100 \
+  -mp atb/atb/msit_dump_20260101_000000/tensors/0_200 -o out --cl api

@@ -19,7 +19,7 @@
 namespace msit::store {
 
 // Binds the files row (?1 path or name, then the store columns of kFileFields, file_fields.h,
-// as ?file_param(row)) in the order of the INSERTs in summary_store.cpp: `path` is e.rel in a
+// as ?file_param(row)) in the order of the INSERTs in store_sql.cpp: `path` is e.rel in a
 // version 1 store, its name in version 2, whose directory id is ?kFileDirParam.
 void bind_file(sqlite3_stmt* s, std::string_view path, const StoreEntry& e, int64_t now_ns);
 constexpr int file_param(size_t row) { return 2 + file_column_ordinal(row); }
@@ -46,7 +46,7 @@ constexpr int block_param(size_t row) { return 3 + static_cast<int>(row); }
 void bind_block(sqlite3_stmt* s, int64_t file_id, int ord, const ExtraBlock& b);
 
 // Reading back; `where` names errors (store path and raw path).
-// Reads the file columns of select_file (summary_store.cpp); returns its extra-block count.
+// Reads the file columns of select_file (store_sql.cpp); returns its extra-block count.
 int64_t read_file_row(sqlite3_stmt* s, FileSummary& out);
 
 // Finds the tensor columns of a prepared statement by their names.

@@ -1,7 +1,7 @@
 // Every field of a summary's extra block (a block of a GE dump that is no tensor: buffer,
 // workspace; docs/formats/ge-dump.md), described once (docs/architecture.md, "One home per
 // rule"): the JSON writer and reader (summary_json.cpp, summary_parse.cpp), the store's
-// extra_blocks columns, statements and codec (common/store/store_schema.cpp, summary_store.cpp,
+// extra_blocks columns, statements and codec (common/store/store_schema.cpp, store_sql.cpp,
 // store_codec.cpp) walk this table (inspect's sentence, cli/inspect.cpp, names the block by its
 // role and index and spells its size for people). A row of a new
 // kind fails to compile (static_assert) in each consumer until that consumer handles it;

@@ -1,7 +1,7 @@
 // Every file-level field of a summary (what it says about the raw file as a whole, and what a
 // store keeps per file), described once (docs/architecture.md, "One home per rule"): the JSON
 // writer and reader (summary_json.cpp, summary_parse.cpp), the store's files table, its
-// statements and codec (common/store/store_schema.cpp, summary_store.cpp, store_codec.cpp) and
+// statements and codec (common/store/store_schema.cpp, store_sql.cpp, store_codec.cpp) and
 // export's CSV (common/store/store_export.cpp) walk this table. Adding a file-level field is a
 // member in FileSummary (or OpInfo) and one row here (a new store column: appended, with a new
 // store version); a row of a new kind fails to compile (static_assert) in each consumer until

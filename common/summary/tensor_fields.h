@@ -1,6 +1,6 @@
 // Every field of a summary's tensor entry, described once (docs/architecture.md, "One home per
 // rule"): the JSON writer and reader (summary_json.cpp, summary_parse.cpp), the store's schema,
-// statements and codec (common/store/store_schema.cpp, summary_store.cpp, store_codec.cpp),
+// statements and codec (common/store/store_schema.cpp, store_sql.cpp, store_codec.cpp),
 // export's CSV (common/store/store_export.cpp) and inspect's statistics lines (cli/inspect.cpp)
 // walk this table. Adding a statistic is a member in TensorStats and one row here; a row of a
 // new kind fails to compile (static_assert) in each consumer until that consumer handles it, and

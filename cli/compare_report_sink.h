@@ -1,7 +1,7 @@
 // The torchair compare's reports written as its rows arrive (docs/compare.md "Streaming"): the
-// CSV of each rank streamed into its output file, the terminal summary and the tally built on the
-// way; JSON and --msit-filters keep a rank's rows until its end (--html streams its own pages:
-// cli/compare_html_sink.h).
+// CSV or JSON of each rank streamed into its output file (--msit-filters applied on the way), the
+// terminal summary and the tally built on the way; nothing keeps a rank's rows (--html streams
+// its own pages: cli/compare_html_sink.h).
 #pragma once
 
 #include <ctime>
@@ -47,15 +47,18 @@ class ReportSink : public RowSink {
   struct Rank {
     RankInfo info;
     SummaryBuilder summary;
-    std::vector<ReportRow> rows;       // kept rows (not streamed)
-    std::optional<OutputFile> stream;  // the streamed CSV, published by publish()
+    std::optional<OutputFile> stream;  // the streamed report, published by publish()
     std::string path;
+    MsitFilter filter;     // --msit-filters: its state runs across the rank's batches
+    uint64_t written = 0;  // rows written (JSON: the first element opens the array)
   };
   const std::vector<Rank>& ranks() const { return ranks_; }
 
  private:
-  bool streamed() const { return !o_.json && !o_.msit_filters; }
   Status fail(Status st);
+  Status open_stream(Rank& r);
+  Status write_rows(Rank& r, std::vector<ReportRow>& rows);
+  Status close_stream(Rank& r);
 
   ReportSinkOptions o_;
   std::string prefix_;

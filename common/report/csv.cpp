@@ -291,31 +291,45 @@ std::string report_csv(const std::vector<ReportRow>& rows, const CsvOptions& opt
   return out;
 }
 
-std::string report_json(const std::vector<ReportRow>& rows, const CsvOptions& opts) {
+std::string report_json_element(const ReportRow& r, const CsvOptions& opts) {
   const size_t n = report_column_count(opts.extra_columns);
-  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-  for (const auto& r : rows) {
-    auto cells = row_cells(r, opts.extra_columns);
-    nlohmann::ordered_json obj = nlohmann::ordered_json::object();
-    for (size_t i = 0; i < n; ++i) {
-      const std::string& c = cells[i];
-      const ReportColumn& col = kReportColumns[i];
-      std::string key(col.name);
-      const bool integer = col.kind == CellKind::kToken || col.kind == CellKind::kId;
-      // Numbers stay numbers; inf/-inf stay strings (JSON has none); empty cells are null.
-      if (c.empty()) {
-        obj[key] = nullptr;
-      } else if (integer && c.find_first_not_of("0123456789-") == std::string::npos) {
-        obj[key] = std::stoll(c);
-      } else if (col.kind == CellKind::kReal && c != "inf" && c != "-inf") {
-        obj[key] = std::strtod(c.c_str(), nullptr);
-      } else {
-        obj[key] = c;
-      }
+  auto cells = row_cells(r, opts.extra_columns);
+  nlohmann::ordered_json obj = nlohmann::ordered_json::object();
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& c = cells[i];
+    const ReportColumn& col = kReportColumns[i];
+    std::string key(col.name);
+    const bool integer = col.kind == CellKind::kToken || col.kind == CellKind::kId;
+    // Numbers stay numbers; inf/-inf stay strings (JSON has none); empty cells are null.
+    if (c.empty()) {
+      obj[key] = nullptr;
+    } else if (integer && c.find_first_not_of("0123456789-") == std::string::npos) {
+      obj[key] = std::stoll(c);
+    } else if (col.kind == CellKind::kReal && c != "inf" && c != "-inf") {
+      obj[key] = std::strtod(c.c_str(), nullptr);
+    } else {
+      obj[key] = c;
     }
-    arr.push_back(std::move(obj));
   }
-  return arr.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // names need not be UTF-8
+  // The object as an element of the array dumped with indent 1: every line one space deeper (a
+  // dumped string holds no newline: it is escaped).
+  const std::string text =
+      obj.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);  // names need not be UTF-8
+  std::string out;
+  out.reserve(text.size() + text.size() / 16 + 1);
+  out += ' ';
+  for (char ch : text) {
+    out += ch;
+    if (ch == '\n') out += ' ';
+  }
+  return out;
+}
+
+std::string report_json(const std::vector<ReportRow>& rows, const CsvOptions& opts) {
+  if (rows.empty()) return "[]\n";
+  std::string out = "[\n";
+  for (size_t i = 0; i < rows.size(); ++i) out += (i ? ",\n" : "") + report_json_element(rows[i], opts);
+  return out + "\n]\n";
 }
 
 std::string report_file_name(std::string_view prefix, std::optional<int64_t> rank, std::time_t when,

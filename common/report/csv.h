@@ -49,7 +49,12 @@ Status write_report_csv_rows(const std::vector<ReportRow>& rows, const CsvOption
 std::vector<std::string> row_cells(const ReportRow& r, bool extra);
 bool is_float_column(std::string_view column);    // cells holding python_float_repr numbers
 bool is_integer_column(std::string_view column);  // token_id, data_id: integers (token_id may hold a text)
+// The JSON report: an array of one object per row, msit's column names as keys (indent 1).
 std::string report_json(const std::vector<ReportRow>& rows, const CsvOptions& opts);
+// One row's object as report_json writes it inside the array (indented, no separator): a
+// streamed writer writes "[\n", the elements joined by ",\n", then "\n]\n" ("[]\n" for none),
+// and gets report_json's bytes.
+std::string report_json_element(const ReportRow& r, const CsvOptions& opts);
 
 // msit_cmp_report_{UTC YYYYmmddHHMMSS}.csv, or msit_cmp_report_rank{R}_{time}.csv.
 std::string report_file_name(std::string_view prefix, std::optional<int64_t> rank, std::time_t when,

@@ -75,22 +75,24 @@ std::string msit_drop_reason(const ReportRow& r) {
   return "";
 }
 
-std::vector<ReportRow> apply_msit_filters(const std::vector<ReportRow>& rows) {
+bool MsitFilter::keep(const ReportRow& r) {
   // 1. rows whose reason is exactly the shape mismatch; 2. int8 XOR rows, removed from the list
-  // msit is iterating, so the element after a removed row is never looked at.
-  std::vector<const ReportRow*> stage1;
-  for (const auto& r : rows) {
-    if (r.msit_row && !shape_only(r)) stage1.push_back(&r);
+  // msit is iterating, so the element after a removed row (of those the first filter left) is
+  // never looked at.
+  if (!r.msit_row || shape_only(r)) return false;
+  if (!skip_next_ && int8_xor(r)) {
+    skip_next_ = true;
+    return false;
   }
+  skip_next_ = false;
+  return true;
+}
+
+std::vector<ReportRow> apply_msit_filters(const std::vector<ReportRow>& rows) {
+  MsitFilter filter;
   std::vector<ReportRow> out;
-  bool skip_next = false;
-  for (const ReportRow* r : stage1) {
-    if (!skip_next && int8_xor(*r)) {
-      skip_next = true;
-      continue;
-    }
-    skip_next = false;
-    out.push_back(*r);
+  for (const auto& r : rows) {
+    if (filter.keep(r)) out.push_back(r);
   }
   return out;
 }

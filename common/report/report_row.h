@@ -102,6 +102,15 @@ const std::vector<std::string_view>& extra_columns();
 // msit's filters (docs/formats/report.md §6): drop rows whose reason is exactly "data shape doesn't match.",
 // and int8-vs-non-int8 rows with msit's skip-the-next-row quirk. Also drops our extra rows.
 std::vector<ReportRow> apply_msit_filters(const std::vector<ReportRow>& rows);
+// The same filters one row at a time, in report order (a streamed rank): whether msit keeps
+// this row; the quirk's state carries on to the next call.
+class MsitFilter {
+ public:
+  bool keep(const ReportRow& r);
+
+ private:
+  bool skip_next_ = false;
+};
 // Why msit would drop this row (for the note column when rows are kept), or empty.
 std::string msit_drop_reason(const ReportRow& r);
 

@@ -137,6 +137,21 @@ TEST(ReportColumns, EveryColumnIsAJsonKeyTypedByItsKind) {
   EXPECT_EQ(keys, table_names(true));
 }
 
+// The streamed JSON report (a rank's elements written as they come) is the array nlohmann dumps
+// at once, byte for byte; no rows is "[]".
+TEST(ReportColumns, JsonElementsJoinIntoTheWholeArraysDump) {
+  msit::ReportRow odd = distinct_row();
+  odd.my_data_path = "quote\" back\\slash\nnewline \xff bad utf-8";
+  const std::vector<msit::ReportRow> rows = {distinct_row(), msit::ReportRow{}, odd};
+  const std::string text = msit::report_json(rows, msit::CsvOptions{});
+  EXPECT_EQ(text,
+            nlohmann::ordered_json::parse(text).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  EXPECT_EQ(msit::report_json({}, msit::CsvOptions{}), "[]\n");
+  std::string streamed = "[\n";
+  for (size_t i = 0; i < rows.size(); ++i) streamed += (i ? ",\n" : "") + msit::report_json_element(rows[i], {});
+  EXPECT_EQ(streamed + "\n]\n", text);
+}
+
 TEST(ReportColumns, EveryHtmlKeyIsInThePage) {
   std::vector<msit::ReportRow> rows = {distinct_row()};
   std::string page = msit::html_report({msit::HtmlRank{std::nullopt, &rows}}, "t");

@@ -232,7 +232,8 @@ AtbOptions add_atb_options(CLI::App* cmd, AtbCliArgs& a) {
   // msit spells it -cl/--cmp-level (-cl is rewritten before parsing: cli/msit_spellings.h).
   o.level = cmd->add_option("--cmp-level,--compare-level,--cl", a.level,
                             "ATB/torch dumps: layer, module, api or logits -> one CSV (default: xlsx with sheets "
-                            "layer, module, api); with --legacy-ait: layer (default) or token (msit: -cl)")
+                            "layer, module, api; a sheet over 1,048,575 rows goes on in 'layer (2)', ...); with "
+                            "--legacy-ait: layer (default) or token (msit: -cl)")
                 ->check(CLI::IsMember({"layer", "module", "api", "logits", "token"}));
   o.op_mapping = cmd->add_option("--op-mapping-file", a.op_mapping_dir,
                                  "ATB/torch dumps: directory holding op_mapping_file.json (msit: -mf)");

@@ -1,12 +1,15 @@
 // The three-sheet workbook through libxlsxwriter: same columns and cells as the CSV, numbers as
-// numbers; msit's filters are not applied here (msit computes them on a copy in this mode).
+// numbers; msit's filters are not applied here (msit computes them on a copy in this mode). A
+// sheet of more rows than Excel holds goes on in "NAME (2)", ... (xlsx_sheet_parts).
 #include "common/compare_atb/xlsx_report.h"
 
 #include <xlsxwriter.h>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <span>
 
 #include "common/io/output_file.h"
 #include "common/report/csv.h"
@@ -24,7 +27,7 @@ std::vector<std::string_view> columns(bool extra) {
   return c;
 }
 
-lxw_error write_sheet(lxw_worksheet* ws, const std::vector<ReportRow>& rows, const std::vector<std::string_view>& cols,
+lxw_error write_sheet(lxw_worksheet* ws, std::span<const ReportRow> rows, const std::vector<std::string_view>& cols,
                       bool extra) {
   for (size_t c = 0; c < cols.size(); ++c) {
     std::string name(cols[c]);
@@ -56,6 +59,19 @@ lxw_error write_sheet(lxw_worksheet* ws, const std::vector<ReportRow>& rows, con
 
 }  // namespace
 
+std::vector<XlsxSheetPart> xlsx_sheet_parts(const std::vector<AtbSheet>& sheets, size_t rows_per_sheet) {
+  std::vector<XlsxSheetPart> out;
+  rows_per_sheet = std::max<size_t>(1, rows_per_sheet);
+  for (size_t s = 0; s < sheets.size(); ++s) {
+    const size_t n = sheets[s].rows.size();
+    for (size_t first = 0, part = 1; part == 1 || first < n; first += rows_per_sheet, ++part) {
+      std::string name = part == 1 ? sheets[s].name : sheets[s].name + " (" + std::to_string(part) + ")";
+      out.push_back(XlsxSheetPart{std::move(name), s, first, std::min(rows_per_sheet, n - first)});
+    }
+  }
+  return out;
+}
+
 Status write_xlsx_report(const std::string& path, const std::vector<AtbSheet>& sheets, bool extra_columns) {
   // libxlsxwriter 1.1.4 (Debian 12) writes the ZIP with fopen(filename, "wb") and has no
   // in-memory or fd output (output_buffer came in 1.1.5): it is given the /proc/self/fd path of
@@ -69,12 +85,13 @@ Status write_xlsx_report(const std::string& path, const std::vector<AtbSheet>& s
   lxw_workbook* wb = workbook_new_opt(target.c_str(), &wo);
   if (!wb) return make_error(path, Stage::kWrite, "cannot create the xlsx workbook");
   auto cols = columns(extra_columns);
-  for (const auto& s : sheets) {
-    lxw_worksheet* ws = workbook_add_worksheet(wb, s.name.c_str());
-    lxw_error e = ws ? write_sheet(ws, s.rows, cols, extra_columns) : LXW_ERROR_MEMORY_MALLOC_FAILED;
+  for (const XlsxSheetPart& p : xlsx_sheet_parts(sheets)) {
+    lxw_worksheet* ws = workbook_add_worksheet(wb, p.name.c_str());
+    const std::span<const ReportRow> rows(sheets[p.sheet].rows.data() + p.first, p.count);
+    lxw_error e = ws ? write_sheet(ws, rows, cols, extra_columns) : LXW_ERROR_MEMORY_MALLOC_FAILED;
     if (e) {
       workbook_close(wb);
-      return make_error(path, Stage::kWrite, std::string("xlsx sheet ") + s.name + ": " + lxw_strerror(e));
+      return make_error(path, Stage::kWrite, std::string("xlsx sheet ") + p.name + ": " + lxw_strerror(e));
     }
   }
   if (lxw_error e = workbook_close(wb)) {

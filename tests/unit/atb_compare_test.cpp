@@ -6,6 +6,7 @@
 #include "common/compare_atb/atb_compare.h"
 #include "common/compare_atb/side.h"
 #include "common/compare_atb/stats_compare.h"
+#include "common/compare_atb/xlsx_report.h"
 #include "common/report/csv.h"
 #include "tests/unit/atb_fixtures.h"
 
@@ -516,6 +517,24 @@ TEST(AtbSide, DetectionAndErrors) {
   EXPECT_FALSE(detect_side_kind(f.tmp.p.string()).has_value());
   fs::remove_all(f.atb_root / "model");
   EXPECT_FALSE(detect_side_kind(f.atb_proc.string()).has_value());  // no topology: not an ATB dump
+}
+
+// A sheet longer than Excel's limit goes on in "NAME (2)", ...: every row once, in order; a
+// sheet that fits (or is empty) stays one sheet under its own name.
+TEST(AtbXlsx, ASheetOverTheRowLimitGoesOnInNumberedSheets) {
+  std::vector<AtbSheet> sheets(3);
+  sheets[0].name = "layer";
+  sheets[0].rows.resize(7);
+  sheets[1].name = "module";
+  sheets[2].name = "api";
+  sheets[2].rows.resize(3);
+  const auto parts = xlsx_sheet_parts(sheets, 3);
+  std::vector<std::string> names;
+  for (const auto& p : parts) names.push_back(p.name + ":" + std::to_string(p.first) + "+" + std::to_string(p.count));
+  EXPECT_EQ(names, (std::vector<std::string>{"layer:0+3", "layer (2):3+3", "layer (3):6+1", "module:0+0", "api:0+3"}));
+  EXPECT_EQ(parts[1].sheet, 0u);
+  EXPECT_EQ(parts[4].sheet, 2u);
+  EXPECT_EQ(kXlsxSheetRows + 1, size_t{1} << 20);  // Excel's 1,048,576 rows, the header included
 }
 
 }  // namespace

@@ -154,6 +154,22 @@ int write_html(const CompareArgs& a, const CompareHead& head, HtmlPages& pages) 
   return kExitOk;
 }
 
+// The compare failed after token pages were published: the overview is written over the pages
+// that exist and says so, so that no page is left without its overview; nothing is deleted
+// (docs/compare.md "HTML report"). No page yet: nothing to write.
+void write_failed_html(const CompareArgs& a, HtmlPages& pages, const Error& e) {
+  if (!pages.started()) return;
+  const std::string title = "compare: " + a.my_path + " vs " + a.golden_path + " (failed)";
+  if (Status st = pages.finish(title, {}, e.to_string()); !st.ok()) {
+    print_error("compare", st.error().to_string());
+    return;
+  }
+  if (!a.quiet) {
+    std::printf("HTML report of the tokens compared before the failure: %s (pages in %s)\n", a.html.c_str(),
+                pages.tokens_dir().c_str());
+  }
+}
+
 // The command line that compares `my` with `golden` (already shell-quoted) with the options
 // given that concern the paths: what the resolver's errors tell the user to type.
 std::string compare_command(const CompareArgs& a, const std::string& my, const std::string& golden) {
@@ -262,6 +278,7 @@ int run_torchair(const CompareArgs& a, const Paths& paths) {
   if (!res.ok()) {
     print_error("compare", res.error().to_string());
     if (!sink.failed() && !(tee && tee->failed())) print_dir_hints(FlowFamily::kTorchair, paths.golden, paths.my);
+    if (pages) write_failed_html(a, *pages, res.error());
     return kExitBadInput;
   }
   print_warnings("compare", res->warnings, a.verbosity);
@@ -275,6 +292,7 @@ int run_torchair(const CompareArgs& a, const Paths& paths) {
   auto published = sink.publish(o.timer);
   if (!published.ok()) {
     print_error("compare", published.error().to_string());
+    if (pages) write_failed_html(a, *pages, published.error());
     return kExitBadInput;
   }
   if (!a.quiet) {

@@ -156,11 +156,16 @@ Status HtmlPages::rows(const std::vector<ReportRow>& rows) {
 
 Status HtmlPages::end_rank() { return close_token(); }
 
-Status HtmlPages::finish(const std::string& title, const std::vector<std::string>& gaps) {
+Status HtmlPages::finish(const std::string& title, const std::vector<std::string>& gaps, const std::string& failure) {
   MSIT_TRY(close_token());
   MSIT_ASSIGN_OR_RETURN(OutputFile out, OutputFile::create(page_));
-  MSIT_TRY(out.write(html::page_head(title, kHtmlStyle) + html::coverage_div(gaps) + html::overview_body_open() +
-                     "<script id=\"tokens-data\" type=\"application/json\">["));
+  const std::string failed =
+      failure.empty() ? std::string()
+                      : "<div id=\"failed\"><b>The compare failed</b>: " + html::escape(failure) +
+                            ". No CSV or JSON report was written; this overview and its token pages hold the " +
+                            std::to_string(tokens_) + " token(s) compared before the failure.</div>\n";
+  MSIT_TRY(out.write(html::page_head(title, kHtmlStyle) + failed + html::coverage_div(gaps) +
+                     html::overview_body_open() + "<script id=\"tokens-data\" type=\"application/json\">["));
   if (std::fflush(spool_.get()) != 0 || std::fseek(spool_.get(), 0, SEEK_SET) != 0) return spool_error(page_);
   std::string chunk(1 << 20, '\0');
   for (size_t n; (n = std::fread(chunk.data(), 1, chunk.size(), spool_.get())) > 0;) {

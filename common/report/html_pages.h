@@ -39,11 +39,15 @@ class HtmlPages {
   // (or the rank's end) comes.
   Status rows(const std::vector<ReportRow>& rows);
   Status end_rank();
-  // The overview, published last. title: what was compared; gaps: Coverage::lines().
-  Status finish(const std::string& title, const std::vector<std::string>& gaps);
+  // The overview, published last. title: what was compared; gaps: Coverage::lines(); failure:
+  // why the compare stopped, when it failed after token pages were published (the overview
+  // then says so above everything and covers the tokens written before it).
+  Status finish(const std::string& title, const std::vector<std::string>& gaps, const std::string& failure = {});
 
   const std::string& tokens_dir() const { return dir_; }
   uint64_t pages() const { return pages_; }
+  // A token page was published or is being written.
+  bool started() const { return pages_ > 0 || open_.has_value(); }
 
  private:
   struct FileCloser {

@@ -156,9 +156,10 @@ int write_html(const CompareArgs& a, const CompareHead& head, HtmlPages& pages) 
 
 // The compare failed after token pages were published: the overview is written over the pages
 // that exist and says so, so that no page is left without its overview; nothing is deleted
-// (docs/compare.md "HTML report"). No page yet: nothing to write.
+// (docs/compare.md "HTML report"). No page published yet: nothing to write (the open one's
+// temp goes).
 void write_failed_html(const CompareArgs& a, HtmlPages& pages, const Error& e) {
-  if (!pages.started()) return;
+  if (pages.pages() == 0) return;
   const std::string title = "compare: " + a.my_path + " vs " + a.golden_path + " (failed)";
   if (Status st = pages.finish(title, {}, e.to_string()); !st.ok()) {
     print_error("compare", st.error().to_string());

@@ -46,8 +46,6 @@ class HtmlPages {
 
   const std::string& tokens_dir() const { return dir_; }
   uint64_t pages() const { return pages_; }
-  // A token page was published or is being written.
-  bool started() const { return pages_ > 0 || open_.has_value(); }
 
  private:
   struct FileCloser {

@@ -249,7 +249,12 @@ std::optional<DivergenceEvent> LiveRootCompare::answer_step(const TokenFinality:
   r.token_text = "step" + std::to_string(k.token);
   r.my_data_path = p.npu_json + ": " + t->forward->row;
   r.golden_data_path = p.bench_json;
-  return divergence_event(r, root_, golden_);
+  DivergenceEvent e = divergence_event(r, root_, golden_);
+  // watch --recompute: the entry and the entries before it, from the rank folders' raw files
+  // (the watcher holds the step's files until its verdict), as compare --recompute does.
+  if (recompute_)
+    e.recompute = recompute_msprobe(parent_of(p.npu_json), parent_of(p.bench_json), t->forward->entry, *recompute_);
+  return e;
 }
 
 }  // namespace msit::daemon

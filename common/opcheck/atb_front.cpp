@@ -47,7 +47,7 @@ Result<OpTensor> open_bin(const std::string& path, Role role, uint32_t index) {
   if (raw.tensors.size() != 1 || raw.tensors[0].header_stats) {
     return make_error(path, Stage::kHeader, "not an ATB tensor file with data (a statistics or header-only file?)");
   }
-  OpTensor t{opened.src, path, raw.tensors[0]};
+  OpTensor t{opened.src, path, raw.tensors[0], std::nullopt};
   t.desc.role = role;
   t.desc.index = index;
   return t;

@@ -263,7 +263,7 @@ FrontEnd ge_front_end(const std::string& path, const GraphDef* graph) {
   auto raw = read_ge_dump_header(*opened->src, opened->identity);
   if (!raw.ok()) return not_recomputed(c, SkipReason::kUnreadable, raw.error().to_string());
   for (const auto& t : raw->tensors) {
-    OpTensor ot{opened->src, path, t};
+    OpTensor ot{opened->src, path, t, std::nullopt};
     if (t.role == Role::kInput) op.inputs.push_back(ot);
     else if (t.role == Role::kOutput) c.outputs.push_back(ot);
   }

@@ -15,12 +15,16 @@ enum class Rule : uint8_t {
   kBinary,
   kUnary,
   kGelu,
+  kGeluPassed,  // MindSpore ops.gelu: approximate must be in dump.json (its default is the version's)
   kSoftmax,
+  kSoftmaxAxis,  // MindSpore ops.softmax(input, axis=-1, *, dtype=None)
   kLayerNorm,
   kRmsNorm,
-  kNpuRmsNorm,
+  kNpuRmsNorm,  // also MindSpore ops.rms_norm(x, gamma, epsilon=1e-6)
   kEmbedding,
-  kCat
+  kCat,
+  kCatAxis,         // MindSpore ops.cat / ops.concat(tensors, axis=0)
+  kPrimitiveAttrs,  // a MindSpore primitive whose attributes (set at construction) are not dumped
 };
 
 struct ApiRow {
@@ -54,9 +58,80 @@ constexpr std::array<ApiRow, 32> kApis = {{
 }};
 // clang-format on
 
-const ApiRow* api_row(std::string_view name) {
-  for (const auto& r : kApis)
+// MindSpore (docs/opcheck.md "msProbe dumps", MindSpore): the APIs whose semantics are the
+// ones recomputed, by the entry's prefix. mindspore.mint mirrors torch's signatures (Mint,
+// MintFunctional: torch's rows but the norms and NPU ops); mindspore.ops (Functional) names some
+// arguments differently (axis), and a Primitive's attributes are set at its construction, so
+// only primitives without attributes are recomputed.
+// clang-format off
+constexpr std::array<ApiRow, 22> kMsFunctional = {{
+  {"matmul", Rule::kMatmul, OpKind::kBatchMatMul}, {"bmm", Rule::kMatmul, OpKind::kBatchMatMul},
+  {"add", Rule::kBinary, OpKind::kAdd}, {"sub", Rule::kBinary, OpKind::kSub},
+  {"mul", Rule::kBinary, OpKind::kMul}, {"div", Rule::kBinary, OpKind::kDiv},
+  {"silu", Rule::kUnary, OpKind::kSilu}, {"relu", Rule::kUnary, OpKind::kRelu},
+  {"sigmoid", Rule::kUnary, OpKind::kSigmoid}, {"tanh", Rule::kUnary, OpKind::kTanh},
+  {"exp", Rule::kUnary, OpKind::kExp}, {"log", Rule::kUnary, OpKind::kLog},
+  {"sqrt", Rule::kUnary, OpKind::kSqrt}, {"rsqrt", Rule::kUnary, OpKind::kRsqrt},
+  {"dense", Rule::kLinear, OpKind::kLinear},
+  {"softmax", Rule::kSoftmaxAxis, OpKind::kSoftmax},
+  {"cat", Rule::kCatAxis, OpKind::kConcat}, {"concat", Rule::kCatAxis, OpKind::kConcat},
+  {"rms_norm", Rule::kNpuRmsNorm, OpKind::kRmsNorm},
+  {"layer_norm", Rule::kLayerNorm, OpKind::kLayerNorm},
+  {"gelu", Rule::kGeluPassed, OpKind::kGeluErf},
+  {"embedding", Rule::kEmbedding, OpKind::kGather},
+}};
+// MindSpore Tensor methods: the operators and the methods without arguments of their own.
+constexpr std::array<ApiRow, 15> kMsTensor = {{
+  {"__add__", Rule::kBinary, OpKind::kAdd}, {"__sub__", Rule::kBinary, OpKind::kSub},
+  {"__mul__", Rule::kBinary, OpKind::kMul}, {"__truediv__", Rule::kBinary, OpKind::kDiv},
+  {"__matmul__", Rule::kMatmul, OpKind::kBatchMatMul}, {"matmul", Rule::kMatmul, OpKind::kBatchMatMul},
+  {"add", Rule::kBinary, OpKind::kAdd}, {"sub", Rule::kBinary, OpKind::kSub},
+  {"mul", Rule::kBinary, OpKind::kMul}, {"div", Rule::kBinary, OpKind::kDiv},
+  {"exp", Rule::kUnary, OpKind::kExp}, {"log", Rule::kUnary, OpKind::kLog},
+  {"sqrt", Rule::kUnary, OpKind::kSqrt}, {"sigmoid", Rule::kUnary, OpKind::kSigmoid},
+  {"tanh", Rule::kUnary, OpKind::kTanh},
+}};
+// Primitives, by class (the last part of `Primitive.{name}.{Class}`): inputs are positional.
+constexpr std::array<ApiRow, 21> kMsPrimitive = {{
+  {"Add", Rule::kBinary, OpKind::kAdd}, {"Sub", Rule::kBinary, OpKind::kSub},
+  {"Mul", Rule::kBinary, OpKind::kMul}, {"RealDiv", Rule::kBinary, OpKind::kDiv},
+  {"Div", Rule::kBinary, OpKind::kDiv},
+  {"ReLU", Rule::kUnary, OpKind::kRelu}, {"Sigmoid", Rule::kUnary, OpKind::kSigmoid},
+  {"Tanh", Rule::kUnary, OpKind::kTanh}, {"Exp", Rule::kUnary, OpKind::kExp},
+  {"Log", Rule::kUnary, OpKind::kLog}, {"Sqrt", Rule::kUnary, OpKind::kSqrt},
+  {"Rsqrt", Rule::kUnary, OpKind::kRsqrt}, {"SiLU", Rule::kUnary, OpKind::kSilu},
+  {"MatMul", Rule::kPrimitiveAttrs, OpKind::kBatchMatMul},
+  {"BatchMatMul", Rule::kPrimitiveAttrs, OpKind::kBatchMatMul},
+  {"Softmax", Rule::kPrimitiveAttrs, OpKind::kSoftmax},
+  {"RmsNorm", Rule::kPrimitiveAttrs, OpKind::kRmsNorm},
+  {"LayerNorm", Rule::kPrimitiveAttrs, OpKind::kLayerNorm},
+  {"GeLU", Rule::kPrimitiveAttrs, OpKind::kGeluTanh},
+  {"Concat", Rule::kPrimitiveAttrs, OpKind::kConcat},
+  {"Dense", Rule::kPrimitiveAttrs, OpKind::kLinear},
+}};
+// clang-format on
+
+template <size_t N>
+const ApiRow* find_row(const std::array<ApiRow, N>& table, std::string_view name) {
+  for (const auto& r : table)
     if (r.name == name) return &r;
+  return nullptr;
+}
+
+const ApiRow* api_row(std::string_view name) { return find_row(kApis, name); }
+
+// mindspore.mint's signatures are torch's; its norms and NPU ops are not in it as torch has them.
+bool mint_shares(std::string_view api) { return api != "rms_norm" && api != "npu_rms_norm" && api != "npu_silu"; }
+
+// A MindSpore entry's row: by its prefix (the table of that API family), nullptr when outside it.
+const ApiRow* ms_api_row(std::string_view prefix, std::string_view api) {
+  if (prefix == "Mint" || prefix == "MintFunctional") return mint_shares(api) ? api_row(api) : nullptr;
+  if (prefix == "Functional") return find_row(kMsFunctional, api);
+  if (prefix == "Tensor") return find_row(kMsTensor, api);
+  if (prefix == "Primitive") {
+    const size_t dot = api.rfind('.');
+    return find_row(kMsPrimitive, dot == std::string_view::npos ? api : api.substr(dot + 1));
+  }
   return nullptr;
 }
 
@@ -186,7 +261,8 @@ void rms_norm(Builder& b, bool npu) {
   if (eps) b.c.params.epsilon = static_cast<float>(*eps);
 }
 
-void cat(Builder& b) {
+// torch.cat(tensors, dim=0); MindSpore's ops.cat(tensors, axis=0): `dim_name` is the keyword.
+void cat(Builder& b, std::string_view dim_name) {
   for (size_t k = 0;; ++k) {
     const MsprobeLeaf* l = b.a.at(MsprobeCategory::kInput, {"0", std::to_string(k)});
     if (!l) l = b.a.at(MsprobeCategory::kKwargs, {"tensors", std::to_string(k)});
@@ -194,7 +270,7 @@ void cat(Builder& b) {
     if (!b.add(*l, Role::kInput, b.c.inputs)) return;
   }
   if (b.c.inputs.empty()) return b.fail(SkipReason::kMissingInput, "cat: no tensor of its list is in the dump");
-  if (auto dim = b.number(1, "dim", 0.0)) b.c.params.axis = static_cast<int64_t>(*dim);
+  if (auto dim = b.number(1, dim_name, 0.0)) b.c.params.axis = static_cast<int64_t>(*dim);
 }
 
 void build(Builder& b, const ApiRow& row) {
@@ -221,6 +297,22 @@ void build(Builder& b, const ApiRow& row) {
       else if (mode != "none") b.fail(SkipReason::kMissingAttribute, "gelu: its approximate is not 'none' or 'tanh'");
       return;
     }
+    case Rule::kGeluPassed:
+      if (!b.a.passed(1, "approximate"))
+        return b.fail(SkipReason::kMissingAttribute,
+                      "gelu: its approximate is not in dump.json (MindSpore's default differs between versions)");
+      return build(b, ApiRow{row.name, Rule::kGelu, row.kind});
+    case Rule::kSoftmaxAxis: {
+      if (!b.input(0, "input", "input") || !b.none_or_absent(2, "dtype")) return;
+      auto axis = b.number(1, "axis", -1.0);  // ops.softmax's default: the last axis
+      if (axis) p.axes = {static_cast<int64_t>(*axis)};
+      return;
+    }
+    case Rule::kCatAxis: return cat(b, "axis");
+    case Rule::kPrimitiveAttrs:
+      return b.fail(SkipReason::kMissingAttribute, "the primitive " + b.c.op_type +
+                                                       " has attributes set at its construction, which dump.json "
+                                                       "does not record");
     case Rule::kSoftmax: {
       // F.softmax(input, dim, _stacklevel, dtype); Torch.softmax(input, dim, dtype); Tensor.softmax(dim, dtype).
       const size_t dtype_at = b.c.op_name.starts_with("Functional.") ? 3 : 2;
@@ -238,16 +330,19 @@ void build(Builder& b, const ApiRow& row) {
       b.none_or_absent(3, "max_norm");
       p.axis = 0;
       return;
-    case Rule::kCat: return cat(b);
+    case Rule::kCat: return cat(b, "dim");
   }
 }
 
 }  // namespace
 
-FrontEnd msprobe_api_call(std::string_view api, const MsprobeArgs& args, OpCall c) {
-  const ApiRow* row = api_row(api);
+FrontEnd msprobe_api_call(std::string_view prefix, std::string_view api, const MsprobeArgs& args, OpCall c) {
+  const bool ms = args.mindspore();
+  const ApiRow* row = ms ? ms_api_row(prefix, api) : api_row(api);
   if (!row)
-    return not_recomputed(c, SkipReason::kUnknownOp, "the API '" + std::string(api) + "' is not in the recomputed set");
+    return not_recomputed(c, SkipReason::kUnknownOp,
+                          std::string(ms ? "the MindSpore API '" : "the API '") + std::string(prefix) + "." +
+                              std::string(api) + "' is not in the recomputed set");
   Builder b{args, std::move(c), std::nullopt};
   const MsprobeLeaf* out = args.at(MsprobeCategory::kOutput, {"0"});  // npu_rms_norm: y, not rstd
   if (!out || out->kind != MsprobeLeafKind::kTensor)

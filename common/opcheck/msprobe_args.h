@@ -25,8 +25,12 @@ class MsprobeArgs {
   // The integers of a list argument (normalized_shape): int leaves below it, or one typed value
   // such as torch.Size whose value is "[4096]"; nullopt when it is neither.
   std::optional<std::vector<int64_t>> ints(size_t i, std::string_view name) const;
-  // The tensor file of a tensor leaf, as an op input or output.
+  // The tensor file of a tensor leaf, as an op input or output. An output MindSpore saved wider
+  // than the kernel made it (bf16 as fp32, docs/formats/msprobe.md §8) is checked at the record's dtype (kernel_dtype).
   Result<OpTensor> open(const MsprobeLeaf& l, Role role, uint32_t index) const;
+  // Whether the entry is MindSpore's (its tensor records are mindspore.Tensor): its API names
+  // are read with MindSpore's signatures (msprobe_api.cpp).
+  bool mindspore() const;
 
  private:
   const MsprobeEntry& e_;
@@ -39,8 +43,9 @@ std::optional<double> leaf_number(const MsprobeLeaf* l);
 // A str argument's text (gelu's approximate); nullopt when the leaf is no string scalar.
 std::optional<std::string> leaf_text(const MsprobeLeaf* l);
 
-// The OpCall of API `api` (the entry name's op: "linear", "softmax", "npu_rms_norm"), or why it
-// is not recomputed. `c` carries the names for reports.
-FrontEnd msprobe_api_call(std::string_view api, const MsprobeArgs& args, OpCall c);
+// The OpCall of API `api` (the entry name's op: "linear", "softmax", "npu_rms_norm") of prefix
+// `prefix` ("Functional", "Mint", "Primitive": it matters for MindSpore entries), or why it is
+// not recomputed. `c` carries the names for reports.
+FrontEnd msprobe_api_call(std::string_view prefix, std::string_view api, const MsprobeArgs& args, OpCall c);
 
 }  // namespace msit::opcheck::detail

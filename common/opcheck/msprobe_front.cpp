@@ -30,6 +30,13 @@ std::optional<std::vector<int64_t>> parse_int_list(std::string_view s) {
   return out;
 }
 
+// The record's dtype is a float narrower than the file's: the file holds the kernel's values
+// widened (MindSpore saves bf16, and on some paths fp16, as fp32: docs/formats/msprobe.md §8).
+bool narrower_float(DType record, DType file) {
+  auto is_float = [](DType t) { return t == DType::kFloat16 || t == DType::kBFloat16 || t == DType::kFloat32; };
+  return is_float(record) && is_float(file) && dtype_info(record).bits < dtype_info(file).bits;
+}
+
 }  // namespace
 
 const MsprobeLeaf* MsprobeArgs::at(MsprobeCategory c, const std::vector<std::string>& path) const {
@@ -86,10 +93,17 @@ Result<OpTensor> MsprobeArgs::open(const MsprobeLeaf& l, Role role, uint32_t ind
       npy ? read_npy_header(*opened.src, opened.identity) : read_pth_header(*opened.src, opened.identity);
   if (!raw.ok()) return raw.error();
   if (raw->tensors.size() != 1) return make_error(path, Stage::kHeader, "not a tensor file of one tensor");
-  OpTensor t{opened.src, path, raw->tensors[0]};
+  OpTensor t{opened.src, path, raw->tensors[0], std::nullopt};
   t.desc.role = role;
   t.desc.index = index;
+  if (role == Role::kOutput && narrower_float(l.tensor.dtype, t.desc.dtype)) t.kernel_dtype = l.tensor.dtype;
   return t;
+}
+
+bool MsprobeArgs::mindspore() const {
+  for (const auto& l : e_.leaves)
+    if (l.kind == MsprobeLeafKind::kTensor && l.tensor.type.starts_with("mindspore")) return true;
+  return false;
 }
 
 std::optional<int64_t> leaf_int(const MsprobeLeaf* l) {
@@ -179,7 +193,7 @@ FrontEnd msprobe_entry_front_end(const MsprobeEntry& e, const std::string& rank_
     return not_recomputed(c, SkipReason::kUnknownOp, "only forward API entries are recomputed, not " + e.name);
   c.op_type = e.parsed->op;
   const detail::MsprobeArgs args(e, tensor_dir_of(rank_dir));
-  return detail::msprobe_api_call(e.parsed->op, args, std::move(c));
+  return detail::msprobe_api_call(e.parsed->prefix, e.parsed->op, args, std::move(c));
 }
 
 }  // namespace msit::opcheck

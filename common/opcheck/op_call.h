@@ -18,6 +18,9 @@ struct OpTensor {
   SourcePtr src;
   std::string path;
   TensorDesc desc;
+  // The dtype the kernel produced when the file holds its values widened (MindSpore saves bf16
+  // as fp32): bounds and rounding are that dtype's; the bytes are read as desc.dtype.
+  std::optional<DType> kernel_dtype;
 };
 
 // Parameters from the dump's own metadata (graph text attributes, constant inputs, ATB

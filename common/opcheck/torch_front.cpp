@@ -19,7 +19,7 @@ Result<OpTensor> open_pth(const std::string& path, Role role, uint32_t index) {
   MSIT_ASSIGN_OR_RETURN(auto opened, archive::open_dump_source(path));
   MSIT_ASSIGN_OR_RETURN(RawDumpFile raw, read_pth_header(*opened.src, opened.identity));
   if (raw.tensors.size() != 1) return make_error(path, Stage::kHeader, "not a .pth file of one tensor");
-  OpTensor t{opened.src, path, raw.tensors[0]};
+  OpTensor t{opened.src, path, raw.tensors[0], std::nullopt};
   t.desc.role = role;
   t.desc.index = index;
   return t;

@@ -20,7 +20,7 @@ class TensorValues {
 
   uint64_t count() const { return plan_.element_count; }
   const std::vector<uint64_t>& shape() const { return plan_.logical_shape; }
-  DType dtype() const { return t_.desc.dtype; }
+  DType dtype() const { return t_.kernel_dtype.value_or(t_.desc.dtype); }  // what bounds are of
   const std::string& path() const { return t_.path; }
 
   // Next out.size() elements of the logical stream (fails past the end).

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "common/opcheck/opcheck.h"
+#include "tests/tools/dumpgen/gen_npy.h"
 #include "tests/tools/dumpgen/gen_pth.h"
 #include "tests/unit/compare_fixtures.h"
 
@@ -139,6 +141,83 @@ TEST(OpcheckMsprobe, WhatDumpJsonDoesNotSayIsNotRecomputedWithTheReason) {
                         Case{"Functional.silu.1.forward", SkipReason::kUnreadable, "data_name"},
                         Case{"Functional.silu.0.backward", SkipReason::kUnknownOp, "forward"},
                         Case{"Functional.silu.9.forward", SkipReason::kMissingInput, "no entry"}}) {
+    const OpCheckResult res = r.check(c.entry);
+    EXPECT_EQ(res.verdict, OpVerdict::kNotRecomputed) << c.entry;
+    EXPECT_EQ(res.reason, c.reason) << c.entry << ": " << res.detail;
+    EXPECT_NE(res.detail.find(c.says), std::string::npos) << c.entry << ": " << res.detail;
+  }
+}
+
+// A MindSpore tensor record and its .npy file (float32 bytes; `dtype` as the record says it:
+// "BFloat16" for a bf16 tensor MindSpore saved as fp32).
+std::string ms_tensor(const fs::path& rank, const std::string& name, const std::vector<uint64_t>& shape,
+                      const std::vector<float>& v, const std::string& dtype = "Float32") {
+  write_file(rank / "dump_tensor_data" / name, dumpgen::npy_header("<f4", shape) + raw_f32(v));
+  std::string dims;
+  for (uint64_t d : shape) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+  return R"({"type":"mindspore.Tensor","dtype":")" + dtype + R"(","shape":[)" + dims +
+         R"(],"Max":0,"Min":0,"Mean":0,"Norm":0,"data_name":")" + name + "\"}";
+}
+
+// bf16 rounding (nearest even) of a float, as a float.
+float to_bf16(float f) {
+  uint32_t u = 0;
+  std::memcpy(&u, &f, 4);
+  u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+// MindSpore's API names (docs/opcheck.md "msProbe dumps"): mindspore.ops' own keywords (cat's
+// axis, softmax's default axis) are read, not torch's; a bf16 output saved as fp32 is checked at
+// bf16; a primitive's attributes and ops.gelu's version-dependent default are not guessed.
+TEST(OpcheckMsprobe, MindSporeApisAreReadWithTheirOwnSignatures) {
+  Rank r;
+  auto a = compare_test::random_values(6, 7), b = compare_test::random_values(6, 8);
+  std::vector<float> sum(6), cat1(12), sm(6), silu(6);
+  for (size_t i = 0; i < 6; ++i) sum[i] = a[i] + b[i];
+  for (size_t row = 0; row < 2; ++row)  // [2, 3] ++ [2, 3] along axis 1
+    for (size_t k = 0; k < 6; ++k) cat1[row * 6 + k] = k < 3 ? a[row * 3 + k] : b[row * 3 + k - 3];
+  for (size_t row = 0; row < 2; ++row) {  // softmax over the last axis (ops.softmax's default)
+    double z = 0;
+    for (size_t k = 0; k < 3; ++k) z += std::exp(static_cast<double>(a[row * 3 + k]));
+    for (size_t k = 0; k < 3; ++k)
+      sm[row * 3 + k] = static_cast<float>(std::exp(static_cast<double>(a[row * 3 + k])) / z);
+  }
+  for (size_t i = 0; i < 6; ++i)
+    silu[i] = to_bf16(static_cast<float>(a[i] / (1 + std::exp(-static_cast<double>(a[i])))));
+  auto in = [&](const std::string& e, int k, const std::vector<uint64_t>& shape, const std::vector<float>& v) {
+    return ms_tensor(r.dir, e + ".input." + std::to_string(k) + ".npy", shape, v);
+  };
+  auto out = [&](const std::string& e, const std::vector<uint64_t>& shape, const std::vector<float>& v,
+                 const std::string& dtype = "Float32") {
+    return ms_tensor(r.dir, e + ".output.0.npy", shape, v, dtype);
+  };
+  const std::string add = "Mint.add.0.forward", cat = "Functional.cat.0.forward", soft = "Functional.softmax.0.forward",
+                    act = "MintFunctional.silu.0.forward", prim = "Primitive.math.MatMul.0.forward",
+                    gelu = "Functional.gelu.0.forward", rms = "Mint.rms_norm.0.forward";
+  r.entries.push_back(entry(add, in(add, 0, {6}, a) + "," + in(add, 1, {6}, b), "", out(add, {6}, sum)));
+  r.entries.push_back(entry(cat, "[" + in(cat, 0, {2, 3}, a) + "," + in(cat, 1, {2, 3}, b) + "]",
+                            R"("axis":{"type":"int","value":1})", out(cat, {2, 6}, cat1)));
+  r.entries.push_back(entry(soft, in(soft, 0, {2, 3}, a), "", out(soft, {2, 3}, sm)));
+  r.entries.push_back(entry(act, in(act, 0, {6}, a), "", out(act, {6}, silu, "BFloat16")));
+  r.entries.push_back(entry(prim, in(prim, 0, {2, 3}, a) + "," + in(prim, 1, {3, 2}, b), "", out(prim, {2, 2}, a)));
+  r.entries.push_back(entry(gelu, in(gelu, 0, {6}, a), "", out(gelu, {6}, a)));
+  r.entries.push_back(entry(rms, in(rms, 0, {6}, a), "", out(rms, {6}, a)));
+  r.write();
+  for (const std::string& e : {add, cat, soft, act}) {
+    const OpCheckResult res = r.check(e);
+    EXPECT_EQ(res.verdict, OpVerdict::kAgrees) << e << ": " << res.detail;
+  }
+  EXPECT_EQ(r.check(act).outputs.at(0).dtype, msit::DType::kBFloat16);
+  struct Case {
+    std::string entry;
+    SkipReason reason;
+    std::string says;
+  };
+  for (const Case& c : {Case{prim, SkipReason::kMissingAttribute, "attributes set at its construction"},
+                        Case{gelu, SkipReason::kMissingAttribute, "approximate"},
+                        Case{rms, SkipReason::kUnknownOp, "MindSpore API 'Mint.rms_norm'"}}) {
     const OpCheckResult res = r.check(c.entry);
     EXPECT_EQ(res.verdict, OpVerdict::kNotRecomputed) << c.entry;
     EXPECT_EQ(res.reason, c.reason) << c.entry << ": " << res.detail;

@@ -173,6 +173,52 @@ void atb_file(const Model& m, const std::string& dir, const std::string& name, c
 
 int cols_of(const Model& m, size_t k) { return k >= 8 && k <= 11 ? m.I : m.H; }
 
+// --op-params: ATB's OpParamToJson of leaf k as the model computes it (docs/formats/atb-torch.md
+// §2.2; the names opcheck's ATB front end reads): Linear without bias, x [R, K] against a
+// weight [N, K] (transposeB); plain RmsNorm with eps 1e-6; residual add (8) and gate mul (9);
+// SiLU as swish with scale 1. SelfAttention's parameters are not written (not recomputed).
+Json op_param(size_t k) {
+  const std::string& type = leaves()[k].atb_type;
+  if (type == "LinearOperation")
+    return {{"transposeA", false}, {"transposeB", true}, {"hasBias", false},
+            {"enAccum", false},    {"matmulType", 0},    {"quantMode", 0}};
+  if (type == "RmsNormOperation")
+    return {{"layerType", 1}, {"normParam", {{"epsilon", 1e-6}, {"quantType", 0}, {"modelType", 0}}}};
+  if (type == "ElewiseOperation") return {{"elewiseType", k == 11 ? 9 : 8}};
+  if (type == "ActivationOperation") return {{"activationType", 4}, {"scale", 1.0}};
+  return nullptr;
+}
+
+// --op-params: the weight tensor leaf k reads besides its activations (float32, as the kernel
+// reads it): a Linear's weight [N, K] (the model keeps it [K, N]), a RmsNorm's gamma [H]
+// (k = leaves().size(): the final norm's).
+void write_weight(const Model& m, const Weights& w, size_t k, const std::string& dir) {
+  const DTypeSpec& f32 = *m.f32;
+  auto put = [&](const Vec& v, std::vector<uint64_t> dims) {
+    std::string data = encode(v, f32);
+    write_file(dir + "/before/intensor1.bin",
+               atb_bin_header(acl_dtype_of(f32), 2, dims, data.size()) + data);  // format 2: ND
+  };
+  if (k == 0 || k == 7) return put(k == 0 ? w.norm1 : w.norm2, {static_cast<uint64_t>(m.H)});
+  if (k == leaves().size()) return put(m.final_norm, {static_cast<uint64_t>(m.H)});  // the model's final norm
+  static const std::map<size_t, size_t> lin = {{1, 0}, {2, 1}, {3, 2}, {5, 3}, {8, 4}, {9, 5}, {12, 6}};
+  auto it = lin.find(k);
+  if (it == lin.end()) return;
+  const Vec& kn = w.lin[it->second];  // [K, N] row-major
+  const size_t K = static_cast<size_t>(k == 12 ? m.I : m.H), N = kn.size() / K;
+  Vec nk(kn.size());
+  for (size_t r = 0; r < K; ++r)
+    for (size_t c = 0; c < N; ++c) nk[c * K + r] = kn[r * N + c];
+  put(nk, {N, K});
+}
+
+// --op-params: op_param.json and the weight of leaf k (k = leaves().size(): the final norm).
+void write_op_params(const Model& m, const Weights& w, size_t k, const std::string& dir) {
+  Json p = op_param(k == leaves().size() ? 0 : k);  // the final norm is a plain RmsNorm
+  if (!p.is_null()) write_file(dir + "/op_param.json", p.dump());
+  write_weight(m, w, k, dir);
+}
+
 // The ATB kernel: reduced-precision inputs and math where --reduced says so, relative noise at
 // the type's level, the output dtype.
 Vec atb_kernel(const Model& m, const Weights& w, size_t k, std::vector<Vec> in, Rng& noise) {
@@ -237,6 +283,7 @@ void run_token(Model& m, int token) {
         atb_file(m, adir_k + "/before", "intensor" + std::to_string(j) + ".bin", ain[j],
                  leaf_inputs()[k][j] == 0 ? m.H : cols_of(m, static_cast<size_t>(leaf_inputs()[k][j] - 1)));
       atb_file(m, adir_k + "/after", "outtensor0.bin", dumped, cols_of(m, k));
+      if (o.op_params) write_op_params(m, w, k, adir_k);
       if (!leaf.torch_name.empty()) {
         const std::string td = mod + "." + leaf.torch_name;
         for (size_t j = 0; j < tin.size(); ++j)  // msit's hooks dump every positional input
@@ -267,6 +314,7 @@ void run_token(Model& m, int token) {
   const std::string nd = adir + "/" + std::to_string(o.layers) + "_RmsNormOperation";
   atb_file(m, nd + "/before", "intensor0.bin", ax, m.H);
   atb_file(m, nd + "/after", "outtensor0.bin", ay, m.H);
+  if (o.op_params) write_op_params(m, {}, leaves().size(), nd);
   for (const std::string d : {"root.model.norm", "root.model", "root"}) {
     torch_both(d, "input_0.pth", tx, ax, m.H);
     torch_both(d, "output.pth", ty, ay, m.H);

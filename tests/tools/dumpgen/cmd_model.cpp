@@ -173,6 +173,16 @@ void run_token(Ctx& c, int rank, int token, const std::string& gm) {
   }
 }
 
+// The attributes opcheck reads for an op type (docs/formats/graph-text.md §2), as the model
+// computes it (model_ops.cpp): no transposes, softmax over the last axis, RmsNorm's eps 1e-6.
+std::vector<std::pair<std::string, std::string>> graph_attrs(const std::string& ge_type) {
+  if (ge_type == "MatMul") return {{"transpose_x1", "b: false"}, {"transpose_x2", "b: false"}};
+  if (ge_type == "BatchMatMul") return {{"adj_x1", "b: false"}, {"adj_x2", "b: false"}};
+  if (ge_type == "SoftmaxV2") return {{"axes", "list {\n        i: -1\n      }"}};
+  if (ge_type == "RmsNorm") return {{"epsilon", "f: 1e-06"}};
+  return {};
+}
+
 void write_graphs(const Ctx& c) {
   const ModelOptions& o = c.o;
   std::vector<GraphOp> g;
@@ -183,7 +193,7 @@ void write_graphs(const Ctx& c) {
   for (size_t i = 0; i < c.ops.size(); ++i) {
     const ModelOp& op = c.ops[i];
     if (!op.in_graph) continue;  // GE inserts TransData after the original graph is dumped
-    GraphOp n{op.ge_name, op.ge_type, {prev + ":0"}, {}, {}, {}};
+    GraphOp n{op.ge_name, op.ge_type, {prev + ":0"}, {}, {}, graph_attrs(op.ge_type)};
     if (!c.params[i].v.empty()) {
       std::string pname = "arg" + std::to_string(i + 1) + "_1";
       GraphOp p{pname, "Data", {}, {}, {}, {}};

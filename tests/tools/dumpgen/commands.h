@@ -93,6 +93,9 @@ struct AtbOptions {
   // Also the NPU side as msit's torch hooks dump it (torch_npu/), with the ATB side's values:
   // kernel noise and injection included (a torch vs torch pair).
   bool torch_mine = false;
+  // llama: each leaf op directory also gets what ATB's own dump holds for opcheck: op_param.json
+  // (the op's parameters) and the weights as intensors (Linear's weight, RmsNorm's gamma).
+  bool op_params = false;
 };
 int run_atb(const AtbOptions& o);
 int run_atb_llama(const AtbOptions& o);

@@ -103,6 +103,8 @@ void add_atb(CLI::App& app, AtbOptions& o) {
   c->add_flag("--diverge-local", o.diverge_local, "llama: later ops read the uninjected output");
   c->add_flag("--torch-mine", o.torch_mine,
               "llama: also dump the NPU side as torch hooks (torch_npu/), with its noise and injection");
+  c->add_flag("--op-params", o.op_params,
+              "llama: op_param.json and the weight intensors (Linear weight, RmsNorm gamma) in each leaf op directory");
 }
 
 void add_msprobe(CLI::App& app, MsprobeGenOptions& o) {

@@ -194,7 +194,7 @@ Json op_param(size_t k) {
 // (k = leaves().size(): the final norm's).
 void write_weight(const Model& m, const Weights& w, size_t k, const std::string& dir) {
   const DTypeSpec& f32 = *m.f32;
-  auto put = [&](const Vec& v, std::vector<uint64_t> dims) {
+  auto put = [&](const Vec& v, const std::vector<uint64_t>& dims) {
     std::string data = encode(v, f32);
     write_file(dir + "/before/intensor1.bin",
                atb_bin_header(acl_dtype_of(f32), 2, dims, data.size()) + data);  // format 2: ND

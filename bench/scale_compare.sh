@@ -4,12 +4,17 @@
 # and time per pair against the smallest N, and (HTML=1) the same with --html plus the load time of
 # the overview, of the first divergence's token page and of an empty page in headless Chromium. Trees are generated once under DATA (reused by later runs).
 # Usage: scale_compare.sh MSIT_BIN [DATA=/work/scale-data] [FLOW=gefx] [N...=100000 500000 2000000 5000000]
+# FLOW gefx or fxfx; a rank count after it (gefx16) makes trees of that many ranks of N pairs each
+# (DATA/gefx16-N), compared by one `compare`; the pairs columns count all ranks.
 # Env: JOBS (default 2), HTML=1, MAX_RSS_GB (default 12: an N whose last run needed more is skipped
 # on a shared machine; the run is cut by ulimit -v at twice that), EXTRA="compare options".
 set -euo pipefail
 BIN=$(realpath "$1")
 DATA=${2:-/work/scale-data}
 FLOW=${3:-gefx}
+GEN_FLOW=${FLOW%%[0-9]*}
+RANKS=${FLOW#"$GEN_FLOW"}
+RANKS=${RANKS:-1}
 shift $(($# < 3 ? $# : 3))
 NS=("${@:-100000 500000 2000000 5000000}")
 read -r -a NS <<<"${NS[*]}"
@@ -42,7 +47,7 @@ for n in "${NS[@]}"; do
   d="$DATA/$FLOW-$n"
   if [ ! -f "$d/compare.args" ]; then
     rm -rf "$d"
-    python3 "$HERE/scale_gen.py" --flow "$FLOW" --pairs "$n" --out "$d" >&2
+    python3 "$HERE/scale_gen.py" --flow "$GEN_FLOW" --ranks "$RANKS" --pairs "$n" --out "$d" >&2
   fi
   # shellcheck disable=SC2046
   set -- $(cat "$d/compare.args")
@@ -56,8 +61,10 @@ for n in "${NS[@]}"; do
   read -r wall user sys kb < <(tail -n 1 "$T/time")
   cpu=$(echo "$user + $sys" | bc)
   rows=$(cat "$out"/*.csv 2>/dev/null | wc -l)
-  [ "$rows" -gt 1 ] || { echo "$FLOW $n: no report ($(tail -3 "$T/err"))"; continue; }
-  extra="rows=$((rows - 1))"
+  csvs=$(find "$out" -maxdepth 1 -name '*.csv' | wc -l)
+  [ "$rows" -gt "$csvs" ] || { echo "$FLOW $n: no report ($(tail -3 "$T/err"))"; continue; }
+  extra="rows=$((rows - csvs)) csv_files=$csvs"
+  n=$((n * RANKS))  # pairs of all ranks
   if [ "$HTML" = 1 ]; then
     # The overview, then the page of the run's first divergence (a token of 7,200 rows).
     ov=$(chromium_load "$T/report.html")

@@ -5,11 +5,14 @@ straight from the documented formats: summary stores (docs/store.md, version 2) 
 docs/formats/ge-dump.md and fx-npy.md describe them. Shares no code with msit-compact.
 
   scale_gen.py --flow gefx|fxfx --pairs N --out DIR [--format store|json] [--ops 2400] [--ranks 1]
+               [--my-tokens K]
 
 gefx: DIR/msit_ge_dump (my, GE ops of 2 inputs and 1 output, 3 pairs per op) and DIR/msit_fx_dump
 (golden, the FX nodes the graph text names); fxfx: DIR/my/msit_fx_dump and DIR/golden/msit_fx_dump.
 A token holds --ops ops (80 layers x 30 ops by default); tokens follow each other in time.
 One op in every 16 tokens carries an injected error (RED ~0.05), the rest only noise (~1e-3).
+--my-tokens K writes only the first K tokens of each rank on the watched (my) side and every token
+on the golden's: the golden of `watch --golden` far ahead of the dump (bench/scale_golden.sh).
 """
 import argparse
 import json
@@ -233,6 +236,7 @@ def gen_gefx(a, pool):
         for t in range(a.tokens):
             ge_dir = f"{rank}/20250601080000/{r}/graph_1_0/1/{t}"
             fx_dir = f"{rank}/gm_20250601080000000000_dump/{t}"
+            mine = a.my_tokens is None or t < a.my_tokens
             for k in range(a.ops):
                 ge_type, target = OP_TYPES[k % len(OP_TYPES)]
                 ts16 = 1748764800000000 + seq * 10
@@ -241,8 +245,9 @@ def gen_gefx(a, pool):
                     vi, vo = (variant(t, k, a.ops, side == 1, o) for o in (False, True))
                     tensors[side] = [("input", 0, pool.get(3 * k, vi)), ("input", 1, pool.get(3 * k + 1, vi)),
                                      ("output", 0, pool.get(3 * k + 2, vo))]
-                ge.add(ge_dir, f"{ge_type}.{ge_type}_{k}.{k}.1.{ts16}", "ge_bin",
-                       (ge_type, f"{ge_type}_{k}", str(k), "1", str(ts16)), tensors[0], seq)
+                if mine:
+                    ge.add(ge_dir, f"{ge_type}.{ge_type}_{k}.{k}.1.{ts16}", "ge_bin",
+                           (ge_type, f"{ge_type}_{k}", str(k), "1", str(ts16)), tensors[0], seq)
                 node = f"{ge_type.lower()}_{k}-{target}"
                 ts20 = f"{20250601080000000000 + seq * 10}"
                 for o, (role, idx, s) in enumerate(tensors[1]):
@@ -266,6 +271,8 @@ def gen_fxfx(a, pool):
                 node = f"{ge_type.lower()}_{k}-{target}"
                 ts20 = f"{20250601080000000000 + seq * 10}"
                 for side in roots:
+                    if side == "my" and a.my_tokens is not None and t >= a.my_tokens:
+                        continue
                     for o, (role, idx) in enumerate((("input", 0), ("input", 1), ("output", 0))):
                         s = pool.get(3 * k + o, variant(t, k, a.ops, side == "golden", role == "output"))
                         w[side].add(fx_dir, f"{node}.{role.upper()}.{idx}.{ts20}.npy", "npy", None, [(role, idx, s)],
@@ -285,6 +292,7 @@ def main():
     p.add_argument("--ops", type=int, default=2400, help="ops per token (3 tensor pairs each)")
     p.add_argument("--ranks", type=int, default=1)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--my-tokens", type=int, help="only the first K tokens of each rank on the my side")
     a = p.parse_args()
     ops_total = (a.pairs + 2) // 3
     a.ops = min(a.ops, ops_total)

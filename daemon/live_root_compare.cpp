@@ -103,6 +103,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
   hidden_dirs_.clear();
   plan_listing();
   o.skip_dir = [this](const std::string& dir) { return skip_listing(dir); };
+  o.golden_depth = IndexDepth::kTokens;  // a golden of millions of files costs its tokens
   // Finality from this pass's whole trees, before any row is judged and before retired tokens
   // are dropped from them.
   Sides mine, golden;
@@ -143,6 +144,7 @@ std::vector<DivergenceEvent> LiveRootCompare::pass(int64_t now_ns, std::vector<s
 
 bool LiveRootCompare::prune_rank(int64_t rank, DumpTree& my, DumpTree& gold, int64_t now_ns, Sides& mine, Sides& golden,
                                  std::set<std::string>* indexed) {
+  read_golden_near(my, gold);
   side_tokens(my, rank, false, now_ns, mine);
   side_tokens(gold, rank, true, now_ns, golden);
   note_token_dirs(rank, my, gold);
@@ -151,7 +153,11 @@ bool LiveRootCompare::prune_rank(int64_t rank, DumpTree& my, DumpTree& gold, int
       for (const auto& [tok, tf] : g.tokens)
         for_each_token_file(tf, [&](const SourceFile& f) { indexed->insert(f.raw_path); });
   }
-  return narrow_trees(rank, mine, golden, my, gold);
+  const bool pruned = narrow_trees(rank, mine, golden, my, gold);
+  // Left unread: ahead of mine (narrow_trees dropped them unless mine shares no token with the
+  // golden yet); nothing pairs with them this pass.
+  for (auto& g : gold.groups) std::erase_if(g.tokens, [](const auto& kv) { return kv.second.unread(); });
+  return pruned;
 }
 
 void LiveRootCompare::complete_sides(const MatchedCompare& m, Sides& mine, Sides& golden) const {

@@ -79,8 +79,10 @@ class LiveRootCompare {
   using Sides = std::map<TokenFinality::Key, SideToken>;  // what one side shows of each token
 
   // A pass (daemon/live_root_compare.cpp).
-  // CompareOptions::prune for one rank: what each side shows of its tokens (before anything is
-  // dropped), its token directories, the watched side's files for `indexed`; then narrow_trees.
+  // CompareOptions::prune for one rank: the golden's tokens near mine read (read_golden_near),
+  // what each side shows of its tokens (before anything is dropped), its token directories, the
+  // watched side's files for `indexed`; then narrow_trees, and the golden's tokens still unread
+  // dropped.
   bool prune_rank(int64_t rank, DumpTree& my, DumpTree& gold, int64_t now_ns, Sides& mine, Sides& golden,
                   std::set<std::string>* indexed);
   // What finality sees of this pass beyond its listing: the retired tokens left unlisted and the
@@ -173,6 +175,10 @@ class LiveRootCompare {
                     std::set<int64_t>& drop);
   void drop_past_window(int64_t rank, const Sides& mine, std::set<int64_t>& drop);
   void drop_golden_ahead(int64_t rank, const Sides& mine, const DumpTree& gold, std::set<int64_t>& drop);
+  // The golden is indexed by token (CompareOptions::golden_depth; docs/live-divergence.md
+  // "Cost"): reads the files of its tokens up to the one after mine's last (and its first token
+  // after mine's last, so that a golden ahead never looks empty); the others stay unread.
+  static void read_golden_near(const DumpTree& my, DumpTree& gold);
   // Sets list_until_ from mine_seen_ and retired_ (before a pass's index).
   void plan_listing();
   // Records the token directories of a rank's freshly listed trees in token_dirs_.

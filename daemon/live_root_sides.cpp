@@ -1,6 +1,8 @@
 // What each side of a live pass shows of its tokens: signatures, whether their files are whole,
 // their shape, rule 4's pairing (docs/live-divergence.md "When a token's answer is final").
+#include <algorithm>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -53,6 +55,7 @@ void LiveRootCompare::side_tokens(const DumpTree& t, int64_t rank, bool golden, 
   };
   for (size_t gi = 0; gi < t.groups.size(); ++gi) {
     for (const auto& [tok, tf] : t.groups[gi].tokens) {
+      if (tf.unread()) continue;  // a golden token far ahead of mine (read_golden_near): not seen yet
       auto [it, fresh] = out.try_emplace(TokenFinality::Key{rank, tok});
       SideToken& st = it->second;
       if (fresh) {
@@ -114,6 +117,22 @@ bool LiveRootCompare::golden_complete(const std::string& path, uint64_t hash, co
   if (golden_complete_.size() >= kMaxCompleteMemo) golden_complete_.clear();  // bounded; re-read if needed
   golden_complete_[hash] = *id;
   return true;
+}
+
+void LiveRootCompare::read_golden_near(const DumpTree& my, DumpTree& gold) {
+  std::optional<int64_t> my_last, first_after;
+  for (const auto& g : my.groups)
+    if (!g.tokens.empty()) my_last = std::max(my_last.value_or(INT64_MIN), g.tokens.rbegin()->first);
+  for (const auto& g : gold.groups) {
+    auto it = my_last ? g.tokens.upper_bound(*my_last) : g.tokens.begin();
+    if (it != g.tokens.end()) first_after = std::min(first_after.value_or(INT64_MAX), it->first);
+  }
+  for (auto& g : gold.groups) {
+    for (auto& [tok, tf] : g.tokens) {
+      const bool near = (my_last && tok <= *my_last + 1) || (first_after && tok == *first_after);
+      if (tf.unread() && near) tf = load_token_files(gold.kind, tf, gold.warnings);
+    }
+  }
 }
 
 void LiveRootCompare::mark_paired(const MatchedRank& mr, Sides& mine) {

@@ -20,6 +20,10 @@ void token_dirs(const DumpTree& t, int64_t token, std::set<std::string>& out) {
   for (const auto& g : t.groups) {
     auto it = g.tokens.find(token);
     if (it == g.tokens.end()) continue;
+    if (it->second.unread()) {  // a golden token indexed by token and not read (read_golden_near)
+      out.insert(it->second.dirs.begin(), it->second.dirs.end());
+      continue;
+    }
     for_each_token_file(it->second, [&](const SourceFile& f) {
       size_t slash = f.raw_path.rfind('/');
       if (slash != std::string::npos) out.insert(f.raw_path.substr(0, slash));

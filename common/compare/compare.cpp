@@ -78,7 +78,7 @@ void preload(const DumpTree& t, FileCache& cache, unsigned jobs) {
 // A rank's graphs and both trees, indexed; the groups to pair (and a warning when the graph
 // files and the dump groups do not pair up).
 Result<IndexedRank> index_rank(Flow flow, const std::string& top_my, const RankJob& job, const CompareOptions& o,
-                               IndexDepth depth) {
+                               IndexDepth depth, IndexDepth golden_depth) {
   IndexedRank r;
   r.info.rank = job.rank;
   r.my_root = job.my_root;
@@ -98,8 +98,8 @@ Result<IndexedRank> index_rank(Flow flow, const std::string& top_my, const RankJ
       mine.emplace(fx_mine ? index_fx_tree(job.my_root, job.rank.has_value(), o.skip_dir, depth)
                            : index_ge_tree(job.my_root, job.rank.has_value(), o.skip_dir, depth));
     } else {
-      golden.emplace(fx_golden ? index_fx_tree(job.golden_root, job.golden_rank_layout, o.skip_dir, depth)
-                               : index_ge_tree(job.golden_root, job.golden_rank_layout, o.skip_dir, depth));
+      golden.emplace(fx_golden ? index_fx_tree(job.golden_root, job.golden_rank_layout, o.skip_dir, golden_depth)
+                               : index_ge_tree(job.golden_root, job.golden_rank_layout, o.skip_dir, golden_depth));
     }
   });
   mark_phase(o.timer, "index both trees");
@@ -127,10 +127,18 @@ Result<IndexedRank> index_rank(Flow flow, const std::string& top_my, const RankJ
   return r;
 }
 
+// Reads the tokens of `t` that a kTokens index left unread, as a kFiles index holds them.
+void read_unread_tokens(DumpTree& t) {
+  for (DumpGroup& g : t.groups)
+    for (auto& [tok, tf] : g.tokens)
+      if (tf.unread()) tf = load_token_files(t.kind, tf, t.warnings);
+}
+
 // A rank's matched pairs (the live comparer evaluates them itself).
 Status match_rank(Flow flow, const std::string& top_my, const RankJob& job, const CompareOptions& o, FileCache& cache,
                   MatchedRank& m, std::vector<std::string>& warnings, RankCoverage& coverage) {
-  MSIT_ASSIGN_OR_RETURN(IndexedRank r, index_rank(flow, top_my, job, o, IndexDepth::kFiles));
+  MSIT_ASSIGN_OR_RETURN(IndexedRank r, index_rank(flow, top_my, job, o, IndexDepth::kFiles, o.golden_depth));
+  read_unread_tokens(r.golden);
   for (const auto* w : {&r.my.warnings, &r.golden.warnings, &r.pairing_warnings})
     warnings.insert(warnings.end(), w->begin(), w->end());
   coverage = r.coverage;
@@ -269,7 +277,7 @@ Result<CompareHead> stream_compare(const std::string& my_in, const std::string& 
   for (const RankJob& job : jobs) {
     // The live comparer's prune looks at every file of both trees.
     const IndexDepth depth = o.prune ? IndexDepth::kFiles : IndexDepth::kTokens;
-    MSIT_ASSIGN_OR_RETURN(IndexedRank r, index_rank(head.flow, my, job, o, depth));
+    MSIT_ASSIGN_OR_RETURN(IndexedRank r, index_rank(head.flow, my, job, o, depth, depth));
     head.coverage.ranks.push_back(r.coverage);
     CoverageSink counted(sink, head.coverage, o.report_note);
     MSIT_TRY(stream_rank(head.flow, r, o, cache, counted, head.warnings));

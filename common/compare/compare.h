@@ -44,6 +44,11 @@ struct CompareOptions {
   // Directories both indexes leave out unlisted (dump_index.h SkipDir; the live comparer's
   // unchanged answered tokens). Called from the indexing threads.
   SkipDir skip_dir;
+  // How deep match_compare indexes the golden (its watched side is indexed by file). kTokens: a
+  // golden of millions of files costs its tokens (the live comparer, whose prune reads the few
+  // tokens it compares, docs/live-divergence.md "Cost"); tokens prune leaves unread are read
+  // before matching. stream_compare indexes both sides by token unless prune is set.
+  IndexDepth golden_depth = IndexDepth::kFiles;
 };
 
 struct RankReport {

@@ -119,6 +119,34 @@ TEST_F(LiveCostTest, AChangedTokenThatNowDivergesIsReported) {
   EXPECT_EQ(events[0].op, "mul_2");
 }
 
+TEST_F(LiveCostTest, AGoldenFarAheadIsReadTokenByTokenAsTheDumpReachesIt) {
+  // The golden is indexed by token and only its tokens near mine are read: a dump that reaches
+  // the golden's tokens one pass after another is judged on each as a whole golden would judge it.
+  constexpr int kGolden = 8, kDiverging = 4;
+  for (int tok = 0; tok < kGolden; ++tok) {
+    fx("golden", tok, "add_1-aten.add.Tensor", {1, 2, 3, 4});
+    fx("golden", tok, "mul_2-aten.mul.Tensor", {2, 4, 6, 8});
+  }
+  LiveRootCompare live(dir_ + "/my", dir_ + "/golden", Finality{0, 0});
+  std::vector<std::string> notes;
+  std::vector<DivergenceEvent> events;
+  for (int tok = 0; tok < kGolden - 2; ++tok) {
+    fx("my", tok, "add_1-aten.add.Tensor", {1, 2, 3, 4});
+    fx("my", tok, "mul_2-aten.mul.Tensor",
+       tok == kDiverging ? std::vector<float>{8, -6, 4, -2} : std::vector<float>{2, 4, 6, 8});
+    age_dirs();
+    for (int64_t t = 1; t < 4; ++t) {
+      auto e = live.pass(tok * 10 + t, notes);
+      events.insert(events.end(), e.begin(), e.end());
+      if (!live.pending()) break;
+    }
+  }
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].op, "mul_2");
+  EXPECT_EQ(events[0].token, std::to_string(kDiverging));
+  EXPECT_EQ(live.retired_tokens(), static_cast<size_t>(kGolden - 2));  // every token of mine answered
+}
+
 TEST_F(LiveCostTest, CatalogListsAgainOnlyTheStoresThatChanged) {
   std::vector<std::string> roots;
   for (const char* side : {"a", "b"}) {

@@ -23,7 +23,7 @@ WATCH_PID=""
 trap '[ -z "$WATCH_PID" ] || kill -9 "$WATCH_PID" 2>/dev/null; rm -rf "$T"' EXIT
 mkdir -p "$DATA"
 
-hwm_kb() { awk '/VmHWM/ {print $2}' "/proc/$1/status"; }
+hwm_kb() { awk '/VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null || true; }
 
 # watch_run BIN MINE GOLDEN|-: prints "VMHWM_KB SECONDS" once both tokens are answered (with a
 # golden; without one, once the start-up scan is done).
@@ -41,7 +41,10 @@ watch_run() {
     sleep 0.05
   done
   e=$(date +%s.%N)
-  echo "$(hwm_kb "$WATCH_PID") $(echo "$e - $s" | bc)"
+  local kb
+  kb=$(hwm_kb "$WATCH_PID")
+  [ -n "$kb" ] || { echo "watch ended early: $(tail -3 "$log")" >&2; kb=0; }
+  echo "$kb $(echo "$e - $s" | bc)"
   kill -TERM "$WATCH_PID"
   wait "$WATCH_PID" || true
   WATCH_PID=""

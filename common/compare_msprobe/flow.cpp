@@ -140,7 +140,10 @@ class PairStream {
       row.npu = pairs[i].npu;
       row.bench = pairs[i].bench;
       const MsprobeItem* bi = row.bench ? &bench_.items[*row.bench] : nullptr;
-      if (mode_ == MsMode::kSummary) row.summary = ms_summary_cells(npu_.items[row.npu], bi);
+      if (mode_ == MsMode::kSummary) {
+        row.summary = o_.generation == MsGeneration::k26 ? ms_summary_cells(npu_.items[row.npu], bi)
+                                                         : ms_summary_cells8(npu_.items[row.npu], bi);
+      }
       if (mode_ == MsMode::kTensor) row.metrics.fill(MsCell::of_text("unsupported"));
       chunk_.push_back(std::move(row));
     }

@@ -115,7 +115,9 @@ std::string cell_mapped_key(const std::string& name, const MsMatchOptions& o) {
 }
 
 std::vector<std::string> npu_keys(const std::vector<MsprobeItem>& rows, const MsMatchOptions& o) {
-  if (o.fuzzy && !o.cell_mapping_on) {
+  // msProbe names the NPU key by -am, then -cm, then -dm, whatever -fm says; -fm only changes
+  // how keys are paired, and a data mapping pairs exactly.
+  if (o.fuzzy && !o.cell_mapping_on && o.data_mapping.empty()) {
     std::vector<std::string> keys;
     for (const auto& r : rows) keys.push_back(r.name);
     return keys;
@@ -264,7 +266,7 @@ std::vector<MsPair> ms_match(const std::vector<MsprobeItem>& npu, const std::vec
                              const MsMatchOptions& o) {
   auto nk = npu_keys(npu, o);
   std::vector<std::string> bk;
-  if (o.fuzzy) {
+  if (o.fuzzy && o.data_mapping.empty()) {
     for (const auto& r : bench) bk.push_back(r.name);
   } else {
     bk = renumbered_keys(bench);

@@ -44,6 +44,9 @@ MsCell ms_table_cell(const MsCell& c);
 // The statistics-mode cells of one pair (msProbe's CalcStatsDiff): signed differences and
 // relative errors in percent, with its rules for NaN, inf, N/A, device texts and equal values.
 std::array<std::string, 8> ms_summary_cells(const MsprobeItem& npu, const MsprobeItem* bench);
+// The same cells as msProbe 8.x wrote them (-i compare.json): N/A for a zero bench and for
+// anything not a number, "Nan" for a NaN difference, equal values as 0.0 and 0.0%.
+std::array<std::string, 8> ms_summary_cells8(const MsprobeItem& npu, const MsprobeItem* bench);
 
 // 26.x: every row of one entry (an API or module call) judged together by msProbe's rule
 // checkers for `mode`; rows of `rows` are grouped by their NPU entry.

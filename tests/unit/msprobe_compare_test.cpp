@@ -254,6 +254,14 @@ TEST(MsprobeCompare, FuzzyMatchSkipsCounters) {
   o.data_mapping["Torch.add.5.forward.output.0"] = "Torch.sub.9.forward.output.0";
   pairs = ms_match(npu, bench, o);
   EXPECT_EQ(pairs[0].bench, std::optional<size_t>(1));
+  // -dm with -fm: msProbe takes the data mapping and pairs exactly (the mapping is not dropped,
+  // counters are not ignored): mul.2 has no mul.2 on the bench side.
+  o.fuzzy = true;
+  pairs = ms_match(npu, bench, o);
+  ASSERT_EQ(pairs.size(), 3u);
+  EXPECT_EQ(pairs[0].bench, std::optional<size_t>(1));
+  EXPECT_FALSE(pairs[1].bench);
+  EXPECT_FALSE(pairs[2].bench);
 }
 
 TEST(MsprobeCompare, PercentTexts) {
@@ -261,6 +269,27 @@ TEST(MsprobeCompare, PercentTexts) {
   EXPECT_DOUBLE_EQ(ms_percent_value("0"), 0.0);
   EXPECT_DOUBLE_EQ(ms_percent_value("N/A"), 0.0);
   EXPECT_TRUE(std::isinf(ms_percent_value("inf")));
+}
+
+// 8.x's statistics cells (-i compare.json), from 8.3.3's CalcStatsDiff as read: a zero bench has
+// no relative error, equal values are 0.0 / 0.0%, what is no number is N/A, a NaN difference Nan.
+TEST(MsprobeCompare, StatisticsCells8x) {
+  const MsprobeItem n = tensor("A.0.forward", ".output.0", "torch.float32", "[2]", s4(2.0, 0.5, kNan, 3.0));
+  const MsprobeItem b = tensor("A.0.forward", ".output.0", "torch.float32", "[2]", s4(1.0, 0.0, 1.0, 3.0));
+  const std::array<std::string, 8> want{"1.0", "0.5", "Nan", "0.0", "100.0%", "N/A", "Nan", "0.0%"};
+  EXPECT_EQ(ms_summary_cells8(n, &b), want);
+  // 26.x on the same pair: inf for the zero bench, "0" for equal values.
+  EXPECT_EQ(ms_summary_cells(n, &b)[5], "inf");
+  EXPECT_EQ(ms_summary_cells(n, &b)[7], "0");
+
+  const MsprobeItem n2 = tensor("B.0.forward", ".output.0", "torch.bool", "[2]",
+                                {MsCell::none(), MsCell::of_text("True"), MsCell::of(kInf), MsCell::of(1.0)});
+  const MsprobeItem b2 = tensor("B.0.forward", ".output.0", "torch.bool", "[2]",
+                                {MsCell::of(1.0), MsCell::of_text("False"), MsCell::of(1.0), MsCell::of(kInf)});
+  const std::array<std::string, 8> want2{"N/A", "N/A", "inf", "-inf", "N/A", "N/A", "inf%", "nan%"};
+  EXPECT_EQ(ms_summary_cells8(n2, &b2), want2);
+  const std::array<std::string, 8> none{"N/A", "N/A", "N/A", "N/A", "N/A", "N/A", "N/A", "N/A"};
+  EXPECT_EQ(ms_summary_cells8(n, nullptr), none);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "cli/compare_outcome.h"
 #include "common/compare/recompute.h"
+#include "common/compare/terminal_summary.h"
 #include "common/compare_msprobe/flow.h"
 #include "common/compare_msprobe/mapping_file.h"
 #include "common/compare_msprobe/pairs.h"
@@ -87,10 +88,17 @@ void print_pair(const MsRankPair& p, const MsRankTally& t, const std::string& re
   std::printf("%s vs %s (%s): %zu rows, %zu pass, %zu warning, %zu error, %zu unmatched\n", p.npu_json.c_str(),
               p.bench_json.c_str(), std::string(mode_text(t.mode)).c_str(), t.rows, t.by_result[0], t.by_result[1],
               t.by_result[2], t.unmatched);
-  for (const auto* d : {&t.forward, &t.backward}) {
+  for (const auto* d : {&t.forward, &t.backward, &t.forward_suspect, &t.backward_suspect}) {
     if (!*d) continue;
-    std::printf("first divergence%s: %s (%s)\n", d == &t.backward ? " (backward)" : "", (*d)->entry.c_str(),
-                (*d)->row.c_str());
+    const bool backward = d == &t.backward || d == &t.backward_suspect;
+    const bool suspect = d == &t.forward_suspect || d == &t.backward_suspect;
+    // The line scripts read keeps its form; margin, floor and why a suspect is one follow it.
+    std::printf("%s%s: %s (%s)\n", suspect ? "suspect" : "first divergence", backward ? " (backward)" : "",
+                (*d)->entry.c_str(), (*d)->row.c_str());
+    const ReportRow& level = (*d)->level;
+    std::string why = margin_text(level);
+    if (!level.note.empty()) why += "; " + level.note;
+    if (!why.empty()) std::printf("  %s\n", why.substr(2).c_str());
     if (!(*d)->modules.empty()) std::printf("  in %s\n", (*d)->modules.front().c_str());
     if (r.recompute && d == &t.forward) {  // backward entries compute gradients: not recomputed
       RecomputeOptions ro;
@@ -204,6 +212,7 @@ int run_msprobe_compare_cli(const MsprobeRunArgs& r, const MsprobeCliArgs& a, Ms
     all.pairs += t->rows - t->unmatched;
     all.fail += t->by_result[2];
     all.jump += (t->forward ? 1 : 0) + (t->backward ? 1 : 0);
+    all.suspect += (t->forward_suspect ? 1 : 0) + (t->backward_suspect ? 1 : 0);
   }
   return compare_exit_status(all, r.verbosity == Verbosity::kQuiet, &plan->coverage);
 }

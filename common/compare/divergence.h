@@ -41,6 +41,15 @@ inline constexpr double kCoarsestComputeRoundoff = 0x1p-8;
 // divergence; a name under it is a suspect: printed, and the compare is inconclusive (exit 4),
 // not failed (docs/compare.md "Margin, suspects and the detection floor").
 inline constexpr double kConfirmMargin = 1.2;
+// Rows judged from statistics alone (msProbe statistics and mixed pairs, docs/formats/
+// msprobe-compare.md §9) carry a lower bound of their error: how much of it max, min, mean and
+// norm show differs from op to op (a softmax or a matmul after an error shows more of it than
+// the op that made it). So a statistics name is a suspect, whatever its margin, when an output
+// before it in the flow moved: its statistics level over kStatsMovedFactor times the median
+// level of the flow's statistics rows up to it (what they move by without an error there). The
+// error may have arrived from there; the bound says nothing of how large it was. Chosen on
+// bench/divergence_grid_msprobe.py's tuning grids (3 counts noise as moved, 4 to 8 the same).
+inline constexpr double kStatsMovedFactor = 5.0;
 // A tensor of n elements has an error level that is itself an estimate: for independent element
 // errors its relative standard deviation is 1/sqrt(2n) (a chi distribution), 25% for the 8 means
 // of a reduction over rows, under 1% from 10,000 elements. The level an output is named at is

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <queue>
 #include <vector>
 
 #include "common/report/report_row.h"
@@ -23,6 +25,21 @@ struct Out {
   bool blocked;       // a discrete input of its op differs: not judged
   uint64_t elements;  // the pair's element count (0: not known)
   double excess() const { return level * level - own * own; }
+};
+
+// The outputs judged from statistics (divergence_stats.cpp, kStatsMovedFactor), given in
+// execution order after each is judged: the first whose statistics moved, its level over
+// kStatsMovedFactor times the median level of the statistics outputs given up to it.
+class StatsUpstream {
+ public:
+  void add(const ReportRow& r, double level);
+  const ReportRow* moved() const { return moved_; }
+
+ private:
+  double median() const;
+  std::priority_queue<double> low_;                                        // the lower half
+  std::priority_queue<double, std::vector<double>, std::greater<>> high_;  // the upper half
+  const ReportRow* moved_ = nullptr;
 };
 
 // Pass 2 over the outputs of one token, in execution order: the type gains, noise floors,

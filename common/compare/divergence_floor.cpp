@@ -3,6 +3,7 @@
 // cap), each output's margin over its threshold and its detection floor, and the marks.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string>
@@ -137,18 +138,31 @@ double sampling_allowance(uint64_t n) {
 const char* const kBlockedNote =
     "first divergence: not judged, a discrete input of this op differs (its output follows the flips)";
 
+// Why a statistics row over its threshold is a suspect: the output upstream whose statistics moved.
+std::string moved_note(const ReportRow& upstream) {
+  char level[32];
+  std::snprintf(level, sizeof level, "%.3g", upstream.error_level.value_or(0.0));
+  return "judged from statistics, and the statistics of " + std::string(row_tensor(upstream).op) +
+         " upstream moved too (error level at least " + level + "): the error may have come from there";
+}
+
+void add_note(ReportRow& r, const std::string& note) { r.note = r.note.empty() ? note : r.note + "; " + note; }
+
 }  // namespace
 
 void judge_token(std::vector<ReportRow>& rows, const std::vector<Out>& outs) {
   TokenStats s = token_stats(rows, outs);
   NetNoise net_noise;
+  StatsUpstream stats;
   bool named = false;
   for (const Out& o : outs) {
     ReportRow& r = rows[o.row];
     if (o.blocked) {
-      r.note = r.note.empty() ? kBlockedNote : r.note + "; " + kBlockedNote;
+      add_note(r, kBlockedNote);
       continue;
     }
+    const ReportRow* moved = r.compare_mode == MetricSource::kStats ? stats.moved() : nullptr;
+    stats.add(r, o.level);
     Floors f = floors_of(o, op_type_of(r), s, net_noise);
     double floor = std::sqrt(f.gain_sq * o.reached * o.reached + f.noise_sq);
     r.noise_floor = std::sqrt(f.noise_sq);
@@ -164,11 +178,12 @@ void judge_token(std::vector<ReportRow>& rows, const std::vector<Out>& outs) {
     r.margin = margin;
     r.detection_floor = kConfirmMargin * named_at;
     if (margin <= 1.0) continue;
-    if (margin >= kConfirmMargin) {
+    if (margin >= kConfirmMargin && !moved) {
       r.jump = named ? ReportRow::Jump::kJump : ReportRow::Jump::kFirst;
       named = true;
     } else if (!named) {
       r.jump = ReportRow::Jump::kSuspect;
+      if (moved) add_note(r, moved_note(*moved));
     }
   }
 }

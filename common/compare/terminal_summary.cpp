@@ -79,16 +79,6 @@ bool same_data(const ReportRow& a, const ReportRow& b) {
   return equal && any;  // rows without any number are never folded
 }
 
-// "margin 2.1, detection floor 0.019": how far over its threshold the name is, and the smallest
-// error the rule could have named at that output.
-std::string margin_text(const ReportRow& f) {
-  std::string s;
-  if (f.margin) s += ", margin " + num(*f.margin);
-  if (f.margin && f.jump == ReportRow::Jump::kSuspect) s += " (a divergence needs " + num(kConfirmMargin) + ")";
-  if (f.detection_floor) s += ", detection floor " + num(*f.detection_floor);
-  return s;
-}
-
 std::string jump_block(const std::vector<const ReportRow*>& firsts, size_t count, size_t listed) {
   std::string s = "first divergence (output error above what its inputs and its op type's noise explain):\n";
   for (size_t i = 0; i < firsts.size() && i < listed; ++i) {
@@ -210,6 +200,15 @@ std::string next_block(const ReportRow* focus, const SummaryOptions& o) {
 }
 
 }  // namespace
+
+std::string margin_text(const ReportRow& f) {
+  std::string s;
+  if (f.margin) s += ", margin " + num(*f.margin);
+  if (f.margin && f.jump == ReportRow::Jump::kSuspect && *f.margin < kConfirmMargin)
+    s += " (a divergence needs " + num(kConfirmMargin) + ")";
+  if (f.detection_floor) s += ", detection floor " + num(*f.detection_floor);
+  return s;
+}
 
 void WorstRows::add(const ReportRow& r) {
   if (!flagged(r)) return;

@@ -22,6 +22,10 @@ const ReportRow* first_divergence(const std::vector<ReportRow>& rows);
 // the next op's input: one tensor pair reached twice) appear once, as the first in report order.
 std::vector<const ReportRow*> worst_rows(const std::vector<ReportRow>& rows, size_t n);
 
+// ", margin 2.1, detection floor 0.019" (and what a divergence needs, for a thin-margin suspect):
+// how far over its threshold a named output is, and the smallest error the rule could have named there.
+std::string margin_text(const ReportRow& f);
+
 struct SummaryOptions {
   // The command that writes the HTML report of this compare (suggested as a next step), or
   // empty when it was written already.

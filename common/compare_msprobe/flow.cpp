@@ -107,9 +107,11 @@ class PairStream {
     }
     post_pass(levels_, RowGraph::kDataFlow);
     for (const ReportRow& r : levels_) {
-      if (r.jump != ReportRow::Jump::kFirst) continue;
-      auto& slot = r.token_id == kBackwardFlow ? tally_.backward : tally_.forward;
-      if (!slot) slot = MsDivergence{r.my_label.op, r.my_data_path, {}, r};
+      const bool backward = r.token_id == kBackwardFlow;
+      std::optional<MsDivergence>* slot = nullptr;
+      if (r.jump == ReportRow::Jump::kFirst) slot = backward ? &tally_.backward : &tally_.forward;
+      if (r.jump == ReportRow::Jump::kSuspect) slot = backward ? &tally_.backward_suspect : &tally_.forward_suspect;
+      if (slot && !*slot) *slot = MsDivergence{r.my_label.op, r.my_data_path, {}, r};
     }
     MSIT_TRY(add_modules());
     return sink_.end(tally_);
@@ -125,7 +127,7 @@ class PairStream {
   Status add_modules() {
     const std::string construct = dir_of(npu_.json_path) + "/construct.json";
     if (::access(construct.c_str(), F_OK) != 0) return ok_status();
-    for (auto* d : {&tally_.forward, &tally_.backward}) {
+    for (auto* d : {&tally_.forward, &tally_.backward, &tally_.forward_suspect, &tally_.backward_suspect}) {
       if (!*d) continue;
       MSIT_ASSIGN_OR_RETURN((*d)->modules, ms_module_chain(construct, (*d)->entry));
     }

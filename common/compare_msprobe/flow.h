@@ -43,6 +43,9 @@ struct MsRankTally {
   size_t unreadable = 0;
   std::array<size_t, 3> by_result{};  // pass, warning, error (26.x)
   std::optional<MsDivergence> forward, backward;
+  // Each pass's first suspect before its first divergence (if any): a name the rule would not
+  // confirm (a thin margin, or statistics only with upstream statistics moved too): inconclusive.
+  std::optional<MsDivergence> forward_suspect, backward_suspect;
 };
 
 // Where a compare's rows go: per rank pair, the head, then chunks of rows (each chunk holds whole

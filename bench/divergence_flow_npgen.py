@@ -133,9 +133,7 @@ def run_dumpgen(ctx, sc, d):
     cmd = [ctx.gen, "model", "--chain", "llama", "--out", d, "--tokens", "2", "--seed", str(sc["seed"]), "--noise",
            str(sc["noise"]), "--ops", "31", "--rows", "8", "--hidden", "64", "--ge-dtype", sc["dtype"], "--reduced",
            sc["reduced"]]
-    r = F.run_cmd(cmd)
-    if r.returncode:
-        raise RuntimeError(" ".join(cmd) + ": " + r.stdout)
+    F.check_cmd(cmd)
     return d + "/msit_ge_dump", d + "/msit_fx_dump", lambda rank: None
 
 

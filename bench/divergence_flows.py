@@ -24,6 +24,26 @@ def run_cmd(cmd, **kw):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
 
 
+def check_cmd(cmd):
+    """Runs cmd; its output in the error if it fails."""
+    r = run_cmd(cmd)
+    if r.returncode:
+        raise RuntimeError(" ".join(cmd) + ": " + r.stdout)
+    return r
+
+
+def dumpgen_scenario(ctx, what, d, sc, model):
+    """msit-dumpgen WHAT (e.g. model --chain llama) writes 2 tokens of scenario sc into d: its seed and
+    noise, and its injected divergence if it has one."""
+    cmd = [ctx.gen] + what + ["--out", d, "--tokens", "2", "--seed", str(sc["seed"]), "--noise",
+                              str(sc["noise"])] + model
+    if sc["type"]:
+        cmd += ["--diverge-type", sc["type"], "--diverge-nth", str(sc["nth"]), "--diverge-scale", str(sc["red"])]
+        if sc["local"]:
+            cmd.append("--diverge-local")
+    check_cmd(cmd)
+
+
 def report_rows(out):
     """Every row of every report CSV compare wrote into `out` (one per rank), with its rank."""
     rows = []
@@ -118,15 +138,7 @@ def ge_scenarios(grid, ctx=None):
 
 def ge_run(ctx, sc, idx):
     d = os.path.join(ctx.tmp, "s%d" % idx)
-    cmd = [ctx.gen, "model", "--chain", "llama", "--out", d, "--tokens", "2", "--seed", str(sc["seed"]),
-           "--noise", str(sc["noise"])] + GE_GRIDS[ctx.grid]["model"]
-    if sc["type"]:
-        cmd += ["--diverge-type", sc["type"], "--diverge-nth", str(sc["nth"]), "--diverge-scale", str(sc["red"])]
-        if sc["local"]:
-            cmd.append("--diverge-local")
-    r = run_cmd(cmd)
-    if r.returncode:
-        raise RuntimeError(" ".join(cmd) + ": " + r.stdout)
+    dumpgen_scenario(ctx, ["model", "--chain", "llama"], d, sc, GE_GRIDS[ctx.grid]["model"])
     want = json.load(open(d + "/scenario.json"))["first_divergence"]
     want = want["ge_name"] if want else None
     res = []
@@ -191,15 +203,7 @@ def atb_run(ctx, sc, idx):
     d = os.path.join(ctx.tmp, "s%d" % idx)
     g = ATB_GRIDS[ctx.grid]
     layers = int(g["model"][g["model"].index("--layers") + 1])
-    cmd = [ctx.gen, "atb", "--model", "llama", "--out", d, "--tokens", "2", "--seed", str(sc["seed"]),
-           "--noise", str(sc["noise"])] + g["model"]
-    if sc["type"]:
-        cmd += ["--diverge-type", sc["type"], "--diverge-nth", str(sc["nth"]), "--diverge-scale", str(sc["red"])]
-        if sc["local"]:
-            cmd.append("--diverge-local")
-    r = run_cmd(cmd)
-    if r.returncode:
-        raise RuntimeError(" ".join(cmd) + ": " + r.stdout)
+    dumpgen_scenario(ctx, ["atb", "--model", "llama"], d, sc, g["model"])
     torch = d + "/torch/msit_dump_20260101_000000"
     atb = d + "/atb/msit_dump_20260101_000000"
     res = []

@@ -20,6 +20,12 @@ bool single_tensor_name(std::string_view raw_name) {
   return ends_with(raw_name, ".npy") || ends_with(raw_name, ".pth") || ends_with(raw_name, ".bin");
 }
 
+// lf's summary, or the error that stands for it.
+void take_summary(LoadedFile& lf, Result<FileSummary>&& s) {
+  if (s.ok()) lf.summary = std::move(s).value();
+  else lf.error = s.error();
+}
+
 void load(LoadedFile& lf) {
   const SourceFile& f = *lf.source;
   lf.fx = single_tensor_name(f.raw_name());
@@ -39,33 +45,9 @@ void load(LoadedFile& lf) {
       lf.raw = std::move(raw).value();
       return;
     }
-    case SourceKind::kSummary: {
-      auto s = read_summary_file(f.path());
-      if (!s.ok()) {
-        lf.error = s.error();
-        return;
-      }
-      lf.summary = std::move(s).value();
-      return;
-    }
-    case SourceKind::kStored: {
-      auto s = store::StoreCatalog::instance().load(*f.store_db, f.store_id);
-      if (!s.ok()) {
-        lf.error = s.error();
-        return;
-      }
-      lf.summary = std::move(s).value();
-      return;
-    }
-    case SourceKind::kStatsCsv: {
-      auto s = read_ge_stats_csv(f.path());
-      if (!s.ok()) {
-        lf.error = s.error();
-        return;
-      }
-      lf.summary = std::move(s).value();
-      return;
-    }
+    case SourceKind::kSummary: take_summary(lf, read_summary_file(f.path())); return;
+    case SourceKind::kStored: take_summary(lf, store::StoreCatalog::instance().load(*f.store_db, f.store_id)); return;
+    case SourceKind::kStatsCsv: take_summary(lf, read_ge_stats_csv(f.path())); return;
     case SourceKind::kMinMax: {
       if (lf.fx) {
         auto r = read_min_max_npy(f.path());
@@ -95,16 +77,13 @@ void load(LoadedFile& lf) {
 // A summary read by a batch: parsed into lf, or the read's error.
 void fill_summary(LoadedFile& lf, const Result<std::string_view>& text) {
   lf.fx = single_tensor_name(lf.source->raw_name());
-  auto s = text.ok() ? summary_from_padded_json(*text, lf.source->path()) : Result<FileSummary>(text.error());
-  if (s.ok()) lf.summary = std::move(s).value();
-  else lf.error = s.error();
+  take_summary(lf, text.ok() ? summary_from_padded_json(*text, lf.source->path()) : Result<FileSummary>(text.error()));
 }
 
 // Fills lf from a stored summary read by a batch.
 void fill_stored(LoadedFile& lf, Result<FileSummary>& got) {
   lf.fx = single_tensor_name(lf.source->raw_name());
-  if (got.ok()) lf.summary = std::move(got).value();
-  else lf.error = got.error();
+  take_summary(lf, std::move(got));
 }
 
 // The stored summaries of `files` (all kStored), one batched read per store (a batch names a

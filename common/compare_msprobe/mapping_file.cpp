@@ -57,12 +57,12 @@ class Parser {
   bool have_event_ = false;
 };
 
-}  // namespace
-
-Result<std::unordered_map<std::string, std::string>> parse_ms_mapping(std::span<const char> text,
-                                                                      const std::string& path) {
-  std::unordered_map<std::string, std::string> out;
-  Parser p(text, path, "a mapping file is lines of 'name: name'");
+// Walks the document's one top-level mapping, handing each key to `on_key` (the key's scalar is
+// the parser's current event; `on_key` reads the value's events). Both mapping files share this
+// frame: an empty document ("~" or "") is no keys, a second document is not read, and `nested`
+// names a mapping where a key belongs.
+template <class OnKey>
+Status walk_top_mapping(Parser& p, const std::string& nested, const OnKey& on_key) {
   bool in_map = false, done = false;
   for (;;) {
     MSIT_ASSIGN_OR_RETURN(yaml_event_type_t t, p.next());
@@ -70,32 +70,43 @@ Result<std::unordered_map<std::string, std::string>> parse_ms_mapping(std::span<
       case YAML_STREAM_START_EVENT:
       case YAML_DOCUMENT_START_EVENT:
       case YAML_DOCUMENT_END_EVENT: continue;
-      case YAML_STREAM_END_EVENT: return out;
+      case YAML_STREAM_END_EVENT: return ok_status();
       case YAML_MAPPING_START_EVENT:
-        if (in_map || done) return p.bad("a nested mapping");
+        if (in_map || done) return p.bad(nested);
         in_map = true;
         continue;
       case YAML_MAPPING_END_EVENT:
         in_map = false;
         done = true;  // a second document is not read
         continue;
-      case YAML_SCALAR_EVENT: {
+      case YAML_SCALAR_EVENT:
         if (!in_map) {
-          if (!done && p.scalar().empty()) continue;  // an empty document: "~" or ""
+          if (!done && p.scalar().empty()) continue;  // an empty document
           return p.bad("a value outside a mapping");
         }
-        std::string key = p.scalar();
-        MSIT_ASSIGN_OR_RETURN(yaml_event_type_t v, p.next());
-        if (v != YAML_SCALAR_EVENT) return p.bad("the value of '" + key + "' is not a name");
-        if (!out.emplace(key, p.scalar()).second) return p.bad("'" + key + "' is mapped twice");
+        MSIT_TRY(on_key(p.scalar()));
         continue;
-      }
       case YAML_ALIAS_EVENT: return p.bad("an alias");
       case YAML_SEQUENCE_START_EVENT:
       case YAML_SEQUENCE_END_EVENT: return p.bad("a list");
       case YAML_NO_EVENT: return p.bad("unexpected end");
     }
   }
+}
+
+}  // namespace
+
+Result<std::unordered_map<std::string, std::string>> parse_ms_mapping(std::span<const char> text,
+                                                                      const std::string& path) {
+  std::unordered_map<std::string, std::string> out;
+  Parser p(text, path, "a mapping file is lines of 'name: name'");
+  MSIT_TRY(walk_top_mapping(p, "a nested mapping", [&](const std::string& key) -> Status {
+    MSIT_ASSIGN_OR_RETURN(yaml_event_type_t v, p.next());
+    if (v != YAML_SCALAR_EVENT) return p.bad("the value of '" + key + "' is not a name");
+    if (!out.emplace(key, p.scalar()).second) return p.bad("'" + key + "' is mapped twice");
+    return ok_status();
+  }));
+  return out;
 }
 
 namespace {
@@ -128,41 +139,15 @@ Result<std::vector<std::pair<std::string, std::string>>> layer_block(Parser& p, 
 Result<MsLayerMapping> parse_ms_layer_mapping(std::span<const char> text, const std::string& path) {
   MsLayerMapping out;
   Parser p(text, path, kLayerShape);
-  bool in_map = false, done = false;
-  for (;;) {
-    MSIT_ASSIGN_OR_RETURN(yaml_event_type_t t, p.next());
-    switch (t) {
-      case YAML_STREAM_START_EVENT:
-      case YAML_DOCUMENT_START_EVENT:
-      case YAML_DOCUMENT_END_EVENT: continue;
-      case YAML_STREAM_END_EVENT: return out;
-      case YAML_MAPPING_START_EVENT:
-        if (in_map || done) return p.bad("a mapping where a layer class name belongs");
-        in_map = true;
-        continue;
-      case YAML_MAPPING_END_EVENT:
-        in_map = false;
-        done = true;  // a second document is not read
-        continue;
-      case YAML_SCALAR_EVENT: {
-        if (!in_map) {
-          if (!done && p.scalar().empty()) continue;  // an empty document
-          return p.bad("a value outside a mapping");
-        }
-        std::string type = p.scalar();
-        const size_t type_line = p.line();
-        MSIT_ASSIGN_OR_RETURN(yaml_event_type_t v, p.next());
-        if (v != YAML_MAPPING_START_EVENT) return p.bad("the value of '" + type + "' is not a mapping of names");
-        MSIT_ASSIGN_OR_RETURN(auto rules, layer_block(p, type));
-        if (!out.emplace(type, std::move(rules)).second) return p.bad_at(type_line, "'" + type + "' is listed twice");
-        continue;
-      }
-      case YAML_ALIAS_EVENT: return p.bad("an alias");
-      case YAML_SEQUENCE_START_EVENT:
-      case YAML_SEQUENCE_END_EVENT: return p.bad("a list");
-      case YAML_NO_EVENT: return p.bad("unexpected end");
-    }
-  }
+  MSIT_TRY(walk_top_mapping(p, "a mapping where a layer class name belongs", [&](const std::string& type) -> Status {
+    const size_t type_line = p.line();
+    MSIT_ASSIGN_OR_RETURN(yaml_event_type_t v, p.next());
+    if (v != YAML_MAPPING_START_EVENT) return p.bad("the value of '" + type + "' is not a mapping of names");
+    MSIT_ASSIGN_OR_RETURN(auto rules, layer_block(p, type));
+    if (!out.emplace(type, std::move(rules)).second) return p.bad_at(type_line, "'" + type + "' is listed twice");
+    return ok_status();
+  }));
+  return out;
 }
 
 namespace {

@@ -1,5 +1,6 @@
 // The HTML report's inline style and script (no network: everything the page needs is here).
 #include "common/report/html_report.h"
+#include "common/report/html_script_common.h"
 
 namespace msit {
 
@@ -33,7 +34,8 @@ td.t{text-align:left}
 tr.fail td{background:#fde0e0}tr.jump td{background:#fdf0d8}tr.first td{background:#f9c6c6}
 )CSS";
 
-const char* const kHtmlScript = R"JS(
+namespace {
+constexpr auto kHtmlScriptText = html::join_literals(R"JS(
 (function () {
   'use strict';
   var rows = JSON.parse(document.getElementById('data').textContent);
@@ -56,20 +58,8 @@ const char* const kHtmlScript = R"JS(
     if (parent) parent.appendChild(e);
     return e;
   }
-  function h(tag, text, parent) {
-    var e = document.createElement(tag);
-    if (text !== undefined) e.textContent = text;
-    if (parent) parent.appendChild(e);
-    return e;
-  }
-  function fmt(v) {
-    if (v === null || v === undefined) return '';
-    if (typeof v !== 'number') return String(v);
-    if (v === 0) return '0';
-    var a = Math.abs(v);
-    return a >= 1e-3 && a < 1e5 ? String(Number(v.toPrecision(6))) : v.toExponential(3);
-  }
-  function label(r) {
+)JS",
+                                                     html::kScriptHAndFmt, R"JS(  function label(r) {
     return r.name + (r.type ? ' (' + r.type + ')' : '') + (r.tensor ? ' ' + r.tensor : '') + (r.vs ? ' vs ' + r.vs : '');
   }
   function details(r) {
@@ -239,6 +229,9 @@ const char* const kHtmlScript = R"JS(
   body.setAttribute('data-ready-ms', String(Math.round(performance.now())));
   body.setAttribute('data-ready', '1');
 })();
-)JS";
+)JS");
+}  // namespace
+
+const char* const kHtmlScript = kHtmlScriptText.data();
 
 }  // namespace msit

@@ -2,29 +2,19 @@
 // the op types and the worst rows, each sortable and cut to a few hundred shown rows, with links
 // to the token pages. No network: everything the page needs is here.
 #include "common/report/html_report.h"
+#include "common/report/html_script_common.h"
 
 namespace msit {
 
-const char* const kHtmlOverviewScript = R"JS(
+namespace {
+constexpr auto kHtmlOverviewScriptText = html::join_literals(R"JS(
 (function () {
   'use strict';
   function data(id) { return JSON.parse(document.getElementById(id).textContent); }
   var tokens = data('tokens-data'), types = data('types-data'), worst = data('worst-data'), totals = data('totals-data');
   var body = document.body;
-  function h(tag, text, parent) {
-    var e = document.createElement(tag);
-    if (text !== undefined) e.textContent = text;
-    if (parent) parent.appendChild(e);
-    return e;
-  }
-  function fmt(v) {
-    if (v === null || v === undefined) return '';
-    if (typeof v !== 'number') return String(v);
-    if (v === 0) return '0';
-    var a = Math.abs(v);
-    return a >= 1e-3 && a < 1e5 ? String(Number(v.toPrecision(6))) : v.toExponential(3);
-  }
-  function label(r) {
+)JS",
+                                                             html::kScriptHAndFmt, R"JS(  function label(r) {
     return r ? r.name + (r.type ? ' (' + r.type + ')' : '') + (r.tensor ? ' ' + r.tensor : '') + (r.vs ? ' vs ' + r.vs : '')
              : '';
   }
@@ -114,6 +104,9 @@ const char* const kHtmlOverviewScript = R"JS(
   body.setAttribute('data-ready-ms', String(Math.round(performance.now())));
   body.setAttribute('data-ready', '1');
 })();
-)JS";
+)JS");
+}  // namespace
+
+const char* const kHtmlOverviewScript = kHtmlOverviewScriptText.data();
 
 }  // namespace msit

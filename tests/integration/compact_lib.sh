@@ -41,6 +41,15 @@ numpy_python() {
   done
 }
 
+# PY: a python3 with numpy; without one the test is skipped (exit 77: ctest's SKIP_RETURN_CODE).
+require_numpy_python() {  # require_numpy_python TEST_NAME
+  PY=$(numpy_python)
+  if [ -z "$PY" ]; then
+    echo "$1: SKIPPED: no python3 with numpy (scripts/deps installs python3-numpy)"
+    exit 77
+  fi
+}
+
 json_field() {  # json_field FILE KEY -> integer value of a top-level key of compact --json
   grep -o "\"$2\": *[0-9]*" "$1" | head -1 | grep -o '[0-9]*$'
 }

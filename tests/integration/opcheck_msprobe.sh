@@ -8,13 +8,8 @@
 set -euo pipefail
 BIN=$1 SRC=$2
 source "$SRC/tests/integration/compact_lib.sh"
-PY=$(numpy_python)
-if [ -z "$PY" ]; then
-  echo "opcheck_msprobe: SKIPPED: no python3 with numpy (scripts/deps installs python3-numpy)"
-  exit 77
-fi
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+require_numpy_python opcheck_msprobe
+WORK=$T  # compact_lib.sh's temporary directory, removed on exit
 fail() { echo "opcheck_msprobe: FAIL: $*" >&2; exit 1; }
 
 for inject in 1 3 5; do

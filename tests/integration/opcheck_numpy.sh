@@ -8,13 +8,8 @@
 set -euo pipefail
 mode=$1 BIN=$2 SRC=$3
 source "$SRC/tests/integration/compact_lib.sh"
-PY=$(numpy_python)
-if [ -z "$PY" ]; then
-  echo "opcheck_$mode: SKIPPED: no python3 with numpy (scripts/deps installs python3-numpy)"
-  exit 77
-fi
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+require_numpy_python "opcheck_$mode"
+WORK=$T  # compact_lib.sh's temporary directory, removed on exit
 case "$mode" in
   crosscheck)
     for run in ge:1 ge:2 atb:1 torch:1 msprobe:1; do

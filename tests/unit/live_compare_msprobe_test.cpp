@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -15,12 +14,8 @@ namespace msit::daemon {
 namespace {
 
 using compare_test::TempDir;
+using compare_test::write_file;
 namespace fs = std::filesystem;
-
-void write(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
 
 // A statistics dump.json of 6 chained Functional.linear calls; from call `diverge` on (-1: none)
 // every statistic is 1.5 times the golden's.
@@ -48,7 +43,7 @@ bool has(const std::vector<std::string>& notes, const std::string& text) {
 
 // The golden: steps 0 and 1 of one rank, written beforehand.
 void write_golden(const fs::path& g, const std::string& rank) {
-  for (const char* step : {"step0", "step1"}) write(g / step / rank / "dump.json", stats_dump(-1));
+  for (const char* step : {"step0", "step1"}) write_file(g / step / rank / "dump.json", stats_dump(-1));
 }
 
 TEST(LiveCompareMsprobe, HalfWrittenDumpJsonWaitsThenTheStepIsAnswered) {
@@ -65,13 +60,13 @@ TEST(LiveCompareMsprobe, HalfWrittenDumpJsonWaitsThenTheStepIsAnswered) {
   // Step 0's dump.json caught mid-rewrite (truncated, then written whole), step 1 begun: the step
   // is final by rule 1 but does not parse: not answered, the comparer keeps asking.
   const std::string full = stats_dump(3);
-  write(mine / "step0" / "rank0" / "dump.json", full.substr(0, full.size() / 2));
+  write_file(mine / "step0" / "rank0" / "dump.json", full.substr(0, full.size() / 2));
   fs::create_directories(mine / "step1" / "rank0" / "dump_tensor_data");
   for (int64_t t = 3; t < 6; ++t) EXPECT_TRUE(live.pass(t, notes).empty()) << t;
   EXPECT_TRUE(live.pending());
   EXPECT_TRUE(has(notes, "rank 0, step 0 waits: ")) << ::testing::PrintToString(notes);
   // Written whole: answered after two passes that read the same file, naming the API.
-  write(mine / "step0" / "rank0" / "dump.json", full);
+  write_file(mine / "step0" / "rank0" / "dump.json", full);
   std::vector<DivergenceEvent> events;
   for (int64_t t = 6; t < 9 && events.empty(); ++t) events = live.pass(t, notes);
   ASSERT_EQ(events.size(), 1u) << ::testing::PrintToString(notes);
@@ -87,7 +82,7 @@ TEST(LiveCompareMsprobe, CleanStepIsJudgedOnceAndTheLastStepWaitsForQuiet) {
   TempDir tmp;
   const fs::path mine = tmp.path / "dump", golden = tmp.path / "golden";
   write_golden(golden, "rank1");
-  write(mine / "step0" / "rank1" / "dump.json", stats_dump(-1));
+  write_file(mine / "step0" / "rank1" / "dump.json", stats_dump(-1));
   const int64_t quiet = 5'000'000'000;
   LiveRootCompare live(mine.string(), golden.string(), Finality{0, quiet});
   std::vector<std::string> notes;

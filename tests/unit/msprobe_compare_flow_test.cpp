@@ -3,7 +3,6 @@
 // entries (docs/formats/msprobe-compare.md §3, §4, §8).
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -18,12 +17,8 @@ namespace msit {
 namespace {
 
 using compare_test::TempDir;
+using compare_test::write_file;
 namespace fs = std::filesystem;
-
-void write(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
 
 Result<std::unordered_map<std::string, std::string>> mapping(const std::string& text) {
   return parse_ms_mapping(std::span<const char>(text.data(), text.size()), "map.yaml");
@@ -53,8 +48,9 @@ TEST(MsprobeMapping, RefusesWhatIsNotAFlatMap) {
 
 TEST(MsprobeStack, BothFormatsAsPythonLists) {
   TempDir d;
-  write(d.path / "old.json", R"({"Torch.add.0.forward": ["File a.py, line 1, in f", "it's \"q\"\n"], "x": 3})");
-  write(d.path / "new.json", R"({"0": [["Torch.add.0.forward", "Torch.add.1.forward"], ["File b.py, line 2, in g"]]})");
+  write_file(d.path / "old.json", R"({"Torch.add.0.forward": ["File a.py, line 1, in f", "it's \"q\"\n"], "x": 3})");
+  write_file(d.path / "new.json",
+             R"({"0": [["Torch.add.0.forward", "Torch.add.1.forward"], ["File b.py, line 2, in g"]]})");
   auto old = MsStackInfo::read((d.path / "old.json").string());
   ASSERT_TRUE(old.ok()) << old.error().to_string();
   EXPECT_EQ(old->cell("Torch.add.0.forward"), "['File a.py, line 1, in f', 'it\\'s \"q\"\\n']");
@@ -62,7 +58,7 @@ TEST(MsprobeStack, BothFormatsAsPythonLists) {
   auto neu = MsStackInfo::read((d.path / "new.json").string());
   ASSERT_TRUE(neu.ok()) << neu.error().to_string();
   EXPECT_EQ(neu->cell("Torch.add.1.forward"), "['File b.py, line 2, in g']");
-  write(d.path / "bad.json", R"(["not", "an", "object"])");
+  write_file(d.path / "bad.json", R"(["not", "an", "object"])");
   EXPECT_FALSE(MsStackInfo::read((d.path / "bad.json").string()).ok());
 }
 
@@ -88,10 +84,11 @@ std::string dump(const std::string& norm) {
 TEST(MsprobePairs, FilesRanksStepsAndDumpPaths) {
   TempDir d;
   for (const char* side : {"npu", "bench"}) {
-    for (const char* r : {"rank0", "rank2", "rank10"}) write(d.path / side / "step1" / r / "dump.json", dump("1.0"));
-    write(d.path / side / "step3" / "rank0" / "dump.json", dump("1.0"));
+    for (const char* r : {"rank0", "rank2", "rank10"})
+      write_file(d.path / side / "step1" / r / "dump.json", dump("1.0"));
+    write_file(d.path / side / "step3" / "rank0" / "dump.json", dump("1.0"));
   }
-  write(d.path / "npu" / "step1" / "rank0" / "stack.json", "{}");
+  write_file(d.path / "npu" / "step1" / "rank0" / "stack.json", "{}");
   std::vector<std::string> notes;
   auto files = ms_rank_pairs((d.path / "npu/step1/rank0/dump.json").string(),
                              (d.path / "bench/step1/rank2/dump.json").string(), notes);
@@ -130,7 +127,7 @@ TEST(MsprobePairs, GraphAndPynativeHalves) {
   TempDir d;
   for (const char* side : {"npu", "bench"}) {
     for (const char* half : {"graph", "pynative"})
-      write(d.path / side / half / "step0" / "rank0" / "dump.json", dump("1"));
+      write_file(d.path / side / half / "step0" / "rank0" / "dump.json", dump("1"));
   }
   std::vector<std::string> notes;
   auto p = ms_rank_pairs((d.path / "npu").string(), (d.path / "bench").string(), notes);
@@ -157,8 +154,8 @@ class CountSink : public MsRowSink {
 
 TEST(MsprobeFlow, StreamsWholeEntries) {
   TempDir d;
-  write(d.path / "n/dump.json", dump("9.0"));
-  write(d.path / "b/dump.json", dump("1.0"));
+  write_file(d.path / "n/dump.json", dump("9.0"));
+  write_file(d.path / "b/dump.json", dump("1.0"));
   CountSink sink;
   auto t = ms_compare_pair((d.path / "n/dump.json").string(), (d.path / "b/dump.json").string(), {}, sink);
   ASSERT_TRUE(t.ok()) << t.error().to_string();
@@ -171,8 +168,8 @@ TEST(MsprobeFlow, StreamsWholeEntries) {
 
 TEST(MsprobeConstruct, ModuleChainInnermostFirst) {
   TempDir d;
-  write(d.path / "construct.json",
-        R"({"Torch.add.0.forward": "Module.l.0.Block.forward.0", "x": {"nested": 1},
+  write_file(d.path / "construct.json",
+             R"({"Torch.add.0.forward": "Module.l.0.Block.forward.0", "x": {"nested": 1},
             "Module.l.0.Block.forward.0": "Module.Net.forward.0", "Module.Net.forward.0": null,
             "A.loop.0.forward": "B.loop.0.forward", "B.loop.0.forward": "A.loop.0.forward"})");
   const std::string c = (d.path / "construct.json").string();

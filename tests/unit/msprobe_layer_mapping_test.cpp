@@ -4,7 +4,6 @@
 // msProbe's own fixture check the whole compare against msProbe's rows.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +15,7 @@ namespace msit {
 namespace {
 
 using compare_test::TempDir;
+using compare_test::write_file;
 namespace fs = std::filesystem;
 
 Result<MsLayerMapping> layers(const std::string& text) {
@@ -106,11 +106,6 @@ TEST(MsprobeLayerMapping, FrameScopeIsTheLastLeadingFrameworkFrame) {
   EXPECT_EQ(*ms_frame_scope({}, false), "");
 }
 
-void write(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
-
 std::string stat_record(const char* dtype) {
   return std::string(R"({"type": "t", "dtype": ")") + dtype +
          R"(", "shape": [2], "Max": 1.0, "Min": 0.0, "Mean": 0.5, "Norm": 1.0})";
@@ -128,10 +123,10 @@ void write_side(const fs::path& dir, const std::string& fw, const std::string& t
   }
   data += "\"" + cell + "\": {\"input_args\": [" + rec + "], \"output\": [" + rec + "]}";
   construct += "\"" + cell + "\": null";
-  write(dir / "dump.json",
-        R"({"task": "statistics", "level": "mix", "framework": ")" + fw + R"(", "data": {)" + data + "}}");
-  write(dir / "construct.json", "{" + construct + "}");
-  write(dir / "stack.json", "{}");
+  write_file(dir / "dump.json",
+             R"({"task": "statistics", "level": "mix", "framework": ")" + fw + R"(", "data": {)" + data + "}}");
+  write_file(dir / "construct.json", "{" + construct + "}");
+  write_file(dir / "stack.json", "{}");
 }
 
 TEST(MsprobeLayerMapping, PairsEntriesByPlaceAndIndex) {

@@ -10,6 +10,7 @@
 #include "tests/tools/dumpgen/gen_atb_bin.h"
 #include "tests/tools/dumpgen/gen_pth.h"
 #include "tests/unit/compare_fixtures.h"
+#include "tests/unit/opcheck_fixtures.h"
 
 namespace {
 
@@ -28,22 +29,11 @@ void pth_tensor(const fs::path& dir, const std::string& stem, const std::vector<
   write_file(dir / (stem + ".pth"), dumpgen::pth_bytes(stem, dumpgen::pth_pickle("FloatStorage", shape), raw_f32(v)));
 }
 
-// An ATB Linear op directory: x [4, 6], weight [5, 6] (transposeB), bias [5]; y = x w^T + b in
-// float32, with element `corrupt` made 2% wrong.
+// An ATB Linear op directory of opcheck_test::linear_4x6_to_5 (weight transposed: transposeB).
 fs::path atb_linear(const fs::path& root, const std::string& name, int corrupt = -1,
                     const std::string& param = R"({"transposeA":false,"transposeB":true,"hasBias":true})") {
   const fs::path d = root / name;
-  auto x = compare_test::random_values(24, 3), w = compare_test::random_values(30, 4),
-       b = compare_test::random_values(5, 5);
-  std::vector<float> y(20);
-  for (size_t i = 0; i < 4; ++i) {
-    for (size_t j = 0; j < 5; ++j) {
-      float s = 0;
-      for (size_t k = 0; k < 6; ++k) s += x[i * 6 + k] * w[j * 6 + k];
-      y[i * 5 + j] = s + b[j];
-    }
-  }
-  if (corrupt >= 0) y[static_cast<size_t>(corrupt)] *= 1.02f;
+  const auto [x, w, b, y] = opcheck_test::linear_4x6_to_5(corrupt);
   atb_tensor(d / "before/intensor0.bin", {4, 6}, x);
   atb_tensor(d / "before/intensor1.bin", {5, 6}, w);
   atb_tensor(d / "before/intensor2.bin", {5}, b);

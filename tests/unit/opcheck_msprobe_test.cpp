@@ -11,6 +11,7 @@
 #include "tests/tools/dumpgen/gen_npy.h"
 #include "tests/tools/dumpgen/gen_pth.h"
 #include "tests/unit/compare_fixtures.h"
+#include "tests/unit/opcheck_fixtures.h"
 
 namespace {
 
@@ -53,19 +54,9 @@ struct Rank {
   }
 };
 
-// Functional.linear: x [4, 6], weight [5, 6], bias [5] passed as a keyword; float32 kernel.
+// Functional.linear of opcheck_test::linear_4x6_to_5, its bias passed as a keyword.
 void add_linear(Rank& r, const std::string& name, int corrupt) {
-  auto x = compare_test::random_values(24, 3), w = compare_test::random_values(30, 4),
-       b = compare_test::random_values(5, 5);
-  std::vector<float> y(20);
-  for (size_t i = 0; i < 4; ++i) {
-    for (size_t j = 0; j < 5; ++j) {
-      float s = 0;
-      for (size_t k = 0; k < 6; ++k) s += x[i * 6 + k] * w[j * 6 + k];
-      y[i * 5 + j] = s + b[j];
-    }
-  }
-  if (corrupt >= 0) y[static_cast<size_t>(corrupt)] *= 1.02f;
+  const auto [x, w, b, y] = opcheck_test::linear_4x6_to_5(corrupt);
   r.entries.push_back(entry(
       name, tensor(r.dir, name + ".input.0.pt", {4, 6}, x) + "," + tensor(r.dir, name + ".input.1.pt", {5, 6}, w),
       R"("bias":)" + tensor(r.dir, name + ".kwargs.bias.pt", {5}, b), tensor(r.dir, name + ".output.0.pt", {4, 5}, y)));

@@ -4,7 +4,7 @@
 # and time per pair against the smallest N, and (HTML=1) the same with --html plus the load time of
 # the overview, of the first divergence's token page and of an empty page in headless Chromium. Trees are generated once under DATA (reused by later runs).
 # Usage: scale_compare.sh MSIT_BIN [DATA=/work/scale-data] [FLOW=gefx] [N...=100000 500000 2000000 5000000]
-# FLOW gefx or fxfx; a rank count after it (gefx16) makes trees of that many ranks of N pairs each
+# FLOW gefx, fxfx or msprobe; a rank count after it (gefx16) makes trees of that many ranks of N pairs each
 # (DATA/gefx16-N), compared by one `compare`; the pairs columns count all ranks.
 # Env: JOBS (default 2), HTML=1, MAX_RSS_GB (default 12: an N whose last run needed more is skipped
 # on a shared machine; the run is cut by ulimit -v at twice that), EXTRA="compare options".
@@ -60,8 +60,8 @@ for n in "${NS[@]}"; do
     "${html_args[@]}" ${EXTRA:-} >/dev/null 2>"$T/err") || true
   read -r wall user sys kb < <(tail -n 1 "$T/time")
   cpu=$(echo "$user + $sys" | bc)
-  rows=$(cat "$out"/*.csv 2>/dev/null | wc -l)
-  csvs=$(find "$out" -maxdepth 1 -name '*.csv' | wc -l)
+  rows=$(find "$out" -name '*.csv' -exec cat {} + 2>/dev/null | wc -l)  # msProbe's: in out/step*/
+  csvs=$(find "$out" -name '*.csv' | wc -l)
   [ "$rows" -gt "$csvs" ] || { echo "$FLOW $n: no report ($(tail -3 "$T/err"))"; continue; }
   extra="rows=$((rows - csvs)) csv_files=$csvs"
   n=$((n * RANKS))  # pairs of all ranks

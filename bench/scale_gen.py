@@ -4,11 +4,14 @@ straight from the documented formats: summary stores (docs/store.md, version 2) 
 (docs/formats/summary.md), graph texts (docs/formats/graph-text.md), names and directories as
 docs/formats/ge-dump.md and fx-npy.md describe them. Shares no code with msit-compact.
 
-  scale_gen.py --flow gefx|fxfx --pairs N --out DIR [--format store|json] [--ops 2400] [--ranks 1]
+  scale_gen.py --flow gefx|fxfx|msprobe --pairs N --out DIR [--format store|json] [--ops 2400] [--ranks 1]
                [--my-tokens K]
 
 gefx: DIR/msit_ge_dump (my, GE ops of 2 inputs and 1 output, 3 pairs per op) and DIR/msit_fx_dump
-(golden, the FX nodes the graph text names); fxfx: DIR/my/msit_fx_dump and DIR/golden/msit_fx_dump.
+(golden, the FX nodes the graph text names); fxfx: DIR/my/msit_fx_dump and DIR/golden/msit_fx_dump;
+msprobe: DIR/npu and DIR/bench, compacted msProbe dumps (docs/formats/msprobe.md: dump.json and the
+rank folder's store), one API of 2 inputs and 1 output per op.
+Store trees of several ranks: rank 0 is written row by row, the other ranks are SQL copies of it.
 A token holds --ops ops (80 layers x 30 ops by default); tokens follow each other in time.
 One op in every 16 tokens carries an injected error (RED ~0.05), the rest only noise (~1e-3).
 --my-tokens K writes only the first K tokens of each rank on the watched (my) side and every token
@@ -120,10 +123,11 @@ def tensor_row(key, role, idx, s, seq, salt):
 
 
 class StoreWriter:
-    def __init__(self, root):
+    def __init__(self, root, salt_key=None):
         os.makedirs(root, exist_ok=True)
         self.root = root
-        self.salt = zlib.crc32(os.path.relpath(root, os.path.dirname(os.path.dirname(root))).encode())  # the two sides' payload hashes differ
+        # The two sides' payload hashes differ (equal hashes would make every pair exact).
+        self.salt = zlib.crc32((salt_key or os.path.relpath(root, os.path.dirname(os.path.dirname(root)))).encode())
         path = os.path.join(root, "msit-summary.db")
         if os.path.exists(path):
             os.remove(path)
@@ -156,6 +160,29 @@ class StoreWriter:
             self.tensors.append(tensor_row(fid * 1048576 + o, role, idx, s, seq * 4 + o, self.salt))
         if len(self.tensors) >= 50000:
             self.flush()
+
+    def clone_rank(self, r, rank_path):
+        """Copies every row written so far (rank 0's) as rank r's, in SQL: Python writes ~5k pairs/s, too
+        slow for 16 x 1M. rank_path maps a rank-0 directory to rank r's. Keys and ids move by whole
+        blocks, so the copy's rows keep the layout of docs/store.md (tensor key = file id << 20 | ordinal)."""
+        self.flush()
+        if r == 1:
+            self.rank0 = (self.next_file - 1, dict(self.dirs))
+        files, dirs = self.rank0
+        off = r * files
+        for rel, did in dirs.items():
+            self.dir_id(rank_path(rel))
+        self.db.execute("CREATE TEMP TABLE IF NOT EXISTS dmap(old INTEGER PRIMARY KEY, new INTEGER)")
+        self.db.execute("DELETE FROM dmap")
+        self.db.executemany("INSERT INTO dmap VALUES (?, ?)", [(did, self.dirs[rank_path(rel)]) for rel, did in dirs.items()])
+        fcols = ",".join(n for n, _ in FILE_COLS if n != "ino")
+        self.db.execute(f"INSERT INTO files(id, dir_id, name, ino, {fcols}) SELECT f.id + ?, m.new, f.name, f.ino + ?, "
+                        f"{','.join('f.' + c for c in fcols.split(','))} FROM files f JOIN dmap m ON m.old = f.dir_id "
+                        f"WHERE f.id <= ?", (off, off, files))
+        tcols = ",".join(n for n, _ in TENSOR_COLS)
+        self.db.execute(f"INSERT INTO tensors(key, {tcols}) SELECT key + ?, {tcols} FROM tensors WHERE key < ?",
+                        (off * 1048576, (files + 1) * 1048576))
+        self.next_file = off + files + 1
 
     def flush(self):
         self.db.executemany(f"INSERT INTO files VALUES ({','.join('?' * (3 + len(FILE_COLS)))})", self.files)
@@ -195,6 +222,9 @@ class JsonWriter:
         with open(os.path.join(d, name + ".summary.json"), "w") as f:
             json.dump(doc, f)
 
+    def clone_rank(self, r, rank_path):
+        raise NotImplementedError
+
     def close(self):
         pass
 
@@ -220,17 +250,32 @@ def variant(token, k, ops, side_is_golden, output):
     return 2 if token % 16 == 5 and (k > k0 or (k == k0 and output)) else 1
 
 
-def make(kind, root):
-    return StoreWriter(root) if kind == "store" else JsonWriter(root)
+def make(kind, root, salt_key=None):
+    return StoreWriter(root, salt_key) if kind == "store" else JsonWriter(root)
+
+
+def gen_ranks(a):
+    """The ranks the generator writes row by row: all of them for JSON summaries, rank 0 of a store
+    (the others are copied from it, StoreWriter.clone_rank)."""
+    return range(a.ranks if a.format == "json" else 1)
+
+
+def clone_ranks(a, writers, rank_path):
+    if a.format == "store":
+        for r in range(1, a.ranks):
+            for w in writers:
+                w.clone_rank(r, lambda rel, r=r: rank_path(rel, r))
 
 
 def gen_gefx(a, pool):
     ge_root, fx_root = os.path.join(a.out, "msit_ge_dump"), os.path.join(a.out, "msit_fx_dump")
     ge, fx = make(a.format, ge_root), make(a.format, fx_root)
+    os.makedirs(ge_root, exist_ok=True)
     for r in range(a.ranks):
         with open(os.path.join(ge_root, f"dynamo_original_graph_1_rank_{r}_pid_1_ts_20250601080000000000.txt"),
                   "w") as f:
             f.write(graph_text(a.ops))
+    for r in gen_ranks(a):
         rank = f"worldsize{a.ranks}_global_rank{r}"
         seq = 0
         for t in range(a.tokens):
@@ -253,6 +298,8 @@ def gen_gefx(a, pool):
                 for o, (role, idx, s) in enumerate(tensors[1]):
                     fx.add(fx_dir, f"{node}.{role.upper()}.{idx}.{ts20}.npy", "npy", None, [(role, idx, s)], seq * 4 + o)
                 seq += 1
+    clone_ranks(a, (ge, fx), lambda rel, r: rel.replace("_global_rank0/", f"_global_rank{r}/", 1)
+                .replace("/20250601080000/0/", f"/20250601080000/{r}/", 1))
     ge.close()
     fx.close()
     return f"-m {ge_root} -g {fx_root}"
@@ -261,7 +308,7 @@ def gen_gefx(a, pool):
 def gen_fxfx(a, pool):
     roots = {s: os.path.join(a.out, s, "msit_fx_dump") for s in ("my", "golden")}
     w = {s: make(a.format, roots[s]) for s in roots}
-    for r in range(a.ranks):
+    for r in gen_ranks(a):
         rank = f"worldsize{a.ranks}_global_rank{r}"
         seq = 0
         for t in range(a.tokens):
@@ -278,14 +325,58 @@ def gen_fxfx(a, pool):
                         w[side].add(fx_dir, f"{node}.{role.upper()}.{idx}.{ts20}.npy", "npy", None, [(role, idx, s)],
                                     seq * 4 + o)
                 seq += 1
+    clone_ranks(a, w.values(), lambda rel, r: rel.replace("_global_rank0/", f"_global_rank{r}/", 1))
     for x in w.values():
         x.close()
     return f"-m {roots['my']} -g {roots['golden']}"
 
 
+MSPROBE_APIS = ["Functional.linear", "Torch.add", "Tensor.mul", "Torch.matmul"]
+
+
+def gen_msprobe(a, pool):
+    """docs/formats/msprobe.md: a PyTorch L1 tensor dump per side (npu = my, bench = golden),
+    compacted: step0/rank{R}/dump.json names each tensor's data_name (§3-§7, one API of 2 inputs and
+    1 output per op) and the rank folder's store holds the summaries of the dump_tensor_data/ files
+    that are gone (§10)."""
+    if a.format != "store":
+        sys.exit("--flow msprobe writes stores only")
+    roots = {}
+    for side in ("npu", "bench"):
+        for r in range(a.ranks):
+            rank_dir = os.path.join(a.out, side, "step0", f"rank{r}")
+            st = StoreWriter(rank_dir, salt_key=f"{side}/rank{r}")
+            calls = dict.fromkeys(MSPROBE_APIS, 0)
+            with open(os.path.join(rank_dir, "dump.json"), "w") as f:
+                f.write('{"task": "tensor", "level": "L1", "framework": "pytorch", '
+                        f'"dump_data_dir": {json.dumps(os.path.join(rank_dir, "dump_tensor_data"))}, "data": {{')
+                seq = 0
+                for t in range(a.tokens):
+                    for k in range(a.ops):
+                        api = MSPROBE_APIS[k % len(MSPROBE_APIS)]
+                        entry = f"{api}.{calls[api]}.forward"
+                        calls[api] += 1
+                        body = {"input_args": [], "input_kwargs": {}, "output": []}
+                        for o, (cat, key, idx) in enumerate((("input", "input_args", 0), ("input", "input_args", 1),
+                                                             ("output", "output", 0))):
+                            ts = pool.get(3 * k + o, variant(t, k, a.ops, side == "bench", cat == "output"))
+                            name = f"{entry}.{cat}.{idx}.pt"
+                            body[key].append({"type": "torch.Tensor", "dtype": "torch.float16", "shape": [1, COUNT],
+                                              "Max": ts["max"], "Min": ts["min"], "Mean": ts["mean"],
+                                              "Norm": ts["l2norm"], "requires_grad": False, "data_name": name})
+                            st.add("dump_tensor_data", name, "pth", None, [("input" if cat == "input" else "output",
+                                                                         idx, ts)], seq * 4 + o)
+                        f.write(("" if seq == 0 else ",") + f"\n {json.dumps(entry)}: {json.dumps(body)}")
+                        seq += 1
+                f.write("\n}}\n")
+            st.close()
+        roots[side] = os.path.join(a.out, side)
+    return f"-m {roots['npu']} -g {roots['bench']}"
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--flow", choices=["gefx", "fxfx"], required=True)
+    p.add_argument("--flow", choices=["gefx", "fxfx", "msprobe"], required=True)
     p.add_argument("--pairs", type=int, required=True, help="tensor pairs per rank (rounded up to whole ops)")
     p.add_argument("--out", required=True)
     p.add_argument("--format", choices=["store", "json"], default="store")
@@ -300,7 +391,7 @@ def main():
     if os.path.exists(a.out) and os.listdir(a.out):
         sys.exit(f"{a.out}: exists and is not empty; remove it first")
     pool = Tensors(random.Random(a.seed))
-    args = (gen_gefx if a.flow == "gefx" else gen_fxfx)(a, pool)
+    args = {"gefx": gen_gefx, "fxfx": gen_fxfx, "msprobe": gen_msprobe}[a.flow](a, pool)
     with open(os.path.join(a.out, "compare.args"), "w") as f:
         f.write(args + "\n")
     print(f"{a.out}: {a.flow}, {a.ranks} rank(s) x {a.tokens} tokens x {a.ops} ops = "

@@ -6,8 +6,8 @@
 # watched side with --golden until both its tokens are answered (an event or "judged clean" in the
 # log; token 1, the last, waits 3 s of quiet: rule 3), against `watch` of the same copy without
 # it: the daemon's peak RSS (VmHWM) each, the difference (what the golden costs) and the seconds
-# from the start to the second answer. (bench/live_pass_bench does not fit here: with the golden
-# ahead, a token stays pending and it never stops.)
+# from the start to the second answer. (bench/live_pass_bench times the comparer's passes alone,
+# without the watcher: it stops once its passes change nothing, a golden token ahead still pending.)
 # Usage: scale_golden.sh BUILD [BASE_BUILD|-] [DATA=/work/scale-data] [N...=100000 500000 2000000 5000000]
 # Both builds run one after the other for each N (base first when given).
 set -euo pipefail

@@ -80,6 +80,7 @@ TEST(HtmlPages, OnePagePerTokenLinkedFromTheOverview) {
   EXPECT_NE(overview.find("GE vs FX: &lt;a&gt; &amp; b"), std::string::npos);
   EXPECT_NE(overview.find("<li>token 9 of &lt;mine&gt;: not compared</li>"), std::string::npos);
   EXPECT_EQ(overview.find(" src="), std::string::npos);
+  EXPECT_EQ(overview.find("id=\"failed\""), std::string::npos);
   for (const char* t : {"rank3_token0.html", "rank3_token1.html"}) {
     EXPECT_TRUE(fs::is_regular_file(d.path / "out" / "report.tokens" / t)) << t;
     EXPECT_NE(overview.find(std::string("\"href\":\"report.tokens/") + t + "\""), std::string::npos) << t;
@@ -114,4 +115,28 @@ TEST(HtmlPages, ATokenMetAgainGetsASecondPage) {
   EXPECT_EQ(pages->pages(), 3u);
   for (const char* t : {"token4.html", "token5.html", "token4_2.html"})
     EXPECT_TRUE(fs::is_regular_file(d.path / "r.tokens" / t)) << t;
+}
+
+// A compare that fails after token pages were published (cli/compare.cpp write_failed_html): the
+// overview still comes, over the pages written (the open token's included), headed by the failure,
+// escaped.
+TEST(HtmlPages, AFailedCompareHeadsTheOverviewWithTheFailure) {
+  Dir d;
+  auto pages = msit::HtmlPages::create((d.path / "r.html").string());
+  ASSERT_TRUE(pages.ok());
+  pages->begin_rank(0);
+  std::vector<msit::ReportRow> rows = {row(0, 1, 0.1), row(0, 2, 0.2), row(1, 1, 0.3)};
+  ASSERT_TRUE(pages->rows(rows).ok());  // token 1 still open: the rank never ended
+  ASSERT_TRUE(pages->finish("compare: a vs b (failed)", {}, "x.npy: bad header <b>&</b>").ok());
+  const std::string overview = read(d.path / "r.html");
+  const size_t failed = overview.find(
+      "<div id=\"failed\"><b>The compare failed</b>: x.npy: bad header "
+      "&lt;b&gt;&amp;&lt;/b&gt;. No CSV or JSON report was written");
+  ASSERT_NE(failed, std::string::npos);
+  EXPECT_NE(overview.find("the 2 token(s) compared before the failure", failed), std::string::npos);
+  EXPECT_LT(failed, overview.find("<script id=\"tokens-data\""));
+  for (const char* t : {"rank0_token0.html", "rank0_token1.html"}) {
+    EXPECT_TRUE(fs::is_regular_file(d.path / "r.tokens" / t)) << t;
+    EXPECT_NE(overview.find(std::string("\"href\":\"r.tokens/") + t + "\""), std::string::npos) << t;
+  }
 }

@@ -10,7 +10,9 @@ docs/formats/ge-dump.md and fx-npy.md describe them. Shares no code with msit-co
 gefx: DIR/msit_ge_dump (my, GE ops of 2 inputs and 1 output, 3 pairs per op) and DIR/msit_fx_dump
 (golden, the FX nodes the graph text names); fxfx: DIR/my/msit_fx_dump and DIR/golden/msit_fx_dump;
 msprobe: DIR/npu and DIR/bench, compacted msProbe dumps (docs/formats/msprobe.md: dump.json and the
-rank folder's store), one API of 2 inputs and 1 output per op.
+rank folder's store), one API of 2 inputs and 1 output per op; atb: DIR/atb (my) and DIR/torch
+(golden), compacted ATB and torch-hook dumps of a model of 80 blocks (docs/formats/atb-torch.md),
+compared at --cl api (3 rows per block and token).
 Store trees of several ranks: rank 0 is written row by row, the other ranks are SQL copies of it.
 A token holds --ops ops (80 layers x 30 ops by default); tokens follow each other in time.
 One op in every 16 tokens carries an injected error (RED ~0.05), the rest only noise (~1e-3).
@@ -123,9 +125,10 @@ def tensor_row(key, role, idx, s, seq, salt):
 
 
 class StoreWriter:
-    def __init__(self, root, salt_key=None):
+    def __init__(self, root, salt_key=None, listed_depth=None):
         os.makedirs(root, exist_ok=True)
         self.root = root
+        self.listed_depth = listed_depth  # make only the first K components of a directory on disk
         # The two sides' payload hashes differ (equal hashes would make every pair exact).
         self.salt = zlib.crc32((salt_key or os.path.relpath(root, os.path.dirname(os.path.dirname(root)))).encode())
         path = os.path.join(root, "msit-summary.db")
@@ -145,7 +148,8 @@ class StoreWriter:
 
     def dir_id(self, rel):
         if rel not in self.dirs:
-            os.makedirs(os.path.join(self.root, rel), exist_ok=True)  # readers list it (raw files gone)
+            on_disk = rel if self.listed_depth is None else "/".join(rel.split("/")[:self.listed_depth])
+            os.makedirs(os.path.join(self.root, on_disk), exist_ok=True)  # readers list it (raw files gone)
             self.dirs[rel] = len(self.dirs) + 1
             self.db.execute("INSERT INTO dirs VALUES (?, ?)", (self.dirs[rel], rel))
         return self.dirs[rel]
@@ -161,12 +165,13 @@ class StoreWriter:
         if len(self.tensors) >= 50000:
             self.flush()
 
-    def clone_rank(self, r, rank_path):
-        """Copies every row written so far (rank 0's) as rank r's, in SQL: Python writes ~5k pairs/s, too
-        slow for 16 x 1M. rank_path maps a rank-0 directory to rank r's. Keys and ids move by whole
-        blocks, so the copy's rows keep the layout of docs/store.md (tensor key = file id << 20 | ordinal)."""
+    def clone(self, r, rank_path):
+        """Copies the rows written before the first call (rank 0's, or token 0's) as copy r, in SQL:
+        Python writes ~5k pairs/s, too slow for 16 x 1M. rank_path maps a directory of the first block
+        to copy r's. Keys and ids move by whole blocks, so the copy's rows keep the layout of
+        docs/store.md (tensor key = file id << 20 | ordinal)."""
         self.flush()
-        if r == 1:
+        if not hasattr(self, "rank0"):
             self.rank0 = (self.next_file - 1, dict(self.dirs))
         files, dirs = self.rank0
         off = r * files
@@ -222,7 +227,7 @@ class JsonWriter:
         with open(os.path.join(d, name + ".summary.json"), "w") as f:
             json.dump(doc, f)
 
-    def clone_rank(self, r, rank_path):
+    def clone(self, r, rank_path):
         raise NotImplementedError
 
     def close(self):
@@ -264,7 +269,7 @@ def clone_ranks(a, writers, rank_path):
     if a.format == "store":
         for r in range(1, a.ranks):
             for w in writers:
-                w.clone_rank(r, lambda rel, r=r: rank_path(rel, r))
+                w.clone(r, lambda rel, r=r: rank_path(rel, r))
 
 
 def gen_gefx(a, pool):
@@ -374,9 +379,106 @@ def gen_msprobe(a, pool):
     return f"-m {roots['npu']} -g {roots['bench']}"
 
 
+ATB_LAYERS = 80
+ATB_ROOT, TORCH_ROOT = "atb/msit_dump_20260101_000000", "torch/msit_dump_20260101_000000"
+
+
+def tree_node(name, typ, children):
+    """docs/formats/atb-torch.md §1.4: json.dump's default separators, one line."""
+    return f'{{"name": {json.dumps(name)}, "type": {json.dumps(typ)}, "children": [' + ", ".join(children) + "]}"
+
+
+def atb_layer_json(i):
+    """docs/formats/atb-torch.md §2.3: the layer JSON of BlockLayer_i (a LayerNorm, then a Linear)."""
+    n = f"BlockLayer_{i}"
+    in0, w, b, out, ln, fc = (f"{n}_input_0", f"{n}_input_1", f"{n}_input_2", f"{n}_output_0", f"{n}_internal_0",
+                              f"{n}_internal_1")
+    return {"opName": n, "opType": "BlockLayer", "param": "", "inTensors": [in0, w, b], "outTensors": [out],
+            "internalTensors": [ln, fc],
+            "nodes": [{"opName": f"LayerNormOperation_{i}_0", "opType": "LayerNormOperation", "param": {},
+                       "inTensors": [in0], "outTensors": [ln]},
+                      {"opName": f"LinearOperation_{i}_1", "opType": "LinearOperation", "param": {"hasBias": True},
+                       "inTensors": [ln, w, b], "outTensors": [fc]}]}
+
+
+def atb_model_json(layers):
+    """docs/formats/atb-torch.md §2.3: atb_speed's report (keys in alphabetical order) with the
+    probe's level-1 rewrite merging each layer JSON."""
+    nodes, weights, internals, prev = [], [], [], "Model_input_0"
+    for i in range(layers):
+        w, b = f"Model_weight_{2 * i}", f"Model_weight_{2 * i + 1}"
+        weights += [w, b]
+        out = "Model_output_0" if i + 1 == layers else f"Model_internal_{i}"
+        if i + 1 < layers:
+            internals.append(out)
+        lj = atb_layer_json(i)
+        nodes.append({"inTensors": [prev, w, b], "opName": f"BlockLayer_{i}", "outTensors": [out],
+                      "opType": "BlockLayer", "internalTensors": lj["internalTensors"], "nodes": lj["nodes"]})
+        prev = out
+    return {"inTensors": ["Model_input_0"], "internalTensors": internals, "modelName": "Model", "nodes": nodes,
+            "outTensors": ["Model_output_0"], "weightTensors": weights}
+
+
+def gen_atb(a, pool):
+    """docs/formats/atb-torch.md: a model of ATB_LAYERS blocks (LayerNorm, Linear) dumped by ATB
+    (float16 .bin, the model and layer JSONs: my) and by msit's torch hook (float32 .pth,
+    model_tree.json: golden), compacted: each dump's store holds the files' summaries, only the token
+    directories stay on disk. Token 0 is written row by row, the others are SQL copies of it (each
+    carries the same injected error, at block ATB_LAYERS / 2)."""
+    if a.format != "store":
+        sys.exit("--flow atb writes stores only")
+    L = ATB_LAYERS
+    atb_root, torch_root = os.path.join(a.out, ATB_ROOT), os.path.join(a.out, TORCH_ROOT)
+    atb, torch = StoreWriter(atb_root, "atb", listed_depth=3), StoreWriter(torch_root, "torch", listed_depth=3)
+    for d, text in ((f"model/200/Model.json", json.dumps(atb_model_json(L))),):
+        os.makedirs(os.path.dirname(os.path.join(atb_root, d)), exist_ok=True)
+        with open(os.path.join(atb_root, d), "w") as f:
+            f.write(text)
+    os.makedirs(os.path.join(atb_root, "layer/200"), exist_ok=True)
+    for i in range(L):
+        with open(os.path.join(atb_root, f"layer/200/BlockLayer_{i}.json"), "w") as f:
+            json.dump(atb_layer_json(i), f)
+    blocks = [tree_node(f"root.layers.{i}", "Block", [tree_node(f"root.layers.{i}.ln", "LayerNorm", []),
+                                                      tree_node(f"root.layers.{i}.fc", "Linear", [])]) for i in range(L)]
+    os.makedirs(os.path.join(torch_root, "torch_tensors/cpu_100"), exist_ok=True)
+    with open(os.path.join(torch_root, "torch_tensors/cpu_100/model_tree.json"), "w") as f:
+        f.write(tree_node("root", "Model", [tree_node("root.layers", "ModuleList", blocks)]))
+    seq = 0
+
+    def both(k, atb_dir, atb_name, torch_dir, torch_name, role, idx, out):
+        nonlocal seq
+        atb.add(f"tensors/0_200/0/{atb_dir}", atb_name, "atb_bin", None,
+                [(role, idx, pool.get(k, 2 if out and k >= 3 * (L // 2) else 1))], seq)
+        if torch_dir is not None:
+            torch.add(f"torch_tensors/cpu_100/0/{torch_dir}", torch_name, "pth", None, [(role, idx, pool.get(k, 0))],
+                      seq)
+        seq += 1
+
+    for i in range(L):
+        op, m, k = f"{i}_BlockLayer", f"root.layers.{i}", 3 * i
+        both(k, f"{op}/before", "intensor0.bin", m, "input_0.pth", "input", 0, False)
+        both(k + 2, f"{op}/after", "outtensor0.bin", m, "output.pth", "output", 0, True)
+        both(k, f"{op}/0_LayerNormOperation/before", "intensor0.bin", f"{m}.ln", "input_0.pth", "input", 0, False)
+        both(k + 1, f"{op}/0_LayerNormOperation/after", "outtensor0.bin", f"{m}.ln", "output.pth", "output", 0, True)
+        both(k + 1, f"{op}/1_LinearOperation/before", "intensor0.bin", f"{m}.fc", "input_0.pth", "input", 0, False)
+        both(k + 3, f"{op}/1_LinearOperation/before", "intensor1.bin", None, None, "input", 1, False)
+        both(k + 4, f"{op}/1_LinearOperation/before", "intensor2.bin", None, None, "input", 2, False)
+        both(k + 2, f"{op}/1_LinearOperation/after", "outtensor0.bin", f"{m}.fc", "output.pth", "output", 0, True)
+    torch.add("torch_tensors/cpu_100/0/root", "input_0.pth", "pth", None, [("input", 0, pool.get(0, 0))], seq)
+    torch.add("torch_tensors/cpu_100/0/root", "output.pth", "pth", None, [("output", 0, pool.get(3 * L, 0))], seq + 1)
+    for t in range(1, a.tokens):
+        atb.clone(t, lambda rel, t=t: f"tensors/0_200/{t}/" + rel.split("/", 3)[3] if rel.count("/") >= 3
+                  else f"tensors/0_200/{t}")
+        torch.clone(t, lambda rel, t=t: f"torch_tensors/cpu_100/{t}/" + rel.split("/", 3)[3] if rel.count("/") >= 3
+                    else f"torch_tensors/cpu_100/{t}")
+    atb.close()
+    torch.close()
+    return f"-m {atb_root} -g {torch_root} --cl api"
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--flow", choices=["gefx", "fxfx", "msprobe"], required=True)
+    p.add_argument("--flow", choices=["gefx", "fxfx", "msprobe", "atb"], required=True)
     p.add_argument("--pairs", type=int, required=True, help="tensor pairs per rank (rounded up to whole ops)")
     p.add_argument("--out", required=True)
     p.add_argument("--format", choices=["store", "json"], default="store")
@@ -388,10 +490,13 @@ def main():
     ops_total = (a.pairs + 2) // 3
     a.ops = min(a.ops, ops_total)
     a.tokens = (ops_total + a.ops - 1) // a.ops
+    if a.flow == "atb":  # 3 api rows per block and 3 of the model's: --ops is the model's
+        a.ops = ATB_LAYERS + 1
+        a.tokens = (a.pairs + 3 * a.ops - 1) // (3 * a.ops)
     if os.path.exists(a.out) and os.listdir(a.out):
         sys.exit(f"{a.out}: exists and is not empty; remove it first")
     pool = Tensors(random.Random(a.seed))
-    args = {"gefx": gen_gefx, "fxfx": gen_fxfx, "msprobe": gen_msprobe}[a.flow](a, pool)
+    args = {"gefx": gen_gefx, "fxfx": gen_fxfx, "msprobe": gen_msprobe, "atb": gen_atb}[a.flow](a, pool)
     with open(os.path.join(a.out, "compare.args"), "w") as f:
         f.write(args + "\n")
     print(f"{a.out}: {a.flow}, {a.ranks} rank(s) x {a.tokens} tokens x {a.ops} ops = "

@@ -142,16 +142,18 @@ class StoreWriter:
         self.db.execute("PRAGMA user_version = 2")
         self.db.execute("INSERT INTO meta VALUES ('created_by', ?)", (CREATED_BY,))
         self.db.execute("BEGIN")
-        self.dirs = {}
+        self.dirs, self.new_dirs, self.made = {}, [], set()
         self.next_file = 1
         self.files, self.tensors = [], []
 
     def dir_id(self, rel):
         if rel not in self.dirs:
             on_disk = rel if self.listed_depth is None else "/".join(rel.split("/")[:self.listed_depth])
-            os.makedirs(os.path.join(self.root, on_disk), exist_ok=True)  # readers list it (raw files gone)
+            if on_disk not in self.made:
+                os.makedirs(os.path.join(self.root, on_disk), exist_ok=True)  # readers list it (raw files gone)
+                self.made.add(on_disk)
             self.dirs[rel] = len(self.dirs) + 1
-            self.db.execute("INSERT INTO dirs VALUES (?, ?)", (self.dirs[rel], rel))
+            self.new_dirs.append((self.dirs[rel], rel))
         return self.dirs[rel]
 
     def add(self, rel_dir, name, kind, op, tensors, seq):
@@ -170,26 +172,28 @@ class StoreWriter:
         Python writes ~5k pairs/s, too slow for 16 x 1M. rank_path maps a directory of the first block
         to copy r's. Keys and ids move by whole blocks, so the copy's rows keep the layout of
         docs/store.md (tensor key = file id << 20 | ordinal)."""
-        self.flush()
         if not hasattr(self, "rank0"):
             self.rank0 = (self.next_file - 1, dict(self.dirs))
         files, dirs = self.rank0
         off = r * files
         for rel, did in dirs.items():
             self.dir_id(rank_path(rel))
+        self.flush()
         self.db.execute("CREATE TEMP TABLE IF NOT EXISTS dmap(old INTEGER PRIMARY KEY, new INTEGER)")
         self.db.execute("DELETE FROM dmap")
         self.db.executemany("INSERT INTO dmap VALUES (?, ?)", [(did, self.dirs[rank_path(rel)]) for rel, did in dirs.items()])
         fcols = ",".join(n for n, _ in FILE_COLS if n != "ino")
         self.db.execute(f"INSERT INTO files(id, dir_id, name, ino, {fcols}) SELECT f.id + ?, m.new, f.name, f.ino + ?, "
-                        f"{','.join('f.' + c for c in fcols.split(','))} FROM files f JOIN dmap m ON m.old = f.dir_id "
-                        f"WHERE f.id <= ?", (off, off, files))
+                        f"{','.join('f.' + c for c in fcols.split(','))} FROM files f CROSS JOIN dmap m "
+                        f"WHERE f.id <= ? AND m.old = f.dir_id", (off, off, files))  # CROSS: the id range outer
         tcols = ",".join(n for n, _ in TENSOR_COLS)
         self.db.execute(f"INSERT INTO tensors(key, {tcols}) SELECT key + ?, {tcols} FROM tensors WHERE key < ?",
                         (off * 1048576, (files + 1) * 1048576))
         self.next_file = off + files + 1
 
     def flush(self):
+        self.db.executemany("INSERT INTO dirs VALUES (?, ?)", self.new_dirs)
+        self.new_dirs = []
         self.db.executemany(f"INSERT INTO files VALUES ({','.join('?' * (3 + len(FILE_COLS)))})", self.files)
         self.db.executemany(f"INSERT INTO tensors VALUES ({','.join('?' * (1 + len(TENSOR_COLS)))})", self.tensors)
         self.files, self.tensors = [], []

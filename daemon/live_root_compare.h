@@ -30,6 +30,7 @@ struct MsRankPair;  // common/compare_msprobe/pairs.h
 namespace msit::daemon {
 
 struct AtbLiveState;  // daemon/live_compare_atb.h
+struct MsStepDir;     // daemon/live_compare_msprobe.cpp
 
 // Whether a listed file is whole, and (`written`) when it was last written on the comparer's
 // clock, if known.
@@ -133,8 +134,9 @@ class LiveRootCompare {
                                             std::vector<TokenVerdict>* verdicts, std::set<std::string>* indexed);
   // What each side shows of its steps (every rank folder, with its dump.json or without it yet),
   // and into `indexed` (may be null) the watched side's tensor folders.
-  void msprobe_sides(const std::vector<MsRankPair>& pairs, Sides& mine, Sides& golden,
-                     std::set<std::string>* indexed) const;
+  // `steps`: the step folders the pass listed (null: every step folder below the roots).
+  void msprobe_sides(const std::vector<MsRankPair>& pairs, const std::vector<MsStepDir>* steps, Sides& mine,
+                     Sides& golden, std::set<std::string>* indexed) const;
   // Compares a final step of a rank and answers it: its event if it diverges, its verdict for
   // `verdicts` (may be null); nothing yet while its dump.json or tensor files do not read.
   std::optional<DivergenceEvent> answer_step(const TokenFinality::Key& k, const MsRankPair& p, const std::string& tag,
@@ -211,6 +213,11 @@ class LiveRootCompare {
   // msProbe: rank/step -> when its compare first found a tensor pair unreadable (answered anyway
   // after a grace period, daemon/live_compare_msprobe.cpp).
   std::map<std::string, int64_t> unreadable_since_;
+  // msProbe: the watched step folders whose every rank was answered -> the modification times of
+  // that folder and of the golden's then; not listed again while both stay (live_compare_msprobe.cpp).
+  std::map<std::string, std::pair<int64_t, int64_t>> ms_retired_steps_;
+  // msProbe: the resolver's lines already logged (one per step folder paired, or per root pair).
+  std::set<std::string> ms_paired_lines_;
   // Cost (docs/live-divergence.md "Cost"): a token answered while final is retired with the
   // signatures its files had then (mine, golden); later passes drop it from both trees before
   // reading or matching anything (CompareOptions::prune), and its rows leave the cache. A

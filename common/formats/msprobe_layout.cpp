@@ -3,6 +3,7 @@
 #include "common/formats/msprobe_layout.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "common/io/tree_walk.h"
 
@@ -76,7 +77,10 @@ Result<std::vector<MsprobeRankDir>> list_msprobe_ranks(const std::string& step_d
     (n->kind == MsprobeRankKind::kRank ? ranks : procs).push_back(std::move(r));
   }
   std::vector<MsprobeRankDir>& out = ranks.empty() ? procs : ranks;
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.rank.number < b.rank.number; });
+  // msProbe's order: a bare `rank` first, then by number.
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return std::pair(!a.rank.bare, a.rank.number) < std::pair(!b.rank.bare, b.rank.number);
+  });
   return std::move(out);
 }
 

@@ -138,11 +138,27 @@ std::optional<MsprobeDataName> match_aclgraph(const Tokens& t) {
   return std::nullopt;
 }
 
+// MindSpore's graph half writes each tensor as `{cell}.{forward|backward}.{io}.{i}_{dtype}_{id}.npy`
+// (TensorDump's own suffix, `_in_` before the dtype for inputs dumped on entry), renames it twice
+// at the step's end (first the cell's call counter, then without the suffix) and builds dump.json
+// from those files (docs/formats/msprobe.md §1.2). The suffixed name is msProbe's, not yet a data
+// name: a file under it is read and moved by msProbe later and must never be taken as raw.
+bool is_tensordump_pending(std::string_view last) {
+  const size_t first = last.find('_'), final = last.rfind('_');
+  if (first == std::string_view::npos || first == final) return false;
+  if (!all_digits(last.substr(0, first)) || !all_digits(last.substr(final + 1))) return false;
+  std::string_view mid = last.substr(first + 1, final - first - 1);  // "float32" or "in_float32"
+  if (mid.starts_with("in_")) mid.remove_prefix(3);
+  return !mid.empty() &&
+         std::all_of(mid.begin(), mid.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); });
+}
+
 }  // namespace
 
 std::optional<uint64_t> parse_msprobe_step_dir(std::string_view name) { return number_after(name, "step"); }
 
 std::optional<MsprobeRankName> parse_msprobe_rank_dir(std::string_view name) {
+  if (name == "rank") return MsprobeRankName{MsprobeRankKind::kRank, 0, true};
   static constexpr std::pair<std::string_view, MsprobeRankKind> kKinds[] = {
       {"rank", MsprobeRankKind::kRank}, {"proc", MsprobeRankKind::kProc}, {"pid", MsprobeRankKind::kPid}};
   for (const auto& [prefix, kind] : kKinds) {
@@ -206,6 +222,7 @@ std::optional<MsprobeDataName> parse_msprobe_data_name(std::string_view file_nam
       ++k;
     }
     for (; k < t->size(); ++k) d.path.emplace_back((*t)[k]);
+    if (type == MsprobeFileType::kNpy && !d.path.empty() && is_tensordump_pending(d.path.back())) return std::nullopt;
     return d;
   }
   if (type != MsprobeFileType::kPt) return std::nullopt;

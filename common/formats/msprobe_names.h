@@ -28,6 +28,9 @@ enum class MsprobeRankKind : uint8_t {
 struct MsprobeRankName {
   MsprobeRankKind kind = MsprobeRankKind::kRank;
   uint64_t number = 0;
+  // A bare `rank` folder: MindSpore's graph half on a single card without RANK_ID (§1.2); msProbe
+  // pairs it before every numbered rank.
+  bool bare = false;
 };
 std::optional<MsprobeRankName> parse_msprobe_rank_dir(std::string_view name);
 

@@ -96,7 +96,12 @@ TEST(MsprobeNames, DirectoryNames) {
   EXPECT_EQ(parse_msprobe_rank_dir("proc4711")->kind, MsprobeRankKind::kProc);
   EXPECT_EQ(parse_msprobe_rank_dir("pid9")->kind, MsprobeRankKind::kPid);
   EXPECT_EQ(parse_msprobe_rank_dir("rank3")->number, 3u);
-  EXPECT_FALSE(parse_msprobe_rank_dir("rank").has_value());
+  // The graph half's bare `rank` (one card, no RANK_ID; docs/formats/msprobe.md §1.2).
+  ASSERT_TRUE(parse_msprobe_rank_dir("rank").has_value());
+  EXPECT_TRUE(parse_msprobe_rank_dir("rank")->bare);
+  EXPECT_EQ(parse_msprobe_rank_dir("rank")->kind, MsprobeRankKind::kRank);
+  EXPECT_FALSE(parse_msprobe_rank_dir("rank0")->bare);
+  EXPECT_FALSE(parse_msprobe_rank_dir("proc").has_value());
   EXPECT_FALSE(parse_msprobe_rank_dir("rank-1").has_value());
 }
 
@@ -109,6 +114,13 @@ TEST(MsprobeScope, OnlyTensorFilesOfRankFoldersAreRaw) {
   EXPECT_TRUE(is_dump_candidate_path("/d/step3/pid77/tensor_data/model.fc.0.output.pt"));
   EXPECT_TRUE(is_dump_candidate_path("/d/pynative/step1/rank2/dump_tensor_data/Mint.add.0.forward.output.0.npy"));
   EXPECT_TRUE(is_dump_candidate_path("rel/step0/rank0/dump_tensor_data/" + kPt));
+  // The graph half (§1.2): a bare rank folder; TensorDump's suffixed files are msProbe's until renamed.
+  const std::string g = "/d/graph/step0/rank/dump_tensor_data/Cell.layers.1.Block.forward.0.";
+  EXPECT_TRUE(is_dump_candidate_path(g + "input.0.npy"));
+  EXPECT_FALSE(is_dump_candidate_path(g + "input.0_float32_165.npy"));
+  EXPECT_FALSE(is_dump_candidate_path(g + "input.0_in_bfloat16_3.npy"));
+  EXPECT_FALSE(is_dump_candidate_path("/d/graph/step0/rank/dump_tensor_data/Cell.a.B.forward.input.0_float32_2.npy"));
+  EXPECT_TRUE(is_dump_candidate_path("/d/step0/rank0/dump_tensor_data/Functional.f.0.forward.kwargs.atten_mask.npy"));
   for (const char* kept : {"dump.json", "stack.json", "construct.json", "debug.json", "mapping.csv",
                            "dump_error_info.log", "notes.txt", "x.npy"}) {
     EXPECT_FALSE(is_dump_candidate_path(std::string("/d/step0/rank0/dump_tensor_data/") + kept)) << kept;
@@ -185,6 +197,13 @@ TEST(MsprobeLayout, KindsAndRankOrder) {
   ASSERT_TRUE(procs.ok());
   ASSERT_EQ(procs->size(), 2u);
   EXPECT_EQ((*procs)[0].name, "proc7");
+  // The graph half's bare rank sorts before rank0, as msProbe's compare sorts it (-1).
+  t.file("mix/graph/step0/rank/dump.json");
+  auto graph = list_msprobe_ranks((t.root / "mix/graph/step0").string());
+  ASSERT_TRUE(graph.ok());
+  ASSERT_EQ(graph->size(), 2u);
+  EXPECT_EQ((*graph)[0].name, "rank");
+  EXPECT_EQ((*graph)[1].name, "rank0");
   auto steps = list_msprobe_steps((t.root / "dump").string());
   ASSERT_TRUE(steps.ok());
   ASSERT_EQ(steps->size(), 2u);

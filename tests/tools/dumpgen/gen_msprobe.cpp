@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -118,6 +119,15 @@ void run_rank(Run& r, bool target, int step, int rank) {
   std::string rel = std::string(target ? "npu" : "bench") + (o.ms_split ? "/pynative" : "") + "/step" +
                     std::to_string(step) + "/" + rank_dir;
   MsprobeRankWriter w(o, fw, rel, r.manifest);
+  // MindSpore PYNATIVE_GRAPH at level mix: the blocks are jit cells, dumped again in graph/ (a bare
+  // `rank` folder on one card: msProbe's graph half renames rank0 when no RANK_ID is set).
+  std::optional<MsprobeRankWriter> g;
+  if (o.ms_split && o.level == "mix" && fw == "mindspore") {
+    const std::string grank = o.ranks == 1 ? std::string("rank") : rank_dir;
+    g.emplace(o, fw, std::string(target ? "npu" : "bench") + "/graph/step" + std::to_string(step) + "/" + grank,
+              r.manifest);
+    g->graph_half();
+  }
   const uint64_t seed = o.seed * 1000003 + static_cast<uint64_t>(rank) * 7919 + static_cast<uint64_t>(step);
   Rng rng(seed), irng(seed + 11), nrng(seed * 2654435761ull + 17);
   Mat act = random_mat(rng, static_cast<uint64_t>(o.rows), static_cast<uint64_t>(o.hidden), 1.0, true);
@@ -155,11 +165,13 @@ void run_rank(Run& r, bool target, int step, int rank) {
     if (ends_block(r, i)) {  // the module's entry follows its children (docs/formats/msprobe.md §4)
       const std::string mod = module_name(r, fw, i) + ".forward.0";
       w.add_entry(mod, forward_body(w, ModelOp{}, {block_in, Mat{}, act}, mod, dtype), "");
+      if (g) g->add_entry(mod, forward_body(*g, ModelOp{}, {block_in, Mat{}, act}, mod, dtype), "");
       block_in = act;
     }
   }
   if (o.backward) write_backward(r, w, target, dtype, seed + 101, entries, acts);
   w.finish();
+  if (g) g->finish();
 }
 
 int injection_index(const MsprobeGenOptions& o, const std::vector<ModelOp>& ops) {

@@ -22,7 +22,7 @@ struct MsprobeGenOptions {
   int steps = 1;
   int ranks = 1;
   bool proc_dirs = false;  // proc{PID} folders instead of rank{R} (one rank)
-  bool ms_split = false;   // MindSpore PYNATIVE_GRAPH: the tree under pynative/
+  bool ms_split = false;   // MindSpore PYNATIVE_GRAPH: the tree under pynative/ (and graph/ at level mix)
   bool backward = false;   // backward entries (and parameters_grad at level mix)
   int ops = 12;
   std::string chain = "toy";  // toy | llama (as `msit-dumpgen model`)

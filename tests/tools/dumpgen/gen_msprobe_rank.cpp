@@ -165,18 +165,20 @@ Json MsprobeRankWriter::record(const std::vector<double>& v, const std::vector<u
 void MsprobeRankWriter::add_entry(const std::string& name, Json body, const std::string& parent) {
   data_.set(name, std::move(body));
   if (name.find(".forward") != std::string::npos) forward_names_.push_back(name);
-  if (o_.level == "mix") construct_.set(name, parent.empty() ? Json::null() : Json::str(parent));
+  if (o_.level == "mix" || graph_half_) construct_.set(name, parent.empty() ? Json::null() : Json::str(parent));
 }
 
 void MsprobeRankWriter::finish() {
   Json top = Json::object();
   top.set("task", Json::str(o_.task));
-  top.set("level", Json::str(o_.level));
+  top.set("level", Json::str(graph_half_ ? "L0" : o_.level));
   if (o_.generation >= 26) top.set("framework", Json::str(framework_));
   top.set("dump_data_dir", o_.task == "tensor" ? Json::str("./" + rel_ + "/dump_tensor_data") : Json::null());
   top.set("data", std::move(data_));
   const std::string frame = "File /home/user/model.py, line 42, in forward, \n y = self.op(x)";
-  if (o_.generation >= 26) {  // deduplicated: {"0": [[entries], [frames]]} (docs/formats/msprobe.md §11)
+  if (graph_half_) {  // {cell: []} for every cell: the graph half has no Python frames
+    for (const auto& n : forward_names_) stack_.set(n, Json::array());
+  } else if (o_.generation >= 26) {  // deduplicated: {"0": [[entries], [frames]]} (docs/formats/msprobe.md §11)
     Json names = Json::array(), frames = Json::array();
     for (const auto& n : forward_names_) names.add(Json::str(n));
     frames.add(Json::str(frame));

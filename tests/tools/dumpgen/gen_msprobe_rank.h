@@ -32,6 +32,10 @@ class MsprobeRankWriter {
   // Writes dump.json, stack.json and construct.json (json.dump with indent=1).
   void finish();
 
+  // This folder is MindSpore's graph half (docs/formats/msprobe.md §1.2): level L0, the jit
+  // cells' entries only, dump.json and stack.json as msProbe builds them from TensorDump's files.
+  void graph_half() { graph_half_ = true; }
+
   const std::string& framework() const { return framework_; }
   int generation() const { return o_.generation; }
   std::string dtype_text(const std::string& dtype) const;  // torch.bfloat16 / BFloat16
@@ -43,6 +47,7 @@ class MsprobeRankWriter {
   Json data_ = Json::object(), construct_ = Json::object(), stack_ = Json::object();
   std::vector<std::string> forward_names_;
   uint64_t files_ = 0;
+  bool graph_half_ = false;
 };
 
 }  // namespace dumpgen

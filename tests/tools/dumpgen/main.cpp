@@ -125,7 +125,8 @@ void add_msprobe(CLI::App& app, MsprobeGenOptions& o) {
   c->add_option("--steps", o.steps, "steps (step{N} folders)");
   c->add_option("--ranks", o.ranks, "ranks (rank{R} folders)");
   c->add_flag("--proc", o.proc_dirs, "proc{PID} folders instead of rank{R} (one rank)");
-  c->add_flag("--ms-split", o.ms_split, "the tree under pynative/ (MindSpore PYNATIVE_GRAPH)");
+  c->add_flag("--ms-split", o.ms_split,
+              "MindSpore PYNATIVE_GRAPH: the tree under pynative/, at level mix the blocks also under graph/");
   c->add_flag("--backward", o.backward, "backward entries (and parameters_grad at level mix)");
   c->add_option("--ops", o.ops, "ops in the chain");
   c->add_option("--chain", o.chain, "toy | llama (as the model command)")->check(CLI::IsMember({"toy", "llama"}));

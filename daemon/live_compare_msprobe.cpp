@@ -415,8 +415,8 @@ std::optional<DivergenceEvent> LiveRootCompare::answer_step(const TokenFinality:
   auto t = ms_compare_pair(p.npu_json, p.bench_json, o, sink);
   const int64_t rank = real_rank(k);
   const std::string step = (in_graph_half(k) ? "graph/step" : "step") + std::to_string(k.token);
-  const std::string which =
-      root_ + ": live compare: rank " + (rank < 0 ? std::string("-") : std::to_string(rank)) + ", " + step;
+  const std::string which = root_ + ": live compare: rank " + (rank < 0 ? std::string("-") : std::to_string(rank)) +
+                            (in_graph_half(k) ? ", graph step " : ", step ") + std::to_string(k.token);
   if (!t.ok()) {
     // A dump.json caught mid-rewrite (finality saw it whole and unchanged twice, so rarely):
     // asked again at the next pass.

@@ -4,8 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 
 #include "common/base/printable.h"
@@ -18,7 +20,11 @@ bool Logger::stderr_is_journal() {
   const char* js = std::getenv("JOURNAL_STREAM");
   if (js == nullptr) return false;
   unsigned long long dev = 0, ino = 0;
-  if (std::sscanf(js, "%llu:%llu", &dev, &ino) != 2) return false;
+  const char* end = js + std::strlen(js);
+  auto [colon, dev_err] = std::from_chars(js, end, dev);
+  if (dev_err != std::errc() || colon == end || *colon != ':') return false;
+  auto [rest, ino_err] = std::from_chars(colon + 1, end, ino);
+  if (ino_err != std::errc() || rest != end) return false;
   struct stat st {};
   if (::fstat(STDERR_FILENO, &st) != 0) return false;
   return static_cast<unsigned long long>(st.st_dev) == dev && static_cast<unsigned long long>(st.st_ino) == ino;

@@ -4,8 +4,10 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 
 namespace msit {
@@ -27,11 +29,17 @@ class PhaseTimer {
   using Clock = std::chrono::steady_clock;
   static double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
   static long resident_mb() {
-    long pages = 0, resident = 0;
+    // statm is "SIZE RESIDENT SHARED ..." in pages.
+    char line[256] = {};
     if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
-      if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+      if (std::fgets(line, sizeof line, f) == nullptr) line[0] = '\0';
       std::fclose(f);
     }
+    const char* end = line + std::strlen(line);
+    long pages = 0, resident = 0;
+    auto [after_size, size_err] = std::from_chars(line, end, pages);
+    if (size_err != std::errc() || after_size == end) return 0;
+    if (std::from_chars(after_size + 1, end, resident).ec != std::errc()) return 0;
     return resident * ::sysconf(_SC_PAGESIZE) / (1 << 20);
   }
 

@@ -172,8 +172,8 @@ MsPairLevels estimate_summaries(const TensorSummary& n, const TensorSummary& b, 
   row.metrics[1] = MsCell::of(*e.red * bs.l2norm);
   row.metric_message = "compacted: Cosine and EucDist estimated from the summaries' sketches";
   row.source = out.source = MetricSource::kSketch;
-  out.cosine = *e.cosine;
-  out.red = *e.red;
+  out.cosine = e.cosine;
+  out.red = e.red;
   return out;
 }
 

@@ -159,7 +159,6 @@ void FileCache::load_uncached(const std::vector<const SourceFile*>& files, Small
 }
 
 void FileCache::preload(const std::vector<const SourceFile*>& files, SmallFileBatch& reader) {
-  using Slot = std::pair<std::shared_ptr<LoadedFile>, std::shared_ptr<std::once_flag>>;
   std::vector<const std::string*> paths;
   std::vector<Slot> slots, stored_slots;
   std::vector<const SourceFile*> stored;
@@ -170,30 +169,30 @@ void FileCache::preload(const std::vector<const SourceFile*>& files, SmallFileBa
       continue;
     }
     std::lock_guard<std::mutex> lock(mu_);
-    auto& slot = files_[f->path()];
-    if (slot) continue;  // loaded, or being loaded, already
-    slot = std::make_shared<LoadedFile>();
-    slot->source = f;
-    auto& once = once_[f->path()];
-    once = std::make_shared<std::once_flag>();
+    auto [it, added] = files_.try_emplace(f->path());
+    if (!added) continue;  // loaded, or being loaded, already
+    Slot& slot = it->second;
+    slot.file = std::make_shared<LoadedFile>();
+    slot.file->source = f;
+    slot.once = std::make_shared<std::once_flag>();
     if (f->kind == SourceKind::kSummary) {
-      slots.emplace_back(slot, once);
+      slots.push_back(slot);
       paths.push_back(&f->path());
     } else {
-      stored_slots.emplace_back(slot, once);
+      stored_slots.push_back(slot);
       stored.push_back(f);
     }
   }
   reader.read(paths, kSummaryMaxBytes);
   for (size_t k = 0; k < slots.size(); ++k) {
-    auto& slot = slots[k];  // not a structured binding: clang before 16 cannot capture one
-    std::call_once(*slot.second, [&] { fill_summary(*slot.first, reader.contents(k)); });
+    const Slot& slot = slots[k];
+    std::call_once(*slot.once, [&] { fill_summary(*slot.file, reader.contents(k)); });
   }
   // Stored GE summaries by batch, not one query each: on the 100,800-pair store the per-file
   // reads were 30% of compare's CPU time (docs/benchmarks.md "Where the time goes").
   load_stored(stored, [&](size_t k, Result<FileSummary>& got) {
-    auto& slot = stored_slots[k];
-    std::call_once(*slot.second, [&] { fill_stored(*slot.first, got); });
+    const Slot& slot = stored_slots[k];
+    std::call_once(*slot.once, [&] { fill_stored(*slot.file, got); });
   });
 }
 
@@ -204,29 +203,24 @@ std::shared_ptr<LoadedFile> FileCache::get(const SourceFile& f, bool keep) {
     load(*lf);
     return lf;
   }
-  std::shared_ptr<LoadedFile> lf;
-  std::shared_ptr<std::once_flag> once;
+  Slot slot;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto& slot = files_[f.path()];
-    if (!slot) {
-      slot = std::make_shared<LoadedFile>();
-      slot->source = &f;
-      once_[f.path()] = std::make_shared<std::once_flag>();
+    Slot& s = files_[f.path()];
+    if (!s.file) {
+      s.file = std::make_shared<LoadedFile>();
+      s.file->source = &f;
+      s.once = std::make_shared<std::once_flag>();
     }
-    lf = slot;
-    once = once_[f.path()];
+    slot = s;
   }
-  std::call_once(*once, [&] { load(*lf); });
-  return lf;
+  std::call_once(*slot.once, [&] { load(*slot.file); });
+  return slot.file;
 }
 
 void FileCache::forget(const std::vector<const SourceFile*>& files) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const SourceFile* f : files) {
-    files_.erase(f->path());
-    once_.erase(f->path());
-  }
+  for (const SourceFile* f : files) files_.erase(f->path());
 }
 
 Result<TensorCounts> FileCache::counts(const SourceFile& f) {

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "common/base/result.h"
@@ -54,9 +55,16 @@ class FileCache {
   std::shared_ptr<Result<FileSummary>> summarize(LoadedFile& lf, const StatsOptions& opts);
 
  private:
+  // A file's load and the flag that runs it once, by the file's path. Hashed, one map: looked up
+  // for every GE file of every row, an ordered map's compares of long paths sharing their
+  // directories (and a second map for the flag) were ~5% of a summarised compare's CPU time.
+  struct Slot {
+    std::shared_ptr<LoadedFile> file;
+    std::shared_ptr<std::once_flag> once;
+  };
+
   std::mutex mu_;
-  std::map<std::string, std::shared_ptr<LoadedFile>> files_;
-  std::map<std::string, std::shared_ptr<std::once_flag>> once_;
+  std::unordered_map<std::string, Slot> files_;
 };
 
 // Position of tensor (role, index) in a raw file / summary; FX files hold one tensor.

@@ -394,6 +394,7 @@ void LiveRootCompare::note_msprobe_coverage(const Coverage& c, std::vector<Diver
   Coverage per_rank;
   per_rank.token_word = "step";
   per_rank.my_only_ranks = c.my_only_ranks;
+  per_rank.my_only_parts = c.my_only_parts;
   for (const RankCoverage& rc : c.ranks) {
     for (const auto& [rank, until] : answered_until_) {
       RankCoverage r;

@@ -280,10 +280,10 @@ void LiveRootCompare::note_coverage(const Coverage& c, std::vector<DivergenceEve
   // A golden dumped at the same time may be late with a rank or a token: a gap is said only once
   // the golden has shown it went past it (a token of another rank answered; a later token of
   // the same rank answered).
-  auto gap = [&](int64_t rank, std::optional<int64_t> token, std::string what) {
+  auto gap = [&](int64_t rank, std::optional<int64_t> token, std::string what, const std::string& part = "") {
     DivergenceEvent e;
     e.kind = EventKind::kNotCompared;
-    e.id = divergence_id(root_, rank, token.value_or(-1), "\x1fnot compared");
+    e.id = divergence_id(root_, rank, token.value_or(-1), "\x1fnot compared" + part);
     if (!gaps_reported_.insert(e.id).second) return;
     e.rank = rank;
     e.token = token ? std::to_string(*token) : std::string();
@@ -293,6 +293,8 @@ void LiveRootCompare::note_coverage(const Coverage& c, std::vector<DivergenceEve
     events.push_back(std::move(e));
   };
   if (answered_until_.empty()) return;
+  for (const std::string& part : c.my_only_parts)
+    gap(-1, std::nullopt, part + " of " + my_dir_ + " has no counterpart in the golden " + golden_dir_, part);
   for (int64_t r : c.my_only_ranks)
     gap(r, std::nullopt,
         "rank " + std::to_string(r) + " of " + my_dir_ + " has no counterpart in the golden " + golden_dir_);

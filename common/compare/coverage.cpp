@@ -50,7 +50,7 @@ void RankCoverage::count(const std::vector<ReportRow>& rows) {
 }
 
 bool Coverage::gaps_in_mine() const {
-  if (!my_only_ranks.empty()) return true;
+  if (!my_only_ranks.empty() || !my_only_parts.empty()) return true;
   return std::any_of(ranks.begin(), ranks.end(),
                      [](const RankCoverage& r) { return !r.my_only_tokens.empty() || r.no_golden > 0; });
 }
@@ -66,6 +66,8 @@ bool Coverage::unlike() const {
 
 std::vector<std::string> Coverage::lines() const {
   std::vector<std::string> out;
+  for (const std::string& part : my_only_parts)
+    out.push_back(part + " of --my-path not in --golden-path: not compared");
   if (!my_only_ranks.empty())
     out.push_back(plural(my_only_ranks.size(), "rank") + ids(my_only_ranks) +
                   " of --my-path not in --golden-path: not compared");

@@ -28,6 +28,9 @@ struct RankCoverage {
 struct Coverage {
   std::vector<int64_t> my_only_ranks, golden_only_ranks;
   std::vector<RankCoverage> ranks;
+  // Parts of my dump the golden has no counterpart for as a whole ("the graph half D/graph (jit
+  // cells)" of an msProbe split against one run's tree).
+  std::vector<std::string> my_only_parts;
   // What a token is called in the lines: msProbe's are steps.
   std::string token_word = "token";
 

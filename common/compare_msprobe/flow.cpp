@@ -268,6 +268,7 @@ Result<MsRankTally> compare_sides(const MsprobeSide& npu, const MsprobeSide& ben
                                   MsRowSink& sink) {
   MsMode mode = ms_mode_of(npu, bench);
   MsMatchOptions mo = o.match;
+  mo.msprobe8 = o.generation == MsGeneration::k8;
   mo.cross_frame =
       npu.header.framework == MsprobeFramework::kMindspore && bench.header.framework != MsprobeFramework::kMindspore;
   if (o.layer_mapping && ms_layer_mapping_applies(npu)) {

@@ -114,15 +114,18 @@ std::string cell_mapped_key(const std::string& name, const MsMatchOptions& o) {
   return key;
 }
 
+std::vector<std::string> names_of(const std::vector<MsprobeItem>& rows) {
+  std::vector<std::string> out;
+  out.reserve(rows.size());
+  for (const auto& r : rows) out.push_back(r.name);
+  return out;
+}
+
 std::vector<std::string> npu_keys(const std::vector<MsprobeItem>& rows, const MsMatchOptions& o) {
   // msProbe names the NPU key by -am, then -cm, then -dm, whatever -fm says; -fm only changes
   // how keys are paired, and a data mapping pairs exactly.
-  if (o.fuzzy && !o.cell_mapping_on && o.data_mapping.empty()) {
-    std::vector<std::string> keys;
-    for (const auto& r : rows) keys.push_back(r.name);
-    return keys;
-  }
-  if (!o.cell_mapping_on && o.data_mapping.empty()) return renumbered_keys(rows);
+  if (o.fuzzy && !o.cell_mapping_on && o.data_mapping.empty()) return names_of(rows);
+  if (!o.cell_mapping_on && o.data_mapping.empty()) return o.msprobe8 ? names_of(rows) : renumbered_keys(rows);
   std::vector<std::string> keys;
   keys.reserve(rows.size());
   for (const auto& r : rows) {
@@ -153,17 +156,15 @@ std::vector<MsPair> exact_pairs(const std::vector<std::string>& nk, const std::v
 }
 
 // -fm: both sides walked in step; a row waits in its queue until a later row of the other side
-// has its key, and NPU rows passed over are unmatched (msProbe's process_fuzzy_match).
-std::vector<MsPair> fuzzy_pairs(const std::vector<std::string>& nk, const std::vector<std::string>& bk) {
-  std::vector<std::string> nf, bf;
-  for (const auto& k : nk) nf.push_back(ms_fuzzy_key(k));
-  for (const auto& k : bk) bf.push_back(ms_fuzzy_key(k));
+// has its key, and NPU rows passed over are unmatched (msProbe's process_fuzzy_match). `nf`,
+// `bf`: the fuzzy keys (ms_fuzzy_key).
+std::vector<MsPair> fuzzy_pairs(const std::vector<std::string>& nf, const std::vector<std::string>& bf) {
   std::vector<size_t> nq, bq;
   std::vector<MsPair> out;
-  size_t longest = std::max(nk.size(), bk.size());
+  size_t longest = std::max(nf.size(), bf.size());
   for (size_t i = 0; i < longest; ++i) {
-    if (i < nk.size()) nq.push_back(i);
-    if (i < bk.size()) bq.push_back(i);
+    if (i < nf.size()) nq.push_back(i);
+    if (i < bf.size()) bq.push_back(i);
     if (nq.empty() != bq.empty()) break;
     long np = -1, bp = -1;
     for (size_t b = 0; b + 1 < bq.size() && np < 0; ++b) {
@@ -264,14 +265,18 @@ bool ms_dtypes_match(const std::string& npu, const std::string& bench, bool cros
 
 std::vector<MsPair> ms_match(const std::vector<MsprobeItem>& npu, const std::vector<MsprobeItem>& bench,
                              const MsMatchOptions& o) {
+  const bool fuzzy = o.fuzzy && o.data_mapping.empty();
   auto nk = npu_keys(npu, o);
-  std::vector<std::string> bk;
-  if (o.fuzzy && o.data_mapping.empty()) {
-    for (const auto& r : bench) bk.push_back(r.name);
-  } else {
-    bk = renumbered_keys(bench);
+  std::vector<std::string> bk = fuzzy || o.msprobe8 ? names_of(bench) : renumbered_keys(bench);
+  if (fuzzy) {
+    for (auto& k : nk) k = ms_fuzzy_key(k);
+    for (auto& k : bk) k = ms_fuzzy_key(k);
   }
-  std::vector<MsPair> pairs = o.fuzzy && o.data_mapping.empty() ? fuzzy_pairs(nk, bk) : exact_pairs(nk, bk);
+  if (o.msprobe8 && o.data_mapping.empty()) {  // 8.x's merge on (key, shape); its -fm checks both too
+    for (size_t i = 0; i < nk.size(); ++i) nk[i] += '\x1f' + npu[i].shape;
+    for (size_t j = 0; j < bk.size(); ++j) bk[j] += '\x1f' + bench[j].shape;
+  }
+  std::vector<MsPair> pairs = fuzzy ? fuzzy_pairs(nk, bk) : exact_pairs(nk, bk);
   if (o.data_mapping.empty()) {
     for (auto& p : pairs) {
       if (p.bench && !ms_dtypes_match(npu[p.npu].dtype, bench[*p.bench].dtype, o.cross_frame)) p.bench.reset();

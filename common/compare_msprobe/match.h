@@ -21,6 +21,10 @@ struct MsMatchOptions {
   // -cm: NPU cell path (after "Cell.") -> bench module path; `cell_mapping_on` also for an empty map.
   std::unordered_map<std::string, std::string> cell_mapping;
   bool cell_mapping_on = false;
+  // 8.x's matching (-i compare.json, mstt's msprobe 8.3.3): a row pairs by its name AND its shape
+  // (a same-name row of another shape is unmatched, also with -fm), and no backward call counter
+  // is renumbered. -dm (and -lm, a data mapping) still pairs by name alone, as 8.x does.
+  bool msprobe8 = false;
 };
 
 struct MsPair {

@@ -260,6 +260,39 @@ std::string ints(const std::set<int64_t>& v) {
   return out;
 }
 
+struct SplitHalves {
+  std::string graph;  // the split's graph half, "" when it has none
+};
+
+// A graph/pynative split against a tree of one run (docs/resolve.md "msProbe trees"): msProbe
+// pairs a split with another split only. Its pynative half holds what the other run dumped
+// eagerly too (the APIs, and the cells around them at mix level): `split` becomes that half, a
+// dump_path; the graph half (the jit cells, bare `rank` folders) has no counterpart in one run's
+// tree and is left to be compared on its own. A split without a pynative half is refused with
+// the command that compares its graph half.
+Result<SplitHalves> pynative_half(MsGiven& split, const MsGiven& other, bool split_is_my, const CommandLine& cmd) {
+  SplitHalves h;
+  const std::string graph = join(split.path, "graph"), pynative = join(split.path, "pynative");
+  struct stat st {};
+  if (::stat(graph.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) h.graph = graph;
+  MsGiven half = ms_given(pynative);
+  if (half.level != MsLevel::kDumpPath) {
+    const char* side = split_is_my ? "my" : "the golden";
+    return make_error(split.path, Stage::kMode,
+                      std::string(side) + " graph/pynative split has " +
+                          (half.level == MsLevel::kNone ? "no pynative half with a step folder"
+                                                        : "a pynative half that is not a dump_path") +
+                          ", and the other side is " + ms_given_text(other) +
+                          ": only a pynative half pairs with a dump of one run; to compare the graph half (jit "
+                          "cells) with it, give it" +
+                          (h.graph.empty() ? std::string()
+                           : split_is_my   ? suggest(cmd, h.graph, other.path)
+                                           : suggest(cmd, other.path, h.graph)));
+  }
+  split = std::move(half);
+  return h;
+}
+
 }  // namespace
 
 MsGiven ms_given(const std::string& path_in) {
@@ -342,6 +375,7 @@ std::string ms_given_text(const MsGiven& g) {
 
 Result<MsPlan> plan_msprobe_pair(const std::string& my_in, const std::string& golden_in, const CommandLine& cmd) {
   MsGiven my = ms_given(my_in), golden = ms_given(golden_in);
+  std::vector<std::string> plan_parts;  // parts of my dump not compared (coverage)
   const MsGiven my_given = my, golden_given = golden;
   for (const MsGiven* g : {&my, &golden}) {
     if (g->level == MsLevel::kNone)
@@ -349,10 +383,19 @@ Result<MsPlan> plan_msprobe_pair(const std::string& my_in, const std::string& go
                         "no msProbe dump (no dump.json, rank, step, graph or pynative folder) on the " +
                             std::string(g == &my ? "my" : "golden") + " side");
   }
+  std::string half_line;
+  bool pynative_subdir = false;  // my pynative half's reports go to OUT/pynative/, as a split's do
   if ((my.level == MsLevel::kMixSplit) != (golden.level == MsLevel::kMixSplit)) {
-    return make_error(my.path, Stage::kMode,
-                      "my " + level_text(my) + " and the golden " + golden.path + ", " + level_text(golden) +
-                          ": a graph/pynative split compares with another one only");
+    const bool my_split = my.level == MsLevel::kMixSplit;
+    MSIT_ASSIGN_OR_RETURN(SplitHalves h, pynative_half(my_split ? my : golden, my_split ? golden : my, my_split, cmd));
+    half_line = std::string("; ") + (my_split ? "my" : "the golden's") + " pynative half only";
+    if (!h.graph.empty()) {
+      half_line += ": its graph half " + h.graph + " (jit cells) not compared";
+      if (my_split && cmd)
+        half_line += " (compare it on its own: " + cmd(shell_quote(h.graph), shell_quote(golden.path)) + ")";
+    }
+    if (my_split && !h.graph.empty()) plan_parts.push_back("the graph half " + h.graph + " (jit cells)");
+    pynative_subdir = my_split;
   }
   // A dump.json against a folder: its rank folder.
   for (MsGiven* g : {&my, &golden}) {
@@ -377,6 +420,9 @@ Result<MsPlan> plan_msprobe_pair(const std::string& my_in, const std::string& go
       break;
     }
   }
+  if (pynative_subdir) {
+    for (MsRankPair& r : plan.pairs) r.subdir = r.subdir.empty() ? "pynative" : "pynative/" + r.subdir;
+  }
   for (const MsRankPair& r : plan.pairs) {
     if (identity(r.npu_json) && identity(r.npu_json) == identity(r.bench_json)) {
       return make_error(my_given.path, Stage::kDetect,
@@ -389,6 +435,7 @@ Result<MsPlan> plan_msprobe_pair(const std::string& my_in, const std::string& go
   plan.coverage.my_only_ranks.assign(p.my_only_ranks.begin(), p.my_only_ranks.end());
   plan.coverage.golden_only_ranks.assign(p.golden_only_ranks.begin(), p.golden_only_ranks.end());
   plan.coverage.token_word = "step";
+  plan.coverage.my_only_parts = std::move(plan_parts);
   plan.line = "paired: my " + my_given.path + " (" + level_text(my_given) + ") with golden " + golden_given.path +
               " (" + level_text(golden_given) + "): " + std::to_string(plan.pairs.size()) + " dump.json pair" +
               (plan.pairs.size() == 1 ? "" : "s");
@@ -406,6 +453,7 @@ Result<MsPlan> plan_msprobe_pair(const std::string& my_in, const std::string& go
   }
   if (!p.my_only_ranks.empty()) plan.line += "; no golden for my ranks " + ints(p.my_only_ranks);
   if (!p.golden_only_ranks.empty()) plan.line += "; golden ranks " + ints(p.golden_only_ranks) + " not in mine";
+  plan.line += half_line;
   return plan;
 }
 

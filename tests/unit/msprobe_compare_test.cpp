@@ -264,6 +264,44 @@ TEST(MsprobeCompare, FuzzyMatchSkipsCounters) {
   EXPECT_FALSE(pairs[2].bench);
 }
 
+// 8.x (-i compare.json) pairs rows by name and shape: a row of the same name and another shape
+// is unmatched (8.3.3's merge on the key and the shape, and its -fm check of both); 26.x pairs by
+// name alone. -dm still pairs by name in 8.x. 8.x renumbers no backward counter.
+TEST(MsprobeCompare, Msprobe8PairsByNameAndShape) {
+  auto t = [](std::string e, std::string shape) {
+    return tensor(std::move(e), ".output.0", "torch.float32", std::move(shape), s4(1, 0, 0.5, 1));
+  };
+  std::vector<MsprobeItem> npu = {t("Torch.add.0.forward", "[2, 3]"), t("Torch.mul.0.forward", "[4]")};
+  std::vector<MsprobeItem> bench = {t("Torch.add.0.forward", "[3, 2]"), t("Torch.mul.0.forward", "[4]")};
+  MsMatchOptions o;
+  auto pairs = ms_match(npu, bench, o);  // 26.x
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs[0].bench, std::optional<size_t>(0));
+  EXPECT_EQ(pairs[1].bench, std::optional<size_t>(1));
+  o.msprobe8 = true;
+  pairs = ms_match(npu, bench, o);
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_FALSE(pairs[0].bench);
+  EXPECT_EQ(pairs[1].bench, std::optional<size_t>(1));
+  o.fuzzy = true;  // 8.x's -fm: the same name without counters, and the same shape
+  npu[1] = t("Torch.mul.7.forward", "[4]");
+  pairs = ms_match(npu, bench, o);
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_FALSE(pairs[0].bench);
+  EXPECT_EQ(pairs[1].bench, std::optional<size_t>(1));
+  o.fuzzy = false;  // -dm: by name alone
+  o.data_mapping["Torch.add.0.forward.output.0"] = "Torch.add.0.forward.output.0";
+  pairs = ms_match(npu, bench, o);
+  EXPECT_EQ(pairs[0].bench, std::optional<size_t>(0));
+  // Backward counters: 26.x renumbers them by order (a recomputed forward shifts none), 8.x not.
+  o = {};
+  std::vector<MsprobeItem> nb = {t("Torch.add.3.backward", "[2]")};
+  std::vector<MsprobeItem> bb = {t("Torch.add.0.backward", "[2]")};
+  EXPECT_EQ(ms_match(nb, bb, o)[0].bench, std::optional<size_t>(0));
+  o.msprobe8 = true;
+  EXPECT_FALSE(ms_match(nb, bb, o)[0].bench);
+}
+
 TEST(MsprobeCompare, PercentTexts) {
   EXPECT_DOUBLE_EQ(ms_percent_value("12.5%"), 0.125);
   EXPECT_DOUBLE_EQ(ms_percent_value("0"), 0.0);

@@ -31,3 +31,13 @@ cp -r ms/npu c
 "$BIN" compact c -q
 run export c/step0/rank1 -o ex
 run compare -q -tp ex -gp ms/bench/step0/rank1 -o out
+# A MindSpore graph/pynative split against one run's tree (here a MindSpore dump without the
+# split): the pynative half pairs with it, the graph half is said as not compared (exit 4) with the
+# command that compares it on its own; the golden's graph half is said and changes nothing; a
+# split without a pynative half is refused with the command for its graph half.
+"$DUMPGEN" msprobe --out sp --framework mindspore --ms-split --level mix --ops 6 --hidden 8 --rows 2 --seed 3 --dtype float32 > /dev/null
+"$DUMPGEN" msprobe --out one --framework mindspore --level mix --ops 6 --hidden 8 --rows 2 --seed 3 --dtype float32 > /dev/null
+run compare -tp sp/npu -gp one/bench -o out
+run compare -q -tp one/npu -gp sp/bench -o out
+mkdir gonly && cp -r sp/npu/graph gonly/graph
+run compare -tp gonly -gp one/bench -o out

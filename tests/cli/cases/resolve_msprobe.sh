@@ -14,6 +14,15 @@ rm -r short/step0/rank1 short/step1
 run compare -tp ms/npu -gp short -o out
 # The golden has ranks the my side lacks: reported, not counted.
 run compare -q -tp short/step0 -gp ms/bench/step0 -o out
+# APIs of mine without a golden partner are coverage too (docs/compare.md "Coverage"), per rank
+# over its steps: exit 4 when nothing failed. A golden of another model (most of my APIs unpaired,
+# or paired with tensors of other shapes) is not two runs of one model: exit 3.
+"$DUMPGEN" msprobe --out fewer --steps 2 --ranks 2 --ops 3 --hidden 8 --rows 2 --seed 3 --dtype float32 > /dev/null
+"$DUMPGEN" msprobe --out other --ops 1 --hidden 8 --rows 2 --seed 3 --dtype float32 > /dev/null
+"$DUMPGEN" msprobe --out wide --ops 4 --hidden 16 --rows 2 --seed 3 --dtype float32 > /dev/null
+run compare -q -tp ms/npu -gp fewer/bench -o out
+run compare -q -tp ms/npu/step0/rank0 -gp other/bench -o out
+run compare -q -tp ms/npu/step1/rank1 -gp wide/bench/step0/rank0 -o out
 # The same dump on both sides, also a dump_path against its own step folder.
 run compare -tp ms/npu -gp ms/npu -o out
 run compare -tp ms/npu -gp ms/npu/step1 -o out

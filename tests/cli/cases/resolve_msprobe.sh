@@ -26,6 +26,14 @@ run compare -q -tp ms/npu/step1/rank1 -gp wide/bench/step0/rank0 -o out
 # The same dump on both sides, also a dump_path against its own step folder.
 run compare -tp ms/npu -gp ms/npu -o out
 run compare -tp ms/npu -gp ms/npu/step1 -o out
+# dump_tensor_data/ on one side is its rank folder (not msProbe's files read as GE ops); a
+# directory holding both dump_paths, or summaries without their dump.json, refused with what they
+# hold; a step folder is not narrowed to the rank folder of another step.
+run compare -tp ms/npu/step1/rank0/dump_tensor_data -gp ms/bench -o out
+run compare -q -tp ms -gp ms/bench -o out
+mkdir db && echo x > db/msit-summary.db
+run compare -q -tp db -gp ms/bench/step0/rank0 -o out
+run compare -q -tp ms/npu/step0/rank0 -gp ms/bench/step1 -o out
 # A step or rank the other side lacks: refused with what was found and what to type.
 run compare -tp ms/npu/step1 -gp short -o out
 run compare -tp ms/npu/step0/rank1 -gp short/step0 -o out

@@ -16,6 +16,8 @@
 #include "common/compare_msprobe/mapping_file.h"
 #include "common/compare_msprobe/pairs.h"
 #include "common/compare_msprobe/stack.h"
+#include "common/formats/msprobe_names.h"
+#include "common/io/atomic_write.h"
 #include "common/io/output_file.h"
 #include "common/resolve/msprobe_pairs.h"
 
@@ -110,6 +112,16 @@ void print_pair(const MsRankPair& p, const MsRankTally& t, const std::string& re
   std::printf("Saved comparing results: %s\n", report.c_str());
 }
 
+// One pair's APIs without a bench partner (or with one of another shape) into the compare's
+// coverage, by the target's rank: the steps of a rank add up.
+void add_api_coverage(Coverage& c, const MsRankPair& p, RankCoverage apis) {
+  const auto rank = parse_msprobe_rank_dir(base_name(parent_dir(p.npu_json)));
+  if (rank && rank->kind == MsprobeRankKind::kRank) apis.rank = static_cast<int64_t>(rank->number);
+  auto same = std::find_if(c.ranks.begin(), c.ranks.end(), [&](const RankCoverage& r) { return r.rank == apis.rank; });
+  if (same == c.ranks.end()) c.ranks.push_back(std::move(apis));
+  else same->add_counts(apis);
+}
+
 }  // namespace
 
 MsprobeOptions add_msprobe_options(CLI::App* cmd, MsprobeCliArgs& a) {
@@ -180,9 +192,10 @@ int run_msprobe_compare_cli(const MsprobeRunArgs& r, const MsprobeCliArgs& a, Ms
     print_error("compare", plan.error().to_string());
     return kExitBadInput;
   }
+  plan->coverage.unlike_hint =
+      ", or pair APIs named differently on the two sides with --fuzzy-match, --data-mapping or --layer-mapping";
   if (r.verbosity != Verbosity::kQuiet) std::printf("%s\n", plan->line.c_str());
   print_warnings("compare", plan->notes, r.verbosity);
-  for (const std::string& gap : plan->coverage.lines()) print_warning("compare", gap);
   const std::vector<MsRankPair>* pairs = &plan->pairs;
   o.match = *mo;
   o.jobs = r.jobs;
@@ -213,7 +226,10 @@ int run_msprobe_compare_cli(const MsprobeRunArgs& r, const MsprobeCliArgs& a, Ms
     all.fail += t->by_result[2];
     all.jump += (t->forward ? 1 : 0) + (t->backward ? 1 : 0);
     all.suspect += (t->forward_suspect ? 1 : 0) + (t->backward_suspect ? 1 : 0);
+    add_api_coverage(plan->coverage, p, t->coverage);
   }
+  // What one side lacks (ranks, steps, APIs of mine without a bench partner), after the reports.
+  for (const std::string& gap : plan->coverage.lines()) print_warning("compare", gap);
   return compare_exit_status(all, r.verbosity == Verbosity::kQuiet, &plan->coverage);
 }
 

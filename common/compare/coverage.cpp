@@ -24,6 +24,11 @@ std::string rank_prefix(const RankCoverage& r) {
   return r.rank ? "rank " + std::to_string(*r.rank) + ": " : std::string();
 }
 
+// The first few ops without golden are named, each once.
+void name_op(std::vector<std::string>& named, const std::string& op) {
+  if (named.size() < kOpsNamed && std::find(named.begin(), named.end(), op) == named.end()) named.push_back(op);
+}
+
 }  // namespace
 
 std::vector<int64_t> only_in(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
@@ -37,16 +42,28 @@ std::vector<int64_t> only_in(const std::vector<int64_t>& a, const std::vector<in
 
 void RankCoverage::count(const std::vector<ReportRow>& rows) {
   for (const ReportRow& r : rows) {
-    ++my_tensors;
-    if (r.problem.kind == RowProblem::Kind::kNoGolden) {
-      ++no_golden;
-      const std::string op = r.my_label.known() ? r.my_label.op : std::string(row_file(r, false));
-      if (no_golden_ops.size() < kOpsNamed &&
-          std::find(no_golden_ops.begin(), no_golden_ops.end(), op) == no_golden_ops.end())
-        no_golden_ops.push_back(op);
-    }
-    if (has(r.fail_reason, FailReason::kShapeMismatch)) ++shape_mismatch;
+    const bool without_golden = r.problem.kind == RowProblem::Kind::kNoGolden;
+    add(without_golden, has(r.fail_reason, FailReason::kShapeMismatch),
+        !without_golden      ? std::string()
+        : r.my_label.known() ? r.my_label.op
+                             : std::string(row_file(r, false)));
   }
+}
+
+void RankCoverage::add(bool without_golden, bool other_shape, const std::string& op) {
+  ++my_tensors;
+  if (without_golden) {
+    ++no_golden;
+    name_op(no_golden_ops, op);
+  }
+  if (other_shape) ++shape_mismatch;
+}
+
+void RankCoverage::add_counts(const RankCoverage& o) {
+  my_tensors += o.my_tensors;
+  no_golden += o.no_golden;
+  shape_mismatch += o.shape_mismatch;
+  for (const std::string& op : o.no_golden_ops) name_op(no_golden_ops, op);
 }
 
 bool Coverage::gaps_in_mine() const {

@@ -23,6 +23,11 @@ struct RankCoverage {
   std::vector<std::string> no_golden_ops;  // the first few ops without a golden partner, by name
   // Counts the rows of one rank's report (after evaluation).
   void count(const std::vector<ReportRow>& rows);
+  // Counts one tensor of mine, `op` naming it: the flows whose rows are not ReportRows (msProbe)
+  // count through here.
+  void add(bool without_golden, bool other_shape, const std::string& op);
+  // Adds the tensor counts of `o` (another report of the same rank: an msProbe step).
+  void add_counts(const RankCoverage& o);
 };
 
 struct Coverage {
@@ -33,6 +38,9 @@ struct Coverage {
   std::vector<std::string> my_only_parts;
   // What a token is called in the lines: msProbe's are steps.
   std::string token_word = "token";
+  // What else to check when the trees look unlike, after --golden-path (msProbe: its options
+  // that pair APIs named differently).
+  std::string unlike_hint;
 
   // Something of my run was not compared: a rank or token of mine without golden, or tensors
   // of mine without their golden partner. It could hold the divergence.

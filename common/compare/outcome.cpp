@@ -20,7 +20,8 @@ CompareOutcome compare_outcome(const RowTally& t, const Coverage* coverage) {
     return {CompareStatus::kUnreadable,
             "these do not look like two runs of one model: most of my tensors have no golden counterpart "
             "of the same shape (exit status " +
-                std::to_string(static_cast<int>(CompareStatus::kUnreadable)) + "); check --golden-path"};
+                std::to_string(static_cast<int>(CompareStatus::kUnreadable)) + "); check --golden-path" +
+                coverage->unlike_hint};
   }
   if (t.fail || t.jump) return {CompareStatus::kDivergence, {}};
   if (t.error) return {CompareStatus::kUnreadable, {}};

@@ -32,7 +32,9 @@ FlowFamily detect_family(const FlowSelectors& s, const std::string& golden_path,
   if (atb::has_manual_mapping(golden_path)) return FlowFamily::kManualMapping;
   if (s.legacy_ait) return FlowFamily::kLegacyAit;
   if (tensor_file(golden_path) && tensor_file(my_path)) return FlowFamily::kTwoFiles;
-  if (is_msprobe_path(golden_path) && is_msprobe_path(my_path)) return FlowFamily::kMsprobe;
+  // One side an msProbe dump is enough: no other flow reads msProbe's files (the torchair flow
+  // would pair them as GE ops), and the msProbe resolver says what the other side is instead.
+  if (is_msprobe_path(golden_path) || is_msprobe_path(my_path)) return FlowFamily::kMsprobe;
   if (atb::is_atb_torch_compare(golden_path, my_path)) return s.stats ? FlowFamily::kAtbStats : FlowFamily::kAtbTorch;
   return FlowFamily::kTorchair;
 }

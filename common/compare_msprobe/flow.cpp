@@ -159,6 +159,8 @@ class PairStream {
     for (const MsRow& r : chunk_) {
       ++tally_.rows;
       if (!r.bench) ++tally_.unmatched;
+      const MsprobeItem& n = npu_.items[r.npu];
+      tally_.coverage.add(!r.bench, r.bench && n.shape != bench_.items[*r.bench].shape, n.entry);
       ++tally_.by_result[static_cast<size_t>(r.result)];
     }
     MsTable t{mode_, o_.generation, &npu_.items, &bench_.items, &chunk_, {}, sources_};

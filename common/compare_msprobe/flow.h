@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/base/result.h"
+#include "common/compare/coverage.h"
 #include "common/compare_msprobe/mapping_file.h"
 #include "common/compare_msprobe/report.h"
 #include "common/compare_msprobe/side.h"
@@ -46,6 +47,9 @@ struct MsRankTally {
   // Each pass's first suspect before its first divergence (if any): a name the rule would not
   // confirm (a thin margin, or statistics only with upstream statistics moved too): inconclusive.
   std::optional<MsDivergence> forward_suspect, backward_suspect;
+  // The target's rows as coverage (docs/compare.md "Coverage"): those without a bench partner, or
+  // with one of another shape (rank not set: the caller knows it).
+  RankCoverage coverage;
 };
 
 // Where a compare's rows go: per rank pair, the head, then chunks of rows (each chunk holds whole

@@ -205,7 +205,11 @@ bool is_msprobe_path(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return false;
   if (S_ISREG(st.st_mode)) return is_json_name(base_name(path));
-  return S_ISDIR(st.st_mode) && holds_dump_json(path, 0);
+  if (!S_ISDIR(st.st_mode)) return false;
+  // dump_tensor_data/ given: its rank folder is compared (the resolver reads it so), and without
+  // this the pair would go to the torchair flow and match msProbe's files as GE ops.
+  if (is_msprobe_tensor_dir(base_name(path))) return holds_dump_json(path + "/..", 0);
+  return holds_dump_json(path, 0);
 }
 
 }  // namespace msit

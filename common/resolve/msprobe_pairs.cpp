@@ -11,6 +11,8 @@
 
 #include "common/compare/dump_index.h"
 #include "common/formats/msprobe_layout.h"
+#include "common/io/atomic_write.h"
+#include "common/io/derived_names.h"
 #include "common/io/tree_walk.h"
 
 namespace msit::resolve {
@@ -19,23 +21,15 @@ namespace {
 std::string join(const std::string& dir, std::string_view name) {
   return dir.empty() || dir.back() == '/' ? dir + std::string(name) : dir + "/" + std::string(name);
 }
-std::string parent_of(const std::string& p) {
-  const size_t slash = p.find_last_of('/');
-  return slash == 0 ? std::string("/") : slash == std::string::npos ? std::string(".") : p.substr(0, slash);
-}
-std::string base_of(const std::string& p) {
-  const size_t slash = p.find_last_of('/');
-  return slash == std::string::npos ? p : p.substr(slash + 1);
-}
 bool has(const std::vector<std::string>& v, std::string_view n) { return std::find(v.begin(), v.end(), n) != v.end(); }
 
-std::optional<uint64_t> step_of_name(const std::string& dir) { return parse_msprobe_step_dir(base_of(dir)); }
+std::optional<uint64_t> step_of_name(const std::string& dir) { return parse_msprobe_step_dir(base_name(dir)); }
 
 // A rank folder's place: its name, and its step when its parent is a step folder.
 void place_rank(MsGiven& g) {
   g.level = MsLevel::kRank;
-  if (parse_msprobe_rank_dir(base_of(g.path))) g.rank_name = base_of(g.path);
-  g.step = step_of_name(parent_of(g.path));
+  if (parse_msprobe_rank_dir(base_name(g.path))) g.rank_name = base_name(g.path);
+  g.step = step_of_name(parent_dir(g.path));
 }
 
 std::string list_names(const std::vector<std::string>& v) {
@@ -104,7 +98,17 @@ Status narrow(MsGiven& hi, const MsGiven& lo, bool hi_is_my, Narrowed& n, const 
     n.step = hi.step;
     return ok_status();
   }
-  // A step folder (or a directory holding rank folders) narrowed to a rank folder.
+  // A step folder (or a directory holding rank folders) narrowed to a rank folder: of the same
+  // step as the other side's, else two iterations would be compared as one.
+  if (lo.step && hi.step && *lo.step != *hi.step) {
+    const std::string same = join(join(parent_dir(hi.path), "step" + std::to_string(*lo.step)), lo.rank_name);
+    struct stat st {};
+    const bool there = !lo.rank_name.empty() && ::stat(same.c_str(), &st) == 0;
+    return make_error(hi.path, Stage::kDetect,
+                      std::string("the ") + hi_side + " step folder is step " + std::to_string(*hi.step) +
+                          ", the other side's rank folder is of step " + std::to_string(*lo.step) +
+                          ": give folders of one step" + (there ? cmd_for(same) : std::string()));
+  }
   const std::vector<std::string> ranks = names_of(rank_dirs(hi.path));
   std::string pick;
   if (!lo.rank_name.empty() && has(ranks, lo.rank_name)) pick = lo.rank_name;
@@ -155,7 +159,7 @@ Status add_rank_pair(Pairing& p, const std::string& my, const std::string& golde
     p.plan.pairs.push_back(std::move(r));
   }
   p.plan.notes.insert(p.plan.notes.end(), notes.begin(), notes.end());
-  p.rank_names.insert(base_of(my));
+  p.rank_names.insert(base_name(my));
   return ok_status();
 }
 
@@ -236,15 +240,9 @@ Status pair_dump_paths(Pairing& p, const std::string& my, const std::string& gol
   return ok_status();
 }
 
-std::optional<std::pair<dev_t, ino_t>> identity(const std::string& p) {
-  struct stat st {};
-  if (::stat(p.c_str(), &st) != 0) return std::nullopt;
-  return std::make_pair(st.st_dev, st.st_ino);
-}
-
 std::string level_text(const MsGiven& g) {
   switch (g.level) {
-    case MsLevel::kFile: return "msProbe " + base_of(g.path);
+    case MsLevel::kFile: return "msProbe " + base_name(g.path);
     case MsLevel::kRank: return "msProbe rank folder";
     case MsLevel::kStep: return "msProbe step folder";
     case MsLevel::kDumpPath: return "msProbe dump_path";
@@ -293,6 +291,28 @@ Result<SplitHalves> pynative_half(MsGiven& split, const MsGiven& other, bool spl
   return h;
 }
 
+// What a directory that is no msProbe dump holds instead: summaries without their dump.json, or
+// msProbe dumps (a parent of the dump_paths), with the command line for the first.
+std::string instead_of_dump(const MsGiven& g, bool is_my, const std::string& other, const CommandLine& cmd) {
+  auto l = list_sorted(g.path);
+  if (!l.ok()) return {};
+  if (has(l->files, kStoreFileName)) {  // summaries copied without their json
+    return "; it holds " + std::string(kStoreFileName) + " without the dump.json msProbe pairs tensors by: copy " +
+           "the rank folder's dump.json beside it (export -o carries both)";
+  }
+  std::vector<std::string> found;
+  const std::string other_abs = absolute_path(other);
+  for (const std::string& d : l->dirs) {
+    const std::string sub = join(g.path, d);  // the other side's dump (or one holding it) is no choice
+    if (same_file(sub, other_abs) || other_abs.rfind(sub + "/", 0) == 0) continue;
+    if (ms_given(sub).level != MsLevel::kNone) found.push_back(d);
+  }
+  if (found.empty()) return {};
+  const std::string one = join(g.path, found.front());
+  return "; it holds msProbe dumps " + list_names(found) + ": give the one to compare" +
+         (is_my ? suggest(cmd, one, other) : suggest(cmd, other, one));
+}
+
 }  // namespace
 
 MsGiven ms_given(const std::string& path_in) {
@@ -301,10 +321,10 @@ MsGiven ms_given(const std::string& path_in) {
   struct stat st {};
   if (::stat(g.path.c_str(), &st) != 0) return g;
   if (S_ISREG(st.st_mode)) {
-    const std::string name = base_of(g.path);
+    const std::string name = base_name(g.path);
     if (name == kMsprobeDumpJson || name == kMsprobeDebugJson) {
       MsGiven dir;
-      dir.path = parent_of(g.path);
+      dir.path = parent_dir(g.path);
       place_rank(dir);
       g.level = MsLevel::kFile;
       g.rank_name = dir.rank_name;
@@ -314,7 +334,7 @@ MsGiven ms_given(const std::string& path_in) {
   }
   auto l = list_sorted(g.path);
   if (!l.ok()) return g;
-  switch (msprobe_dir_kind(base_of(g.path), l->dirs, l->files)) {
+  switch (msprobe_dir_kind(base_name(g.path), l->dirs, l->files)) {
     case MsprobeDirKind::kDumpPath: g.level = MsLevel::kDumpPath; break;
     case MsprobeDirKind::kMixSplit: g.level = MsLevel::kMixSplit; break;
     case MsprobeDirKind::kStep:
@@ -323,7 +343,7 @@ MsGiven ms_given(const std::string& path_in) {
       break;
     case MsprobeDirKind::kRank: place_rank(g); break;
     case MsprobeDirKind::kTensorDir:  // dump_tensor_data given: its rank folder
-      g.path = parent_of(g.path);
+      g.path = parent_dir(g.path);
       place_rank(g);
       break;
     case MsprobeDirKind::kNone:
@@ -367,7 +387,7 @@ std::string ms_given_text(const MsGiven& g) {
              (files.empty() ? std::string("nothing yet") : files);
     }
     case MsLevel::kMixSplit: return "an msProbe graph/pynative split (MindSpore PYNATIVE_GRAPH)";
-    case MsLevel::kFile: return "an msProbe " + base_of(g.path);
+    case MsLevel::kFile: return "an msProbe " + base_name(g.path);
     case MsLevel::kNone: break;
   }
   return "no msProbe dump";
@@ -381,7 +401,8 @@ Result<MsPlan> plan_msprobe_pair(const std::string& my_in, const std::string& go
     if (g->level == MsLevel::kNone)
       return make_error(g->path, Stage::kMatch,
                         "no msProbe dump (no dump.json, rank, step, graph or pynative folder) on the " +
-                            std::string(g == &my ? "my" : "golden") + " side");
+                            std::string(g == &my ? "my" : "golden") + " side" +
+                            instead_of_dump(*g, g == &my, (g == &my ? golden : my).path, cmd));
   }
   std::string half_line;
   bool pynative_subdir = false;  // my pynative half's reports go to OUT/pynative/, as a split's do
@@ -401,7 +422,7 @@ Result<MsPlan> plan_msprobe_pair(const std::string& my_in, const std::string& go
   for (MsGiven* g : {&my, &golden}) {
     const MsGiven& other = g == &my ? golden : my;
     if (g->level == MsLevel::kFile && other.level != MsLevel::kFile) {
-      g->path = parent_of(g->path);
+      g->path = parent_dir(g->path);
       g->level = MsLevel::kRank;
     }
   }
@@ -424,7 +445,7 @@ Result<MsPlan> plan_msprobe_pair(const std::string& my_in, const std::string& go
     for (MsRankPair& r : plan.pairs) r.subdir = r.subdir.empty() ? "pynative" : "pynative/" + r.subdir;
   }
   for (const MsRankPair& r : plan.pairs) {
-    if (identity(r.npu_json) && identity(r.npu_json) == identity(r.bench_json)) {
+    if (same_file(r.npu_json, r.bench_json)) {
       return make_error(my_given.path, Stage::kDetect,
                         "my " + my_given.path + " and golden " + golden_given.path + " reach the same " + r.npu_json +
                             ": a dump compared with itself passes whatever it holds; these do not look like two "

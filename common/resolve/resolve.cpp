@@ -12,6 +12,7 @@
 #include "common/compare/dump_index.h"
 #include "common/formats/dump_name.h"
 #include "common/formats/graph_text.h"
+#include "common/io/atomic_write.h"
 #include "common/io/derived_names.h"
 #include "common/store/store_locator.h"
 
@@ -26,15 +27,6 @@ bool ends_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
 bool gm_dir(std::string_view n) { return starts_with(n, "gm_") && ends_with(n, "_dump"); }
-
-std::string parent_of(const std::string& p) {
-  const size_t slash = p.find_last_of('/');
-  return slash == 0 ? std::string("/") : slash == std::string::npos ? std::string(".") : p.substr(0, slash);
-}
-std::string base_of(const std::string& p) {
-  const size_t slash = p.find_last_of('/');
-  return slash == std::string::npos ? p : p.substr(slash + 1);
-}
 
 // A directory that holds dumps itself (files, or the directories a root's top level has): it
 // is the root, whatever its name (a GE dump_{ts} directory, a store copied into ./run1/).
@@ -106,7 +98,7 @@ void place_inside(ResolvedSide& s, const std::string& home, const LayoutEntry& e
   std::vector<std::string> parts;
   for (const auto& p : std::filesystem::path(s.path.substr(home.size() + 1))) parts.push_back(p.string());
   const std::string& last = parts.back();
-  const std::string parent = parts.size() >= 2 ? parts[parts.size() - 2] : base_of(home);
+  const std::string parent = parts.size() >= 2 ? parts[parts.size() - 2] : base_name(home);
   s.rank = rank_of_dir_name(parts.front());
   const bool leaf = view_dir(s.path).dirs.empty();
   std::optional<int64_t> token;
@@ -177,7 +169,7 @@ Status resolve_outside(ResolvedSide& s, const DirView& v, const CommandLine& cmd
   s.family = fam;
   s.role = found.front().entry->role;
   if (best.size() > 1 && s.role == SideRole::kFx &&
-      std::all_of(best.begin(), best.end(), [](const Found& f) { return gm_dir(base_of(f.path)); })) {
+      std::all_of(best.begin(), best.end(), [](const Found& f) { return gm_dir(base_name(f.path)); })) {
     s.kind = GivenKind::kDumpRoot;  // the very old FX layout: ./gm_{ts}_dump/{step}/, one per graph
     return ok_status();
   }
@@ -210,12 +202,6 @@ void note_others(const ResolvedSide& s, Side side, const ResolvedSide& other, st
                     " (" + std::string(role_text(e->role)) + "): give it as --" +
                     (side == Side::kMy ? "my" : "golden") + "-path to compare it instead");
   }
-}
-
-std::optional<std::pair<dev_t, ino_t>> identity(const std::string& p) {
-  struct stat st {};
-  if (::stat(p.c_str(), &st) != 0) return std::nullopt;
-  return std::make_pair(st.st_dev, st.st_ino);
 }
 
 std::string side_text(const ResolvedSide& s) {
@@ -291,12 +277,12 @@ Result<ResolvedSide> resolve_side(const std::string& given, Side side, const Com
     return make_sys_error(s.path, Stage::kOpen, "cannot look at it", errno);
   }
   if (S_ISREG(st.st_mode)) {
-    if (base_of(s.path) != kStoreFileName) {
+    if (base_name(s.path) != kStoreFileName) {
       s.kind = GivenKind::kFile;
       return s;
     }
     s.kind = GivenKind::kStoreFile;
-    s.path = parent_of(s.path);
+    s.path = parent_dir(s.path);
     s.how = "its summary store given";
     s.role = role_by_content(view_dir(s.path));
     if (s.role) s.family = DumpFamily::kTorchair;
@@ -319,6 +305,12 @@ Result<ResolvedSide> resolve_side(const std::string& given, Side side, const Com
   return s;
 }
 
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {
+  }, sb{};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 std::string ResolvedPair::line() const {
   std::string out = "paired: my " + side_text(my) + " with golden " + side_text(golden);
   if (rank) out += "; rank " + std::to_string(*rank) + " only";
@@ -327,14 +319,12 @@ std::string ResolvedPair::line() const {
 }
 
 Result<ResolvedPair> resolve_pair(const std::string& my_in, const std::string& golden_in, const PairOptions& o) {
-  const auto my_id = identity(absolute_path(my_in)), golden_id = identity(absolute_path(golden_in));
   ResolvedPair p;
   MSIT_ASSIGN_OR_RETURN(p.my, resolve_side(my_in, Side::kMy, o.command, o.missing_ok));
   MSIT_ASSIGN_OR_RETURN(p.golden, resolve_side(golden_in, Side::kGolden, o.command, o.missing_ok));
-  const bool same_given = my_id && golden_id && *my_id == *golden_id;
+  const bool same_given = same_file(absolute_path(my_in), absolute_path(golden_in));
   if (same_given) return refuse_same(p, my_in, true, o).error();
-  if (identity(p.my.path) && identity(p.my.path) == identity(p.golden.path))
-    return refuse_same(p, my_in, false, o).error();
+  if (same_file(p.my.path, p.golden.path)) return refuse_same(p, my_in, false, o).error();
   MSIT_ASSIGN_OR_RETURN(p.rank, agree("rank", p.my.rank, p.golden.rank, o.rank, p.my.path));
   MSIT_ASSIGN_OR_RETURN(p.token, agree("token", p.my.token, p.golden.token, std::nullopt, p.my.path));
   note_others(p.my, Side::kMy, p.golden, p.notes);

@@ -67,6 +67,10 @@ struct PairOptions {
 // two ways, or the same dump_path on both sides), or ask for two different ranks or tokens.
 Result<ResolvedPair> resolve_pair(const std::string& my, const std::string& golden, const PairOptions& o);
 
+// Whether two paths reach one file or directory (links followed); false when either cannot be
+// looked at.
+bool same_file(const std::string& a, const std::string& b);
+
 // `p` quoted for a POSIX shell when it needs it.
 std::string shell_quote(const std::string& p);
 

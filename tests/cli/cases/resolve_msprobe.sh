@@ -14,9 +14,26 @@ rm -r short/step0/rank1 short/step1
 run compare -tp ms/npu -gp short -o out
 # The golden has ranks the my side lacks: reported, not counted.
 run compare -q -tp short/step0 -gp ms/bench/step0 -o out
+# APIs of mine without a golden partner are coverage too (docs/compare.md "Coverage"), per rank
+# over its steps: exit 4 when nothing failed. A golden of another model (most of my APIs unpaired,
+# or paired with tensors of other shapes) is not two runs of one model: exit 3.
+"$DUMPGEN" msprobe --out fewer --steps 2 --ranks 2 --ops 3 --hidden 8 --rows 2 --seed 3 --dtype float32 > /dev/null
+"$DUMPGEN" msprobe --out other --ops 1 --hidden 8 --rows 2 --seed 3 --dtype float32 > /dev/null
+"$DUMPGEN" msprobe --out wide --ops 4 --hidden 16 --rows 2 --seed 3 --dtype float32 > /dev/null
+run compare -q -tp ms/npu -gp fewer/bench -o out
+run compare -q -tp ms/npu/step0/rank0 -gp other/bench -o out
+run compare -q -tp ms/npu/step1/rank1 -gp wide/bench/step0/rank0 -o out
 # The same dump on both sides, also a dump_path against its own step folder.
 run compare -tp ms/npu -gp ms/npu -o out
 run compare -tp ms/npu -gp ms/npu/step1 -o out
+# dump_tensor_data/ on one side is its rank folder (not msProbe's files read as GE ops); a
+# directory holding both dump_paths, or summaries without their dump.json, refused with what they
+# hold; a step folder is not narrowed to the rank folder of another step.
+run compare -tp ms/npu/step1/rank0/dump_tensor_data -gp ms/bench -o out
+run compare -q -tp ms -gp ms/bench -o out
+mkdir db && echo x > db/msit-summary.db
+run compare -q -tp db -gp ms/bench/step0/rank0 -o out
+run compare -q -tp ms/npu/step0/rank0 -gp ms/bench/step1 -o out
 # A step or rank the other side lacks: refused with what was found and what to type.
 run compare -tp ms/npu/step1 -gp short -o out
 run compare -tp ms/npu/step0/rank1 -gp short/step0 -o out

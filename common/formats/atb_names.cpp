@@ -1,7 +1,6 @@
 // File and directory names of ATB and torch-hook dumps (docs/formats/atb-torch.md §1.1, §1.2 item 5, §2.2).
 #include "common/formats/atb_names.h"
 
-#include <charconv>
 
 namespace msit {
 namespace {
@@ -21,10 +20,9 @@ bool strip_suffix(std::string_view& s, std::string_view suffix) {
 // Leading decimal digits of s (at most 9, so the value fits a uint32 without overflow checks).
 std::optional<uint32_t> take_number(std::string_view& s) {
   size_t n = 0;
-  while (n < s.size() && n < 10 && s[n] >= '0' && s[n] <= '9') ++n;
-  if (n == 0 || n > 9) return std::nullopt;
   uint32_t v = 0;
-  std::from_chars(s.data(), s.data() + n, v);
+  for (; n < s.size() && n < 10 && s[n] >= '0' && s[n] <= '9'; ++n) v = v * 10 + static_cast<uint32_t>(s[n] - '0');
+  if (n == 0 || n > 9) return std::nullopt;
   s.remove_prefix(n);
   return v;
 }

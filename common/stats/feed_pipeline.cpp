@@ -156,7 +156,7 @@ Status run_feed_pipeline(const FeedPipelineOptions& opts,
     try {
       ts.helper = std::make_unique<StageThread>();
     } catch (const std::system_error&) {
-      // No thread to spare: the same result, serially.
+      ts.helper.reset();  // no thread to spare: the same result, serially
     }
   }
   if (opts.slots < 2 || !ts.helper) return run_serial(bufs[0], opts, produce, consume);

@@ -1,7 +1,6 @@
 // File and directory names of ATB and torch-hook dumps (docs/formats/atb-torch.md §1.1, §1.2 item 5, §2.2).
 #include "common/formats/atb_names.h"
 
-
 namespace msit {
 namespace {
 

@@ -9,16 +9,47 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 #include "common/base/test_hooks.h"
 #include "common/base/unique_fd.h"
 
 namespace msit {
 namespace {
+
+// All of s as an unsigned number in base 10 or 16 (lower-case digits, as /proc writes them);
+// false for an empty s, any other character, or more digits than 64 bits surely hold.
+bool parse_unsigned(std::string_view s, unsigned base, unsigned long long& out) {
+  if (s.empty() || s.size() > (base == 16 ? 16U : 19U)) return false;
+  out = 0;
+  for (char c : s) {
+    unsigned d = 0;
+    if (c >= '0' && c <= '9') {
+      d = static_cast<unsigned>(c - '0');
+    } else if (base == 16 && c >= 'a' && c <= 'f') {
+      d = static_cast<unsigned>(c - 'a' + 10);
+    } else {
+      return false;
+    }
+    out = out * base + d;
+  }
+  return true;
+}
+
+// A /proc entry's name as a pid; -1 for a name that is no pid.
+pid_t pid_of(const char* name) {
+  unsigned long long v = 0;
+  if (!parse_unsigned(name, 10, v) || v > static_cast<unsigned long long>(INT32_MAX)) return -1;
+  return static_cast<pid_t>(v);
+}
 
 bool is_pid(const char* name) {
   if (*name == '\0') return false;
@@ -58,6 +89,26 @@ bool scan_fds(int pid_fd, std::set<std::pair<dev_t, ino_t>>& out, int* err) {
   return true;
 }
 
+// One maps line: "addr perms offset MAJ:MIN inode path" (MAJ, MIN in hex); nullopt for an
+// anonymous mapping (inode 0) or a line of another shape.
+std::optional<std::pair<dev_t, ino_t>> maps_file(std::string_view line) {
+  auto field = [&line]() {  // the next space-separated field, consumed
+    while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+    const size_t end = std::min(line.find_first_of(" \n"), line.size());
+    std::string_view f = line.substr(0, end);
+    line.remove_prefix(end);
+    return f;
+  };
+  for (int skip = 0; skip < 3; ++skip) field();  // addr, perms, offset
+  const std::string_view dev = field(), inode = field();
+  const size_t colon = dev.find(':');
+  unsigned long long maj = 0, min = 0, ino = 0;
+  if (colon == std::string_view::npos || !parse_unsigned(dev.substr(0, colon), 16, maj) ||
+      !parse_unsigned(dev.substr(colon + 1), 16, min) || !parse_unsigned(inode, 10, ino) || ino == 0)
+    return std::nullopt;
+  return std::pair<dev_t, ino_t>{makedev(maj, min), static_cast<ino_t>(ino)};
+}
+
 // maps lines: "addr perms offset MAJ:MIN inode path"; inode 0 = anonymous.
 bool scan_maps(int pid_fd, std::set<std::pair<dev_t, ino_t>>& out, int* err) {
   int fd = ::openat(pid_fd, "maps", O_RDONLY | O_CLOEXEC);
@@ -73,10 +124,7 @@ bool scan_maps(int pid_fd, std::set<std::pair<dev_t, ino_t>>& out, int* err) {
   char line[4096];
   bool readable = true;
   while (std::fgets(line, sizeof line, f) != nullptr) {
-    unsigned maj = 0, min = 0;
-    unsigned long long ino = 0;
-    if (std::sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min, &ino) == 3 && ino != 0)
-      out.insert({makedev(maj, min), static_cast<ino_t>(ino)});
+    if (auto key = maps_file(line)) out.insert(*key);
   }
   if (std::ferror(f)) {
     readable = false;
@@ -181,7 +229,7 @@ OpenFileIndex OpenFileIndex::scan(const std::string& proc_root) {
   }
   const pid_t self = ::getpid();
   while (dirent* e = ::readdir(proc)) {
-    if (!is_pid(e->d_name) || std::atoi(e->d_name) == self) continue;
+    if (!is_pid(e->d_name) || pid_of(e->d_name) == self) continue;
     UniqueFd pid_fd(::openat(::dirfd(proc), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!pid_fd.valid()) continue;  // exited
     int err = 0;

@@ -84,9 +84,9 @@ Status fill_stat(TensorSummary& t, Col c, std::string_view cell, bool& have_coun
   }
   auto v = parse_double(cell);
   if (!v) return bad();
-  if (c == Col::kMax) t.stats.max = *v;
-  if (c == Col::kMin) t.stats.min = *v;
-  if (c == Col::kAvg) t.stats.mean = *v;
+  if (c == Col::kMax) t.stats.max = v;
+  if (c == Col::kMin) t.stats.min = v;
+  if (c == Col::kAvg) t.stats.mean = v;
   if (c == Col::kL2) {
     t.stats.l2norm = *v;
     have_l2 = true;

@@ -23,6 +23,45 @@ if "msprobe.mindspore" not in sys.modules:
     pkg = types.ModuleType("msprobe.mindspore")
     pkg.__path__ = [os.path.join(os.path.dirname(msprobe.__file__), "mindspore")]
     sys.modules["msprobe.mindspore"] = pkg
+# Newer snapshots import torch (and torch.distributed, ...) in msprobe.pytorch's modules, which the
+# compare uses only to load .pt files. Without torch, every `torch...` import yields a stand-in
+# whose attributes are further stand-ins: statistics, md5 and .npy compares run, a .pt load fails
+# loudly (compare_msprobe_ref.sh checks .pt pairs only where `import torch` works).
+try:
+    import torch  # noqa: F401
+except ImportError:
+    import importlib.abc
+    import importlib.machinery
+
+    class _Absent(types.ModuleType):
+        def __getattr__(self, name):
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return _Absent(self.__name__ + "." + name)
+
+        def __call__(self, *args, **kwargs):
+            raise RuntimeError(self.__name__ + ": torch is not installed")
+
+        def __mro_entries__(self, bases):
+            return (object,)
+
+    class _TorchFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+        def find_spec(self, name, path=None, target=None):
+            if name == "torch" or name.startswith("torch."):
+                return importlib.machinery.ModuleSpec(name, self, is_package=True)
+            return None
+
+        def create_module(self, spec):
+            return _Absent(spec.name)
+
+        def exec_module(self, module):
+            module.__path__ = []
+            module.__version__ = "0"  # version checks at import time see an old torch
+
+    sys.meta_path.insert(0, _TorchFinder())
+    # msProbe's json_writer names concurrent.futures after `import concurrent` only; torch's own
+    # imports load the submodule first.
+    import concurrent.futures  # noqa: F401
 from msprobe.core.compare.auto_compare import compare_auto_mode  # noqa: E402
 from msprobe.core.compare.utils import _compare_parser  # noqa: E402
 

@@ -24,7 +24,14 @@ n=0
 check() {  # check NAME TARGET GOLDEN [options]: both compares, then every report file row by row
   local name=$1 tp=$2 gp=$3
   shift 3
-  "$BIN" compare -q -tp "$tp" -gp "$gp" -o "$T/ours_$name" "$@" || [[ $? == 1 ]]
+  # Exit 1: rows fail; 4: part of my dump has no golden. 3 only where the pair is expected to be
+  # flagged as no two runs of one model (UNLIKE=1): the reports are written all the same.
+  local rc=0
+  "$BIN" compare -q -tp "$tp" -gp "$gp" -o "$T/ours_$name" "$@" || rc=$?
+  if ! ((rc == 0 || rc == 1 || rc == 4 || (rc == 3 && ${UNLIKE:-0} == 1))); then
+    echo "$name: our compare exited $rc"
+    exit 1
+  fi
   "$PY" "$TESTS/msprobe_ref/msprobe_compare.py" -tp "$tp" -gp "$gp" -o "$T/ref_$name" "$@" > "$T/ref_$name.log" 2>&1 ||
     { tail -20 "$T/ref_$name.log"; exit 1; }
   local ours refs
@@ -53,9 +60,12 @@ F=$MSIT_MSPROBE_REF/../test/msprobe_test/mindspore_ut/compare/dump_file
 if [ -d "$F" ]; then
   cp -r "$F/pytorch_data" "$T/pytorch_copy"  # compare refuses a file against itself
   check megatron_pt "$F/pytorch_data/dump.json" "$T/pytorch_copy/dump.json"
-  check megatron_ms_pt "$F/mindspore_data/dump.json" "$F/pytorch_data/dump.json"
+  # MindSpore against PyTorch without a layer mapping: msProbe reports mostly unmatched rows, we
+  # write the same rows and flag the pair (exit 3, docs/compare.md "Coverage").
+  UNLIKE=1 check megatron_ms_pt "$F/mindspore_data/dump.json" "$F/pytorch_data/dump.json"
   check megatron_ms_pt_lm "$F/mindspore_data/dump.json" "$F/pytorch_data/dump.json" -lm "$F/layer_mapping.yaml"
-  check megatron_ms_pt_lm_nofile "$F/mindspore_data/dump.json" "$F/pytorch_data/dump.json" -lm
+  # -lm without a file pairs by msProbe's built-in names only: most of this fixture stays unpaired.
+  UNLIKE=1 check megatron_ms_pt_lm_nofile "$F/mindspore_data/dump.json" "$F/pytorch_data/dump.json" -lm
 fi
 "$PY" "$TESTS/integration/compare_msprobe_lm_gen.py" "$T/lm"
 check layer_mapping "$T/lm/ms/dump.json" "$T/lm/pt/dump.json" -lm "$T/lm/layer_mapping.yaml"

@@ -4,13 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <charconv>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
 
 #include "common/base/printable.h"
+#include "common/safety/proc_text.h"
 
 namespace msit::daemon {
 
@@ -19,15 +18,12 @@ bool Logger::stderr_is_journal() {
   // was redirected elsewhere, so compare it with stderr itself.
   const char* js = std::getenv("JOURNAL_STREAM");
   if (js == nullptr) return false;
-  unsigned long long dev = 0, ino = 0;
-  const char* end = js + std::strlen(js);
-  auto [colon, dev_err] = std::from_chars(js, end, dev);
-  if (dev_err != std::errc() || colon == end || *colon != ':') return false;
-  auto [rest, ino_err] = std::from_chars(colon + 1, end, ino);
-  if (ino_err != std::errc() || rest != end) return false;
+  const auto id = journal_stream(js);
+  if (!id) return false;
   struct stat st {};
   if (::fstat(STDERR_FILENO, &st) != 0) return false;
-  return static_cast<unsigned long long>(st.st_dev) == dev && static_cast<unsigned long long>(st.st_ino) == ino;
+  return static_cast<unsigned long long>(st.st_dev) == id->first &&
+         static_cast<unsigned long long>(st.st_ino) == id->second;
 }
 
 static const char* level_word(LogLevel l) {

@@ -6,58 +6,21 @@
 #include <linux/capability.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <optional>
-#include <string_view>
 #include <utility>
 
 #include "common/base/test_hooks.h"
 #include "common/base/unique_fd.h"
+#include "common/safety/proc_text.h"
 
 namespace msit {
 namespace {
-
-// All of s as an unsigned number in base 10 or 16 (lower-case digits, as /proc writes them);
-// false for an empty s, any other character, or more digits than 64 bits surely hold.
-bool parse_unsigned(std::string_view s, unsigned base, unsigned long long& out) {
-  if (s.empty() || s.size() > (base == 16 ? 16U : 19U)) return false;
-  out = 0;
-  for (char c : s) {
-    unsigned d = 0;
-    if (c >= '0' && c <= '9') {
-      d = static_cast<unsigned>(c - '0');
-    } else if (base == 16 && c >= 'a' && c <= 'f') {
-      d = static_cast<unsigned>(c - 'a' + 10);
-    } else {
-      return false;
-    }
-    out = out * base + d;
-  }
-  return true;
-}
-
-// A /proc entry's name as a pid; -1 for a name that is no pid.
-pid_t pid_of(const char* name) {
-  unsigned long long v = 0;
-  if (!parse_unsigned(name, 10, v) || v > static_cast<unsigned long long>(INT32_MAX)) return -1;
-  return static_cast<pid_t>(v);
-}
-
-bool is_pid(const char* name) {
-  if (*name == '\0') return false;
-  for (const char* p = name; *p; ++p) {
-    if (*p < '0' || *p > '9') return false;
-  }
-  return true;
-}
 
 // Returns false when the process's fds could not be read (permission; *err gets the errno),
 // true otherwise (a process that exited meanwhile has nothing open).
@@ -89,26 +52,6 @@ bool scan_fds(int pid_fd, std::set<std::pair<dev_t, ino_t>>& out, int* err) {
   return true;
 }
 
-// One maps line: "addr perms offset MAJ:MIN inode path" (MAJ, MIN in hex); nullopt for an
-// anonymous mapping (inode 0) or a line of another shape.
-std::optional<std::pair<dev_t, ino_t>> maps_file(std::string_view line) {
-  auto field = [&line]() {  // the next space-separated field, consumed
-    while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
-    const size_t end = std::min(line.find_first_of(" \n"), line.size());
-    std::string_view f = line.substr(0, end);
-    line.remove_prefix(end);
-    return f;
-  };
-  for (int skip = 0; skip < 3; ++skip) field();  // addr, perms, offset
-  const std::string_view dev = field(), inode = field();
-  const size_t colon = dev.find(':');
-  unsigned long long maj = 0, min = 0, ino = 0;
-  if (colon == std::string_view::npos || !parse_unsigned(dev.substr(0, colon), 16, maj) ||
-      !parse_unsigned(dev.substr(colon + 1), 16, min) || !parse_unsigned(inode, 10, ino) || ino == 0)
-    return std::nullopt;
-  return std::pair<dev_t, ino_t>{makedev(maj, min), static_cast<ino_t>(ino)};
-}
-
 // maps lines: "addr perms offset MAJ:MIN inode path"; inode 0 = anonymous.
 bool scan_maps(int pid_fd, std::set<std::pair<dev_t, ino_t>>& out, int* err) {
   int fd = ::openat(pid_fd, "maps", O_RDONLY | O_CLOEXEC);
@@ -121,15 +64,19 @@ bool scan_maps(int pid_fd, std::set<std::pair<dev_t, ino_t>>& out, int* err) {
     ::close(fd);
     return false;
   }
-  char line[4096];
+  // Whole lines, however long: a fixed buffer would cut a long file name and read its tail,
+  // which the file's creator chose, as a line of its own.
+  char* line = nullptr;
+  size_t cap = 0;
   bool readable = true;
-  while (std::fgets(line, sizeof line, f) != nullptr) {
+  while (::getline(&line, &cap, f) != -1) {
     if (auto key = maps_file(line)) out.insert(*key);
   }
   if (std::ferror(f)) {
     readable = false;
     *err = errno;
   }
+  std::free(line);
   std::fclose(f);
   return readable;
 }
@@ -229,7 +176,8 @@ OpenFileIndex OpenFileIndex::scan(const std::string& proc_root) {
   }
   const pid_t self = ::getpid();
   while (dirent* e = ::readdir(proc)) {
-    if (!is_pid(e->d_name) || pid_of(e->d_name) == self) continue;
+    const pid_t pid = pid_of(e->d_name);
+    if (pid < 0 || pid == self) continue;
     UniqueFd pid_fd(::openat(::dirfd(proc), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!pid_fd.valid()) continue;  // exited
     int err = 0;

@@ -5,6 +5,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,12 +15,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/base/unique_fd.h"
 #include "common/compaction/compact.h"
 #include "common/compaction/compact_run.h"
 #include "common/formats/dump_reader.h"
 #include "common/safety/beneath.h"
 #include "common/safety/dump_roots.h"
 #include "common/safety/open_files.h"
+#include "common/safety/proc_text.h"
 #include "common/safety/publish.h"
 #include "common/safety/tree_lock.h"
 #include "tests/unit/npy_fixture.h"
@@ -280,6 +283,94 @@ TEST_F(SafetyTest, OpenFileIndexSeesOpenAndMappedFiles) {
   ::waitpid(child, nullptr, 0);
   OpenFileIndex after = OpenFileIndex::scan();
   EXPECT_FALSE(after.is_open(st.st_dev, st.st_ino));
+}
+
+// A mapped file's name is its creator's text, and a maps line holds it whole: a name longer than
+// any line buffer must not be read back as a line of its own naming another file as open.
+TEST_F(SafetyTest, AMappedFilesLongNameCannotPlantAnOpenFile) {
+  // 18 directories of 250 bytes: the file's path is longer than a page (and than PATH_MAX, so
+  // everything below goes through openat/mkdirat from the test directory).
+  UniqueFd at(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  ASSERT_TRUE(at.valid());
+  const std::string level(250, 'd');
+  for (int i = 0; i < 18; ++i) {
+    ASSERT_EQ(::mkdirat(at.get(), level.c_str(), 0700), 0);
+    at = UniqueFd(::openat(at.get(), level.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    ASSERT_TRUE(at.valid());
+  }
+  // Read as fields, the tail says "device 1:2, inode 777777".
+  const std::string name = "x r--p 00000000 1:2 777777 planted";
+  UniqueFd fd(::openat(at.get(), name.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  ASSERT_TRUE(fd.valid());
+  ASSERT_EQ(::ftruncate(fd.get(), 4096), 0);
+  struct stat st {};
+  ASSERT_EQ(::fstat(fd.get(), &st), 0);
+  void* m = ::mmap(nullptr, 4096, PROT_READ, MAP_SHARED, fd.get(), 0);
+  ASSERT_NE(m, MAP_FAILED);
+  fd = UniqueFd();
+  // The scan leaves out its own process: a child holds the mapping (inherited), nothing else.
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::pause();
+    std::_Exit(0);
+  }
+  ::munmap(m, 4096);
+  OpenFileIndex idx = OpenFileIndex::scan();
+  EXPECT_TRUE(idx.is_open(st.st_dev, st.st_ino));
+  EXPECT_FALSE(idx.is_open(makedev(1, 2), 777777));
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  // fs::remove_all cannot name what lies beyond PATH_MAX: take the chain down from the inside.
+  ASSERT_EQ(::unlinkat(at.get(), name.c_str(), 0), 0);
+  for (int i = 0; i < 18; ++i) {
+    at = UniqueFd(::openat(at.get(), "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    ASSERT_EQ(::unlinkat(at.get(), level.c_str(), AT_REMOVEDIR), 0);
+  }
+}
+
+TEST(ProcText, NumbersAreAllDigitsOfTheirBaseAndFit) {
+  unsigned long long v = 0;
+  EXPECT_TRUE(parse_unsigned("0", 10, v));
+  EXPECT_EQ(v, 0u);
+  EXPECT_TRUE(parse_unsigned("fd", 16, v));
+  EXPECT_EQ(v, 0xfdu);
+  EXPECT_TRUE(parse_unsigned("9999999999999999999", 10, v));  // 19 digits: fits 64 bits
+  for (const char* bad : {"", "-1", "+1", " 1", "1 ", "1a", "0x1", "18446744073709551616", "99999999999999999999"})
+    EXPECT_FALSE(parse_unsigned(bad, 10, v)) << bad;
+  for (const char* bad : {"FD", "g", "10000000000000000", ""}) EXPECT_FALSE(parse_unsigned(bad, 16, v)) << bad;
+  EXPECT_FALSE(parse_unsigned(std::string_view("1\0", 2), 10, v));
+}
+
+TEST(ProcText, PidsAreDecimalNamesWithinPidT) {
+  EXPECT_EQ(pid_of("1"), 1);
+  EXPECT_EQ(pid_of("2147483647"), 2147483647);
+  for (const char* bad : {"", "self", "thread-self", "2147483648", "99999999999999999999", "-1", "12a"})
+    EXPECT_EQ(pid_of(bad), -1) << bad;
+}
+
+TEST(ProcText, MapsLinesNameAFileOnlyWhenWhole) {
+  auto key = maps_file("7f3a1c000000-7f3a1c021000 r--p 00000000 fd:01 1835012   /usr/lib/libc.so.6\n");
+  ASSERT_TRUE(key.has_value());
+  EXPECT_EQ(major(key->first), 0xfdu);
+  EXPECT_EQ(minor(key->first), 1u);
+  EXPECT_EQ(key->second, 1835012u);
+  EXPECT_TRUE(maps_file("1-2 r--p 0 103:fffff 5").has_value());  // no name, no newline
+  for (const char* bad :
+       {"7ffd5c9e1000-7ffd5c9e3000 r-xp 00000000 00:00 0     [vdso]\n",  // anonymous
+        "", "\n", "1-2 r--p 0", "1-2 r--p 0 fd01 5 /x", "1-2 r--p 0 FD:01 5 /x", "1-2 r--p 0 fd:01 -5 /x",
+        "1-2 r--p 0 1000:01 5 /x",    // a major number wider than the kernel's 12 bits
+        "1-2 r--p 0 fd:100000 5 /x",  // a minor number wider than 20 bits
+        "1-2 r--p 0 fd:01 99999999999999999999 /x", "1-2 r--p 0 :1 5 /x", "1-2 r--p 0 1: 5 /x"})
+    EXPECT_FALSE(maps_file(bad).has_value()) << bad;
+}
+
+TEST(ProcText, JournalStreamIsTwoDecimalNumbers) {
+  auto id = journal_stream("9:37152");
+  ASSERT_TRUE(id.has_value());
+  EXPECT_EQ(id->first, 9u);
+  EXPECT_EQ(id->second, 37152u);
+  for (const char* bad : {"", ":", "9:", ":1", "9:1:2", "9 :1", "9:1\n", "a:1", "9;1", "99999999999999999999:1"})
+    EXPECT_FALSE(journal_stream(bad).has_value()) << bad;
 }
 
 TEST(GeCaps, HeaderDeclaringTooManyTensorsIsRefused) {

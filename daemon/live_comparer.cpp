@@ -188,6 +188,7 @@ void LiveComparer::run_pass(size_t i, int64_t now, std::unique_lock<std::mutex>&
   std::vector<DivergenceEvent> events =
       roots_[i]->pass(now, notes, keep_n_ ? &verdicts : nullptr, keep_n_ ? &indexed : nullptr);
   for (const auto& n : notes) log_.info(n);
+  for (const auto& w : roots_[i]->take_warnings()) log_.warning(w);
   // Reported before any evidence is released: an alert never waits for compaction.
   for (const auto& e : events) alerts_.report(e);  // dedupes by id, also across restarts
   if (keep_n_) settle_holds(i, verdicts, indexed, now);

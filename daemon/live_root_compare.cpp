@@ -322,6 +322,12 @@ void LiveRootCompare::note_waiting(const Error& e, std::vector<std::string>& not
                             : root_ + ": live compare with " + golden_ + " waits: " + line);
   }
   last_error_ = line;
+  // The resolver's refusals name the command line to type (resolve_sides(), watch_line()): the
+  // dump may be there, at a level no pass will pair, so waiting for files would wait for ever.
+  if (e.message.find(", e.g. msit-compact watch ") != std::string::npos && e.message != last_refusal_) {
+    warnings_.push_back(root_ + ": live compare with " + golden_ + " cannot pair what it found: " + e.message);
+  }
+  last_refusal_ = e.message;
 }
 
 void LiveRootCompare::retire_final_tokens(const std::vector<ReportRow>& rows, const MatchedRank& mr, Sides& mine,

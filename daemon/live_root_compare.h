@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <sys/stat.h>
@@ -50,6 +51,9 @@ class LiveRootCompare {
   std::vector<DivergenceEvent> pass(int64_t now_ns, std::vector<std::string>& notes,
                                     std::vector<TokenVerdict>* verdicts = nullptr,
                                     std::set<std::string>* indexed = nullptr);
+  // Lines of the last passes worth a warning rather than a note (a refusal waiting cannot end),
+  // handed over once.
+  std::vector<std::string> take_warnings() { return std::exchange(warnings_, {}); }
   // The last pass left a token not final yet: passes go on until it is answered (a token
   // becomes final by time alone, and only a pass reports it).
   bool pending() const { return waiting_; }
@@ -108,7 +112,8 @@ class LiveRootCompare {
   void retire_final_tokens(const std::vector<ReportRow>& rows, const MatchedRank& mr, Sides& mine, Sides& golden,
                            int64_t now_ns);
   // A pass that could not match: "match: nothing to compare yet" once while nothing pairs,
-  // any other reason once per distinct text.
+  // any other reason once per distinct text; a refusal that names the command to type (the
+  // resolver's: a parent of dumps, two dumps to choose from) once per text as a warning too.
   void note_waiting(const Error& e, std::vector<std::string>& notes);
   // Coverage (docs/live-divergence.md "Coverage"): a rank of the watched dump without golden
   // counterpart once a token of a paired rank is answered, a token of mine without golden once
@@ -264,6 +269,8 @@ class LiveRootCompare {
   std::optional<Flow> flow_;
   bool deferred_ = false;  // this pass left tokens beyond its window for a later pass
   std::string last_error_;
+  std::string last_refusal_;
+  std::vector<std::string> warnings_;
   bool waiting_ = false, confirm_soon_ = false;
   std::optional<int64_t> next_time_rule_ns_;
   std::function<bool(const std::string&)> held_;

@@ -312,22 +312,23 @@ void LiveRootCompare::note_coverage(const Coverage& c, std::vector<DivergenceEve
 }
 
 void LiveRootCompare::note_waiting(const Error& e, std::vector<std::string>& notes) {
+  // The resolver's refusals name the command line to type (resolve_sides(), watch_line()): the
+  // dump may be there, at a level no pass will pair, so waiting for files would wait for ever.
+  // Said as a warning, once per text.
+  const bool refusal = e.message.find(", e.g. msit-compact watch ") != std::string::npos;
+  if (refusal && e.message != last_refusal_)
+    warnings_.push_back(root_ + ": live compare with " + golden_ + " cannot pair what it found: " + e.message);
+  last_refusal_ = refusal ? e.message : std::string();
   // Early in a dump (empty or not yet populated dirs) there is nothing to pair: said once, not at
   // every pass as the token lists in the reason change, and again only after a pass has matched.
   bool nothing = e.stage == Stage::kMatch || e.stage == Stage::kTokens || e.stage == Stage::kRanks;
   std::string line = nothing ? std::string("match: nothing to compare yet") : e.to_string();
-  if (line != last_error_) {
+  if (line != last_error_ && !refusal) {
     notes.push_back(nothing ? root_ + ": live compare: match: nothing to compare yet between " + root_ +
                                   " and its golden " + golden_ + " (" + e.message + "); waiting for files on both sides"
                             : root_ + ": live compare with " + golden_ + " waits: " + line);
   }
   last_error_ = line;
-  // The resolver's refusals name the command line to type (resolve_sides(), watch_line()): the
-  // dump may be there, at a level no pass will pair, so waiting for files would wait for ever.
-  if (e.message.find(", e.g. msit-compact watch ") != std::string::npos && e.message != last_refusal_) {
-    warnings_.push_back(root_ + ": live compare with " + golden_ + " cannot pair what it found: " + e.message);
-  }
-  last_refusal_ = e.message;
 }
 
 void LiveRootCompare::retire_final_tokens(const std::vector<ReportRow>& rows, const MatchedRank& mr, Sides& mine,

@@ -141,6 +141,29 @@ bool resolve_in_root(ResolvedSide& s, const CommandLine& cmd, Side side, Status&
   return true;  // below an ATB/torch root the ATB/torch flows read the path as given
 }
 
+// The dump roots and dump_paths below a directory that is neither (a parent of the user's
+// dump_path, a folder of runs), nearest first: read as a dump, its files would be paired under
+// the wrong layout. A few levels and directories at most: this only decides what to say.
+std::vector<std::string> dumps_below(const DirView& top) {
+  constexpr size_t kMaxDepth = 3, kMaxDirs = 256;
+  std::vector<std::string> found;
+  std::vector<std::pair<std::string, size_t>> queue;  // breadth first: (path, depth)
+  for (const std::string& d : top.dirs) queue.emplace_back(top.path + "/" + d, 1);
+  for (size_t i = 0; i < queue.size() && i < kMaxDirs; ++i) {
+    const auto [path, depth] = queue[i];
+    const DirView v = view_dir(path);
+    const bool dump_path = std::any_of(v.dirs.begin(), v.dirs.end(),
+                                       [&](const std::string& d) { return layout_of(view_dir(path + "/" + d)); });
+    if (layout_of(v) != nullptr || dump_path) {
+      found.push_back(path);
+      continue;
+    }
+    if (depth < kMaxDepth)
+      for (const std::string& d : v.dirs) queue.emplace_back(path + "/" + d, depth + 1);
+  }
+  return found;
+}
+
 // A directory outside every root: a root by content, or the dump_path holding roots.
 Status resolve_outside(ResolvedSide& s, const DirView& v, const CommandLine& cmd, Side side) {
   if (holds_dumps(v)) {
@@ -154,7 +177,18 @@ Status resolve_outside(ResolvedSide& s, const DirView& v, const CommandLine& cmd
     const std::string sub = s.path == "/" ? "/" + d : s.path + "/" + d;
     if (const LayoutEntry* e = layout_of(view_dir(sub))) found.push_back(Found{e, sub});
   }
-  if (found.empty()) return ok_status();  // kUnknown: nothing recognised (yet)
+  if (found.empty()) {
+    const std::vector<std::string> below = dumps_below(v);
+    if (below.empty()) return ok_status();  // kUnknown: nothing recognised (yet)
+    std::string msg = "holds no dump itself but dumps further down (";
+    for (size_t i = 0; i < below.size() && i < 4; ++i) msg += (i ? ", " : "") + below[i];
+    msg += std::string(below.size() > 4 ? ", ..." : "") + "): give the one to compare";
+    if (cmd) {
+      const std::string one = shell_quote(below.front());
+      msg += ", e.g. " + (side == Side::kMy ? cmd(one, "GOLDEN") : cmd("MY", one));
+    }
+    return make_error(s.path, Stage::kDetect, msg);
+  }
   const DumpFamily fam = found.front().entry->family;
   if (std::any_of(found.begin(), found.end(), [&](const Found& f) { return f.entry->family != fam; })) {
     return make_error(s.path, Stage::kDetect,

@@ -122,6 +122,35 @@ TEST(Resolve, AmbiguousAndEmptyDumpPaths) {
   EXPECT_EQ(cwd->path, (t.path / "cwd").string());
 }
 
+// A parent of the user's dump_path (or of a dump root) holds no dump itself: read as one, its
+// files were paired under the wrong layout (tokens 1 and -1, cosine 0.007, exit 1). Refused with
+// what lies below and the command line for the nearest.
+TEST(Resolve, AParentOfDumpPathsIsRefusedWithWhatLiesBelow) {
+  TempDir t;
+  torchair_dump_path(t.path / "jobs/run1");
+  fs::create_directories(t.path / "jobs/logs/2025");
+  const auto cmd = [](const std::string& m, const std::string& g) {
+    return "msit-compact compare -m " + m + " -g " + g;
+  };
+  for (const auto& given : {t.path / "jobs", t.path}) {
+    auto s = resolve_side(given.string(), Side::kMy, cmd);
+    ASSERT_FALSE(s.ok()) << given;
+    EXPECT_EQ(s.error().message, "holds no dump itself but dumps further down (" + (t.path / "jobs/run1").string() +
+                                     "): give the one to compare, e.g. msit-compact compare -m " +
+                                     (t.path / "jobs/run1").string() + " -g GOLDEN");
+  }
+  // A root two levels down (no dump_path around it) is named itself.
+  fs::create_directories(t.path / "copies/a/msit_fx_dump/worldsize1_global_rank0/gm_20250601080000000042_dump/0");
+  auto g = resolve_side((t.path / "copies").string(), Side::kGolden);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.error().message.find("(" + (t.path / "copies/a").string() + ")"), std::string::npos) << g.error().message;
+  // Nothing recognisable below: still "nothing yet" for watch, no refusal.
+  fs::create_directories(t.path / "plain/a/b");
+  auto plain = resolve_side((t.path / "plain").string(), Side::kMy, {}, true);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->kind, GivenKind::kUnknown);
+}
+
 TEST(Resolve, TorchRootsGiveTheirProcessDirectory) {
   TempDir t;
   fs::create_directories(t.path / "d/msit_dump_20260101_000000/torch_tensors/cpu_100/0");

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <unordered_map>
 
 #include "common/compare/engine.h"
 #include "common/compare_msprobe/construct.h"
@@ -81,9 +82,12 @@ std::string dir_of(const std::string& json) {
   return slash == std::string::npos ? "." : json.substr(0, slash);
 }
 
+// The pairs in chunks: each chunk's items unpacked from both sides' stores into chunk-local
+// vectors (the rows the sink sees index those), so only one chunk's items are ever whole.
 class PairStream {
  public:
-  PairStream(const MsprobeSide& npu, const MsprobeSide& bench, MsMode mode, const MsCompareOptions& o, MsRowSink& sink)
+  PairStream(const MsprobeCompactSide& npu, const MsprobeCompactSide& bench, MsMode mode, const MsCompareOptions& o,
+             MsRowSink& sink)
       : npu_(npu), bench_(bench), mode_(mode), o_(o), sink_(sink) {
     tally_.mode = mode;
     npu_dir_ = dir_of(npu.json_path) + "/dump_tensor_data";
@@ -96,12 +100,12 @@ class PairStream {
   }
 
   Status run(const std::vector<MsPair>& pairs) {
-    MsTable head{mode_, o_.generation, &npu_.items, &bench_.items, &chunk_, {}, sources_};
+    MsTable head{mode_, o_.generation, &npu_items_, &bench_items_, &chunk_, {}, sources_};
     MSIT_TRY(sink_.begin(head));
     for (size_t i = 0; i < pairs.size();) {
       size_t j = std::min(pairs.size(), i + kChunkRows);
       // Extend to the end of the entry the chunk stops in.
-      while (j < pairs.size() && npu_.items[pairs[j].npu].entry == npu_.items[pairs[j - 1].npu].entry) ++j;
+      while (j < pairs.size() && npu_.items.entry(pairs[j].npu) == npu_.items.entry(pairs[j - 1].npu)) ++j;
       MSIT_TRY(chunk(pairs, i, j));
       i = j;
     }
@@ -118,6 +122,8 @@ class PairStream {
   }
 
   const MsRankTally& tally() const { return tally_; }
+  // The chunk handed to the sink last, as pairs of indices into the whole sides.
+  const std::vector<MsPair>& chunk_pairs() const { return chunk_pairs_; }
 
  private:
   // The post-pass's tokens: the forward pass, and the backward pass as its own flow.
@@ -134,44 +140,63 @@ class PairStream {
     return ok_status();
   }
 
-  Status chunk(const std::vector<MsPair>& pairs, size_t b, size_t e) {
+  // Local index of global item `g` in `items`, unpacking it from `store` on first sight.
+  static size_t local(const MsItemStore& store, size_t g, std::vector<MsprobeItem>& items,
+                      std::unordered_map<size_t, size_t>& seen) {
+    auto [it, fresh] = seen.try_emplace(g, items.size());
+    if (fresh) items.push_back(store.at(g));
+    return it->second;
+  }
+
+  // The chunk's items unpacked, and its rows indexing them.
+  void unpack(const std::vector<MsPair>& pairs, size_t b, size_t e) {
+    npu_items_.clear();
+    bench_items_.clear();
     chunk_.clear();
     chunk_.reserve(e - b);
-    for (size_t i = b; i < e; ++i) {
+    chunk_pairs_.assign(pairs.begin() + static_cast<std::ptrdiff_t>(b), pairs.begin() + static_cast<std::ptrdiff_t>(e));
+    std::unordered_map<size_t, size_t> npu_seen, bench_seen;
+    for (const MsPair& p : chunk_pairs_) {
       MsRow row;
-      row.npu = pairs[i].npu;
-      row.bench = pairs[i].bench;
-      const MsprobeItem* bi = row.bench ? &bench_.items[*row.bench] : nullptr;
+      row.npu = local(npu_.items, p.npu, npu_items_, npu_seen);
+      if (p.bench) row.bench = local(bench_.items, *p.bench, bench_items_, bench_seen);
+      chunk_.push_back(std::move(row));
+    }
+  }
+
+  Status chunk(const std::vector<MsPair>& pairs, size_t b, size_t e) {
+    unpack(pairs, b, e);
+    for (MsRow& row : chunk_) {
+      const MsprobeItem* bi = row.bench ? &bench_items_[*row.bench] : nullptr;
       if (mode_ == MsMode::kSummary) {
-        row.summary = o_.generation == MsGeneration::k26 ? ms_summary_cells(npu_.items[row.npu], bi)
-                                                         : ms_summary_cells8(npu_.items[row.npu], bi);
+        row.summary = o_.generation == MsGeneration::k26 ? ms_summary_cells(npu_items_[row.npu], bi)
+                                                         : ms_summary_cells8(npu_items_[row.npu], bi);
       }
       if (mode_ == MsMode::kTensor) row.metrics.fill(MsCell::of_text("unsupported"));
-      chunk_.push_back(std::move(row));
     }
     if (mode_ == MsMode::kTensor) evaluate();
     if (mode_ == MsMode::kSummary) bound_levels();
     if (o_.generation == MsGeneration::k26) {
-      ms_apply_checkers(chunk_, npu_.items, bench_.items, mode_);
+      ms_apply_checkers(chunk_, npu_items_, bench_items_, mode_);
     } else {
-      ms_apply_legacy_verdict(chunk_, npu_.items, bench_.items, mode_);
+      ms_apply_legacy_verdict(chunk_, npu_items_, bench_items_, mode_);
     }
     for (const MsRow& r : chunk_) {
       ++tally_.rows;
       if (!r.bench) ++tally_.unmatched;
-      const MsprobeItem& n = npu_.items[r.npu];
-      tally_.coverage.add(!r.bench, r.bench && n.shape != bench_.items[*r.bench].shape, n.entry);
+      const MsprobeItem& n = npu_items_[r.npu];
+      tally_.coverage.add(!r.bench, r.bench && n.shape != bench_items_[*r.bench].shape, n.entry);
       ++tally_.by_result[static_cast<size_t>(r.result)];
     }
-    MsTable t{mode_, o_.generation, &npu_.items, &bench_.items, &chunk_, {}, sources_};
+    MsTable t{mode_, o_.generation, &npu_items_, &bench_items_, &chunk_, {}, sources_};
     return sink_.rows(t);
   }
 
   // A report row of the pair for the post-pass: labels, dtypes (the rule's rounding floor).
   ReportRow level_row(const MsRow& r) const {
     ReportRow rep;
-    const MsprobeItem& n = npu_.items[r.npu];
-    const MsprobeItem& b = bench_.items[*r.bench];
+    const MsprobeItem& n = npu_items_[r.npu];
+    const MsprobeItem& b = bench_items_[*r.bench];
     rep.my_label = label_of(n);
     rep.golden_label = label_of(b);
     rep.my_data_path = n.name;
@@ -187,7 +212,7 @@ class PairStream {
   void bound_levels() {
     for (const MsRow& r : chunk_) {
       if (!r.bench) continue;
-      auto level = stats_level(npu_.items[r.npu], bench_.items[*r.bench]);
+      auto level = stats_level(npu_items_[r.npu], bench_items_[*r.bench]);
       if (!level) continue;
       ReportRow rep = level_row(r);
       rep.red = *level;
@@ -197,7 +222,7 @@ class PairStream {
   }
 
   bool has_files(const MsRow& r) const {
-    return r.bench && npu_.items[r.npu].data_name != "-1" && bench_.items[*r.bench].data_name != "-1";
+    return r.bench && npu_items_[r.npu].data_name != "-1" && bench_items_[*r.bench].data_name != "-1";
   }
 
   // The chunk's real-data pairs on the engine's workers; each keeps a report row with its labels
@@ -222,8 +247,8 @@ class PairStream {
     eo.custom = [&](size_t k, FileCache&) {
       MsRow& r = chunk_[index[k]];
       ReportRow rep = levels_[base + k];
-      const MsprobeItem& n = npu_.items[r.npu];
-      const MsprobeItem& b = bench_.items[*r.bench];
+      const MsprobeItem& n = npu_items_[r.npu];
+      const MsprobeItem& b = bench_items_[*r.bench];
       MsPairLevels lv = ms_evaluate_tensor_pair(npu_dir_, n, bench_dir_, b, r);
       if (lv.cosine) rep.cosine = *lv.cosine;
       if (lv.red) rep.red = *lv.red;
@@ -238,8 +263,8 @@ class PairStream {
     tally_.unreadable += unreadable_.exchange(0);
   }
 
-  const MsprobeSide& npu_;
-  const MsprobeSide& bench_;
+  const MsprobeCompactSide& npu_;
+  const MsprobeCompactSide& bench_;
   MsMode mode_;
   const MsCompareOptions& o_;
   MsRowSink& sink_;
@@ -247,47 +272,78 @@ class PairStream {
   bool sources_ = false;
   std::atomic<size_t> unreadable_{0};  // this chunk's unreadable pairs (counted on the workers)
   std::vector<MsRow> chunk_;
+  std::vector<MsPair> chunk_pairs_;                   // chunk_'s rows, as indices into the whole sides
+  std::vector<MsprobeItem> npu_items_, bench_items_;  // the items chunk_ indexes
   std::vector<ReportRow> levels_;
   MsRankTally tally_;
 };
 
-// The whole table kept: ms_compare_files' sink.
+// The whole table kept: ms_compare_files' sink. Its rows index the whole sides (the stream's
+// chunks index chunk-local items).
 class KeepSink : public MsRowSink {
  public:
   explicit KeepSink(std::vector<MsRow>& rows) : rows_(rows) {}
+  void attach(const std::vector<MsPair>* chunk_pairs) { chunk_pairs_ = chunk_pairs; }
   Status begin(const MsTable&) override { return ok_status(); }
   Status rows(const MsTable& t) override {
-    rows_.insert(rows_.end(), t.rows->begin(), t.rows->end());
+    for (size_t i = 0; i < t.rows->size(); ++i) {
+      MsRow r = (*t.rows)[i];
+      r.npu = (*chunk_pairs_)[i].npu;
+      r.bench = (*chunk_pairs_)[i].bench;
+      rows_.push_back(std::move(r));
+    }
     return ok_status();
   }
   Status end(const MsRankTally&) override { return ok_status(); }
 
  private:
   std::vector<MsRow>& rows_;
+  const std::vector<MsPair>* chunk_pairs_ = nullptr;
 };
 
-Result<MsRankTally> compare_sides(const MsprobeSide& npu, const MsprobeSide& bench, const MsCompareOptions& o,
-                                  MsRowSink& sink) {
-  MsMode mode = ms_mode_of(npu, bench);
+MsMatchOptions match_options(const MsprobeHeader& npu, const MsprobeHeader& bench, const MsCompareOptions& o) {
   MsMatchOptions mo = o.match;
   mo.msprobe8 = o.generation == MsGeneration::k8;
-  mo.cross_frame =
-      npu.header.framework == MsprobeFramework::kMindspore && bench.header.framework != MsprobeFramework::kMindspore;
-  if (o.layer_mapping && ms_layer_mapping_applies(npu)) {
-    MSIT_ASSIGN_OR_RETURN(mo.data_mapping, ms_layer_data_mapping(npu, bench, *o.layer_mapping));
-  }
-  PairStream s(npu, bench, mode, o, sink);
+  mo.cross_frame = npu.framework == MsprobeFramework::kMindspore && bench.framework != MsprobeFramework::kMindspore;
+  return mo;
+}
+
+Result<MsRankTally> compare_sides(const MsprobeCompactSide& npu, const MsprobeCompactSide& bench,
+                                  const MsMatchOptions& mo, const MsCompareOptions& o, MsRowSink& sink,
+                                  KeepSink* keep = nullptr) {
+  PairStream s(npu, bench, ms_mode_of(npu, bench), o, sink);
+  if (keep) keep->attach(&s.chunk_pairs());
   MSIT_TRY(s.run(ms_match(npu.items, bench.items, mo)));
   return s.tally();
+}
+
+// -lm builds its data mapping from the whole sides (scopes from construct.json and stack.json),
+// so both are read whole for it, then packed.
+Result<MsRankTally> compare_layer_mapped(const std::string& npu_json, const std::string& bench_json,
+                                         const MsCompareOptions& o, MsRowSink& sink) {
+  MsprobeCompactSide npu_c, bench_c;
+  MsMatchOptions mo;
+  {
+    MSIT_ASSIGN_OR_RETURN(MsprobeSide npu, read_msprobe_side(npu_json));
+    MSIT_ASSIGN_OR_RETURN(MsprobeSide bench, read_msprobe_side(bench_json));
+    mo = match_options(npu.header, bench.header, o);
+    if (ms_layer_mapping_applies(npu)) {
+      MSIT_ASSIGN_OR_RETURN(mo.data_mapping, ms_layer_data_mapping(npu, bench, *o.layer_mapping));
+    }
+    npu_c = compact_side(npu);
+    bench_c = compact_side(bench);
+  }
+  return compare_sides(npu_c, bench_c, mo, o, sink);
 }
 
 }  // namespace
 
 Result<MsRankTally> ms_compare_pair(const std::string& npu_json, const std::string& bench_json,
                                     const MsCompareOptions& o, MsRowSink& sink) {
-  MSIT_ASSIGN_OR_RETURN(MsprobeSide npu, read_msprobe_side(npu_json));
-  MSIT_ASSIGN_OR_RETURN(MsprobeSide bench, read_msprobe_side(bench_json));
-  return compare_sides(npu, bench, o, sink);
+  if (o.layer_mapping) return compare_layer_mapped(npu_json, bench_json, o, sink);
+  MSIT_ASSIGN_OR_RETURN(MsprobeCompactSide npu, read_msprobe_compact_side(npu_json));
+  MSIT_ASSIGN_OR_RETURN(MsprobeCompactSide bench, read_msprobe_compact_side(bench_json));
+  return compare_sides(npu, bench, match_options(npu.header, bench.header, o), o, sink);
 }
 
 Result<MsCompareResult> ms_compare_files(const std::string& npu_json, const std::string& bench_json,
@@ -295,8 +351,12 @@ Result<MsCompareResult> ms_compare_files(const std::string& npu_json, const std:
   MsCompareResult r;
   MSIT_ASSIGN_OR_RETURN(r.npu, read_msprobe_side(npu_json));
   MSIT_ASSIGN_OR_RETURN(r.bench, read_msprobe_side(bench_json));
+  MsMatchOptions mo = match_options(r.npu.header, r.bench.header, o);
+  if (o.layer_mapping && ms_layer_mapping_applies(r.npu)) {
+    MSIT_ASSIGN_OR_RETURN(mo.data_mapping, ms_layer_data_mapping(r.npu, r.bench, *o.layer_mapping));
+  }
   KeepSink sink(r.rows);
-  MSIT_ASSIGN_OR_RETURN(r.tally, compare_sides(r.npu, r.bench, o, sink));
+  MSIT_ASSIGN_OR_RETURN(r.tally, compare_sides(compact_side(r.npu), compact_side(r.bench), mo, o, sink, &sink));
   r.mode = r.tally.mode;
   return r;
 }

@@ -42,16 +42,21 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 
 // Backward entries are renumbered by their order among backward entries of the same op, so a
 // recomputed forward does not shift every backward counter (msProbe's update_backward_call).
-std::vector<std::string> renumbered_keys(const std::vector<MsprobeItem>& rows) {
+// `Rows`: a vector of MsprobeItem or an MsItemStore (rows[i] an item, or one unpacked).
+template <class Rows>
+std::vector<std::string> renumbered_keys(const Rows& rows) {
   std::vector<std::string> keys;
   keys.reserve(rows.size());
   std::unordered_map<std::string, uint64_t> backward_seen;
-  const std::string* last_entry = nullptr;
+  std::string last_entry;
+  bool first = true;
   std::string new_call_dir;
   MsEntryParts parts;
-  for (const auto& row : rows) {
-    if (!last_entry || *last_entry != row.entry) {
-      last_entry = &row.entry;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    if (first || last_entry != row.entry) {
+      first = false;
+      last_entry = row.entry;
       parts = ms_entry_parts(row.entry);
       new_call_dir.clear();
       if (parts.direction == MsDirection::kBackward) {
@@ -114,21 +119,24 @@ std::string cell_mapped_key(const std::string& name, const MsMatchOptions& o) {
   return key;
 }
 
-std::vector<std::string> names_of(const std::vector<MsprobeItem>& rows) {
+template <class Rows>
+std::vector<std::string> names_of(const Rows& rows) {
   std::vector<std::string> out;
   out.reserve(rows.size());
-  for (const auto& r : rows) out.push_back(r.name);
+  for (size_t i = 0; i < rows.size(); ++i) out.push_back(rows[i].name);
   return out;
 }
 
-std::vector<std::string> npu_keys(const std::vector<MsprobeItem>& rows, const MsMatchOptions& o) {
+template <class Rows>
+std::vector<std::string> npu_keys(const Rows& rows, const MsMatchOptions& o) {
   // msProbe names the NPU key by -am, then -cm, then -dm, whatever -fm says; -fm only changes
   // how keys are paired, and a data mapping pairs exactly.
   if (o.fuzzy && !o.cell_mapping_on && o.data_mapping.empty()) return names_of(rows);
   if (!o.cell_mapping_on && o.data_mapping.empty()) return o.msprobe8 ? names_of(rows) : renumbered_keys(rows);
   std::vector<std::string> keys;
   keys.reserve(rows.size());
-  for (const auto& r : rows) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
     if (o.cell_mapping_on) {
       keys.push_back(cell_mapped_key(r.name, o));
     } else {
@@ -263,8 +271,10 @@ bool ms_dtypes_match(const std::string& npu, const std::string& bench, bool cros
   return false;
 }
 
-std::vector<MsPair> ms_match(const std::vector<MsprobeItem>& npu, const std::vector<MsprobeItem>& bench,
-                             const MsMatchOptions& o) {
+namespace {
+
+template <class Rows>
+std::vector<MsPair> match_rows(const Rows& npu, const Rows& bench, const MsMatchOptions& o) {
   const bool fuzzy = o.fuzzy && o.data_mapping.empty();
   auto nk = npu_keys(npu, o);
   std::vector<std::string> bk = fuzzy || o.msprobe8 ? names_of(bench) : renumbered_keys(bench);
@@ -283,6 +293,17 @@ std::vector<MsPair> ms_match(const std::vector<MsprobeItem>& npu, const std::vec
     }
   }
   return pairs;
+}
+
+}  // namespace
+
+std::vector<MsPair> ms_match(const std::vector<MsprobeItem>& npu, const std::vector<MsprobeItem>& bench,
+                             const MsMatchOptions& o) {
+  return match_rows(npu, bench, o);
+}
+
+std::vector<MsPair> ms_match(const MsItemStore& npu, const MsItemStore& bench, const MsMatchOptions& o) {
+  return match_rows(npu, bench, o);
 }
 
 }  // namespace msit

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/compare_msprobe/item.h"
+#include "common/compare_msprobe/item_store.h"
 
 namespace msit {
 
@@ -36,6 +37,8 @@ struct MsPair {
 // (msProbe's merge); an NPU row whose dtype is not in the bench row's dtype group is unmatched.
 std::vector<MsPair> ms_match(const std::vector<MsprobeItem>& npu, const std::vector<MsprobeItem>& bench,
                              const MsMatchOptions& o);
+// The same over packed rows (the compare's own, item_store.h).
+std::vector<MsPair> ms_match(const MsItemStore& npu, const MsItemStore& bench, const MsMatchOptions& o);
 
 // The pieces msProbe splits an entry name into: "Functional.linear.0.backward" ->
 // {"Functional.linear", "0.backward", backward}. Empty op for a name it skips.

@@ -193,8 +193,12 @@ void append_entry_items(const MsprobeEntry& e, std::vector<MsprobeItem>& out) {
   }
 }
 
-Result<MsprobeSide> read_msprobe_side(const std::string& dump_json_path) {
-  MsprobeSide side;
+namespace {
+
+// Reads a dump.json into `side`'s header, json_path, rank_dir and has_md5, each row handed to
+// `add` as its entry is read.
+template <class Side, class Add>
+Status read_side(const std::string& dump_json_path, Side& side, Add add) {
   side.json_path = dump_json_path;
   size_t slash = dump_json_path.rfind('/');
   side.rank_dir = slash == std::string::npos ? "." : dump_json_path.substr(0, slash);
@@ -202,6 +206,7 @@ Result<MsprobeSide> read_msprobe_side(const std::string& dump_json_path) {
   UniqueFd dir(::open(side.rank_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir.valid())
     return make_error(side.rank_dir, Stage::kOpen, std::string("cannot open the directory: ") + std::strerror(errno));
+  std::vector<MsprobeItem> entry_items;
   MsprobeJsonSink sink;
   sink.on_header = [&](const MsprobeHeader& h) {
     side.header = h;
@@ -211,17 +216,44 @@ Result<MsprobeSide> read_msprobe_side(const std::string& dump_json_path) {
     for (const MsprobeLeaf& leaf : e.leaves) {
       if (leaf.kind == MsprobeLeafKind::kTensor && leaf.tensor.checksum == MsprobeChecksum::kCrc32) side.has_md5 = true;
     }
-    append_entry_items(e, side.items);
+    entry_items.clear();
+    append_entry_items(e, entry_items);
+    for (MsprobeItem& it : entry_items) add(std::move(it));
     return ok_status();
   };
   MSIT_TRY(read_msprobe_json_at(dir.get(), name, dump_json_path, sink));
-  return side;
+  return ok_status();
 }
 
-MsMode ms_mode_of(const MsprobeSide& npu, const MsprobeSide& bench) {
+template <class Side>
+MsMode mode_of(const Side& npu, const Side& bench) {
   if (npu.header.task == MsprobeTask::kTensor && bench.header.task == MsprobeTask::kTensor) return MsMode::kTensor;
   if (npu.has_md5 && bench.has_md5) return MsMode::kMd5;
   return MsMode::kSummary;
 }
+
+}  // namespace
+
+Result<MsprobeSide> read_msprobe_side(const std::string& dump_json_path) {
+  MsprobeSide side;
+  MSIT_TRY(read_side(dump_json_path, side, [&](MsprobeItem&& it) { side.items.push_back(std::move(it)); }));
+  return side;
+}
+
+Result<MsprobeCompactSide> read_msprobe_compact_side(const std::string& dump_json_path) {
+  MsprobeCompactSide side;
+  MSIT_TRY(read_side(dump_json_path, side, [&](MsprobeItem&& it) { side.items.add(it); }));
+  return side;
+}
+
+MsprobeCompactSide compact_side(const MsprobeSide& side) {
+  MsprobeCompactSide c{side.json_path, side.rank_dir, side.header, {}, side.has_md5};
+  for (const MsprobeItem& it : side.items) c.items.add(it);
+  return c;
+}
+
+MsMode ms_mode_of(const MsprobeSide& npu, const MsprobeSide& bench) { return mode_of(npu, bench); }
+
+MsMode ms_mode_of(const MsprobeCompactSide& npu, const MsprobeCompactSide& bench) { return mode_of(npu, bench); }
 
 }  // namespace msit

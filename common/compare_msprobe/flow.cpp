@@ -102,6 +102,7 @@ class PairStream {
   Status run(const std::vector<MsPair>& pairs) {
     MsTable head{mode_, o_.generation, &npu_items_, &bench_items_, &chunk_, {}, sources_};
     MSIT_TRY(sink_.begin(head));
+    reserve_levels(pairs);
     for (size_t i = 0; i < pairs.size();) {
       size_t j = std::min(pairs.size(), i + kChunkRows);
       // Extend to the end of the entry the chunk stops in.
@@ -128,6 +129,14 @@ class PairStream {
  private:
   // The post-pass's tokens: the forward pass, and the backward pass as its own flow.
   static constexpr int64_t kForwardFlow = 0, kBackwardFlow = 1;
+
+  // The post-pass's rows are held for the whole pair, one per matched pair at most: reserved at
+  // once, since a vector that doubles holds both copies while it moves (up to 3x the rows).
+  void reserve_levels(const std::vector<MsPair>& pairs) {
+    if (mode_ == MsMode::kMd5) return;
+    levels_.reserve(static_cast<size_t>(
+        std::count_if(pairs.begin(), pairs.end(), [](const MsPair& p) { return p.bench.has_value(); })));
+  }
 
   // construct.json beside the target's dump.json names the modules around each divergence.
   Status add_modules() {

@@ -62,9 +62,9 @@ class MsRowSink {
   virtual Status end(const MsRankTally& tally) = 0;
 };
 
-// One pair of dump.json files. Memory: both sides' rows (MsprobeItem, msProbe matches over whole
-// files) and one chunk of report rows; real-data rows keep a label and two numbers each for the
-// post-pass.
+// One pair of dump.json files. Memory: both sides' rows packed (MsItemStore: msProbe matches over
+// whole files), unpacked one chunk at a time, and one chunk of report rows; each matched pair with
+// an error level keeps its row for the post-pass (a ReportRow, ~1 KB: what now grows with the pair).
 Result<MsRankTally> ms_compare_pair(const std::string& npu_json, const std::string& bench_json,
                                     const MsCompareOptions& o, MsRowSink& sink);
 

@@ -1,7 +1,8 @@
 // The rows of one side of an msProbe compare, held compactly for the whole compare (msProbe
 // matches over whole files, docs/formats/msprobe-compare.md §8): each MsprobeItem packed into a
 // few dozen bytes of an arena and unpacked when a chunk of the report needs it. An MsprobeItem
-// is ~440 bytes plus its strings; a packed one ~60 (issue 42: 5M pairs within 1 GB).
+// is 440 bytes plus its strings; a packed one ~100 with its index (docs/benchmarks.md, "msProbe:
+// both sides' rows packed").
 #pragma once
 
 #include <cstddef>

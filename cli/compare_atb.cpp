@@ -6,12 +6,14 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 
 #include "cli/commands.h"
 #include "common/compare/dump_index.h"
 #include "common/compare/engine.h"
 #include "common/compare/file_cache.h"
 #include "common/compare/recompute.h"
+#include "common/compare/row_sink.h"
 #include "common/compare/terminal_summary.h"
 #include "common/compare_atb/atb_compare.h"
 #include "common/compare_atb/file_label.h"
@@ -25,12 +27,6 @@
 
 namespace msit::cli {
 namespace {
-
-Status write_csv(const std::string& path, const std::vector<ReportRow>& rows, const CsvOptions& co) {
-  MSIT_ASSIGN_OR_RETURN(OutputFile out, OutputFile::create(path));
-  MSIT_TRY(write_report_csv(rows, co, [&](std::string_view part) { return out.write(part); }));
-  return out.commit();
-}
 
 // The end of every flow here: the HTML report when asked for, then the one exit-status table.
 int finish(const AtbRunArgs& r, FlowFamily flow, const std::vector<const std::vector<ReportRow>*>& html_rows,
@@ -317,14 +313,100 @@ int usage(const char* message) {
   return kExitUsage;
 }
 
-// The rows the ATB flow's HTML report shows: the --cl CSV's, else the api sheet (the finest
-// of the xlsx's three; docs/compare.md).
-const std::vector<ReportRow>* html_rows(const atb::AtbCompareResult& res, const std::vector<ReportRow>& kept, bool cl) {
-  if (cl) return &kept;
-  for (const auto& sheet : res.sheets)
-    if (sheet.name == "api") return &sheet.rows;
-  return res.sheets.empty() ? &kept : &res.sheets.back().rows;
-}
+// The ATB/torch reports written as each sheet's rows arrive (docs/compare.md "Streaming"): the
+// --cl CSV or JSON (msit's filters and the notes of the rows msit would drop on the way) or the
+// workbook's sheets; each sheet's terminal summary and the tally built on the way. Only --html
+// holds rows: the page's (the --cl report's, else the api sheet, the finest of the three).
+class AtbReportSink : public RowSink {
+ public:
+  struct Options {
+    std::string path;
+    bool csv_level = false;  // --cl: one sheet, CSV or JSON
+    bool json = false;
+    bool msit_filters = false;
+    CsvOptions csv;
+    bool html = false;
+  };
+  struct Sheet {
+    std::string name;
+    SummaryBuilder summary;
+  };
+
+  explicit AtbReportSink(Options o) : o_(std::move(o)) {
+    if (!o_.csv_level) xlsx_.emplace(o_.path, o_.csv.extra_columns);
+  }
+
+  Status begin_rank(const RankInfo& rank) override {
+    sheets_.push_back(Sheet{rank.sheet, SummaryBuilder{}});
+    return xlsx_ ? fail(xlsx_->begin_sheet(rank.sheet)) : ok_status();
+  }
+  Status rows(std::vector<ReportRow>& rows) override {
+    tally_.add(rows);
+    sheets_.back().summary.add(rows);
+    if (xlsx_) {
+      if (o_.html && sheets_.back().name == "api") html_.insert(html_.end(), rows.begin(), rows.end());
+      return fail(xlsx_->rows(rows));
+    }
+    std::vector<ReportRow> kept;
+    for (ReportRow& row : rows) {
+      if (o_.msit_filters && !filter_.keep(row)) continue;
+      std::string drop = msit_drop_reason(row);  // rows msit's CSV would not have say why
+      if (!drop.empty()) row.note = row.note.empty() ? drop : row.note + "; " + drop;
+      kept.push_back(std::move(row));
+    }
+    if (o_.html) html_.insert(html_.end(), kept.begin(), kept.end());
+    return fail(write(kept));
+  }
+  Status end_rank(const RankInfo&) override { return ok_status(); }
+
+  // After the compare: the report closed and published under its name.
+  Status publish() {
+    if (xlsx_) return xlsx_->commit();
+    MSIT_TRY(open());
+    if (o_.json) MSIT_TRY(out_->write(written_ ? "\n]\n" : "[]\n"));
+    return out_->commit();
+  }
+
+  const RowTally& tally() const { return tally_; }
+  const std::vector<Sheet>& sheets() const { return sheets_; }
+  const std::vector<ReportRow>& html_rows() const { return html_; }
+  bool failed() const { return failed_; }  // the compare stopped on a report file's error
+
+ private:
+  Status fail(Status st) {
+    failed_ = failed_ || !st.ok();
+    return st;
+  }
+  Status open() {
+    if (out_) return ok_status();
+    MSIT_ASSIGN_OR_RETURN(OutputFile f, OutputFile::create(o_.path));
+    out_.emplace(std::move(f));
+    return o_.json ? ok_status() : out_->write(report_csv_header(o_.csv));
+  }
+  // The bytes of write_report_csv / report_json over the sheet's kept rows, a batch at a time.
+  Status write(const std::vector<ReportRow>& rows) {
+    if (rows.empty()) return ok_status();
+    MSIT_TRY(open());
+    auto to_file = [&](std::string_view part) { return out_->write(part); };
+    if (!o_.json) return write_report_csv_rows(rows, o_.csv, to_file);
+    std::string buf;
+    for (const ReportRow& row : rows) {
+      buf += written_++ ? ",\n" : "[\n";
+      buf += report_json_element(row, o_.csv);
+    }
+    return to_file(buf);
+  }
+
+  Options o_;
+  std::optional<atb::XlsxReportWriter> xlsx_;
+  std::optional<OutputFile> out_;
+  uint64_t written_ = 0;  // JSON elements written
+  MsitFilter filter_;
+  RowTally tally_;
+  std::vector<Sheet> sheets_;
+  std::vector<ReportRow> html_;
+  bool failed_ = false;
+};
 
 }  // namespace
 
@@ -354,64 +436,52 @@ int run_atb_compare_cli(FlowFamily flow, const AtbRunArgs& r, const AtbCliArgs& 
   o.jobs = r.jobs;
   if (r.sketch_width) o.eval.stats.sketch_width = r.sketch_width;
   if (a.stats) return run_stats(r, o);
-  auto res = atb::run_atb_compare(r.golden_path, r.my_path, o);
-  if (!res.ok()) {
-    print_error("compare", res.error().to_string());
-    print_dir_hints(FlowFamily::kAtbTorch, r.golden_path, r.my_path);
-    return kExitBadInput;
-  }
-  mark_phase(r.timer, "pair and compare");
-  if (r.recompute) {  // each sheet's first divergences (docs/opcheck.md "compare --recompute")
+  CsvOptions co;
+  co.extra_columns = !r.msit_columns;
+  co.jobs = r.jobs;
+  const std::time_t now = std::time(nullptr);
+  const std::string path =
+      (std::filesystem::path(r.output) /
+       report_file_name("msit_cmp_report", std::nullopt, now, o.level ? (r.json ? "json" : "csv") : "xlsx"))
+          .string();
+  AtbReportSink reports(
+      AtbReportSink::Options{path, o.level.has_value(), r.json, r.msit_filters || a.msit_compat, co, !r.html.empty()});
+  std::optional<RecomputeSink> recompute;  // each sheet's first divergences (docs/opcheck.md "compare --recompute")
+  if (r.recompute) {
     RecomputeOptions ro;
     ro.ops_before = r.recompute_before;
-    for (auto& sheet : res->sheets) recompute_rows(sheet.rows, ro);
-    mark_phase(r.timer, "recompute");
+    recompute.emplace(reports, ro);
   }
+  RowSink& sink = recompute ? static_cast<RowSink&>(*recompute) : reports;
+  auto res = atb::stream_atb_compare(r.golden_path, r.my_path, o, sink);
+  if (!res.ok()) {
+    print_error("compare", res.error().to_string());
+    if (!reports.failed()) print_dir_hints(FlowFamily::kAtbTorch, r.golden_path, r.my_path);
+    return kExitBadInput;
+  }
+  // The rows are written (unpublished) as they come: this phase includes --recompute and the rows'
+  // writing, and the write phase below the closing and publishing.
+  mark_phase(r.timer, "pair and compare");
   print_warnings("compare", res->warnings, r.verbosity);
-  RowTally t;
-  for (const auto& sheet : res->sheets) t.add(sheet.rows);
+  const RowTally& t = reports.tally();
   if (t.pairs == 0) {
     std::string sheets;
-    for (const auto& sheet : res->sheets) sheets += (sheets.empty() ? "" : ", ") + sheet.name;
+    for (const auto& sheet : reports.sheets()) sheets += (sheets.empty() ? "" : ", ") + sheet.name;
     return no_pairs_error(
         FlowFamily::kAtbTorch, r.golden_path, r.my_path,
         "tensor files of the nodes matched by msit's " + sheets + " policies in the token directories of both paths");
   }
-  CsvOptions co;
-  co.extra_columns = !r.msit_columns;
-  co.jobs = r.jobs;
-  std::time_t now = std::time(nullptr);
-  Status st = ok_status();
-  std::string path;
-  std::vector<ReportRow> kept;
-  if (o.level) {
-    // msit filters the -cl CSV; as in the torchair mode, rows stay unless --msit-filters
-    // (or --msit-compat, which reproduces msit's files).
-    const auto& rows = res->sheets.front().rows;
-    kept = r.msit_filters || a.msit_compat ? apply_msit_filters(rows) : rows;
-    for (auto& row : kept) {  // rows msit's CSV would not have say why
-      std::string drop = msit_drop_reason(row);
-      if (!drop.empty()) row.note = row.note.empty() ? drop : row.note + "; " + drop;
-    }
-    path = (std::filesystem::path(r.output) /
-            report_file_name("msit_cmp_report", std::nullopt, now, r.json ? "json" : "csv"))
-               .string();
-    st = r.json ? write_output_file(path, report_json(kept, co)) : write_csv(path, kept, co);
-  } else {
-    path = (std::filesystem::path(r.output) / report_file_name("msit_cmp_report", std::nullopt, now, "xlsx")).string();
-    st = atb::write_xlsx_report(path, res->sheets, co.extra_columns);
-  }
-  if (!st.ok()) {
+  if (Status st = reports.publish(); !st.ok()) {
     print_error("compare", st.error().to_string());
     return kExitBadInput;
   }
   mark_phase(r.timer, o.level ? (r.json ? "write JSON report" : "write CSV report") : "write xlsx report");
   if (!r.quiet) { std::printf("Saved comparing results: %s\nmode: %s\n", path.c_str(), res->description.c_str()); }
-  for (const auto& sheet : res->sheets) {
-    if (!r.quiet) std::printf("[%s] %s", sheet.name.c_str(), terminal_summary(sheet.rows, std::nullopt).c_str());
+  for (const auto& sheet : reports.sheets()) {
+    if (!r.quiet) std::printf("[%s] %s", sheet.name.c_str(), sheet.summary.text(std::nullopt).c_str());
   }
   for (const std::string& gap : res->coverage.lines()) print_warning("compare", gap);
-  return finish(r, FlowFamily::kAtbTorch, {html_rows(*res, kept, o.level.has_value())}, t, &res->coverage);
+  return finish(r, FlowFamily::kAtbTorch, {&reports.html_rows()}, t, &res->coverage);
 }
 
 }  // namespace msit::cli

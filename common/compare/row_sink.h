@@ -17,6 +17,7 @@ struct RankInfo {
   std::optional<int64_t> rank;  // set for worldsize*_global_rank* layouts
   std::vector<std::string> graph_files;
   uint64_t ops_without_rows = 0;  // GE ops with no FX counterpart; final at end_rank
+  std::string sheet;              // the ATB/torch compare's report sheet (layer, module, api); else empty
 };
 
 class RowSink {

@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <string_view>
 #include <thread>
+#include <unordered_map>
 
 #include "common/compare/engine.h"
 #include "common/compare/file_cache.h"
@@ -26,6 +28,8 @@ namespace {
 
 struct Job {
   size_t sheet = 0;
+  size_t pair = 0;          // the sheet's token pair it belongs to (index into the pairs compared)
+  int64_t token_id = 0;     // what the post-pass groups its rows by (the spec's token)
   bool input_only = false;  // an op input for the first-divergence rule: evaluated, not written
   PairSpec spec;
   std::string token_text, golden_type, my_type, note;
@@ -49,9 +53,12 @@ bool is_digits(const std::string& s) {
 
 std::vector<std::pair<const TokenDir*, const TokenDir*>> token_pairs(const DumpSide& g, const DumpSide& m) {
   std::vector<std::pair<const TokenDir*, const TokenDir*>> out;
+  std::unordered_map<std::string_view, std::vector<const TokenDir*>> golden;  // by key, in golden order
+  for (const auto& gt : g.tokens) golden[gt.key].push_back(&gt);
   for (const auto& mt : m.tokens) {
-    for (const auto& gt : g.tokens)
-      if (gt.key == mt.key) out.emplace_back(&gt, &mt);
+    auto it = golden.find(mt.key);
+    if (it == golden.end()) continue;
+    for (const TokenDir* gt : it->second) out.emplace_back(gt, &mt);
   }
   if (out.empty() && g.given_token && m.given_token) {
     for (const auto& gt : g.tokens)
@@ -200,7 +207,18 @@ struct Expander {
   std::vector<Job> jobs;
   uint64_t next_id = 0;
   Labeler g_labels, m_labels;
-  std::set<std::string> inputs_done;
+  std::set<std::string> inputs_done;  // of the token pairs expanded since the last take()
+  size_t pair = 0;                    // the token pair being expanded
+
+  // The jobs expanded so far, handed over; what they point into (files) is kept until the next take.
+  std::vector<Job> take() {
+    std::vector<Job> out = std::move(jobs);
+    jobs.clear();
+    inputs_done.clear();
+    return out;
+  }
+  // After the jobs taken last are evaluated: their files are no longer pointed to.
+  void drop_files() { files.clear(); }
 
   std::string rel(const DumpSide& s, const Endpoint& e, const TokenDir& t) {
     return o.robust_dirs && s.kind == SideKind::kAtb ? robust_rel(s.trees[e.tree], e.node, t.dir) : std::string();
@@ -258,8 +276,10 @@ struct Expander {
                const RopeFix& fix) {
     Job j;
     j.sheet = sheet;
+    j.pair = pair;
     j.spec.data_id = next_id++;
     j.spec.token = is_digits(mt.key) ? std::stoll(mt.key) : 0;
+    j.token_id = j.spec.token;
     j.token_text = is_digits(mt.key) ? "" : mt.key;
     j.golden_type = g.trees[mm.golden.tree].nodes[mm.golden.node].type;
     j.my_type = m.trees[mm.my.tree].nodes[mm.my.node].type;
@@ -355,73 +375,153 @@ ReportRow from_cache(const ReportRow& cached, const Job& j) {
   return r;
 }
 
-// The one evaluator (common/compare/engine.h); pairs that concatenate rank files or need msit's
-// rope fix-ups are evaluated here (run_job), the others read in its batches. Then the one
-// post-pass per sheet.
-void evaluate_all(std::vector<Job>& jobs, std::vector<AtbSheet>& sheets, const AtbCompareOptions& o) {
-  FileCache cache;
-  std::vector<ReportRow> rows(jobs.size());
-  // With a row cache, only the pairs it has no row for are evaluated (todo: their job indexes).
-  std::vector<std::string> keys;
-  std::vector<size_t> todo;
-  std::map<std::string, ReportRow> kept;
-  if (o.row_cache) {
-    o.row_cache->hits = 0;
-    keys.resize(jobs.size());
+// The one evaluator (common/compare/engine.h), a chunk of jobs at a time; pairs that concatenate
+// rank files or need msit's rope fix-ups are evaluated here (run_job), the others read in its
+// batches. With a row cache, a pair it has a row for is not read again; the cache is replaced by
+// this run's rows at finish().
+class Evaluator {
+ public:
+  explicit Evaluator(const AtbCompareOptions& o) : o_(o) {
+    if (o_.row_cache) o_.row_cache->hits = 0;
   }
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    if (o.row_cache) {
-      keys[i] = job_key(jobs[i]);
-      auto hit = o.row_cache->rows.find(keys[i]);
-      if (hit != o.row_cache->rows.end()) {
-        rows[i] = from_cache(hit->second, jobs[i]);
-        kept.insert(o.row_cache->rows.extract(hit));
-        ++o.row_cache->hits;
-        continue;
+
+  // The rows of `jobs`, in job order, before the post-pass.
+  std::vector<ReportRow> evaluate(std::vector<Job>& jobs) {
+    FileCache cache;  // per chunk: what it keeps is the chunk's files
+    std::vector<ReportRow> rows(jobs.size());
+    // With a row cache, only the pairs it has no row for are evaluated (todo: their job indexes).
+    std::vector<std::string> keys;
+    std::vector<size_t> todo;
+    if (o_.row_cache) keys.resize(jobs.size());
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      if (o_.row_cache) {
+        keys[i] = job_key(jobs[i]);
+        auto hit = o_.row_cache->rows.find(keys[i]);
+        if (hit != o_.row_cache->rows.end()) {
+          rows[i] = from_cache(hit->second, jobs[i]);
+          kept_.insert(o_.row_cache->rows.extract(hit));
+          ++o_.row_cache->hits;
+          continue;
+        }
       }
+      todo.push_back(i);
     }
-    todo.push_back(i);
+    std::vector<EvalItem> items(todo.size());
+    for (size_t k = 0; k < todo.size(); ++k) {
+      const Job& j = jobs[todo[k]];
+      items[k] = EvalItem{&jobs[todo[k]].spec, &rows[todo[k]],
+                          j.rope.has_value() || j.golden_ranks.size() > 1 || j.my_ranks.size() > 1};
+    }
+    EngineOptions eo;
+    eo.jobs = o_.jobs;
+    eo.eval = o_.eval;
+    eo.custom = [&](size_t k, FileCache& c) { return run_job(jobs[todo[k]], c, o_.eval); };
+    eo.finish = [&](size_t k, ReportRow& r) {
+      if (items[k].custom) return;  // run_job filled these
+      const Job& j = jobs[todo[k]];
+      r.token_text = j.token_text;
+      r.golden_op_type = j.golden_type;
+      r.my_op_type = j.my_type;
+      if (!j.note.empty()) r.note = r.note.empty() ? j.note : r.note + "; " + j.note;
+    };
+    evaluate_items(items, cache, eo);
+    if (o_.row_cache) {
+      // Kept before the post-pass marks them: a cached row is a fresh evaluation's row.
+      for (size_t i : todo)
+        if (rows[i].fail_reason == FailReason::kNone && !rows[i].problem.any())
+          kept_.emplace(std::move(keys[i]), rows[i]);
+      evaluated_ += todo.size();
+    }
+    return rows;
   }
-  std::vector<EvalItem> items(todo.size());
-  for (size_t k = 0; k < todo.size(); ++k) {
-    const Job& j = jobs[todo[k]];
-    items[k] = EvalItem{&jobs[todo[k]].spec, &rows[todo[k]],
-                        j.rope.has_value() || j.golden_ranks.size() > 1 || j.my_ranks.size() > 1};
+
+  // The row cache holds this run's rows (a run cut short keeps the earlier rows it did not reach).
+  void finish(bool complete) {
+    if (!o_.row_cache) return;
+    o_.row_cache->evaluated = evaluated_;
+    if (complete) o_.row_cache->rows = std::move(kept_);
+    else o_.row_cache->rows.merge(kept_);
   }
-  EngineOptions eo;
-  eo.jobs = o.jobs;
-  eo.eval = o.eval;
-  eo.custom = [&](size_t k, FileCache& c) { return run_job(jobs[todo[k]], c, o.eval); };
-  eo.finish = [&](size_t k, ReportRow& r) {
-    if (items[k].custom) return;  // run_job filled these
-    const Job& j = jobs[todo[k]];
-    r.token_text = j.token_text;
-    r.golden_op_type = j.golden_type;
-    r.my_op_type = j.my_type;
-    if (!j.note.empty()) r.note = r.note.empty() ? j.note : r.note + "; " + j.note;
+
+ private:
+  const AtbCompareOptions& o_;
+  std::map<std::string, ReportRow> kept_;
+  size_t evaluated_ = 0;
+};
+
+// One sheet's rows on their way to the sink. The post-pass judges the rows of one token id
+// together (common/compare/divergence.h mark_error_jumps), with the ops' inputs (the input error
+// of the first-divergence rule, docs/compare.md "First divergence"), which are dropped afterwards
+// so the sheet keeps msit's rows. A token pair's rows join its id's; once the id's last pair is
+// evaluated they are post-passed, and rows go on in report order as soon as every row before them
+// is post-passed. Token ids are unique but for keys that are not numbers (0, as "warmup" and
+// "weights" are) and token directories compared pairwise: those rows wait for their id's last pair.
+class SheetRows {
+ public:
+  // last_pair: the index of each token id's last pair in the sheet.
+  SheetRows(RowSink& sink, std::map<int64_t, size_t> last_pair) : sink_(sink), last_pair_(std::move(last_pair)) {}
+
+  // The rows of one pair (its jobs' in job order): shown rows and the ops' inputs.
+  void add_pair(int64_t id, size_t pair, std::vector<ReportRow>& outputs, std::vector<ReportRow>& inputs) {
+    Group& g = groups_[id];
+    if (!outputs.empty()) {
+      order_.emplace_back(id, outputs.size());
+      ++g.entries;
+    }
+    std::move(outputs.begin(), outputs.end(), std::back_inserter(g.outputs));
+    std::move(inputs.begin(), inputs.end(), std::back_inserter(g.inputs));
+    outputs.clear();
+    inputs.clear();
+    if (last_pair_.at(id) != pair) return;
+    g.done = true;
+    if (g.outputs.empty()) return;
+    const size_t shown = g.outputs.size();
+    std::move(g.inputs.begin(), g.inputs.end(), std::back_inserter(g.outputs));
+    g.inputs = {};
+    post_pass(g.outputs);
+    g.outputs.resize(shown);
+  }
+
+  // Every row whose rows before it are all post-passed, to the sink.
+  Status flush() {
+    std::vector<ReportRow> out;
+    while (!order_.empty()) {
+      auto [id, n] = order_.front();
+      auto it = groups_.find(id);
+      Group& g = it->second;
+      if (!g.done) break;
+      auto from = g.outputs.begin() + static_cast<std::ptrdiff_t>(g.sent);
+      std::move(from, from + static_cast<std::ptrdiff_t>(n), std::back_inserter(out));
+      g.sent += n;
+      order_.pop_front();
+      if (--g.entries == 0) groups_.erase(it);
+    }
+    std::erase_if(groups_, [](const auto& kv) { return kv.second.done && kv.second.entries == 0; });
+    return out.empty() ? ok_status() : sink_.rows(out);
+  }
+
+ private:
+  struct Group {
+    std::vector<ReportRow> outputs, inputs;
+    size_t sent = 0;     // outputs handed on
+    size_t entries = 0;  // its parts in order_ not yet handed on
+    bool done = false;   // its last pair is in
   };
-  evaluate_items(items, cache, eo);
-  if (o.row_cache) {
-    // Kept before the post-pass marks them: a cached row is a fresh evaluation's row.
-    for (size_t i : todo)
-      if (rows[i].fail_reason == FailReason::kNone && !rows[i].problem.any()) kept.emplace(std::move(keys[i]), rows[i]);
-    o.row_cache->evaluated = todo.size();
-    o.row_cache->rows = std::move(kept);
-  }
-  std::vector<std::vector<ReportRow>> inputs(sheets.size());
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    auto& to = jobs[i].input_only ? inputs[jobs[i].sheet] : sheets[jobs[i].sheet].rows;
-    to.push_back(std::move(rows[i]));
-  }
-  // The post-pass of each sheet sees the ops' inputs too (the input error of the first-divergence
-  // rule, docs/compare.md "First divergence"); they are dropped afterwards, so the sheets keep
-  // msit's rows.
-  for (size_t s = 0; s < sheets.size(); ++s) {
-    auto& sheet = sheets[s].rows;
-    size_t shown = sheet.size();
-    for (auto& r : inputs[s]) sheet.push_back(std::move(r));
-    post_pass(sheet);
-    sheet.resize(shown);
+  RowSink& sink_;
+  std::map<int64_t, size_t> last_pair_;
+  std::map<int64_t, Group> groups_;
+  std::deque<std::pair<int64_t, size_t>> order_;  // (token id, rows) of each pair with rows, report order
+};
+
+// Hands a chunk's evaluated rows to the sheet, pair by pair: [first, end) are the chunk's pairs.
+void add_chunk(SheetRows& sheet, size_t first, size_t end, const std::vector<int64_t>& pair_ids,
+               const std::vector<Job>& jobs, std::vector<ReportRow>& rows) {
+  std::vector<ReportRow> outputs, inputs;
+  size_t j = 0;
+  for (size_t p = first; p < end; ++p) {
+    for (; j < jobs.size() && jobs[j].pair == p; ++j)
+      (jobs[j].input_only ? inputs : outputs).push_back(std::move(rows[j]));
+    sheet.add_pair(pair_ids[p], p, outputs, inputs);
   }
 }
 
@@ -445,8 +545,69 @@ bool is_atb_torch_compare(const std::string& golden_path, const std::string& my_
   return detect_side_kind(golden_path).has_value() && detect_side_kind(my_path).has_value();
 }
 
+namespace {
+
+// One sheet, streamed: its token pairs expanded a chunk at a time, evaluated, post-passed per
+// token id and handed to the sink.
+Status stream_sheet(Expander& ex, Evaluator& ev, size_t s, size_t chunk_jobs, const std::vector<Match>& matches,
+                    const std::vector<std::pair<const TokenDir*, const TokenDir*>>& tokens, RowSink& sink) {
+  std::vector<int64_t> ids(tokens.size());
+  std::map<int64_t, size_t> last_pair;
+  for (size_t p = 0; p < tokens.size(); ++p) {
+    const std::string& key = tokens[p].second->key;
+    ids[p] = is_digits(key) ? std::stoll(key) : 0;
+    last_pair[ids[p]] = p;
+  }
+  SheetRows sheet(sink, std::move(last_pair));
+  for (size_t p = 0; p < tokens.size();) {
+    const size_t first = p;
+    while (p < tokens.size() && (p == first || ex.jobs.size() < chunk_jobs)) {
+      ex.pair = p;
+      ex.expand(s, matches, *tokens[p].first, *tokens[p].second);
+      ++p;
+    }
+    std::vector<Job> jobs = ex.take();
+    std::vector<ReportRow> rows = ev.evaluate(jobs);
+    add_chunk(sheet, first, p, ids, jobs, rows);
+    jobs.clear();
+    ex.drop_files();
+    MSIT_TRY(sheet.flush());
+  }
+  return ok_status();
+}
+
+// Every sheet's rows kept (run_atb_compare).
+class CollectSink : public RowSink {
+ public:
+  explicit CollectSink(std::vector<AtbSheet>& sheets) : sheets_(sheets) {}
+  Status begin_rank(const RankInfo& r) override {
+    sheets_.push_back(AtbSheet{r.sheet, {}});
+    return ok_status();
+  }
+  Status rows(std::vector<ReportRow>& rows) override {
+    auto& to = sheets_.back().rows;
+    std::move(rows.begin(), rows.end(), std::back_inserter(to));
+    return ok_status();
+  }
+  Status end_rank(const RankInfo&) override { return ok_status(); }
+
+ private:
+  std::vector<AtbSheet>& sheets_;
+};
+
+}  // namespace
+
 Result<AtbCompareResult> run_atb_compare(const std::string& golden_path, const std::string& my_path,
                                          const AtbCompareOptions& o) {
+  std::vector<AtbSheet> sheets;
+  CollectSink sink(sheets);
+  MSIT_ASSIGN_OR_RETURN(AtbCompareResult res, stream_atb_compare(golden_path, my_path, o, sink));
+  res.sheets = std::move(sheets);
+  return res;
+}
+
+Result<AtbCompareResult> stream_atb_compare(const std::string& golden_path, const std::string& my_path,
+                                            const AtbCompareOptions& o, RowSink& sink) {
   SideOptions so{o.msit_compat, false};
   MSIT_ASSIGN_OR_RETURN(DumpSide g, open_side(golden_path, so));
   MSIT_ASSIGN_OR_RETURN(DumpSide m, open_side(my_path, so));
@@ -471,13 +632,20 @@ Result<AtbCompareResult> run_atb_compare(const std::string& golden_path, const s
   std::vector<PolicySet> sets = o.level
                                     ? std::vector<PolicySet>{*o.level}
                                     : std::vector<PolicySet>{PolicySet::kLayer, PolicySet::kModule, PolicySet::kApi};
-  Expander ex{g, m, o, rank_siblings(g), rank_siblings(m), {}, {}, 0, Labeler{g}, Labeler{m}, {}};
+  Expander ex{g, m, o, rank_siblings(g), rank_siblings(m), {}, {}, 0, Labeler{g}, Labeler{m}, {}, 0};
+  Evaluator ev(o);
   for (size_t s = 0; s < sets.size(); ++s) {
-    res.sheets.push_back(AtbSheet{std::string(policy_set_name(sets[s])), {}});
-    auto matches = sheet_matches(g, m, sets[s], mo);
-    for (auto [gt, mt] : tokens) ex.expand(s, matches, *gt, *mt);
+    RankInfo sheet;
+    sheet.sheet = std::string(policy_set_name(sets[s]));
+    Status st = sink.begin_rank(sheet);
+    if (st.ok()) st = stream_sheet(ex, ev, s, o.chunk_jobs, sheet_matches(g, m, sets[s], mo), tokens, sink);
+    if (st.ok()) st = sink.end_rank(sheet);
+    if (!st.ok()) {
+      ev.finish(false);
+      return st.error();
+    }
   }
-  evaluate_all(ex.jobs, res.sheets, o);
+  ev.finish(true);
   return res;
 }
 

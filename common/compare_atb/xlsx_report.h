@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,6 +26,34 @@ struct XlsxSheetPart {
 // header), so that no row is lost and report order is kept across the parts.
 std::vector<XlsxSheetPart> xlsx_sheet_parts(const std::vector<AtbSheet>& sheets,
                                             size_t rows_per_sheet = kXlsxSheetRows);
+
+// The workbook written as its rows arrive, sheet by sheet (the streamed compare's sink): each
+// sheet's rows in report order; a sheet goes on in "NAME (2)", ... after rows_per_sheet rows, as
+// xlsx_sheet_parts splits a held sheet. The file is created with the first rows (or at commit)
+// and published by commit(); dropped uncommitted, it leaves nothing.
+class XlsxReportWriter {
+ public:
+  XlsxReportWriter(std::string path, bool extra_columns, size_t rows_per_sheet = kXlsxSheetRows);
+  ~XlsxReportWriter();
+  XlsxReportWriter(const XlsxReportWriter&) = delete;
+  XlsxReportWriter& operator=(const XlsxReportWriter&) = delete;
+
+  Status begin_sheet(const std::string& name);
+  Status rows(std::span<const ReportRow> rows);
+  Status commit();
+
+ private:
+  struct Book;
+  Status open();
+  Status add_part();
+  std::string path_;
+  bool extra_;
+  size_t per_sheet_;
+  std::vector<std::string> waiting_;  // sheets begun before the workbook was opened
+  std::string sheet_;                 // the current sheet's name
+  size_t part_ = 0, in_part_ = 0;     // its part (1 = NAME) and that part's rows
+  std::unique_ptr<Book> book_;
+};
 
 // Written through an OutputFile (common/io/output_file.h): O_EXCL temp, no-replace publication.
 // libxlsxwriter's constant-memory mode streams each sheet's rows to a temp file as they are

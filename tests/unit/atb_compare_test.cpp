@@ -245,6 +245,71 @@ TEST(AtbCompareFixtures, F1bTorchVsTorch) {
   }
 }
 
+// Streaming (docs/compare.md "Streaming"): a sheet evaluated one token pair at a time gives the
+// rows of one chunk holding them all, byte for byte, and hands them on in report order before the
+// sheet ends. The first-divergence rule judges a token id's rows together: "warmup" (id 0, after
+// the numbered tokens) is judged with token 0, whose rows wait for it.
+TEST(AtbCompareStream, ChunksGiveTheRowsOfOneChunk) {
+  TempDir tmp;
+  fs::path procs[2];
+  for (int s = 0; s < 2; ++s) {
+    procs[s] = tmp.p / (s ? "my" : "golden") / "msit_dump_1" / "torch_tensors" / "cpu_1";
+    write_file(procs[s] / "model_tree.json",
+               torch_tree_json({"root", "Net", {{"root.act", "ReLU", {}}, {"root.fc", "Linear", {}}}}));
+    for (std::string t : {"0", "1", "2", "warmup"}) {
+      fs::path d = procs[s] / t;
+      // My token 1 diverges at root.fc; warm-up's inputs differ (judged with token 0's rows).
+      float e = s == 1 && t == "1" ? 0.5f : 0.0f, w = s == 1 && t == "warmup" ? 0.25f : 0.0f;
+      write_torch_tensor(d / "root.fc" / "input_0.pth", {1 + w, 2, 3, 4}, {1, 4});
+      write_torch_tensor(d / "root.fc" / "output.pth", {1 + e + w, 2, 3, 4 - e}, {1, 4});
+      write_torch_tensor(d / "root.act" / "input_0.pth", {1 + e + w, 2, 3, 4 - e}, {1, 4});
+      write_torch_tensor(d / "root.act" / "output.pth", {1 + e + w, 2, 3, 4 - e}, {1, 4});
+    }
+  }
+  struct Batches : RowSink {
+    std::vector<std::vector<ReportRow>> got;
+    Status begin_rank(const RankInfo&) override { return ok_status(); }
+    Status rows(std::vector<ReportRow>& rows) override {
+      got.push_back(rows);
+      return ok_status();
+    }
+    Status end_rank(const RankInfo&) override { return ok_status(); }
+  };
+  auto csv = [](const std::vector<ReportRow>& rows) {
+    std::string out;
+    EXPECT_TRUE(write_report_csv(rows, CsvOptions{}, [&](std::string_view p) {
+                  out += p;
+                  return ok_status();
+                }).ok());
+    return out;
+  };
+  AtbCompareOptions whole;
+  whole.level = PolicySet::kApi;
+  auto want = run_atb_compare(procs[0].string(), procs[1].string(), whole);
+  ASSERT_TRUE(want.ok()) << want.error().to_string();
+  ASSERT_EQ(want->sheets[0].rows.size(), 8u);
+  AtbCompareOptions one = whole;
+  one.chunk_jobs = 1;
+  Batches b;
+  ASSERT_TRUE(stream_atb_compare(procs[0].string(), procs[1].string(), one, b).ok());
+  // Tokens 0 and warmup go on together at the end (both id 0); tokens 1 and 2 cannot pass token 0.
+  ASSERT_EQ(b.got.size(), 1u);
+  EXPECT_EQ(csv(b.got[0]), csv(want->sheets[0].rows));
+  // Without the warm-up, each token's rows go on as soon as they are judged.
+  fs::remove_all(procs[1] / "warmup");
+  want = run_atb_compare(procs[0].string(), procs[1].string(), whole);
+  ASSERT_TRUE(want.ok());
+  Batches b2;
+  ASSERT_TRUE(stream_atb_compare(procs[0].string(), procs[1].string(), one, b2).ok());
+  ASSERT_EQ(b2.got.size(), 3u);
+  std::vector<ReportRow> all;
+  for (auto& batch : b2.got) all.insert(all.end(), batch.begin(), batch.end());
+  EXPECT_EQ(csv(all), csv(want->sheets[0].rows));
+  size_t jumps = 0;
+  for (const auto& r : all) jumps += r.jump == ReportRow::Jump::kFirst;
+  EXPECT_EQ(jumps, 1u);  // token 1's root.fc
+}
+
 // F4: two model files, warm-up in dir 0; tokens 0, 1, 2 map to 1/0_PLayer, 1/11_DLayer, 2/11_DLayer.
 TEST(AtbCompareFixtures, F4TokensWithTwoModels) {
   TempDir tmp;

@@ -159,7 +159,7 @@ StoreCatalog::Store* StoreCatalog::open_slot(const std::string& store_dir) {
   return slot->store.get();
 }
 
-const std::vector<StoreCatalog::Store*>& StoreCatalog::covering(const std::string& dir) {
+std::vector<StoreCatalog::Store*> StoreCatalog::covering(const std::string& dir) {
   {
     std::lock_guard lock(mu_);
     if (auto it = covering_.find(dir); it != covering_.end()) return it->second;
@@ -173,11 +173,16 @@ const std::vector<StoreCatalog::Store*>& StoreCatalog::covering(const std::strin
   }
   const std::vector<std::string> up = reader_store_dirs(dir);
   if (up.size() > 1) {
-    const std::vector<Store*>& above = covering(up[1]);
+    const std::vector<Store*> above = covering(up[1]);
     found.insert(found.end(), above.begin(), above.end());
   }
   std::lock_guard lock(mu_);
-  return covering_.emplace(dir, std::move(found)).first->second;  // unordered_map: references stay valid
+  // A walk asks once per directory (an ATB token is ~1,000 of them): the answers kept are
+  // bounded, so that a long walk's memory does not grow with its directories. Forgotten ones
+  // are found again from their parents (an lstat each).
+  if (covering_.size() >= kMaxCoveringDirs) covering_.clear();
+  covering_.emplace(dir, found);
+  return found;
 }
 
 StoredList StoreCatalog::names_of(Store& s, const std::string& dir) {

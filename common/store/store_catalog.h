@@ -91,7 +91,9 @@ class StoreCatalog {
   };
   // The stores at `dir` and its ancestors, nearest first (store_locator.h); each readable one.
   // Takes mu_ itself, and releases it while a store is opened.
-  const std::vector<Store*>& covering(const std::string& dir);
+  // A copy: the answers kept are bounded (kMaxCoveringDirs) and may be dropped meanwhile.
+  std::vector<Store*> covering(const std::string& dir);
+  static constexpr size_t kMaxCoveringDirs = 16384;
   Store* open_slot(const std::string& store_dir);
   // Opens one store (a first read connection, its snapshot); nullptr after recording why it
   // cannot be read.

@@ -124,6 +124,7 @@ Status XlsxReportWriter::add_part() {
   in_part_ = 0;
   std::string name = part_ == 1 ? sheet_ : sheet_ + " (" + std::to_string(part_) + ")";
   book_->ws = workbook_add_worksheet(book_->wb, name.c_str());
+  names_.push_back(name);
   lxw_error e = book_->ws ? write_header(book_->ws, book_->cols) : LXW_ERROR_MEMORY_MALLOC_FAILED;
   if (e) return make_error(path_, Stage::kWrite, std::string("xlsx sheet ") + name + ": " + lxw_strerror(e));
   return ok_status();

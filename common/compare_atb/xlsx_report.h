@@ -41,6 +41,8 @@ class XlsxReportWriter {
   Status begin_sheet(const std::string& name);
   Status rows(std::span<const ReportRow> rows);
   Status commit();
+  // The worksheets added so far, in workbook order.
+  const std::vector<std::string>& sheet_names() const { return names_; }
 
  private:
   struct Book;
@@ -52,6 +54,7 @@ class XlsxReportWriter {
   std::vector<std::string> waiting_;  // sheets begun before the workbook was opened
   std::string sheet_;                 // the current sheet's name
   size_t part_ = 0, in_part_ = 0;     // its part (1 = NAME) and that part's rows
+  std::vector<std::string> names_;
   std::unique_ptr<Book> book_;
 };
 

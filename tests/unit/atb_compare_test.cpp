@@ -600,6 +600,27 @@ TEST(AtbXlsx, ASheetOverTheRowLimitGoesOnInNumberedSheets) {
   EXPECT_EQ(parts[1].sheet, 0u);
   EXPECT_EQ(parts[4].sheet, 2u);
   EXPECT_EQ(kXlsxSheetRows + 1, size_t{1} << 20);  // Excel's 1,048,576 rows, the header included
+  // The streamed writer starts the same parts as the rows come (the workbook opened with the
+  // first rows: the sheets begun before are added then).
+  TempDir tmp;
+  XlsxReportWriter w((tmp.p / "r.xlsx").string(), true, 3);
+  std::vector<ReportRow> seven(7);
+  ASSERT_TRUE(w.begin_sheet("layer").ok());
+  ASSERT_TRUE(w.rows(std::span<const ReportRow>(seven).first(2)).ok());
+  ASSERT_TRUE(w.rows(std::span<const ReportRow>(seven).subspan(2)).ok());
+  ASSERT_TRUE(w.begin_sheet("module").ok());
+  ASSERT_TRUE(w.begin_sheet("api").ok());
+  ASSERT_TRUE(w.rows(sheets[2].rows).ok());
+  ASSERT_TRUE(w.commit().ok());
+  std::vector<std::string> want;
+  for (const auto& p : parts) want.push_back(p.name);
+  EXPECT_EQ(w.sheet_names(), want);
+  EXPECT_TRUE(fs::is_regular_file(tmp.p / "r.xlsx"));
+  XlsxReportWriter empty((tmp.p / "e.xlsx").string(), false, 3);  // sheets without rows: opened at commit
+  ASSERT_TRUE(empty.begin_sheet("layer").ok());
+  ASSERT_TRUE(empty.begin_sheet("api").ok());
+  ASSERT_TRUE(empty.commit().ok());
+  EXPECT_EQ(empty.sheet_names(), (std::vector<std::string>{"layer", "api"}));
 }
 
 }  // namespace

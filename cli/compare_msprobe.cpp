@@ -3,7 +3,6 @@
 #include "cli/compare_msprobe.h"
 
 #include <ctime>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -19,6 +18,7 @@
 #include "common/formats/msprobe_names.h"
 #include "common/io/atomic_write.h"
 #include "common/io/output_file.h"
+#include "common/io/path_name.h"
 #include "common/resolve/msprobe_pairs.h"
 
 namespace msit::cli {
@@ -84,8 +84,6 @@ std::string_view mode_text(MsMode m) {
   return "";
 }
 
-std::string dir_of(const std::string& file) { return std::filesystem::path(file).parent_path().string(); }
-
 void print_pair(const MsRankPair& p, const MsRankTally& t, const std::string& report, const MsprobeRunArgs& r) {
   std::printf("%s vs %s (%s): %zu rows, %zu pass, %zu warning, %zu error, %zu unmatched\n", p.npu_json.c_str(),
               p.bench_json.c_str(), std::string(mode_text(t.mode)).c_str(), t.rows, t.by_result[0], t.by_result[1],
@@ -105,7 +103,7 @@ void print_pair(const MsRankPair& p, const MsRankTally& t, const std::string& re
     if (r.recompute && d == &t.forward) {  // backward entries compute gradients: not recomputed
       RecomputeOptions ro;
       ro.ops_before = r.recompute_before;
-      for (const auto& line : recompute_msprobe(dir_of(p.npu_json), dir_of(p.bench_json), (*d)->entry, ro))
+      for (const auto& line : recompute_msprobe(parent_dir(p.npu_json), parent_dir(p.bench_json), (*d)->entry, ro))
         std::printf("  recomputed: %s\n", line.c_str());
     }
   }

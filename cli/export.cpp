@@ -13,6 +13,7 @@
 #include "common/formats/msprobe_names.h"
 #include "common/io/file.h"
 #include "common/io/output_file.h"
+#include "common/io/path_name.h"
 #include "common/io/tree_walk.h"
 #include "common/resolve/msprobe_pairs.h"
 #include "common/resolve/resolve.h"
@@ -46,11 +47,6 @@ std::string store_sub(const std::string& root, const std::string& db_path) {
   std::string rel = db_path.substr(base.size() + 1);
   const size_t slash = rel.rfind('/');
   return slash == std::string::npos ? std::string() : rel.substr(0, slash);
-}
-
-std::string dir_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
 }
 
 // A store to export: one at or below ROOT (every entry), or one above it (store_locator.h:
@@ -115,7 +111,7 @@ void export_json(const ExportArgs& a, const std::vector<Source>& stores, Outcome
     std::string sub = under.empty() ? store_sub(a.root, db) : under;
     if (a.out.empty()) {
       // Next to the store, or for a store above ROOT, in ROOT: where the raw files were.
-      const std::string at = under.empty() ? dir_of(db) : a.root;
+      const std::string at = under.empty() ? parent_dir(db) : a.root;
       auto fd = open_trusted_dir(at);
       if (!fd.ok()) {
         o.failures.push_back(fd.error());
@@ -126,7 +122,7 @@ void export_json(const ExportArgs& a, const std::vector<Source>& stores, Outcome
     }
     store::JsonExportResult r;
     Status st = store::export_store_json(db, base, sub, r, under);
-    if (st.ok() && !a.out.empty()) carry_graph_texts(dir_of(db), a.out, under.empty() ? sub : std::string(), o);
+    if (st.ok() && !a.out.empty()) carry_graph_texts(parent_dir(db), a.out, under.empty() ? sub : std::string(), o);
     o.entries += r.written;
     o.conflicts.insert(o.conflicts.end(), r.conflicts.begin(), r.conflicts.end());
     o.failures.insert(o.failures.end(), r.errors.begin(), r.errors.end());

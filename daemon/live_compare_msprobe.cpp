@@ -16,6 +16,7 @@
 #include "common/compare_msprobe/pairs.h"
 #include "common/formats/msprobe_layout.h"
 #include "common/formats/msprobe_names.h"
+#include "common/io/path_name.h"
 #include "common/io/tree_walk.h"
 #include "common/resolve/msprobe_pairs.h"
 #include "daemon/divergence_event.h"
@@ -42,16 +43,6 @@ constexpr int64_t kUnreadableGraceNs = 10'000'000'000;
 
 constexpr const char* kTensorDir = "/dump_tensor_data";
 
-std::string parent_of(const std::string& p) {
-  size_t slash = p.rfind('/');
-  return slash == std::string::npos ? std::string(".") : p.substr(0, slash);
-}
-std::string base_of(const std::string& p) { return p.substr(p.rfind('/') + 1); }
-std::string trimmed(std::string p) {
-  while (p.size() > 1 && p.back() == '/') p.pop_back();
-  return p;
-}
-
 // MindSpore's graph half (dump_path/graph/step{N}/rank{R}, docs/formats/msprobe.md §1.2) has the
 // same steps and ranks as the pynative half beside it: its keys carry this offset on the rank, so
 // the two halves are final, compared and answered each on its own (finality's "a later step has
@@ -65,13 +56,13 @@ int64_t real_rank(const TokenFinality::Key& k) { return in_graph_half(k) ? k.ran
 // a bare `rank` have no rank number (-1). Nothing for a folder outside a step folder (two dump.json
 // files given directly).
 std::optional<TokenFinality::Key> step_key(const std::string& root, const std::string& rank_dir) {
-  auto rank = parse_msprobe_rank_dir(base_of(rank_dir));
-  auto step = parse_msprobe_step_dir(base_of(parent_of(rank_dir)));
+  auto rank = parse_msprobe_rank_dir(base_name(rank_dir));
+  auto step = parse_msprobe_step_dir(base_name(parent_dir(rank_dir)));
   if (!rank || !step) return std::nullopt;
   TokenFinality::Key k;
   k.rank = rank->kind == MsprobeRankKind::kRank && !rank->bare ? static_cast<int64_t>(rank->number) : -1;
   k.token = static_cast<int64_t>(*step);
-  if (parent_of(parent_of(rank_dir)) == trimmed(root) + "/graph") k.rank += kGraphHalf;
+  if (parent_dir(parent_dir(rank_dir)) == std::string(without_trailing_slashes(root)) + "/graph") k.rank += kGraphHalf;
   return k;
 }
 
@@ -93,9 +84,9 @@ std::map<TokenFinality::Key, std::string> step_rank_dirs(const std::string& root
 // The rank folders below a dump_path (step{N}/rank{R}), a graph/pynative split (each half a
 // dump_path) or a step folder given as the root.
 std::map<TokenFinality::Key, std::string> rank_dirs(const std::string& given_root) {
-  const std::string root = trimmed(given_root);
+  const std::string root(without_trailing_slashes(given_root));
   std::map<TokenFinality::Key, std::string> out;
-  if (parse_msprobe_step_dir(base_of(root))) return step_rank_dirs(root, root);
+  if (parse_msprobe_step_dir(base_name(root))) return step_rank_dirs(root, root);
   auto steps_of = [&](const std::string& dump_path) {
     (void)list_dir_path(dump_path, [&](std::string_view name, EntryType type) {
       if (type == EntryType::kDirectory && parse_msprobe_step_dir(name))
@@ -127,13 +118,13 @@ using RetiredSteps = std::map<std::string, std::pair<int64_t, int64_t>>;
 // a golden of another level than the watched root: the resolver pairs those whole, one step at most.
 bool live_step_dirs(const std::string& given_mine, const std::string& given_golden, RetiredSteps& retired,
                     std::vector<MsStepDir>& out) {
-  const std::string mine = trimmed(given_mine), golden = trimmed(given_golden);
+  const std::string mine(without_trailing_slashes(given_mine)), golden(without_trailing_slashes(given_golden));
   auto l = list_sorted(mine);
   auto g = list_sorted(golden);
   if (!l.ok() || !g.ok()) return false;
-  const MsprobeDirKind kind = msprobe_dir_kind(base_of(mine), l->dirs, l->files);
+  const MsprobeDirKind kind = msprobe_dir_kind(base_name(mine), l->dirs, l->files);
   // A golden given at another level (a step or rank folder) is narrowed by the resolver instead.
-  if (msprobe_dir_kind(base_of(golden), g->dirs, g->files) != kind) return false;
+  if (msprobe_dir_kind(base_name(golden), g->dirs, g->files) != kind) return false;
   std::vector<std::pair<std::string, bool>> halves;  // below both roots; the graph half
   switch (kind) {
     case MsprobeDirKind::kDumpPath: halves.emplace_back("", false); break;
@@ -351,7 +342,7 @@ void LiveRootCompare::msprobe_sides(const std::vector<MsRankPair>& pairs, const 
     for (const auto& [k, dir] : rank_dirs(golden_)) golden[k] = json_side(dir + "/dump.json");
   }
   for (const MsRankPair& p : pairs) {  // the pair's own files (debug.json, ranks paired by position)
-    auto k = step_key(root_, parent_of(p.npu_json));
+    auto k = step_key(root_, parent_dir(p.npu_json));
     if (!k) continue;
     mine[*k] = json_side(p.npu_json);
     golden[*k] = json_side(p.bench_json);
@@ -377,11 +368,11 @@ std::vector<DivergenceEvent> LiveRootCompare::pass_msprobe(int64_t now_ns, std::
   }
   observe_finality(mine, golden, false, now_ns);
   for (const MsRankPair& p : plan->pairs) {
-    auto k = step_key(root_, parent_of(p.npu_json));
+    auto k = step_key(root_, parent_dir(p.npu_json));
     if (!k) continue;
     const std::string tag = tag_of(*k);
     if (done_tokens_.count(tag) || !finality_.is_final(*k, now_ns)) continue;
-    if (auto e = answer_step(*k, p, tag, now_ns, notes, verdicts)) events.push_back(std::move(*e));
+    answer_step(*k, p, tag, now_ns, notes, verdicts, events);
   }
   note_msprobe_coverage(plan->coverage, events);
   if (walked) retire_answered(steps, mine, done_tokens_, ms_retired_steps_);
@@ -406,13 +397,12 @@ void LiveRootCompare::note_msprobe_coverage(const Coverage& c, std::vector<Diver
   note_coverage(per_rank, events);
 }
 
-std::optional<DivergenceEvent> LiveRootCompare::answer_step(const TokenFinality::Key& k, const MsRankPair& p,
-                                                            const std::string& tag, int64_t now_ns,
-                                                            std::vector<std::string>& notes,
-                                                            std::vector<TokenVerdict>* verdicts) {
+void LiveRootCompare::answer_step(const TokenFinality::Key& k, const MsRankPair& p, const std::string& tag,
+                                  int64_t now_ns, std::vector<std::string>& notes, std::vector<TokenVerdict>* verdicts,
+                                  std::vector<DivergenceEvent>& events) {
   MsCompareOptions o;
   o.jobs = 1;  // the comparer's own thread: the workers compact
-  EntryFiles sink(parent_of(p.npu_json) + kTensorDir);
+  EntryFiles sink(parent_dir(p.npu_json) + kTensorDir);
   auto t = ms_compare_pair(p.npu_json, p.bench_json, o, sink);
   const int64_t rank = real_rank(k);
   const std::string step = (in_graph_half(k) ? "graph/step" : "step") + std::to_string(k.token);
@@ -424,14 +414,14 @@ std::optional<DivergenceEvent> LiveRootCompare::answer_step(const TokenFinality:
     waiting_ = true;
     if (t.error().to_string() != last_error_) notes.push_back(which + " waits: " + t.error().to_string());
     last_error_ = t.error().to_string();
-    return std::nullopt;
+    return;
   }
   if (t->unreadable > 0) {
     // A file compacted after this pass listed the stores reads at the next pass.
     auto since = unreadable_since_.try_emplace(tag, now_ns).first->second;
     if (now_ns - since < kUnreadableGraceNs) {
       waiting_ = true;
-      return std::nullopt;
+      return;
     }
     notes.push_back(which + ": " + std::to_string(t->unreadable) + " tensor pair(s) unreadable for " +
                     std::to_string(kUnreadableGraceNs / 1'000'000'000) + " s; answered without them");
@@ -443,9 +433,17 @@ std::optional<DivergenceEvent> LiveRootCompare::answer_step(const TokenFinality:
   auto [mine_rule, golden_rule] = finality_.rules(k, now_ns);
   const std::string why = std::string("final: watched side done by ") + final_rule_name(mine_rule) + ", golden by " +
                           final_rule_name(golden_rule);
+  // After its answer: the APIs of the step without bench partner (msProbe's N/A rows, counted
+  // as compare counts them; the golden step is final too and will not bring them later).
+  auto gaps = [&] {
+    note_token_gaps(rank, k.token, step, (in_graph_half(k) ? "graph step " : "step ") + std::to_string(k.token),
+                    t->coverage, events);
+  };
   if (!t->forward) {
-    if (clean_noted_.insert(tag).second) notes.push_back(which + " judged clean (no divergence); " + why);
-    return std::nullopt;
+    if (clean_noted_.insert(tag).second)
+      notes.push_back(which + " judged clean (no divergence" + not_compared_text(t->coverage) + "); " + why);
+    gaps();
+    return;
   }
   notes.push_back(which + " " + why);
   ReportRow r = t->forward->level;
@@ -458,8 +456,9 @@ std::optional<DivergenceEvent> LiveRootCompare::answer_step(const TokenFinality:
   // watch --recompute: the entry and the entries before it, from the rank folders' raw files
   // (the watcher holds the step's files until its verdict), as compare --recompute does.
   if (recompute_)
-    e.recompute = recompute_msprobe(parent_of(p.npu_json), parent_of(p.bench_json), t->forward->entry, *recompute_);
-  return e;
+    e.recompute = recompute_msprobe(parent_dir(p.npu_json), parent_dir(p.bench_json), t->forward->entry, *recompute_);
+  events.push_back(std::move(e));
+  gaps();
 }
 
 }  // namespace msit::daemon

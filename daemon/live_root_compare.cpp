@@ -244,14 +244,31 @@ std::string clean_text(const std::vector<ReportRow>& rows, int64_t tok) {
   return s;
 }
 
+// One token's rows as answer_final_tokens sees them: the token as its rows name it, and its
+// tensors of mine with those without golden partner (compare's rule, RankCoverage::count_row).
+struct TokenRows {
+  std::string text;
+  RankCoverage coverage;
+};
+
 }  // namespace
+
+std::string not_compared_text(const RankCoverage& c) {
+  if (c.no_golden == 0) return {};
+  return "; " + std::to_string(c.no_golden) + " of my " + std::to_string(c.my_tensors) +
+         " tensors not compared (no golden counterpart)";
+}
 
 void LiveRootCompare::answer_final_tokens(const std::vector<ReportRow>& rows, int64_t rank, int64_t now_ns,
                                           std::vector<DivergenceEvent>& events, std::vector<std::string>& notes) {
   auto firsts = first_divergences(rows);
-  std::set<int64_t> tokens;
-  for (const auto& r : rows) tokens.insert(r.token_id);
-  for (int64_t tok : tokens) {
+  std::map<int64_t, TokenRows> tokens;
+  for (const auto& r : rows) {
+    auto [it, fresh] = tokens.try_emplace(r.token_id);
+    if (fresh) it->second.text = r.token_text;
+    it->second.coverage.count_row(r);
+  }
+  for (const auto& [tok, own] : tokens) {
     std::string tag = token_tag(rank, tok);
     if (!finality_.is_final({rank, tok}, now_ns)) continue;
     if (auto [at, fresh] = answered_until_.emplace(rank, tok); !fresh) at->second = std::max(at->second, tok);
@@ -266,49 +283,64 @@ void LiveRootCompare::answer_final_tokens(const std::vector<ReportRow>& rows, in
                       final_rule_name(golden_rule);
     if (f == firsts.end()) {  // final and clean so far; judged again if it changes
       if (clean_noted_.insert(tag).second)
-        notes.push_back(which + " judged clean (" + clean_text(rows, tok) + "); " + why);
-      continue;
+        notes.push_back(which + " judged clean (" + clean_text(rows, tok) + not_compared_text(own.coverage) + "); " +
+                        why);
+    } else {
+      notes.push_back(which + " " + why);
+      events.push_back(divergence_event(rows[f->second], root_, golden_));
+      if (recompute_) events.back().recompute = recompute_first_divergence(rows, f->second, *recompute_);
+      done_tokens_.insert(tag);  // a token has one first divergence: answered once per process
     }
-    notes.push_back(which + " " + why);
-    events.push_back(divergence_event(rows[f->second], root_, golden_));
-    if (recompute_) events.back().recompute = recompute_first_divergence(rows, f->second, *recompute_);
-    done_tokens_.insert(tag);  // a token has one first divergence: answered once per process
+    // Its tensors without golden partner: the golden, final too, will not bring them later.
+    note_token_gaps(rank, tok, own.text, "token " + std::to_string(tok), own.coverage, events);
   }
+}
+
+void LiveRootCompare::gap_event(int64_t rank, std::optional<int64_t> token, std::string token_text,
+                                const std::string& what, const std::string& id_part,
+                                std::vector<DivergenceEvent>& events) {
+  DivergenceEvent e;
+  e.kind = EventKind::kNotCompared;
+  e.id = divergence_id(root_, rank, token.value_or(-1), "\x1fnot compared" + id_part);
+  if (!gaps_reported_.insert(e.id).second) return;
+  e.rank = rank;
+  e.token = token && token_text.empty() ? std::to_string(*token) : std::move(token_text);
+  e.not_compared = what + ": not compared; it could hold the divergence";
+  e.root = root_;
+  e.golden_root = golden_;
+  events.push_back(std::move(e));
 }
 
 void LiveRootCompare::note_coverage(const Coverage& c, std::vector<DivergenceEvent>& events) {
   // A golden dumped at the same time may be late with a rank or a token: a gap is said only once
   // the golden has shown it went past it (a token of another rank answered; a later token of
   // the same rank answered).
-  auto gap = [&](int64_t rank, std::optional<int64_t> token, std::string what, const std::string& part = "") {
-    DivergenceEvent e;
-    e.kind = EventKind::kNotCompared;
-    e.id = divergence_id(root_, rank, token.value_or(-1), "\x1fnot compared" + part);
-    if (!gaps_reported_.insert(e.id).second) return;
-    e.rank = rank;
-    e.token = token ? std::to_string(*token) : std::string();
-    e.not_compared = std::move(what) + ": not compared; it could hold the divergence";
-    e.root = root_;
-    e.golden_root = golden_;
-    events.push_back(std::move(e));
-  };
+  const std::string no_counterpart = " of " + my_dir_ + " has no counterpart in the golden " + golden_dir_;
   if (answered_until_.empty()) return;
-  for (const std::string& part : c.my_only_parts)
-    gap(-1, std::nullopt, part + " of " + my_dir_ + " has no counterpart in the golden " + golden_dir_, part);
+  for (const std::string& part : c.my_only_parts) gap_event(-1, std::nullopt, {}, part + no_counterpart, part, events);
   for (int64_t r : c.my_only_ranks)
-    gap(r, std::nullopt,
-        "rank " + std::to_string(r) + " of " + my_dir_ + " has no counterpart in the golden " + golden_dir_);
+    gap_event(r, std::nullopt, {}, "rank " + std::to_string(r) + no_counterpart, "", events);
   for (const RankCoverage& rc : c.ranks) {
     const int64_t rank = rc.rank.value_or(-1);
     auto until = answered_until_.find(rank);
     if (until == answered_until_.end()) continue;
     for (int64_t t : rc.my_only_tokens) {
       if (t >= until->second) continue;
-      gap(rank, t,
-          c.token_word + " " + std::to_string(t) + (rank < 0 ? std::string() : " of rank " + std::to_string(rank)) +
-              " of " + my_dir_ + " has no counterpart in the golden " + golden_dir_);
+      gap_event(rank, t, {},
+                c.token_word + " " + std::to_string(t) +
+                    (rank < 0 ? std::string() : " of rank " + std::to_string(rank)) + no_counterpart,
+                "", events);
     }
   }
+}
+
+void LiveRootCompare::note_token_gaps(int64_t rank, int64_t token, const std::string& token_text,
+                                      const std::string& label, const RankCoverage& c,
+                                      std::vector<DivergenceEvent>& events) {
+  if (c.no_golden == 0) return;
+  const std::string which = label + (rank < 0 ? std::string() : " of rank " + std::to_string(rank)) + " of " + my_dir_;
+  gap_event(rank, token, token_text, which + ": " + c.no_golden_text() + " in the golden " + golden_dir_,
+            "\x1fops of " + label, events);
 }
 
 void LiveRootCompare::note_waiting(const Error& e, std::vector<std::string>& notes) {

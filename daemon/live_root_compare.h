@@ -37,6 +37,10 @@ struct MsStepDir;     // daemon/live_compare_msprobe.cpp
 // clock, if known.
 using FileWhole = std::function<bool(const SourceFile& file, std::optional<int64_t>& written)>;
 
+// What a token judged clean adds to its log line when tensors of it had no golden partner
+// ("; 2 of my 40 tensors not compared (no golden counterpart)"), "" when none.
+std::string not_compared_text(const RankCoverage& c);
+
 // One watched root and its golden, compared pass by pass. Not thread-safe: one pass at a time.
 class LiveRootCompare {
  public:
@@ -122,6 +126,16 @@ class LiveRootCompare {
   // The same for msProbe (daemon/live_compare_msprobe.cpp): the plan's steps of mine without
   // golden, asked of each rank answered.
   void note_msprobe_coverage(const Coverage& c, std::vector<DivergenceEvent>& events);
+  // Tensors of mine without golden partner in a final token just answered (counted by
+  // RankCoverage, compare's rule): one kNotCompared event per rank and token, none when every
+  // tensor had its partner. `token_text` is the token as the token's events name it, `label`
+  // as the log says it ("token 3", "step 0").
+  void note_token_gaps(int64_t rank, int64_t token, const std::string& token_text, const std::string& label,
+                       const RankCoverage& c, std::vector<DivergenceEvent>& events);
+  // One kNotCompared event, made once per process (the alerts drop it after a restart by its
+  // id): `what` was not compared; `id_part` tells it from the rank's and token's other gaps.
+  void gap_event(int64_t rank, std::optional<int64_t> token, std::string token_text, const std::string& what,
+                 const std::string& id_part, std::vector<DivergenceEvent>& events);
   void note_verdicts(const std::vector<ReportRow>& rows, const DumpTree& my, int64_t rank, int64_t now_ns,
                      std::vector<TokenVerdict>& out) const;
 
@@ -142,11 +156,12 @@ class LiveRootCompare {
   // `steps`: the step folders the pass listed (null: every step folder below the roots).
   void msprobe_sides(const std::vector<MsRankPair>& pairs, const std::vector<MsStepDir>* steps, Sides& mine,
                      Sides& golden, std::set<std::string>* indexed) const;
-  // Compares a final step of a rank and answers it: its event if it diverges, its verdict for
-  // `verdicts` (may be null); nothing yet while its dump.json or tensor files do not read.
-  std::optional<DivergenceEvent> answer_step(const TokenFinality::Key& k, const MsRankPair& p, const std::string& tag,
-                                             int64_t now_ns, std::vector<std::string>& notes,
-                                             std::vector<TokenVerdict>* verdicts);
+  // Compares a final step of a rank and answers it: into `events` its event if it diverges and
+  // its APIs without bench partner (note_token_gaps), its verdict for `verdicts` (may be null);
+  // nothing yet while its dump.json or tensor files do not read.
+  void answer_step(const TokenFinality::Key& k, const MsRankPair& p, const std::string& tag, int64_t now_ns,
+                   std::vector<std::string>& notes, std::vector<TokenVerdict>* verdicts,
+                   std::vector<DivergenceEvent>& events);
   // Whether a file an ATB/torch pass lists is whole: a summary or stored file; on the watched
   // side, a raw file listed with its file on disk or one the watcher holds; on the golden's, by
   // golden_file_whole (by its write time only).

@@ -11,10 +11,10 @@
 
 #include "common/archive/archive_source.h"
 #include "common/archive/archive_writer.h"
-#include "common/io/atomic_write.h"
 #include "common/io/derived_names.h"
 #include "common/io/file.h"
 #include "common/io/noreplace.h"
+#include "common/io/path_name.h"
 #include "common/io/xxh3.h"
 
 namespace msit::archive {

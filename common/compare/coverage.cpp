@@ -41,13 +41,15 @@ std::vector<int64_t> only_in(const std::vector<int64_t>& a, const std::vector<in
 }
 
 void RankCoverage::count(const std::vector<ReportRow>& rows) {
-  for (const ReportRow& r : rows) {
-    const bool without_golden = r.problem.kind == RowProblem::Kind::kNoGolden;
-    add(without_golden, has(r.fail_reason, FailReason::kShapeMismatch),
-        !without_golden      ? std::string()
-        : r.my_label.known() ? r.my_label.op
-                             : std::string(row_file(r, false)));
-  }
+  for (const ReportRow& r : rows) count_row(r);
+}
+
+void RankCoverage::count_row(const ReportRow& r) {
+  const bool without_golden = r.problem.kind == RowProblem::Kind::kNoGolden;
+  add(without_golden, has(r.fail_reason, FailReason::kShapeMismatch),
+      !without_golden      ? std::string()
+      : r.my_label.known() ? r.my_label.op
+                           : std::string(row_file(r, false)));
 }
 
 void RankCoverage::add(bool without_golden, bool other_shape, const std::string& op) {
@@ -64,6 +66,15 @@ void RankCoverage::add_counts(const RankCoverage& o) {
   no_golden += o.no_golden;
   shape_mismatch += o.shape_mismatch;
   for (const std::string& op : o.no_golden_ops) name_op(no_golden_ops, op);
+}
+
+std::string RankCoverage::no_golden_text() const {
+  if (no_golden == 0) return {};
+  std::string ops;
+  for (const auto& op : no_golden_ops) ops += (ops.empty() ? "" : ", ") + op;
+  return std::to_string(no_golden) + " of my " + std::to_string(my_tensors) + " tensors " +
+         (no_golden == 1 ? "has" : "have") + " no golden counterpart (" + ops +
+         (no_golden_ops.size() >= kOpsNamed ? ", ..." : "") + ")";
 }
 
 bool Coverage::gaps_in_mine() const {
@@ -98,13 +109,7 @@ std::vector<std::string> Coverage::lines() const {
     if (!r.golden_only_tokens.empty())
       out.push_back(rank_prefix(r) + plural(r.golden_only_tokens.size(), token_word.c_str()) +
                     ids(r.golden_only_tokens) + " of --golden-path not in --my-path: not compared");
-    if (r.no_golden > 0) {
-      std::string ops;
-      for (const auto& op : r.no_golden_ops) ops += (ops.empty() ? "" : ", ") + op;
-      out.push_back(rank_prefix(r) + std::to_string(r.no_golden) + " of my " + std::to_string(r.my_tensors) +
-                    " tensors have no golden counterpart (" + ops +
-                    (r.no_golden_ops.size() >= kOpsNamed ? ", ..." : "") + "): not compared");
-    }
+    if (r.no_golden > 0) out.push_back(rank_prefix(r) + r.no_golden_text() + ": not compared");
     if (r.shape_mismatch > 0 && unlike())
       out.push_back(rank_prefix(r) + std::to_string(r.shape_mismatch) + " of my " + std::to_string(r.my_tensors) +
                     " tensors have a golden counterpart of another shape");

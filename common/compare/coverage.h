@@ -23,11 +23,17 @@ struct RankCoverage {
   std::vector<std::string> no_golden_ops;  // the first few ops without a golden partner, by name
   // Counts the rows of one rank's report (after evaluation).
   void count(const std::vector<ReportRow>& rows);
+  // Counts one row: the rule of count(), for a caller that counts a token at a time (the live
+  // comparer, docs/live-divergence.md "Coverage").
+  void count_row(const ReportRow& r);
   // Counts one tensor of mine, `op` naming it: the flows whose rows are not ReportRows (msProbe)
   // count through here.
   void add(bool without_golden, bool other_shape, const std::string& op);
   // Adds the tensor counts of `o` (another report of the same rank: an msProbe step).
   void add_counts(const RankCoverage& o);
+  // The tensors without golden partner in a few words, "" when there are none: "3 of my 40
+  // tensors have no golden counterpart (A, B, C)" (the first ops named, "..." when there are more).
+  std::string no_golden_text() const;
 };
 
 struct Coverage {

@@ -8,6 +8,7 @@
 #include "common/formats/dump_name.h"
 #include "common/formats/graph_text.h"
 #include "common/io/derived_names.h"
+#include "common/io/path_name.h"
 #include "common/io/tree_walk.h"
 #include "common/store/store_catalog.h"
 
@@ -36,11 +37,6 @@ bool all_digits(std::string_view s) {
 int64_t digits_or(std::string_view s, int64_t fallback) {
   if (!all_digits(s) || s.size() > 18) return fallback;
   return std::stoll(std::string(s));
-}
-
-std::string base_of(const std::string& p) {
-  size_t slash = p.find_last_of('/');
-  return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
 // msit judge_single_or_multi_device: > 1 sub-dir, or one 14-digit time dir holding > 1 sub-dir.
@@ -252,7 +248,7 @@ Result<DumpTree> index_ge_tree(const std::string& root_in, bool rank_layout, con
     std::string parent =
         multi ? p.parent_path().parent_path().parent_path().filename().string() : p.parent_path().filename().string();
     int64_t gid = digits_or(parent, 0);
-    int64_t tid = digits_or(base_of(leaf.dir), 0);
+    int64_t tid = digits_or(base_name(leaf.dir), 0);
     group_names.emplace(gid, parent);
     if (depth == IndexDepth::kFiles) {
       auto files = sources_in(leaf.dir, leaf.entries);
@@ -339,13 +335,14 @@ Result<DumpTree> index_fx_tree(const std::string& root_in, bool rank_layout, con
     // stops at the first and then cannot pair a second graph.
     for (const auto& parent : token_parents(root, true, skip)) {
       DumpGroup g;
-      g.key = base_of(parent);
-      for (const auto& step : digit_subdirs(parent)) fill_fx_token(g, digits_or(base_of(step), -1), step, depth, skip);
+      g.key = base_name(parent);
+      for (const auto& step : digit_subdirs(parent))
+        fill_fx_token(g, digits_or(base_name(step), -1), step, depth, skip);
       tree.groups.push_back(std::move(g));
     }
     if (tree.groups.empty()) {
       DumpGroup g;
-      g.key = base_of(root);
+      g.key = base_name(root);
       fill_fx_token(g, 0, root, depth);
       tree.groups.push_back(std::move(g));
     }
@@ -354,7 +351,7 @@ Result<DumpTree> index_fx_tree(const std::string& root_in, bool rank_layout, con
   auto parents = token_parents(root, false);
   if (parents.empty()) {  // flat directory of npy files: one token, no off-by-one to undo
     DumpGroup g;
-    g.key = base_of(root);
+    g.key = base_name(root);
     fill_fx_token(g, 0, root, depth);
     tree.groups.push_back(std::move(g));
     tree.warnings.push_back(root + ": no step directories found; using the files directly in it as token 0");
@@ -372,12 +369,12 @@ Result<DumpTree> index_fx_tree(const std::string& root_in, bool rank_layout, con
     }
     if (sub.empty()) sub.push_back(step);  // very old ./gm_*/{step}/ layout: files in the step dir
     n_groups = std::min(n_groups, sub.size());
-    gms[digits_or(base_of(step), 0)] = std::move(sub);
+    gms[digits_or(base_name(step), 0)] = std::move(sub);
   }
   if (n_groups == SIZE_MAX) n_groups = 0;
   for (size_t i = 0; i < n_groups; ++i) {
     DumpGroup g;
-    g.key = base_of(gms.begin()->second[i]);
+    g.key = base_name(gms.begin()->second[i]);
     for (const auto& [step, dirs] : gms) fill_fx_token(g, step - 1, dirs[i], depth, skip);
     tree.groups.push_back(std::move(g));
   }

@@ -17,6 +17,7 @@
 #include "common/compare_msprobe/construct.h"
 #include "common/compare_msprobe/layer_mapping.h"
 #include "common/compare_msprobe/tensor_pair.h"
+#include "common/io/path_name.h"
 #include "common/store/store_catalog.h"
 
 namespace msit {
@@ -77,11 +78,6 @@ std::optional<double> stats_level(const MsprobeItem& n, const MsprobeItem& b) {
   return d / *bn;
 }
 
-std::string dir_of(const std::string& json) {
-  size_t slash = json.rfind('/');
-  return slash == std::string::npos ? "." : json.substr(0, slash);
-}
-
 // The pairs in chunks: each chunk's items unpacked from both sides' stores into chunk-local
 // vectors (the rows the sink sees index those), so only one chunk's items are ever whole.
 class PairStream {
@@ -90,8 +86,8 @@ class PairStream {
              MsRowSink& sink)
       : npu_(npu), bench_(bench), mode_(mode), o_(o), sink_(sink) {
     tally_.mode = mode;
-    npu_dir_ = dir_of(npu.json_path) + "/dump_tensor_data";
-    bench_dir_ = dir_of(bench.json_path) + "/dump_tensor_data";
+    npu_dir_ = parent_dir(npu.json_path) + "/dump_tensor_data";
+    bench_dir_ = parent_dir(bench.json_path) + "/dump_tensor_data";
     // A side whose tensor directory a summary store covers was compacted (some of its files
     // may still be there): the report says where each row's cells came from.
     auto& catalog = store::StoreCatalog::instance();
@@ -140,7 +136,7 @@ class PairStream {
 
   // construct.json beside the target's dump.json names the modules around each divergence.
   Status add_modules() {
-    const std::string construct = dir_of(npu_.json_path) + "/construct.json";
+    const std::string construct = parent_dir(npu_.json_path) + "/construct.json";
     if (::access(construct.c_str(), F_OK) != 0) return ok_status();
     for (auto* d : {&tally_.forward, &tally_.backward, &tally_.forward_suspect, &tally_.backward_suspect}) {
       if (!*d) continue;

@@ -16,16 +16,12 @@
 #include "common/formats/json_stream.h"
 #include "common/io/byte_source.h"
 #include "common/io/file.h"
+#include "common/io/path_name.h"
 
 namespace msit {
 namespace {
 
 constexpr std::string_view kNa = "N/A";
-
-std::string dir_of(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
-}
 
 bool exists(const std::string& path) {
   struct stat st {};
@@ -135,7 +131,7 @@ struct SideScopes {
 
 Result<SideScopes> side_scopes(const MsprobeSide& side) {
   SideScopes out;
-  const std::string dir = dir_of(side.json_path);
+  const std::string dir = parent_dir(side.json_path);
   const std::string stack_json = dir + "/stack.json", construct_json = dir + "/construct.json";
   const bool have_stack = exists(stack_json), have_construct = exists(construct_json);
   if (!have_stack && !have_construct) return out;  // no scopes: msProbe maps nothing from this side

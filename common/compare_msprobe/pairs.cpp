@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/formats/msprobe_layout.h"
+#include "common/io/path_name.h"
 #include "common/io/tree_walk.h"
 
 namespace msit {
@@ -15,12 +16,6 @@ namespace {
 
 std::string join(const std::string& dir, std::string_view name) {
   return dir.empty() || dir.back() == '/' ? dir + std::string(name) : dir + "/" + std::string(name);
-}
-
-std::string base_name(std::string_view p) {
-  while (p.size() > 1 && p.back() == '/') p.remove_suffix(1);
-  size_t slash = p.find_last_of('/');
-  return std::string(slash == std::string_view::npos ? p : p.substr(slash + 1));
 }
 
 bool has(const std::vector<std::string>& v, std::string_view n) { return std::find(v.begin(), v.end(), n) != v.end(); }

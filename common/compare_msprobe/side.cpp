@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "common/base/unique_fd.h"
+#include "common/io/path_name.h"
 #include "common/report/csv.h"
 
 namespace msit {
@@ -200,9 +201,8 @@ namespace {
 template <class Side, class Add>
 Status read_side(const std::string& dump_json_path, Side& side, Add add) {
   side.json_path = dump_json_path;
-  size_t slash = dump_json_path.rfind('/');
-  side.rank_dir = slash == std::string::npos ? "." : dump_json_path.substr(0, slash);
-  std::string name = slash == std::string::npos ? dump_json_path : dump_json_path.substr(slash + 1);
+  side.rank_dir = parent_dir(dump_json_path);
+  std::string name = base_name(dump_json_path);
   UniqueFd dir(::open(side.rank_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir.valid())
     return make_error(side.rank_dir, Stage::kOpen, std::string("cannot open the directory: ") + std::strerror(errno));

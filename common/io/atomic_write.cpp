@@ -1,4 +1,4 @@
-// Path helpers, fsync of a directory, and atomic_write_file() over write_output_file().
+// fsync of a directory, and atomic_write_file() over write_output_file().
 #include "common/io/atomic_write.h"
 
 #include <fcntl.h>
@@ -11,18 +11,6 @@
 #include "common/io/output_file.h"
 
 namespace msit {
-
-std::string parent_dir(const std::string& path) {
-  auto pos = path.find_last_of('/');
-  if (pos == std::string::npos) return ".";
-  if (pos == 0) return "/";
-  return path.substr(0, pos);
-}
-
-std::string base_name(const std::string& path) {
-  auto pos = path.find_last_of('/');
-  return pos == std::string::npos ? path : path.substr(pos + 1);
-}
 
 bool is_temp_name(std::string_view file_name) { return file_name.starts_with(kTempPrefix); }
 

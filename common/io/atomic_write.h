@@ -1,4 +1,4 @@
-// Path helpers of derived files, fsync of a directory by path, and the whole-file output
+// fsync of a directory by path, temp names, and the whole-file output
 // shorthand (everything written for the user goes through common/io/output_file.h).
 #pragma once
 
@@ -17,7 +17,5 @@ Status fsync_dir(const std::string& dir);
 Status atomic_write_file(const std::string& final_path, std::string_view data);
 
 bool is_temp_name(std::string_view file_name);
-std::string parent_dir(const std::string& path);
-std::string base_name(const std::string& path);
 
 }  // namespace msit

@@ -11,7 +11,8 @@
 #include <cstdio>
 #include <utility>
 
-#include "common/io/atomic_write.h"
+#include "common/io/derived_names.h"
+#include "common/io/path_name.h"
 
 namespace msit {
 namespace {

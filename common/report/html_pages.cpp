@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/io/path_name.h"
 #include "common/report/html_parts.h"
 #include "common/report/html_report.h"
 #include "common/report/op_label.h"
@@ -16,8 +17,6 @@ namespace msit {
 namespace {
 
 bool finite(const OptDouble& v) { return v.has_value() && std::isfinite(*v); }
-
-std::string base_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
 Status spool_error(const std::string& page) {
   return make_error(page, Stage::kWrite,

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "common/io/path_name.h"
 #include "common/report/html_parts.h"
 #include "common/report/op_label.h"
 #include "common/report/report_columns.h"
@@ -15,11 +16,6 @@ namespace {
 nlohmann::json number(const std::optional<double>& v) {
   if (!v || !std::isfinite(*v)) return nullptr;
   return *v;
-}
-
-std::string base_name(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 }  // namespace

@@ -11,8 +11,8 @@
 
 #include "common/compare/dump_index.h"
 #include "common/formats/msprobe_layout.h"
-#include "common/io/atomic_write.h"
 #include "common/io/derived_names.h"
+#include "common/io/path_name.h"
 #include "common/io/tree_walk.h"
 
 namespace msit::resolve {

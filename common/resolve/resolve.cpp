@@ -12,8 +12,8 @@
 #include "common/compare/dump_index.h"
 #include "common/formats/dump_name.h"
 #include "common/formats/graph_text.h"
-#include "common/io/atomic_write.h"
 #include "common/io/derived_names.h"
+#include "common/io/path_name.h"
 #include "common/store/store_locator.h"
 
 namespace msit::resolve {

@@ -6,14 +6,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/io/path_name.h"
+
 namespace msit::store {
 namespace {
-
-std::string dir_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
 
 // Causes that the errno names whatever the SQLite code (a write, an mmap of -shm, a truncate).
 std::string errno_text(int err, const std::string& dir) {
@@ -32,7 +28,7 @@ std::string errno_text(int err, const std::string& dir) {
 }  // namespace
 
 std::string sqlite_failure_text(int extended_code, int sys_errno, const std::string& db_path) {
-  const std::string dir = dir_of(db_path);
+  const std::string dir = parent_dir(db_path);
   const int primary = extended_code & 0xff;
   // SQLite records the errno for these two only (sqlite3SystemError); for others it may be stale.
   if (primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN) {

@@ -12,6 +12,7 @@
 #include <chrono>
 
 #include "common/base/test_hooks.h"
+#include "common/io/path_name.h"
 #include "common/safety/dump_roots.h"
 #include "common/store/store_codec.h"
 #include "common/store/store_open.h"
@@ -31,11 +32,6 @@ constexpr int kMaxTensorsPerFile = 4096;
 int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-std::string base_name(std::string_view rel) {
-  size_t slash = rel.rfind('/');
-  return std::string(slash == std::string_view::npos ? rel : rel.substr(slash + 1));
 }
 
 // A relative path as version 2 stores it: directory ("" for the store's own) and name.

@@ -17,16 +17,16 @@ using compare_test::TempDir;
 using compare_test::write_file;
 namespace fs = std::filesystem;
 
-// A statistics dump.json of 6 chained Functional.linear calls; from call `diverge` on (-1: none)
-// every statistic is 1.5 times the golden's.
-std::string stats_dump(int diverge) {
+// A statistics dump.json of `calls` chained Functional.linear calls; from call `diverge` on (-1:
+// none) every statistic is 1.5 times the golden's.
+std::string stats_dump(int diverge, int calls = 6) {
   auto rec = [](double m) {
     return R"({"type": "torch.Tensor", "dtype": "torch.float32", "shape": [4], "Max": )" + std::to_string(m) +
            R"(, "Min": )" + std::to_string(-m) + R"(, "Mean": )" + std::to_string(m / 4) + R"(, "Norm": )" +
            std::to_string(2 * m) + R"(, "requires_grad": false})";
   };
   std::string data;
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < calls; ++i) {
     const double in = diverge >= 0 && i > diverge ? 1.5 : 1.0, out = diverge >= 0 && i >= diverge ? 1.5 : 1.0;
     data += std::string(i ? ",\n" : "") + "\"Functional.linear." + std::to_string(i) +
             ".forward\": {\"input_args\": [" + rec(in) + "], \"input_kwargs\": {}, \"output\": [" + rec(out) + "]}";
@@ -92,6 +92,32 @@ TEST(LiveCompareMsprobe, CleanStepIsJudgedOnceAndTheLastStepWaitsForQuiet) {
   EXPECT_TRUE(live.pass(quiet + 10, notes).empty());
   EXPECT_TRUE(has(notes, "rank 1, step 0 judged clean (no divergence); final: watched side done by"))
       << ::testing::PrintToString(notes);
+}
+
+// The golden's step 0 lacks the last two calls (docs/live-divergence.md "Coverage"): the clean
+// step says so, and one not_compared event names them, once.
+TEST(LiveCompareMsprobe, ApisWithoutBenchPartnerAreSaidOncePerStep) {
+  TempDir tmp;
+  const fs::path mine = tmp.path / "dump", golden = tmp.path / "golden";
+  write_file(golden / "step0" / "rank0" / "dump.json", stats_dump(-1, 4));
+  write_file(mine / "step0" / "rank0" / "dump.json", stats_dump(-1));
+  LiveRootCompare live(mine.string(), golden.string(), Finality{0, 0});
+  std::vector<std::string> notes;
+  std::vector<DivergenceEvent> events;
+  for (int64_t t = 1; t < 4 && events.empty(); ++t) events = live.pass(t, notes);
+  ASSERT_EQ(events.size(), 1u) << ::testing::PrintToString(notes);
+  EXPECT_EQ(events[0].kind, EventKind::kNotCompared);
+  EXPECT_EQ(events[0].rank, 0);
+  EXPECT_EQ(events[0].token, "step0");
+  EXPECT_EQ(events[0].not_compared, "step 0 of rank 0 of " + mine.string() +
+                                        ": 4 of my 12 tensors have no golden counterpart (Functional.linear.4.forward, "
+                                        "Functional.linear.5.forward) in the golden " +
+                                        golden.string() + ": not compared; it could hold the divergence");
+  EXPECT_TRUE(has(notes,
+                  "rank 0, step 0 judged clean (no divergence; 4 of my 12 tensors not compared (no golden "
+                  "counterpart)); final:"))
+      << ::testing::PrintToString(notes);
+  for (int64_t t = 4; t < 7; ++t) EXPECT_TRUE(live.pass(t, notes).empty());
 }
 
 }  // namespace

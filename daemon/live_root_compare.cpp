@@ -315,8 +315,8 @@ void LiveRootCompare::note_coverage(const Coverage& c, std::vector<DivergenceEve
   // A golden dumped at the same time may be late with a rank or a token: a gap is said only once
   // the golden has shown it went past it (a token of another rank answered; a later token of
   // the same rank answered).
-  const std::string no_counterpart = " of " + my_dir_ + " has no counterpart in the golden " + golden_dir_;
   if (answered_until_.empty()) return;
+  const std::string no_counterpart = " of " + my_dir_ + " has no counterpart in the golden " + golden_dir_;
   for (const std::string& part : c.my_only_parts) gap_event(-1, std::nullopt, {}, part + no_counterpart, part, events);
   for (int64_t r : c.my_only_ranks)
     gap_event(r, std::nullopt, {}, "rank " + std::to_string(r) + no_counterpart, "", events);

@@ -5,13 +5,27 @@
 
 namespace msit {
 
-bool discrete_row(const ReportRow& r) { return is_discrete(r.golden_dtype) || is_discrete(r.my_dtype); }
+namespace {
 
-bool discrete_differs(const ReportRow& r) {
-  if (!discrete_row(r)) return false;
+// Written once for a ReportRow and a JumpRow (the same fields).
+template <class Row>
+bool discrete_of(const Row& r) {
+  return is_discrete(r.golden_dtype) || is_discrete(r.my_dtype);
+}
+
+template <class Row>
+bool differs_of(const Row& r) {
+  if (!discrete_of(r)) return false;
   if (r.differing) return *r.differing > 0;
   return (r.cosine && *r.cosine != 1.0) || (r.red && *r.red != 0.0) || (r.max_abs && *r.max_abs != 0.0);
 }
+
+}  // namespace
+
+bool discrete_row(const ReportRow& r) { return discrete_of(r); }
+bool discrete_row(const JumpRow& r) { return discrete_of(r); }
+bool discrete_differs(const ReportRow& r) { return differs_of(r); }
+bool discrete_differs(const JumpRow& r) { return differs_of(r); }
 
 void judge_discrete(ReportRow& r, std::optional<uint64_t> differing, std::optional<uint64_t> count) {
   if (!discrete_row(r) || r.verdict == Verdict::kNone || r.verdict == Verdict::kError ||

@@ -5,15 +5,18 @@
 #include <cstdint>
 #include <optional>
 
+#include "common/compare/jump_row.h"
 #include "common/report/report_row.h"
 
 namespace msit {
 
 // Either side's own dtype is bool or integer.
 bool discrete_row(const ReportRow& r);
+bool discrete_row(const JumpRow& r);
 // A discrete row whose elements are not all equal: counted flips, else (sketch estimates) any
 // metric off its value for identical tensors.
 bool discrete_differs(const ReportRow& r);
+bool discrete_differs(const JumpRow& r);
 
 // Judges a discrete pair that has metrics by equality: pass when every element is equal, else
 // skip, with a note that counts the flips (differing of count elements; nullopt: not counted).

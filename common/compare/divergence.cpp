@@ -19,7 +19,12 @@ namespace msit {
 
 using divergence_detail::Out;
 
-std::optional<double> error_level(const ReportRow& r) {
+namespace {
+
+// The rule's reads and writes are the same on a ReportRow and on a JumpRow (jump_row.h): each
+// step below is written once for both.
+template <class Row>
+std::optional<double> level_of(const Row& r) {
   std::optional<double> level;
   if (r.red && std::isfinite(*r.red)) level = *r.red;
   if (r.cosine && std::isfinite(*r.cosine)) {
@@ -28,8 +33,6 @@ std::optional<double> error_level(const ReportRow& r) {
   }
   return level;
 }
-
-namespace {
 
 // Of the tensor's own dtype: a bf16 GE tensor rounds at 2^-8 although msit names it float32.
 double unit_roundoff(DType t) {
@@ -42,11 +45,21 @@ double unit_roundoff(DType t) {
   }
 }
 
-}  // namespace
-
-double rounding_floor(const ReportRow& r) {
+template <class Row>
+double floor_of(const Row& r) {
   return std::max({kMinErrorFloor, unit_roundoff(r.golden_dtype.dtype), unit_roundoff(r.my_dtype.dtype)});
 }
+
+// The execution order the rule walks a token's rows in.
+uint64_t row_order(const ReportRow& r) { return row_label(r).order; }
+uint64_t row_order(const JumpRow& r) { return r.order; }
+
+}  // namespace
+
+std::optional<double> error_level(const ReportRow& r) { return level_of(r); }
+std::optional<double> error_level(const JumpRow& r) { return level_of(r); }
+double rounding_floor(const ReportRow& r) { return floor_of(r); }
+double rounding_floor(const JumpRow& r) { return floor_of(r); }
 
 RowTensor row_tensor(const ReportRow& r) {
   const TensorLabel& l = row_label(r);
@@ -58,6 +71,9 @@ std::string_view op_type_of(const ReportRow& r) {
   const TensorLabel& l = row_label(r);
   return l.op_type.empty() ? row_tensor(r).op : std::string_view(l.op_type);
 }
+
+RowTensor row_tensor(const JumpRow& r) { return {r.op, r.output}; }
+std::string_view op_type_of(const JumpRow& r) { return r.op_type.empty() ? r.op : r.op_type; }
 
 std::vector<size_t> walk_order(const std::vector<ReportRow>& rows) {
   std::vector<size_t> v(rows.size());
@@ -80,7 +96,8 @@ namespace {
 // that tensor compare the same data, so they carry the same numbers (how the producer of an
 // input is found without a graph; only rows with an error, where a collision is unlikely).
 using Signature = std::array<uint64_t, 5>;
-Signature signature(const ReportRow& r) {
+template <class Row>
+Signature signature(const Row& r) {
   auto bits = [](const OptDouble& v) { return v ? std::bit_cast<uint64_t>(*v) : ~uint64_t{0}; };
   return {bits(r.cosine), bits(r.red), bits(r.max_abs), bits(r.mean_abs), static_cast<uint64_t>(r.compare_mode)};
 }
@@ -109,7 +126,8 @@ double combine(const std::vector<double>& levels) {
 // is a large relative one: the level of the output times mean|input error| / mean|output error|.
 // A sum scales output and error alike, which this underestimates: the learned gain stays for it.
 // 0 when not a reduction or the rows carry no mean absolute error (sketched rows).
-double reduction_input_error(const ReportRow& in, const ReportRow& out, double out_level) {
+template <class Row>
+double reduction_input_error(const Row& in, const Row& out, double out_level) {
   if (out.elements == 0 || in.elements <= out.elements) return 0.0;
   if (!in.mean_abs || !out.mean_abs || !(*out.mean_abs > 0) || !std::isfinite(*in.mean_abs)) return 0.0;
   return out_level * *in.mean_abs / *out.mean_abs;
@@ -120,10 +138,11 @@ struct TokenInputs {
   bool any = false;  // a token without input rows: a chain of outputs (ATB/torch sheets)
 };
 
-TokenInputs collect_inputs(const std::vector<ReportRow>& rows, const std::vector<size_t>& order) {
+template <class Row>
+TokenInputs collect_inputs(const std::vector<Row>& rows, const std::vector<size_t>& order) {
   TokenInputs t;
   for (size_t i : order) {
-    const ReportRow& r = rows[i];
+    const Row& r = rows[i];
     RowTensor tensor = row_tensor(r);
     if (tensor.output) continue;
     OpInputs& in = t.by_op[tensor.op];
@@ -142,13 +161,14 @@ TokenInputs collect_inputs(const std::vector<ReportRow>& rows, const std::vector
 // error of the op that made it (found by signature): an op that dilutes an error (adds a large
 // mask, or averages) lowers the level of its output without lowering what the next op can
 // amplify again (a softmax after the mask). Without input rows: the token's earlier rows.
-std::vector<Out> outputs_of_token(std::vector<ReportRow>& rows, const std::vector<size_t>& order) {
+template <class Row>
+std::vector<Out> outputs_of_token(std::vector<Row>& rows, const std::vector<size_t>& order) {
   TokenInputs ins = collect_inputs(rows, order);
   std::map<Signature, double> made;  // an output's signature -> its op's input error
   std::vector<Out> outs;
   double so_far = 0, prev = 0;
   for (size_t i : order) {
-    ReportRow& r = rows[i];
+    Row& r = rows[i];
     if (!r.error_level) continue;
     double level = *r.error_level;
     RowTensor tensor = row_tensor(r);
@@ -191,7 +211,8 @@ std::vector<Out> outputs_of_token(std::vector<ReportRow>& rows, const std::vecto
   return outs;
 }
 
-void reset(ReportRow& r) {
+template <class Row>
+void reset(Row& r) {
   r.error_level = discrete_row(r) ? std::nullopt : error_level(r);  // a flip count is not an error level
   r.error_jump.reset();
   r.error_floor.reset();
@@ -201,22 +222,33 @@ void reset(ReportRow& r) {
   r.jump = ReportRow::Jump::kNone;
 }
 
-}  // namespace
-
-void mark_token_jumps(std::vector<ReportRow>& rows, std::vector<size_t> token_rows) {
+template <class Row>
+void token_jumps(std::vector<Row>& rows, std::vector<size_t> token_rows) {
   for (size_t i : token_rows) reset(rows[i]);
   std::stable_sort(token_rows.begin(), token_rows.end(), [&](size_t a, size_t b) {
-    const auto &la = row_label(rows[a]).order, &lb = row_label(rows[b]).order;
+    const uint64_t la = row_order(rows[a]), lb = row_order(rows[b]);
     return la != lb ? la < lb : a < b;
   });
   divergence_detail::judge_token(rows, outputs_of_token(rows, token_rows));
 }
 
-void mark_error_jumps(std::vector<ReportRow>& rows) {
+template <class Row>
+void error_jumps(std::vector<Row>& rows) {
   std::map<int64_t, std::vector<size_t>> tokens;
   for (size_t i = 0; i < rows.size(); ++i) tokens[rows[i].token_id].push_back(i);
-  for (auto& [token, idx] : tokens) mark_token_jumps(rows, std::move(idx));
+  for (auto& [token, idx] : tokens) token_jumps(rows, std::move(idx));
 }
+
+}  // namespace
+
+void mark_token_jumps(std::vector<ReportRow>& rows, std::vector<size_t> token_rows) {
+  token_jumps(rows, std::move(token_rows));
+}
+void mark_token_jumps(std::vector<JumpRow>& rows, std::vector<size_t> token_rows) {
+  token_jumps(rows, std::move(token_rows));
+}
+void mark_error_jumps(std::vector<ReportRow>& rows) { error_jumps(rows); }
+void mark_error_jumps(std::vector<JumpRow>& rows) { error_jumps(rows); }
 
 std::optional<double> token_detection_floor(const std::vector<const ReportRow*>& token_rows) {
   std::optional<double> floor;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/compare/jump_row.h"
 #include "common/report/report_row.h"
 
 namespace msit {
@@ -60,10 +61,12 @@ inline constexpr double kSampleDeviations = 1.0;
 // max(RED, sqrt(2 (1 - cosine))): the relative Euclidean distance, or the distance a cosine
 // implies for tensors of equal norm; nullopt when the row has neither (statistics only).
 std::optional<double> error_level(const ReportRow& r);
+std::optional<double> error_level(const JumpRow& r);
 // Rounding level of the coarser dtype of the row's two sides (unit roundoff of the tensors' own
 // dtypes: a bf16 GE tensor the report names float32 is bf16 here), at least kMinErrorFloor:
 // fp16 2^-11, bf16 2^-8, fp8 2^-4 / 2^-3.
 double rounding_floor(const ReportRow& r);
+double rounding_floor(const JumpRow& r);
 
 // Which tensor of an op a row is, from the row's typed label (common/report/op_label.h
 // row_label: my side's, else the golden side's): `op` names the op, `output` is false only for
@@ -73,9 +76,11 @@ struct RowTensor {
   bool output = false;
 };
 RowTensor row_tensor(const ReportRow& r);
+RowTensor row_tensor(const JumpRow& r);
 // The op type the rule groups a row's noise by: the label's op type (GE type, FX target, ATB
 // op type, torch class), else its op.
 std::string_view op_type_of(const ReportRow& r);
+std::string_view op_type_of(const JumpRow& r);
 // The order the rule walks a token's rows in: by the label's execution order, rows without one
 // after them in report order (stable).
 std::vector<size_t> walk_order(const std::vector<ReportRow>& rows);
@@ -86,9 +91,12 @@ std::optional<double> median_without(const std::vector<double>& sorted, size_t s
 // Fills error_level, error_jump (L / sqrt(G P^2 + N^2)), error_floor (that floor), noise_floor
 // (N), margin, detection_floor and jump on the rows of one rank report, token by token.
 void mark_error_jumps(std::vector<ReportRow>& rows);
+// The same on rows kept without their report cells (jump_row.h), the same result field for field.
+void mark_error_jumps(std::vector<JumpRow>& rows);
 // The same for the rows of one token (indices into rows, any order): the rule needs nothing
 // beyond them, so a compare that streams tokens calls this per token.
 void mark_token_jumps(std::vector<ReportRow>& rows, std::vector<size_t> token_rows);
+void mark_token_jumps(std::vector<JumpRow>& rows, std::vector<size_t> token_rows);
 
 // The token's detection floor: the largest detection_floor of the rows given (one token's),
 // the error level above which any output the rule judged would have been named; nullopt when

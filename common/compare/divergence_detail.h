@@ -7,6 +7,7 @@
 #include <queue>
 #include <vector>
 
+#include "common/compare/jump_row.h"
 #include "common/report/report_row.h"
 
 namespace msit::divergence_detail {
@@ -30,20 +31,23 @@ struct Out {
 // The outputs judged from statistics (divergence_stats.cpp, kStatsMovedFactor), given in
 // execution order after each is judged: the first whose statistics moved, its level over
 // kStatsMovedFactor times the median level of the statistics outputs given up to it.
+template <class Row>
 class StatsUpstream {
  public:
-  void add(const ReportRow& r, double level);
-  const ReportRow* moved() const { return moved_; }
+  void add(const Row& r, double level);
+  const Row* moved() const { return moved_; }
 
  private:
   double median() const;
   std::priority_queue<double> low_;                                        // the lower half
   std::priority_queue<double, std::vector<double>, std::greater<>> high_;  // the upper half
-  const ReportRow* moved_ = nullptr;
+  const Row* moved_ = nullptr;
 };
 
 // Pass 2 over the outputs of one token, in execution order: the type gains, noise floors,
 // margins and detection floors, and the marks (first, jump, suspect).
-void judge_token(std::vector<ReportRow>& rows, const std::vector<Out>& outs);
+// Row: ReportRow or JumpRow (both instantiated in divergence_floor.cpp).
+template <class Row>
+void judge_token(std::vector<Row>& rows, const std::vector<Out>& outs);
 
 }  // namespace msit::divergence_detail

@@ -76,7 +76,8 @@ struct TokenStats {
 // op bit for bit: a noise sample of 0 for the token's spread, not a copy to leave out
 // (docs/compare.md "Exactly reproduced runs"; without it, a GE vs GE pair whose only error is
 // the injected op learned its floor from the outputs downstream of the injection alone).
-TokenStats token_stats(const std::vector<ReportRow>& rows, const std::vector<Out>& outs) {
+template <class Row>
+TokenStats token_stats(const std::vector<Row>& rows, const std::vector<Out>& outs) {
   TokenStats s;
   std::set<std::string_view> computing;
   for (const Out& o : outs)
@@ -139,29 +140,34 @@ const char* const kBlockedNote =
     "first divergence: not judged, a discrete input of this op differs (its output follows the flips)";
 
 // Why a statistics row over its threshold is a suspect: the output upstream whose statistics moved.
-std::string moved_note(const ReportRow& upstream) {
+template <class Row>
+std::string moved_note(const Row& upstream) {
   char level[32];
   std::snprintf(level, sizeof level, "%.3g", upstream.error_level.value_or(0.0));
   return "judged from statistics, and the statistics of " + std::string(row_tensor(upstream).op) +
          " upstream moved too (error level at least " + level + "): the error may have come from there";
 }
 
-void add_note(ReportRow& r, const std::string& note) { r.note = r.note.empty() ? note : r.note + "; " + note; }
+template <class Row>
+void add_note(Row& r, const std::string& note) {
+  r.note = r.note.empty() ? note : r.note + "; " + note;
+}
 
 }  // namespace
 
-void judge_token(std::vector<ReportRow>& rows, const std::vector<Out>& outs) {
+template <class Row>
+void judge_token(std::vector<Row>& rows, const std::vector<Out>& outs) {
   TokenStats s = token_stats(rows, outs);
   NetNoise net_noise;
-  StatsUpstream stats;
+  StatsUpstream<Row> stats;
   bool named = false;
   for (const Out& o : outs) {
-    ReportRow& r = rows[o.row];
+    Row& r = rows[o.row];
     if (o.blocked) {
       add_note(r, kBlockedNote);
       continue;
     }
-    const ReportRow* moved = r.compare_mode == MetricSource::kStats ? stats.moved() : nullptr;
+    const Row* moved = r.compare_mode == MetricSource::kStats ? stats.moved() : nullptr;
     stats.add(r, o.level);
     Floors f = floors_of(o, op_type_of(r), s, net_noise);
     double floor = std::sqrt(f.gain_sq * o.reached * o.reached + f.noise_sq);
@@ -187,5 +193,8 @@ void judge_token(std::vector<ReportRow>& rows, const std::vector<Out>& outs) {
     }
   }
 }
+
+template void judge_token<ReportRow>(std::vector<ReportRow>& rows, const std::vector<Out>& outs);
+template void judge_token<JumpRow>(std::vector<JumpRow>& rows, const std::vector<Out>& outs);
 
 }  // namespace msit::divergence_detail

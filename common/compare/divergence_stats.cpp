@@ -5,12 +5,14 @@
 
 namespace msit::divergence_detail {
 
-double StatsUpstream::median() const {
+template <class Row>
+double StatsUpstream<Row>::median() const {
   if (low_.size() > high_.size()) return low_.top();
   return 0.5 * (low_.top() + high_.top());
 }
 
-void StatsUpstream::add(const ReportRow& r, double level) {
+template <class Row>
+void StatsUpstream<Row>::add(const Row& r, double level) {
   if (r.compare_mode != MetricSource::kStats) return;
   // A running median in two heaps: msProbe flows hold up to millions of rows.
   if (low_.empty() || level <= low_.top()) low_.push(level);
@@ -19,5 +21,8 @@ void StatsUpstream::add(const ReportRow& r, double level) {
   if (high_.size() > low_.size()) low_.push(high_.top()), high_.pop();
   if (!moved_ && level > kStatsMovedFactor * median()) moved_ = &r;
 }
+
+template class StatsUpstream<ReportRow>;
+template class StatsUpstream<JumpRow>;
 
 }  // namespace msit::divergence_detail

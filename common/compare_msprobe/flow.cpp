@@ -12,12 +12,15 @@
 #include <cstring>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "common/compare/divergence.h"
 #include "common/compare/engine.h"
 #include "common/compare_msprobe/construct.h"
 #include "common/compare_msprobe/layer_mapping.h"
 #include "common/compare_msprobe/tensor_pair.h"
 #include "common/io/path_name.h"
+#include "common/report/op_label.h"
 #include "common/store/store_catalog.h"
 
 namespace msit {
@@ -106,13 +109,15 @@ class PairStream {
       MSIT_TRY(chunk(pairs, i, j));
       i = j;
     }
-    post_pass(levels_, RowGraph::kDataFlow);
-    for (const ReportRow& r : levels_) {
-      const bool backward = r.token_id == kBackwardFlow;
+    mark_error_jumps(levels_);  // the engine's post-pass (a data flow), on the kept rows
+    for (const JumpRow& j : levels_) {
+      const bool backward = j.token_id == kBackwardFlow;
       std::optional<MsDivergence>* slot = nullptr;
-      if (r.jump == ReportRow::Jump::kFirst) slot = backward ? &tally_.backward : &tally_.forward;
-      if (r.jump == ReportRow::Jump::kSuspect) slot = backward ? &tally_.backward_suspect : &tally_.forward_suspect;
-      if (slot && !*slot) *slot = MsDivergence{r.my_label.op, r.my_data_path, {}, r};
+      if (j.jump == ReportRow::Jump::kFirst) slot = backward ? &tally_.backward : &tally_.forward;
+      if (j.jump == ReportRow::Jump::kSuspect) slot = backward ? &tally_.backward_suspect : &tally_.forward_suspect;
+      if (!slot || *slot) continue;
+      ReportRow r = report_row(j);
+      *slot = MsDivergence{r.my_label.op, r.my_data_path, {}, r};
     }
     MSIT_TRY(add_modules());
     return sink_.end(tally_);
@@ -198,10 +203,9 @@ class PairStream {
   }
 
   // A report row of the pair for the post-pass: labels, dtypes (the rule's rounding floor).
-  ReportRow level_row(const MsRow& r) const {
+  ReportRow level_row(const MsRow& r) const { return level_row(npu_items_[r.npu], bench_items_[*r.bench]); }
+  static ReportRow level_row(const MsprobeItem& n, const MsprobeItem& b) {
     ReportRow rep;
-    const MsprobeItem& n = npu_items_[r.npu];
-    const MsprobeItem& b = bench_items_[*r.bench];
     rep.my_label = label_of(n);
     rep.golden_label = label_of(b);
     rep.my_data_path = n.name;
@@ -213,16 +217,67 @@ class PairStream {
     return rep;
   }
 
+  // The rule's row of chunk row `i`'s report row (jump_row.h): a ReportRow is ~1 KB and the
+  // rule runs once every chunk is written, so the pair keeps these ~200 bytes per row instead.
+  // The op is the target's entry name in its packed side; op types are few, held once.
+  JumpRow keep(const ReportRow& rep, size_t i) {
+    JumpRow j;
+    j.cosine = rep.cosine;
+    j.red = rep.red;
+    j.max_abs = rep.max_abs;
+    j.mean_abs = rep.mean_abs;
+    j.differing = rep.differing;
+    j.elements = rep.elements;
+    j.my_dtype = rep.my_dtype;
+    j.golden_dtype = rep.golden_dtype;
+    j.compare_mode = rep.compare_mode;
+    j.token_id = rep.token_id;
+    const TensorLabel& l = row_label(rep);
+    const std::string_view entry = npu_.items.entry(chunk_pairs_[i].npu);
+    j.op = l.op == entry ? entry : held_text(l.known() ? l.op : rep.my_data_path);
+    j.op_type = held_text(l.op_type);
+    j.output = l.known() ? l.role != TensorRole::kInput : true;
+    j.order = l.order;
+    j.my_index = static_cast<uint32_t>(chunk_pairs_[i].npu);
+    j.golden_index = static_cast<uint32_t>(*chunk_pairs_[i].bench);
+    return j;
+  }
+
+  std::string_view held_text(const std::string& s) { return *held_texts_.insert(s).first; }
+
+  // The report row a kept row stands for (a named divergence): rebuilt from both packed sides as
+  // evaluate() and bound_levels() made it, with what the rule wrote.
+  ReportRow report_row(const JumpRow& j) const {
+    ReportRow rep = level_row(npu_.items.at(j.my_index), bench_.items.at(j.golden_index));
+    rep.cosine = j.cosine;
+    rep.red = j.red;
+    rep.max_abs = j.max_abs;
+    rep.mean_abs = j.mean_abs;
+    rep.differing = j.differing;
+    rep.elements = j.elements;
+    rep.compare_mode = j.compare_mode;
+    rep.error_level = j.error_level;
+    rep.error_jump = j.error_jump;
+    rep.error_floor = j.error_floor;
+    rep.noise_floor = j.noise_floor;
+    rep.margin = j.margin;
+    rep.detection_floor = j.detection_floor;
+    rep.jump = j.jump;
+    rep.note = j.note;
+    return rep;
+  }
+
   // Statistics rows: the lower bound of their error level, marked as judged from statistics.
   void bound_levels() {
-    for (const MsRow& r : chunk_) {
+    for (size_t i = 0; i < chunk_.size(); ++i) {
+      const MsRow& r = chunk_[i];
       if (!r.bench) continue;
       auto level = stats_level(npu_items_[r.npu], bench_items_[*r.bench]);
       if (!level) continue;
       ReportRow rep = level_row(r);
       rep.red = *level;
       rep.compare_mode = MetricSource::kStats;
-      levels_.push_back(std::move(rep));
+      levels_.push_back(keep(rep, i));
     }
   }
 
@@ -238,20 +293,19 @@ class PairStream {
       if (has_files(chunk_[i])) index.push_back(i);
     }
     if (index.empty()) return;
-    const size_t base = levels_.size();
-    levels_.resize(base + index.size());
+    std::vector<ReportRow> rows(index.size());
     std::vector<PairSpec> specs(index.size());
     std::vector<EvalItem> items;
     for (size_t k = 0; k < index.size(); ++k) {
-      levels_[base + k] = level_row(chunk_[index[k]]);
-      items.push_back({&specs[k], &levels_[base + k], true});
+      rows[k] = level_row(chunk_[index[k]]);
+      items.push_back({&specs[k], &rows[k], true});
     }
     EngineOptions eo;
     eo.jobs = o_.jobs;
     eo.pairs_done = o_.pairs_done;
     eo.custom = [&](size_t k, FileCache&) {
       MsRow& r = chunk_[index[k]];
-      ReportRow rep = levels_[base + k];
+      ReportRow rep = rows[k];
       const MsprobeItem& n = npu_items_[r.npu];
       const MsprobeItem& b = bench_items_[*r.bench];
       MsPairLevels lv = ms_evaluate_tensor_pair(npu_dir_, n, bench_dir_, b, r);
@@ -266,6 +320,7 @@ class PairStream {
     FileCache cache;
     evaluate_items(items, cache, eo);
     tally_.unreadable += unreadable_.exchange(0);
+    for (size_t k = 0; k < index.size(); ++k) levels_.push_back(keep(rows[k], index[k]));
   }
 
   const MsprobeCompactSide& npu_;
@@ -279,7 +334,8 @@ class PairStream {
   std::vector<MsRow> chunk_;
   std::vector<MsPair> chunk_pairs_;                   // chunk_'s rows, as indices into the whole sides
   std::vector<MsprobeItem> npu_items_, bench_items_;  // the items chunk_ indexes
-  std::vector<ReportRow> levels_;
+  std::vector<JumpRow> levels_;                       // the rule's rows of the whole pair, in report order
+  std::unordered_set<std::string> held_texts_;        // op types (and ops not named by an entry) levels_ views
   MsRankTally tally_;
 };
 

@@ -64,7 +64,7 @@ class MsRowSink {
 
 // One pair of dump.json files. Memory: both sides' rows packed (MsItemStore: msProbe matches over
 // whole files), unpacked one chunk at a time, and one chunk of report rows; each matched pair with
-// an error level keeps its row for the post-pass (a ReportRow, ~1 KB: what now grows with the pair).
+// an error level keeps the first-divergence rule's row (JumpRow, ~200 B) until the rule has run.
 Result<MsRankTally> ms_compare_pair(const std::string& npu_json, const std::string& bench_json,
                                     const MsCompareOptions& o, MsRowSink& sink);
 

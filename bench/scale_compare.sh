@@ -6,7 +6,7 @@
 # Usage: scale_compare.sh MSIT_BIN [DATA=/work/scale-data] [FLOW=gefx] [N...=100000 500000 2000000 5000000]
 # FLOW gefx, fxfx or msprobe; a rank count after it (gefx16) makes trees of that many ranks of N pairs each
 # (DATA/gefx16-N), compared by one `compare`; the pairs columns count all ranks.
-# Env: JOBS (default 2), HTML=1, MAX_RSS_GB (default 12: an N whose last run needed more is skipped
+# Env: JOBS (default 2), STEPS (msprobe: the pairs spread over that many step folders, DATA/msprobe-stepsS-N), HTML=1, MAX_RSS_GB (default 12: an N whose last run needed more is skipped
 # on a shared machine; the run is cut by ulimit -v at twice that), EXTRA="compare options".
 set -euo pipefail
 BIN=$(realpath "$1")
@@ -44,10 +44,10 @@ chromium_load() {  # "WALL/READY": seconds until headless Chromium dumped the pa
 printf "%-6s %9s %8s %8s %9s %10s %12s %12s %s\n" flow pairs wall_s cpu_s rss_MB pairs/s "KB/pair(d)" "us/pair(d)" extra
 base_n="" base_kb="" base_cpu=""
 for n in "${NS[@]}"; do
-  d="$DATA/$FLOW-$n"
+  d="$DATA/$FLOW${STEPS:+-steps$STEPS}-$n"
   if [ ! -f "$d/compare.args" ]; then
     rm -rf "$d"
-    python3 "$HERE/scale_gen.py" --flow "$GEN_FLOW" --ranks "$RANKS" --pairs "$n" --out "$d" >&2
+    python3 "$HERE/scale_gen.py" --flow "$GEN_FLOW" --ranks "$RANKS" --pairs "$n" --out "$d" ${STEPS:+--steps "$STEPS"} >&2
   fi
   # shellcheck disable=SC2046
   set -- $(cat "$d/compare.args")

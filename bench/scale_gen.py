@@ -5,7 +5,7 @@ straight from the documented formats: summary stores (docs/store.md, version 2) 
 docs/formats/ge-dump.md and fx-npy.md describe them. Shares no code with msit-compact.
 
   scale_gen.py --flow gefx|fxfx|msprobe --pairs N --out DIR [--format store|json] [--ops 2400] [--ranks 1]
-               [--my-tokens K]
+               [--my-tokens K] [--steps S]
 
 gefx: DIR/msit_ge_dump (my, GE ops of 2 inputs and 1 output, 3 pairs per op) and DIR/msit_fx_dump
 (golden, the FX nodes the graph text names); fxfx: DIR/my/msit_fx_dump and DIR/golden/msit_fx_dump;
@@ -345,40 +345,41 @@ MSPROBE_APIS = ["Functional.linear", "Torch.add", "Tensor.mul", "Torch.matmul"]
 
 def gen_msprobe(a, pool):
     """docs/formats/msprobe.md: a PyTorch L1 tensor dump per side (npu = my, bench = golden),
-    compacted: step0/rank{R}/dump.json names each tensor's data_name (§3-§7, one API of 2 inputs and
+    compacted: step{S}/rank{R}/dump.json (--steps S, the tokens spread over them; step0 only by
+    default) names each tensor's data_name (§3-§7, one API of 2 inputs and
     1 output per op) and the rank folder's store holds the summaries of the dump_tensor_data/ files
     that are gone (§10)."""
     if a.format != "store":
         sys.exit("--flow msprobe writes stores only")
     roots = {}
-    for side in ("npu", "bench"):
-        for r in range(a.ranks):
-            rank_dir = os.path.join(a.out, side, "step0", f"rank{r}")
-            st = StoreWriter(rank_dir, salt_key=f"{side}/rank{r}")
-            calls = dict.fromkeys(MSPROBE_APIS, 0)
-            with open(os.path.join(rank_dir, "dump.json"), "w") as f:
-                f.write('{"task": "tensor", "level": "L1", "framework": "pytorch", '
-                        f'"dump_data_dir": {json.dumps(os.path.join(rank_dir, "dump_tensor_data"))}, "data": {{')
-                seq = 0
-                for t in range(a.tokens):
-                    for k in range(a.ops):
-                        api = MSPROBE_APIS[k % len(MSPROBE_APIS)]
-                        entry = f"{api}.{calls[api]}.forward"
-                        calls[api] += 1
-                        body = {"input_args": [], "input_kwargs": {}, "output": []}
-                        for o, (cat, key, idx) in enumerate((("input", "input_args", 0), ("input", "input_args", 1),
-                                                             ("output", "output", 0))):
-                            ts = pool.get(3 * k + o, variant(t, k, a.ops, side == "bench", cat == "output"))
-                            name = f"{entry}.{cat}.{idx}.pt"
-                            body[key].append({"type": "torch.Tensor", "dtype": "torch.float16", "shape": [1, COUNT],
-                                              "Max": ts["max"], "Min": ts["min"], "Mean": ts["mean"],
-                                              "Norm": ts["l2norm"], "requires_grad": False, "data_name": name})
-                            st.add("dump_tensor_data", name, "pth", None, [("input" if cat == "input" else "output",
-                                                                         idx, ts)], seq * 4 + o)
-                        f.write(("" if seq == 0 else ",") + f"\n {json.dumps(entry)}: {json.dumps(body)}")
-                        seq += 1
-                f.write("\n}}\n")
-            st.close()
+    per_step = (a.tokens + a.steps - 1) // a.steps
+    for side, s, r in ((side, s, r) for side in ("npu", "bench") for s in range(a.steps) for r in range(a.ranks)):
+        rank_dir = os.path.join(a.out, side, f"step{s}", f"rank{r}")
+        st = StoreWriter(rank_dir, salt_key=f"{side}/rank{r}" if s == 0 else f"{side}/step{s}/rank{r}")
+        calls = dict.fromkeys(MSPROBE_APIS, 0)  # msProbe numbers each API's calls per step
+        with open(os.path.join(rank_dir, "dump.json"), "w") as f:
+            f.write('{"task": "tensor", "level": "L1", "framework": "pytorch", '
+                    f'"dump_data_dir": {json.dumps(os.path.join(rank_dir, "dump_tensor_data"))}, "data": {{')
+            seq = 0
+            for t in range(s * per_step, min((s + 1) * per_step, a.tokens)):
+                for k in range(a.ops):
+                    api = MSPROBE_APIS[k % len(MSPROBE_APIS)]
+                    entry = f"{api}.{calls[api]}.forward"
+                    calls[api] += 1
+                    body = {"input_args": [], "input_kwargs": {}, "output": []}
+                    for o, (cat, key, idx) in enumerate((("input", "input_args", 0), ("input", "input_args", 1),
+                                                         ("output", "output", 0))):
+                        ts = pool.get(3 * k + o, variant(t, k, a.ops, side == "bench", cat == "output"))
+                        name = f"{entry}.{cat}.{idx}.pt"
+                        body[key].append({"type": "torch.Tensor", "dtype": "torch.float16", "shape": [1, COUNT],
+                                          "Max": ts["max"], "Min": ts["min"], "Mean": ts["mean"],
+                                          "Norm": ts["l2norm"], "requires_grad": False, "data_name": name})
+                        st.add("dump_tensor_data", name, "pth", None, [("input" if cat == "input" else "output",
+                                                                     idx, ts)], seq * 4 + o)
+                    f.write(("" if seq == 0 else ",") + f"\n {json.dumps(entry)}: {json.dumps(body)}")
+                    seq += 1
+            f.write("\n}}\n")
+        st.close()
         roots[side] = os.path.join(a.out, side)
     return f"-m {roots['npu']} -g {roots['bench']}"
 
@@ -490,6 +491,8 @@ def main():
     p.add_argument("--ranks", type=int, default=1)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--my-tokens", type=int, help="only the first K tokens of each rank on the my side")
+    p.add_argument("--steps", type=int, default=1,
+                   help="msprobe: the tokens spread over this many step folders (msProbe writes a dump.json per step)")
     a = p.parse_args()
     ops_total = (a.pairs + 2) // 3
     a.ops = min(a.ops, ops_total)

@@ -20,6 +20,7 @@
 #include "common/io/output_file.h"
 #include "common/io/path_name.h"
 #include "common/resolve/msprobe_pairs.h"
+#include "common/store/store_catalog.h"
 
 namespace msit::cli {
 namespace {
@@ -225,6 +226,9 @@ int run_msprobe_compare_cli(const MsprobeRunArgs& r, const MsprobeCliArgs& a, Ms
     all.jump += (t->forward ? 1 : 0) + (t->backward ? 1 : 0);
     all.suspect += (t->forward_suspect ? 1 : 0) + (t->backward_suspect ? 1 : 0);
     add_api_coverage(plan->coverage, p, t->coverage);
+    // This pair's stores (its rank folders') are read by no later pair; kept open, a dump_path of
+    // 70 steps held 140 stores' page caches (758 MB at 504,000 pairs, docs/benchmarks.md).
+    store::StoreCatalog::instance().close_idle();
   }
   // What one side lacks (ranks, steps, APIs of mine without a bench partner), after the reports.
   for (const std::string& gap : plan->coverage.lines()) print_warning("compare", gap);

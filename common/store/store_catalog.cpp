@@ -99,6 +99,15 @@ void StoreCatalog::forget_all() {
   errors_.clear();
 }
 
+void StoreCatalog::close_idle() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [db_path, slot] : stores_) {
+    if (!slot.store) continue;
+    std::lock_guard idle(slot.store->mu);
+    slot.store->idle.clear();
+  }
+}
+
 void StoreCatalog::forget_changed() {
   std::lock_guard<std::mutex> lock(mu_);
   covering_.clear();

@@ -51,6 +51,11 @@ class StoreCatalog {
   // now); one gone or no longer readable is forgotten. Store path pointers of kept and changed
   // stores stay valid.
   void forget_changed();
+  // Closes every store's idle read connections (each with up to 2 MB of SQLite's page cache) and
+  // keeps the rest: a walk that needs a store again opens a connection with a new snapshot.
+  // Between the independent parts of one run (compare's msProbe rank folders: a store per step
+  // and rank, never read again), while no connection is in use.
+  void close_idle();
 
   // The raw files recorded directly in directory `dir` by the stores at or above it, sorted by
   // name, each with its store (StoredName::db); `db_path` (if given) receives the nearest of

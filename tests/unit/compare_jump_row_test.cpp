@@ -47,9 +47,7 @@ JumpRow jump_row(const ReportRow& r) {
 
 void expect_same(const OptDouble& a, const OptDouble& b, const char* what, size_t i) {
   ASSERT_EQ(a.has_value(), b.has_value()) << what << " row " << i;
-  if (a) {
-    EXPECT_EQ(*a, *b) << what << " row " << i;
-  }
+  if (a) { EXPECT_EQ(*a, *b) << what << " row " << i; }
 }
 
 // Two tokens of a chain of ops (each with an input and an output), noise ~1e-4, an error

@@ -210,13 +210,20 @@ TEST(AtbCompareFixtures, F3cUserMappingFile) {
   }
 }
 
+// The process directory of a torch-hook dump under `root` whose model is root.act (ReLU) and
+// root.fc (Linear), with its model_tree.json; the token directories are the test's.
+fs::path act_fc_process(const fs::path& root) {
+  const fs::path proc = root / "msit_dump_1" / "torch_tensors" / "cpu_1";
+  write_file(proc / "model_tree.json",
+             torch_tree_json({"root", "Net", {{"root.act", "ReLU", {}}, {"root.fc", "Linear", {}}}}));
+  return proc;
+}
+
 TEST(AtbCompareFixtures, F1bTorchVsTorch) {
   TempDir tmp;
   fs::path procs[2];
   for (int s = 0; s < 2; ++s) {
-    procs[s] = tmp.p / (s ? "my" : "golden") / "msit_dump_1" / "torch_tensors" / "cpu_1";
-    write_file(procs[s] / "model_tree.json",
-               torch_tree_json({"root", "Net", {{"root.act", "ReLU", {}}, {"root.fc", "Linear", {}}}}));
+    procs[s] = act_fc_process(tmp.p / (s ? "my" : "golden"));
     for (int t : {0, 1}) {
       fs::path d = procs[s] / std::to_string(t);
       for (const char* m : {"root.fc", "root.act"}) {
@@ -253,9 +260,7 @@ TEST(AtbCompareStream, ChunksGiveTheRowsOfOneChunk) {
   TempDir tmp;
   fs::path procs[2];
   for (int s = 0; s < 2; ++s) {
-    procs[s] = tmp.p / (s ? "my" : "golden") / "msit_dump_1" / "torch_tensors" / "cpu_1";
-    write_file(procs[s] / "model_tree.json",
-               torch_tree_json({"root", "Net", {{"root.act", "ReLU", {}}, {"root.fc", "Linear", {}}}}));
+    procs[s] = act_fc_process(tmp.p / (s ? "my" : "golden"));
     for (std::string t : {"0", "1", "2", "warmup"}) {
       fs::path d = procs[s] / t;
       // My token 1 diverges at root.fc; warm-up's inputs differ (judged with token 0's rows).

@@ -195,10 +195,11 @@ void LiveComparer::run_pass(size_t i, int64_t now, std::unique_lock<std::mutex>&
   if (keep_n_) settle_holds(i, verdicts, indexed, now);
   // A pass builds and drops an index of both trees: give the freed pages back rather than
   // let the daemon keep the largest pass's heap for good.
-  // The stores' idle read connections go too (up to 2 MB of page cache each): an msProbe dump
-  // adds a store per step and rank that no pass reads once its step is answered. An unchanged
-  // store read again gets a new snapshot of the same rows.
-  store::StoreCatalog::instance().close_idle();
+  // The idle read connections of stores no pass read lately go too (up to 2 MB of page cache
+  // each): an msProbe dump adds a store per step and rank that no pass reads once its step is
+  // answered. Not every store's after each pass: the next pass would open the golden's again and
+  // re-read its pages.
+  store::StoreCatalog::instance().close_unused();
   ::malloc_trim(0);
   if (mi_collect != nullptr) mi_collect(true);
   s.last_pass = steady_now_ns();

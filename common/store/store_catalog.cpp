@@ -99,12 +99,17 @@ void StoreCatalog::forget_all() {
   errors_.clear();
 }
 
-void StoreCatalog::close_idle() {
+void StoreCatalog::close_idle() { close_idle_of(false); }
+
+void StoreCatalog::close_unused() { close_idle_of(true); }
+
+void StoreCatalog::close_idle_of(bool unused_only) {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& [db_path, slot] : stores_) {
     if (!slot.store) continue;
     std::lock_guard idle(slot.store->mu);
-    slot.store->idle.clear();
+    Store& st = *slot.store;
+    if (!unused_only || ++st.untaken >= kUnusedCalls) st.idle.clear();
   }
 }
 
@@ -288,6 +293,7 @@ std::vector<std::string> StoreCatalog::stored_subdirs(const std::string& given) 
 Result<std::unique_ptr<SummaryStore>> StoreCatalog::take_connection(Store& s) {
   {
     std::lock_guard lock(s.mu);
+    s.untaken = 0;
     if (!s.idle.empty()) {
       std::unique_ptr<SummaryStore> conn = std::move(s.idle.back());
       s.idle.pop_back();

@@ -56,6 +56,11 @@ class StoreCatalog {
   // Between the independent parts of one run (compare's msProbe rank folders: a store per step
   // and rank, never read again), while no connection is in use.
   void close_idle();
+  // The same for the stores no reader took a connection of in the last kUnusedCalls calls (the
+  // live comparer after each pass: an msProbe step's stores once it is answered), so that the
+  // stores the passes keep reading keep their connections and page caches.
+  void close_unused();
+  static constexpr unsigned kUnusedCalls = 8;
 
   // The raw files recorded directly in directory `dir` by the stores at or above it, sorted by
   // name, each with its store (StoredName::db); `db_path` (if given) receives the nearest of
@@ -86,7 +91,8 @@ class StoreCatalog {
     std::string dir;  // the store's directory
     std::mutex mu;
     std::vector<std::unique_ptr<SummaryStore>> idle;  // read connections (one snapshot each), one per concurrent reader
-    std::string stamp;  // the database's and its WAL's size and mtime when its snapshots were taken
+    std::string stamp;     // the database's and its WAL's size and mtime when its snapshots were taken
+    unsigned untaken = 0;  // close_unused() calls since a connection was last taken (under mu)
   };
   // A store file found in a walk: opened once, by the first walk that needs it, and outside the
   // catalog's lock, so that compare's two trees open their stores in parallel.
@@ -113,6 +119,7 @@ class StoreCatalog {
   template <class T, class Fn>
   Result<T> with_connection(const std::string& db_path, Fn&& fn);
   void record(const Error& e);
+  void close_idle_of(bool unused_only);
 
   std::mutex mu_;
   std::unordered_map<std::string, std::vector<Store*>> covering_;  // directory -> stores, nearest first

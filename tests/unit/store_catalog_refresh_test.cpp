@@ -129,6 +129,33 @@ TEST_F(StoreCatalogRefreshTest, ClosedIdleConnectionsAreOpenedAgainOnTheNextRead
   EXPECT_EQ(listed(), (Files{{"a.npy", 1}, {"b.npy", 2}}));
 }
 
+// close_unused() after each live pass: a store some pass read within the last kUnusedCalls
+// calls keeps its connection (and page cache); one no pass read for that long is closed.
+TEST_F(StoreCatalogRefreshTest, OnlyStoresUnreadForSeveralCallsAreClosed) {
+  put(dir_, {{"a.npy", 1}});
+  auto open_fds = [this] {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator("/proc/self/fd")) {
+      std::error_code ec;
+      n += fs::read_symlink(e.path(), ec) == fs::path(db()) ? 1 : 0;
+    }
+    return n;
+  };
+  EXPECT_EQ(listed(), (Files{{"a.npy", 1}}));
+  for (unsigned i = 1; i < StoreCatalog::kUnusedCalls; ++i) {
+    StoreCatalog::instance().close_unused();
+    if (i == 3) {
+      EXPECT_EQ(listed(), (Files{{"a.npy", 1}}));  // read again: counted afresh
+    }
+  }
+  EXPECT_GT(open_fds(), 0);
+  for (unsigned i = 0; i < 3; ++i) StoreCatalog::instance().close_unused();
+  EXPECT_GT(open_fds(), 0);  // 7 calls since the read at call 3
+  StoreCatalog::instance().close_unused();
+  EXPECT_EQ(open_fds(), 0);
+  EXPECT_EQ(listed(), (Files{{"a.npy", 1}}));  // and opened again when read
+}
+
 TEST_F(StoreCatalogRefreshTest, DeletedRowIsGoneAfterARefresh) {
   put(dir_, {{"a.npy", 1}, {"b.npy", 2}});
   EXPECT_EQ(listed().size(), 2u);
